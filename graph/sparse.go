@@ -1,0 +1,384 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+var matrixIDs atomic.Uint64
+
+// Matrix is an immutable sparse matrix in compressed sparse row form. The
+// non-zeros of row i are at positions Indptr()[i]:Indptr()[i+1] of
+// Indices() (column ids, ascending) and of the value slices.
+//
+// A Matrix holds its values in both float64 and float32, converted once at
+// construction, so that float32 and float64 models can share it without a
+// hidden conversion at use time. Each Matrix has a unique ID, which custom
+// gorgonia ops use in their hashes so that products with different matrices
+// are never merged.
+type Matrix struct {
+	rows, cols int
+	indptr     []int
+	indices    []int32
+	val64      []float64
+	val32      []float32
+	symmetric  bool
+	id         uint64
+}
+
+func newMatrix(rows, cols int, indptr []int, indices []int32, val []float64, symmetric bool) *Matrix {
+	v32 := make([]float32, len(val))
+	for i, v := range val {
+		v32[i] = float32(v)
+	}
+	return &Matrix{rows: rows, cols: cols, indptr: indptr, indices: indices, val64: val,
+		val32: v32, symmetric: symmetric, id: matrixIDs.Add(1)}
+}
+
+// NewMatrix builds a rows × cols sparse matrix from coordinate triplets
+// (r[k], c[k], v[k]). Entries with the same coordinates are summed. It
+// returns an error on mismatched lengths, non-positive sizes, coordinates
+// out of range (naming the triplet) and non-finite values.
+func NewMatrix(rows, cols int, r, c []int, v []float64) (*Matrix, error) {
+	if rows <= 0 || cols <= 0 {
+		return nil, fmt.Errorf("graph: NewMatrix: size %d × %d, want both > 0", rows, cols)
+	}
+	if len(r) != len(c) || len(r) != len(v) {
+		return nil, fmt.Errorf("graph: NewMatrix: %d row ids, %d column ids, %d values, want equal lengths", len(r), len(c), len(v))
+	}
+	cnt := make([]int, rows+1)
+	for k := range r {
+		if r[k] < 0 || r[k] >= rows || c[k] < 0 || c[k] >= cols {
+			return nil, fmt.Errorf("graph: NewMatrix: entry %d at (%d, %d), want row in [0, %d) and column in [0, %d)", k, r[k], c[k], rows, cols)
+		}
+		if math.IsNaN(v[k]) || math.IsInf(v[k], 0) {
+			return nil, fmt.Errorf("graph: NewMatrix: entry %d at (%d, %d) is %v, want a finite value", k, r[k], c[k], v[k])
+		}
+		cnt[r[k]+1]++
+	}
+	for i := 0; i < rows; i++ {
+		cnt[i+1] += cnt[i]
+	}
+	type ent struct {
+		c int32
+		v float64
+	}
+	ents := make([]ent, len(r))
+	fill := append([]int(nil), cnt[:rows]...)
+	for k := range r {
+		ents[fill[r[k]]] = ent{int32(c[k]), v[k]}
+		fill[r[k]]++
+	}
+	indptr := make([]int, rows+1)
+	indices := make([]int32, 0, len(r))
+	vals := make([]float64, 0, len(r))
+	for i := 0; i < rows; i++ {
+		row := ents[cnt[i]:cnt[i+1]]
+		sort.SliceStable(row, func(a, b int) bool { return row[a].c < row[b].c })
+		for k, e := range row {
+			if k > 0 && e.c == row[k-1].c {
+				vals[len(vals)-1] += e.v
+				continue
+			}
+			indices = append(indices, e.c)
+			vals = append(vals, e.v)
+		}
+		indptr[i+1] = len(indices)
+	}
+	m := newMatrix(rows, cols, indptr, indices, vals, false)
+	m.symmetric = m.isSymmetric()
+	return m, nil
+}
+
+func (m *Matrix) isSymmetric() bool {
+	if m.rows != m.cols {
+		return false
+	}
+	for i := 0; i < m.rows; i++ {
+		for p := m.indptr[i]; p < m.indptr[i+1]; p++ {
+			j := int(m.indices[p])
+			if v, ok := m.At(j, i); !ok || v != m.val64[p] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// At returns the value at (i, j) and whether it is stored.
+func (m *Matrix) At(i, j int) (float64, bool) {
+	row := m.indices[m.indptr[i]:m.indptr[i+1]]
+	k := sort.Search(len(row), func(k int) bool { return int(row[k]) >= j })
+	if k < len(row) && int(row[k]) == j {
+		return m.val64[m.indptr[i]+k], true
+	}
+	return 0, false
+}
+
+// Dims returns the number of rows and columns.
+func (m *Matrix) Dims() (rows, cols int) { return m.rows, m.cols }
+
+// NNZ returns the number of stored entries.
+func (m *Matrix) NNZ() int { return len(m.indices) }
+
+// ID returns the matrix's unique identity (used in op hashes).
+func (m *Matrix) ID() uint64 { return m.id }
+
+// Symmetric reports whether the matrix equals its transpose exactly.
+func (m *Matrix) Symmetric() bool { return m.symmetric }
+
+// Indptr returns the row pointers (length rows+1). Do not modify.
+func (m *Matrix) Indptr() []int { return m.indptr }
+
+// Indices returns the column ids of the stored entries. Do not modify.
+func (m *Matrix) Indices() []int32 { return m.indices }
+
+// Values64 returns the stored values in float64. Do not modify.
+func (m *Matrix) Values64() []float64 { return m.val64 }
+
+// Values32 returns the stored values in float32. Do not modify.
+func (m *Matrix) Values32() []float32 { return m.val32 }
+
+// Transpose returns the transpose. A symmetric matrix is its own transpose
+// and is returned as is.
+func (m *Matrix) Transpose() *Matrix {
+	if m.symmetric {
+		return m
+	}
+	cnt := make([]int, m.cols+1)
+	for _, j := range m.indices {
+		cnt[j+1]++
+	}
+	for j := 0; j < m.cols; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	fill := append([]int(nil), cnt[:m.cols]...)
+	idx := make([]int32, len(m.indices))
+	val := make([]float64, len(m.indices))
+	for i := 0; i < m.rows; i++ {
+		for p := m.indptr[i]; p < m.indptr[i+1]; p++ {
+			j := m.indices[p]
+			idx[fill[j]] = int32(i)
+			val[fill[j]] = m.val64[p]
+			fill[j]++
+		}
+	}
+	return newMatrix(m.cols, m.rows, cnt, idx, val, false)
+}
+
+// Dense returns the matrix as a dense row-major slice. It is meant for
+// tests on small matrices: it allocates rows × cols values.
+func (m *Matrix) Dense() []float64 {
+	d := make([]float64, m.rows*m.cols)
+	for i := 0; i < m.rows; i++ {
+		for p := m.indptr[i]; p < m.indptr[i+1]; p++ {
+			d[i*m.cols+int(m.indices[p])] += m.val64[p]
+		}
+	}
+	return d
+}
+
+// Adjacency returns the plain adjacency matrix A of g (1 on every edge, in
+// both directions, 0 on the diagonal).
+func Adjacency(g *Graph) *Matrix {
+	val := make([]float64, len(g.indices))
+	for i := range val {
+		val[i] = 1
+	}
+	return newMatrix(g.n, g.n, append([]int(nil), g.indptr...), append([]int32(nil), g.indices...), val, true)
+}
+
+// NormOptions controls GCN normalisation (see GCNNorm). The zero value is
+// not the default: start from DefaultNormOptions.
+type NormOptions struct {
+	// AddSelfLoops adds a self-loop of weight SelfLoopWeight to every node
+	// before normalising. Default true.
+	AddSelfLoops bool
+	// SelfLoopWeight is the weight of the added self-loops: 1 for GCN, 2 for
+	// PyG's improved GCN. Must be > 0. Default 1.
+	SelfLoopWeight float64
+	// Normalize applies D̂^-1/2 Â D̂^-1/2. When false the (self-looped)
+	// adjacency is returned unnormalised. Default true.
+	Normalize bool
+}
+
+// DefaultNormOptions returns the options of Kipf & Welling's GCN and of
+// PyG's GCNConv defaults: self-loops of weight 1, symmetric normalisation.
+func DefaultNormOptions() NormOptions {
+	return NormOptions{AddSelfLoops: true, SelfLoopWeight: 1, Normalize: true}
+}
+
+// NormalizedAdjacency returns Ã = D̂^-1/2 (A+I) D̂^-1/2, the GCN propagation
+// matrix, with D̂ the degree matrix of A+I. Isolated nodes keep their
+// self-loop (Ã_ii = 1). Ã is symmetric.
+func NormalizedAdjacency(g *Graph) *Matrix {
+	m, _ := GCNNorm(g, DefaultNormOptions())
+	return m
+}
+
+// GCNNorm returns the adjacency of g with optional self-loops and optional
+// symmetric normalisation, as PyG's gcn_norm. With opts.SelfLoopWeight = 2
+// it is the `improved` variant. It returns an error for a non-positive or
+// non-finite self-loop weight. A node without any edge (and without
+// self-loop) gets an empty row.
+func GCNNorm(g *Graph, opts NormOptions) (*Matrix, error) {
+	w := opts.SelfLoopWeight
+	if opts.AddSelfLoops && (!(w > 0) || math.IsInf(w, 0)) {
+		return nil, fmt.Errorf("graph: GCNNorm: SelfLoopWeight = %v, want a finite value > 0", w)
+	}
+	n := g.n
+	extra := 0
+	if opts.AddSelfLoops {
+		extra = n
+	}
+	indptr := make([]int, n+1)
+	indices := make([]int32, 0, len(g.indices)+extra)
+	val := make([]float64, 0, len(g.indices)+extra)
+	deg := make([]float64, n)
+	for i := 0; i < n; i++ {
+		d := float64(g.Degree(i))
+		if opts.AddSelfLoops {
+			d += w
+		}
+		deg[i] = d
+	}
+	inv := make([]float64, n)
+	for i, d := range deg {
+		if d > 0 {
+			inv[i] = 1 / math.Sqrt(d)
+		}
+	}
+	for i := 0; i < n; i++ {
+		nb := g.Neighbors(i)
+		placed := !opts.AddSelfLoops
+		put := func(j int32, a float64) {
+			indices = append(indices, j)
+			if opts.Normalize {
+				a *= inv[i] * inv[j]
+			}
+			val = append(val, a)
+		}
+		for _, j := range nb {
+			if !placed && int(j) > i {
+				put(int32(i), w)
+				placed = true
+			}
+			put(j, 1)
+		}
+		if !placed {
+			put(int32(i), w)
+		}
+		indptr[i+1] = len(indices)
+	}
+	return newMatrix(n, n, indptr, indices, val, true), nil
+}
+
+// parallelRows calls f(lo, hi) on fixed blocks of rows covering [0, rows),
+// in parallel. Blocks are chosen from the row pointers so that each holds
+// about the same number of non-zeros. The partition does not affect the
+// result when f computes each row independently.
+func parallelRows(indptr []int, f func(lo, hi int)) {
+	rows := len(indptr) - 1
+	nnz := indptr[rows]
+	workers := runtime.GOMAXPROCS(0)
+	if workers > 1 && nnz+rows < 1<<14 {
+		workers = 1
+	}
+	blocks := workers * 4
+	if blocks > rows {
+		blocks = rows
+	}
+	if workers <= 1 || blocks <= 1 {
+		f(0, rows)
+		return
+	}
+	bounds := make([]int, 0, blocks+1)
+	bounds = append(bounds, 0)
+	total := nnz + rows
+	for b := 1; b < blocks; b++ {
+		target := total * b / blocks
+		// smallest row r with indptr[r]+r >= target
+		r := sort.Search(rows+1, func(r int) bool { return indptr[r]+r >= target })
+		if r > bounds[len(bounds)-1] && r < rows {
+			bounds = append(bounds, r)
+		}
+	}
+	bounds = append(bounds, rows)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				b := int(next.Add(1)) - 1
+				if b >= len(bounds)-1 {
+					return
+				}
+				f(bounds[b], bounds[b+1])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// MulDense64 computes out = m · x for a dense row-major x with the given
+// number of columns (x has m's column count of rows). out must have
+// rows × cols elements; it is overwritten. Rows are processed in parallel
+// blocks; each output row is summed in a fixed order, so results are
+// bit-for-bit deterministic.
+func (m *Matrix) MulDense64(out, x []float64, cols int) {
+	mulDense(m.indptr, m.indices, m.val64, out, x, cols)
+}
+
+// MulDense32 is MulDense64 in float32.
+func (m *Matrix) MulDense32(out, x []float32, cols int) {
+	mulDense(m.indptr, m.indices, m.val32, out, x, cols)
+}
+
+func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols int) {
+	parallelRows(indptr, func(lo, hi int) {
+		switch cols {
+		case 1:
+			for i := lo; i < hi; i++ {
+				var s T
+				for p := indptr[i]; p < indptr[i+1]; p++ {
+					s += val[p] * x[indices[p]]
+				}
+				out[i] = s
+			}
+		case 2:
+			for i := lo; i < hi; i++ {
+				var s0, s1 T
+				for p := indptr[i]; p < indptr[i+1]; p++ {
+					a := val[p]
+					j := int(indices[p]) * 2
+					xr := x[j : j+2 : j+2]
+					s0 += a * xr[0]
+					s1 += a * xr[1]
+				}
+				out[2*i] = s0
+				out[2*i+1] = s1
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				o := out[i*cols : (i+1)*cols : (i+1)*cols]
+				for k := range o {
+					o[k] = 0
+				}
+				for p := indptr[i]; p < indptr[i+1]; p++ {
+					a := val[p]
+					j := int(indices[p]) * cols
+					xr := x[j : j+cols : j+cols]
+					for k, xv := range xr {
+						o[k] += a * xv
+					}
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,106 @@
+// Package opkit holds small helpers shared by fairmp's custom gorgonia ops:
+// type signatures, access to a value's backing slice, and output
+// allocation. It is internal: the ops themselves are the public surface.
+package opkit
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// MatrixType returns a fresh hm type for a 2-d tensor with element type
+// variable 'a'. Ops must build a new type on every Type() call.
+func MatrixType() hm.Type {
+	return &G.TensorType{Dims: 2, Of: hm.TypeVariable('a')}
+}
+
+// FnType returns a fresh function type taking arity matrices of the same
+// element type and returning a matrix of that type.
+func FnType(arity int) hm.Type {
+	ts := make([]hm.Type, arity+1)
+	for i := range ts {
+		ts[i] = MatrixType()
+	}
+	return hm.NewFnType(ts...)
+}
+
+// Dense returns v as a dense tensor with contiguous, materialised backing.
+// Views (from Slice) are copied.
+func Dense(v G.Value) (*tensor.Dense, error) {
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("want a *tensor.Dense, got %T", v)
+	}
+	if d.IsMaterializable() {
+		return d.Materialize().(*tensor.Dense), nil
+	}
+	return d, nil
+}
+
+// F64 returns the float64 backing slice of a dense value, or an error for
+// another element type.
+func F64(v G.Value) ([]float64, error) {
+	d, err := Dense(v)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := d.Data().([]float64)
+	if !ok {
+		return nil, fmt.Errorf("want float64 data, got %v", d.Dtype())
+	}
+	return s, nil
+}
+
+// F32 returns the float32 backing slice of a dense value, or an error for
+// another element type.
+func F32(v G.Value) ([]float32, error) {
+	d, err := Dense(v)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := d.Data().([]float32)
+	if !ok {
+		return nil, fmt.Errorf("want float32 data, got %v", d.Dtype())
+	}
+	return s, nil
+}
+
+// Shape2 returns the rows and columns of a 2-d value; a 1-d value of
+// length n is read as n × 1.
+func Shape2(v G.Value) (int, int, error) {
+	s := v.Shape()
+	switch len(s) {
+	case 2:
+		return s[0], s[1], nil
+	case 1:
+		return s[0], 1, nil
+	case 0:
+		return 1, 1, nil
+	}
+	return 0, 0, fmt.Errorf("want a matrix, got shape %v", s)
+}
+
+// Alloc returns a new zeroed dense tensor of the given dtype and shape.
+func Alloc(dt tensor.Dtype, shape ...int) *tensor.Dense {
+	return tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+}
+
+// Reuse returns prealloc as a dense tensor if it has the wanted dtype and
+// shape, else a new one.
+func Reuse(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
+	if d, ok := prealloc.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(tensor.Shape(shape)) && !d.IsMaterializable() {
+		return d
+	}
+	return Alloc(dt, shape...)
+}
+
+// CheckFloat returns an error unless dt is Float32 or Float64.
+func CheckFloat(dt tensor.Dtype) error {
+	if dt != tensor.Float64 && dt != tensor.Float32 {
+		return fmt.Errorf("want float32 or float64, got %v", dt)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+// Package testutil holds numeric test helpers shared by fairmp's tests:
+// tolerance comparisons, finite-difference gradients, seeded random data
+// and a runner for graphs built in gorgonia.
+package testutil
+
+import (
+	"math"
+	"math/rand"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TB is the subset of testing.TB the helpers need.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// Close reports whether got and want agree within atol + rtol·|want|.
+func Close(got, want, atol, rtol float64) bool {
+	if math.IsNaN(got) || math.IsNaN(want) {
+		return false
+	}
+	return math.Abs(got-want) <= atol+rtol*math.Abs(want)
+}
+
+// AllClose fails t (with the first few offending indices) unless every
+// got[i] is within atol + rtol·|want[i]| of want[i].
+func AllClose(t TB, name string, got, want []float64, atol, rtol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: length %d, want %d", name, len(got), len(want))
+		return
+	}
+	bad := 0
+	for i := range got {
+		if !Close(got[i], want[i], atol, rtol) {
+			if bad < 5 {
+				t.Errorf("%s[%d] = %.10g, want %.10g (diff %.3g, atol %g, rtol %g)", name, i, got[i], want[i], got[i]-want[i], atol, rtol)
+			}
+			bad++
+		}
+	}
+	if bad > 5 {
+		t.Errorf("%s: %d of %d values out of tolerance", name, bad, len(got))
+	}
+}
+
+// ToF64 converts a float32 or float64 slice (or a gorgonia value holding
+// one) to a new []float64.
+func ToF64(v any) []float64 {
+	switch s := v.(type) {
+	case []float64:
+		return append([]float64(nil), s...)
+	case []float32:
+		out := make([]float64, len(s))
+		for i, x := range s {
+			out[i] = float64(x)
+		}
+		return out
+	case float64:
+		return []float64{s}
+	case float32:
+		return []float64{float64(s)}
+	case *tensor.Dense:
+		if s.IsMaterializable() {
+			return ToF64(s.Materialize().(*tensor.Dense).Data())
+		}
+		return ToF64(s.Data())
+	case G.Value:
+		return ToF64(s.Data())
+	}
+	panic("testutil.ToF64: unsupported type")
+}
+
+// NumGrad returns the central-difference gradient of f at x (modified in
+// place during the evaluation and restored): (f(x+h e_i) − f(x−h e_i))/2h.
+func NumGrad(f func() float64, x []float64, h float64) []float64 {
+	g := make([]float64, len(x))
+	for i := range x {
+		old := x[i]
+		x[i] = old + h
+		fp := f()
+		x[i] = old - h
+		fm := f()
+		x[i] = old
+		g[i] = (fp - fm) / (2 * h)
+	}
+	return g
+}
+
+// RandSlice returns n values uniform in [lo, hi) from a seeded source.
+func RandSlice(rng *rand.Rand, n int, lo, hi float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = lo + (hi-lo)*rng.Float64()
+	}
+	return s
+}
+
+// Tensor returns a dense tensor of dtype dt and the given shape holding vals
+// (converted to float32 when dt is Float32).
+func Tensor(dt tensor.Dtype, vals []float64, shape ...int) *tensor.Dense {
+	if dt == tensor.Float32 {
+		s := make([]float32, len(vals))
+		for i, v := range vals {
+			s[i] = float32(v)
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(s))
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), vals...)))
+}
+
+// Run compiles g into a TapeMachine, runs it once and closes it. It fails
+// t on error.
+func Run(t TB, g *G.ExprGraph) {
+	t.Helper()
+	m := G.NewTapeMachine(g)
+	defer m.Close()
+	if err := m.RunAll(); err != nil {
+		t.Fatalf("RunAll: %v", err)
+	}
+}
+
+// Dtypes lists the two element types every numeric test covers.
+var Dtypes = []tensor.Dtype{tensor.Float64, tensor.Float32}
+
+// Tol returns the (atol, rtol) pair used for forward-value comparisons
+// in dtype dt.
+func Tol(dt tensor.Dtype) (float64, float64) {
+	if dt == tensor.Float32 {
+		return 1e-5, 1e-4
+	}
+	return 1e-10, 1e-9
+}
