@@ -1,0 +1,46 @@
+package datasets
+
+import (
+	"github.com/fairmp/fairmp/graph"
+)
+
+// Dataset is a node-classification data set with a sensitive attribute.
+type Dataset struct {
+	// Name identifies the data set ("nba", "bail", "synthetic", ...).
+	Name string
+	// Graph is the undirected graph over the N nodes.
+	Graph *graph.Graph
+	// Features holds the N × NumFeatures feature matrix, row-major.
+	Features []float64
+	// NumFeatures is the number of feature columns.
+	NumFeatures int
+	// FeatureNames names the feature columns, in order.
+	FeatureNames []string
+	// Labels holds each node's class (0 or 1 for the binary tasks of the
+	// paper); −1 means unknown.
+	Labels []int
+	// Sens holds each node's sensitive group (0, 1, ... ); −1 means unknown.
+	Sens []int
+	// Split holds the train, validation and test node indices.
+	Split Split
+}
+
+// Split is a partition of labelled nodes into train, validation and test
+// indices (0-based node ids).
+type Split struct {
+	Train, Val, Test []int
+}
+
+// N returns the number of nodes.
+func (d *Dataset) N() int { return len(d.Labels) }
+
+// NumClasses returns 1 + the largest known label (at least 2).
+func (d *Dataset) NumClasses() int {
+	c := 2
+	for _, y := range d.Labels {
+		if y+1 > c {
+			c = y + 1
+		}
+	}
+	return c
+}
