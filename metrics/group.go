@@ -199,7 +199,7 @@ func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
 	b.Overall.rates()
 	for g := range b.Groups {
 		if b.Groups[g].Count == 0 {
-			return nil, fmt.Errorf("%w: group %d of 0..%d has no evaluated node", ErrEmptyGroup, g, nGroups-1)
+			return nil, fmt.Errorf("%w: group %d of 0..%d has no evaluated node (group ids must run 0..G−1 without gaps)", ErrEmptyGroup, g, nGroups-1)
 		}
 		b.Groups[g].rates()
 	}
