@@ -143,3 +143,30 @@ func ExampleEvaluate() {
 	//   66.67   66.67   66.67   33.33   50.00   50.00       6      0
 	// {"group":-1,"count":6,"positives":3,"negatives":3,"selected":3,"true_positives":2,"false_positives":1,"correct":4,"selection_rate":0.5,"tpr":0.6666666666666666,"fpr":0.3333333333333333,"accuracy":0.6666666666666666}
 }
+
+func ExampleSummarize() {
+	// Two runs (seeds) of a model on the same four test nodes.
+	labels := []int{1, 0, 1, 0}
+	sens := []int{0, 0, 1, 1}
+	var reports []metrics.Report
+	for _, p := range [][]float64{{0.9, 0.2, 0.8, 0.1}, {0.9, 0.6, 0.4, 0.1}} {
+		r, err := metrics.EvaluateBinary(p, labels, sens, nil, metrics.DefaultOptions())
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		reports = append(reports, r)
+	}
+	s, err := metrics.Summarize(reports)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(metrics.SummaryHeader())
+	fmt.Println(s)
+	fmt.Println("ΔDP", s.DemographicParity)
+	// Output:
+	//          acc%           f1%          auc%          ΔDP%          ΔEO%        ΔEOdd% runs
+	//   75.00±25.00   75.00±25.00   87.50±12.50   50.00±50.00   50.00±50.00   50.00±50.00    2
+	// ΔDP 50.00±50.00
+}
