@@ -1,0 +1,266 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Options controls how Evaluate and EvaluateBinary turn probabilities into
+// predictions and which class the fairness metrics treat as positive.
+type Options struct {
+	// Threshold applies to binary tasks only: a node is predicted as class
+	// 1 when P(y = 1) > Threshold (strictly, as the reference code of the
+	// FMP paper). Must lie in [0, 1]. With more than two classes the
+	// prediction is the argmax and Threshold is not used.
+	Threshold float64
+	// Positive is the class that counts as positive (ŷ = 1, y = 1) in the
+	// selection rates, true- and false-positive rates, F1 and AUC. With
+	// more than two classes these are one-vs-rest for this class. Must be a
+	// class of the task.
+	Positive int
+}
+
+// DefaultOptions returns Threshold 0.5 and Positive 1.
+func DefaultOptions() Options { return Options{Threshold: 0.5, Positive: 1} }
+
+// Validate reports (wrapping ErrValue) a Threshold outside [0, 1] or NaN,
+// or a negative Positive. Whether Positive is a class of the task is
+// checked by Evaluate, which knows the number of classes.
+func (o Options) Validate() error {
+	if !(o.Threshold >= 0 && o.Threshold <= 1) {
+		return fmt.Errorf("%w: Options.Threshold = %v, want a value in [0, 1]", ErrValue, o.Threshold)
+	}
+	if o.Positive < 0 {
+		return fmt.Errorf("%w: Options.Positive = %d, want a class ≥ 0", ErrValue, o.Positive)
+	}
+	return nil
+}
+
+// Report holds every metric of one evaluation, as fractions in [0, 1]. It
+// prints as a table row in percent (String, under Header) and marshals to
+// JSON.
+type Report struct {
+	// Classes is the number of classes of the task; Positive is the
+	// positive class; Threshold the binary decision threshold (0 when
+	// Classes > 2, where the argmax is used).
+	Classes   int     `json:"classes"`
+	Positive  int     `json:"positive"`
+	Threshold float64 `json:"threshold"`
+	// Nodes is the number of nodes asked for (the subset, or all).
+	Nodes int `json:"nodes"`
+	// Evaluated is the number of nodes the metrics are computed on: Nodes
+	// minus Excluded.
+	Evaluated int `json:"evaluated"`
+	// UnknownLabel and UnknownSens count the nodes with label −1 and with
+	// sensitive attribute −1 (a node with both counts in each); Excluded
+	// counts the nodes left out for either reason, each once.
+	UnknownLabel int `json:"unknown_label"`
+	UnknownSens  int `json:"unknown_sens"`
+	Excluded     int `json:"excluded"`
+
+	// Accuracy is the fraction of evaluated nodes whose predicted class
+	// equals the label (all classes, not one-vs-rest).
+	Accuracy float64 `json:"accuracy"`
+	// F1 is the F1 score of the positive class.
+	F1 float64 `json:"f1"`
+	// AUC is the area under the ROC curve of P(y = Positive).
+	AUC float64 `json:"auc"`
+	// DemographicParity is ΔDP: max − min group selection rate.
+	DemographicParity float64 `json:"demographic_parity"`
+	// EqualOpportunity is ΔEO: max − min group true-positive rate.
+	EqualOpportunity float64 `json:"equal_opportunity"`
+	// EqualizedOdds is max(ΔTPR, ΔFPR) between groups.
+	EqualizedOdds float64 `json:"equalized_odds"`
+
+	// Overall and Groups are the per-group breakdown (see Breakdown).
+	Overall GroupStats   `json:"overall"`
+	Groups  []GroupStats `json:"groups"`
+}
+
+// Percent converts a fraction to percent, the unit of every fairness and
+// accuracy number fairmp prints in a table (the functions of this package
+// return fractions).
+func Percent(frac float64) float64 { return 100 * frac }
+
+// Header returns the column titles matching Report.String.
+func Header() string {
+	return fmt.Sprintf("%7s %7s %7s %7s %7s %7s %7s %6s",
+		"acc%", "f1%", "auc%", "ΔDP%", "ΔEO%", "ΔEOdd%", "n", "excl")
+}
+
+// String formats r as one table row under Header: accuracy, F1, AUC, ΔDP,
+// ΔEO and equalized odds in percent with two decimals, then the numbers of
+// evaluated and excluded nodes.
+func (r Report) String() string {
+	var b strings.Builder
+	for _, v := range []float64{r.Accuracy, r.F1, r.AUC, r.DemographicParity, r.EqualOpportunity, r.EqualizedOdds} {
+		fmt.Fprintf(&b, "%7.2f ", Percent(v))
+	}
+	fmt.Fprintf(&b, "%7d %6d", r.Evaluated, r.Excluded)
+	return b.String()
+}
+
+// Evaluate computes every metric from predicted class probabilities.
+//
+// probs holds an n × classes matrix row-major (row i = node i), classes ≥ 2;
+// labels and sens have length n, with −1 for unknown. nodes selects the
+// nodes to evaluate (for example a test split); nil means all n nodes.
+// With two classes node i is predicted as class 1 when probs[2i+1] >
+// opt.Threshold; with more, as the argmax of its row (the lowest class on
+// ties). Nodes of the subset with an unknown label or sensitive attribute
+// are excluded from every metric and counted in the Report.
+//
+// Evaluate returns an error wrapping ErrLength (len(probs) ≠ n·classes,
+// len(sens) ≠ n), ErrValue (classes < 2, invalid options, a probability
+// outside [0, 1] or not finite, a label outside 0..classes−1 and −1, a
+// group below −1, a node index out of range or repeated), ErrEmpty,
+// ErrEmptyGroup, ErrNoPositives or ErrNoNegatives (from the metrics, see
+// their docs): a Report is returned only when every metric is defined.
+func Evaluate(probs []float64, classes int, labels, sens, nodes []int, opt Options) (Report, error) {
+	if classes < 2 {
+		return Report{}, fmt.Errorf("%w: classes = %d, want ≥ 2 (use EvaluateBinary for a P(y=1) vector)", ErrValue, classes)
+	}
+	n := len(labels)
+	if len(probs) != n*classes {
+		return Report{}, fmt.Errorf("%w: len(probs) = %d, want len(labels) × classes = %d × %d = %d", ErrLength, len(probs), n, classes, n*classes)
+	}
+	return evaluate(probs, classes, labels, sens, nodes, opt)
+}
+
+// EvaluateBinary is Evaluate for a binary task given p, the length-n vector
+// of P(y = 1): node i is predicted as class 1 when p[i] > opt.Threshold, and
+// its score for the AUC of class opt.Positive is p[i] (or 1 − p[i] when
+// Positive is 0). Errors are those of Evaluate with classes = 2.
+func EvaluateBinary(p []float64, labels, sens, nodes []int, opt Options) (Report, error) {
+	if err := sameLength("p", len(p), "labels", len(labels)); err != nil {
+		return Report{}, err
+	}
+	return evaluate(p, 1, labels, sens, nodes, opt)
+}
+
+// evaluate does the work; cols = 1 means probs is a P(y=1) vector.
+func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options) (Report, error) {
+	classes := max(cols, 2)
+	if err := opt.Validate(); err != nil {
+		return Report{}, err
+	}
+	if opt.Positive >= classes {
+		return Report{}, fmt.Errorf("%w: Options.Positive = %d, want a class in 0..%d", ErrValue, opt.Positive, classes-1)
+	}
+	n := len(labels)
+	if err := sameLength("labels", n, "sens", len(sens)); err != nil {
+		return Report{}, err
+	}
+	if nodes == nil {
+		nodes = make([]int, n)
+		for i := range nodes {
+			nodes[i] = i
+		}
+	} else {
+		seen := make([]bool, n)
+		for k, i := range nodes {
+			if i < 0 || i >= n {
+				return Report{}, fmt.Errorf("%w: nodes[%d] = %d, want a node index in 0..%d", ErrValue, k, i, n-1)
+			}
+			if seen[i] {
+				return Report{}, fmt.Errorf("%w: nodes[%d] = %d repeats an earlier entry", ErrValue, k, i)
+			}
+			seen[i] = true
+		}
+	}
+	if len(nodes) == 0 {
+		return Report{}, fmt.Errorf("%w: no nodes", ErrEmpty)
+	}
+
+	m := len(nodes)
+	pred := make([]int, m)
+	score := make([]float64, m)
+	lab := make([]int, m)
+	sub := make([]int, m)
+	for k, i := range nodes {
+		row := probs[i*cols : (i+1)*cols]
+		for j, v := range row {
+			if !(v >= 0 && v <= 1) {
+				name := fmt.Sprintf("probs[%d]", i*cols+j)
+				if cols == 1 {
+					name = fmt.Sprintf("p[%d]", i)
+				}
+				return Report{}, fmt.Errorf("%w: %s = %v (node %d), want a probability in [0, 1]", ErrValue, name, v, i)
+			}
+		}
+		switch {
+		case cols == 1:
+			if row[0] > opt.Threshold {
+				pred[k] = 1
+			}
+			score[k] = row[0]
+			if opt.Positive == 0 {
+				score[k] = 1 - row[0]
+			}
+		case cols == 2:
+			if row[1] > opt.Threshold {
+				pred[k] = 1
+			}
+			score[k] = row[opt.Positive]
+		default:
+			best := 0
+			for j, v := range row {
+				if v > row[best] {
+					best = j
+				}
+			}
+			pred[k] = best
+			score[k] = row[opt.Positive]
+		}
+		lab[k], sub[k] = labels[i], sens[i]
+	}
+	for k, y := range lab {
+		if y < -1 || y >= classes {
+			return Report{}, fmt.Errorf("%w: labels[%d] = %d, want %s", ErrValue, nodes[k], y, classSet(classes, true))
+		}
+		if sub[k] < -1 {
+			return Report{}, fmt.Errorf("%w: sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", ErrValue, nodes[k], sub[k])
+		}
+	}
+
+	b, err := tally(pred, lab, sub, classes, opt.Positive)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Report{
+		Classes:      classes,
+		Positive:     opt.Positive,
+		Nodes:        m,
+		Evaluated:    b.Overall.Count,
+		UnknownLabel: b.UnknownLabel,
+		UnknownSens:  b.UnknownSens,
+		Excluded:     b.Excluded,
+		Accuracy:     b.Overall.Accuracy,
+		Overall:      b.Overall,
+		Groups:       b.Groups,
+	}
+	if classes == 2 {
+		r.Threshold = opt.Threshold
+	}
+	r.DemographicParity = b.DemographicParity()
+	if r.EqualOpportunity, err = b.EqualOpportunity(); err != nil {
+		return Report{}, err
+	}
+	if r.EqualizedOdds, err = b.EqualizedOdds(); err != nil {
+		return Report{}, err
+	}
+	o := b.Overall
+	if r.F1, err = f1(o.TruePositives, o.FalsePositives, o.Positives-o.TruePositives, o.Count); err != nil {
+		return Report{}, err
+	}
+	idx := make([]int, 0, o.Count)
+	for k := range lab {
+		if lab[k] != -1 && sub[k] != -1 {
+			idx = append(idx, k)
+		}
+	}
+	if r.AUC, err = aucOf(score, lab, idx, opt.Positive); err != nil {
+		return Report{}, err
+	}
+	return r, nil
+}

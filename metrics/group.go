@@ -1,0 +1,246 @@
+package metrics
+
+import "fmt"
+
+// GroupStats holds the confusion counts of one sensitive group (or of all
+// evaluated nodes) and the rates derived from them. A node is positive when
+// its label is the positive class and selected when its prediction is.
+type GroupStats struct {
+	// Group is the sensitive group id, or −1 for the overall row.
+	Group int `json:"group"`
+	// Count is the number of evaluated nodes in the group.
+	Count int `json:"count"`
+	// Positives and Negatives count the nodes whose label is, or is not,
+	// the positive class.
+	Positives int `json:"positives"`
+	Negatives int `json:"negatives"`
+	// Selected counts the nodes predicted as the positive class.
+	Selected int `json:"selected"`
+	// TruePositives and FalsePositives count selected positives and
+	// selected negatives.
+	TruePositives  int `json:"true_positives"`
+	FalsePositives int `json:"false_positives"`
+	// Correct counts the nodes whose prediction equals their label.
+	Correct int `json:"correct"`
+	// SelectionRate is Selected / Count, P(ŷ = 1 | s = g).
+	SelectionRate float64 `json:"selection_rate"`
+	// TPR is TruePositives / Positives, P(ŷ = 1 | y = 1, s = g); 0 when
+	// Positives is 0 (check Positives before using it).
+	TPR float64 `json:"tpr"`
+	// FPR is FalsePositives / Negatives, P(ŷ = 1 | y = 0, s = g); 0 when
+	// Negatives is 0 (check Negatives before using it).
+	FPR float64 `json:"fpr"`
+	// Accuracy is Correct / Count.
+	Accuracy float64 `json:"accuracy"`
+}
+
+// Breakdown is the per-group view of a set of predictions, like
+// fairlearn's MetricFrame: the overall row, one row per sensitive group,
+// and how many nodes were left out because their label or sensitive
+// attribute is unknown (−1).
+type Breakdown struct {
+	// Overall holds the statistics of all evaluated nodes (Group = −1).
+	Overall GroupStats `json:"overall"`
+	// Groups holds one row per sensitive group; Groups[g].Group == g.
+	Groups []GroupStats `json:"groups"`
+	// UnknownLabel and UnknownSens count the nodes with label −1 and with
+	// sensitive attribute −1; a node with both counts in each.
+	UnknownLabel int `json:"unknown_label"`
+	UnknownSens  int `json:"unknown_sens"`
+	// Excluded counts the nodes left out (label or sensitive attribute
+	// unknown), each once.
+	Excluded int `json:"excluded"`
+}
+
+// ByGroup returns the per-group breakdown of binary predictions: for every
+// sensitive group the count, selection rate, true- and false-positive rates
+// and accuracy, and the same over all evaluated nodes.
+//
+// pred must hold 0 or 1, labels 0, 1 or −1 (unknown), sens a group id
+// 0..G−1 or −1 (unknown); nodes with an unknown label or group are excluded
+// and counted. ByGroup returns an error wrapping ErrLength, ErrValue,
+// ErrEmpty or ErrEmptyGroup (every group 0..G−1 must have an evaluated
+// member, G ≥ 2). A group without positives or negatives is not an error
+// here: its TPR or FPR is 0 and its Positives or Negatives count says why.
+func ByGroup(pred, labels, sens []int) (*Breakdown, error) {
+	if err := sameLength("pred", len(pred), "labels", len(labels)); err != nil {
+		return nil, err
+	}
+	if err := sameLength("pred", len(pred), "sens", len(sens)); err != nil {
+		return nil, err
+	}
+	return tally(pred, labels, sens, 2, 1)
+}
+
+// DemographicParity returns the largest minus the smallest group selection
+// rate (fairlearn's demographic_parity_difference, method
+// "between_groups").
+func (b *Breakdown) DemographicParity() float64 {
+	lo, hi := b.Groups[0].SelectionRate, b.Groups[0].SelectionRate
+	for _, g := range b.Groups[1:] {
+		lo, hi = min(lo, g.SelectionRate), max(hi, g.SelectionRate)
+	}
+	return hi - lo
+}
+
+// EqualOpportunity returns the largest minus the smallest group
+// true-positive rate (fairlearn's equal_opportunity_difference, method
+// "between_groups"). It returns an error wrapping ErrNoPositives if a group
+// has no positive node.
+func (b *Breakdown) EqualOpportunity() (float64, error) {
+	if err := b.needPositives(); err != nil {
+		return 0, err
+	}
+	lo, hi := b.Groups[0].TPR, b.Groups[0].TPR
+	for _, g := range b.Groups[1:] {
+		lo, hi = min(lo, g.TPR), max(hi, g.TPR)
+	}
+	return hi - lo, nil
+}
+
+// EqualizedOdds returns the larger of the between-groups true-positive-rate
+// difference and false-positive-rate difference (fairlearn's
+// equalized_odds_difference, agg "worst_case"). It returns an error wrapping
+// ErrNoPositives or ErrNoNegatives if a group has no positive or no
+// negative node.
+func (b *Breakdown) EqualizedOdds() (float64, error) {
+	if err := b.needPositives(); err != nil {
+		return 0, err
+	}
+	for _, g := range b.Groups {
+		if g.Negatives == 0 {
+			return 0, fmt.Errorf("%w: group %d has %d evaluated nodes, all positive; its false-positive rate is undefined", ErrNoNegatives, g.Group, g.Count)
+		}
+	}
+	tlo, thi := b.Groups[0].TPR, b.Groups[0].TPR
+	flo, fhi := b.Groups[0].FPR, b.Groups[0].FPR
+	for _, g := range b.Groups[1:] {
+		tlo, thi = min(tlo, g.TPR), max(thi, g.TPR)
+		flo, fhi = min(flo, g.FPR), max(fhi, g.FPR)
+	}
+	return max(thi-tlo, fhi-flo), nil
+}
+
+func (b *Breakdown) needPositives() error {
+	for _, g := range b.Groups {
+		if g.Positives == 0 {
+			return fmt.Errorf("%w: group %d has %d evaluated nodes, none positive; its true-positive rate is undefined", ErrNoPositives, g.Group, g.Count)
+		}
+	}
+	return nil
+}
+
+// tally validates and counts. Predictions must lie in [0, classes), labels
+// in [−1, classes) (labels may be nil: every node's label is then known
+// and negative, for demographic parity alone), sens ≥ −1. A node is
+// positive when its label is pos and selected when its prediction is pos.
+// Lengths must already have been checked.
+func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
+	if len(pred) == 0 {
+		return nil, fmt.Errorf("%w: no nodes", ErrEmpty)
+	}
+	b := &Breakdown{}
+	nGroups := 0
+	for i, p := range pred {
+		if p < 0 || p >= classes {
+			return nil, fmt.Errorf("%w: pred[%d] = %d, want %s", ErrValue, i, p, classSet(classes, false))
+		}
+		y := 0
+		if labels != nil {
+			y = labels[i]
+			if y < -1 || y >= classes {
+				return nil, fmt.Errorf("%w: labels[%d] = %d, want %s", ErrValue, i, y, classSet(classes, true))
+			}
+		}
+		s := sens[i]
+		if s < -1 {
+			return nil, fmt.Errorf("%w: sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", ErrValue, i, s)
+		}
+		if y == -1 {
+			b.UnknownLabel++
+		}
+		if s == -1 {
+			b.UnknownSens++
+		}
+		if y == -1 || s == -1 {
+			b.Excluded++
+			continue
+		}
+		if s >= nGroups {
+			for g := nGroups; g <= s; g++ {
+				b.Groups = append(b.Groups, GroupStats{Group: g})
+			}
+			nGroups = s + 1
+		}
+		for _, st := range [2]*GroupStats{&b.Overall, &b.Groups[s]} {
+			st.Count++
+			if y == pos {
+				st.Positives++
+			} else {
+				st.Negatives++
+			}
+			if p == pos {
+				st.Selected++
+				if y == pos {
+					st.TruePositives++
+				} else {
+					st.FalsePositives++
+				}
+			}
+			if p == y {
+				st.Correct++
+			}
+		}
+	}
+	if b.Overall.Count == 0 {
+		return nil, fmt.Errorf("%w: all %d nodes have an unknown (−1) label or sensitive group", ErrEmpty, len(pred))
+	}
+	b.Overall.Group = -1
+	b.Overall.rates()
+	for g := range b.Groups {
+		if b.Groups[g].Count == 0 {
+			return nil, fmt.Errorf("%w: group %d of 0..%d has no evaluated node (group ids must run 0..G−1 without gaps)", ErrEmptyGroup, g, nGroups-1)
+		}
+		b.Groups[g].rates()
+	}
+	if nGroups < 2 {
+		return nil, fmt.Errorf("%w: only group 0 is present (%d evaluated nodes); a difference between groups needs at least groups 0 and 1", ErrEmptyGroup, b.Overall.Count)
+	}
+	return b, nil
+}
+
+func (s *GroupStats) rates() {
+	s.SelectionRate = ratio(s.Selected, s.Count)
+	s.TPR = ratio(s.TruePositives, s.Positives)
+	s.FPR = ratio(s.FalsePositives, s.Negatives)
+	s.Accuracy = ratio(s.Correct, s.Count)
+}
+
+// ratio returns a/b, or 0 when b is 0.
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func classSet(classes int, unknown bool) string {
+	var s string
+	if classes == 2 {
+		s = "0 or 1"
+	} else {
+		s = fmt.Sprintf("a class in 0..%d", classes-1)
+	}
+	if unknown {
+		s += " (or −1, unknown)"
+	}
+	return s
+}
+
+// sameLength checks that two named lengths agree.
+func sameLength(a string, na int, b string, nb int) error {
+	if na != nb {
+		return fmt.Errorf("%w: len(%s) = %d, len(%s) = %d", ErrLength, a, na, b, nb)
+	}
+	return nil
+}
