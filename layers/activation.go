@@ -211,15 +211,18 @@ func (op *actOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 // activate writes f(x) to out, or dy ⊙ f'(x) when dy is not nil.
 func activate[T float32 | float64](a Activation, out, x, dy []T) {
 	if a.Kind == ActReLU {
-		for i, v := range x {
-			switch {
-			case v <= 0:
-				out[i] = 0
-			case dy != nil:
-				out[i] = dy[i]
-			default:
-				out[i] = v
+		if dy == nil {
+			for i, v := range x {
+				out[i] = max(v, 0)
 			}
+			return
+		}
+		for i, v := range x {
+			g := dy[i]
+			if v <= 0 {
+				g = 0
+			}
+			out[i] = g
 		}
 		return
 	}

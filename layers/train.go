@@ -224,120 +224,35 @@ type Result struct {
 
 // Train trains model on task with full-batch Adam and returns the run's
 // statistics. The model's learnables must be in task.Graph, and the model
-// must have been built with task.Phase.
+// must have been built with task.Phase. It is NewTrainer followed by
+// cfg.Epochs calls of Trainer.Epoch (fewer after early stopping or
+// ErrStop), the progress output, and the parameter selection of
+// cfg.Select. At the end the phase is left in evaluation mode and the
+// model holds the chosen parameters.
 //
-// Train builds the logits (model.Forward(task.X)), the mean cross-entropy
-// over task.Train plus cfg.ExtraLoss, and the gradients of that cost with
-// respect to the learnables only; it compiles a tape machine on that
-// subgraph alone (no gradient for X or anything else is computed) and a
-// second machine that evaluates the logits. Each epoch runs one training
-// step with the phase in training mode and one evaluation pass in
-// evaluation mode. At the end the phase is left in evaluation mode and
-// the model holds the parameters chosen by cfg.Select.
-//
-// Train returns an error for an invalid configuration or task, a model
-// whose output is not n × task.Classes of X's dtype, an ExtraLoss that
-// fails or is not a scalar, or a failure while running the graph (then
-// the model holds the parameters of the failing step). Calling Train
-// again continues from the model's current parameters with fresh Adam
-// moments.
+// Train returns the errors of NewTrainer and Trainer.Epoch, and OnEpoch's
+// errors other than ErrStop (wrapped; then the model holds the parameters
+// of the failing epoch). Calling Train again continues from the model's
+// current parameters with fresh Adam moments.
 func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: Train: config: %v", err)
-	}
-	if err := task.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: Train: task: %v", err)
-	}
-	params := model.Learnables()
-	if len(params) == 0 {
-		return nil, fmt.Errorf("layers: Train: the model has no learnables")
-	}
-	for _, p := range params {
-		if p.Graph() != task.Graph {
-			return nil, fmt.Errorf("layers: Train: learnable %q (node %d) is not in the task's graph", p.Name(), p.ID())
-		}
-	}
-	logits, err := forwardLogits(model, task)
+	tr, err := NewTrainer(model, task, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Train: %v", err)
+		return nil, err
 	}
-	ce, err := CrossEntropy(logits, task.Labels, task.Train)
-	if err != nil {
-		return nil, fmt.Errorf("layers: Train: %v", err)
-	}
-	cost := ce
-	var ceV, extraV G.Value
-	reads := G.Nodes{G.Read(ce, &ceV)}
-	if cfg.ExtraLoss != nil {
-		extra, err := cfg.ExtraLoss(logits)
-		if err != nil {
-			return nil, fmt.Errorf("layers: Train: ExtraLoss: %v", err)
-		}
-		if extra == nil || !extra.IsScalar() || extra.Dtype() != logits.Dtype() || extra.Graph() != task.Graph {
-			return nil, fmt.Errorf("layers: Train: ExtraLoss returned %v, want a %v scalar node in the task's graph", describeNode(extra), logits.Dtype())
-		}
-		if cost, err = G.Add(ce, extra); err != nil {
-			return nil, fmt.Errorf("layers: Train: adding ExtraLoss: %v", err)
-		}
-		reads = append(reads, G.Read(extra, &extraV))
-	}
-	grads, err := G.Grad(cost, params...)
-	if err != nil {
-		return nil, fmt.Errorf("layers: Train: gradients: %v", err)
-	}
-	trainM := G.NewTapeMachine(task.Graph.SubgraphRoots(append(reads, grads...)...), G.BindDualValues(params...))
-	defer trainM.Close()
-	var logitsV G.Value
-	evalM := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &logitsV)))
-	defer evalM.Close()
-	adam, err := NewAdam(cfg.Adam, params)
-	if err != nil {
-		return nil, fmt.Errorf("layers: Train: %v", err)
-	}
-
+	defer tr.Close()
 	res := &Result{Selected: cfg.Select, History: make([]EpochStats, 0, cfg.Epochs)}
-	res.BestParams = snapshot(params)
+	res.BestParams = snapshot(tr.params)
 	best := -1.0
-	defer task.Phase.setTrainingIfNotNil(false)
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		task.Phase.setTrainingIfNotNil(true)
-		if err := trainM.RunAll(); err != nil {
-			return nil, fmt.Errorf("layers: Train: epoch %d: training step: %v", epoch, err)
-		}
-		st := EpochStats{Epoch: epoch}
-		if st.CE, err = scalarOf(ceV); err != nil {
-			return nil, fmt.Errorf("layers: Train: epoch %d: loss: %v", epoch, err)
-		}
-		if extraV != nil {
-			if st.Extra, err = scalarOf(extraV); err != nil {
-				return nil, fmt.Errorf("layers: Train: epoch %d: extra loss: %v", epoch, err)
-			}
-		}
-		st.Loss = st.CE + st.Extra
-		if err := adam.Step(); err != nil {
-			return nil, fmt.Errorf("layers: Train: epoch %d: %v", epoch, err)
-		}
-		trainM.Reset()
-
-		task.Phase.setTrainingIfNotNil(false)
-		if err := evalM.RunAll(); err != nil {
-			return nil, fmt.Errorf("layers: Train: epoch %d: evaluation: %v", epoch, err)
-		}
-		z, err := opkit.Dense(logitsV)
+		st, err := tr.Epoch()
 		if err != nil {
-			return nil, fmt.Errorf("layers: Train: epoch %d: logits: %v", epoch, err)
+			return nil, fmt.Errorf("layers: Train: %v", err)
 		}
-		st.TrainAcc, _ = evalIdx(z, task.Labels, task.Train, task.Classes)
-		if len(task.Val) > 0 {
-			st.ValAcc, st.ValLoss = evalIdx(z, task.Labels, task.Val, task.Classes)
-		}
-		evalM.Reset()
-
 		if st.ValAcc > best || len(task.Val) == 0 {
 			best = st.ValAcc
 			st.Best = true
 			res.Best = st
-			copyParams(res.BestParams, params)
+			copyParams(res.BestParams, tr.params)
 		}
 		res.Last = st
 		res.Epochs = epoch
@@ -363,13 +278,155 @@ func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
 			break
 		}
 	}
-	res.LastParams = snapshot(params)
+	res.LastParams = snapshot(tr.params)
 	if cfg.Select == SelectBestVal {
 		if err := SetParams(model, res.BestParams); err != nil {
 			return nil, fmt.Errorf("layers: Train: restoring the best parameters: %v", err)
 		}
 	}
 	return res, nil
+}
+
+// Trainer runs training epochs one at a time; Train drives it. Use it
+// directly to interleave other work with the epochs (for example an
+// adversary's own steps) or to time them.
+type Trainer struct {
+	task          *Task
+	params        G.Nodes
+	trainM, evalM G.VM
+	adam          *Adam
+	ceV, extraV   G.Value
+	logitsV       G.Value
+	logits        *G.Node
+	epoch         int
+}
+
+// NewTrainer builds the logits (model.Forward(task.X)), the mean
+// cross-entropy over task.Train plus cfg.ExtraLoss, and the gradients of
+// that cost with respect to the learnables only. It compiles a tape
+// machine on that subgraph alone (no gradient for X or any other node is
+// computed) and a second machine that evaluates the logits. Only the
+// Epochs-independent fields of cfg are used here (Adam, ExtraLoss).
+//
+// It returns an error for an invalid configuration or task, a model
+// without learnables or with learnables outside task.Graph, a model whose
+// output is not n × task.Classes of X's dtype, or an ExtraLoss that fails
+// or is not a scalar of that dtype.
+func NewTrainer(model Model, task *Task, cfg TrainConfig) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: Train: config: %v", err)
+	}
+	if err := task.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: Train: task: %v", err)
+	}
+	params := model.Learnables()
+	if len(params) == 0 {
+		return nil, fmt.Errorf("layers: Train: the model has no learnables")
+	}
+	for _, p := range params {
+		if p.Graph() != task.Graph {
+			return nil, fmt.Errorf("layers: Train: learnable %q (node %d) is not in the task's graph", p.Name(), p.ID())
+		}
+	}
+	logits, err := forwardLogits(model, task)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Train: %v", err)
+	}
+	ce, err := CrossEntropy(logits, task.Labels, task.Train)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Train: %v", err)
+	}
+	tr := &Trainer{task: task, params: params, logits: logits}
+	cost := ce
+	reads := G.Nodes{G.Read(ce, &tr.ceV)}
+	if cfg.ExtraLoss != nil {
+		extra, err := cfg.ExtraLoss(logits)
+		if err != nil {
+			return nil, fmt.Errorf("layers: Train: ExtraLoss: %v", err)
+		}
+		if extra == nil || !extra.IsScalar() || extra.Dtype() != logits.Dtype() || extra.Graph() != task.Graph {
+			return nil, fmt.Errorf("layers: Train: ExtraLoss returned %v, want a %v scalar node in the task's graph", describeNode(extra), logits.Dtype())
+		}
+		if cost, err = G.Add(ce, extra); err != nil {
+			return nil, fmt.Errorf("layers: Train: adding ExtraLoss: %v", err)
+		}
+		reads = append(reads, G.Read(extra, &tr.extraV))
+	}
+	grads, err := G.Grad(cost, params...)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Train: gradients: %v", err)
+	}
+	if tr.adam, err = NewAdam(cfg.Adam, params); err != nil {
+		return nil, fmt.Errorf("layers: Train: %v", err)
+	}
+	tr.trainM = G.NewTapeMachine(task.Graph.SubgraphRoots(append(reads, grads...)...), G.BindDualValues(params...))
+	tr.evalM = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &tr.logitsV)))
+	return tr, nil
+}
+
+// Logits returns the logits node the trainer built.
+func (t *Trainer) Logits() *G.Node { return t.logits }
+
+// Close releases the machines.
+func (t *Trainer) Close() {
+	t.trainM.Close()
+	t.evalM.Close()
+}
+
+// Step runs one training step (forward and backward with the phase in
+// training mode, then one Adam update) and returns the epoch number and
+// the losses of that forward pass in the stats (accuracies are left 0).
+func (t *Trainer) Step() (EpochStats, error) {
+	t.epoch++
+	st := EpochStats{Epoch: t.epoch}
+	t.task.Phase.setTrainingIfNotNil(true)
+	defer t.task.Phase.setTrainingIfNotNil(false)
+	if err := t.trainM.RunAll(); err != nil {
+		return st, fmt.Errorf("epoch %d: training step: %v", t.epoch, err)
+	}
+	defer t.trainM.Reset()
+	var err error
+	if st.CE, err = scalarOf(t.ceV); err != nil {
+		return st, fmt.Errorf("epoch %d: loss: %v", t.epoch, err)
+	}
+	if t.extraV != nil {
+		if st.Extra, err = scalarOf(t.extraV); err != nil {
+			return st, fmt.Errorf("epoch %d: extra loss: %v", t.epoch, err)
+		}
+	}
+	st.Loss = st.CE + st.Extra
+	if err := t.adam.Step(); err != nil {
+		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
+	}
+	return st, nil
+}
+
+// Evaluate runs the model in evaluation mode and fills st's TrainAcc,
+// ValAcc and ValLoss.
+func (t *Trainer) Evaluate(st *EpochStats) error {
+	t.task.Phase.setTrainingIfNotNil(false)
+	if err := t.evalM.RunAll(); err != nil {
+		return fmt.Errorf("epoch %d: evaluation: %v", st.Epoch, err)
+	}
+	defer t.evalM.Reset()
+	z, err := opkit.Dense(t.logitsV)
+	if err != nil {
+		return fmt.Errorf("epoch %d: logits: %v", st.Epoch, err)
+	}
+	st.TrainAcc, _ = evalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
+	if len(t.task.Val) > 0 {
+		st.ValAcc, st.ValLoss = evalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+	}
+	return nil
+}
+
+// Epoch is Step followed by Evaluate.
+func (t *Trainer) Epoch() (EpochStats, error) {
+	st, err := t.Step()
+	if err != nil {
+		return st, err
+	}
+	return st, t.Evaluate(&st)
 }
 
 func (p *Phase) setTrainingIfNotNil(on bool) {
