@@ -64,6 +64,7 @@ func (a Activation) Validate() error {
 	return nil
 }
 
+// String returns the kind, with Alpha when it has one: "elu(1)".
 func (a Activation) String() string {
 	if a.Kind == ActReLU {
 		return string(a.Kind)

@@ -111,6 +111,7 @@ const (
 	SelectLast
 )
 
+// String returns "best-val" or "last".
 func (s Select) String() string {
 	switch s {
 	case SelectBestVal:
