@@ -102,8 +102,35 @@ func paramBits(m Model) []uint64 {
 	return out
 }
 
+// TestTrainDeterministic trains twice with one seed and checks
+// bit-identical parameters; the second problem is large enough for
+// gonum's parallel matrix product and the parallel sparse product.
 func TestTrainDeterministic(t *testing.T) {
 	p := newProblem(t, 4, 120, 6, 3, 200, 0.5)
+	big := newProblem(t, 40, 3000, 100, 2, 20000, 0.6)
+	for _, dt := range testutil.Dtypes {
+		cfg := fastTrain(5)
+		cfg.Select = SelectLast
+		build := func() Model {
+			task := big.task(t, dt, NewPhase())
+			c := DefaultGCNConfig(big.d, big.c)
+			c.Dtype = dt
+			m, err := NewGCN(task.Graph, c, big.gr, task.Phase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Train(m, task, cfg); err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		b1, b2 := paramBits(build()), paramBits(build())
+		for i := range b1 {
+			if b1[i] != b2[i] {
+				t.Fatalf("%v GCN on 3000 nodes: same seed, parameter element %d differs", dt, i)
+			}
+		}
+	}
 	for _, dt := range testutil.Dtypes {
 		cfg := fastTrain(30)
 		cfg.Select = SelectLast
