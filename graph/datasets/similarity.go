@@ -43,7 +43,7 @@ func SimilarityEdges(x []float64, n, d int, threshold float64) ([][2]int, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sims := make([]float64, n)
+			sqd := make([]float64, n)
 			for {
 				b := int(next.Add(1)) - 1
 				if b >= nb {
@@ -52,7 +52,10 @@ func SimilarityEdges(x []float64, n, d int, threshold float64) ([][2]int, error)
 				var pairs [][2]int
 				for i := b * block; i < n && i < (b+1)*block; i++ {
 					xi := x[i*d : (i+1)*d : (i+1)*d]
-					best := math.Inf(-1)
+					// Squared distances first; sim is a non-increasing
+					// function of them (also in floating point), so the
+					// largest similarity is that of the smallest distance.
+					minSS := math.Inf(1)
 					for j := 0; j < n; j++ {
 						xj := x[j*d : (j+1)*d : (j+1)*d]
 						ss := 0.0
@@ -60,15 +63,22 @@ func SimilarityEdges(x []float64, n, d int, threshold float64) ([][2]int, error)
 							t := v - xj[k]
 							ss += t * t
 						}
-						s := 1 / (1 + math.Sqrt(ss))
-						sims[j] = s
-						if j != i && s > best {
-							best = s
+						sqd[j] = ss
+						if j != i && ss < minSS {
+							minSS = ss
 						}
 					}
-					cut := threshold * best
-					for j, s := range sims {
-						if j != i && s > cut {
+					cut := threshold * (1 / (1 + math.Sqrt(minSS)))
+					// sim > cut needs ss < (1/cut − 1)²; skip rows far
+					// beyond that bound (with a wide margin for rounding)
+					// and test the rest exactly as NIFTY does.
+					bound := math.Inf(1)
+					if cut > 0 {
+						r := 1/cut - 1
+						bound = r*r*(1+1e-6) + 1e-300
+					}
+					for j, ss := range sqd {
+						if j != i && ss <= bound && 1/(1+math.Sqrt(ss)) > cut {
 							pairs = append(pairs, [2]int{i, j})
 						}
 					}
