@@ -86,6 +86,9 @@ func parseSplitFile(data []byte, file string, n int, labels []int) (Split, error
 	if _, err := dec.Token(); err != nil {
 		return Split{}, errAt(dec.InputOffset(), "bad JSON: %v", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Split{}, errAt(dec.InputOffset(), "data after the closing brace, want one JSON object")
+	}
 	for _, k := range []string{"train", "val", "test"} {
 		if _, ok := lists[k]; !ok {
 			return Split{}, fileErr(file, 0, 0, "no %q list, want {\"train\": [...], \"val\": [...], \"test\": [...]}", k)
