@@ -87,7 +87,7 @@ func TestGCNNormVariants(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	g := randomGraph(t, rng, 40, 80)
 	for _, o := range []NormOptions{
-		{AddSelfLoops: true, SelfLoopWeight: 2, Normalize: true},   // improved
+		{AddSelfLoops: true, SelfLoopWeight: 2, Normalize: true},    // improved
 		{AddSelfLoops: true, SelfLoopWeight: 0.5, Normalize: false}, // A + 0.5 I
 		{AddSelfLoops: false, SelfLoopWeight: 0, Normalize: true},   // D^-1/2 A D^-1/2
 		{AddSelfLoops: false, Normalize: false},                     // A
