@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -174,6 +175,14 @@ func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
 					_, col := cr.FieldPos(k)
 					if s == "" {
 						return nil, fileErr(file, line, col, "column %q: empty cell, want a number", header[k])
+					}
+					if m := maps[k]; m != nil {
+						keys := make([]string, 0, len(m))
+						for key := range m {
+							keys = append(keys, strconv.Quote(key))
+						}
+						sort.Strings(keys)
+						return nil, fileErr(file, line, col, "column %q: %q is not a number nor one of the mapped values %s", header[k], cell, strings.Join(keys, ", "))
 					}
 					return nil, fileErr(file, line, col, "column %q: %q is not a number", header[k], cell)
 				}
