@@ -91,6 +91,48 @@ type NIFTYConfig struct {
 	Options     Options
 }
 
+// Validate checks that File and the three column names are set and
+// distinct from each other and from the Drop columns, and the Options.
+func (c FairGNNConfig) Validate() error {
+	if err := checkColumns("FairGNNConfig", c.File, c.Drop, [][2]string{{"IDColumn", c.IDColumn}, {"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}); err != nil {
+		return err
+	}
+	return c.Options.Validate()
+}
+
+// Validate checks that File and the column names are set and distinct
+// from each other and from the Drop columns, the Threshold and the
+// Options.
+func (c NIFTYConfig) Validate() error {
+	if err := checkColumns("NIFTYConfig", c.File, c.Drop, [][2]string{{"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}); err != nil {
+		return err
+	}
+	if !(c.Threshold >= 0 && c.Threshold <= 1) {
+		return fmt.Errorf("datasets: NIFTYConfig.Threshold = %v, want a value in [0, 1]", c.Threshold)
+	}
+	return c.Options.Validate()
+}
+
+func checkColumns(what, file string, drop []string, cols [][2]string) error {
+	if file == "" {
+		return fmt.Errorf("datasets: %s.File is empty, want the files' base name", what)
+	}
+	for k, c := range cols {
+		if c[1] == "" {
+			return fmt.Errorf("datasets: %s.%s is empty, want a column name", what, c[0])
+		}
+		for _, o := range cols[:k] {
+			if o[1] == c[1] {
+				return fmt.Errorf("datasets: %s.%s and %s are both %q, want distinct columns", what, o[0], c[0], c[1])
+			}
+		}
+		if contains(drop, c[1]) {
+			return fmt.Errorf("datasets: %s.Drop holds %s %q, want only other columns", what, c[0], c[1])
+		}
+	}
+	return nil
+}
+
 // Presets lists the names Load accepts.
 var Presets = []string{"nba", "pokec_z", "pokec_n", "bail", "credit", "german"}
 
@@ -179,11 +221,8 @@ func readFile(path string) ([]byte, error) {
 // LoadFairGNN reads a FairGNN-format data set (see FairGNNConfig and Load
 // for dir).
 func LoadFairGNN(dir string, c FairGNNConfig) (*Dataset, error) {
-	if err := c.Options.Validate(); err != nil {
+	if err := c.Validate(); err != nil {
 		return nil, err
-	}
-	if c.File == "" || c.IDColumn == "" || c.LabelColumn == "" || c.SensColumn == "" {
-		return nil, fmt.Errorf("datasets: LoadFairGNN: File %q, IDColumn %q, LabelColumn %q, SensColumn %q: want all non-empty", c.File, c.IDColumn, c.LabelColumn, c.SensColumn)
 	}
 	folder, err := resolve(dir, c.Name, c.File+".csv")
 	if err != nil {
@@ -239,14 +278,8 @@ func LoadFairGNN(dir string, c FairGNNConfig) (*Dataset, error) {
 // LoadNIFTY reads a NIFTY-format data set (see NIFTYConfig and Load for
 // dir).
 func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
-	if err := c.Options.Validate(); err != nil {
+	if err := c.Validate(); err != nil {
 		return nil, err
-	}
-	if c.File == "" || c.LabelColumn == "" || c.SensColumn == "" {
-		return nil, fmt.Errorf("datasets: LoadNIFTY: File %q, LabelColumn %q, SensColumn %q: want all non-empty", c.File, c.LabelColumn, c.SensColumn)
-	}
-	if !(c.Threshold >= 0 && c.Threshold <= 1) {
-		return nil, fmt.Errorf("datasets: LoadNIFTY: Threshold = %v, want a value in [0, 1]", c.Threshold)
 	}
 	folder, err := resolve(dir, c.Name, c.File+".csv")
 	if err != nil {
@@ -348,9 +381,6 @@ func (t *table) need(cols ...string) error {
 // dataset builds labels, sens and features from a parsed table.
 func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includeSens, scale bool) (*Dataset, error) {
 	lc, sc := t.col(labelCol), t.col(sensCol)
-	if lc == sc {
-		return nil, fmt.Errorf("datasets: %s: label and sensitive column are both %q", t.file, labelCol)
-	}
 	n := t.rows
 	labels := make([]int, n)
 	sens := make([]int, n)

@@ -215,13 +215,28 @@ func TestLoadErrors(t *testing.T) {
 	// Config errors.
 	bad := nc
 	bad.Threshold = 2
-	if _, err := LoadNIFTY(dir, bad); err == nil || !strings.Contains(err.Error(), "Threshold = 2") {
+	if _, err := LoadNIFTY(dir, bad); err == nil || !strings.Contains(err.Error(), "NIFTYConfig.Threshold = 2") {
 		t.Errorf("error %v", err)
 	}
 	bad = nc
 	bad.Options.SplitFractions = [3]float64{1, 1, 0}
 	if _, err := LoadNIFTY(dir, bad); err == nil || !strings.Contains(err.Error(), "Options.SplitFractions") {
 		t.Errorf("error %v", err)
+	}
+	for _, c := range []struct {
+		mod  func(*FairGNNConfig)
+		want string
+	}{
+		{func(c *FairGNNConfig) { c.File = "" }, "FairGNNConfig.File is empty"},
+		{func(c *FairGNNConfig) { c.IDColumn = "" }, "FairGNNConfig.IDColumn is empty"},
+		{func(c *FairGNNConfig) { c.SensColumn = "LAB" }, "LabelColumn and SensColumn are both \"LAB\""},
+		{func(c *FairGNNConfig) { c.Drop = []string{"S"} }, "Drop holds SensColumn \"S\""},
+	} {
+		fc := fgConfig()
+		c.mod(&fc)
+		if _, err := LoadFairGNN(dir, fc); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
 	}
 	fc := fgConfig()
 	fc.Drop = []string{"zz"}

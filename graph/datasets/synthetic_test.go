@@ -225,3 +225,25 @@ func TestRandomSplit(t *testing.T) {
 		t.Error("no error for fractions summing to 1.5")
 	}
 }
+
+// TestSyntheticEmptyBlocks: with LabelBias 1 the label equals the group,
+// two blocks are empty and block choices are redrawn; generation still
+// reaches the edge count, and both homophilies are equal.
+func TestSyntheticEmptyBlocks(t *testing.T) {
+	cfg := DefaultSyntheticConfig()
+	cfg.LabelBias = 1
+	ds, err := Synthetic(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ds.Labels, ds.Sens) || ds.Graph.NumEdges() != 10000 {
+		t.Errorf("labels differ from groups or %d edges", ds.Graph.NumEdges())
+	}
+	hy, _ := ds.Graph.Homophily(ds.Labels)
+	hs, _ := ds.Graph.Homophily(ds.Sens)
+	// P(same) = P(both same | accepted) = 0.7·0.9 / (0.7·0.9 + 0.3·0.1).
+	want := 0.63 / 0.66
+	if hy != hs || math.Abs(hy-want) > 0.01 {
+		t.Errorf("homophily %.4f / %.4f, want both %.4f", hy, hs, want)
+	}
+}
