@@ -245,3 +245,46 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestLoadPresetsOnToyFiles runs the pokec_n and german presets through
+// Load on small files laid out as in the releases (parent folder).
+func TestLoadPresetsOnToyFiles(t *testing.T) {
+	parent := t.TempDir()
+	os.Mkdir(filepath.Join(parent, "pokec_n"), 0o755)
+	os.WriteFile(filepath.Join(parent, "pokec_n", "region_job_2.csv"),
+		[]byte("user_id,completion_percentage,gender,region,AGE,I_am_working_in_field\n1001,10,1,0,22,-1\n1002,20,0,1,30,3\n1003,30,1,1,41,0\n1004,40,0,0,50,1\n"), 0o644)
+	os.WriteFile(filepath.Join(parent, "pokec_n", "region_job_2_relationship.txt"), []byte("1001\t1002\n1003\t1004\n1004\t1001\n"), 0o644)
+	ds, err := Load(parent, "pokec_n", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ds.Labels, []int{-1, 1, 0, 1}) || !reflect.DeepEqual(ds.Sens, []int{0, 1, 1, 0}) ||
+		!reflect.DeepEqual(ds.FeatureNames, []string{"completion_percentage", "gender", "AGE"}) || ds.Graph.NumEdges() != 3 {
+		t.Errorf("pokec_n: labels %v sens %v names %v edges %d", ds.Labels, ds.Sens, ds.FeatureNames, ds.Graph.NumEdges())
+	}
+	if ds.Features[2] != 22 { // Pokec presets are not scaled
+		t.Errorf("AGE of node 0 = %v, want 22 (unscaled)", ds.Features[2])
+	}
+
+	os.Mkdir(filepath.Join(parent, "german"), 0o755)
+	os.WriteFile(filepath.Join(parent, "german", "german.csv"),
+		[]byte("Gender,ForeignWorker,Age,PurposeOfLoan,LoanAmount,GoodCustomer\nFemale,1,30,Car,1000,1\nMale,0,40,Radio,2000,-1\nMale,1,50,Other,1500,1\n"), 0o644)
+	ds, err = Load(parent, "german", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ds.Labels, []int{1, 0, 1}) || !reflect.DeepEqual(ds.Sens, []int{1, 0, 0}) ||
+		!reflect.DeepEqual(ds.FeatureNames, []string{"ForeignWorker", "Age", "LoanAmount"}) {
+		t.Errorf("german: labels %v sens %v names %v", ds.Labels, ds.Sens, ds.FeatureNames)
+	}
+	// Min-max scaled: Age 30, 40, 50 → −1, 0, 1.
+	if ds.Features[1] != -1 || ds.Features[4] != 0 || ds.Features[7] != 1 {
+		t.Errorf("german features %v", ds.Features)
+	}
+	// Similarity graph (threshold 0.8) on the raw Gender (mapped),
+	// ForeignWorker, Age, LoanAmount: distances 0-1 ≈ 1000.05, 0-2 ≈ 500.40,
+	// 1-2 ≈ 500.10, so 0 → {2}, 1 → {2}, 2 → {0, 1}.
+	if e := ds.Graph.Edges(); !reflect.DeepEqual(e, [][2]int{{0, 2}, {1, 2}}) {
+		t.Errorf("german: edges %v, want [[0 2] [1 2]]", e)
+	}
+}
