@@ -64,6 +64,15 @@ func TestSimilarityEdgesMatchesNaive(t *testing.T) {
 			t.Errorf("%+v: %d pairs, naive %d", c, len(got), len(want))
 		}
 	}
+	// SimilarityGraph symmetrises: on 1-d points 0, 1, 3 with threshold
+	// 0.9, 0 → {1}, 1 → {0}, 3 → {1}: edges {0,1}, {1,2}.
+	g, err := SimilarityGraph([]float64{0, 1, 3}, 3, 1, 0.9)
+	if err != nil || !reflect.DeepEqual(g.Edges(), [][2]int{{0, 1}, {1, 2}}) {
+		t.Errorf("SimilarityGraph: %v, %v", g, err)
+	}
+	if _, err := SimilarityGraph([]float64{0}, 1, 1, 0.9); err == nil {
+		t.Error("no error for a single row")
+	}
 	if _, err := SimilarityEdges([]float64{1, math.NaN()}, 2, 1, 0.5); err == nil {
 		t.Error("no error for NaN")
 	}

@@ -141,6 +141,9 @@ func TestSyntheticDeterministicAndSplit(t *testing.T) {
 			seen[i] = true
 		}
 	}
+	if a.NumClasses() != 2 {
+		t.Errorf("%d classes, want 2", a.NumClasses())
+	}
 	if a.NumFeatures != 16 || len(a.Features) != 2000*16 || len(a.FeatureNames) != 16 || a.Graph.NumEdges() != 10000 {
 		t.Errorf("shape: %d features, %d values, %d names, %d edges", a.NumFeatures, len(a.Features), len(a.FeatureNames), a.Graph.NumEdges())
 	}
