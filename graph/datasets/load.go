@@ -184,7 +184,9 @@ func NIFTYPreset(name string) (NIFTYConfig, error) {
 // Load reads a preset data set (one of Presets) with the given options.
 // dir is either the folder holding the data set's files (for example
 // $FAIRMP_DATA/nba) or its parent, holding a folder named after the
-// preset ($FAIRMP_DATA). Errors name the file, line and column at fault.
+// preset ($FAIRMP_DATA), or, for pokec_z and pokec_n, a folder named
+// pokec (FairGNN's layout, where both Pokec files share one folder).
+// Errors name the file, line and column at fault.
 func Load(dir, name string, opts Options) (*Dataset, error) {
 	if c, err := FairGNNPreset(name); err == nil {
 		c.Options = opts
@@ -197,17 +199,23 @@ func Load(dir, name string, opts Options) (*Dataset, error) {
 	return nil, fmt.Errorf("datasets: Load: unknown data set %q, want one of %s", name, strings.Join(Presets, ", "))
 }
 
-// resolve finds the folder holding file: dir itself or dir/name.
+// resolve finds the folder holding file: dir itself, dir/name, or (for
+// names starting with "pokec", FairGNN's layout) dir/pokec.
 func resolve(dir, name, file string) (string, error) {
-	p := filepath.Join(dir, file)
-	if _, err := os.Stat(p); err == nil {
-		return dir, nil
+	cands := []string{dir, filepath.Join(dir, name)}
+	if strings.HasPrefix(name, "pokec") {
+		cands = append(cands, filepath.Join(dir, "pokec"))
 	}
-	q := filepath.Join(dir, name, file)
-	if _, err := os.Stat(q); err == nil {
-		return filepath.Join(dir, name), nil
+	for _, c := range cands {
+		if _, err := os.Stat(filepath.Join(c, file)); err == nil {
+			return c, nil
+		}
 	}
-	return "", &FileError{File: p, Msg: fmt.Sprintf("missing file (also tried %s)", q), Err: fs.ErrNotExist}
+	var tried []string
+	for _, c := range cands[1:] {
+		tried = append(tried, filepath.Join(c, file))
+	}
+	return "", &FileError{File: filepath.Join(dir, file), Msg: fmt.Sprintf("missing file (also tried %s)", strings.Join(tried, ", ")), Err: fs.ErrNotExist}
 }
 
 func readFile(path string) ([]byte, error) {

@@ -254,7 +254,10 @@ func TestLoadPresetsOnToyFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(parent, "pokec_n", "region_job_2.csv"),
 		[]byte("user_id,completion_percentage,gender,region,AGE,I_am_working_in_field\n1001,10,1,0,22,-1\n1002,20,0,1,30,3\n1003,30,1,1,41,0\n1004,40,0,0,50,1\n"), 0o644)
 	os.WriteFile(filepath.Join(parent, "pokec_n", "region_job_2_relationship.txt"), []byte("1001\t1002\n1003\t1004\n1004\t1001\n"), 0o644)
-	ds, err := Load(parent, "pokec_n", DefaultOptions())
+	if err := os.Rename(filepath.Join(parent, "pokec_n"), filepath.Join(parent, "pokec")); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Load(parent, "pokec_n", DefaultOptions()) // FairGNN's dataset/pokec layout
 	if err != nil {
 		t.Fatal(err)
 	}
