@@ -7,7 +7,8 @@
 // Load(dir, name, opts) reads a preset: "nba", "pokec_z", "pokec_n"
 // (FairGNN format) or "bail", "credit", "german" (NIFTY format). dir is
 // the folder holding the files ($FAIRMP_DATA/nba) or its parent
-// ($FAIRMP_DATA), which then must hold a folder named after the preset.
+// ($FAIRMP_DATA), which then must hold a folder named after the preset
+// (or, for the Pokec presets, FairGNN's shared folder pokec/).
 // For other files or columns, start from FairGNNPreset or NIFTYPreset,
 // change the config and call LoadFairGNN or LoadNIFTY.
 //
