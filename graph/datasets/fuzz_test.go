@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"math"
 	"testing"
 )
 
@@ -99,6 +100,27 @@ func FuzzParseSplitFile(f *testing.F) {
 					t.Fatalf("split %+v holds node %d", s, i)
 				}
 			}
+		}
+	})
+}
+
+// FuzzSynthetic: small graphs with arbitrary knobs either generate with
+// the requested edge count or return an error; they never hang or panic.
+func FuzzSynthetic(f *testing.F) {
+	f.Add(8, 0.5, 1.0, 1.0, 1.0, 3.0, int64(1))
+	f.Add(4, 0.5, 1.0, 1.0, 0.0, 1.5, int64(2))
+	f.Add(30, 0.1, 0.0, 0.5, 0.5, 10.0, int64(3))
+	f.Fuzz(func(t *testing.T, n int, frac, bias, hy, hs, deg float64, seed int64) {
+		cfg := DefaultSyntheticConfig()
+		cfg.N = 4 + (n&0x3f+0x3f)%0x3f
+		cfg.NumFeatures = 2
+		cfg.GroupFrac, cfg.LabelBias, cfg.LabelHomophily, cfg.SensHomophily, cfg.MeanDegree, cfg.Seed = frac, bias, hy, hs, deg, seed
+		ds, err := Synthetic(cfg)
+		if err != nil {
+			return
+		}
+		if want := int(math.Round(float64(cfg.N) * deg / 2)); ds.Graph.NumEdges() != want {
+			t.Fatalf("%d edges, want %d", ds.Graph.NumEdges(), want)
 		}
 	})
 }

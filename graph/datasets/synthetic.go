@@ -174,13 +174,48 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	// Edges, as keys u<<32|v with u < v, drawn in rounds until enough
 	// distinct ones exist.
 	m := int(math.Round(float64(n) * cfg.MeanDegree / 2))
+	if m > 0 {
+		// Every populated block must reach a populated block with
+		// positive probability, or the block choice below never ends.
+		for b, blk := range blocks {
+			if len(blk) == 0 {
+				continue
+			}
+			y, s := b>>1, b&1
+			p := 0.0
+			for _, sy := range []bool{true, false} {
+				for _, ss := range []bool{true, false} {
+					ty, ts := y, s
+					py, ps := cfg.LabelHomophily, cfg.SensHomophily
+					if !sy {
+						ty, py = 1-y, 1-py
+					}
+					if !ss {
+						ts, ps = 1-s, 1-ps
+					}
+					if len(blocks[2*ty+ts]) > 0 {
+						p += py * ps
+					}
+				}
+			}
+			if p == 0 {
+				return nil, fmt.Errorf("datasets: Synthetic: nodes with label %d and group %d can get no edge: every block LabelHomophily = %v and SensHomophily = %v allow is empty; change a knob or raise N", y, s, cfg.LabelHomophily, cfg.SensHomophily)
+			}
+		}
+	}
 	keys := make([]uint64, 0, m)
 	for round := 0; len(keys) < m; round++ {
+		need := m - len(keys)
 		if round >= 64 {
 			return nil, fmt.Errorf("datasets: Synthetic: reached only %d of %d distinct edges after %d rounds; lower MeanDegree or raise N", len(keys), m, round)
 		}
-		need := m - len(keys)
+		// Self-loops are redrawn; bound the attempts so that a block
+		// structure made of single nodes cannot loop forever.
+		attempts := 0
 		for k := 0; k < need; k++ {
+			if attempts++; attempts > 100*need+1000 {
+				return nil, fmt.Errorf("datasets: Synthetic: edge draws keep producing self-loops (blocks of single nodes); lower a homophily knob or raise N")
+			}
 			u := rng.Intn(n)
 			var blk []int32
 			for {
@@ -198,10 +233,7 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 			}
 			v := int(blk[rng.Intn(len(blk))])
 			if u == v {
-				k-- // redraw a self-loop (u's own block is never empty)
-				if len(blk) == 1 && cfg.LabelHomophily == 1 && cfg.SensHomophily == 1 {
-					return nil, fmt.Errorf("datasets: Synthetic: node %d is alone in its block and every edge must stay in the block; lower a homophily knob or raise N", u)
-				}
+				k-- // redraw a self-loop
 				continue
 			}
 			if u > v {

@@ -190,6 +190,13 @@ func TestSyntheticConfigErrors(t *testing.T) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
 	}
+	// Label = group, and every edge must join the same label but the
+	// other group: no such block exists.
+	cfg0 := DefaultSyntheticConfig()
+	cfg0.LabelBias, cfg0.LabelHomophily, cfg0.SensHomophily = 1, 1, 0
+	if _, err := Synthetic(cfg0); err == nil || !strings.Contains(err.Error(), "can get no edge") {
+		t.Errorf("error %v, want a 'can get no edge' error", err)
+	}
 	// A block structure that cannot hold the requested edges.
 	cfg := DefaultSyntheticConfig()
 	cfg.N, cfg.MeanDegree, cfg.LabelHomophily, cfg.SensHomophily, cfg.LabelBias = 8, 3.5, 1, 1, 1
