@@ -172,13 +172,8 @@ func gatScores[T gatFloat](h, a, b []T, n, heads, f int, s, d []T) {
 				hk := hr[k*f : (k+1)*f : (k+1)*f]
 				ak := a[k*f : (k+1)*f : (k+1)*f]
 				bk := b[k*f : (k+1)*f : (k+1)*f]
-				var sa, sb T
-				for q, v := range hk {
-					sa += v * ak[q]
-					sb += v * bk[q]
-				}
-				s[i*heads+k] = sa
-				d[i*heads+k] = sb
+				s[i*heads+k] = gatDot(hk, ak)
+				d[i*heads+k] = gatDot(hk, bk)
 			}
 		}
 	})
@@ -390,9 +385,7 @@ func gatAggregate[T gatFloat](c *gatCSR, alpha, h []T, heads, f int, mean bool, 
 					if !mean {
 						ok = o[k*f : (k+1)*f : (k+1)*f]
 					}
-					for q, v := range hk {
-						ok[q] += a * v
-					}
+					gatAxpy(a, hk, ok)
 				}
 			}
 			if mean && heads > 1 {
@@ -432,9 +425,7 @@ func gatAggregateT[T gatFloat](c *gatCSR, alpha, dout []T, heads, f int, mean bo
 					if !mean {
 						dk = di[k*f : (k+1)*f : (k+1)*f]
 					}
-					for r, v := range dk {
-						gk[r] += a * v
-					}
+					gatAxpy(a, dk, gk)
 				}
 			}
 			if mean && heads > 1 {
@@ -472,11 +463,7 @@ func gatEdgeDot[T gatFloat](c *gatCSR, dout, h []T, heads, f int, mean bool, dal
 					if !mean {
 						dk = di[k*f : (k+1)*f : (k+1)*f]
 					}
-					var s T
-					for q, v := range hk {
-						s += v * dk[q]
-					}
-					gp[k] = s * scale
+					gp[k] = gatDot(hk, dk) * scale
 				}
 			}
 		}
@@ -807,4 +794,41 @@ func (op *gatOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // gatELUNode applies ELU (α = 1) to x.
 func gatELUNode(x *G.Node) (*G.Node, error) {
 	return G.ApplyOp(&gatOp{kind: gatKELU}, x)
+}
+
+// gatAxpy computes y += a·x (len(y) >= len(x)), unrolled by four.
+func gatAxpy[T gatFloat](a T, x, y []T) {
+	y = y[:len(x)]
+	q := 0
+	for ; q+4 <= len(x); q += 4 {
+		xs := x[q : q+4 : q+4]
+		ys := y[q : q+4 : q+4]
+		ys[0] += a * xs[0]
+		ys[1] += a * xs[1]
+		ys[2] += a * xs[2]
+		ys[3] += a * xs[3]
+	}
+	for ; q < len(x); q++ {
+		y[q] += a * x[q]
+	}
+}
+
+// gatDot returns x·y (len(y) >= len(x)), summed in four interleaved
+// partial sums combined in a fixed order.
+func gatDot[T gatFloat](x, y []T) T {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 T
+	q := 0
+	for ; q+4 <= len(x); q += 4 {
+		xs := x[q : q+4 : q+4]
+		ys := y[q : q+4 : q+4]
+		s0 += xs[0] * ys[0]
+		s1 += xs[1] * ys[1]
+		s2 += xs[2] * ys[2]
+		s3 += xs[3] * ys[3]
+	}
+	for ; q < len(x); q++ {
+		s0 += x[q] * y[q]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
