@@ -535,3 +535,52 @@ func TestGATConstructionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGATLargeScores checks that the max-subtraction keeps the edge
+// softmax finite when scores are far beyond exp's range in float32, and
+// that the attention still sums to 1 over each node's in-edges.
+func TestGATLargeScores(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	n, in := 9, 3
+	gr := gatTestGraph(t, rng, n, 14, 1)
+	for _, dt := range testutil.Dtypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			cfg := gatCases[1].config(in, dt, 3)
+			xv := testutil.RandSlice(rng, n*in, -1, 1)
+			for i := range xv {
+				xv[i] *= 1e4
+			}
+			g := G.NewGraph()
+			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
+			l, err := NewGAT(g, gr, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, err := l.Forward(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var yv, av G.Value
+			G.Read(y, &yv)
+			G.Read(l.Attention(), &av)
+			testutil.Run(t, g)
+			want, _ := gatNaive(gr, cfg, xv, gatParamsOf(l))
+			testutil.AllClose(t, "out", testutil.ToF64(yv), want, 1e-3, 1e-4)
+			a := testutil.ToF64(av)
+			sums := make([]float64, n*cfg.Heads)
+			for p, e := range l.AttentionEdges() {
+				for k := 0; k < cfg.Heads; k++ {
+					if v := a[p*cfg.Heads+k]; math.IsNaN(v) || v < 0 || v > 1 {
+						t.Fatalf("α(%d→%d) head %d = %v, want in [0, 1]", e[0], e[1], k, v)
+					}
+					sums[e[1]*cfg.Heads+k] += a[p*cfg.Heads+k]
+				}
+			}
+			for i, s := range sums {
+				if !testutil.Close(s, 1, 1e-5, 0) {
+					t.Errorf("node %d head %d: attention sums to %v, want 1", i/cfg.Heads, i%cfg.Heads, s)
+				}
+			}
+		})
+	}
+}
