@@ -23,7 +23,7 @@ func ExampleGAT() {
 		G.WithValue(tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float64{1, 0, 0, 1, 1, 1, -1, 2}))))
 	cfg := layers.DefaultGATConfig(2, 3) // 2 features in, 3 out per head
 	cfg.Heads = 2
-	l, err := layers.NewGAT(g, gr, cfg)
+	l, err := layers.NewGAT(g, cfg, gr, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func ExampleNewGATModel() {
 			1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1}))))
 	cfg := layers.DefaultGATModelConfig(3, 2) // 3 features, 2 classes
 	cfg.Dtype = tensor.Float32
-	model, err := layers.NewGATModel(g, gr, cfg)
+	model, err := layers.NewGATModel(g, cfg, gr, nil) // nil phase: evaluation mode
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -85,5 +85,5 @@ func ExampleNewGATModel() {
 	// Output:
 	// learnables: 8
 	// logits shape: (5, 2)
-	// node 0 logits: 0.090 0.135
+	// node 0 logits: -0.008 0.252
 }

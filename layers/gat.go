@@ -1,82 +1,89 @@
 package layers
 
 import (
+	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand"
-	"sync/atomic"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// GATConfig configures a graph attention layer (Veličković et al., 2018),
+// GATConfig configures a graph attention layer (Veličković et al., 2018)
 // with the parameters and defaults of PyG's GATConv. Start from
 // DefaultGATConfig; zero values are taken literally.
 type GATConfig struct {
-	// In is the number of input features. Must be > 0.
-	In int
-	// Out is the number of output features per head. Must be > 0.
-	Out int
-	// Heads is the number of attention heads. Must be > 0. Default 1.
-	Heads int
+	// Name prefixes the parameter node names (Name+".W", ".att_src",
+	// ".att_dst", ".b"); it must be unique among the layers in one
+	// gorgonia graph. Default "gat".
+	Name string `json:"name"`
+	// In is the number of input features (> 0).
+	In int `json:"in"`
+	// Out is the number of output features per head (> 0).
+	Out int `json:"out"`
+	// Heads is the number of attention heads (> 0). Default 1.
+	Heads int `json:"heads"`
 	// Concat concatenates the heads' outputs (n × Heads·Out) when true and
 	// averages them (n × Out) when false. Default true.
-	Concat bool
+	Concat bool `json:"concat"`
 	// NegativeSlope is the slope of the LeakyReLU applied to the attention
-	// scores for negative inputs. Must be finite and >= 0. Default 0.2.
-	NegativeSlope float64
+	// scores for negative inputs (finite, >= 0). Default 0.2.
+	NegativeSlope float64 `json:"negative_slope"`
 	// Dropout is the probability of dropping an attention coefficient in
-	// training (kept ones are scaled by 1/(1−p)), as GATConv's dropout.
-	// Must be in [0, 1). A value > 0 needs Phase. Default 0.
-	Dropout float64
+	// training (kept ones are scaled by 1/(1−p)), as GATConv's dropout;
+	// 0 <= Dropout < 1. Default 0.
+	Dropout float64 `json:"dropout"`
 	// AddSelfLoops adds one self-loop per node, so that every node attends
 	// to itself. Without it an isolated node's output is the bias alone.
 	// Default true.
-	AddSelfLoops bool
-	// Bias adds a learnable bias (initialised to zeros) to the output.
-	// Default true.
-	Bias bool
-	// Dtype is the element type of the parameters and of the input, Float32
-	// or Float64. Default Float64.
-	Dtype tensor.Dtype
-	// Seed seeds the initialisation (W Glorot-uniform, the attention
-	// vectors Glorot-uniform over (Heads, Out), as PyG) and, through a
-	// value derived from it, the attention dropout. Default 1.
-	Seed int64
-	// Phase switches attention dropout between training and evaluation
-	// (identity). It may be nil when Dropout is 0. Default nil.
-	Phase *Phase
+	AddSelfLoops bool `json:"add_self_loops"`
+	// Bias adds a learnable bias (zeros at start). Default true.
+	Bias bool `json:"bias"`
+	// Dtype is Float32 or Float64. Default Float64.
+	Dtype tensor.Dtype `json:"-"`
+	// Seed seeds the initialisation (W Glorot-uniform; the attention
+	// vectors Glorot-uniform over (Heads, Out), as PyG) and then the
+	// attention dropout masks. Default 1.
+	Seed int64 `json:"seed"`
 }
 
 // DefaultGATConfig returns the defaults of PyG's GATConv for a layer from
 // in to out features: one head, concatenation, negative slope 0.2, no
-// attention dropout, self-loops, bias, float64, seed 1.
+// attention dropout, self-loops, bias, float64, seed 1, named "gat".
 func DefaultGATConfig(in, out int) GATConfig {
-	return GATConfig{In: in, Out: out, Heads: 1, Concat: true, NegativeSlope: 0.2,
+	return GATConfig{Name: "gat", In: in, Out: out, Heads: 1, Concat: true, NegativeSlope: 0.2,
 		AddSelfLoops: true, Bias: true, Dtype: tensor.Float64, Seed: 1}
 }
 
-// Validate returns an error naming the first invalid field.
+// Validate checks every field.
 func (c GATConfig) Validate() error {
-	switch {
-	case c.In <= 0:
-		return fmt.Errorf("layers: GATConfig.In = %d, want > 0", c.In)
-	case c.Out <= 0:
-		return fmt.Errorf("layers: GATConfig.Out = %d, want > 0", c.Out)
-	case c.Heads <= 0:
-		return fmt.Errorf("layers: GATConfig.Heads = %d, want > 0", c.Heads)
-	case math.IsNaN(c.NegativeSlope) || math.IsInf(c.NegativeSlope, 0) || c.NegativeSlope < 0:
-		return fmt.Errorf("layers: GATConfig.NegativeSlope = %v, want a finite value >= 0", c.NegativeSlope)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("layers: GATConfig.Dropout = %v, want a value in [0, 1)", c.Dropout)
-	case c.Dropout > 0 && c.Phase == nil:
-		return fmt.Errorf("layers: GATConfig.Dropout = %v needs a Phase to switch between training and evaluation, got nil", c.Dropout)
+	if c.Name == "" {
+		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
 	}
-	if err := opkit.CheckFloat(c.Dtype); err != nil {
-		return fmt.Errorf("layers: GATConfig.Dtype: %v", err)
+	for _, f := range []struct {
+		n string
+		v int
+	}{{"In", c.In}, {"Out", c.Out}, {"Heads", c.Heads}} {
+		if err := positive(f.n, f.v); err != nil {
+			return err
+		}
+	}
+	if err := gatCheckSlope(c.NegativeSlope); err != nil {
+		return err
+	}
+	if err := checkProb("Dropout", c.Dropout); err != nil {
+		return err
+	}
+	return checkDtype(c.Dtype)
+}
+
+func gatCheckSlope(v float64) error {
+	if err := checkFinite("NegativeSlope", v); err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("NegativeSlope = %v, want >= 0", v)
 	}
 	return nil
 }
@@ -88,8 +95,6 @@ func (c GATConfig) outWidth() int {
 	}
 	return c.Out
 }
-
-var gatLayerIDs atomic.Uint64
 
 // GAT is a graph attention layer on a fixed graph, as PyG's GATConv:
 //
@@ -110,59 +115,62 @@ var gatLayerIDs atomic.Uint64
 // Rows are processed in parallel and every sum runs in a fixed order, so
 // results are deterministic.
 type GAT struct {
-	cfg    GATConfig
-	csr    *gatCSR
-	w      *G.Node
-	attSrc *G.Node
-	attDst *G.Node
-	bias   *G.Node
-	name   string
-	attn   *G.Node
+	cfg     GATConfig
+	phase   *Phase
+	csr     *gatCSR
+	w       *G.Node
+	attSrc  *G.Node
+	attDst  *G.Node
+	bias    *G.Node
+	dropout int64 // seed of the attention dropout
+	attn    *G.Node
 }
 
-// NewGAT adds a GAT layer's parameters to g for graph gr. Parameter node
-// names are unique in the process ("gat<k>.W", "gat<k>.att_src",
-// "gat<k>.att_dst", "gat<k>.bias"), so that two layers of the same shape
-// are never merged by gorgonia (which deduplicates input nodes by name,
-// type and shape). It returns an error if g or gr is nil or cfg is invalid.
-func NewGAT(g *G.ExprGraph, gr *graph.Graph, cfg GATConfig) (*GAT, error) {
-	if g == nil {
-		return nil, fmt.Errorf("layers: NewGAT: nil expression graph")
-	}
-	if gr == nil {
-		return nil, fmt.Errorf("layers: NewGAT: nil graph")
-	}
+var _ Model = (*GAT)(nil)
+
+// NewGAT adds a GAT layer's parameters to g for graph gr. phase switches
+// its attention dropout (nil: always evaluation). It returns an error for
+// an invalid configuration, a nil graph or a name already used in g.
+func NewGAT(g *G.ExprGraph, cfg GATConfig, gr *graph.Graph, phase *Phase) (*GAT, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("layers: NewGAT %q: %v", cfg.Name, err)
 	}
-	return newGAT(g, newGATCSR(gr, cfg.AddSelfLoops), cfg)
+	if g == nil || gr == nil {
+		return nil, fmt.Errorf("layers: NewGAT %q: nil expression graph or graph", cfg.Name)
+	}
+	return newGAT(g, cfg, newGATCSR(gr, cfg.AddSelfLoops), phase, rand.New(rand.NewSource(cfg.Seed)))
 }
 
-func newGAT(g *G.ExprGraph, csr *gatCSR, cfg GATConfig) (*GAT, error) {
-	l := &GAT{cfg: cfg, csr: csr, name: fmt.Sprintf("gat%d", gatLayerIDs.Add(1))}
-	rng := rand.New(rand.NewSource(cfg.Seed))
+// newGAT draws the layer's parameters, then its dropout seed, from rng.
+func newGAT(g *G.ExprGraph, cfg GATConfig, csr *gatCSR, phase *Phase, rng *rand.Rand) (*GAT, error) {
+	l := &GAT{cfg: cfg, phase: phase, csr: csr}
 	hf := cfg.Heads * cfg.Out
 	var err error
-	if l.w, err = newWeight(g, cfg.Dtype, cfg.In, hf, l.name+".W", rng); err != nil {
+	if l.w, err = newWeight(g, cfg.Dtype, cfg.In, hf, cfg.Name+".W", rng); err != nil {
 		return nil, err
 	}
-	// PyG initialises att_src and att_dst (1, heads, out) with glorot over
-	// their last two dimensions: U(±sqrt(6/(heads+out))).
+	// PyG initialises att_src and att_dst, (1, heads, out), with glorot
+	// over their last two dimensions: U(±sqrt(6/(heads+out))).
 	for _, p := range []struct {
 		dst  **G.Node
 		name string
 	}{{&l.attSrc, ".att_src"}, {&l.attDst, ".att_dst"}} {
+		name := cfg.Name + p.name
+		if err := uniqueName(g, name); err != nil {
+			return nil, err
+		}
 		v := GlorotUniform(rng, cfg.Dtype, cfg.Heads, cfg.Out)
 		if err := v.Reshape(1, hf); err != nil {
-			return nil, fmt.Errorf("layers: NewGAT: %v", err)
+			return nil, fmt.Errorf("layers: GAT %q: %v", cfg.Name, err)
 		}
-		*p.dst = G.NewMatrix(g, cfg.Dtype, G.WithShape(1, hf), G.WithName(l.name+p.name), G.WithValue(v))
+		*p.dst = G.NewMatrix(g, cfg.Dtype, G.WithShape(1, hf), G.WithName(name), G.WithValue(v))
 	}
 	if cfg.Bias {
-		if l.bias, err = newBias(g, cfg.Dtype, cfg.outWidth(), l.name+".bias"); err != nil {
+		if l.bias, err = newBias(g, cfg.Dtype, cfg.outWidth(), cfg.Name+".b"); err != nil {
 			return nil, err
 		}
 	}
+	l.dropout = rng.Int63()
 	return l, nil
 }
 
@@ -170,8 +178,9 @@ func newGAT(g *G.ExprGraph, csr *gatCSR, cfg GATConfig) (*GAT, error) {
 func (l *GAT) Config() GATConfig { return l.cfg }
 
 // Learnables returns W (In × Heads·Out), the source and destination
-// attention vectors (each 1 × Heads·Out, head k in columns k·Out..(k+1)·Out)
-// and, when Bias is set, the bias (1 × output width), in that order.
+// attention vectors (each 1 × Heads·Out, head k in columns k·Out to
+// (k+1)·Out−1) and, when Bias is set, the bias (1 × output width), in
+// that order.
 func (l *GAT) Learnables() G.Nodes {
 	ns := G.Nodes{l.w, l.attSrc, l.attDst}
 	if l.bias != nil {
@@ -182,39 +191,35 @@ func (l *GAT) Learnables() G.Nodes {
 
 // Forward returns the layer's output for x (n × In): n × Heads·Out when
 // Concat is set, n × Out otherwise. It returns an error if x is not an
-// n × In matrix of the layer's dtype.
+// n × In matrix of the layer's dtype in the layer's gorgonia graph.
 func (l *GAT) Forward(x *G.Node) (*G.Node, error) {
-	if x == nil {
-		return nil, fmt.Errorf("layers: GAT %s: nil input node", l.name)
+	where := fmt.Sprintf("GAT %q", l.cfg.Name)
+	if err := checkInput(x, l.w, where); err != nil {
+		return nil, err
 	}
-	if x.Dtype() != l.cfg.Dtype {
-		return nil, fmt.Errorf("layers: GAT %s: input %q (node %d) has dtype %v, want %v", l.name, x.Name(), x.ID(), x.Dtype(), l.cfg.Dtype)
-	}
-	if s := x.Shape(); len(s) != 2 || s[0] != l.csr.n || s[1] != l.cfg.In {
-		return nil, fmt.Errorf("layers: GAT %s: input %q (node %d) has shape %v, want (%d, %d) (nodes × In)", l.name, x.Name(), x.ID(), s, l.csr.n, l.cfg.In)
+	if n := x.Shape()[0]; n != l.csr.n {
+		return nil, fmt.Errorf("layers: %s: input %q (node %d) has %d rows, want %d (the graph's nodes)", where, x.Name(), x.ID(), n, l.csr.n)
 	}
 	h, err := G.Mul(x, l.w)
 	if err != nil {
-		return nil, fmt.Errorf("layers: GAT %s: X·W: %v", l.name, err)
+		return nil, fmt.Errorf("layers: %s: X·W: %v", where, err)
 	}
 	op := &gatOp{kind: gatKAttn, c: l.csr, heads: l.cfg.Heads, f: l.cfg.Out, mean: !l.cfg.Concat, slope: l.cfg.NegativeSlope}
 	alpha, err := G.ApplyOp(op, h, l.attSrc, l.attDst)
 	if err != nil {
-		return nil, fmt.Errorf("layers: GAT %s: attention: %v", l.name, err)
+		return nil, fmt.Errorf("layers: %s: attention: %v", where, err)
 	}
 	l.attn = alpha
-	if l.cfg.Dropout > 0 {
-		if alpha, err = Dropout(alpha, l.cfg.Dropout, gatSubSeed(l.cfg.Seed, 1), l.cfg.Phase); err != nil {
-			return nil, fmt.Errorf("layers: GAT %s: attention dropout: %v", l.name, err)
-		}
+	if alpha, err = Dropout(alpha, l.cfg.Dropout, l.dropout, l.phase); err != nil {
+		return nil, fmt.Errorf("layers: %s: attention dropout: %v", where, err)
 	}
 	out, err := G.ApplyOp(op.with(gatKAgg), alpha, h)
 	if err != nil {
-		return nil, fmt.Errorf("layers: GAT %s: aggregation: %v", l.name, err)
+		return nil, fmt.Errorf("layers: %s: aggregation: %v", where, err)
 	}
 	if l.bias != nil {
 		if out, err = G.BroadcastAdd(out, l.bias, nil, []byte{0}); err != nil {
-			return nil, fmt.Errorf("layers: GAT %s: bias: %v", l.name, err)
+			return nil, fmt.Errorf("layers: %s: bias: %v", where, err)
 		}
 	}
 	return out, nil
@@ -241,131 +246,117 @@ func (l *GAT) AttentionEdges() [][2]int {
 	return out
 }
 
-// gatSubSeed derives a distinct seed for the k-th random stream of a layer
-// from its seed (a splitmix64 step), so that initialisation and dropout
-// never share a sequence.
-func gatSubSeed(seed int64, k uint64) int64 {
-	z := uint64(seed) + k*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return int64(z ^ (z >> 31))
-}
-
 // GATModelConfig configures GATModel, the two-layer GAT of Veličković et
-// al. and PyG's examples: a GAT layer with Heads heads of Hidden features
-// (concatenated), ELU, then a GAT layer with one head producing Classes
-// logits. Start from DefaultGATModelConfig.
+// al. and PyG's examples: dropout, a GAT layer with Heads heads of Hidden
+// features (concatenated), ELU, dropout, then a GAT layer with one head
+// producing Classes logits. Start from DefaultGATModelConfig.
 type GATModelConfig struct {
-	// In is the number of input features. Must be > 0.
-	In int
-	// Hidden is the number of hidden features per head. Must be > 0.
-	// Default 16.
-	Hidden int
-	// Heads is the number of heads of the hidden layer. Must be > 0.
-	// Default 4.
-	Heads int
-	// Classes is the number of output logits. Must be > 0.
-	Classes int
-	// Dropout is the feature dropout applied to the input and to the
-	// hidden representation in training. Must be in [0, 1). Default 0.
-	Dropout float64
-	// AttentionDropout is both layers' attention dropout. Must be in
-	// [0, 1). Default 0.
-	AttentionDropout float64
+	// Name prefixes the parameter names: the layers are Name+".0" and
+	// Name+".1". Default "gatmodel".
+	Name string `json:"name"`
+	// In is the number of input features, Classes the number of outputs.
+	In      int `json:"in"`
+	Classes int `json:"classes"`
+	// Hidden is the number of hidden features per head. Default 16.
+	Hidden int `json:"hidden"`
+	// Heads is the number of heads of the hidden layer. Default 4.
+	Heads int `json:"heads"`
+	// Dropout after the hidden ELU. Default 0.5.
+	Dropout float64 `json:"dropout"`
+	// InputDropout on the input features. Default 0.
+	InputDropout float64 `json:"input_dropout"`
+	// AttentionDropout is both layers' attention dropout. Default 0.
+	AttentionDropout float64 `json:"attention_dropout"`
 	// NegativeSlope is both layers' LeakyReLU slope. Default 0.2.
-	NegativeSlope float64
+	NegativeSlope float64 `json:"negative_slope"`
 	// AddSelfLoops is both layers' self-loop setting. Default true.
-	AddSelfLoops bool
+	AddSelfLoops bool `json:"add_self_loops"`
 	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype
-	// Seed seeds everything random in the model; the layers and dropouts
-	// use distinct streams derived from it. Default 1.
-	Seed int64
-	// Phase switches the dropouts between training and evaluation. It
-	// may be nil when both dropouts are 0; the trainer sets it.
-	Phase *Phase
+	Dtype tensor.Dtype `json:"-"`
+	// Seed seeds the initialisation and every dropout mask.
+	Seed int64 `json:"seed"`
 }
 
-// DefaultGATModelConfig returns a model from in features to classes
-// logits with 4 heads of 16 hidden features, negative slope 0.2,
-// self-loops, no dropout, float64, seed 1.
+// DefaultGATModelConfig returns the model in → 4 heads × 16 → classes with
+// ELU, dropout 0.5 after the hidden layer, no input or attention dropout,
+// negative slope 0.2, self-loops, float64, seed 1, named "gatmodel".
 func DefaultGATModelConfig(in, classes int) GATModelConfig {
-	return GATModelConfig{In: in, Hidden: 16, Heads: 4, Classes: classes, NegativeSlope: 0.2,
-		AddSelfLoops: true, Dtype: tensor.Float64, Seed: 1}
+	return GATModelConfig{Name: "gatmodel", In: in, Classes: classes, Hidden: 16, Heads: 4, Dropout: 0.5,
+		NegativeSlope: 0.2, AddSelfLoops: true, Dtype: tensor.Float64, Seed: 1}
+}
+
+// Validate checks every field.
+func (c GATModelConfig) Validate() error {
+	if c.Name == "" {
+		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
+	}
+	for _, f := range []struct {
+		n string
+		v int
+	}{{"In", c.In}, {"Classes", c.Classes}, {"Hidden", c.Hidden}, {"Heads", c.Heads}} {
+		if err := positive(f.n, f.v); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		n string
+		v float64
+	}{{"Dropout", c.Dropout}, {"InputDropout", c.InputDropout}, {"AttentionDropout", c.AttentionDropout}} {
+		if err := checkProb(f.n, f.v); err != nil {
+			return err
+		}
+	}
+	if err := gatCheckSlope(c.NegativeSlope); err != nil {
+		return err
+	}
+	return checkDtype(c.Dtype)
 }
 
 // layerConfigs returns the two layers' configurations.
 func (c GATModelConfig) layerConfigs() (GATConfig, GATConfig) {
-	l1 := GATConfig{In: c.In, Out: c.Hidden, Heads: c.Heads, Concat: true, NegativeSlope: c.NegativeSlope,
-		Dropout: c.AttentionDropout, AddSelfLoops: c.AddSelfLoops, Bias: true, Dtype: c.Dtype,
-		Seed: gatSubSeed(c.Seed, 11), Phase: c.Phase}
+	l1 := GATConfig{Name: c.Name + ".0", In: c.In, Out: c.Hidden, Heads: c.Heads, Concat: true,
+		NegativeSlope: c.NegativeSlope, Dropout: c.AttentionDropout, AddSelfLoops: c.AddSelfLoops,
+		Bias: true, Dtype: c.Dtype, Seed: c.Seed}
 	l2 := l1
-	l2.In, l2.Out, l2.Heads, l2.Concat = c.Heads*c.Hidden, c.Classes, 1, false
-	l2.Seed = gatSubSeed(c.Seed, 12)
+	l2.Name, l2.In, l2.Out, l2.Heads, l2.Concat = c.Name+".1", c.Heads*c.Hidden, c.Classes, 1, false
 	return l1, l2
 }
 
-// Validate returns an error naming the first invalid field.
-func (c GATModelConfig) Validate() error {
-	switch {
-	case c.In <= 0:
-		return fmt.Errorf("layers: GATModelConfig.In = %d, want > 0", c.In)
-	case c.Hidden <= 0:
-		return fmt.Errorf("layers: GATModelConfig.Hidden = %d, want > 0", c.Hidden)
-	case c.Heads <= 0:
-		return fmt.Errorf("layers: GATModelConfig.Heads = %d, want > 0", c.Heads)
-	case c.Classes <= 0:
-		return fmt.Errorf("layers: GATModelConfig.Classes = %d, want > 0", c.Classes)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("layers: GATModelConfig.Dropout = %v, want a value in [0, 1)", c.Dropout)
-	case c.Dropout > 0 && c.Phase == nil:
-		return fmt.Errorf("layers: GATModelConfig.Dropout = %v needs a Phase to switch between training and evaluation, got nil", c.Dropout)
-	case !(c.AttentionDropout >= 0 && c.AttentionDropout < 1):
-		return fmt.Errorf("layers: GATModelConfig.AttentionDropout = %v, want a value in [0, 1)", c.AttentionDropout)
-	case c.AttentionDropout > 0 && c.Phase == nil:
-		return fmt.Errorf("layers: GATModelConfig.AttentionDropout = %v needs a Phase to switch between training and evaluation, got nil", c.AttentionDropout)
-	case math.IsNaN(c.NegativeSlope) || math.IsInf(c.NegativeSlope, 0) || c.NegativeSlope < 0:
-		return fmt.Errorf("layers: GATModelConfig.NegativeSlope = %v, want a finite value >= 0", c.NegativeSlope)
-	}
-	if err := opkit.CheckFloat(c.Dtype); err != nil {
-		return fmt.Errorf("layers: GATModelConfig.Dtype: %v", err)
-	}
-	return nil
-}
-
 // GATModel is the two-layer GAT node classifier described by
-// GATModelConfig. It implements Model.
+// GATModelConfig.
 type GATModel struct {
 	cfg    GATModelConfig
+	phase  *Phase
 	l1, l2 *GAT
+	seeds  []int64
 }
 
 var _ Model = (*GATModel)(nil)
 
-// NewGATModel adds a two-layer GAT's parameters to g for graph gr. The
+// NewGATModel adds a two-layer GAT's parameters to g for graph gr; the
 // edge structure (with self-loops) is built once and shared by both
-// layers. It returns an error if g or gr is nil or cfg is invalid.
-func NewGATModel(g *G.ExprGraph, gr *graph.Graph, cfg GATModelConfig) (*GATModel, error) {
-	if g == nil {
-		return nil, fmt.Errorf("layers: NewGATModel: nil expression graph")
-	}
-	if gr == nil {
-		return nil, fmt.Errorf("layers: NewGATModel: nil graph")
-	}
+// layers. phase switches the dropouts (nil: always evaluation). It returns
+// an error for an invalid configuration, a nil graph or a name already
+// used in g.
+func NewGATModel(g *G.ExprGraph, cfg GATModelConfig, gr *graph.Graph, phase *Phase) (*GATModel, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("layers: NewGATModel %q: %v", cfg.Name, err)
+	}
+	if g == nil || gr == nil {
+		return nil, fmt.Errorf("layers: NewGATModel %q: nil expression graph or graph", cfg.Name)
 	}
 	csr := newGATCSR(gr, cfg.AddSelfLoops)
+	rng := rand.New(rand.NewSource(cfg.Seed))
 	c1, c2 := cfg.layerConfigs()
-	l1, err := newGAT(g, csr, c1)
+	l1, err := newGAT(g, c1, csr, phase, rng)
 	if err != nil {
 		return nil, err
 	}
-	l2, err := newGAT(g, csr, c2)
+	l2, err := newGAT(g, c2, csr, phase, rng)
 	if err != nil {
 		return nil, err
 	}
-	return &GATModel{cfg: cfg, l1: l1, l2: l2}, nil
+	return &GATModel{cfg: cfg, phase: phase, l1: l1, l2: l2, seeds: dropoutSeeds(rng, 2)}, nil
 }
 
 // Config returns the model's configuration.
@@ -381,26 +372,66 @@ func (m *GATModel) Learnables() G.Nodes {
 }
 
 // Forward returns the n × Classes logits for x (n × In):
-// GAT₂(dropout(ELU(GAT₁(dropout(x))))). It returns an error if x is not
+// GAT₁(dropout(ELU(GAT₀(dropout(x))))). It returns an error if x is not
 // an n × In matrix of the model's dtype.
 func (m *GATModel) Forward(x *G.Node) (*G.Node, error) {
-	var err error
-	if m.cfg.Dropout > 0 {
-		if x, err = Dropout(x, m.cfg.Dropout, gatSubSeed(m.cfg.Seed, 13), m.cfg.Phase); err != nil {
-			return nil, err
-		}
+	if err := checkInput(x, m.l1.w, fmt.Sprintf("GATModel %q", m.cfg.Name)); err != nil {
+		return nil, err
 	}
-	h, err := m.l1.Forward(x)
+	h, err := Dropout(x, m.cfg.InputDropout, m.seeds[0], m.phase)
 	if err != nil {
 		return nil, err
 	}
-	if h, err = gatELUNode(h); err != nil {
-		return nil, fmt.Errorf("layers: GATModel: ELU: %v", err)
+	if h, err = m.l1.Forward(h); err != nil {
+		return nil, err
 	}
-	if m.cfg.Dropout > 0 {
-		if h, err = Dropout(h, m.cfg.Dropout, gatSubSeed(m.cfg.Seed, 14), m.cfg.Phase); err != nil {
-			return nil, err
-		}
+	if h, err = Activate(h, ELU(1)); err != nil {
+		return nil, err
+	}
+	if h, err = Dropout(h, m.cfg.Dropout, m.seeds[1], m.phase); err != nil {
+		return nil, err
 	}
 	return m.l2.Forward(h)
+}
+
+// Kind names of the GAT layer and model for Save and Load.
+const (
+	KindGAT      = "gat"
+	KindGATModel = "gatmodel"
+)
+
+// Kind returns KindGAT.
+func (l *GAT) Kind() string { return KindGAT }
+
+// SaveConfig returns the layer's configuration.
+func (l *GAT) SaveConfig() any { return l.cfg }
+
+// Kind returns KindGATModel.
+func (m *GATModel) Kind() string { return KindGATModel }
+
+// SaveConfig returns the model's configuration.
+func (m *GATModel) SaveConfig() any { return m.cfg }
+
+func init() {
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(RegisterKind(KindGAT, func(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, env BuildEnv) (Model, error) {
+		var c GATConfig
+		if err := decodeConfig(raw, &c); err != nil {
+			return nil, err
+		}
+		c.Dtype = dt
+		return NewGAT(g, c, env.Graph, env.Phase)
+	}))
+	must(RegisterKind(KindGATModel, func(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, env BuildEnv) (Model, error) {
+		var c GATModelConfig
+		if err := decodeConfig(raw, &c); err != nil {
+			return nil, err
+		}
+		c.Dtype = dt
+		return NewGATModel(g, c, env.Graph, env.Phase)
+	}))
 }

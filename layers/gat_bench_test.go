@@ -48,7 +48,7 @@ func BenchmarkGATModelPokec(b *testing.B) {
 	r := G.NewMatrix(g, dt, G.WithShape(n, classes), G.WithName("r"), G.WithValue(testutil.Tensor(dt, testutil.RandSlice(rng, n*classes, -1, 1), n, classes)))
 	cfg := DefaultGATModelConfig(d, classes)
 	cfg.Dtype = dt
-	m, err := NewGATModel(g, gr, cfg)
+	m, err := NewGATModel(g, cfg, gr, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

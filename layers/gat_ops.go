@@ -470,34 +470,6 @@ func gatEdgeDot[T gatFloat](c *gatCSR, dout, h []T, heads, f int, mean bool, dal
 	})
 }
 
-// gatELU computes y = x for x > 0 and exp(x) − 1 otherwise (ELU, α = 1).
-func gatELU[T gatFloat](x, y []T) {
-	gatParallelRange(len(x), 1, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			v := x[i]
-			if v > 0 {
-				y[i] = v
-			} else {
-				y[i] = gatExp(v) - 1
-			}
-		}
-	})
-}
-
-// gatELUGrad computes dx from the ELU output y: dy for y > 0, dy·(y+1)
-// (= dy·exp(x)) otherwise.
-func gatELUGrad[T gatFloat](y, dy, dx []T) {
-	gatParallelRange(len(y), 1, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if y[i] > 0 {
-				dx[i] = dy[i]
-			} else {
-				dx[i] = dy[i] * (y[i] + 1)
-			}
-		}
-	})
-}
-
 // gatKind selects what a gatOp computes.
 type gatKind uint8
 
@@ -510,17 +482,14 @@ const (
 	gatKAgg                         // (α, H) -> out (n × heads·f, or n × f when mean)
 	gatKAggT                        // (α, dOut) -> dH (n × heads·f)
 	gatKEdgeDot                     // (dOut, H) -> dα (E × heads)
-	gatKELU                         // (x) -> ELU(x)
-	gatKELUGrad                     // (y, dy) -> dx
 )
 
 var gatKindNames = [...]string{"GATAttention", "GATAttentionGrad", "GATScoreGradH", "GATScoreGradSrc",
-	"GATScoreGradDst", "GATAggregate", "GATAggregateT", "GATEdgeDot", "GATELU", "GATELUGrad"}
+	"GATScoreGradDst", "GATAggregate", "GATAggregateT", "GATEdgeDot"}
 
-var gatKindArity = [...]int{3, 5, 3, 2, 2, 2, 2, 2, 1, 2}
+var gatKindArity = [...]int{3, 5, 3, 2, 2, 2, 2, 2}
 
 // gatOp is every custom op of the GAT layer; kind selects the computation.
-// c is nil for the element-wise ELU kinds.
 type gatOp struct {
 	kind  gatKind
 	c     *gatCSR
@@ -542,9 +511,6 @@ func (op *gatOp) CallsExtern() bool    { return false }
 func (op *gatOp) OverwritesInput() int { return -1 }
 
 func (op *gatOp) String() string {
-	if op.c == nil {
-		return gatKindNames[op.kind]
-	}
 	agg := "concat"
 	if op.mean {
 		agg = "mean"
@@ -560,9 +526,7 @@ func (op *gatOp) WriteHash(h hash.Hash) {
 		h.Write(b[:])
 	}
 	put(uint64(op.kind))
-	if op.c != nil {
-		put(op.c.id)
-	}
+	put(op.c.id)
 	put(uint64(op.heads))
 	put(uint64(op.f))
 	if op.mean {
@@ -588,14 +552,6 @@ func (op *gatOp) outShape(in []tensor.Shape) (tensor.Shape, error) {
 		if len(s) != 2 {
 			return nil, fmt.Errorf("%v: input %d has shape %v, want a matrix", op, k, s)
 		}
-	}
-	if op.kind == gatKELU || op.kind == gatKELUGrad {
-		for k := 1; k < len(in); k++ {
-			if !in[k].Eq(in[0]) {
-				return nil, fmt.Errorf("%v: input %d has shape %v, want %v", op, k, in[k], in[0])
-			}
-		}
-		return in[0].Clone(), nil
 	}
 	n, e, hf := op.c.n, op.c.edges(), op.heads*op.f
 	ow := hf
@@ -650,7 +606,7 @@ func (op *gatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func (op *gatOp) DiffWRT(inputs int) []bool {
 	w := make([]bool, inputs)
 	switch op.kind {
-	case gatKAttn, gatKAgg, gatKELU:
+	case gatKAttn, gatKAgg:
 		for k := range w {
 			w[k] = true
 		}
@@ -732,10 +688,6 @@ func gatRun[T gatFloat](op *gatOp, in [][]T, out []T) {
 		gatAggregateT(c, in[0], in[1], heads, f, op.mean, out)
 	case gatKEdgeDot:
 		gatEdgeDot(c, in[0], in[1], heads, f, op.mean, out)
-	case gatKELU:
-		gatELU(in[0], out)
-	case gatKELUGrad:
-		gatELUGrad(in[0], in[1], out)
 	}
 }
 
@@ -781,19 +733,8 @@ func (op *gatOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 			return nil, err
 		}
 		return G.Nodes{dalpha, dh}, nil
-	case gatKELU:
-		dx, err := G.ApplyOp(op.with(gatKELUGrad), output, grad)
-		if err != nil {
-			return nil, err
-		}
-		return G.Nodes{dx}, nil
 	}
 	return nil, fmt.Errorf("%v: no second-order gradient", op)
-}
-
-// gatELUNode applies ELU (α = 1) to x.
-func gatELUNode(x *G.Node) (*G.Node, error) {
-	return G.ApplyOp(&gatOp{kind: gatKELU}, x)
 }
 
 // gatAxpy computes y += a·x (len(y) >= len(x)), unrolled by four.

@@ -183,7 +183,7 @@ func TestGATForwardMatchesNaive(t *testing.T) {
 				xv := testutil.RandSlice(rng, n*in, -2, 2)
 				g := G.NewGraph()
 				x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
-				l, err := NewGAT(g, gr, cfg)
+				l, err := NewGAT(g, cfg, gr, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -250,7 +250,7 @@ func TestGATGradients(t *testing.T) {
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 			r := G.NewMatrix(g, dt, G.WithShape(n, cfg.outWidth()), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, cfg.outWidth())))
-			l, err := NewGAT(g, gr, cfg)
+			l, err := NewGAT(g, cfg, gr, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,7 +294,7 @@ func gatRunLayer(t *testing.T, gr *graph.Graph, cfg GATConfig, xv, rv []float64)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, dt, G.WithShape(n, cfg.In), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, cfg.In)))
 	r := G.NewMatrix(g, dt, G.WithShape(n, cfg.outWidth()), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, cfg.outWidth())))
-	l, err := NewGAT(g, gr, cfg)
+	l, err := NewGAT(g, cfg, gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestGATModel(t *testing.T) {
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 			r := G.NewMatrix(g, dt, G.WithShape(n, classes), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, classes)))
-			m, err := NewGATModel(g, gr, cfg)
+			m, err := NewGATModel(g, cfg, gr, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -437,18 +437,22 @@ func TestGATModel(t *testing.T) {
 	}
 }
 
-// TestGATLayersAreDistinct is the regression test for gorgonia's
-// deduplication of input nodes by name, type and shape: two layers with
-// the same configuration must keep separate parameters.
-func TestGATLayersAreDistinct(t *testing.T) {
+// TestGATNames checks that a second layer with the same Name in one
+// gorgonia graph is refused (gorgonia would merge the two layers'
+// parameters), and that a distinct Name gives distinct parameters.
+func TestGATNames(t *testing.T) {
 	gr := mustGraph(t, 4, [][2]int{{0, 1}, {1, 2}})
 	g := G.NewGraph()
 	cfg := DefaultGATConfig(3, 2)
-	a, err := NewGAT(g, gr, cfg)
+	a, err := NewGAT(g, cfg, gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewGAT(g, gr, cfg)
+	if _, err := NewGAT(g, cfg, gr, nil); err == nil || !strings.Contains(err.Error(), "already used") {
+		t.Errorf("second layer named %q: err = %v, want a name clash", cfg.Name, err)
+	}
+	cfg.Name = "other"
+	b, err := NewGAT(g, cfg, gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,6 +460,9 @@ func TestGATLayersAreDistinct(t *testing.T) {
 		if p == b.Learnables()[k] {
 			t.Errorf("learnable %d (%s) shared by two layers", k, p.Name())
 		}
+	}
+	if _, err := NewGATModel(g, DefaultGATModelConfig(3, 2), gr, nil); err != nil {
+		t.Errorf("a model next to a layer: %v", err)
 	}
 }
 
@@ -465,14 +472,14 @@ func TestGATConfigErrors(t *testing.T) {
 		t.Fatalf("default config: %v", err)
 	}
 	bad := map[string]func(c *GATConfig){
-		"In":                    func(c *GATConfig) { c.In = 0 },
-		"Out":                   func(c *GATConfig) { c.Out = -1 },
-		"Heads":                 func(c *GATConfig) { c.Heads = 0 },
-		"NegativeSlope":         func(c *GATConfig) { c.NegativeSlope = math.NaN() },
-		"NegativeSlope ":        func(c *GATConfig) { c.NegativeSlope = -0.1 },
-		"Dropout":               func(c *GATConfig) { c.Dropout = 1 },
-		"Dropout needs a Phase": func(c *GATConfig) { c.Dropout = 0.5 },
-		"Dtype":                 func(c *GATConfig) { c.Dtype = tensor.Int },
+		"Name":           func(c *GATConfig) { c.Name = "" },
+		"In":             func(c *GATConfig) { c.In = 0 },
+		"Out":            func(c *GATConfig) { c.Out = -1 },
+		"Heads":          func(c *GATConfig) { c.Heads = 0 },
+		"NegativeSlope":  func(c *GATConfig) { c.NegativeSlope = math.NaN() },
+		"NegativeSlope ": func(c *GATConfig) { c.NegativeSlope = -0.1 },
+		"Dropout":        func(c *GATConfig) { c.Dropout = 1 },
+		"Dtype":          func(c *GATConfig) { c.Dtype = tensor.Int },
 	}
 	for want, mod := range bad {
 		c := ok
@@ -487,10 +494,13 @@ func TestGATConfigErrors(t *testing.T) {
 		t.Fatalf("default model config: %v", err)
 	}
 	badModel := map[string]func(c *GATModelConfig){
+		"Name":             func(c *GATModelConfig) { c.Name = "" },
 		"Hidden":           func(c *GATModelConfig) { c.Hidden = 0 },
+		"Heads":            func(c *GATModelConfig) { c.Heads = -2 },
 		"Classes":          func(c *GATModelConfig) { c.Classes = 0 },
-		"Dropout":          func(c *GATModelConfig) { c.Dropout = 0.5 },
+		"InputDropout":     func(c *GATModelConfig) { c.InputDropout = 1 },
 		"AttentionDropout": func(c *GATModelConfig) { c.AttentionDropout = -0.1 },
+		"NegativeSlope":    func(c *GATModelConfig) { c.NegativeSlope = math.Inf(1) },
 		"Dtype":            func(c *GATModelConfig) { c.Dtype = tensor.Int },
 	}
 	for want, mod := range badModel {
@@ -506,20 +516,23 @@ func TestGATConstructionErrors(t *testing.T) {
 	gr := mustGraph(t, 4, [][2]int{{0, 1}, {1, 2}})
 	g := G.NewGraph()
 	cfg := DefaultGATConfig(3, 2)
-	if _, err := NewGAT(nil, gr, cfg); err == nil {
+	if _, err := NewGAT(nil, cfg, gr, nil); err == nil {
 		t.Error("NewGAT accepted a nil expression graph")
 	}
-	if _, err := NewGAT(g, nil, cfg); err == nil {
+	if _, err := NewGAT(g, cfg, nil, nil); err == nil {
 		t.Error("NewGAT accepted a nil graph")
 	}
+	if _, err := NewGATModel(g, DefaultGATModelConfig(3, 2), nil, nil); err == nil {
+		t.Error("NewGATModel accepted a nil graph")
+	}
 	cfg.Heads = 0
-	if _, err := NewGAT(g, gr, cfg); err == nil {
+	if _, err := NewGAT(g, cfg, gr, nil); err == nil {
 		t.Error("NewGAT accepted Heads = 0")
 	}
-	if _, err := NewGATModel(g, gr, GATModelConfig{}); err == nil {
+	if _, err := NewGATModel(g, GATModelConfig{}, gr, nil); err == nil {
 		t.Error("NewGATModel accepted a zero config")
 	}
-	l, err := NewGAT(g, gr, DefaultGATConfig(3, 2))
+	l, err := NewGAT(g, DefaultGATConfig(3, 2), gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,6 +542,7 @@ func TestGATConstructionErrors(t *testing.T) {
 		"vector":  G.NewVector(g, tensor.Float64, G.WithShape(4), G.WithName("x_vec")),
 		"dtype":   G.NewMatrix(g, tensor.Float32, G.WithShape(4, 3), G.WithName("x_f32")),
 		"nil":     nil,
+		"graph":   G.NewMatrix(G.NewGraph(), tensor.Float64, G.WithShape(4, 3), G.WithName("x_other")),
 	} {
 		if _, err := l.Forward(x); err == nil {
 			t.Errorf("Forward accepted a bad input (%s)", name)
@@ -552,7 +566,7 @@ func TestGATLargeScores(t *testing.T) {
 			}
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
-			l, err := NewGAT(g, gr, cfg)
+			l, err := NewGAT(g, cfg, gr, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -582,5 +596,104 @@ func TestGATLargeScores(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func init() {
+	// Add the GAT kinds to the save/load round-trip test (save_test.go),
+	// with every dropout on.
+	roundTripModels[KindGAT] = func(g *G.ExprGraph, p *problem, dt tensor.Dtype, ph *Phase) (Model, error) {
+		c := DefaultGATConfig(p.d, p.c)
+		c.Heads, c.Concat, c.Dropout, c.Dtype = 2, false, 0.2, dt
+		return NewGAT(g, c, p.gr, ph)
+	}
+	roundTripModels[KindGATModel] = func(g *G.ExprGraph, p *problem, dt tensor.Dtype, ph *Phase) (Model, error) {
+		c := DefaultGATModelConfig(p.d, p.c)
+		c.Heads, c.Hidden, c.InputDropout, c.AttentionDropout, c.Dtype = 2, 4, 0.1, 0.2, dt
+		return NewGATModel(g, c, p.gr, ph)
+	}
+}
+
+// TestGATAttentionDropout checks that attention dropout is the identity
+// in evaluation (bit-identical to a layer without dropout), changes the
+// output in training, and repeats exactly with the same seed.
+func TestGATAttentionDropout(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	n, in := 30, 4
+	gr := gatTestGraph(t, rng, n, 80, 2)
+	xv := testutil.RandSlice(rng, n*in, -1, 1)
+	run := func(p float64, training bool) []float64 {
+		cfg := gatCases[1].config(in, tensor.Float64, 17)
+		cfg.Dropout = p
+		phase := NewPhase()
+		phase.SetTraining(training)
+		g := G.NewGraph()
+		x := G.NewMatrix(g, cfg.Dtype, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(cfg.Dtype, xv, n, in)))
+		l, err := NewGAT(g, cfg, gr, phase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := l.Forward(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var yv G.Value
+		G.Read(y, &yv)
+		testutil.Run(t, g)
+		return testutil.ToF64(yv)
+	}
+	plain := run(0, true)
+	testutil.AllClose(t, "eval", run(0.5, false), plain, 0, 0)
+	train := run(0.5, true)
+	same := 0
+	for i := range train {
+		if math.IsNaN(train[i]) {
+			t.Fatalf("training output %d is NaN", i)
+		}
+		if train[i] == plain[i] {
+			same++
+		}
+	}
+	if same > len(train)/4 {
+		t.Errorf("attention dropout in training left %d of %d outputs unchanged", same, len(train))
+	}
+	testutil.AllClose(t, "training, same seed", run(0.5, true), train, 0, 0)
+}
+
+// TestGATModelTrains trains the two-layer model with every dropout on a
+// small homophilous problem: the training loss must fall, validation
+// accuracy must be well above chance, and two runs with the same seed
+// must give bit-identical parameters.
+func TestGATModelTrains(t *testing.T) {
+	p := newProblem(t, 31, 160, 6, 2, 400, 0.85)
+	train := func(dt tensor.Dtype) (Model, *Result) {
+		task := p.task(t, dt, NewPhase())
+		c := DefaultGATModelConfig(p.d, p.c)
+		c.Heads, c.Hidden, c.InputDropout, c.AttentionDropout, c.Dtype = 2, 8, 0.1, 0.2, dt
+		m, err := NewGATModel(task.Graph, c, p.gr, task.Phase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Train(m, task, fastTrain(60))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, res
+	}
+	for _, dt := range testutil.Dtypes {
+		m, res := train(dt)
+		if first, last := res.History[0].CE, res.Last.CE; !(last < 0.7*first) {
+			t.Errorf("%v: training CE %.4f -> %.4f, want a clear fall", dt, first, last)
+		}
+		if res.Best.ValAcc < 0.8 {
+			t.Errorf("%v: best validation accuracy %.3f, want >= 0.8", dt, res.Best.ValAcc)
+		}
+		m2, _ := train(dt)
+		a, b := paramBits(m), paramBits(m2)
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("%v: parameter %d differs between two runs with one seed", dt, i)
+			}
+		}
 	}
 }
