@@ -132,6 +132,7 @@ type Layer struct {
 	cfg   Config
 	adj   *graph.Matrix
 	ds    *DeltaS
+	sens  []int
 	phase *layers.Phase
 	beta  float64
 	rad   float64
@@ -158,7 +159,7 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Layer{cfg: cfg, adj: adj, ds: ds}
+	l := &Layer{cfg: cfg, adj: adj, ds: ds, sens: append([]int(nil), sens...)}
 	gamma := cfg.Gamma()
 	switch cfg.Scaling {
 	case Paper:

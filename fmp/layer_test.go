@@ -578,3 +578,50 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizedShiftBounds checks the bounds the package doc derives for
+// Normalized scaling: with λs = 0 every logit moves by at most λf/2; with
+// propagation the root-mean-square change over all logits (against the
+// propagation-only output) is at most λf/4. Both for a binary attribute,
+// on random graphs of two sizes, with binding and non-binding λf; and the
+// bounds are not vacuous (the change reaches a sizeable fraction).
+func TestNormalizedShiftBounds(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	for _, n := range []int{60, 600} {
+		c := 2
+		gr := randomGraph(t, rng, n, 3*n)
+		adj := graph.NormalizedAdjacency(gr)
+		sens := randSens(rng, n, 2, 0.1)
+		xv := testutil.RandSlice(rng, n*c, -3, 3)
+		for i := 0; i < n; i++ {
+			if sens[i] == 1 {
+				xv[i*c+1] += 2 // biased logits
+			}
+		}
+		for _, ls := range []float64{0, 2} {
+			for _, lf := range []float64{0.1, 1, 5} {
+				cfg := DefaultConfig()
+				cfg.LambdaS, cfg.LambdaF, cfg.K = ls, lf, 10
+				rep, err := Explain(testutil.Tensor(tensor.Float64, xv, n, c), adj, sens, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ss := 0.0
+				for _, v := range rep.Influence {
+					ss += v * v
+				}
+				rms := math.Sqrt(ss / float64(n*c))
+				t.Logf("n=%d λs=%v λf=%v: max |ΔF| %.4f (bound %.4f), rms %.4f (bound %.4f)", n, ls, lf, rep.MaxAbsInfluence, lf/2, rms, lf/4)
+				if ls == 0 && rep.MaxAbsInfluence > lf/2*(1+1e-12) {
+					t.Errorf("n=%d λf=%v: max logit change %v > λf/2", n, lf, rep.MaxAbsInfluence)
+				}
+				if rms > lf/4*(1+1e-12) {
+					t.Errorf("n=%d λs=%v λf=%v: rms logit change %v > λf/4", n, ls, lf, rms)
+				}
+				if lf == 0.1 && rep.MaxAbsInfluence < lf/10 {
+					t.Errorf("n=%d λs=%v: binding λf = 0.1 moved logits by only %v: bound vacuous", n, ls, rep.MaxAbsInfluence)
+				}
+			}
+		}
+	}
+}
