@@ -21,11 +21,11 @@
 // probability space. The solver is a primal-dual method unrolled K times
 // (the paper's Steps 1–5), with γ = 1/(1+λs), F⁰ = X_trans, u⁰ = 0:
 //
-//  1. X_agg = γ X_trans + (1−γ) Ã Fᵏ          (propagation with skip connection)
-//  2. F̄    = X_agg − γ ∇(Fᵏ, uᵏ)
-//  3. ū    = uᵏ + β Δs SF(F̄)                  (dual ascent)
-//  4. uᵏ⁺¹ = sign(ū) ⊙ min(|ū|, r)             (projection onto the l∞ ball)
-//  5. Fᵏ⁺¹ = X_agg − γ ∇(Fᵏ, uᵏ⁺¹)
+//	(1) X_agg = γ X_trans + (1−γ) Ã Fᵏ          (propagation with skip connection)
+//	(2) F̄    = X_agg − γ ∇(Fᵏ, uᵏ)
+//	(3) ū    = uᵏ + β Δs SF(F̄)                  (dual ascent)
+//	(4) uᵏ⁺¹ = sign(ū) ⊙ min(|ū|, r)             (projection onto the l∞ ball)
+//	(5) Fᵏ⁺¹ = X_agg − γ ∇(Fᵏ, uᵏ⁺¹)
 //
 // ∇(F, u) = U ⊙ S − rowsum(U ⊙ S) ⊙ S, with S = SF(F) and U = Δsᵀu, is the
 // gradient of ⟨Δs SF(F), u⟩ with respect to F (the paper's Theorem 1):
