@@ -750,3 +750,38 @@ func TestGATTrainerGradients(t *testing.T) {
 		testutil.AllClose(t, pn.Name(), testutil.ToF64(gv), testutil.NumGrad(ce, vals[k], 1e-6), 1e-7, 1e-5)
 	}
 }
+
+// TestGATOpErrors checks that the custom ops return errors, never panic,
+// on inputs of the wrong shape, dtype or count.
+func TestGATOpErrors(t *testing.T) {
+	gr := mustGraph(t, 4, [][2]int{{0, 1}, {1, 2}})
+	c := newGATCSR(gr, true)
+	op := &gatOp{kind: gatKAttn, c: c, heads: 2, f: 3, slope: 0.2}
+	h := testutil.Tensor(tensor.Float64, make([]float64, 4*6), 4, 6)
+	a := testutil.Tensor(tensor.Float64, make([]float64, 6), 1, 6)
+	if _, err := op.Do(h, a, a); err != nil {
+		t.Fatalf("valid inputs: %v", err)
+	}
+	a32 := testutil.Tensor(tensor.Float32, make([]float64, 6), 1, 6)
+	short := testutil.Tensor(tensor.Float64, make([]float64, 3*6), 3, 6)
+	for name, in := range map[string][]G.Value{
+		"count": {h, a},
+		"dtype": {h, a32, a},
+		"rows":  {short, a, a},
+		"cols":  {a, a, a},
+	} {
+		if _, err := op.Do(in...); err == nil {
+			t.Errorf("%s: Do accepted bad inputs", name)
+		}
+	}
+	agg := op.with(gatKAgg)
+	if _, err := agg.Do(h, h); err == nil {
+		t.Error("aggregation accepted an n × heads·f attention matrix")
+	}
+	g := G.NewGraph()
+	hn := G.NewMatrix(g, tensor.Float64, G.WithShape(5, 6), G.WithName("h"))
+	an := G.NewMatrix(g, tensor.Float64, G.WithShape(1, 6), G.WithName("a"))
+	if _, err := G.ApplyOp(op, hn, an, an); err == nil {
+		t.Error("ApplyOp accepted H with 5 rows for a 4-node graph")
+	}
+}
