@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
@@ -202,6 +203,9 @@ type EpochStats struct {
 	ValAcc   float64 // accuracy on Val (0 when Val is empty)
 	ValLoss  float64 // cross-entropy on Val (0 when Val is empty)
 	Best     bool    // this epoch is the best so far
+	// StepTime and EvalTime are the wall-clock times of the training step
+	// (forward, backward, Adam) and of the evaluation pass.
+	StepTime, EvalTime time.Duration
 }
 
 // Result reports a training run.
@@ -377,16 +381,17 @@ func (t *Trainer) Close() {
 // Step runs one training step (forward and backward with the phase in
 // training mode, then one Adam update) and returns the epoch number and
 // the losses of that forward pass in the stats (accuracies are left 0).
-func (t *Trainer) Step() (EpochStats, error) {
+func (t *Trainer) Step() (st EpochStats, err error) {
 	t.epoch++
-	st := EpochStats{Epoch: t.epoch}
+	st = EpochStats{Epoch: t.epoch}
+	start := time.Now()
+	defer func() { st.StepTime = time.Since(start) }()
 	t.task.Phase.setTrainingIfNotNil(true)
 	defer t.task.Phase.setTrainingIfNotNil(false)
 	if err := t.trainM.RunAll(); err != nil {
 		return st, fmt.Errorf("epoch %d: training step: %v", t.epoch, err)
 	}
 	defer t.trainM.Reset()
-	var err error
 	if st.CE, err = scalarOf(t.ceV); err != nil {
 		return st, fmt.Errorf("epoch %d: loss: %v", t.epoch, err)
 	}
@@ -405,6 +410,8 @@ func (t *Trainer) Step() (EpochStats, error) {
 // Evaluate runs the model in evaluation mode and fills st's TrainAcc,
 // ValAcc and ValLoss.
 func (t *Trainer) Evaluate(st *EpochStats) error {
+	start := time.Now()
+	defer func() { st.EvalTime = time.Since(start) }()
 	t.task.Phase.setTrainingIfNotNil(false)
 	if err := t.evalM.RunAll(); err != nil {
 		return fmt.Errorf("epoch %d: evaluation: %v", st.Epoch, err)
