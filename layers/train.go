@@ -396,13 +396,19 @@ func (t *Trainer) Close() {
 	t.evalM.Close()
 }
 
-// Step runs one training step (forward and backward with the phase in
-// training mode, then one Adam update, then zeroing of the gradients and
-// the AfterStep hook) and returns the epoch number and
-// the losses of that forward pass in the stats (accuracies are left 0).
+// Step runs one training step (zeroing of the gradients, forward and
+// backward with the phase in training mode, one Adam update, then the
+// AfterStep hook) and returns the epoch number and the losses of that
+// forward pass in the stats (accuracies are left 0). After Step each
+// learnable's Grad() holds the gradient of that step alone.
 func (t *Trainer) Step() (EpochStats, error) {
 	t.epoch++
 	st := EpochStats{Epoch: t.epoch}
+	// The machine adds each run's gradients into the bound dual values:
+	// zero them first, or this step would use the sum over all steps.
+	if err := zeroGrads(t.params); err != nil {
+		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
+	}
 	t.task.Phase.setTrainingIfNotNil(true)
 	defer t.task.Phase.setTrainingIfNotNil(false)
 	if err := t.trainM.RunAll(); err != nil {
@@ -422,11 +428,6 @@ func (t *Trainer) Step() (EpochStats, error) {
 	if err := t.adam.Step(); err != nil {
 		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
 	}
-	// The machine adds each run's gradients into the bound dual values:
-	// zero them, or the next step would use the sum over all steps.
-	if err := zeroGrads(t.params); err != nil {
-		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
-	}
 	if t.afterStep != nil {
 		if err := t.afterStep(t.epoch); err != nil {
 			return st, fmt.Errorf("epoch %d: AfterStep: %w", t.epoch, err)
@@ -435,12 +436,16 @@ func (t *Trainer) Step() (EpochStats, error) {
 	return st, nil
 }
 
-// zeroGrads zeroes the gradients bound to params.
+// zeroGrads zeroes the gradients bound to params. Before the first run
+// no gradient is bound yet, and there is nothing to zero.
 func zeroGrads(params G.Nodes) error {
 	for _, p := range params {
 		g, err := p.Grad()
 		if err != nil {
 			return fmt.Errorf("gradient of %q (node %d): %v", p.Name(), p.ID(), err)
+		}
+		if g == nil {
+			continue
 		}
 		d, err := opkit.Dense(g)
 		if err != nil {
