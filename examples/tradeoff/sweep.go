@@ -36,6 +36,7 @@ type options struct {
 	models, methods          []string
 	grids                    map[string][]float64
 	seeds, epochs, workers   int
+	firstSeed                int64
 	lr, weightDecay          float64
 	hidden                   int
 	dtype                    tensor.Dtype
@@ -61,7 +62,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.adv.PretrainClassifier, "adv-pretrain", o.adv.PretrainClassifier, "adversary: classifier pre-training epochs")
 	fs.IntVar(&o.adv.PretrainAdversary, "adv-pretrain-steps", o.adv.PretrainAdversary, "adversary: adversary pre-training steps")
 	fs.IntVar(&o.adv.Steps, "adv-steps", o.adv.Steps, "adversary: adversary steps per classifier step")
-	fs.IntVar(&o.seeds, "seeds", 3, "number of seeds (1..seeds) per configuration")
+	fs.IntVar(&o.seeds, "seeds", 3, "number of seeds per configuration")
+	fs.Int64Var(&o.firstSeed, "first-seed", 1, "first seed (seeds first-seed .. first-seed+seeds−1)")
 	fs.IntVar(&o.epochs, "epochs", 300, "training epochs per run")
 	fs.IntVar(&o.workers, "workers", 2, "runs trained in parallel")
 	fs.Float64Var(&o.lr, "lr", 1e-3, "Adam learning rate")
@@ -293,11 +295,11 @@ func train(o *options, ds *datasets.Dataset, j job) (result, error) {
 func jobs(o *options) []job {
 	var js []job
 	for _, m := range o.models {
-		for s := 1; s <= o.seeds; s++ {
-			js = append(js, job{model: m, method: "plain", seed: int64(s)})
+		for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
+			js = append(js, job{model: m, method: "plain", seed: s})
 			for _, meth := range o.methods {
 				for _, a := range o.grids[meth] {
-					js = append(js, job{model: m, method: meth, alpha: a, seed: int64(s)})
+					js = append(js, job{model: m, method: meth, alpha: a, seed: s})
 				}
 			}
 		}
@@ -531,6 +533,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	seeds := map[int64]bool{}
+	for _, r := range rs {
+		seeds[r.seed] = true
+	}
+	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
 	svgPath := filepath.Join(o.out, o.name+".svg")
 	title := fmt.Sprintf("%s: test accuracy vs ΔDP (mean of %d seeds, %d epochs)", o.dataset, o.seeds, o.epochs)
 	if err := plotFronts(svgPath, title, o, ps); err != nil {
