@@ -50,7 +50,7 @@ func TestSmoke(t *testing.T) {
 	// Re-plot from the CSV.
 	var out2 bytes.Buffer
 	dir2 := t.TempDir()
-	args2 := []string{"-from-csv", filepath.Join(dir, "synthetic_tradeoff.csv"), "-dataset", "synthetic", "-models", "mlp,gcn", "-seeds", "1", "-out", dir2}
+	args2 := []string{"-from-csv", filepath.Join(dir, "synthetic_tradeoff.csv"), "-dataset", "synthetic", "-out", dir2}
 	if err := run(args2, &out2, &errb); err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	dt := fs.String("dtype", "float64", "float32 or float64")
 	fs.BoolVar(&o.selectBest, "select-best", false, "evaluate the best-validation epoch instead of the last")
 	fs.BoolVar(&o.png, "png", false, "also write the plot as PNG")
-	from := fs.String("from-csv", "", "comma-separated CSVs of earlier runs: aggregate and plot them instead of training (with -models, -methods, -seeds, -epochs describing them)")
+	from := fs.String("from-csv", "", "comma-separated CSVs of earlier runs: aggregate and plot them instead of training (-dataset and -epochs label the plot)")
 	fs.StringVar(&o.out, "out", ".", "output folder")
 	fs.StringVar(&o.name, "name", "", "base name of the output files (default <dataset>_tradeoff)")
 	if err := fs.Parse(args); err != nil {
@@ -513,6 +513,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			rs = append(rs, r...)
+		}
+		// The backbones and methods are those of the runs, in order.
+		o.models, o.methods = nil, nil
+		seen := map[string]bool{}
+		for _, r := range rs {
+			if !seen["m:"+r.model] {
+				seen["m:"+r.model] = true
+				o.models = append(o.models, r.model)
+			}
+			if r.method != "plain" && !seen["s:"+r.method] {
+				seen["s:"+r.method] = true
+				o.methods = append(o.methods, r.method)
+			}
 		}
 	} else {
 		ds, err := loadData(o)
