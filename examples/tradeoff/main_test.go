@@ -32,6 +32,9 @@ func TestSmoke(t *testing.T) {
 	if !strings.Contains(string(csv), "gcn,adversary,5,1,") || !strings.Contains(string(csv), "mlp,regularizer,10,1,") {
 		t.Errorf("CSV misses runs:\n%s", csv)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "synthetic_tradeoff.partial.csv")); !os.IsNotExist(err) {
+		t.Errorf("partial CSV left behind (%v)", err)
+	}
 	svg, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.svg"))
 	if err != nil {
 		t.Fatal(err)

@@ -308,8 +308,18 @@ func jobs(o *options) []job {
 }
 
 // sweep trains every job with o.workers goroutines and returns the results
-// in job order. Progress lines with an ETA go to stderr.
-func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer) ([]result, error) {
+// in job order. Progress lines with an ETA go to stderr, and each finished
+// run is appended at once to partial (a CSV in writeCSV's format, usable
+// with -from-csv if the sweep is interrupted).
+func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer, partial string) ([]result, error) {
+	pf, err := os.Create(partial)
+	if err != nil {
+		return nil, err
+	}
+	defer pf.Close()
+	pw := csv.NewWriter(pf)
+	pw.Write(strings.Split(csvHeader, ","))
+	pw.Flush()
 	res := make([]result, len(js))
 	errs := make([]error, len(js))
 	next := make(chan int)
@@ -335,6 +345,8 @@ func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer) ([]resu
 						done, len(js), js[i].model, js[i].method, js[i].alpha, js[i].seed,
 						metrics.Percent(r.report.Accuracy), metrics.Percent(r.report.DemographicParity), r.seconds,
 						el.Round(time.Second), eta.Round(time.Second))
+					pw.Write(csvRow(r))
+					pw.Flush()
 				}
 				mu.Unlock()
 			}
@@ -360,11 +372,8 @@ func writeCSV(path string, rs []result) error {
 	}
 	w := csv.NewWriter(f)
 	w.Write(strings.Split(csvHeader, ","))
-	pc := func(x float64) string { return strconv.FormatFloat(metrics.Percent(x), 'f', 4, 64) }
 	for _, r := range rs {
-		w.Write([]string{r.model, r.method, strconv.FormatFloat(r.alpha, 'g', -1, 64), strconv.FormatInt(r.seed, 10),
-			pc(r.report.Accuracy), pc(r.report.DemographicParity), pc(r.report.EqualOpportunity),
-			pc(r.report.F1), pc(r.report.AUC), strconv.FormatFloat(r.seconds, 'f', 1, 64)})
+		w.Write(csvRow(r))
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -372,6 +381,14 @@ func writeCSV(path string, rs []result) error {
 		return err
 	}
 	return f.Close()
+}
+
+// csvRow formats one run: metrics in percent with four decimals.
+func csvRow(r result) []string {
+	pc := func(x float64) string { return strconv.FormatFloat(metrics.Percent(x), 'f', 4, 64) }
+	return []string{r.model, r.method, strconv.FormatFloat(r.alpha, 'g', -1, 64), strconv.FormatInt(r.seed, 10),
+		pc(r.report.Accuracy), pc(r.report.DemographicParity), pc(r.report.EqualOpportunity),
+		pc(r.report.F1), pc(r.report.AUC), strconv.FormatFloat(r.seconds, 'f', 1, 64)}
 }
 
 // readCSV reads the runs written by writeCSV (the metrics the plot and
@@ -535,9 +552,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		js := jobs(o)
 		fmt.Fprintf(stderr, "%s: %d nodes, %d edges; %d runs (%s × %s, %d seeds, %d epochs), %d workers\n",
 			o.dataset, ds.N(), ds.Graph.NumEdges(), len(js), strings.Join(o.models, ","), strings.Join(o.methods, ","), o.seeds, o.epochs, o.workers)
-		if rs, err = sweep(o, ds, js, stderr); err != nil {
+		partial := filepath.Join(o.out, o.name+".partial.csv")
+		if rs, err = sweep(o, ds, js, stderr, partial); err != nil {
 			return err
 		}
+		defer os.Remove(partial)
 	}
 	if err := writeCSV(csvPath, rs); err != nil {
 		return err
