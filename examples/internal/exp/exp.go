@@ -169,7 +169,6 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 	}
 	tc := layers.DefaultTrainConfig()
 	tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
-	tc.OnEpoch = zeroGrads(m)
 	start := time.Now()
 	res, err := layers.Train(m, p.Task, tc)
 	if err != nil {
@@ -181,27 +180,6 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 		return nil, fmt.Errorf("%s: %v", s.Model, err)
 	}
 	return &Outcome{Model: m, Report: rep, Train: elapsed, Result: res}, nil
-}
-
-// zeroGrads returns an OnEpoch hook that zeroes the gradients bound to m's
-// learnables. layers.Trainer on main (as of this writing) lets gorgonia's
-// tape machine add each step's gradient to the previous ones (see
-// /work/shared/notes/bug-layers-grad-accumulation.md); zeroing after every
-// epoch gives PyTorch's zero_grad semantics and is harmless once the
-// trainer zeroes them itself.
-func zeroGrads(m layers.Model) func(layers.EpochStats) error {
-	return func(layers.EpochStats) error {
-		for _, p := range m.Learnables() {
-			g, err := p.Grad()
-			if err != nil {
-				return err
-			}
-			if d, ok := g.(*tensor.Dense); ok {
-				d.Zero()
-			}
-		}
-		return nil
-	}
 }
 
 // Evaluate predicts every node with m and returns the metrics of the nodes
