@@ -14,37 +14,43 @@ import (
 )
 
 var groupColors = []color.Color{
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xb0}, // s=0: blue
-	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xb0}, // s=1: red
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xb0},
-	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xb0},
+	color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x90}, // s=0: blue
+	color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0x90}, // s=1: red
+	color.NRGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0x90},
+	color.NRGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0x90},
 }
 
 // plotLogits writes two scatter plots side by side: each node's logits
-// (z₀, z₁) without and with the sensitive steps, coloured by group (nodes
-// with an unknown group in grey). The axes are shared.
+// without and with the sensitive steps, coloured by group (nodes with an
+// unknown group in grey), on shared axes. The two logits (z₀, z₁) are
+// shown rotated by 45°: x = z₁ − z₀, the decision margin (ŷ = 1 right of
+// the dashed line x = 0), and y = z₀ + z₁, the direction the softmax
+// ignores; without the rotation the points of a binary classifier lie
+// along a diagonal.
 func plotLogits(path string, rep *fmp.Report, sens []int) error {
 	panels := []struct {
 		title string
 		z     []float64
 	}{{"without the sensitive steps (u ≡ 0)", rep.Baseline}, {"FMP (with the sensitive steps)", rep.Output}}
 	var plots [1][2]*plot.Plot
-	xmin, xmax, ymin, ymax := rep.Baseline[0], rep.Baseline[0], rep.Baseline[1], rep.Baseline[1]
+	xmin, ymin := coords(rep.Baseline, 0, rep.C)
+	xmax, ymax := xmin, ymin
 	for _, pn := range panels {
 		for i := 0; i < rep.N; i++ {
-			x, y := pn.z[i*rep.C], pn.z[i*rep.C+1]
+			x, y := coords(pn.z, i, rep.C)
 			xmin, xmax, ymin, ymax = min(xmin, x), max(xmax, x), min(ymin, y), max(ymax, y)
 		}
 	}
 	for k, pn := range panels {
 		p := plot.New()
 		p.Title.Text = pn.title
-		p.X.Label.Text = "logit of class 0"
-		p.Y.Label.Text = "logit of class 1"
+		p.X.Label.Text = "z₁ − z₀ (decision margin)"
+		p.Y.Label.Text = "z₀ + z₁"
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
 		groups := map[int]plotter.XYs{}
 		for i := 0; i < rep.N; i++ {
-			groups[sens[i]] = append(groups[sens[i]], plotter.XY{X: pn.z[i*rep.C], Y: pn.z[i*rep.C+1]})
+			x, y := coords(pn.z, i, rep.C)
+			groups[sens[i]] = append(groups[sens[i]], plotter.XY{X: x, Y: y})
 		}
 		for g := -1; g < len(groupColors); g++ {
 			xy, ok := groups[g]
@@ -66,6 +72,13 @@ func plotLogits(path string, rep *fmp.Report, sens []int) error {
 			}
 			p.Add(s)
 		}
+		boundary, err := plotter.NewLine(plotter.XYs{{X: 0, Y: ymin}, {X: 0, Y: ymax}})
+		if err != nil {
+			return err
+		}
+		boundary.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		boundary.Color = color.Gray{Y: 0x40}
+		p.Add(boundary)
 		p.Legend.Top = true
 		plots[0][k] = p
 	}
@@ -87,4 +100,9 @@ func plotLogits(path string, rep *fmp.Report, sens []int) error {
 		return err
 	}
 	return f.Close()
+}
+
+// coords returns node i's rotated logits (z₁ − z₀, z₀ + z₁).
+func coords(z []float64, i, c int) (x, y float64) {
+	return z[i*c+1] - z[i*c], z[i*c] + z[i*c+1]
 }
