@@ -344,41 +344,96 @@ func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 	parallelRows(indptr, func(lo, hi int) {
 		switch cols {
 		case 1:
-			for i := lo; i < hi; i++ {
-				var s T
-				for p := indptr[i]; p < indptr[i+1]; p++ {
-					s += val[p] * x[indices[p]]
-				}
-				out[i] = s
-			}
+			mulRows1(indptr, indices, val, out, x, lo, hi)
 		case 2:
-			for i := lo; i < hi; i++ {
-				var s0, s1 T
-				for p := indptr[i]; p < indptr[i+1]; p++ {
-					a := val[p]
-					j := int(indices[p]) * 2
-					xr := x[j : j+2 : j+2]
-					s0 += a * xr[0]
-					s1 += a * xr[1]
-				}
-				out[2*i] = s0
-				out[2*i+1] = s1
-			}
+			mulRows2(indptr, indices, val, out, x, lo, hi)
 		default:
-			for i := lo; i < hi; i++ {
-				o := out[i*cols : (i+1)*cols : (i+1)*cols]
-				for k := range o {
-					o[k] = 0
-				}
-				for p := indptr[i]; p < indptr[i+1]; p++ {
-					a := val[p]
-					j := int(indices[p]) * cols
-					xr := x[j : j+cols : j+cols]
-					for k, xv := range xr {
-						o[k] += a * xv
-					}
-				}
-			}
+			mulRowsN(indptr, indices, val, out, x, cols, lo, hi)
 		}
 	})
+}
+
+func mulRows1[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		vv = vv[:len(idx)]
+		var s T
+		for p, j := range idx {
+			s += vv[p] * x[j]
+		}
+		out[i] = s
+	}
+}
+
+func mulRows2[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		vv = vv[:len(idx)]
+		var s0, s1 T
+		for p, j := range idx {
+			a := vv[p]
+			xr := x[2*int(j) : 2*int(j)+2 : 2*int(j)+2]
+			s0 += a * xr[0]
+			s1 += a * xr[1]
+		}
+		o := out[2*i : 2*i+2 : 2*i+2]
+		o[0], o[1] = s0, s1
+	}
+}
+
+// mulRowsN computes rows [lo, hi) for any column count. Each row is done
+// in column strips of 8 (then 4, then 1) summed in registers over the
+// row's non-zeros: the row's ids and values stay in L1 across strips, and
+// no partial sum goes through memory. Each output element is the sum over
+// the row's non-zeros in index order, whatever the strip, so the result
+// does not depend on cols' decomposition or on the row partition.
+func mulRowsN[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		vv = vv[:len(idx)]
+		o := out[i*cols : (i+1)*cols : (i+1)*cols]
+		c0 := 0
+		for ; c0+8 <= cols; c0 += 8 {
+			var s0, s1, s2, s3, s4, s5, s6, s7 T
+			for p, j := range idx {
+				a := vv[p]
+				b := int(j)*cols + c0
+				xr := x[b : b+8 : b+8]
+				s0 += a * xr[0]
+				s1 += a * xr[1]
+				s2 += a * xr[2]
+				s3 += a * xr[3]
+				s4 += a * xr[4]
+				s5 += a * xr[5]
+				s6 += a * xr[6]
+				s7 += a * xr[7]
+			}
+			oo := o[c0 : c0+8 : c0+8]
+			oo[0], oo[1], oo[2], oo[3], oo[4], oo[5], oo[6], oo[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+		for ; c0+4 <= cols; c0 += 4 {
+			var s0, s1, s2, s3 T
+			for p, j := range idx {
+				a := vv[p]
+				b := int(j)*cols + c0
+				xr := x[b : b+4 : b+4]
+				s0 += a * xr[0]
+				s1 += a * xr[1]
+				s2 += a * xr[2]
+				s3 += a * xr[3]
+			}
+			oo := o[c0 : c0+4 : c0+4]
+			oo[0], oo[1], oo[2], oo[3] = s0, s1, s2, s3
+		}
+		for ; c0 < cols; c0++ {
+			var s T
+			for p, j := range idx {
+				s += vv[p] * x[int(j)*cols+c0]
+			}
+			o[c0] = s
+		}
+	}
 }
