@@ -1,0 +1,217 @@
+// Package fastblas is gonum's pure-Go BLAS with faster general matrix
+// products. Sgemm and Dgemm of large enough sizes run on register-blocked
+// AVX2/FMA kernels written in Go assembly (4 × 16 float32 or 4 × 8 float64
+// blocks of C summed in registers, blocked over the inner dimension so
+// that the operands' panels stay in cache), in parallel over blocks of
+// rows of C; everything else, and every call on a CPU without AVX2 and
+// FMA, is gonum's. No cgo is involved: the default fairmp build stays
+// pure Go.
+//
+// Each element of C is computed by one goroutine, in a fixed order (the
+// inner dimension in chunks of at most 512, each chunk summed in order
+// with fused multiply-adds), so results are deterministic and do not
+// depend on GOMAXPROCS. They differ from gonum's in the last bits (fused
+// multiply-add rounding and summation order).
+package fastblas
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Implementation satisfies gorgonia's BLAS interface (gonum's blas.Float32,
+// Float64, Complex64 and Complex128). Only Sgemm and Dgemm differ from
+// gonum.Implementation.
+type Implementation struct {
+	gonum.Implementation
+}
+
+var kernels = hasKernels()
+
+// Enabled reports whether the assembly kernels run on this CPU (amd64 with
+// AVX2 and FMA). When false, Implementation is exactly gonum's.
+func Enabled() bool { return kernels }
+
+// minWork is the smallest m·n·k sent to the kernels; below it the
+// goroutine and blocking overhead is not worth it.
+const minWork = 1 << 17
+
+// kcMax bounds the inner-dimension chunk.
+const kcMax = 512
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
+func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !kernels || n < 16 || m < 4 || m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	gemm(sgemm4x16, 16, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
+func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !kernels || n < 8 || m < 4 || m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	gemm(dgemm4x8, 8, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// valid repeats gonum's argument checks; invalid calls go to gonum, which
+// panics with its usual message. The kernels must never read or write out
+// of bounds.
+func valid(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
+	okT := func(t blas.Transpose) bool { return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans }
+	if !okT(tA) || !okT(tB) || m <= 0 || n <= 0 || k <= 0 {
+		return false
+	}
+	ar, ac := m, k // stored shape of A
+	if tA != blas.NoTrans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB != blas.NoTrans {
+		br, bc = n, k
+	}
+	return lda >= ac && la >= lda*(ar-1)+ac &&
+		ldb >= bc && lb >= ldb*(br-1)+bc &&
+		ldc >= n && lc >= ldc*(m-1)+n
+}
+
+type kernel[T float32 | float64] func(k int, a *T, sr, sp int, b *T, ldb int, c *T, ldc int, alpha T)
+
+func gemm[T float32 | float64](kern kernel[T], nr int, aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+	if alpha == 0 {
+		return
+	}
+	if bT { // pack op(B) = Bᵀ (k × n) contiguously
+		bp := make([]T, k*n)
+		for j := 0; j < n; j++ {
+			for p := 0; p < k; p++ {
+				bp[p*n+j] = b[j*ldb+p]
+			}
+		}
+		b, ldb = bp, n
+	}
+	// Element (r, p) of op(A) is a[r*sr + p*sp].
+	sr, sp := lda, 1
+	if aT {
+		sr, sp = 1, lda
+	}
+	chunks := (k + kcMax - 1) / kcMax
+	kc := (k + chunks - 1) / chunks
+	mFull, nFull := m/4*4, n/nr*nr
+
+	// Tasks are ranges of 4-row blocks of C. With A not transposed, A is
+	// streamed row by row and B (k × n) is reused from cache: small tasks
+	// balance the load. With A transposed (A's columns are C's rows, k is
+	// typically the long dimension), each task streams all of B: one task
+	// per worker.
+	workers := runtime.GOMAXPROCS(0)
+	blocks := mFull / 4
+	per := 64
+	if aT {
+		per = (blocks + workers - 1) / workers
+	}
+	if per < 1 {
+		per = 1
+	}
+	tasks := (blocks + per - 1) / per
+	work := func(t int) {
+		lo, hi := t*per*4, min((t+1)*per*4, mFull)
+		var pack []T
+		if aT {
+			pack = make([]T, (hi-lo)*kc)
+		}
+		for p0 := 0; p0 < k; p0 += kc {
+			kk := min(kc, k-p0)
+			if aT {
+				// Each 4-row block of C needs 4 adjacent columns of kk
+				// rows of A. Copy the task's columns of the chunk, read
+				// row by row (sequential), into one contiguous kk × 4
+				// panel per block, so the kernel streams 16 bytes per step.
+				for p := 0; p < kk; p++ {
+					row := a[(p0+p)*lda+lo : (p0+p)*lda+hi]
+					for bi := 0; bi < len(row)/4; bi++ {
+						src := row[4*bi : 4*bi+4 : 4*bi+4]
+						o := bi*4*kk + 4*p
+						dst := pack[o : o+4 : o+4]
+						dst[0], dst[1], dst[2], dst[3] = src[0], src[1], src[2], src[3]
+					}
+				}
+			}
+			for i := lo; i < hi; i += 4 {
+				var ai *T
+				asr, asp := sr, sp
+				if aT {
+					ai, asr, asp = &pack[(i-lo)*kk], 1, 4
+				} else {
+					ai = &a[i*sr+p0*sp]
+				}
+				for j := 0; j < nFull; j += nr {
+					kern(kk, ai, asr, asp, &b[p0*ldb+j], ldb, &c[i*ldc+j], ldc, alpha)
+				}
+			}
+		}
+		if nFull < n {
+			tail(lo, hi, nFull, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+		}
+	}
+	if workers <= 1 || tasks <= 1 {
+		for t := 0; t < tasks; t++ {
+			work(t)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < min(workers, tasks); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					t := int(next.Add(1)) - 1
+					if t >= tasks {
+						return
+					}
+					work(t)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if mFull < m {
+		tail(mFull, m, 0, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+	}
+}
+
+// tail computes rows [i0, i1) × columns [j0, j1) of C in plain Go, with
+// the same chunking of the inner dimension as the kernels.
+func tail[T float32 | float64](i0, i1, j0, j1, k, kc int, alpha T, a []T, sr, sp int, b []T, ldb int, c []T, ldc int) {
+	for i := i0; i < i1; i++ {
+		for j := j0; j < j1; j++ {
+			for p0 := 0; p0 < k; p0 += kc {
+				var s T
+				for p := p0; p < min(p0+kc, k); p++ {
+					s += a[i*sr+p*sp] * b[p*ldb+j]
+				}
+				c[i*ldc+j] += alpha * s
+			}
+		}
+	}
+}
