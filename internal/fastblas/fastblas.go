@@ -45,7 +45,14 @@ const kcMax = 512
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if !kernels || n < 16 || m < 4 || m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if n < 16 && narrow(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
+	if !kernels || n < 16 || m < 4 {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -54,7 +61,14 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
 func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if !kernels || n < 8 || m < 4 || m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if n < 8 && narrow(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
+	if !kernels || n < 8 || m < 4 {
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -214,4 +228,135 @@ func tail[T float32 | float64](i0, i1, j0, j1, k, kc int, alpha T, a []T, sr, sp
 			}
 		}
 	}
+}
+
+// narrowChunk is the number of inner-dimension steps per partial sum in
+// the transposed narrow case; fixed, so that results do not depend on
+// the number of workers.
+const narrowChunk = 2048
+
+// narrow handles products with few columns (n < 16), such as a layer's
+// logits (n = 2) and their weight gradient, which gonum runs as axpys of
+// length n. It returns false, leaving C untouched, when the shape does not
+// suit it. Plain Go; parallel; deterministic.
+func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	chunks := (k + narrowChunk - 1) / narrowChunk
+	if aT && (chunks*m*n > 1<<22 || k < 4*narrowChunk) {
+		return false
+	}
+	if bT {
+		bp := make([]T, k*n)
+		for j := 0; j < n; j++ {
+			for p := 0; p < k; p++ {
+				bp[p*n+j] = b[j*ldb+p]
+			}
+		}
+		b, ldb = bp, n
+	}
+	store := func(i int, acc []T) {
+		row := c[i*ldc : i*ldc+n]
+		for j := range row {
+			if beta == 0 {
+				row[j] = alpha * acc[j]
+			} else {
+				row[j] = alpha*acc[j] + beta*row[j]
+			}
+		}
+	}
+	if !aT {
+		// Row i of C: Σ_p a[i, p] · b[p, :], p in order.
+		parallel(m, 256, func(lo, hi int) {
+			var buf [16]T
+			acc := buf[:n]
+			for i := lo; i < hi; i++ {
+				clear(acc)
+				ar := a[i*lda : i*lda+k]
+				if n == 2 {
+					var s0, s1 T
+					for p, av := range ar {
+						br := b[p*ldb : p*ldb+2 : p*ldb+2]
+						s0 += av * br[0]
+						s1 += av * br[1]
+					}
+					acc[0], acc[1] = s0, s1
+				} else {
+					for p, av := range ar {
+						br := b[p*ldb : p*ldb+n]
+						for j, bv := range br {
+							acc[j] += av * bv
+						}
+					}
+				}
+				store(i, acc)
+			}
+		})
+		return true
+	}
+	// C = Σ_p a[p, :]ᵀ b[p, :]: one partial m × n sum per chunk of
+	// narrowChunk steps (in parallel), then the partials added in chunk
+	// order.
+	part := make([]T, chunks*m*n)
+	parallel(chunks, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			pc := part[ch*m*n : (ch+1)*m*n]
+			for p := ch * narrowChunk; p < min((ch+1)*narrowChunk, k); p++ {
+				ar := a[p*lda : p*lda+m]
+				br := b[p*ldb : p*ldb+n]
+				if n == 2 {
+					b0, b1 := br[0], br[1]
+					for i, av := range ar {
+						q := pc[2*i : 2*i+2 : 2*i+2]
+						q[0] += av * b0
+						q[1] += av * b1
+					}
+					continue
+				}
+				for i, av := range ar {
+					q := pc[i*n : i*n+n]
+					for j, bv := range br {
+						q[j] += av * bv
+					}
+				}
+			}
+		}
+	})
+	acc := make([]T, n)
+	for i := 0; i < m; i++ {
+		clear(acc)
+		for ch := 0; ch < chunks; ch++ {
+			q := part[(ch*m+i)*n : (ch*m+i)*n+n]
+			for j, v := range q {
+				acc[j] += v
+			}
+		}
+		store(i, acc)
+	}
+	return true
+}
+
+// parallel calls f on consecutive ranges of [0, n) of about grain items,
+// from GOMAXPROCS goroutines.
+func parallel(n, grain int, f func(lo, hi int)) {
+	tasks := (n + grain - 1) / grain
+	workers := min(runtime.GOMAXPROCS(0), tasks)
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t := int(next.Add(1)) - 1
+				if t >= tasks {
+					return
+				}
+				f(t*grain, min((t+1)*grain, n))
+			}
+		}()
+	}
+	wg.Wait()
 }

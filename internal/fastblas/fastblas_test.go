@@ -39,7 +39,7 @@ func TestGemmMatchesGonum(t *testing.T) {
 	ref := gonum.Implementation{}
 	var impl Implementation
 	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
-	for _, sz := range [][3]int{{64, 64, 64}, {67, 35, 1100}, {301, 64, 276}, {276, 64, 3001}, {130, 19, 70}, {8, 16, 2048}} {
+	for _, sz := range [][3]int{{64, 64, 64}, {67, 35, 1100}, {301, 64, 276}, {276, 64, 3001}, {130, 19, 70}, {8, 16, 2048}, {9000, 2, 64}, {64, 2, 9000}, {33, 5, 8300}, {2000, 3, 300}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, tA := range trans {
 			for _, tB := range trans {
