@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/fairmp/fairmp/internal/spkern"
 )
 
 var matrixIDs atomic.Uint64
@@ -330,17 +332,33 @@ func parallelRows(indptr []int, f func(lo, hi int)) {
 // number of columns (x has m's column count of rows). out must have
 // rows × cols elements; it is overwritten. Rows are processed in parallel
 // blocks; each output row is summed in a fixed order, so results are
-// bit-for-bit deterministic.
+// bit-for-bit deterministic. It panics if cols < 1 or out or x is too
+// short.
 func (m *Matrix) MulDense64(out, x []float64, cols int) {
+	m.checkMul(len(out), len(x), cols)
 	mulDense(m.indptr, m.indices, m.val64, out, x, cols)
 }
 
-// MulDense32 is MulDense64 in float32.
+// MulDense32 is MulDense64 in float32. For 8 or more columns it runs on
+// AVX2/FMA kernels (internal/spkern) where the CPU has them.
 func (m *Matrix) MulDense32(out, x []float32, cols int) {
+	m.checkMul(len(out), len(x), cols)
 	mulDense(m.indptr, m.indices, m.val32, out, x, cols)
 }
 
+func (m *Matrix) checkMul(lout, lx, cols int) {
+	if cols < 1 || lout < m.rows*cols || lx < m.cols*cols {
+		panic(fmt.Sprintf("graph: MulDense: out has %d values and x %d for a %d × %d matrix and %d columns, want cols >= 1, >= %d and >= %d",
+			lout, lx, m.rows, m.cols, cols, m.rows*cols, m.cols*cols))
+	}
+}
+
 func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols int) {
+	if v32, ok := any(val).([]float32); ok && cols >= 8 && spkern.Enabled() {
+		o32, x32 := any(out).([]float32), any(x).([]float32)
+		parallelRows(indptr, func(lo, hi int) { mulRowsStrips32(indptr, indices, v32, o32, x32, cols, lo, hi) })
+		return
+	}
 	parallelRows(indptr, func(lo, hi int) {
 		switch cols {
 		case 1:
@@ -430,6 +448,34 @@ func mulRowsN[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 		}
 		for ; c0 < cols; c0++ {
 			var s T
+			for p, j := range idx {
+				s += vv[p] * x[int(j)*cols+c0]
+			}
+			o[c0] = s
+		}
+	}
+}
+
+// mulRowsStrips32 is mulRowsN for float32 with the assembly kernels of
+// internal/spkern: strips of 64, then 8 columns, then single columns in Go.
+func mulRowsStrips32(indptr []int, indices []int32, val []float32, out, x []float32, cols, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		o := out[i*cols : (i+1)*cols : (i+1)*cols]
+		if len(idx) == 0 {
+			clear(o)
+			continue
+		}
+		c0 := 0
+		for ; c0+64 <= cols; c0 += 64 {
+			spkern.RowStrip32(64, idx, vv, x[c0:], cols, o[c0:])
+		}
+		for ; c0+8 <= cols; c0 += 8 {
+			spkern.RowStrip32(8, idx, vv, x[c0:], cols, o[c0:])
+		}
+		for ; c0 < cols; c0++ {
+			var s float32
 			for p, j := range idx {
 				s += vv[p] * x[int(j)*cols+c0]
 			}
