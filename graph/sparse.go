@@ -44,7 +44,8 @@ func newMatrix(rows, cols int, indptr []int, indices []int32, val []float64, sym
 // NewMatrix builds a rows × cols sparse matrix from coordinate triplets
 // (r[k], c[k], v[k]). Entries with the same coordinates are summed. It
 // returns an error on mismatched lengths, non-positive sizes, coordinates
-// out of range (naming the triplet) and non-finite values.
+// out of range (naming the triplet) and non-finite values (also when
+// duplicates sum to an infinity).
 func NewMatrix(rows, cols int, r, c []int, v []float64) (*Matrix, error) {
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("graph: NewMatrix: size %d × %d, want both > 0", rows, cols)
@@ -90,6 +91,11 @@ func NewMatrix(rows, cols int, r, c []int, v []float64) (*Matrix, error) {
 			vals = append(vals, e.v)
 		}
 		indptr[i+1] = len(indices)
+		for p := indptr[i]; p < indptr[i+1]; p++ {
+			if math.IsInf(vals[p], 0) {
+				return nil, fmt.Errorf("graph: NewMatrix: the entries at (%d, %d) sum to %v, want a finite value", i, indices[p], vals[p])
+			}
+		}
 	}
 	m := newMatrix(rows, cols, indptr, indices, vals, false)
 	m.symmetric = m.isSymmetric()

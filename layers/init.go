@@ -38,6 +38,9 @@ func newWeight(g *G.ExprGraph, dt tensor.Dtype, rows, cols int, name string, rng
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("layers: %s: shape %d × %d, want both > 0", name, rows, cols)
 	}
+	if err := uniqueName(g, name); err != nil {
+		return nil, err
+	}
 	return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
 		G.WithValue(GlorotUniform(rng, dt, rows, cols))), nil
 }
@@ -51,6 +54,20 @@ func newBias(g *G.ExprGraph, dt tensor.Dtype, cols int, name string) (*G.Node, e
 	if cols <= 0 {
 		return nil, fmt.Errorf("layers: %s: %d columns, want > 0", name, cols)
 	}
+	if err := uniqueName(g, name); err != nil {
+		return nil, err
+	}
 	return G.NewMatrix(g, dt, G.WithShape(1, cols), G.WithName(name),
 		G.WithValue(opkit.Alloc(dt, 1, cols))), nil
+}
+
+// uniqueName returns an error if g already holds a node called name.
+// gorgonia merges input nodes with equal name, type and shape into one
+// node, so two layers with the same parameter names would silently share
+// their parameters.
+func uniqueName(g *G.ExprGraph, name string) error {
+	if len(g.ByName(name)) > 0 {
+		return fmt.Errorf("layers: parameter name %q is already used in this graph: give each layer or model a distinct Name", name)
+	}
+	return nil
 }

@@ -1,4 +1,57 @@
 // Package datasets loads fairness benchmark graphs (FairGNN's NBA and
 // Pokec files, NIFTY's Bail, Credit and German files) and generates
 // synthetic graphs whose sensitive homophily is set by a knob.
+//
+// # Loading
+//
+// Load(dir, name, opts) reads a preset: "nba", "pokec_z", "pokec_n"
+// (FairGNN format) or "bail", "credit", "german" (NIFTY format). dir is
+// the folder holding the files ($FAIRMP_DATA/nba) or its parent
+// ($FAIRMP_DATA), which then must hold a folder named after the preset
+// (or, for the Pokec presets, FairGNN's shared folder pokec/).
+// For other files or columns, start from FairGNNPreset or NIFTYPreset,
+// change the config and call LoadFairGNN or LoadNIFTY.
+//
+// The protocol of the FMP paper (and of FairGNN and NIFTY) is applied:
+// labels < 0 are unknown (−1), labels > 1 become 1; sensitive values < 0
+// are unknown, > 0 become 1; the features are every column except the id,
+// the label, the sensitive column (unless Options.IncludeSens) and the
+// configured drops, optionally min-max scaled to [−1, 1] (on for every
+// preset but Pokec). User ids are parsed as exact integers (NBA and Pokec
+// ids exceed 2^53). Rows are nodes, in file order.
+//
+// A NIFTY data set without its edges file gets NIFTY's feature-similarity
+// graph (SimilarityEdges): it reproduces the shipped bail_edges.txt and
+// credit_edges.txt exactly, in seconds.
+//
+// The split comes from split.json in the data set's folder
+// ({"train": [...], "val": [...], "test": [...]}, 0-based rows of labelled
+// nodes; val may be the same list as test, as in NBA), otherwise from
+// RandomSplit over the labelled nodes with Options.SplitFractions and
+// Options.SplitSeed.
+//
+// # Synthetic graphs
+//
+// Synthetic draws a two-group graph from a stochastic block model with
+// separate label- and sensitive-homophily knobs, labels correlated with
+// the group, and features carrying label signal, group signal and noise
+// (see SyntheticConfig). With the defaults (sensitive homophily 0.9),
+// propagation over the graph raises the demographic-parity gap of a
+// classifier well above that of a classifier on the features alone, the
+// FMP paper's observation. PokecZShape gives a Pokec-z-sized graph for
+// speed work. Generation is O(nodes·features + edges) and seeded.
+//
+// # Errors
+//
+// Every bad input is an error, never a panic. Problems in files are
+// *FileError values whose message reads "file:line:column: what was
+// wrong, what was expected" (line or column left out when they do not
+// apply): a missing file (wrapping fs.ErrNotExist), a missing column
+// (listing those present), an empty file or header-only file, a
+// non-numeric, empty or non-finite cell, a ragged row, a repeated user
+// id, an edge naming an unknown user id or a row out of range, a split
+// index out of range, of an unlabelled node, or in two lists. Invalid
+// configs (SyntheticConfig, Options, a threshold) are reported by their
+// Validate methods or the loaders, naming the field. The CSV, edge-file
+// and split.json parsers are fuzz-tested.
 package datasets

@@ -1,0 +1,206 @@
+package fmp
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+)
+
+var deltaIDs atomic.Uint64
+
+// DeltaS is the group-contrast matrix Δs (R × n) of FMP, built from a
+// sensitive attribute. (Δs·SF(F)) is an R × c matrix of differences of
+// mean predicted probabilities between groups: the quantity FMP drives
+// towards zero.
+//
+// Two forms exist:
+//
+//   - Binary (R = 1), the paper's form, used when the attribute has exactly
+//     two groups (values 0 and 1): Δs_i = +1/n₁ if s_i = 1, −1/n₀ if
+//     s_i = 0, 0 if s_i is unknown (−1). (Δs·SF(F))_j is the difference
+//     of the groups' mean probability of class j (group 1 minus group 0).
+//   - Per-group rows (R = G), used for G ≥ 3 groups (or for G = 2 when
+//     asked): row g is 1/n_g on the members of group g minus 1/n_known on
+//     every node whose group is known, so (Δs·SF(F))_{g,j} is group g's
+//     mean probability of class j minus the mean over all known nodes.
+//
+// For two groups the per-group rows are p₀·Δ and −p₁·Δ, where Δ is the
+// binary row and p_g = n_g/n_known, so λf Σ_g ‖row_g·SF(F)‖₁ equals the
+// paper's λf ‖Δ·SF(F)‖₁: both forms define the same objective. Their
+// primal-dual iterations differ (a 1 × c dual against a 2 × c one), which
+// is why the binary attribute uses the paper's single row by default.
+//
+// A DeltaS is immutable and safe for concurrent use. Its ID identifies it
+// in op hashes.
+type DeltaS struct {
+	rows, n int
+	d64     []float64 // rows × n, row-major
+	groups  int
+	counts  []int // members per group value
+	known   int
+	normSq  float64
+	id      uint64
+}
+
+// NewDeltaS builds Δs from sens, the sensitive group of each node (0, 1,
+// ..., G−1; −1 = unknown, masked out). Every group value from 0 to the
+// largest one must have at least one member, and at least two groups must
+// be present. With exactly two groups the binary (paper) form is used
+// unless perGroup is true; with three or more the per-group form is used.
+//
+// NewDeltaS returns an error for values below −1, for an empty group, and
+// for fewer than two groups.
+func NewDeltaS(sens []int, perGroup bool) (*DeltaS, error) {
+	n := len(sens)
+	if n == 0 {
+		return nil, fmt.Errorf("fmp: NewDeltaS: empty sensitive attribute")
+	}
+	maxG := -1
+	for i, s := range sens {
+		if s < -1 {
+			return nil, fmt.Errorf("fmp: NewDeltaS: sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", i, s)
+		}
+		if s > maxG {
+			maxG = s
+		}
+	}
+	groups := maxG + 1
+	if groups < 2 {
+		return nil, fmt.Errorf("fmp: NewDeltaS: %d known group(s), want at least 2", groups)
+	}
+	if groups > n {
+		return nil, fmt.Errorf("fmp: NewDeltaS: largest group id %d exceeds the %d nodes", maxG, n)
+	}
+	counts := make([]int, groups)
+	known := 0
+	for _, s := range sens {
+		if s >= 0 {
+			counts[s]++
+			known++
+		}
+	}
+	for g, c := range counts {
+		if c == 0 {
+			return nil, fmt.Errorf("fmp: NewDeltaS: group %d has no known member (group ids must be 0..%d without gaps)", g, maxG)
+		}
+	}
+	ds := &DeltaS{n: n, groups: groups, counts: counts, known: known, id: deltaIDs.Add(1)}
+	if groups == 2 && !perGroup {
+		ds.rows = 1
+		ds.d64 = make([]float64, n)
+		pos, neg := 1/float64(counts[1]), -1/float64(counts[0])
+		for i, s := range sens {
+			switch s {
+			case 1:
+				ds.d64[i] = pos
+			case 0:
+				ds.d64[i] = neg
+			}
+		}
+	} else {
+		ds.rows = groups
+		ds.d64 = make([]float64, groups*n)
+		all := 1 / float64(known)
+		for g := 0; g < groups; g++ {
+			inv := 1 / float64(counts[g])
+			row := ds.d64[g*n : (g+1)*n]
+			for i, s := range sens {
+				switch {
+				case s == g:
+					row[i] = inv - all
+				case s >= 0:
+					row[i] = -all
+				}
+			}
+		}
+	}
+	ds.normSq = spectralNormSq(ds.d64, ds.rows, n)
+	return ds, nil
+}
+
+// Rows returns R, the number of rows of Δs (1 for the binary form, G for
+// the per-group form); the dual u is R × c.
+func (d *DeltaS) Rows() int { return d.rows }
+
+// N returns the number of nodes (columns of Δs).
+func (d *DeltaS) N() int { return d.n }
+
+// Groups returns G, the number of group values.
+func (d *DeltaS) Groups() int { return d.groups }
+
+// Counts returns the number of known members of each group. Do not modify.
+func (d *DeltaS) Counts() []int { return d.counts }
+
+// Known returns the number of nodes whose group is known.
+func (d *DeltaS) Known() int { return d.known }
+
+// PerGroup reports whether Δs has one row per group (false: the binary
+// single row of the paper).
+func (d *DeltaS) PerGroup() bool { return d.rows > 1 }
+
+// NormSq returns ‖Δs‖², the squared spectral norm (largest eigenvalue of
+// Δs Δsᵀ). For the binary form it is 1/n₀ + 1/n₁.
+func (d *DeltaS) NormSq() float64 { return d.normSq }
+
+// ID returns the identity used in op hashes.
+func (d *DeltaS) ID() uint64 { return d.id }
+
+// Row returns row r of Δs in float64. Do not modify.
+func (d *DeltaS) Row(r int) []float64 { return d.d64[r*d.n : (r+1)*d.n] }
+
+// spectralNormSq returns the largest eigenvalue of M Mᵀ for the rows × n
+// matrix m, by the cyclic Jacobi method on the small rows × rows Gram
+// matrix.
+func spectralNormSq(m []float64, rows, n int) float64 {
+	a := make([]float64, rows*rows)
+	for p := 0; p < rows; p++ {
+		for q := p; q < rows; q++ {
+			s := 0.0
+			rp, rq := m[p*n:(p+1)*n], m[q*n:(q+1)*n]
+			for i := range rp {
+				s += rp[i] * rq[i]
+			}
+			a[p*rows+q], a[q*rows+p] = s, s
+		}
+	}
+	for sweep := 0; sweep < 100; sweep++ {
+		off := 0.0
+		for p := 0; p < rows; p++ {
+			for q := p + 1; q < rows; q++ {
+				off += a[p*rows+q] * a[p*rows+q]
+			}
+		}
+		if off < 1e-300 {
+			break
+		}
+		for p := 0; p < rows; p++ {
+			for q := p + 1; q < rows; q++ {
+				apq := a[p*rows+q]
+				if apq == 0 {
+					continue
+				}
+				theta := (a[q*rows+q] - a[p*rows+p]) / (2 * apq)
+				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for k := 0; k < rows; k++ {
+					akp, akq := a[k*rows+p], a[k*rows+q]
+					a[k*rows+p] = c*akp - s*akq
+					a[k*rows+q] = s*akp + c*akq
+				}
+				for k := 0; k < rows; k++ {
+					apk, aqk := a[p*rows+k], a[q*rows+k]
+					a[p*rows+k] = c*apk - s*aqk
+					a[q*rows+k] = s*apk + c*aqk
+				}
+			}
+		}
+	}
+	best := 0.0
+	for p := 0; p < rows; p++ {
+		if a[p*rows+p] > best {
+			best = a[p*rows+p]
+		}
+	}
+	return best
+}

@@ -1,0 +1,228 @@
+package fmp
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// The kernels below compute, row by row, expressions of the row-softmax
+// Jacobian J_i = diag(s_i) − s_i s_iᵀ, s_i = SF(F)_i. Arithmetic is done in
+// float64 for both element types (float32 inputs are widened per row and
+// the result rounded once), so float32 and float64 agree to float32
+// rounding. Row blocks are fixed (independent of GOMAXPROCS) and partial
+// sums are combined in block order: results are deterministic.
+
+const blockRows = 2048
+
+// forBlocks calls f(b, lo, hi) for the fixed row blocks of [0, n), in
+// parallel.
+func forBlocks(n int, f func(b, lo, hi int)) {
+	nb := (n + blockRows - 1) / blockRows
+	if nb <= 1 {
+		f(0, 0, n)
+		return
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if workers > nb {
+		workers = nb
+	}
+	var next sync.WaitGroup
+	ch := make(chan int, nb)
+	for b := 0; b < nb; b++ {
+		ch <- b
+	}
+	close(ch)
+	next.Add(workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			defer next.Done()
+			for b := range ch {
+				lo := b * blockRows
+				hi := min(lo+blockRows, n)
+				f(b, lo, hi)
+			}
+		}()
+	}
+	next.Wait()
+}
+
+func numBlocks(n int) int { return max(1, (n+blockRows-1)/blockRows) }
+
+// softmaxRow writes the stable softmax of x into s (max subtracted first:
+// no overflow for any finite input).
+func softmaxRow[T float32 | float64](x []T, s []float64) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if float64(v) > m {
+			m = float64(v)
+		}
+	}
+	sum := 0.0
+	for j, v := range x {
+		e := math.Exp(float64(v) - m)
+		s[j] = e
+		sum += e
+	}
+	for j := range s {
+		s[j] /= sum
+	}
+}
+
+// expandRow writes a = Σ_r Δs[r,i]·u[r,:] (row i of U = Δsᵀu) and reports
+// whether it is non-zero.
+func expandRow[T float32 | float64](ds []float64, rows, n, i int, u []T, c int, a []float64) bool {
+	for j := range a {
+		a[j] = 0
+	}
+	nz := false
+	for r := 0; r < rows; r++ {
+		d := ds[r*n+i]
+		if d == 0 {
+			continue
+		}
+		nz = true
+		ur := u[r*c : (r+1)*c]
+		for j := range a {
+			a[j] += d * float64(ur[j])
+		}
+	}
+	return nz
+}
+
+// jvpRow writes J(s)·v = s ⊙ v − (s·v) s into out, scaled by scale.
+func jvpRow[T float32 | float64](s, v []float64, scale float64, out []T) {
+	t := 0.0
+	for j := range s {
+		t += s[j] * v[j]
+	}
+	for j := range s {
+		out[j] = T(scale * s[j] * (v[j] - t))
+	}
+}
+
+// gradKernel: out = scale · (U ⊙ S − rowsum(U ⊙ S) ⊙ S), U = Δsᵀu.
+func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c int, scale float64) {
+	forBlocks(n, func(_, lo, hi int) {
+		s := make([]float64, c)
+		a := make([]float64, c)
+		for i := lo; i < hi; i++ {
+			o := out[i*c : (i+1)*c]
+			if !expandRow(ds, rows, n, i, u, c, a) {
+				clear(o)
+				continue
+			}
+			softmaxRow(f[i*c:(i+1)*c], s)
+			jvpRow(s, a, scale, o)
+		}
+	})
+}
+
+// gradBackKernel: the gradient with respect to F of ⟨W, ∇(F, u)⟩:
+// out_i = scale · J(s_i)·h_i, h = W ⊙ U − rowsum(W ⊙ S) ⊙ U − rowsum(U ⊙ S) ⊙ W.
+func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out []T, c int, scale float64) {
+	forBlocks(n, func(_, lo, hi int) {
+		s := make([]float64, c)
+		a := make([]float64, c)
+		h := make([]float64, c)
+		for i := lo; i < hi; i++ {
+			o := out[i*c : (i+1)*c]
+			if !expandRow(ds, rows, n, i, u, c, a) {
+				clear(o)
+				continue
+			}
+			softmaxRow(f[i*c:(i+1)*c], s)
+			wi := w[i*c : (i+1)*c]
+			ws, as := 0.0, 0.0
+			for j := range s {
+				ws += float64(wi[j]) * s[j]
+				as += a[j] * s[j]
+			}
+			for j := range h {
+				h[j] = float64(wi[j])*a[j] - ws*a[j] - as*float64(wi[j])
+			}
+			jvpRow(s, h, scale, o)
+		}
+	})
+}
+
+// gapKernel: out = scale · Δs·V where V_i = SF(F)_i (w == nil) or
+// V_i = J(s_i)·W_i (w != nil). out is rows × c.
+func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c int, scale float64) {
+	nb := numBlocks(n)
+	part := make([]float64, nb*rows*c)
+	forBlocks(n, func(b, lo, hi int) {
+		p := part[b*rows*c : (b+1)*rows*c]
+		s := make([]float64, c)
+		v := make([]float64, c)
+		for i := lo; i < hi; i++ {
+			any := false
+			for r := 0; r < rows; r++ {
+				if ds[r*n+i] != 0 {
+					any = true
+					break
+				}
+			}
+			if !any {
+				continue
+			}
+			softmaxRow(f[i*c:(i+1)*c], s)
+			vi := s
+			if w != nil {
+				wi := w[i*c : (i+1)*c]
+				t := 0.0
+				for j := range s {
+					t += s[j] * float64(wi[j])
+				}
+				for j := range s {
+					v[j] = s[j] * (float64(wi[j]) - t)
+				}
+				vi = v
+			}
+			for r := 0; r < rows; r++ {
+				d := ds[r*n+i]
+				if d == 0 {
+					continue
+				}
+				pr := p[r*c : (r+1)*c]
+				for j := range pr {
+					pr[j] += d * vi[j]
+				}
+			}
+		}
+	})
+	for k := range out {
+		sum := 0.0
+		for b := 0; b < nb; b++ {
+			sum += part[b*rows*c+k]
+		}
+		out[k] = T(scale * sum)
+	}
+}
+
+// projKernel: out = sign(x) ⊙ min(|x|, r).
+func projKernel[T float32 | float64](x, out []T, r float64) {
+	rt := T(r)
+	for i, v := range x {
+		switch {
+		case v > rt:
+			out[i] = rt
+		case v < -rt:
+			out[i] = -rt
+		default:
+			out[i] = v
+		}
+	}
+}
+
+// projMaskKernel: out = w where |x| < r, else 0.
+func projMaskKernel[T float32 | float64](x, w, out []T, r float64) {
+	rt := T(r)
+	for i, v := range x {
+		if v < rt && v > -rt {
+			out[i] = w[i]
+		} else {
+			out[i] = 0
+		}
+	}
+}

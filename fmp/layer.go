@@ -1,0 +1,324 @@
+package fmp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/layers"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Scaling selects the dual step size β and the l∞ radius of the dual (see
+// the package doc, "Scaling").
+type Scaling int
+
+const (
+	// Normalized scales the dual step and radius by ‖Δs‖²:
+	// β = ρ/(γ‖Δs‖²), radius λf/‖Δs‖². λf then bounds the logit shift
+	// of a node independently of the graph's size. The default.
+	Normalized Scaling = iota + 1
+	// Paper is the algorithm exactly as published: β = 1/(2γ), radius
+	// λf. Its effect shrinks like 1/n_group with the graph's size (Rho is
+	// not used).
+	Paper
+)
+
+// String returns the scaling's name.
+func (s Scaling) String() string {
+	switch s {
+	case Normalized:
+		return "Normalized"
+	case Paper:
+		return "Paper"
+	}
+	return fmt.Sprintf("Scaling(%d)", int(s))
+}
+
+// TrainMode selects how the fairness steps take part in training (see the
+// package doc, "Training modes"). Forward values in evaluation are the
+// same in every mode.
+type TrainMode int
+
+const (
+	// EndToEnd back-propagates through every step, the dual included (the
+	// paper's setting).
+	EndToEnd TrainMode = iota + 1
+	// ConstantDual back-propagates through the primal steps but treats
+	// the dual u as a constant (no gradient through steps 3–4).
+	ConstantDual
+	// InferenceOnly switches the fairness steps off while the layer's
+	// Phase is training (u ≡ 0: the backbone is trained with
+	// propagation only) and applies them in evaluation (validation,
+	// test, deployment).
+	InferenceOnly
+)
+
+// String returns the mode's name.
+func (m TrainMode) String() string {
+	switch m {
+	case EndToEnd:
+		return "EndToEnd"
+	case ConstantDual:
+		return "ConstantDual"
+	case InferenceOnly:
+		return "InferenceOnly"
+	}
+	return fmt.Sprintf("TrainMode(%d)", int(m))
+}
+
+// Config holds FMP's settings. Zero values are taken literally; start
+// from DefaultConfig.
+type Config struct {
+	// LambdaS (λs ≥ 0) weighs smoothness over the graph; γ = 1/(1+λs).
+	// 0 disables propagation (γ = 1).
+	LambdaS float64
+	// LambdaF (λf ≥ 0) weighs the fairness term. 0 gives exactly the
+	// propagation-only output. With Normalized scaling it bounds the
+	// shift of each node's logits (see the package doc).
+	LambdaF float64
+	// K (≥ 1) is the number of unrolled steps.
+	K int
+	// Scaling selects the dual step size and radius.
+	Scaling Scaling
+	// Rho (0 < ρ ≤ 4) is the dual step factor of Normalized scaling,
+	// β = ρ/(γ‖Δs‖²); ρ ≤ 4 is the primal-dual step condition. Paper
+	// scaling does not use it.
+	Rho float64
+	// TrainMode selects how the fairness steps take part in training.
+	TrainMode TrainMode
+	// PerGroupRows makes a binary attribute use one Δs row per group
+	// instead of the paper's single row (attributes with three or more
+	// groups always use one row per group).
+	PerGroupRows bool
+}
+
+// DefaultConfig returns the defaults: λs = 1, λf = 1, K = 5, Normalized
+// scaling with ρ = 4, EndToEnd training, the paper's single Δs row for a
+// binary attribute.
+func DefaultConfig() Config {
+	return Config{LambdaS: 1, LambdaF: 1, K: 5, Scaling: Normalized, Rho: 4, TrainMode: EndToEnd}
+}
+
+// Validate returns an error naming the first invalid field.
+func (c Config) Validate() error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case !finite(c.LambdaS) || c.LambdaS < 0:
+		return fmt.Errorf("fmp: Config.LambdaS = %v, want a finite value ≥ 0", c.LambdaS)
+	case !finite(c.LambdaF) || c.LambdaF < 0:
+		return fmt.Errorf("fmp: Config.LambdaF = %v, want a finite value ≥ 0", c.LambdaF)
+	case c.K < 1:
+		return fmt.Errorf("fmp: Config.K = %d, want ≥ 1", c.K)
+	case c.Scaling != Normalized && c.Scaling != Paper:
+		return fmt.Errorf("fmp: Config.Scaling = %v, want Normalized or Paper", c.Scaling)
+	case c.Scaling == Normalized && !(c.Rho > 0 && c.Rho <= 4):
+		return fmt.Errorf("fmp: Config.Rho = %v, want 0 < ρ ≤ 4 with Normalized scaling", c.Rho)
+	case c.TrainMode < EndToEnd || c.TrainMode > InferenceOnly:
+		return fmt.Errorf("fmp: Config.TrainMode = %v, want EndToEnd, ConstantDual or InferenceOnly", c.TrainMode)
+	}
+	return nil
+}
+
+// Gamma returns γ = 1/(1+λs).
+func (c Config) Gamma() float64 { return 1 / (1 + c.LambdaS) }
+
+// Layer is an FMP layer bound to a graph and a sensitive attribute. It
+// maps X_trans (n × c, typically an MLP's logits) to F^K, the output of K
+// unrolled steps of the paper's Steps 1–5. A Layer is immutable after
+// New except for its Phase.
+type Layer struct {
+	cfg   Config
+	adj   *graph.Matrix
+	ds    *DeltaS
+	sens  []int
+	phase *layers.Phase
+	beta  float64
+	rad   float64
+}
+
+// New returns an FMP layer for the normalised adjacency adj (n × n,
+// Ã = D̂^-1/2 (A+I) D̂^-1/2, see graph.NormalizedAdjacency), the sensitive
+// attribute sens (length n, groups 0..G−1, −1 = unknown) and cfg.
+//
+// New returns an error if cfg is invalid, adj is nil or not n × n, or sens
+// is not a valid attribute (see NewDeltaS).
+func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if adj == nil {
+		return nil, fmt.Errorf("fmp: New: nil adjacency")
+	}
+	r, c := adj.Dims()
+	if r != c || r != len(sens) {
+		return nil, fmt.Errorf("fmp: New: adjacency is %d × %d and sens has %d entries, want n × n with n = len(sens)", r, c, len(sens))
+	}
+	ds, err := NewDeltaS(sens, cfg.PerGroupRows)
+	if err != nil {
+		return nil, err
+	}
+	l := &Layer{cfg: cfg, adj: adj, ds: ds, sens: append([]int(nil), sens...)}
+	gamma := cfg.Gamma()
+	switch cfg.Scaling {
+	case Paper:
+		l.beta, l.rad = 1/(2*gamma), cfg.LambdaF
+	case Normalized:
+		l.beta, l.rad = cfg.Rho/(gamma*ds.NormSq()), cfg.LambdaF/ds.NormSq()
+	}
+	return l, nil
+}
+
+// SetPhase sets the training/evaluation switch the layer reads (shared
+// with the rest of the model; nil means evaluation). Only InferenceOnly
+// uses it. Call it before Forward.
+func (l *Layer) SetPhase(p *layers.Phase) { l.phase = p }
+
+// Config returns the layer's settings.
+func (l *Layer) Config() Config { return l.cfg }
+
+// DeltaS returns the layer's group-contrast matrix.
+func (l *Layer) DeltaS() *DeltaS { return l.ds }
+
+// DualStep returns the dual step size β and the l∞ radius of the dual
+// that the layer's scaling gives.
+func (l *Layer) DualStep() (beta, radius float64) { return l.beta, l.rad }
+
+// Forward returns F^K for x (n × c, float32 or float64, c ≥ 2). It
+// returns an error if x does not have n rows and at least 2 columns.
+func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
+	tr, err := l.build(x, false)
+	if err != nil {
+		return nil, err
+	}
+	return tr.out, nil
+}
+
+// Apply is New followed by Forward.
+func Apply(x *G.Node, adj *graph.Matrix, sens []int, cfg Config) (*G.Node, error) {
+	l, err := New(adj, sens, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return l.Forward(x)
+}
+
+type trace struct {
+	out, base, dual *G.Node
+}
+
+func (l *Layer) checkInput(x *G.Node) error {
+	if err := checkMatrix(x, "Layer.Forward", "X_trans"); err != nil {
+		return err
+	}
+	s := x.Shape()
+	if s[0] != l.ds.N() || s[1] < 2 {
+		return fmt.Errorf("fmp: Layer.Forward: X_trans %q (node %d) has shape %v, want (%d, c) with c ≥ 2", x.Name(), x.ID(), s, l.ds.N())
+	}
+	return nil
+}
+
+func scalar(dt tensor.Dtype, v float64) *G.Node {
+	if dt == tensor.Float32 {
+		return G.NewConstant(float32(v))
+	}
+	return G.NewConstant(v)
+}
+
+// build unrolls the K steps. With baseline, it also builds the same K
+// steps with u ≡ 0 (propagation only).
+func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
+	if err := l.checkInput(x); err != nil {
+		return tr, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("fmp: Layer.Forward: building the graph: %v", r)
+		}
+	}()
+	dt := x.Dtype()
+	gamma := l.cfg.Gamma()
+	var gx, oneMinus *G.Node
+	if gamma != 1 {
+		if gx, err = G.Mul(x, scalar(dt, gamma)); err != nil {
+			return tr, err
+		}
+		oneMinus = scalar(dt, 1-gamma)
+	}
+	// propagate returns X_agg = γX + (1−γ)ÃF (X itself when γ = 1).
+	propagate := func(f *G.Node) (*G.Node, error) {
+		if gamma == 1 {
+			return x, nil
+		}
+		af, err := layers.SpMM(l.adj, f)
+		if err != nil {
+			return nil, err
+		}
+		af, err = G.Mul(af, oneMinus)
+		if err != nil {
+			return nil, err
+		}
+		return G.Add(gx, af)
+	}
+	constDual := l.cfg.TrainMode == ConstantDual
+	var phase *layers.Phase
+	if l.cfg.TrainMode == InferenceOnly {
+		phase = l.phase
+		if phase == nil {
+			phase = &layers.Phase{} // evaluation; keeps the op's hash distinct
+		}
+	}
+	f := x
+	var u *G.Node // nil: u = 0
+	for k := 0; k < l.cfg.K; k++ {
+		xagg, err := propagate(f)
+		if err != nil {
+			return tr, err
+		}
+		// Step 2: F̄ = X_agg − γ∇(F, u); ∇(F, 0) = 0 exactly.
+		fbar := xagg
+		if u != nil {
+			d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, constDual: constDual}, f, u)
+			if err != nil {
+				return tr, err
+			}
+			if fbar, err = G.Sub(xagg, d); err != nil {
+				return tr, err
+			}
+		}
+		// Step 3: ū = u + β Δs SF(F̄).
+		ubar, err := G.ApplyOp(&gapOp{ds: l.ds, scale: l.beta}, fbar)
+		if err != nil {
+			return tr, err
+		}
+		if u != nil {
+			if ubar, err = G.Add(u, ubar); err != nil {
+				return tr, err
+			}
+		}
+		// Step 4: projection onto the l∞ ball.
+		if u, err = G.ApplyOp(&projOp{r: l.rad, phase: phase}, ubar); err != nil {
+			return tr, err
+		}
+		// Step 5: F = X_agg − γ∇(F, u).
+		d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, constDual: constDual}, f, u)
+		if err != nil {
+			return tr, err
+		}
+		if f, err = G.Sub(xagg, d); err != nil {
+			return tr, err
+		}
+	}
+	tr.out, tr.dual = f, u
+	if baseline {
+		b := x
+		for k := 0; k < l.cfg.K; k++ {
+			if b, err = propagate(b); err != nil {
+				return tr, err
+			}
+		}
+		tr.base = b
+	}
+	return tr, nil
+}

@@ -1,0 +1,43 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+)
+
+// FileError is the error returned for bad input files: it names the file,
+// the 1-based line and column (0 when they do not apply) and what was
+// wrong or expected. Its message reads "file:line:column: message".
+// Use errors.As to retrieve it.
+type FileError struct {
+	File   string
+	Line   int
+	Column int
+	Msg    string
+	// Err is the underlying error, if any (for example fs.ErrNotExist).
+	Err error
+}
+
+func (e *FileError) Error() string {
+	s := "datasets: " + e.File
+	if e.Line > 0 {
+		s += fmt.Sprintf(":%d", e.Line)
+		if e.Column > 0 {
+			s += fmt.Sprintf(":%d", e.Column)
+		}
+	}
+	return s + ": " + e.Msg
+}
+
+// Unwrap returns the underlying error.
+func (e *FileError) Unwrap() error { return e.Err }
+
+func fileErr(file string, line, col int, format string, args ...any) *FileError {
+	return &FileError{File: file, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsFileError reports whether err is (or wraps) a *FileError.
+func IsFileError(err error) bool {
+	var fe *FileError
+	return errors.As(err, &fe)
+}

@@ -1,0 +1,465 @@
+package datasets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fairmp/fairmp/graph"
+)
+
+// Options are the settings Load applies on top of a preset.
+type Options struct {
+	// IncludeSens adds the sensitive attribute (0/1, −1 unknown, unscaled)
+	// back among the features, at its column's position. Default false:
+	// as in the FMP paper, features exclude the label and the sensitive
+	// column.
+	IncludeSens bool
+	// SplitFractions and SplitSeed define the random split (RandomSplit)
+	// used when the dataset folder has no split.json, or when
+	// IgnoreSplitFile is set. Default 0.5/0.25/0.25, seed 1.
+	SplitFractions [3]float64
+	SplitSeed      int64
+	// IgnoreSplitFile draws the random split even if split.json exists.
+	IgnoreSplitFile bool
+}
+
+// DefaultOptions returns the default Options: features without the
+// sensitive column, split.json when present, else a 50/25/25 random split
+// of the labelled nodes with seed 1.
+func DefaultOptions() Options {
+	return Options{SplitFractions: [3]float64{0.5, 0.25, 0.25}, SplitSeed: 1}
+}
+
+// Validate checks the split fractions.
+func (o Options) Validate() error {
+	return checkFractions("Options.SplitFractions", o.SplitFractions)
+}
+
+// FairGNNConfig describes a file in FairGNN's format: <File>.csv (one row
+// per node, a header line, an integer id column) and
+// <File>_relationship.txt (one edge per line: two user ids separated by
+// spaces or tabs).
+type FairGNNConfig struct {
+	// Name is the Dataset's name.
+	Name string
+	// File is the base name of the two files.
+	File string
+	// IDColumn names the user id column (integers, parsed exactly; they
+	// exceed 2^53 in NBA and Pokec). It is never a feature.
+	IDColumn string
+	// LabelColumn and SensColumn name the label and the sensitive column.
+	// Labels must be integers: negative means unknown (−1), values > 1
+	// become 1. Sensitive values: negative means unknown, 0 stays 0,
+	// positive becomes 1.
+	LabelColumn, SensColumn string
+	// Drop lists further columns to leave out of the features.
+	Drop []string
+	// MinMaxScale maps every feature column to [−1, 1] by its minimum and
+	// maximum over all nodes (a constant column becomes 0).
+	MinMaxScale bool
+	// Options: sensitive column among the features, split.
+	Options Options
+}
+
+// NIFTYConfig describes a file in NIFTY's format: <File>.csv (one row per
+// node, a header line, no id column) and, optionally, <File>_edges.txt
+// (one edge per line: two 0-based row indices, possibly written as
+// floats such as 8.380000000000000000e+02). Without the edges file the
+// graph is built from feature similarity (SimilarityEdges with
+// Threshold) over every column except the label and the Drop columns
+// (the sensitive column included, after SensMap, unscaled), as NIFTY does.
+type NIFTYConfig struct {
+	Name, File              string
+	LabelColumn, SensColumn string
+	// LabelMap and SensMap translate cell text to values before the rules
+	// of FairGNNConfig apply (for German: GoodCustomer −1 → 0, Gender
+	// Female → 1, Male → 0). Numeric keys match any spelling of the same
+	// number ("-1" matches "-1.0").
+	LabelMap, SensMap map[string]int
+	// Drop lists columns left out of the features and of the similarity.
+	Drop []string
+	// Threshold is the similarity threshold used when the edges file is
+	// missing; must be in [0, 1].
+	Threshold   float64
+	MinMaxScale bool
+	Options     Options
+}
+
+// Validate checks that File and the three column names are set and
+// distinct from each other and from the Drop columns, and the Options.
+func (c FairGNNConfig) Validate() error {
+	if err := checkColumns("FairGNNConfig", c.File, c.Drop, [][2]string{{"IDColumn", c.IDColumn}, {"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}); err != nil {
+		return err
+	}
+	return c.Options.Validate()
+}
+
+// Validate checks that File and the column names are set and distinct
+// from each other and from the Drop columns, the Threshold and the
+// Options.
+func (c NIFTYConfig) Validate() error {
+	if err := checkColumns("NIFTYConfig", c.File, c.Drop, [][2]string{{"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}); err != nil {
+		return err
+	}
+	if !(c.Threshold >= 0 && c.Threshold <= 1) {
+		return fmt.Errorf("datasets: NIFTYConfig.Threshold = %v, want a value in [0, 1]", c.Threshold)
+	}
+	return c.Options.Validate()
+}
+
+func checkColumns(what, file string, drop []string, cols [][2]string) error {
+	if file == "" {
+		return fmt.Errorf("datasets: %s.File is empty, want the files' base name", what)
+	}
+	for k, c := range cols {
+		if c[1] == "" {
+			return fmt.Errorf("datasets: %s.%s is empty, want a column name", what, c[0])
+		}
+		for _, o := range cols[:k] {
+			if o[1] == c[1] {
+				return fmt.Errorf("datasets: %s.%s and %s are both %q, want distinct columns", what, o[0], c[0], c[1])
+			}
+		}
+		if contains(drop, c[1]) {
+			return fmt.Errorf("datasets: %s.Drop holds %s %q, want only other columns", what, c[0], c[1])
+		}
+	}
+	return nil
+}
+
+// Presets lists the names Load accepts.
+var Presets = []string{"nba", "pokec_z", "pokec_n", "bail", "credit", "german"}
+
+// FairGNNPreset returns the config of a FairGNN-format preset: "nba"
+// (file nba, label SALARY, sens country, min-max scaled), "pokec_z" (file
+// region_job, label I_am_working_in_field, sens region) or "pokec_n"
+// (file region_job_2, same columns), all with id column user_id and
+// DefaultOptions.
+func FairGNNPreset(name string) (FairGNNConfig, error) {
+	c := FairGNNConfig{Name: name, IDColumn: "user_id", Options: DefaultOptions()}
+	switch name {
+	case "nba":
+		c.File, c.LabelColumn, c.SensColumn, c.MinMaxScale = "nba", "SALARY", "country", true
+	case "pokec_z":
+		c.File, c.LabelColumn, c.SensColumn = "region_job", "I_am_working_in_field", "region"
+	case "pokec_n":
+		c.File, c.LabelColumn, c.SensColumn = "region_job_2", "I_am_working_in_field", "region"
+	default:
+		return c, fmt.Errorf("datasets: %q is not a FairGNN preset, want nba, pokec_z or pokec_n", name)
+	}
+	return c, nil
+}
+
+// NIFTYPreset returns the config of a NIFTY-format preset: "bail" (label
+// RECID, sens WHITE, threshold 0.6), "credit" (label NoDefaultNextMonth,
+// sens Age, drop Single, threshold 0.7) or "german" (label GoodCustomer
+// with −1 → 0, sens Gender with Female → 1 and Male → 0, drop the text
+// column PurposeOfLoan, threshold 0.8). All are min-max scaled to [−1, 1]
+// as in NIFTY's training code, with DefaultOptions.
+func NIFTYPreset(name string) (NIFTYConfig, error) {
+	c := NIFTYConfig{Name: name, File: name, MinMaxScale: true, Options: DefaultOptions()}
+	switch name {
+	case "bail":
+		c.LabelColumn, c.SensColumn, c.Threshold = "RECID", "WHITE", 0.6
+	case "credit":
+		c.LabelColumn, c.SensColumn, c.Threshold = "NoDefaultNextMonth", "Age", 0.7
+		c.Drop = []string{"Single"}
+	case "german":
+		c.LabelColumn, c.SensColumn, c.Threshold = "GoodCustomer", "Gender", 0.8
+		c.LabelMap = map[string]int{"-1": 0}
+		c.SensMap = map[string]int{"Female": 1, "Male": 0}
+		c.Drop = []string{"PurposeOfLoan"}
+	default:
+		return c, fmt.Errorf("datasets: %q is not a NIFTY preset, want bail, credit or german", name)
+	}
+	return c, nil
+}
+
+// Load reads a preset data set (one of Presets) with the given options.
+// dir is either the folder holding the data set's files (for example
+// $FAIRMP_DATA/nba) or its parent, holding a folder named after the
+// preset ($FAIRMP_DATA), or, for pokec_z and pokec_n, a folder named
+// pokec (FairGNN's layout, where both Pokec files share one folder).
+// Errors name the file, line and column at fault.
+func Load(dir, name string, opts Options) (*Dataset, error) {
+	if c, err := FairGNNPreset(name); err == nil {
+		c.Options = opts
+		return LoadFairGNN(dir, c)
+	}
+	if c, err := NIFTYPreset(name); err == nil {
+		c.Options = opts
+		return LoadNIFTY(dir, c)
+	}
+	return nil, fmt.Errorf("datasets: Load: unknown data set %q, want one of %s", name, strings.Join(Presets, ", "))
+}
+
+// resolve finds the folder holding file: dir itself, dir/name, or (for
+// names starting with "pokec", FairGNN's layout) dir/pokec.
+func resolve(dir, name, file string) (string, error) {
+	cands := []string{dir, filepath.Join(dir, name)}
+	if strings.HasPrefix(name, "pokec") {
+		cands = append(cands, filepath.Join(dir, "pokec"))
+	}
+	for _, c := range cands {
+		if _, err := os.Stat(filepath.Join(c, file)); err == nil {
+			return c, nil
+		}
+	}
+	var tried []string
+	for _, c := range cands[1:] {
+		tried = append(tried, filepath.Join(c, file))
+	}
+	return "", &FileError{File: filepath.Join(dir, file), Msg: fmt.Sprintf("missing file (also tried %s)", strings.Join(tried, ", ")), Err: fs.ErrNotExist}
+}
+
+func readFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FileError{File: path, Msg: err.Error(), Err: err}
+	}
+	return b, nil
+}
+
+// LoadFairGNN reads a FairGNN-format data set (see FairGNNConfig and Load
+// for dir).
+func LoadFairGNN(dir string, c FairGNNConfig) (*Dataset, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	folder, err := resolve(dir, c.Name, c.File+".csv")
+	if err != nil {
+		return nil, err
+	}
+	csvPath := filepath.Join(folder, c.File+".csv")
+	raw, err := readFile(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	spec := tableSpec{kinds: map[string]colKind{c.IDColumn: colID}}
+	for _, d := range c.Drop {
+		spec.kinds[d] = colSkip
+	}
+	t, err := readTable(bytes.NewReader(raw), csvPath, spec)
+	raw = nil
+	if err != nil {
+		return nil, err
+	}
+	if err := t.need(append([]string{c.IDColumn, c.LabelColumn, c.SensColumn}, c.Drop...)...); err != nil {
+		return nil, err
+	}
+	ds, err := t.dataset(c.Name, c.LabelColumn, c.SensColumn, append([]string{c.IDColumn}, c.Drop...), c.Options.IncludeSens, c.MinMaxScale)
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[idKey]int, t.rows)
+	for r, id := range t.ids {
+		if prev, dup := index[id]; dup {
+			return nil, fileErr(csvPath, t.lines[r], 0, "column %q: user id %s repeats line %d, want unique ids", c.IDColumn, id, t.lines[prev])
+		}
+		index[id] = r
+	}
+	relPath := filepath.Join(folder, c.File+"_relationship.txt")
+	f, err := os.Open(relPath)
+	if err != nil {
+		return nil, &FileError{File: relPath, Msg: "missing edge file: " + err.Error(), Err: err}
+	}
+	defer f.Close()
+	edges, err := parseIDEdges(f, relPath, index)
+	if err != nil {
+		return nil, err
+	}
+	if ds.Graph, err = graph.FromEdges(t.rows, edges); err != nil {
+		return nil, fmt.Errorf("datasets: %s: %v", relPath, err)
+	}
+	if ds.Split, err = loadSplit(folder, ds, c.Options); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// LoadNIFTY reads a NIFTY-format data set (see NIFTYConfig and Load for
+// dir).
+func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	folder, err := resolve(dir, c.Name, c.File+".csv")
+	if err != nil {
+		return nil, err
+	}
+	csvPath := filepath.Join(folder, c.File+".csv")
+	raw, err := readFile(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	spec := tableSpec{kinds: map[string]colKind{}, textMaps: map[string]map[string]float64{}}
+	for _, d := range c.Drop {
+		spec.kinds[d] = colSkip
+	}
+	toMap := func(m map[string]int) map[string]float64 {
+		if m == nil {
+			return nil
+		}
+		o := make(map[string]float64, len(m))
+		for k, v := range m {
+			o[normKey(k)] = float64(v)
+		}
+		return o
+	}
+	spec.textMaps[c.LabelColumn] = toMap(c.LabelMap)
+	spec.textMaps[c.SensColumn] = toMap(c.SensMap)
+	t, err := readTable(bytes.NewReader(raw), csvPath, spec)
+	raw = nil
+	if err != nil {
+		return nil, err
+	}
+	if err := t.need(append([]string{c.LabelColumn, c.SensColumn}, c.Drop...)...); err != nil {
+		return nil, err
+	}
+	ds, err := t.dataset(c.Name, c.LabelColumn, c.SensColumn, c.Drop, c.Options.IncludeSens, c.MinMaxScale)
+	if err != nil {
+		return nil, err
+	}
+	edgePath := filepath.Join(folder, c.File+"_edges.txt")
+	var edges [][2]int
+	if f, err := os.Open(edgePath); err == nil {
+		edges, err = parseRowEdges(f, edgePath, t.rows)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	} else if errors.Is(err, fs.ErrNotExist) {
+		// NIFTY's similarity graph on the raw columns minus label and drops.
+		var cols []int
+		for k, h := range t.header {
+			if h != c.LabelColumn && !contains(c.Drop, h) {
+				cols = append(cols, k)
+			}
+		}
+		x := make([]float64, t.rows*len(cols))
+		for r := 0; r < t.rows; r++ {
+			for q, k := range cols {
+				x[r*len(cols)+q] = t.at(r, k)
+			}
+		}
+		if t.rows < 2 {
+			return nil, fileErr(csvPath, 0, 0, "1 row and no edge file %s: want at least 2 rows to build a similarity graph", edgePath)
+		}
+		if edges, err = SimilarityEdges(x, t.rows, len(cols), c.Threshold); err != nil {
+			return nil, err
+		}
+	} else {
+		return nil, &FileError{File: edgePath, Msg: err.Error(), Err: err}
+	}
+	if ds.Graph, err = graph.FromEdges(t.rows, edges); err != nil {
+		return nil, fmt.Errorf("datasets: %s: %v", edgePath, err)
+	}
+	if ds.Split, err = loadSplit(folder, ds, c.Options); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// need returns an error naming the first missing column and listing the
+// columns present.
+func (t *table) need(cols ...string) error {
+	for _, c := range cols {
+		if t.col(c) < 0 {
+			return fileErr(t.file, 1, 0, "missing column %q; columns present: %s", c, strings.Join(t.header, ", "))
+		}
+	}
+	return nil
+}
+
+// dataset builds labels, sens and features from a parsed table.
+func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includeSens, scale bool) (*Dataset, error) {
+	lc, sc := t.col(labelCol), t.col(sensCol)
+	n := t.rows
+	labels := make([]int, n)
+	sens := make([]int, n)
+	for r := 0; r < n; r++ {
+		y := t.at(r, lc)
+		switch {
+		case y != math.Trunc(y):
+			return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): label %v is not an integer", labelCol, lc+1, y)
+		case y < 0:
+			labels[r] = -1
+		case y > 1:
+			labels[r] = 1
+		default:
+			labels[r] = int(y)
+		}
+		s := t.at(r, sc)
+		switch {
+		case s < 0:
+			sens[r] = -1
+		case s > 0:
+			sens[r] = 1
+		}
+	}
+	var cols []int
+	for k, h := range t.header {
+		if k == lc || contains(exclude, h) || (k == sc && !includeSens) {
+			continue
+		}
+		cols = append(cols, k)
+	}
+	d := len(cols)
+	feats := make([]float64, n*d)
+	names := make([]string, d)
+	for q, k := range cols {
+		names[q] = t.header[k]
+		if k == sc {
+			for r := 0; r < n; r++ {
+				feats[r*d+q] = float64(sens[r])
+			}
+			continue
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for r := 0; r < n; r++ {
+			v := t.at(r, k)
+			feats[r*d+q] = v
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		if scale {
+			for r := 0; r < n; r++ {
+				if hi > lo {
+					feats[r*d+q] = 2*(feats[r*d+q]-lo)/(hi-lo) - 1
+				} else {
+					feats[r*d+q] = 0
+				}
+			}
+		}
+	}
+	return &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Labels: labels, Sens: sens}, nil
+}
+
+// loadSplit reads folder/split.json or draws a random split.
+func loadSplit(folder string, ds *Dataset, o Options) (Split, error) {
+	p := filepath.Join(folder, "split.json")
+	if !o.IgnoreSplitFile {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			return parseSplitFile(b, p, ds.N(), ds.Labels)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return Split{}, &FileError{File: p, Msg: err.Error(), Err: err}
+		}
+	}
+	return RandomSplit(ds.Labels, o.SplitFractions, o.SplitSeed)
+}

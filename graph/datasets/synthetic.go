@@ -1,0 +1,306 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"strconv"
+
+	"github.com/fairmp/fairmp/graph"
+)
+
+// SyntheticConfig describes a random biased graph (see Synthetic). Zero
+// values are taken literally: start from DefaultSyntheticConfig or
+// PokecZShape.
+type SyntheticConfig struct {
+	// N is the number of nodes. Must be >= 4.
+	N int
+	// NumFeatures is the number of feature columns. Must be >= 1.
+	NumFeatures int
+	// GroupFrac is the expected fraction of nodes in sensitive group 1
+	// (each node is in group 1 independently with this probability).
+	// Must be in (0, 1).
+	GroupFrac float64
+	// LabelBias couples the binary label with the group:
+	// P(y=1 | s=1) = (1+LabelBias)/2 and P(y=1 | s=0) = (1−LabelBias)/2.
+	// 0 makes label and group independent, 1 makes the label equal the
+	// group. Must be in [0, 1].
+	LabelBias float64
+	// MeanDegree is the target mean degree: the graph has exactly
+	// round(N·MeanDegree/2) undirected edges. Must be >= 0 and at most
+	// (N−1)/2 (a sparse graph).
+	MeanDegree float64
+	// LabelHomophily is the probability that an edge joins two nodes of the
+	// same label; SensHomophily the probability that it joins two nodes of
+	// the same group. Both must be in [0, 1]. The two choices are made
+	// independently per edge, so the measured edge homophilies
+	// (graph.Graph.Homophily) match these knobs up to sampling noise as
+	// long as all four (label, group) blocks are non-empty.
+	LabelHomophily, SensHomophily float64
+	// LabelSignal, GroupSignal and Noise shape the features
+	// x_i = LabelSignal·(2y_i−1)·a + GroupSignal·(2s_i−1)·b + Noise·ε_i,
+	// with a and b fixed random unit vectors and ε_i standard normal. The
+	// Bayes-optimal linear classifier of y from x alone then has a margin
+	// of LabelSignal/Noise standard deviations (ignoring b). All must be
+	// finite and >= 0.
+	LabelSignal, GroupSignal, Noise float64
+	// SplitFractions are the train, validation and test fractions of the
+	// random split (see RandomSplit).
+	SplitFractions [3]float64
+	// Seed seeds every random choice: the same config gives a bit-identical
+	// data set.
+	Seed int64
+}
+
+// DefaultSyntheticConfig returns a small graph (2,000 nodes, mean degree
+// 10, 16 features) on which message passing amplifies bias: 30% of the
+// nodes are in group 1, the group predicts the label (LabelBias 0.4:
+// P(y=1|s=1) = 0.7, P(y=1|s=0) = 0.3), edges are strongly
+// group-homophilous (SensHomophily 0.9) and moderately label-homophilous
+// (LabelHomophily 0.7), features carry the label moderately (LabelSignal
+// 1, Noise 1) and the group weakly (GroupSignal 0.3). Split 50/25/25,
+// seed 1.
+func DefaultSyntheticConfig() SyntheticConfig {
+	return SyntheticConfig{
+		N:              2000,
+		NumFeatures:    16,
+		GroupFrac:      0.3,
+		LabelBias:      0.4,
+		MeanDegree:     10,
+		LabelHomophily: 0.7,
+		SensHomophily:  0.9,
+		LabelSignal:    1,
+		GroupSignal:    0.3,
+		Noise:          1,
+		SplitFractions: [3]float64{0.5, 0.25, 0.25},
+		Seed:           1,
+	}
+}
+
+// PokecZShape returns a config with the shape of the Pokec-z graph of
+// FairGNN (67,796 nodes, 276 features, 617,958 undirected edges) and the
+// bias knobs of DefaultSyntheticConfig, for speed and scale work.
+func PokecZShape(seed int64) SyntheticConfig {
+	c := DefaultSyntheticConfig()
+	c.N = 67796
+	c.NumFeatures = 276
+	c.MeanDegree = 2 * 617958.0 / 67796.0
+	c.Seed = seed
+	return c
+}
+
+// Validate checks every field; the error names the first bad field and
+// what was expected.
+func (c SyntheticConfig) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("datasets: SyntheticConfig.%s = %v, want %s", field, v, want)
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case c.N < 4:
+		return bad("N", c.N, ">= 4")
+	case c.N > 1<<31-1:
+		return bad("N", c.N, fmt.Sprintf("<= %d", 1<<31-1))
+	case c.NumFeatures < 1:
+		return bad("NumFeatures", c.NumFeatures, ">= 1")
+	case !(c.GroupFrac > 0 && c.GroupFrac < 1):
+		return bad("GroupFrac", c.GroupFrac, "a value in (0, 1)")
+	case !(c.LabelBias >= 0 && c.LabelBias <= 1):
+		return bad("LabelBias", c.LabelBias, "a value in [0, 1]")
+	case !(c.MeanDegree >= 0 && c.MeanDegree <= float64(c.N-1)/2):
+		return bad("MeanDegree", c.MeanDegree, fmt.Sprintf("a value in [0, %g] ((N-1)/2)", float64(c.N-1)/2))
+	case !(c.LabelHomophily >= 0 && c.LabelHomophily <= 1):
+		return bad("LabelHomophily", c.LabelHomophily, "a value in [0, 1]")
+	case !(c.SensHomophily >= 0 && c.SensHomophily <= 1):
+		return bad("SensHomophily", c.SensHomophily, "a value in [0, 1]")
+	case !(c.LabelSignal >= 0) || !finite(c.LabelSignal):
+		return bad("LabelSignal", c.LabelSignal, "a finite value >= 0")
+	case !(c.GroupSignal >= 0) || !finite(c.GroupSignal):
+		return bad("GroupSignal", c.GroupSignal, "a finite value >= 0")
+	case !(c.Noise >= 0) || !finite(c.Noise):
+		return bad("Noise", c.Noise, "a finite value >= 0")
+	}
+	if c.N*c.NumFeatures/c.NumFeatures != c.N {
+		return fmt.Errorf("datasets: SyntheticConfig: N × NumFeatures = %d × %d overflows", c.N, c.NumFeatures)
+	}
+	return checkFractions("SyntheticConfig.SplitFractions", c.SplitFractions)
+}
+
+// Synthetic generates a biased graph as described by cfg:
+//
+//   - each node is in group s=1 with probability GroupFrac, then has label
+//     y=1 with probability (1±LabelBias)/2 (+ for group 1);
+//   - each edge picks a uniformly random node u, decides independently
+//     whether its other end shares u's label (probability LabelHomophily)
+//     and u's group (probability SensHomophily), and picks the other end
+//     uniformly inside that (label, group) block (a stochastic block model
+//     sampled edge by edge, O(edges) time). Self-loops and duplicates are
+//     redrawn until the graph has round(N·MeanDegree/2) edges. When the
+//     chosen block is empty the choice is redrawn, so with an empty block
+//     (LabelBias = 1, or a tiny N) the measured homophilies deviate from
+//     the knobs;
+//   - features as documented on SyntheticConfig;
+//   - a random split of all nodes (every node is labelled).
+//
+// Memory: the features (N·NumFeatures float64) plus about 40 bytes per
+// edge of temporaries and the graph itself. It returns an error if cfg
+// does not validate, or if the edge count cannot be reached (a block
+// structure too small for the requested degree).
+func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n, d := cfg.N, cfg.NumFeatures
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	sens := make([]int, n)
+	labels := make([]int, n)
+	var blocks [4][]int32 // index 2*y + s
+	for i := 0; i < n; i++ {
+		if rng.Float64() < cfg.GroupFrac {
+			sens[i] = 1
+		}
+		p := (1 - cfg.LabelBias) / 2
+		if sens[i] == 1 {
+			p = (1 + cfg.LabelBias) / 2
+		}
+		if rng.Float64() < p {
+			labels[i] = 1
+		}
+		b := 2*labels[i] + sens[i]
+		blocks[b] = append(blocks[b], int32(i))
+	}
+
+	// Edges, as keys u<<32|v with u < v, drawn in rounds until enough
+	// distinct ones exist.
+	m := int(math.Round(float64(n) * cfg.MeanDegree / 2))
+	if m > 0 {
+		// Every populated block must reach a populated block with
+		// positive probability, or the block choice below never ends.
+		for b, blk := range blocks {
+			if len(blk) == 0 {
+				continue
+			}
+			y, s := b>>1, b&1
+			p := 0.0
+			for _, sy := range []bool{true, false} {
+				for _, ss := range []bool{true, false} {
+					ty, ts := y, s
+					py, ps := cfg.LabelHomophily, cfg.SensHomophily
+					if !sy {
+						ty, py = 1-y, 1-py
+					}
+					if !ss {
+						ts, ps = 1-s, 1-ps
+					}
+					if len(blocks[2*ty+ts]) > 0 {
+						p += py * ps
+					}
+				}
+			}
+			if p == 0 {
+				return nil, fmt.Errorf("datasets: Synthetic: nodes with label %d and group %d can get no edge: every block LabelHomophily = %v and SensHomophily = %v allow is empty; change a knob or raise N", y, s, cfg.LabelHomophily, cfg.SensHomophily)
+			}
+		}
+	}
+	keys := make([]uint64, 0, m)
+	for round := 0; len(keys) < m; round++ {
+		need := m - len(keys)
+		if round >= 64 {
+			return nil, fmt.Errorf("datasets: Synthetic: reached only %d of %d distinct edges after %d rounds; lower MeanDegree or raise N", len(keys), m, round)
+		}
+		// Self-loops are redrawn; bound the attempts so that a block
+		// structure made of single nodes cannot loop forever.
+		attempts := 0
+		for k := 0; k < need; k++ {
+			if attempts++; attempts > 100*need+1000 {
+				return nil, fmt.Errorf("datasets: Synthetic: edge draws keep producing self-loops (blocks of single nodes); lower a homophily knob or raise N")
+			}
+			u := rng.Intn(n)
+			var blk []int32
+			for {
+				y, s := labels[u], sens[u]
+				if rng.Float64() >= cfg.LabelHomophily {
+					y = 1 - y
+				}
+				if rng.Float64() >= cfg.SensHomophily {
+					s = 1 - s
+				}
+				blk = blocks[2*y+s]
+				if len(blk) > 0 {
+					break
+				}
+			}
+			v := int(blk[rng.Intn(len(blk))])
+			if u == v {
+				k-- // redraw a self-loop
+				continue
+			}
+			if u > v {
+				u, v = v, u
+			}
+			keys = append(keys, uint64(u)<<32|uint64(v))
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+	}
+	edges := make([][2]int, len(keys))
+	for k, key := range keys {
+		edges[k] = [2]int{int(key >> 32), int(key & (1<<32 - 1))}
+	}
+	keys = nil
+	g, err := graph.FromEdges(n, edges)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: Synthetic: %v", err)
+	}
+	edges = nil
+
+	// Features.
+	a := unitVector(rng, d)
+	b := unitVector(rng, d)
+	feats := make([]float64, n*d)
+	for i := 0; i < n; i++ {
+		ly := cfg.LabelSignal * float64(2*labels[i]-1)
+		gs := cfg.GroupSignal * float64(2*sens[i]-1)
+		row := feats[i*d : (i+1)*d]
+		for k := range row {
+			row[k] = ly*a[k] + gs*b[k] + cfg.Noise*rng.NormFloat64()
+		}
+	}
+	names := make([]string, d)
+	for k := range names {
+		names[k] = "x" + strconv.Itoa(k)
+	}
+	split, err := RandomSplit(labels, cfg.SplitFractions, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{
+		Name:         "synthetic",
+		Graph:        g,
+		Features:     feats,
+		NumFeatures:  d,
+		FeatureNames: names,
+		Labels:       labels,
+		Sens:         sens,
+		Split:        split,
+	}, nil
+}
+
+func unitVector(rng *rand.Rand, d int) []float64 {
+	for {
+		v := make([]float64, d)
+		s := 0.0
+		for k := range v {
+			v[k] = rng.NormFloat64()
+			s += v[k] * v[k]
+		}
+		if s > 0 {
+			s = math.Sqrt(s)
+			for k := range v {
+				v[k] /= s
+			}
+			return v
+		}
+	}
+}

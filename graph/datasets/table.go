@@ -1,0 +1,211 @@
+package datasets
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// colKind says how a CSV column is parsed.
+type colKind int
+
+const (
+	colNumber colKind = iota // a finite float64, possibly via a text map
+	colID                    // an integer id (int64 or uint64)
+	colSkip                  // not parsed at all
+)
+
+// idKey is a user id parsed exactly: integers beyond 2^53 are common.
+type idKey struct {
+	mag uint64
+	neg bool
+}
+
+func (k idKey) String() string {
+	if k.neg {
+		return "-" + strconv.FormatUint(k.mag, 10)
+	}
+	return strconv.FormatUint(k.mag, 10)
+}
+
+func parseID(s string) (idKey, bool) {
+	if s == "" {
+		return idKey{}, false
+	}
+	neg := false
+	t := s
+	if t[0] == '-' || t[0] == '+' {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	if t == "" || t[0] == '+' || t[0] == '-' {
+		return idKey{}, false
+	}
+	v, err := strconv.ParseUint(t, 10, 64)
+	if err != nil {
+		return idKey{}, false
+	}
+	if v == 0 {
+		neg = false
+	}
+	return idKey{mag: v, neg: neg}, true
+}
+
+// tableSpec says which columns to parse and how. Columns not named in
+// kinds are numbers. textMaps maps a column to a table from cell text
+// (normalised by normKey) to a value, tried before parsing a number.
+type tableSpec struct {
+	kinds    map[string]colKind
+	textMaps map[string]map[string]float64
+}
+
+// table is a parsed CSV file: numeric cells in row-major data (NaN for
+// skipped and id columns), ids of the id column, the line of every row.
+type table struct {
+	file   string
+	header []string
+	data   []float64
+	ids    []idKey
+	lines  []int
+	rows   int
+}
+
+func (t *table) col(name string) int {
+	for k, h := range t.header {
+		if h == name {
+			return k
+		}
+	}
+	return -1
+}
+
+func (t *table) at(r, c int) float64 { return t.data[r*len(t.header)+c] }
+
+// normKey normalises a cell for text-map lookup: numbers are written in
+// shortest 'g' form ("-1.0" and "-1" both become "-1"), text is trimmed.
+func normKey(s string) string {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return s
+}
+
+// readTable parses a comma-separated file with a header line. Every data
+// row must have as many fields as the header; number cells must parse as
+// finite floats; id cells as integers. Errors are *FileError values naming
+// file:line:column.
+func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	cr.ReuseRecord = true
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return nil, fileErr(file, 1, 0, "empty file, want a header line of column names")
+	}
+	if err != nil {
+		return nil, csvErr(file, err)
+	}
+	header := make([]string, len(rec))
+	seen := map[string]int{}
+	for k, h := range rec {
+		h = strings.TrimSpace(h)
+		if k == 0 {
+			h = strings.TrimPrefix(h, "\ufeff")
+		}
+		if h == "" {
+			return nil, fileErr(file, 1, k+1, "column %d has an empty name", k+1)
+		}
+		if j, ok := seen[h]; ok {
+			return nil, fileErr(file, 1, k+1, "column name %q repeats column %d", h, j+1)
+		}
+		seen[h] = k
+		header[k] = h
+	}
+	kinds := make([]colKind, len(header))
+	maps := make([]map[string]float64, len(header))
+	for k, h := range header {
+		kinds[k] = spec.kinds[h]
+		maps[k] = spec.textMaps[h]
+	}
+	t := &table{file: file, header: header}
+	C := len(header)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvErr(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && C > 1 {
+			continue // a blank line
+		}
+		if len(rec) != C {
+			return nil, fileErr(file, line, 0, "ragged row: %d fields, want %d (as many as the header)", len(rec), C)
+		}
+		for k, cell := range rec {
+			switch kinds[k] {
+			case colSkip:
+				t.data = append(t.data, math.NaN())
+			case colID:
+				id, ok := parseID(strings.TrimSpace(cell))
+				if !ok {
+					_, col := cr.FieldPos(k)
+					return nil, fileErr(file, line, col, "column %q: %q is not an integer id", header[k], cell)
+				}
+				t.ids = append(t.ids, id)
+				t.data = append(t.data, math.NaN())
+			default:
+				if m := maps[k]; m != nil {
+					if v, ok := m[normKey(cell)]; ok {
+						t.data = append(t.data, v)
+						continue
+					}
+				}
+				s := strings.TrimSpace(cell)
+				v, err := strconv.ParseFloat(s, 64)
+				if err != nil && !errors.Is(err, strconv.ErrRange) {
+					_, col := cr.FieldPos(k)
+					if s == "" {
+						return nil, fileErr(file, line, col, "column %q: empty cell, want a number", header[k])
+					}
+					if m := maps[k]; m != nil {
+						keys := make([]string, 0, len(m))
+						for key := range m {
+							keys = append(keys, strconv.Quote(key))
+						}
+						sort.Strings(keys)
+						return nil, fileErr(file, line, col, "column %q: %q is not a number nor one of the mapped values %s", header[k], cell, strings.Join(keys, ", "))
+					}
+					return nil, fileErr(file, line, col, "column %q: %q is not a number", header[k], cell)
+				}
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					_, col := cr.FieldPos(k)
+					return nil, fileErr(file, line, col, "column %q: %q is not finite, want a finite number", header[k], cell)
+				}
+				t.data = append(t.data, v)
+			}
+		}
+		t.lines = append(t.lines, line)
+		t.rows++
+	}
+	if t.rows == 0 {
+		return nil, fileErr(file, 2, 0, "no data rows after the header")
+	}
+	return t, nil
+}
+
+func csvErr(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &FileError{File: file, Line: pe.Line, Column: pe.Column, Msg: pe.Err.Error(), Err: err}
+	}
+	return &FileError{File: file, Msg: err.Error(), Err: err}
+}

@@ -1,0 +1,249 @@
+package layers
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"math"
+
+	"github.com/chewxy/hm"
+	"github.com/fairmp/fairmp/internal/opkit"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// ActKind names an element-wise activation function.
+type ActKind string
+
+// The activation functions of MLP, GCN, JKNet and APPNP's MLP.
+const (
+	// ActReLU is max(x, 0).
+	ActReLU ActKind = "relu"
+	// ActELU is x for x > 0, else α(eˣ − 1) (α = Activation.Alpha).
+	ActELU ActKind = "elu"
+	// ActLeakyReLU is x for x > 0, else α·x (α = Activation.Alpha, the
+	// negative slope).
+	ActLeakyReLU ActKind = "leaky_relu"
+)
+
+// Activation is an element-wise activation function and its parameter.
+// Build one with ReLU, ELU or LeakyReLU.
+type Activation struct {
+	Kind ActKind `json:"kind"`
+	// Alpha is ELU's α or LeakyReLU's negative slope; it must be 0 for ReLU.
+	Alpha float64 `json:"alpha"`
+}
+
+// ReLU returns the rectifier max(x, 0).
+func ReLU() Activation { return Activation{Kind: ActReLU} }
+
+// ELU returns the exponential linear unit with parameter alpha (PyTorch's
+// default is 1).
+func ELU(alpha float64) Activation { return Activation{Kind: ActELU, Alpha: alpha} }
+
+// LeakyReLU returns the leaky rectifier with the given negative slope
+// (PyTorch's default is 0.01).
+func LeakyReLU(slope float64) Activation { return Activation{Kind: ActLeakyReLU, Alpha: slope} }
+
+// Validate returns an error for an unknown kind, a non-finite or negative
+// Alpha, or a non-zero Alpha for ReLU.
+func (a Activation) Validate() error {
+	switch a.Kind {
+	case ActReLU:
+		if a.Alpha != 0 {
+			return fmt.Errorf("activation relu: Alpha = %v, want 0", a.Alpha)
+		}
+	case ActELU, ActLeakyReLU:
+		if !(a.Alpha >= 0) || math.IsInf(a.Alpha, 0) {
+			return fmt.Errorf("activation %s: Alpha = %v, want a finite value >= 0", a.Kind, a.Alpha)
+		}
+	default:
+		return fmt.Errorf("activation kind %q, want %q, %q or %q", a.Kind, ActReLU, ActELU, ActLeakyReLU)
+	}
+	return nil
+}
+
+// String returns the kind, with Alpha when it has one: "elu(1)".
+func (a Activation) String() string {
+	if a.Kind == ActReLU {
+		return string(a.Kind)
+	}
+	return fmt.Sprintf("%s(%g)", a.Kind, a.Alpha)
+}
+
+// f returns the activation of v and its derivative.
+func (a Activation) f(v float64) (y, dy float64) {
+	if v > 0 {
+		return v, 1
+	}
+	switch a.Kind {
+	case ActELU:
+		e := math.Exp(v)
+		return a.Alpha * (e - 1), a.Alpha * e
+	case ActLeakyReLU:
+		return a.Alpha * v, a.Alpha
+	}
+	return 0, 0
+}
+
+// Activate applies act element-wise to x (any shape, float32 or float64).
+// The derivative at 0 is taken from the left (0 for ReLU, as PyTorch). It
+// returns an error for an invalid activation or a non-float node.
+func Activate(x *G.Node, act Activation) (*G.Node, error) {
+	if x == nil {
+		return nil, fmt.Errorf("layers: Activate: nil input node")
+	}
+	if err := act.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: Activate: input %q (node %d): %v", x.Name(), x.ID(), err)
+	}
+	if err := opkit.CheckFloat(x.Dtype()); err != nil {
+		return nil, fmt.Errorf("layers: Activate: input %q (node %d): %v", x.Name(), x.ID(), err)
+	}
+	dims := x.Shape().Dims()
+	if dims == 0 {
+		return nil, fmt.Errorf("layers: Activate: input %q (node %d) is a scalar, want a tensor", x.Name(), x.ID())
+	}
+	return G.ApplyOp(&actOp{act: act, dims: dims}, x)
+}
+
+// actOp applies an activation; with grad set it is the gradient op
+// (inputs x and dY, output dY ⊙ f'(x)).
+type actOp struct {
+	act  Activation
+	dims int
+	grad bool
+}
+
+var (
+	_ G.SDOp            = (*actOp)(nil)
+	_ G.UsePreallocDoer = (*actOp)(nil)
+)
+
+func (op *actOp) Arity() int {
+	if op.grad {
+		return 2
+	}
+	return 1
+}
+func (op *actOp) Type() hm.Type {
+	if op.grad {
+		return hm.NewFnType(tensorType(op.dims), tensorType(op.dims), tensorType(op.dims))
+	}
+	return hm.NewFnType(tensorType(op.dims), tensorType(op.dims))
+}
+func (op *actOp) ReturnsPtr() bool     { return false }
+func (op *actOp) CallsExtern() bool    { return false }
+func (op *actOp) OverwritesInput() int { return -1 }
+func (op *actOp) DiffWRT(inputs int) []bool {
+	d := make([]bool, inputs)
+	if !op.grad && inputs == 1 {
+		d[0] = true
+	}
+	return d
+}
+func (op *actOp) String() string {
+	if op.grad {
+		return "d" + op.act.String()
+	}
+	return op.act.String()
+}
+func (op *actOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	if len(in) != op.Arity() {
+		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(in), op.Arity())
+	}
+	s, ok := in[0].(tensor.Shape)
+	if !ok {
+		return nil, fmt.Errorf("%v: input shape %v, want a tensor shape", op, in[0])
+	}
+	return s.Clone(), nil
+}
+func (op *actOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "fairmp.Act/%s/%v/", op.act.Kind, op.grad)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(op.act.Alpha))
+	h.Write(b[:])
+}
+func (op *actOp) Hashcode() uint32 {
+	h := fnv.New32a()
+	op.WriteHash(h)
+	return h.Sum32()
+}
+func (op *actOp) Do(inputs ...G.Value) (G.Value, error) {
+	return op.UsePreallocDo(nil, inputs...)
+}
+func (op *actOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
+	if len(inputs) != op.Arity() {
+		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), op.Arity())
+	}
+	x, err := opkit.Dense(inputs[0])
+	if err != nil {
+		return nil, fmt.Errorf("%v: %v", op, err)
+	}
+	out := opkit.Reuse(prealloc, x.Dtype(), x.Shape()...)
+	var dy *tensor.Dense
+	if op.grad {
+		if dy, err = opkit.Dense(inputs[1]); err != nil {
+			return nil, fmt.Errorf("%v: %v", op, err)
+		}
+		if !dy.Shape().Eq(x.Shape()) || dy.Dtype() != x.Dtype() {
+			return nil, fmt.Errorf("%v: gradient %v %v, want %v %v", op, dy.Dtype(), dy.Shape(), x.Dtype(), x.Shape())
+		}
+	}
+	switch xs := x.Data().(type) {
+	case []float64:
+		var g []float64
+		if dy != nil {
+			g = dy.Data().([]float64)
+		}
+		activate(op.act, out.Data().([]float64), xs, g)
+	case []float32:
+		var g []float32
+		if dy != nil {
+			g = dy.Data().([]float32)
+		}
+		activate(op.act, out.Data().([]float32), xs, g)
+	default:
+		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
+	}
+	return out, nil
+}
+
+// activate writes f(x) to out, or dy ⊙ f'(x) when dy is not nil.
+func activate[T float32 | float64](a Activation, out, x, dy []T) {
+	if a.Kind == ActReLU {
+		if dy == nil {
+			for i, v := range x {
+				out[i] = max(v, 0)
+			}
+			return
+		}
+		for i, v := range x {
+			g := dy[i]
+			if v <= 0 {
+				g = 0
+			}
+			out[i] = g
+		}
+		return
+	}
+	for i, v := range x {
+		y, d := a.f(float64(v))
+		if dy != nil {
+			out[i] = T(float64(dy[i]) * d)
+		} else {
+			out[i] = T(y)
+		}
+	}
+}
+
+func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if op.grad {
+		return nil, fmt.Errorf("%v: second derivatives are not implemented", op)
+	}
+	d, err := G.ApplyOp(&actOp{act: op.act, dims: op.dims, grad: true}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{d}, nil
+}

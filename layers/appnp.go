@@ -1,0 +1,137 @@
+package layers
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+
+	"github.com/fairmp/fairmp/graph"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// APPNPConfig configures APPNP (Gasteiger et al.): an MLP H = f(X) followed
+// by K steps of personalised-PageRank propagation Z ← (1−α)ÃZ + αH,
+// starting from Z = H.
+type APPNPConfig struct {
+	// Name prefixes the parameter names; unique per graph.
+	Name string `json:"name"`
+	// In is the number of input features, Classes the number of outputs.
+	In      int `json:"in"`
+	Classes int `json:"classes"`
+	// Hidden and Layers shape the MLP (Layers >= 1). Defaults 64 and 2.
+	Hidden int `json:"hidden"`
+	Layers int `json:"layers"`
+	// Activation, Dropout and InputDropout are the MLP's (defaults ReLU,
+	// 0.5, 0).
+	Activation   Activation `json:"activation"`
+	Dropout      float64    `json:"dropout"`
+	InputDropout float64    `json:"input_dropout"`
+	// K is the number of propagation steps (>= 0). Default 10.
+	K int `json:"k"`
+	// Alpha is the teleport probability, in [0, 1]. Default 0.1.
+	Alpha float64 `json:"alpha"`
+	// EdgeDropout drops entries of Ã in each propagation step during
+	// training (PyG's APPNP dropout), in [0, 1). Default 0.
+	EdgeDropout float64 `json:"edge_dropout"`
+	// Propagation builds Ã. Default PyG's.
+	Propagation Propagation `json:"propagation"`
+	// Bias adds biases to the MLP's layers. Default true.
+	Bias bool `json:"bias"`
+	// Dtype is Float32 or Float64. Default Float64.
+	Dtype tensor.Dtype `json:"-"`
+	// Seed seeds the initialisation and all dropout masks.
+	Seed int64 `json:"seed"`
+}
+
+// DefaultAPPNPConfig returns APPNP with a 2-layer MLP (64 hidden, ReLU,
+// dropout 0.5), K = 10, α = 0.1, no edge dropout, PyG's propagation,
+// biases, float64, seed 1, named "appnp".
+func DefaultAPPNPConfig(in, classes int) APPNPConfig {
+	return APPNPConfig{Name: "appnp", In: in, Classes: classes, Hidden: 64, Layers: 2, Activation: ReLU(),
+		Dropout: 0.5, K: 10, Alpha: 0.1, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+}
+
+// Validate checks every field.
+func (c APPNPConfig) Validate() error {
+	if err := validateStack(c.Name, c.In, c.Classes, c.Hidden, c.Layers, c.Activation, c.Dropout, c.InputDropout, c.Propagation, c.Dtype); err != nil {
+		return err
+	}
+	if c.K < 0 {
+		return fmt.Errorf("K = %d, want >= 0", c.K)
+	}
+	if !(c.Alpha >= 0 && c.Alpha <= 1) || math.IsNaN(c.Alpha) {
+		return fmt.Errorf("Alpha = %v, want 0 <= Alpha <= 1", c.Alpha)
+	}
+	return checkProb("EdgeDropout", c.EdgeDropout)
+}
+
+// APPNP is an MLP followed by approximate personalised-PageRank
+// propagation.
+type APPNP struct {
+	cfg       APPNPConfig
+	phase     *Phase
+	a         *graph.Matrix
+	layers    []*Linear
+	seeds     []int64
+	edgeSeeds []int64
+}
+
+var _ Model = (*APPNP)(nil)
+
+// NewAPPNP builds Ã from gr once and adds the MLP's parameters to g.
+// phase switches dropout and edge dropout (nil: always evaluation). It
+// returns an error for an invalid configuration, a nil graph or a name
+// already used in g.
+func NewAPPNP(g *G.ExprGraph, cfg APPNPConfig, gr *graph.Graph, phase *Phase) (*APPNP, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: NewAPPNP %q: %v", cfg.Name, err)
+	}
+	a, err := cfg.Propagation.Matrix(gr)
+	if err != nil {
+		return nil, fmt.Errorf("layers: NewAPPNP %q: %v", cfg.Name, err)
+	}
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	m := &APPNP{cfg: cfg, phase: phase, a: a}
+	if m.layers, err = linearStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Classes, cfg.Layers, cfg.Bias, cfg.Dtype, rng); err != nil {
+		return nil, err
+	}
+	m.seeds = dropoutSeeds(rng, cfg.Layers)
+	m.edgeSeeds = dropoutSeeds(rng, cfg.K)
+	return m, nil
+}
+
+// Config returns the model's configuration.
+func (m *APPNP) Config() APPNPConfig { return m.cfg }
+
+// Matrix returns the propagation matrix Ã.
+func (m *APPNP) Matrix() *graph.Matrix { return m.a }
+
+// Learnables returns the MLP's W and b of each layer, in order.
+func (m *APPNP) Learnables() G.Nodes {
+	var ns G.Nodes
+	for _, l := range m.layers {
+		ns = append(ns, l.Learnables()...)
+	}
+	return ns
+}
+
+// Forward returns the n × Classes logits for the n × In features x.
+func (m *APPNP) Forward(x *G.Node) (*G.Node, error) {
+	h, err := mlpForward(x, m.layers, m.cfg.Activation, m.cfg.InputDropout, m.cfg.Dropout, m.seeds, m.phase)
+	if err != nil {
+		return nil, err
+	}
+	z := h
+	coef := []float64{1 - m.cfg.Alpha, m.cfg.Alpha}
+	for k := 0; k < m.cfg.K; k++ {
+		az, err := EdgeDropoutSpMM(m.a, z, m.cfg.EdgeDropout, m.edgeSeeds[k], m.phase)
+		if err != nil {
+			return nil, fmt.Errorf("layers: APPNP %q: step %d: %v", m.cfg.Name, k, err)
+		}
+		if z, err = linComb(coef, az, h); err != nil {
+			return nil, fmt.Errorf("layers: APPNP %q: step %d: %v", m.cfg.Name, k, err)
+		}
+	}
+	return z, nil
+}

@@ -1,0 +1,74 @@
+package layers
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/testutil"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Pokec-z's shape (the FMP paper's largest data set).
+const (
+	gatPokecNodes    = 67796
+	gatPokecFeatures = 276
+	gatPokecEdges    = 617958
+)
+
+// gatPokecGraph returns a seeded random graph with Pokec-z's node count and
+// about its number of undirected edges (uniform random pairs; self-loops
+// and duplicates, a few hundred, are dropped by graph.FromEdges).
+func gatPokecGraph(tb testing.TB, seed int64) *graph.Graph {
+	tb.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	edges := make([][2]int, gatPokecEdges)
+	for k := range edges {
+		edges[k] = [2]int{rng.Intn(gatPokecNodes), rng.Intn(gatPokecNodes)}
+	}
+	gr, err := graph.FromEdges(gatPokecNodes, edges)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return gr
+}
+
+// BenchmarkGATModelPokec measures forward + backward (the gradients of all
+// learnables, on a pruned tape) of the default two-layer GAT (4 heads × 16
+// hidden, 2 classes) on a Pokec-shaped random graph, float32. The cost is
+// sum(R ⊙ logits), standing in for the loss.
+func BenchmarkGATModelPokec(b *testing.B) {
+	gr := gatPokecGraph(b, 1)
+	n, d, classes := gatPokecNodes, gatPokecFeatures, 2
+	rng := rand.New(rand.NewSource(2))
+	dt := tensor.Float32
+	g := G.NewGraph()
+	x := G.NewMatrix(g, dt, G.WithShape(n, d), G.WithName("x"), G.WithValue(testutil.Tensor(dt, testutil.RandSlice(rng, n*d, -1, 1), n, d)))
+	r := G.NewMatrix(g, dt, G.WithShape(n, classes), G.WithName("r"), G.WithValue(testutil.Tensor(dt, testutil.RandSlice(rng, n*classes, -1, 1), n, classes)))
+	cfg := DefaultGATModelConfig(d, classes)
+	cfg.Dtype = dt
+	m, err := NewGATModel(g, cfg, gr, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, err := m.Forward(x)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cost := G.Must(G.Mean(G.Must(G.HadamardProd(y, r))))
+	grads, err := G.Grad(cost, m.Learnables()...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vm := G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{cost}, grads...)...))
+	defer vm.Close()
+	b.ReportMetric(float64(gr.NumEdges()), "edges")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := vm.RunAll(); err != nil {
+			b.Fatal(err)
+		}
+		vm.Reset()
+	}
+}

@@ -1,0 +1,340 @@
+package layers
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/testutil"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// gcnLayerNaive returns Ã·(h·W) + b.
+func gcnLayerNaive(a []float64, n int, h []float64, width int, params [][]float64, bias bool) ([]float64, int, [][]float64) {
+	w := params[0]
+	out := len(w) / width
+	z := matmul(a, n, n, matmul(h, n, width, w, out), out)
+	params = params[1:]
+	if bias {
+		z = addRow(z, params[0])
+		params = params[1:]
+	}
+	return z, out, params
+}
+
+func TestGCN(t *testing.T) {
+	p := newProblem(t, 11, 25, 4, 3, 40, 0.6)
+	cases := []struct {
+		layers int
+		prop   Propagation
+		bias   bool
+		act    Activation
+	}{
+		{2, DefaultPropagation(), true, ReLU()},
+		{3, Propagation{Improved: true, AddSelfLoops: true, Normalize: true}, true, ELU(1)},
+		{2, Propagation{AddSelfLoops: false, Normalize: true}, false, LeakyReLU(0.2)},
+		{1, Propagation{AddSelfLoops: true, Normalize: false}, true, ReLU()},
+	}
+	for _, c := range cases {
+		cfg := DefaultGCNConfig(p.d, p.c)
+		cfg.Hidden, cfg.Layers, cfg.Propagation, cfg.Bias, cfg.Activation = 5, c.layers, c.prop, c.bias, c.act
+		a := denseNorm(p.gr, c.prop.Improved, c.prop.AddSelfLoops, c.prop.Normalize)
+		checkModel(t, modelCase{
+			name: fmt.Sprintf("layers=%d/%+v/bias=%v", c.layers, c.prop, c.bias),
+			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+				cfg := cfg
+				cfg.Dtype = dt
+				return NewGCN(g, cfg, p.gr, phase)
+			},
+			naive: func(p *problem, params [][]float64) []float64 {
+				h, width := p.x, p.d
+				for l := 0; l < cfg.Layers; l++ {
+					h, width, params = gcnLayerNaive(a, p.n, h, width, params, cfg.Bias)
+					if l < cfg.Layers-1 {
+						h = applyAct(cfg.Activation, h)
+					}
+				}
+				return h
+			},
+		}, p)
+	}
+}
+
+// TestGCNConvMatchesPyGOrder checks a single GCNConv (linear, propagate,
+// bias) and that NewGCNConvMatrix with the same matrix gives the same output.
+func TestGCNConv(t *testing.T) {
+	p := newProblem(t, 12, 15, 3, 2, 20, 0.5)
+	a := denseNorm(p.gr, false, true, true)
+	checkModel(t, modelCase{
+		name: "conv",
+		build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+			cfg := DefaultGCNConvConfig(p.d, p.c)
+			cfg.Dtype = dt
+			return NewGCNConv(g, cfg, p.gr)
+		},
+		naive: func(p *problem, params [][]float64) []float64 {
+			z, _, _ := gcnLayerNaive(a, p.n, p.x, p.d, params, true)
+			return z
+		},
+	}, p)
+	checkModel(t, modelCase{
+		name: "prebuilt",
+		build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+			cfg := DefaultGCNConvConfig(p.d, p.c)
+			cfg.Dtype = dt
+			return NewGCNConvMatrix(g, cfg, graph.NormalizedAdjacency(p.gr))
+		},
+		naive: func(p *problem, params [][]float64) []float64 {
+			z, _, _ := gcnLayerNaive(a, p.n, p.x, p.d, params, true)
+			return z
+		},
+	}, p)
+}
+
+func TestSGC(t *testing.T) {
+	p := newProblem(t, 13, 25, 4, 3, 40, 0.6)
+	for _, k := range []int{0, 1, 3} {
+		a := denseNorm(p.gr, false, true, true)
+		checkModel(t, modelCase{
+			name: fmt.Sprintf("K=%d", k),
+			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+				cfg := DefaultSGCConfig(p.d, p.c)
+				cfg.K, cfg.Dtype = k, dt
+				return NewSGC(g, cfg, p.gr)
+			},
+			naive: func(p *problem, params [][]float64) []float64 {
+				h := p.x
+				for s := 0; s < k; s++ {
+					h = matmul(a, p.n, p.n, h, p.d)
+				}
+				return addRow(matmul(h, p.n, p.d, params[0], p.c), params[1])
+			},
+		}, p)
+	}
+	// The propagated features are visible and equal Ã²X.
+	task := p.task(t, tensor.Float64, nil)
+	cfg := DefaultSGCConfig(p.d, p.c)
+	cfg.K = 2
+	m, err := NewSGC(task.Graph, cfg, p.gr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Propagated() != nil {
+		t.Error("Propagated() before Forward is not nil")
+	}
+	z1, err := m.Forward(task.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := denseNorm(p.gr, false, true, true)
+	want := matmul(a, p.n, p.n, matmul(a, p.n, p.n, p.x, p.d), p.d)
+	testutil.AllClose(t, "Ã²X", testutil.ToF64(m.Propagated()), want, 1e-12, 1e-10)
+	if z2, _ := m.Forward(task.X); z2 != z1 {
+		t.Error("a second Forward built a second node")
+	}
+	other := G.NewMatrix(task.Graph, tensor.Float64, G.WithShape(p.n, p.d), G.WithName("other"), G.WithInit(G.Zeroes()))
+	if _, err := m.Forward(other); err == nil {
+		t.Error("Forward with a second input was accepted")
+	}
+	g2 := G.NewGraph()
+	m2, _ := NewSGC(g2, cfg, p.gr)
+	derived := G.Must(G.Mul(G.NewMatrix(g2, tensor.Float64, G.WithShape(p.n, p.d), G.WithName("u"), G.WithInit(G.Zeroes())), G.NewConstant(2.0)))
+	if _, err := m2.Forward(derived); err == nil {
+		t.Error("Forward with a computed node was accepted")
+	}
+}
+
+func TestAPPNP(t *testing.T) {
+	p := newProblem(t, 14, 25, 4, 3, 40, 0.6)
+	for _, c := range []struct {
+		k     int
+		alpha float64
+	}{{10, 0.1}, {3, 0.5}, {0, 0.1}, {2, 1}} {
+		cfg := DefaultAPPNPConfig(p.d, p.c)
+		cfg.Hidden, cfg.K, cfg.Alpha = 5, c.k, c.alpha
+		a := denseNorm(p.gr, false, true, true)
+		checkModel(t, modelCase{
+			name: fmt.Sprintf("K=%d/alpha=%v", c.k, c.alpha),
+			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+				cfg := cfg
+				cfg.Dtype = dt
+				return NewAPPNP(g, cfg, p.gr, phase)
+			},
+			naive: func(p *problem, params [][]float64) []float64 {
+				h := mlpNaive(MLPConfig{Layers: cfg.Layers, Bias: cfg.Bias, Activation: cfg.Activation})(p, params)
+				z := h
+				for s := 0; s < cfg.K; s++ {
+					az := matmul(a, p.n, p.n, z, p.c)
+					z = make([]float64, len(h))
+					for i := range z {
+						z[i] = (1-cfg.Alpha)*az[i] + cfg.Alpha*h[i]
+					}
+				}
+				return z
+			},
+		}, p)
+	}
+}
+
+func TestJKNet(t *testing.T) {
+	p := newProblem(t, 15, 25, 4, 3, 40, 0.6)
+	for _, mode := range []JKMode{JKConcat, JKMax} {
+		for _, layers := range []int{1, 3} {
+			cfg := DefaultJKNetConfig(p.d, p.c)
+			cfg.Hidden, cfg.Layers, cfg.Mode = 5, layers, mode
+			a := denseNorm(p.gr, false, true, true)
+			checkModel(t, modelCase{
+				name: fmt.Sprintf("%s/layers=%d", mode, layers),
+				build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+					cfg := cfg
+					cfg.Dtype = dt
+					return NewJKNet(g, cfg, p.gr, phase)
+				},
+				naive: func(p *problem, params [][]float64) []float64 {
+					h, width := p.x, p.d
+					var hs [][]float64
+					for l := 0; l < cfg.Layers; l++ {
+						h, width, params = gcnLayerNaive(a, p.n, h, width, params, true)
+						h = applyAct(cfg.Activation, h)
+						hs = append(hs, h)
+					}
+					var jk []float64
+					w := cfg.Hidden
+					if mode == JKMax {
+						jk = append([]float64(nil), hs[0]...)
+						for _, o := range hs[1:] {
+							for i := range jk {
+								jk[i] = math.Max(jk[i], o[i])
+							}
+						}
+					} else {
+						w = cfg.Hidden * cfg.Layers
+						jk = make([]float64, p.n*w)
+						for l, o := range hs {
+							for i := 0; i < p.n; i++ {
+								copy(jk[i*w+l*cfg.Hidden:i*w+(l+1)*cfg.Hidden], o[i*cfg.Hidden:(i+1)*cfg.Hidden])
+							}
+						}
+					}
+					return addRow(matmul(jk, p.n, w, params[0], p.c), params[1])
+				},
+			}, p)
+		}
+	}
+}
+
+// TestEdgeDropout recovers A ⊙ M by multiplying the identity, and checks
+// the mask's structure, the scaling, the gradient (A ⊙ M)ᵀ·W and the
+// evaluation mode.
+func TestEdgeDropout(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	n, pdrop := 40, 0.3
+	gr := randomGraph(t, rng, n, 200)
+	a := graph.NormalizedAdjacency(gr)
+	ad := a.Dense()
+	eye := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		eye[i*n+i] = 1
+	}
+	wv := testutil.RandSlice(rng, n*n, -1, 1)
+	for _, dt := range testutil.Dtypes {
+		for _, training := range []bool{true, false} {
+			phase := NewPhase()
+			phase.SetTraining(training)
+			g := G.NewGraph()
+			x := G.NewMatrix(g, dt, G.WithShape(n, n), G.WithName("x"), G.WithValue(testutil.Tensor(dt, eye, n, n)))
+			w := G.NewMatrix(g, dt, G.WithShape(n, n), G.WithName("w"), G.WithValue(testutil.Tensor(dt, wv, n, n)))
+			y, err := EdgeDropoutSpMM(a, x, pdrop, 3, phase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var yv, gv G.Value
+			G.Read(y, &yv)
+			gr, err := G.Grad(G.Must(G.Sum(G.Must(G.HadamardProd(y, w)))), x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			G.Read(gr[0], &gv)
+			testutil.Run(t, g)
+			am := testutil.ToF64(yv) // A ⊙ M
+			atol, rtol := testutil.Tol(dt)
+			if !training {
+				testutil.AllClose(t, "eval", am, ad, atol, rtol)
+			}
+			dropped, stored := 0, 0
+			for i, v := range ad {
+				if v == 0 {
+					if am[i] != 0 {
+						t.Fatalf("entry %d not in A became %v", i, am[i])
+					}
+					continue
+				}
+				stored++
+				if am[i] == 0 {
+					dropped++
+				} else if !testutil.Close(am[i], v/(1-pdrop), atol, rtol) && training {
+					t.Fatalf("kept entry %d = %v, want %v", i, am[i], v/(1-pdrop))
+				}
+			}
+			frac := float64(dropped) / float64(stored)
+			if training && math.Abs(frac-pdrop) > 0.07 {
+				t.Errorf("%v: dropped %.3f of %d entries, want about %v", dt, frac, stored, pdrop)
+			}
+			// d/dX sum(W ⊙ (A⊙M)X) = (A⊙M)ᵀ W.
+			amt := make([]float64, n*n)
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					amt[j*n+i] = am[i*n+j]
+				}
+			}
+			testutil.AllClose(t, "gradient", testutil.ToF64(gv), matmul(amt, n, n, wv, n), atol, rtol)
+		}
+	}
+}
+
+func TestGNNConfigErrors(t *testing.T) {
+	p := newProblem(t, 17, 10, 3, 2, 10, 0.5)
+	g := G.NewGraph()
+	gcn := DefaultGCNConfig(3, 2)
+	gcn.Propagation = Propagation{Improved: true}
+	if _, err := NewGCN(g, gcn, p.gr, nil); err == nil {
+		t.Error("Improved without self-loops accepted")
+	}
+	if _, err := NewGCN(g, DefaultGCNConfig(3, 2), nil, nil); err == nil {
+		t.Error("nil graph accepted")
+	}
+	ap := DefaultAPPNPConfig(3, 2)
+	for _, mut := range []func(c *APPNPConfig){
+		func(c *APPNPConfig) { c.K = -1 },
+		func(c *APPNPConfig) { c.Alpha = 1.5 },
+		func(c *APPNPConfig) { c.Alpha = math.NaN() },
+		func(c *APPNPConfig) { c.EdgeDropout = 1 },
+	} {
+		c := ap
+		mut(&c)
+		if _, err := NewAPPNP(g, c, p.gr, nil); err == nil {
+			t.Errorf("APPNP config %+v accepted", c)
+		}
+	}
+	jk := DefaultJKNetConfig(3, 2)
+	jk.Mode = "lstm"
+	if _, err := NewJKNet(g, jk, p.gr, nil); err == nil {
+		t.Error("JK mode lstm accepted")
+	}
+	sgc := DefaultSGCConfig(3, 2)
+	sgc.K = -1
+	if _, err := NewSGC(g, sgc, p.gr); err == nil {
+		t.Error("SGC K = -1 accepted")
+	}
+	x := G.NewMatrix(g, tensor.Float64, G.WithShape(11, 3), G.WithName("x11"), G.WithInit(G.Zeroes()))
+	m, err := NewGCN(g, DefaultGCNConfig(3, 2), p.gr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Forward(x); err == nil {
+		t.Error("GCN accepted 11 rows for a 10-node graph")
+	}
+}

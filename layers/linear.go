@@ -1,0 +1,162 @@
+package layers
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+
+	"github.com/fairmp/fairmp/internal/opkit"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// LinearConfig configures a Linear layer y = x·W + b.
+type LinearConfig struct {
+	// Name prefixes the parameter node names (Name+".W", Name+".b"); it
+	// must be unique among the layers in one gorgonia graph.
+	Name string `json:"name"`
+	// In and Out are the input and output widths (> 0).
+	In  int `json:"in"`
+	Out int `json:"out"`
+	// Bias adds a learnable bias (zeros at start). Default true.
+	Bias bool `json:"bias"`
+	// Dtype is Float32 or Float64. Default Float64.
+	Dtype tensor.Dtype `json:"-"`
+	// Seed seeds the Glorot-uniform initialisation of W.
+	Seed int64 `json:"seed"`
+}
+
+// DefaultLinearConfig returns the configuration of an in → out layer with
+// bias, named "linear", float64, seed 1.
+func DefaultLinearConfig(in, out int) LinearConfig {
+	return LinearConfig{Name: "linear", In: in, Out: out, Bias: true, Dtype: tensor.Float64, Seed: 1}
+}
+
+// Validate checks every field.
+func (c LinearConfig) Validate() error {
+	if c.Name == "" {
+		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
+	}
+	if err := positive("In", c.In); err != nil {
+		return err
+	}
+	if err := positive("Out", c.Out); err != nil {
+		return err
+	}
+	return checkDtype(c.Dtype)
+}
+
+func positive(field string, v int) error {
+	if v <= 0 {
+		return fmt.Errorf("%s = %d, want > 0", field, v)
+	}
+	return nil
+}
+
+func checkDtype(dt tensor.Dtype) error {
+	if err := opkit.CheckFloat(dt); err != nil {
+		return fmt.Errorf("Dtype: %v", err)
+	}
+	return nil
+}
+
+func checkProb(field string, p float64) error {
+	if !(p >= 0 && p < 1) {
+		return fmt.Errorf("%s = %v, want 0 <= p < 1", field, p)
+	}
+	return nil
+}
+
+func checkFinite(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s = %v, want a finite value", field, v)
+	}
+	return nil
+}
+
+// Linear is a fully connected layer y = x·W + b, W of shape In × Out
+// (Glorot uniform), b of shape 1 × Out (zeros).
+type Linear struct {
+	cfg  LinearConfig
+	W, B *G.Node // B is nil without bias
+}
+
+// NewLinear adds a Linear layer's parameters to g. It returns an error
+// for an invalid configuration or a parameter name already used in g.
+func NewLinear(g *G.ExprGraph, cfg LinearConfig) (*Linear, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: NewLinear %q: %v", cfg.Name, err)
+	}
+	return newLinear(g, cfg.Name, cfg.In, cfg.Out, cfg.Bias, cfg.Dtype, rand.New(rand.NewSource(cfg.Seed)), cfg)
+}
+
+func newLinear(g *G.ExprGraph, name string, in, out int, bias bool, dt tensor.Dtype, rng *rand.Rand, cfg LinearConfig) (*Linear, error) {
+	l := &Linear{cfg: cfg}
+	var err error
+	if l.W, err = newWeight(g, dt, in, out, name+".W", rng); err != nil {
+		return nil, err
+	}
+	if bias {
+		if l.B, err = newBias(g, dt, out, name+".b"); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Config returns the layer's configuration.
+func (l *Linear) Config() LinearConfig { return l.cfg }
+
+// Learnables returns W and, with bias, b.
+func (l *Linear) Learnables() G.Nodes {
+	if l.B == nil {
+		return G.Nodes{l.W}
+	}
+	return G.Nodes{l.W, l.B}
+}
+
+// Forward returns x·W + b for an n × In node x of the layer's dtype.
+func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
+	if err := checkInput(x, l.W, "Linear "+l.W.Name()); err != nil {
+		return nil, err
+	}
+	y, err := G.Mul(x, l.W)
+	if err != nil {
+		return nil, fmt.Errorf("layers: %s: %v", l.W.Name(), err)
+	}
+	return addBias(y, l.B)
+}
+
+// addBias returns y + b broadcast over rows (y itself when b is nil).
+func addBias(y, b *G.Node) (*G.Node, error) {
+	if b == nil {
+		return y, nil
+	}
+	out, err := G.BroadcastAdd(y, b, nil, []byte{0})
+	if err != nil {
+		return nil, fmt.Errorf("layers: adding bias %s: %v", b.Name(), err)
+	}
+	return out, nil
+}
+
+// checkInput checks that x is a matrix of w's dtype with w's row count of
+// columns.
+func checkInput(x, w *G.Node, where string) error {
+	if x == nil {
+		return fmt.Errorf("layers: %s: nil input node", where)
+	}
+	s := x.Shape()
+	if len(s) != 2 {
+		return fmt.Errorf("layers: %s: input %q (node %d) has shape %v, want n × %d", where, x.Name(), x.ID(), s, w.Shape()[0])
+	}
+	if s[1] != w.Shape()[0] {
+		return fmt.Errorf("layers: %s: input %q (node %d) has %d columns, want %d", where, x.Name(), x.ID(), s[1], w.Shape()[0])
+	}
+	if x.Dtype() != w.Dtype() {
+		return fmt.Errorf("layers: %s: input %q (node %d) is %v, want %v", where, x.Name(), x.ID(), x.Dtype(), w.Dtype())
+	}
+	if x.Graph() != w.Graph() {
+		return fmt.Errorf("layers: %s: input %q (node %d) is in another gorgonia graph", where, x.Name(), x.ID())
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package layers
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fairmp/fairmp/internal/opkit"
+	G "gorgonia.org/gorgonia"
+)
+
+// Prediction holds class probabilities and predicted labels for a set of
+// nodes.
+type Prediction struct {
+	// Nodes are the node ids predicted, in order.
+	Nodes []int
+	// Classes is the number of classes.
+	Classes int
+	// Probs holds the softmax of the logits, len(Nodes) × Classes,
+	// row-major, computed in float64.
+	Probs []float64
+	// Labels holds the most probable class of each node (the lowest class
+	// on ties).
+	Labels []int
+}
+
+// Prob returns the probability of class c for the k-th predicted node.
+func (p *Prediction) Prob(k, c int) float64 { return p.Probs[k*p.Classes+c] }
+
+// Accuracy returns the fraction of predicted nodes whose label equals
+// labels[node] (labels indexed by node id). It returns NaN when no node is
+// predicted.
+func (p *Prediction) Accuracy(labels []int) float64 {
+	if len(p.Nodes) == 0 {
+		return math.NaN()
+	}
+	c := 0
+	for k, i := range p.Nodes {
+		if p.Labels[k] == labels[i] {
+			c++
+		}
+	}
+	return float64(c) / float64(len(p.Nodes))
+}
+
+// Predict evaluates model on task.X in evaluation mode (task.Phase is
+// switched to evaluation and restored afterwards) and returns the
+// probabilities and labels of the nodes idx, or of every node when idx is
+// nil. The model's forward graph is reused when it already exists
+// (gorgonia merges identical nodes); each call adds one read node to the
+// graph and compiles a small machine. It returns an error for an invalid
+// task, an index out of range, or a failing run.
+func Predict(model Model, task *Task, idx []int) (*Prediction, error) {
+	if task == nil || task.Graph == nil || task.X == nil {
+		return nil, fmt.Errorf("layers: Predict: task without Graph or X")
+	}
+	if task.Classes < 1 {
+		return nil, fmt.Errorf("layers: Predict: Classes = %d, want > 0", task.Classes)
+	}
+	logits, err := forwardLogits(model, task)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Predict: %v", err)
+	}
+	n, c := task.X.Shape()[0], task.Classes
+	if idx == nil {
+		idx = make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	for k, i := range idx {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("layers: Predict: idx[%d] = %d, want a node in [0, %d)", k, i, n)
+		}
+	}
+	var zv G.Value
+	m := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &zv)))
+	defer m.Close()
+	if task.Phase != nil {
+		was := task.Phase.Training()
+		task.Phase.SetTraining(false)
+		defer task.Phase.SetTraining(was)
+	}
+	if err := m.RunAll(); err != nil {
+		return nil, fmt.Errorf("layers: Predict: %v", err)
+	}
+	z, err := opkit.Dense(zv)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Predict: %v", err)
+	}
+	p := &Prediction{Nodes: append([]int(nil), idx...), Classes: c, Probs: make([]float64, len(idx)*c), Labels: make([]int, len(idx))}
+	switch s := z.Data().(type) {
+	case []float64:
+		softmaxRows(p, s)
+	case []float32:
+		softmaxRows(p, s)
+	}
+	return p, nil
+}
+
+func softmaxRows[T float32 | float64](p *Prediction, z []T) {
+	c := p.Classes
+	for k, i := range p.Nodes {
+		row := z[i*c : (i+1)*c]
+		out := p.Probs[k*c : (k+1)*c]
+		m := math.Inf(-1)
+		for _, v := range row {
+			m = math.Max(m, float64(v))
+		}
+		s := 0.0
+		for j, v := range row {
+			out[j] = math.Exp(float64(v) - m)
+			s += out[j]
+		}
+		for j := range out {
+			out[j] /= s
+		}
+		p.Labels[k] = argmax(row)
+	}
+}

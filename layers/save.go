@@ -1,0 +1,304 @@
+package layers
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/fairmp/fairmp/graph"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// The saved-model format (version 1) is one line of JSON, the header,
+// ended by '\n', followed by the parameters in binary:
+//
+//	{"format":"fairmp-model","version":1,"kind":"gcn","dtype":"float32",
+//	 "nodes":403,"config":{...},"params":[{"name":"gcn.0.W","shape":[96,64]},...]}
+//
+// kind names a registered builder (RegisterKind), config is the model's
+// configuration as JSON (its dtype is the header's), nodes is the number
+// of graph nodes a graph model was built for (0 for models without a
+// graph), and params lists the learnables in Learnables() order. The
+// parameters follow the newline in that order, each row-major, as
+// little-endian IEEE-754 values of the header's dtype (4 or 8 bytes each).
+const (
+	FormatName    = "fairmp-model"
+	FormatVersion = 1
+)
+
+// Savable is a Model that Save can write: it names its registered kind
+// and returns its configuration (any value that encodes to the JSON the
+// kind's builder reads).
+type Savable interface {
+	Model
+	Kind() string
+	SaveConfig() any
+}
+
+// BuildEnv is what a builder needs besides the configuration.
+type BuildEnv struct {
+	// Graph is the graph a graph model is built on (nil for an MLP).
+	Graph *graph.Graph
+	// Phase is given to the model's stochastic layers.
+	Phase *Phase
+	// Name, if not empty, replaces the saved configuration's "name", so a
+	// saved model can be loaded twice into one gorgonia graph.
+	Name string
+}
+
+// Builder builds a model of one kind in g from its JSON configuration and
+// dtype, with fresh parameters that Load then overwrites.
+type Builder func(g *G.ExprGraph, config json.RawMessage, dt tensor.Dtype, env BuildEnv) (Model, error)
+
+var (
+	kindsMu sync.RWMutex
+	kinds   = map[string]Builder{}
+)
+
+// RegisterKind makes kind loadable. Other packages (fmp) register their
+// models in an init function. It returns an error for an empty kind, a nil
+// builder or a kind already registered.
+func RegisterKind(kind string, build Builder) error {
+	if kind == "" || build == nil {
+		return fmt.Errorf("layers: RegisterKind: empty kind or nil builder")
+	}
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, ok := kinds[kind]; ok {
+		return fmt.Errorf("layers: RegisterKind: kind %q is already registered", kind)
+	}
+	kinds[kind] = build
+	return nil
+}
+
+// Kinds returns the registered kinds, sorted.
+func Kinds() []string {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	ks := make([]string, 0, len(kinds))
+	for k := range kinds {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+type paramHeader struct {
+	Name  string `json:"name"`
+	Shape []int  `json:"shape"`
+}
+
+type header struct {
+	Format  string          `json:"format"`
+	Version int             `json:"version"`
+	Kind    string          `json:"kind"`
+	Dtype   string          `json:"dtype"`
+	Nodes   int             `json:"nodes"`
+	Config  json.RawMessage `json:"config"`
+	Params  []paramHeader   `json:"params"`
+}
+
+// matrixer is implemented by graph models.
+type matrixer interface{ Matrix() *graph.Matrix }
+
+// Save writes m's kind, configuration and parameters to w in the format
+// described above. It returns an error if m is not Savable, its kind is
+// not registered, its parameters are not dense float values of one dtype,
+// or writing fails.
+func Save(w io.Writer, m Model) error {
+	s, ok := m.(Savable)
+	if !ok {
+		return fmt.Errorf("layers: Save: %T does not implement Savable", m)
+	}
+	kindsMu.RLock()
+	_, ok = kinds[s.Kind()]
+	kindsMu.RUnlock()
+	if !ok {
+		return fmt.Errorf("layers: Save: kind %q is not registered", s.Kind())
+	}
+	cfg, err := json.Marshal(s.SaveConfig())
+	if err != nil {
+		return fmt.Errorf("layers: Save: configuration: %v", err)
+	}
+	params := m.Learnables()
+	if len(params) == 0 {
+		return fmt.Errorf("layers: Save: the model has no learnables")
+	}
+	dt := params[0].Dtype()
+	h := header{Format: FormatName, Version: FormatVersion, Kind: s.Kind(), Dtype: dt.String(), Config: cfg}
+	if mx, ok := m.(matrixer); ok {
+		h.Nodes, _ = mx.Matrix().Dims()
+	}
+	for _, p := range params {
+		if _, ok := p.Value().(*tensor.Dense); !ok || p.Dtype() != dt {
+			return fmt.Errorf("layers: Save: parameter %s, want a dense %v value", describeNode(p), dt)
+		}
+		h.Params = append(h.Params, paramHeader{Name: p.Name(), Shape: append([]int(nil), p.Shape()...)})
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("layers: Save: header: %v", err)
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(hb)
+	bw.WriteByte('\n')
+	var b [8]byte
+	for _, p := range params {
+		switch s := p.Value().Data().(type) {
+		case []float64:
+			for _, v := range s {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+				bw.Write(b[:8])
+			}
+		case []float32:
+			for _, v := range s {
+				binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+				bw.Write(b[:4])
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("layers: Save: %v", err)
+	}
+	return nil
+}
+
+// maxHeader bounds the header line Load accepts.
+const maxHeader = 16 << 20
+
+// Load reads a model written by Save, builds it in g with its registered
+// builder and env, and sets its parameters. It returns an error naming
+// the problem for another format, an unsupported version, an unknown
+// kind, a configuration the builder rejects, a graph of another size than
+// the saved model's, parameters whose count, names or shapes differ from
+// the built model's, or truncated data.
+func Load(r io.Reader, g *G.ExprGraph, env BuildEnv) (Model, error) {
+	br := bufio.NewReader(r)
+	line, err := readLine(br)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Load: header: %v", err)
+	}
+	var h header
+	if err := json.Unmarshal(line, &h); err != nil {
+		return nil, fmt.Errorf("layers: Load: header is not valid JSON: %v", err)
+	}
+	if h.Format != FormatName {
+		return nil, fmt.Errorf("layers: Load: format %q, want %q", h.Format, FormatName)
+	}
+	if h.Version != FormatVersion {
+		return nil, fmt.Errorf("layers: Load: format version %d, this library reads version %d", h.Version, FormatVersion)
+	}
+	var dt tensor.Dtype
+	switch h.Dtype {
+	case "float64":
+		dt = tensor.Float64
+	case "float32":
+		dt = tensor.Float32
+	default:
+		return nil, fmt.Errorf("layers: Load: dtype %q, want float32 or float64", h.Dtype)
+	}
+	kindsMu.RLock()
+	build, ok := kinds[h.Kind]
+	kindsMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("layers: Load: kind %q is not registered (registered: %v)", h.Kind, Kinds())
+	}
+	if h.Nodes > 0 {
+		if env.Graph == nil {
+			return nil, fmt.Errorf("layers: Load: the %s model was saved for a graph of %d nodes, but env.Graph is nil", h.Kind, h.Nodes)
+		}
+		if env.Graph.N() != h.Nodes {
+			return nil, fmt.Errorf("layers: Load: the %s model was saved for a graph of %d nodes, env.Graph has %d", h.Kind, h.Nodes, env.Graph.N())
+		}
+	}
+	cfg := h.Config
+	if env.Name != "" {
+		var mcfg map[string]json.RawMessage
+		if err := json.Unmarshal(cfg, &mcfg); err != nil {
+			return nil, fmt.Errorf("layers: Load: configuration: %v", err)
+		}
+		nb, _ := json.Marshal(env.Name)
+		mcfg["name"] = nb
+		if cfg, err = json.Marshal(mcfg); err != nil {
+			return nil, fmt.Errorf("layers: Load: configuration: %v", err)
+		}
+	}
+	m, err := build(g, cfg, dt, env)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Load: building the %s model: %v", h.Kind, err)
+	}
+	params := m.Learnables()
+	if len(params) != len(h.Params) {
+		return nil, fmt.Errorf("layers: Load: %d saved parameters, the built %s model has %d", len(h.Params), h.Kind, len(params))
+	}
+	for i, p := range params {
+		if !tensor.Shape(h.Params[i].Shape).Eq(p.Shape()) {
+			return nil, fmt.Errorf("layers: Load: parameter %d (%q) has saved shape %v, the built model's %q has %v", i, h.Params[i].Name, h.Params[i].Shape, p.Name(), p.Shape())
+		}
+		if p.Dtype() != dt {
+			return nil, fmt.Errorf("layers: Load: parameter %q is %v, want %v", p.Name(), p.Dtype(), dt)
+		}
+	}
+	var b [8]byte
+	for i, p := range params {
+		switch s := p.Value().Data().(type) {
+		case []float64:
+			for k := range s {
+				if _, err := io.ReadFull(br, b[:8]); err != nil {
+					return nil, fmt.Errorf("layers: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
+				}
+				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[:8]))
+			}
+		case []float32:
+			for k := range s {
+				if _, err := io.ReadFull(br, b[:4]); err != nil {
+					return nil, fmt.Errorf("layers: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
+				}
+				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[:4]))
+			}
+		}
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("layers: Load: data continues after the last parameter")
+	}
+	return m, nil
+}
+
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxHeader {
+			return nil, fmt.Errorf("longer than %d bytes", maxHeader)
+		}
+		if err == nil {
+			return line[:len(line)-1], nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF {
+			return nil, fmt.Errorf("no newline after the header (truncated or not a fairmp model)")
+		}
+		return nil, err
+	}
+}
+
+// decodeConfig unmarshals a configuration strictly (unknown fields are
+// errors) into cfg.
+func decodeConfig(raw json.RawMessage, cfg any) error {
+	dec := json.NewDecoder(bytesReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		return fmt.Errorf("configuration: %v", err)
+	}
+	return nil
+}

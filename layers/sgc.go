@@ -1,0 +1,165 @@
+package layers
+
+import (
+	"fmt"
+	"math/rand"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// SGCConfig configures Simplified Graph Convolution (Wu et al., PyG's
+// SGConv): logits = (Ã^K X)·W + b, with Ã^K X computed once.
+type SGCConfig struct {
+	// Name prefixes the parameter names; unique per graph.
+	Name string `json:"name"`
+	// In is the number of input features, Classes the number of outputs.
+	In      int `json:"in"`
+	Classes int `json:"classes"`
+	// K is the number of propagation steps (>= 0; 0 is logistic
+	// regression). Default 1 (PyG's default).
+	K int `json:"k"`
+	// Propagation builds Ã. Default PyG's.
+	Propagation Propagation `json:"propagation"`
+	// Bias adds a learnable bias. Default true.
+	Bias bool `json:"bias"`
+	// Dtype is Float32 or Float64. Default Float64.
+	Dtype tensor.Dtype `json:"-"`
+	// Seed seeds the initialisation.
+	Seed int64 `json:"seed"`
+}
+
+// DefaultSGCConfig returns SGC with K = 1, PyG's propagation, bias,
+// float64, seed 1, named "sgc".
+func DefaultSGCConfig(in, classes int) SGCConfig {
+	return SGCConfig{Name: "sgc", In: in, Classes: classes, K: 1, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+}
+
+// Validate checks every field.
+func (c SGCConfig) Validate() error {
+	if c.Name == "" {
+		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
+	}
+	if err := positive("In", c.In); err != nil {
+		return err
+	}
+	if err := positive("Classes", c.Classes); err != nil {
+		return err
+	}
+	if c.K < 0 {
+		return fmt.Errorf("K = %d, want >= 0", c.K)
+	}
+	if err := c.Propagation.Validate(); err != nil {
+		return err
+	}
+	return checkDtype(c.Dtype)
+}
+
+// SGC is a linear classifier on the propagated features Ã^K X.
+type SGC struct {
+	cfg        SGCConfig
+	a          *graph.Matrix
+	lin        *Linear
+	x          *G.Node       // the input node Forward was called with
+	propagated *tensor.Dense // Ã^K X
+	pnode      *G.Node
+}
+
+var _ Model = (*SGC)(nil)
+
+// NewSGC builds Ã from gr and adds the parameters to g. It returns an
+// error for an invalid configuration, a nil graph or a name already used.
+func NewSGC(g *G.ExprGraph, cfg SGCConfig, gr *graph.Graph) (*SGC, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: NewSGC %q: %v", cfg.Name, err)
+	}
+	a, err := cfg.Propagation.Matrix(gr)
+	if err != nil {
+		return nil, fmt.Errorf("layers: NewSGC %q: %v", cfg.Name, err)
+	}
+	lin, err := newLinear(g, cfg.Name, cfg.In, cfg.Classes, cfg.Bias, cfg.Dtype, rand.New(rand.NewSource(cfg.Seed)), LinearConfig{})
+	if err != nil {
+		return nil, err
+	}
+	return &SGC{cfg: cfg, a: a, lin: lin}, nil
+}
+
+// Config returns the model's configuration.
+func (m *SGC) Config() SGCConfig { return m.cfg }
+
+// Learnables returns W and, with bias, b.
+func (m *SGC) Learnables() G.Nodes { return m.lin.Learnables() }
+
+// Propagated returns Ã^K X as computed by the first Forward (nil before).
+// It is the model's input as the linear layer sees it; do not modify it.
+func (m *SGC) Propagated() *tensor.Dense { return m.propagated }
+
+// Forward computes Ã^K X once from the value of x, which must be an input
+// node holding its value (the features, as FeatureNode makes), adds it to
+// the graph as a non-learnable node named Name+".propagated", and returns
+// its linear transform. Later calls with the same x return the same node;
+// a call with another node is an error, as is an x without a value. No
+// gradient flows to x.
+func (m *SGC) Forward(x *G.Node) (*G.Node, error) {
+	if err := checkInput(x, m.lin.W, "SGC "+m.cfg.Name); err != nil {
+		return nil, err
+	}
+	if m.x != nil {
+		if x != m.x {
+			return nil, fmt.Errorf("layers: SGC %q: Forward called with %s after %s: the propagated features are computed once, for one input", m.cfg.Name, describeNode(x), describeNode(m.x))
+		}
+		return m.lin.Forward(m.pnode)
+	}
+	if x.Op() != nil || x.Value() == nil {
+		return nil, fmt.Errorf("layers: SGC %q: input %s must be an input node holding the features", m.cfg.Name, describeNode(x))
+	}
+	p, err := SGCPropagate(m.a, m.cfg.K, x.Value())
+	if err != nil {
+		return nil, fmt.Errorf("layers: SGC %q: %v", m.cfg.Name, err)
+	}
+	name := m.cfg.Name + ".propagated"
+	if err := uniqueName(x.Graph(), name); err != nil {
+		return nil, err
+	}
+	m.x, m.propagated = x, p
+	m.pnode = G.NewMatrix(x.Graph(), p.Dtype(), G.WithShape(p.Shape()...), G.WithName(name), G.WithValue(p))
+	return m.lin.Forward(m.pnode)
+}
+
+// SGCPropagate returns Ã^K X for an n × d float32 or float64 value x
+// (a copy of x when k = 0), with K sparse products.
+func SGCPropagate(a *graph.Matrix, k int, x G.Value) (*tensor.Dense, error) {
+	if a == nil {
+		return nil, fmt.Errorf("nil propagation matrix")
+	}
+	if k < 0 {
+		return nil, fmt.Errorf("K = %d, want >= 0", k)
+	}
+	d, err := opkit.Dense(x)
+	if err != nil {
+		return nil, err
+	}
+	n, c, err := opkit.Shape2(d)
+	if rows, cols := a.Dims(); err != nil || n != cols || rows != cols {
+		return nil, fmt.Errorf("features of shape %v for a %d × %d propagation matrix", d.Shape(), rows, cols)
+	}
+	cur := d.Clone().(*tensor.Dense)
+	if k == 0 {
+		return cur, nil
+	}
+	next := opkit.Alloc(d.Dtype(), n, c)
+	for s := 0; s < k; s++ {
+		switch cd := cur.Data().(type) {
+		case []float64:
+			a.MulDense64(next.Data().([]float64), cd, c)
+		case []float32:
+			a.MulDense32(next.Data().([]float32), cd, c)
+		default:
+			return nil, fmt.Errorf("dtype %v, want float32 or float64", d.Dtype())
+		}
+		cur, next = next, cur
+	}
+	return cur, nil
+}

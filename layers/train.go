@@ -1,0 +1,543 @@
+package layers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/fairmp/fairmp/internal/opkit"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Task is a full-batch node-classification problem in one gorgonia graph.
+type Task struct {
+	// Graph is the gorgonia graph holding X and the model's parameters.
+	Graph *G.ExprGraph
+	// X is the n × d input feature node (see FeatureNode).
+	X *G.Node
+	// Labels holds one class per node; −1 (or any value) is allowed for
+	// nodes outside Train and Val.
+	Labels []int
+	// Train and Val are node indices; the loss uses Train, model selection
+	// and early stopping use Val (which may be empty: then the best epoch is
+	// the last one).
+	Train, Val []int
+	// Classes is the number of classes (the model's output width).
+	Classes int
+	// Phase is the phase the model's layers were built with; the trainer
+	// switches it between training and evaluation. May be nil for a model
+	// without stochastic layers.
+	Phase *Phase
+}
+
+// Validate checks the task's fields against each other.
+func (t *Task) Validate() error {
+	if t == nil {
+		return fmt.Errorf("nil task")
+	}
+	if t.Graph == nil || t.X == nil {
+		return fmt.Errorf("task has no Graph or no X")
+	}
+	if t.X.Graph() != t.Graph {
+		return fmt.Errorf("X %q (node %d) is not in the task's Graph", t.X.Name(), t.X.ID())
+	}
+	s := t.X.Shape()
+	if len(s) != 2 {
+		return fmt.Errorf("X %q has shape %v, want n × d", t.X.Name(), s)
+	}
+	n := s[0]
+	if len(t.Labels) != n {
+		return fmt.Errorf("%d labels for %d nodes, want one per node", len(t.Labels), n)
+	}
+	if t.Classes < 2 {
+		return fmt.Errorf("Classes = %d, want >= 2", t.Classes)
+	}
+	if len(t.Train) == 0 {
+		return fmt.Errorf("empty Train index set")
+	}
+	for name, idx := range map[string][]int{"Train": t.Train, "Val": t.Val} {
+		for k, i := range idx {
+			if i < 0 || i >= n {
+				return fmt.Errorf("%s[%d] = %d, want a node in [0, %d)", name, k, i, n)
+			}
+			if y := t.Labels[i]; y < 0 || y >= t.Classes {
+				return fmt.Errorf("label of node %d (%s[%d]) is %d, want a class in [0, %d)", i, name, k, y, t.Classes)
+			}
+		}
+	}
+	return nil
+}
+
+// FeatureNode adds an n × d input node named name holding the row-major
+// features (converted to dt) to g. It returns an error if len(features)
+// != n·d, a value is not finite or dt is not a float type.
+func FeatureNode(g *G.ExprGraph, dt tensor.Dtype, features []float64, n, d int, name string) (*G.Node, error) {
+	if err := opkit.CheckFloat(dt); err != nil {
+		return nil, fmt.Errorf("layers: FeatureNode %q: %v", name, err)
+	}
+	if n <= 0 || d <= 0 || len(features) != n*d {
+		return nil, fmt.Errorf("layers: FeatureNode %q: %d values for %d × %d, want n·d with n, d > 0", name, len(features), n, d)
+	}
+	for i, v := range features {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("layers: FeatureNode %q: feature %d of node %d is %v, want a finite value", name, i%d, i/d, v)
+		}
+	}
+	if err := uniqueName(g, name); err != nil {
+		return nil, err
+	}
+	t := opkit.Alloc(dt, n, d)
+	switch s := t.Data().(type) {
+	case []float64:
+		copy(s, features)
+	case []float32:
+		for i, v := range features {
+			s[i] = float32(v)
+		}
+	}
+	return G.NewMatrix(g, dt, G.WithShape(n, d), G.WithName(name), G.WithValue(t)), nil
+}
+
+// Select chooses which parameters a training run leaves in the model.
+type Select int
+
+const (
+	// SelectBestVal restores the parameters of the epoch with the highest
+	// validation accuracy (the first such epoch on ties).
+	SelectBestVal Select = iota
+	// SelectLast keeps the parameters after the last epoch.
+	SelectLast
+)
+
+// String returns "best-val" or "last".
+func (s Select) String() string {
+	switch s {
+	case SelectBestVal:
+		return "best-val"
+	case SelectLast:
+		return "last"
+	}
+	return fmt.Sprintf("Select(%d)", int(s))
+}
+
+// ErrStop, returned by TrainConfig.OnEpoch, ends training without error
+// after the current epoch.
+var ErrStop = errors.New("layers: stop training")
+
+// TrainConfig configures Train.
+//
+// There is no seed here: every random choice of a training run (the
+// initialisation and each dropout mask) belongs to the model and is
+// seeded by the model's configuration, so one model seed fixes the run.
+type TrainConfig struct {
+	// Epochs is the number of full-batch steps (> 0). Default 300.
+	Epochs int
+	// Adam configures the optimiser. Default lr 1e-3, weight decay 1e-5
+	// (the fairness papers' protocol), PyTorch's betas and eps.
+	Adam AdamConfig
+	// Select chooses the parameters left in the model. Default SelectBestVal.
+	Select Select
+	// Patience stops training when the validation accuracy has not
+	// improved for Patience epochs; 0 disables early stopping. Default 0.
+	Patience int
+	// LogEvery prints one progress line to Log every LogEvery epochs (and
+	// after the last); 0 prints nothing. Default 0.
+	LogEvery int
+	// Log receives the progress lines. Required when LogEvery > 0.
+	Log io.Writer
+	// Progress, if set, is called after every epoch.
+	Progress func(EpochStats)
+	// ExtraLoss, if set, is called once with the logits node while the
+	// training graph is built; its scalar result is added to the
+	// cross-entropy (fairness regularisers plug in here).
+	ExtraLoss func(logits *G.Node) (*G.Node, error)
+	// OnEpoch, if set, is called after every epoch (after Progress); it
+	// may stop training by returning ErrStop, or abort it with another
+	// error.
+	OnEpoch func(EpochStats) error
+}
+
+// DefaultTrainConfig returns 300 epochs of Adam with lr 1e-3 and weight
+// decay 1e-5, best-validation selection, no early stopping, no logging.
+func DefaultTrainConfig() TrainConfig {
+	a := DefaultAdamConfig()
+	a.WeightDecay = 1e-5
+	return TrainConfig{Epochs: 300, Adam: a, Select: SelectBestVal}
+}
+
+// Validate checks every field.
+func (c TrainConfig) Validate() error {
+	if c.Epochs <= 0 {
+		return fmt.Errorf("Epochs = %d, want > 0", c.Epochs)
+	}
+	if err := c.Adam.Validate(); err != nil {
+		return fmt.Errorf("Adam: %v", err)
+	}
+	if c.Select != SelectBestVal && c.Select != SelectLast {
+		return fmt.Errorf("Select = %d, want SelectBestVal or SelectLast", int(c.Select))
+	}
+	if c.Patience < 0 {
+		return fmt.Errorf("Patience = %d, want >= 0 (0 disables early stopping)", c.Patience)
+	}
+	if c.LogEvery < 0 {
+		return fmt.Errorf("LogEvery = %d, want >= 0", c.LogEvery)
+	}
+	if c.LogEvery > 0 && c.Log == nil {
+		return fmt.Errorf("LogEvery = %d but Log is nil", c.LogEvery)
+	}
+	return nil
+}
+
+// EpochStats describes one epoch. Loss, CE and Extra come from the
+// training forward pass (dropout on, parameters before the update); the
+// accuracies and ValLoss from an evaluation pass after the update.
+type EpochStats struct {
+	Epoch    int     // 1-based
+	Loss     float64 // CE + Extra
+	CE       float64 // cross-entropy on the training nodes
+	Extra    float64 // ExtraLoss's value (0 without one)
+	TrainAcc float64 // accuracy on Train, in [0, 1]
+	ValAcc   float64 // accuracy on Val (0 when Val is empty)
+	ValLoss  float64 // cross-entropy on Val (0 when Val is empty)
+	Best     bool    // this epoch is the best so far
+}
+
+// Result reports a training run.
+type Result struct {
+	// Epochs is the number of epochs run (less than configured after early
+	// stopping or ErrStop).
+	Epochs int
+	// Best is the epoch with the highest validation accuracy (the last
+	// epoch when Val is empty), Last the final one.
+	Best, Last EpochStats
+	// History holds every epoch's statistics.
+	History []EpochStats
+	// Stopped reports early stopping (Patience) or ErrStop.
+	Stopped bool
+	// BestParams and LastParams are copies of the learnables' values at the
+	// best and the last epoch, in Learnables() order (see SetParams).
+	BestParams, LastParams []*tensor.Dense
+	// Selected is the set left in the model.
+	Selected Select
+}
+
+// Train trains model on task with full-batch Adam and returns the run's
+// statistics. The model's learnables must be in task.Graph, and the model
+// must have been built with task.Phase. It is NewTrainer followed by
+// cfg.Epochs calls of Trainer.Epoch (fewer after early stopping or
+// ErrStop), the progress output, and the parameter selection of
+// cfg.Select. At the end the phase is left in evaluation mode and the
+// model holds the chosen parameters.
+//
+// Train returns the errors of NewTrainer and Trainer.Epoch, and OnEpoch's
+// errors other than ErrStop (wrapped; then the model holds the parameters
+// of the failing epoch). Calling Train again continues from the model's
+// current parameters with fresh Adam moments.
+func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
+	tr, err := NewTrainer(model, task, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	res := &Result{Selected: cfg.Select, History: make([]EpochStats, 0, cfg.Epochs)}
+	res.BestParams = snapshot(tr.params)
+	best := -1.0
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		st, err := tr.Epoch()
+		if err != nil {
+			return nil, fmt.Errorf("layers: Train: %v", err)
+		}
+		if st.ValAcc > best || len(task.Val) == 0 {
+			best = st.ValAcc
+			st.Best = true
+			res.Best = st
+			copyParams(res.BestParams, tr.params)
+		}
+		res.Last = st
+		res.Epochs = epoch
+		res.History = append(res.History, st)
+		if cfg.LogEvery > 0 && (epoch%cfg.LogEvery == 0 || epoch == cfg.Epochs) {
+			fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %6.2f%%  val %6.2f%%  best %6.2f%% @ %d\n",
+				epoch, st.Loss, 100*st.TrainAcc, 100*st.ValAcc, 100*res.Best.ValAcc, res.Best.Epoch)
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(st)
+		}
+		if cfg.OnEpoch != nil {
+			if err := cfg.OnEpoch(st); err != nil {
+				if errors.Is(err, ErrStop) {
+					res.Stopped = true
+					break
+				}
+				return nil, fmt.Errorf("layers: Train: epoch %d: OnEpoch: %w", epoch, err)
+			}
+		}
+		if cfg.Patience > 0 && epoch-res.Best.Epoch >= cfg.Patience {
+			res.Stopped = true
+			break
+		}
+	}
+	res.LastParams = snapshot(tr.params)
+	if cfg.Select == SelectBestVal {
+		if err := SetParams(model, res.BestParams); err != nil {
+			return nil, fmt.Errorf("layers: Train: restoring the best parameters: %v", err)
+		}
+	}
+	return res, nil
+}
+
+// Trainer runs training epochs one at a time; Train drives it. Use it
+// directly to interleave other work with the epochs (for example an
+// adversary's own steps) or to time them.
+type Trainer struct {
+	task          *Task
+	params        G.Nodes
+	trainM, evalM G.VM
+	adam          *Adam
+	ceV, extraV   G.Value
+	logitsV       G.Value
+	logits        *G.Node
+	epoch         int
+}
+
+// NewTrainer builds the logits (model.Forward(task.X)), the mean
+// cross-entropy over task.Train plus cfg.ExtraLoss, and the gradients of
+// that cost with respect to the learnables only. It compiles a tape
+// machine on that subgraph alone (no gradient for X or any other node is
+// computed) and a second machine that evaluates the logits. Only the
+// Epochs-independent fields of cfg are used here (Adam, ExtraLoss).
+//
+// It returns an error for an invalid configuration or task, a model
+// without learnables or with learnables outside task.Graph, a model whose
+// output is not n × task.Classes of X's dtype, or an ExtraLoss that fails
+// or is not a scalar of that dtype.
+func NewTrainer(model Model, task *Task, cfg TrainConfig) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: Train: config: %v", err)
+	}
+	if err := task.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: Train: task: %v", err)
+	}
+	params := model.Learnables()
+	if len(params) == 0 {
+		return nil, fmt.Errorf("layers: Train: the model has no learnables")
+	}
+	for _, p := range params {
+		if p.Graph() != task.Graph {
+			return nil, fmt.Errorf("layers: Train: learnable %q (node %d) is not in the task's graph", p.Name(), p.ID())
+		}
+	}
+	logits, err := forwardLogits(model, task)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Train: %v", err)
+	}
+	ce, err := CrossEntropy(logits, task.Labels, task.Train)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Train: %v", err)
+	}
+	tr := &Trainer{task: task, params: params, logits: logits}
+	cost := ce
+	reads := G.Nodes{G.Read(ce, &tr.ceV)}
+	if cfg.ExtraLoss != nil {
+		extra, err := cfg.ExtraLoss(logits)
+		if err != nil {
+			return nil, fmt.Errorf("layers: Train: ExtraLoss: %v", err)
+		}
+		if extra == nil || !extra.IsScalar() || extra.Dtype() != logits.Dtype() || extra.Graph() != task.Graph {
+			return nil, fmt.Errorf("layers: Train: ExtraLoss returned %v, want a %v scalar node in the task's graph", describeNode(extra), logits.Dtype())
+		}
+		if cost, err = G.Add(ce, extra); err != nil {
+			return nil, fmt.Errorf("layers: Train: adding ExtraLoss: %v", err)
+		}
+		reads = append(reads, G.Read(extra, &tr.extraV))
+	}
+	grads, err := G.Grad(cost, params...)
+	if err != nil {
+		return nil, fmt.Errorf("layers: Train: gradients: %v", err)
+	}
+	if tr.adam, err = NewAdam(cfg.Adam, params); err != nil {
+		return nil, fmt.Errorf("layers: Train: %v", err)
+	}
+	tr.trainM = G.NewTapeMachine(task.Graph.SubgraphRoots(append(reads, grads...)...), G.BindDualValues(params...))
+	tr.evalM = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &tr.logitsV)))
+	return tr, nil
+}
+
+// Logits returns the logits node the trainer built.
+func (t *Trainer) Logits() *G.Node { return t.logits }
+
+// Close releases the machines.
+func (t *Trainer) Close() {
+	t.trainM.Close()
+	t.evalM.Close()
+}
+
+// Step runs one training step (forward and backward with the phase in
+// training mode, then one Adam update) and returns the epoch number and
+// the losses of that forward pass in the stats (accuracies are left 0).
+func (t *Trainer) Step() (EpochStats, error) {
+	t.epoch++
+	st := EpochStats{Epoch: t.epoch}
+	t.task.Phase.setTrainingIfNotNil(true)
+	defer t.task.Phase.setTrainingIfNotNil(false)
+	if err := t.trainM.RunAll(); err != nil {
+		return st, fmt.Errorf("epoch %d: training step: %v", t.epoch, err)
+	}
+	defer t.trainM.Reset()
+	var err error
+	if st.CE, err = scalarOf(t.ceV); err != nil {
+		return st, fmt.Errorf("epoch %d: loss: %v", t.epoch, err)
+	}
+	if t.extraV != nil {
+		if st.Extra, err = scalarOf(t.extraV); err != nil {
+			return st, fmt.Errorf("epoch %d: extra loss: %v", t.epoch, err)
+		}
+	}
+	st.Loss = st.CE + st.Extra
+	if err := t.adam.Step(); err != nil {
+		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
+	}
+	return st, nil
+}
+
+// Evaluate runs the model in evaluation mode and fills st's TrainAcc,
+// ValAcc and ValLoss.
+func (t *Trainer) Evaluate(st *EpochStats) error {
+	t.task.Phase.setTrainingIfNotNil(false)
+	if err := t.evalM.RunAll(); err != nil {
+		return fmt.Errorf("epoch %d: evaluation: %v", st.Epoch, err)
+	}
+	defer t.evalM.Reset()
+	z, err := opkit.Dense(t.logitsV)
+	if err != nil {
+		return fmt.Errorf("epoch %d: logits: %v", st.Epoch, err)
+	}
+	st.TrainAcc, _ = evalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
+	if len(t.task.Val) > 0 {
+		st.ValAcc, st.ValLoss = evalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+	}
+	return nil
+}
+
+// Epoch is Step followed by Evaluate.
+func (t *Trainer) Epoch() (EpochStats, error) {
+	st, err := t.Step()
+	if err != nil {
+		return st, err
+	}
+	return st, t.Evaluate(&st)
+}
+
+func (p *Phase) setTrainingIfNotNil(on bool) {
+	if p != nil {
+		p.SetTraining(on)
+	}
+}
+
+func describeNode(n *G.Node) string {
+	if n == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%q (node %d, %v, shape %v)", n.Name(), n.ID(), n.Dtype(), n.Shape())
+}
+
+// forwardLogits builds model.Forward(task.X) and checks its shape.
+func forwardLogits(model Model, task *Task) (*G.Node, error) {
+	logits, err := model.Forward(task.X)
+	if err != nil {
+		return nil, err
+	}
+	n := task.X.Shape()[0]
+	if s := logits.Shape(); len(s) != 2 || s[0] != n || s[1] != task.Classes || logits.Dtype() != task.X.Dtype() {
+		return nil, fmt.Errorf("model output %s, want %d × %d of %v", describeNode(logits), n, task.Classes, task.X.Dtype())
+	}
+	return logits, nil
+}
+
+// snapshot returns copies of the nodes' values.
+func snapshot(params G.Nodes) []*tensor.Dense {
+	out := make([]*tensor.Dense, len(params))
+	for i, p := range params {
+		out[i] = p.Value().(*tensor.Dense).Clone().(*tensor.Dense)
+	}
+	return out
+}
+
+// copyParams copies the nodes' values into dst (same shapes).
+func copyParams(dst []*tensor.Dense, params G.Nodes) {
+	for i, p := range params {
+		copyData(dst[i], p.Value().(*tensor.Dense))
+	}
+}
+
+func copyData(dst, src *tensor.Dense) {
+	switch d := dst.Data().(type) {
+	case []float64:
+		copy(d, src.Data().([]float64))
+	case []float32:
+		copy(d, src.Data().([]float32))
+	}
+}
+
+// SetParams copies values into model's learnables (in Learnables()
+// order), e.g. Result.LastParams after a best-validation run. It returns an
+// error on a count, dtype or shape mismatch, before changing anything.
+func SetParams(model Model, values []*tensor.Dense) error {
+	params := model.Learnables()
+	if len(values) != len(params) {
+		return fmt.Errorf("layers: SetParams: %d values for %d learnables", len(values), len(params))
+	}
+	for i, p := range params {
+		w, ok := p.Value().(*tensor.Dense)
+		if !ok || values[i] == nil || values[i].Dtype() != w.Dtype() || !values[i].Shape().Eq(w.Shape()) {
+			return fmt.Errorf("layers: SetParams: value %d is %v, want %v %v for %q", i, describeDense(values[i]), p.Dtype(), p.Shape(), p.Name())
+		}
+	}
+	for i, p := range params {
+		copyData(p.Value().(*tensor.Dense), values[i])
+	}
+	return nil
+}
+
+func describeDense(d *tensor.Dense) string {
+	if d == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%v %v", d.Dtype(), d.Shape())
+}
+
+// evalIdx returns the accuracy and the mean cross-entropy of the n × c
+// logits z on the nodes idx.
+func evalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
+	correct := 0
+	switch s := z.Data().(type) {
+	case []float64:
+		for _, i := range idx {
+			if argmax(s[i*c:(i+1)*c]) == labels[i] {
+				correct++
+			}
+		}
+		loss = ceLoss(s, labels, idx, c)
+	case []float32:
+		for _, i := range idx {
+			if argmax(s[i*c:(i+1)*c]) == labels[i] {
+				correct++
+			}
+		}
+		loss = ceLoss(s, labels, idx, c)
+	}
+	return float64(correct) / float64(len(idx)), loss
+}
+
+// argmax returns the index of the largest value (the first on ties).
+func argmax[T float32 | float64](row []T) int {
+	b := 0
+	for j, v := range row {
+		if v > row[b] {
+			b = j
+		}
+	}
+	return b
+}
