@@ -22,6 +22,12 @@
 //     edge dropout (EdgeDropoutSpMM).
 //   - JKNet: stacked GCN convolutions with jumping-knowledge aggregation
 //     (concatenation or element-wise max) and a linear output layer.
+//   - GAT, GATModel: PyG's GATConv (per-head attention over each node's
+//     in-edges and itself, softmax per destination with the maximum
+//     subtracted, heads concatenated or averaged, attention dropout),
+//     computed per edge in memory O(edges × heads), never n × n; and the
+//     two-layer GAT of Veličković et al. (Heads × Hidden with ELU, then
+//     one head). GAT.Attention exposes the coefficients.
 //
 // The propagation matrix Ã is built once, when a model is constructed,
 // from a *graph.Graph (graph.GCNNorm); nothing is cached behind the user's

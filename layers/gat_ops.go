@@ -629,8 +629,8 @@ func (op *gatOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		if err != nil {
 			return nil, fmt.Errorf("%v: input %d: %v", op, k, err)
 		}
-		if d.Dtype() != ds0(ds, d).Dtype() {
-			return nil, fmt.Errorf("%v: input %d has dtype %v, want %v", op, k, d.Dtype(), ds[0].Dtype())
+		if k > 0 && d.Dtype() != ds[0].Dtype() {
+			return nil, fmt.Errorf("%v: input %d has dtype %v, want %v (input 0's)", op, k, d.Dtype(), ds[0].Dtype())
 		}
 		ds[k] = d
 		shapes[k] = d.Shape()
@@ -650,14 +650,6 @@ func (op *gatOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, dt)
 	}
 	return out, nil
-}
-
-// ds0 returns the first input seen so far (d itself for the first).
-func ds0(ds []*tensor.Dense, d *tensor.Dense) *tensor.Dense {
-	if ds[0] != nil {
-		return ds[0]
-	}
-	return d
 }
 
 func gatData[T gatFloat](ds []*tensor.Dense) [][]T {

@@ -703,3 +703,85 @@ func TestGATModelTrains(t *testing.T) {
 		}
 	}
 }
+
+// TestGATTrainerGradients checks the gradients the trainer hands to Adam
+// (pruned tape, cross-entropy over the training nodes, bound dual values)
+// against central differences of the dense model's cross-entropy.
+func TestGATTrainerGradients(t *testing.T) {
+	p := newProblem(t, 5, 40, 5, 2, 100, 0.8)
+	task := p.task(t, tensor.Float64, NewPhase())
+	c := DefaultGATModelConfig(p.d, p.c)
+	c.Heads, c.Hidden, c.Dropout = 2, 3, 0
+	m, err := NewGATModel(task.Graph, c, p.gr, task.Phase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, p2 := gatParamsOf(m.l1), gatParamsOf(m.l2)
+	cfg := DefaultTrainConfig()
+	cfg.Adam.LR, cfg.Adam.WeightDecay = 1e-300, 0 // keep the parameters where they are
+	tr, err := NewTrainer(m, task, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	st, err := tr.Step()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := func() float64 {
+		out := gatNaiveModel(p.gr, m, p.x, p1, p2)
+		s := 0.0
+		for _, i := range p.train {
+			z0, z1 := out[i*2], out[i*2+1]
+			mx := math.Max(z0, z1)
+			s += mx + math.Log(math.Exp(z0-mx)+math.Exp(z1-mx)) - out[i*2+p.labels[i]]
+		}
+		return s / float64(len(p.train))
+	}
+	if want := ce(); !testutil.Close(st.CE, want, 1e-12, 1e-10) {
+		t.Fatalf("trainer CE %.12g, dense model %.12g", st.CE, want)
+	}
+	vals := [][]float64{p1.w, p1.as, p1.ad, p1.b, p2.w, p2.as, p2.ad, p2.b}
+	for k, pn := range m.Learnables() {
+		gv, err := pn.Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.AllClose(t, pn.Name(), testutil.ToF64(gv), testutil.NumGrad(ce, vals[k], 1e-6), 1e-7, 1e-5)
+	}
+}
+
+// TestGATOpErrors checks that the custom ops return errors, never panic,
+// on inputs of the wrong shape, dtype or count.
+func TestGATOpErrors(t *testing.T) {
+	gr := mustGraph(t, 4, [][2]int{{0, 1}, {1, 2}})
+	c := newGATCSR(gr, true)
+	op := &gatOp{kind: gatKAttn, c: c, heads: 2, f: 3, slope: 0.2}
+	h := testutil.Tensor(tensor.Float64, make([]float64, 4*6), 4, 6)
+	a := testutil.Tensor(tensor.Float64, make([]float64, 6), 1, 6)
+	if _, err := op.Do(h, a, a); err != nil {
+		t.Fatalf("valid inputs: %v", err)
+	}
+	a32 := testutil.Tensor(tensor.Float32, make([]float64, 6), 1, 6)
+	short := testutil.Tensor(tensor.Float64, make([]float64, 3*6), 3, 6)
+	for name, in := range map[string][]G.Value{
+		"count": {h, a},
+		"dtype": {h, a32, a},
+		"rows":  {short, a, a},
+		"cols":  {a, a, a},
+	} {
+		if _, err := op.Do(in...); err == nil {
+			t.Errorf("%s: Do accepted bad inputs", name)
+		}
+	}
+	agg := op.with(gatKAgg)
+	if _, err := agg.Do(h, h); err == nil {
+		t.Error("aggregation accepted an n × heads·f attention matrix")
+	}
+	g := G.NewGraph()
+	hn := G.NewMatrix(g, tensor.Float64, G.WithShape(5, 6), G.WithName("h"))
+	an := G.NewMatrix(g, tensor.Float64, G.WithShape(1, 6), G.WithName("a"))
+	if _, err := G.ApplyOp(op, hn, an, an); err == nil {
+		t.Error("ApplyOp accepted H with 5 rows for a 4-node graph")
+	}
+}

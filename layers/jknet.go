@@ -153,7 +153,7 @@ func (m *JKNet) Forward(x *G.Node) (*G.Node, error) {
 	if len(hs) > 1 {
 		switch m.cfg.Mode {
 		case JKConcat:
-			jk, err = G.Concat(1, hs...)
+			jk, err = concatCols(hs...)
 		case JKMax:
 			for _, o := range hs[1:] {
 				if jk, err = G.MaxBetween(jk, o); err != nil {

@@ -142,6 +142,12 @@ type TrainConfig struct {
 	// Patience stops training when the validation accuracy has not
 	// improved for Patience epochs; 0 disables early stopping. Default 0.
 	Patience int
+	// SelectAfter excludes epochs 1..SelectAfter from best-validation
+	// selection (and from the best epoch that Patience counts from), for
+	// schedules whose first epochs are a warm-up, such as the classifier
+	// pre-training of fair's adversarial debiasing. In [0, Epochs).
+	// Default 0.
+	SelectAfter int
 	// LogEvery prints one progress line to Log every LogEvery epochs (and
 	// after the last); 0 prints nothing. Default 0.
 	LogEvery int
@@ -157,6 +163,12 @@ type TrainConfig struct {
 	// may stop training by returning ErrStop, or abort it with another
 	// error.
 	OnEpoch func(EpochStats) error
+	// AfterStep, if set, is called by Trainer.Step after every parameter
+	// update, before the evaluation pass, with the 1-based epoch number.
+	// Strategies that train something else between the model's steps
+	// (fair's adversary) or change a loss weight on a schedule plug in
+	// here. An error aborts training.
+	AfterStep func(epoch int) error
 }
 
 // DefaultTrainConfig returns 300 epochs of Adam with lr 1e-3 and weight
@@ -180,6 +192,9 @@ func (c TrainConfig) Validate() error {
 	}
 	if c.Patience < 0 {
 		return fmt.Errorf("Patience = %d, want >= 0 (0 disables early stopping)", c.Patience)
+	}
+	if c.SelectAfter < 0 || c.SelectAfter >= c.Epochs {
+		return fmt.Errorf("SelectAfter = %d, want in [0, Epochs = %d)", c.SelectAfter, c.Epochs)
 	}
 	if c.LogEvery < 0 {
 		return fmt.Errorf("LogEvery = %d, want >= 0", c.LogEvery)
@@ -247,9 +262,9 @@ func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		st, err := tr.Epoch()
 		if err != nil {
-			return nil, fmt.Errorf("layers: Train: %v", err)
+			return nil, fmt.Errorf("layers: Train: %w", err)
 		}
-		if st.ValAcc > best || len(task.Val) == 0 {
+		if epoch > cfg.SelectAfter && (st.ValAcc > best || len(task.Val) == 0) {
 			best = st.ValAcc
 			st.Best = true
 			res.Best = st
@@ -274,12 +289,17 @@ func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
 				return nil, fmt.Errorf("layers: Train: epoch %d: OnEpoch: %w", epoch, err)
 			}
 		}
-		if cfg.Patience > 0 && epoch-res.Best.Epoch >= cfg.Patience {
+		if cfg.Patience > 0 && epoch > cfg.SelectAfter && epoch-max(res.Best.Epoch, cfg.SelectAfter) >= cfg.Patience {
 			res.Stopped = true
 			break
 		}
 	}
 	res.LastParams = snapshot(tr.params)
+	if res.Best.Epoch == 0 {
+		// Stopped (ErrStop) before the first epoch after SelectAfter.
+		res.Best = res.Last
+		copyParams(res.BestParams, tr.params)
+	}
 	if cfg.Select == SelectBestVal {
 		if err := SetParams(model, res.BestParams); err != nil {
 			return nil, fmt.Errorf("layers: Train: restoring the best parameters: %v", err)
@@ -300,6 +320,7 @@ type Trainer struct {
 	logitsV       G.Value
 	logits        *G.Node
 	epoch         int
+	afterStep     func(int) error
 }
 
 // NewTrainer builds the logits (model.Forward(task.X)), the mean
@@ -307,7 +328,8 @@ type Trainer struct {
 // that cost with respect to the learnables only. It compiles a tape
 // machine on that subgraph alone (no gradient for X or any other node is
 // computed) and a second machine that evaluates the logits. Only the
-// Epochs-independent fields of cfg are used here (Adam, ExtraLoss).
+// Epochs-independent fields of cfg are used here (Adam, ExtraLoss,
+// AfterStep).
 //
 // It returns an error for an invalid configuration or task, a model
 // without learnables or with learnables outside task.Graph, a model whose
@@ -337,7 +359,7 @@ func NewTrainer(model Model, task *Task, cfg TrainConfig) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("layers: Train: %v", err)
 	}
-	tr := &Trainer{task: task, params: params, logits: logits}
+	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep}
 	cost := ce
 	reads := G.Nodes{G.Read(ce, &tr.ceV)}
 	if cfg.ExtraLoss != nil {
@@ -375,7 +397,8 @@ func (t *Trainer) Close() {
 }
 
 // Step runs one training step (forward and backward with the phase in
-// training mode, then one Adam update) and returns the epoch number and
+// training mode, then one Adam update, then zeroing of the gradients and
+// the AfterStep hook) and returns the epoch number and
 // the losses of that forward pass in the stats (accuracies are left 0).
 func (t *Trainer) Step() (EpochStats, error) {
 	t.epoch++
@@ -399,7 +422,33 @@ func (t *Trainer) Step() (EpochStats, error) {
 	if err := t.adam.Step(); err != nil {
 		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
 	}
+	// The machine adds each run's gradients into the bound dual values:
+	// zero them, or the next step would use the sum over all steps.
+	if err := zeroGrads(t.params); err != nil {
+		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
+	}
+	if t.afterStep != nil {
+		if err := t.afterStep(t.epoch); err != nil {
+			return st, fmt.Errorf("epoch %d: AfterStep: %w", t.epoch, err)
+		}
+	}
 	return st, nil
+}
+
+// zeroGrads zeroes the gradients bound to params.
+func zeroGrads(params G.Nodes) error {
+	for _, p := range params {
+		g, err := p.Grad()
+		if err != nil {
+			return fmt.Errorf("gradient of %q (node %d): %v", p.Name(), p.ID(), err)
+		}
+		d, err := opkit.Dense(g)
+		if err != nil {
+			return fmt.Errorf("gradient of %q (node %d): %v", p.Name(), p.ID(), err)
+		}
+		d.Zero()
+	}
+	return nil
 }
 
 // Evaluate runs the model in evaluation mode and fills st's TrainAcc,

@@ -321,3 +321,34 @@ func TestTrainErrors(t *testing.T) {
 		t.Error("SetParams accepted no values")
 	}
 }
+
+// TestTrainTwice checks the documented continuation: a second Train on
+// the same model and task starts from the trained parameters.
+func TestTrainTwice(t *testing.T) {
+	p := newProblem(t, 9, 150, 6, 2, 300, 0.7)
+	for _, dt := range testutil.Dtypes {
+		task := p.task(t, dt, NewPhase())
+		c := DefaultGCNConfig(p.d, p.c)
+		c.Hidden, c.Dtype = 16, dt
+		m, err := NewGCN(task.Graph, c, p.gr, task.Phase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := fastTrain(40)
+		cfg.Select = SelectLast
+		r1, err := Train(m, task, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := Train(m, task, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(r2.History[0].CE < r1.History[0].CE-0.1) {
+			t.Errorf("%v: second run starts at CE %.4f, first started at %.4f: not continued", dt, r2.History[0].CE, r1.History[0].CE)
+		}
+		if r2.Last.CE > r1.Last.CE+0.05 {
+			t.Errorf("%v: second run ends at CE %.4f, worse than the first (%.4f)", dt, r2.Last.CE, r1.Last.CE)
+		}
+	}
+}

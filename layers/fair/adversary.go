@@ -1,0 +1,311 @@
+package fair
+
+import (
+	"fmt"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// AdversaryConfig configures adversarial debiasing: an adversary MLP
+// (c → Hidden → … → 1 with ReLU, Layers linear layers; the 2 → 32
+// → 32 → 32 → 1 for a binary task) reads the model's softmax output of
+// each training node with a known group and predicts the group s ∈ {0, 1}
+// through a sigmoid. Its loss is the mean binary cross-entropy
+// BCEWithLogits (stable logits form). The classifier's loss is
+//
+//	CE − w_t · BCE(adversary(softmax(z)), s),
+//
+// which rewards outputs from which the adversary cannot recover s.
+//
+// # Schedule
+//
+// The schedule runs inside layers.Train's epochs (one classifier step per
+// epoch) through TrainConfig.AfterStep:
+//
+//   - Epochs 1..PretrainClassifier: the classifier trains on CE alone
+//     (w_t = 0).
+//   - After the step of epoch PretrainClassifier: the adversary takes
+//     PretrainAdversary steps on that step's outputs.
+//   - Every later epoch t: one classifier step with w_t = Alpha against the
+//     current adversary, then Steps adversary steps on the outputs of that
+//     classifier step.
+//
+// The adversary trains on the outputs of the classifier's training forward
+// pass (dropout on, parameters before that step's update), detached: its
+// steps never change the classifier. It has its own Adam optimiser (Adam)
+// and is initialised from Seed. Apply sets TrainConfig.SelectAfter to at
+// least PretrainClassifier, so best-validation selection never picks a
+// pre-training epoch, and requires Epochs > PretrainClassifier. With α = 0
+// the adversary still trains but the classifier's parameters are
+// bit-identical to plain training.
+type AdversaryConfig struct {
+	// Alpha is the fairness weight α (finite, >= 0). Default 1.
+	Alpha float64
+	// PretrainClassifier is the number of epochs on CE alone before the
+	// adversary starts (>= 1: the adversary needs outputs to train on).
+	// Default 70.
+	PretrainClassifier int
+	// PretrainAdversary is the number of adversary steps after the
+	// classifier's pre-training (>= 0). Default 30.
+	PretrainAdversary int
+	// Steps is the number of adversary steps after each later classifier
+	// step (>= 1). Default 5.
+	Steps int
+	// Hidden is the adversary's hidden width and Layers its number of
+	// linear layers (>= 1). Defaults 32 and 4 (three hidden layers).
+	Hidden, Layers int
+	// Adam configures the adversary's optimiser. Default lr 1e-3, no
+	// weight decay (PyTorch's defaults).
+	Adam layers.AdamConfig
+	// Seed seeds the adversary's initialisation. Default 1.
+	Seed int64
+	// Progress, if set, is called after every adversary step with the
+	// classifier's epoch and the adversary's loss (BCE) at that step.
+	Progress func(epoch int, loss float64)
+}
+
+// DefaultAdversaryConfig returns α = 1, 70 classifier and 30 adversary
+// pre-training steps, then 5 adversary steps per classifier step, an
+// adversary 2 → 32 → 32 → 32 → 1 (for two classes) with Adam lr 1e-3, seed 1.
+func DefaultAdversaryConfig() AdversaryConfig {
+	return AdversaryConfig{Alpha: 1, PretrainClassifier: 70, PretrainAdversary: 30, Steps: 5,
+		Hidden: 32, Layers: 4, Adam: layers.DefaultAdamConfig(), Seed: 1}
+}
+
+// Name returns "adversary".
+func (c AdversaryConfig) Name() string { return "adversary" }
+
+// Weight returns Alpha.
+func (c AdversaryConfig) Weight() float64 { return c.Alpha }
+
+// Validate checks every field.
+func (c AdversaryConfig) Validate() error {
+	if err := checkAlpha(c.Alpha); err != nil {
+		return err
+	}
+	if c.PretrainClassifier < 1 {
+		return fmt.Errorf("PretrainClassifier = %d, want >= 1", c.PretrainClassifier)
+	}
+	if c.PretrainAdversary < 0 {
+		return fmt.Errorf("PretrainAdversary = %d, want >= 0", c.PretrainAdversary)
+	}
+	if c.Steps < 1 {
+		return fmt.Errorf("Steps = %d, want >= 1", c.Steps)
+	}
+	if c.Hidden < 1 || c.Layers < 1 {
+		return fmt.Errorf("Hidden = %d, Layers = %d, want both >= 1", c.Hidden, c.Layers)
+	}
+	if err := c.Adam.Validate(); err != nil {
+		return fmt.Errorf("Adam: %v", err)
+	}
+	return nil
+}
+
+func (c AdversaryConfig) mlp(name string, in int, dt tensor.Dtype) layers.MLPConfig {
+	mc := layers.DefaultMLPConfig(in, 1)
+	mc.Name, mc.Hidden, mc.Layers, mc.Dropout, mc.Dtype, mc.Seed = name, c.Hidden, c.Layers, 0, dt, c.Seed
+	return mc
+}
+
+// Apply adds the adversarial term and schedule to tc. It returns an error
+// for an invalid configuration or task, a sens of the wrong length, a
+// sensitive attribute that is not binary (0/1, −1 unknown) with both
+// groups among the training nodes, or tc.Epochs <= PretrainClassifier.
+func (c AdversaryConfig) Apply(tc layers.TrainConfig, task *layers.Task, sens []int) (layers.TrainConfig, error) {
+	if err := c.Validate(); err != nil {
+		return tc, fmt.Errorf("fair: adversary: %v", err)
+	}
+	n, err := checkTask("adversary", task, sens)
+	if err != nil {
+		return tc, err
+	}
+	if _, _, err := twoGroups("adversary", task, sens); err != nil {
+		return tc, err
+	}
+	if tc.Epochs <= c.PretrainClassifier {
+		return tc, fmt.Errorf("fair: adversary: Epochs = %d, want > PretrainClassifier = %d (else the adversary never acts)", tc.Epochs, c.PretrainClassifier)
+	}
+	var rows, targets []int
+	for _, i := range task.Train {
+		if sens[i] >= 0 {
+			rows = append(rows, i)
+			targets = append(targets, sens[i])
+		}
+	}
+	a := &adversary{cfg: c, rows: rows, targets: targets, n: n}
+	tc.SelectAfter = max(tc.SelectAfter, c.PretrainClassifier)
+	tc = withExtra(tc, a.build)
+	return withAfterStep(tc, a.afterStep), nil
+}
+
+// adversary is the state of one adversarial training run.
+type adversary struct {
+	cfg           AdversaryConfig
+	rows, targets []int
+	n             int
+
+	weight  *G.Node      // w_t, a scalar input of the classifier's graph
+	dt      tensor.Dtype //
+	capt    *captureOp   // the classifier step's adversary inputs
+	inCls   *layers.MLP  // the adversary inside the classifier's graph
+	inTrain *layers.MLP  // the same adversary in its own training graph
+	pin     *G.Node      // its input
+	m       G.VM
+	adam    *layers.Adam
+	lossV   G.Value
+}
+
+// build adds −w·BCE(adversary(softmax(z[rows])), s) to the classifier's
+// graph and builds the adversary's own training graph.
+func (a *adversary) build(z *G.Node) (*G.Node, error) {
+	sh := z.Shape()
+	if len(sh) != 2 || sh[0] != a.n {
+		return nil, fmt.Errorf("fair: adversary: logits %q have shape %v, want %d × classes", z.Name(), sh, a.n)
+	}
+	c, m := sh[1], len(a.rows)
+	a.dt = z.Dtype()
+	vals := make([]float64, m)
+	cols := make([]int, m)
+	rs := make([]int, m)
+	for k, i := range a.rows {
+		rs[k], cols[k], vals[k] = k, i, 1
+	}
+	sel, err := graph.NewMatrix(m, a.n, rs, cols, vals)
+	if err != nil {
+		return nil, fmt.Errorf("fair: adversary: selection matrix: %v", err)
+	}
+	zs, err := layers.SpMM(sel, z)
+	if err != nil {
+		return nil, fmt.Errorf("fair: adversary: %v", err)
+	}
+	p, err := G.SoftMax(zs)
+	if err != nil {
+		return nil, fmt.Errorf("fair: adversary: %v", err)
+	}
+	pc, capt, err := capture(p)
+	if err != nil {
+		return nil, fmt.Errorf("fair: adversary: %v", err)
+	}
+	a.capt = capt
+	if a.inCls, err = layers.NewMLP(z.Graph(), a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil); err != nil {
+		return nil, fmt.Errorf("fair: adversary: %v", err)
+	}
+	logit, err := a.inCls.Forward(pc)
+	if err != nil {
+		return nil, fmt.Errorf("fair: adversary: %v", err)
+	}
+	bce, err := BCEWithLogits(logit, a.targets)
+	if err != nil {
+		return nil, err
+	}
+	a.weight = G.NewScalar(z.Graph(), a.dt, G.WithName(fmt.Sprintf("fair.adversary#%d.weight", capt.id)), G.WithValue(scalarValue(a.dt, 0)))
+	wb, err := G.Mul(a.weight, bce)
+	if err != nil {
+		return nil, fmt.Errorf("fair: adversary: %v", err)
+	}
+	extra, err := G.Neg(wb)
+	if err != nil {
+		return nil, fmt.Errorf("fair: adversary: %v", err)
+	}
+	return extra, a.buildTrainer(c)
+}
+
+// buildTrainer builds the adversary's own graph: input P (m × c), the
+// adversary (same configuration and seed, hence the same initial values),
+// its BCE and gradients, a pruned machine and an Adam optimiser.
+func (a *adversary) buildTrainer(c int) error {
+	g := G.NewGraph()
+	m := len(a.rows)
+	a.pin = G.NewMatrix(g, a.dt, G.WithShape(m, c), G.WithName("p"), G.WithValue(opkit.Alloc(a.dt, m, c)))
+	var err error
+	if a.inTrain, err = layers.NewMLP(g, a.cfg.mlp("adversary", c, a.dt), nil); err != nil {
+		return fmt.Errorf("fair: adversary: %v", err)
+	}
+	logit, err := a.inTrain.Forward(a.pin)
+	if err != nil {
+		return fmt.Errorf("fair: adversary: %v", err)
+	}
+	bce, err := BCEWithLogits(logit, a.targets)
+	if err != nil {
+		return err
+	}
+	params := a.inTrain.Learnables()
+	grads, err := G.Grad(bce, params...)
+	if err != nil {
+		return fmt.Errorf("fair: adversary: gradients: %v", err)
+	}
+	if a.adam, err = layers.NewAdam(a.cfg.Adam, params); err != nil {
+		return fmt.Errorf("fair: adversary: %v", err)
+	}
+	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, &a.lossV)}, grads...)...), G.BindDualValues(params...))
+	return nil
+}
+
+func (a *adversary) afterStep(epoch int) error {
+	p := a.cfg.PretrainClassifier
+	switch {
+	case epoch < p:
+		return nil
+	case epoch == p:
+		if err := a.train(epoch, a.cfg.PretrainAdversary); err != nil {
+			return err
+		}
+		return G.Let(a.weight, scalarValue(a.dt, a.cfg.Alpha))
+	default:
+		return a.train(epoch, a.cfg.Steps)
+	}
+}
+
+// train runs k adversary steps on the captured outputs and copies the
+// adversary's parameters into the classifier's graph.
+func (a *adversary) train(epoch, k int) error {
+	if a.m == nil {
+		return fmt.Errorf("fair: adversary: not built (the configuration from Apply must go through layers.Train)")
+	}
+	dst := a.pin.Value().(*tensor.Dense)
+	switch d := dst.Data().(type) {
+	case []float64:
+		copy(d, a.capt.buf)
+	case []float32:
+		for i, v := range a.capt.buf {
+			d[i] = float32(v)
+		}
+	}
+	params := a.inTrain.Learnables()
+	for s := 0; s < k; s++ {
+		if err := a.m.RunAll(); err != nil {
+			return fmt.Errorf("fair: adversary step: %v", err)
+		}
+		l, err := scalarOf(a.lossV)
+		if err != nil {
+			return fmt.Errorf("fair: adversary loss: %v", err)
+		}
+		if a.cfg.Progress != nil {
+			a.cfg.Progress(epoch, l)
+		}
+		a.m.Reset()
+		if err := a.adam.Step(); err != nil {
+			return fmt.Errorf("fair: adversary: %v", err)
+		}
+		for _, q := range params {
+			g, err := q.Grad()
+			if err != nil {
+				return fmt.Errorf("fair: adversary: %v", err)
+			}
+			d, err := opkit.Dense(g)
+			if err != nil {
+				return fmt.Errorf("fair: adversary: %v", err)
+			}
+			d.Zero()
+		}
+	}
+	vals := make([]*tensor.Dense, len(params))
+	for i, q := range params {
+		vals[i] = q.Value().(*tensor.Dense)
+	}
+	return layers.SetParams(a.inCls, vals)
+}

@@ -1,0 +1,122 @@
+package fair
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fairmp/fairmp/layers"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Strategy is a fairness-training method. Apply returns a copy of a
+// trainer configuration with the method's loss term (TrainConfig.ExtraLoss)
+// and, where the method needs them, its hooks (AfterStep) and warm-up
+// (SelectAfter) added; the result is passed to layers.Train. Hooks already
+// set in the configuration are kept and run first (extra losses are
+// summed).
+//
+// A configuration returned by Apply holds the method's state (a sampler,
+// an adversary) and is good for one layers.Train or layers.NewTrainer
+// call on the task it was made for.
+type Strategy interface {
+	// Name is the method's short name: "regularizer", "adversary" or
+	// "mixup".
+	Name() string
+	// Weight is the fairness weight α.
+	Weight() float64
+	// Validate checks every field of the configuration.
+	Validate() error
+	// Apply adds the method to tc for training on task with the
+	// sensitive attribute sens (one group id per node, −1 unknown).
+	Apply(tc layers.TrainConfig, task *layers.Task, sens []int) (layers.TrainConfig, error)
+}
+
+var (
+	_ Strategy = RegularizerConfig{}
+	_ Strategy = AdversaryConfig{}
+	_ Strategy = MixupConfig{}
+)
+
+// checkAlpha validates a fairness weight.
+func checkAlpha(a float64) error {
+	if !(a >= 0) || math.IsInf(a, 0) {
+		return fmt.Errorf("Alpha = %v, want a finite weight >= 0", a)
+	}
+	return nil
+}
+
+// checkTask validates the task and the sensitive attribute against it
+// and returns the node count and the logits' width.
+func checkTask(name string, task *layers.Task, sens []int) (int, error) {
+	if err := task.Validate(); err != nil {
+		return 0, fmt.Errorf("fair: %s: task: %v", name, err)
+	}
+	n := task.X.Shape()[0]
+	if len(sens) != n {
+		return 0, fmt.Errorf("fair: %s: %d sensitive values for %d nodes, want one per node", name, len(sens), n)
+	}
+	return n, nil
+}
+
+// twoGroups returns the training nodes of groups 0 and 1 (in task.Train
+// order), or an error unless the known groups among them are exactly 0
+// and 1, both present.
+func twoGroups(name string, task *layers.Task, sens []int) (g0, g1 []int, err error) {
+	for _, i := range task.Train {
+		switch s := sens[i]; {
+		case s == 0:
+			g0 = append(g0, i)
+		case s == 1:
+			g1 = append(g1, i)
+		case s < -1 || s > 1:
+			return nil, nil, fmt.Errorf("fair: %s: sensitive value %d of training node %d, want 0, 1 or −1 (unknown): this method needs a binary attribute", name, s, i)
+		}
+	}
+	if len(g0) == 0 || len(g1) == 0 {
+		return nil, nil, fmt.Errorf("fair: %s: %d training nodes in group 0 and %d in group 1, want both groups present", name, len(g0), len(g1))
+	}
+	return g0, g1, nil
+}
+
+// withExtra returns tc with f's term added to its ExtraLoss.
+func withExtra(tc layers.TrainConfig, f func(logits *G.Node) (*G.Node, error)) layers.TrainConfig {
+	prev := tc.ExtraLoss
+	tc.ExtraLoss = func(z *G.Node) (*G.Node, error) {
+		e, err := f(z)
+		if err != nil || prev == nil {
+			return e, err
+		}
+		p, err := prev(z)
+		if err != nil {
+			return nil, err
+		}
+		return G.Add(p, e)
+	}
+	return tc
+}
+
+// withAfterStep returns tc with f run after its AfterStep hook.
+func withAfterStep(tc layers.TrainConfig, f func(epoch int) error) layers.TrainConfig {
+	prev := tc.AfterStep
+	tc.AfterStep = func(e int) error {
+		if prev != nil {
+			if err := prev(e); err != nil {
+				return err
+			}
+		}
+		return f(e)
+	}
+	return tc
+}
+
+// scaled returns the scalar node a·x in x's dtype.
+func scaled(a float64, x *G.Node) (*G.Node, error) {
+	var c *G.Node
+	if x.Dtype() == tensor.Float32 {
+		c = G.NewConstant(float32(a))
+	} else {
+		c = G.NewConstant(a)
+	}
+	return G.Mul(c, x)
+}

@@ -1,0 +1,99 @@
+package fair
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/metrics"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// biased returns a small generated biased graph (datasets.Synthetic).
+func biased(t testing.TB, n int) *datasets.Dataset {
+	t.Helper()
+	c := datasets.DefaultSyntheticConfig()
+	c.N = n
+	c.MeanDegree = 8
+	ds, err := datasets.Synthetic(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// build returns a fresh model of the given backbone on ds, and its task.
+func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, seed int64) (layers.Model, *layers.Task) {
+	t.Helper()
+	g := G.NewGraph()
+	x, err := layers.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := layers.NewPhase()
+	d, c := ds.NumFeatures, ds.NumClasses()
+	var m layers.Model
+	switch backbone {
+	case "mlp":
+		mc := layers.DefaultMLPConfig(d, c)
+		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
+		m, err = layers.NewMLP(g, mc, ph)
+	case "gcn":
+		mc := layers.DefaultGCNConfig(d, c)
+		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
+		m, err = layers.NewGCN(g, mc, ds.Graph, ph)
+	case "sgc":
+		mc := layers.DefaultSGCConfig(d, c)
+		mc.K, mc.Dtype, mc.Seed = 2, dt, seed
+		m, err = layers.NewSGC(g, mc, ds.Graph)
+	case "appnp":
+		mc := layers.DefaultAPPNPConfig(d, c)
+		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
+		m, err = layers.NewAPPNP(g, mc, ds.Graph, ph)
+	case "gat":
+		mc := layers.DefaultGATModelConfig(d, c)
+		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = 8, 2, dt, seed
+		m, err = layers.NewGATModel(g, mc, ds.Graph, ph)
+	default:
+		t.Fatalf("unknown backbone %q", backbone)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}
+	return m, task
+}
+
+// run trains backbone on ds with strategy s (nil: plain) and returns the
+// test report and the trained parameters.
+func run(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, s Strategy, epochs int) (metrics.Report, []*tensor.Dense) {
+	t.Helper()
+	m, task := build(t, ds, backbone, dt, 3)
+	tc := layers.DefaultTrainConfig()
+	tc.Epochs, tc.Adam.LR, tc.Select = epochs, 0.01, layers.SelectLast
+	if s != nil {
+		var err error
+		if tc, err = s.Apply(tc, task, ds.Sens); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := layers.Train(m, task, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := layers.Predict(m, task, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := metrics.Evaluate(p.Probs, p.Classes, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, res.LastParams
+}
+
+func describe(r metrics.Report) string {
+	return fmt.Sprintf("acc %.2f ΔDP %.2f", metrics.Percent(r.Accuracy), metrics.Percent(r.DemographicParity))
+}
