@@ -62,14 +62,15 @@ type Result struct {
 	Procs    int    `json:"gomaxprocs"`
 
 	// MedianMS, MinMS and MaxMS summarise the timed training epochs:
-	// forward + backward (one run of the pruned training tape) + the Adam
-	// step.
+	// layers.Trainer.Step (forward + backward on the pruned training tape,
+	// the Adam step, the gradients zeroed).
 	MedianMS float64 `json:"median_ms"`
 	MinMS    float64 `json:"min_ms"`
 	MaxMS    float64 `json:"max_ms"`
-	// ForwardMS is the median of a forward-only tape (logits and loss) run
-	// as many times; BackwardMS the median of the training tape minus
-	// ForwardMS; OptimizerMS the median Adam step.
+	// ForwardMS is the median of a forward-only tape (the trainer's
+	// logits and the loss) run as many times; OptimizerMS the median
+	// layers.Adam step over the same parameters; BackwardMS is MedianMS
+	// minus both.
 	ForwardMS   float64 `json:"forward_ms"`
 	BackwardMS  float64 `json:"backward_ms"`
 	OptimizerMS float64 `json:"optimizer_ms"`
@@ -118,14 +119,17 @@ type Result struct {
 // Models match the PyTorch peer (../shared/peers/models.py): no dropout,
 // hidden 64, 2 classes; "fmp" is a 2-layer MLP followed by an fmp.Layer
 // (λs = 5, λf = 100, K = 2, Paper scaling, end-to-end), "fmp-prop" the
-// fmp.Layer alone on an n × 2 learnable leaf (forward + backward, no
-// optimizer step, as the peer).
+// fmp.Layer alone on an n × 2 learnable leaf (the peer takes no optimizer
+// step there; here the trainer's Adam step on the n × 2 leaf is included).
 //
-// An epoch is one run of the training tape (forward and backward, pruned
-// to the gradients of the learnables, as layers.Train compiles it) and one
-// layers.Adam step (lr 1e-3, weight decay 1e-5). The forward time comes
-// from a second tape holding only the loss, run the same number of times
-// after the timed epochs; backward = median(training tape) − median(forward).
+// An epoch is one layers.Trainer.Step, the code layers.Train runs: one
+// run of the training tape (forward and backward, pruned to the gradients
+// of the learnables), one layers.Adam step (lr 1e-3, weight decay 1e-5)
+// and the gradients zeroed; layers.Train adds an evaluation pass per
+// epoch (-trainer times that too). The forward time comes from a second
+// tape holding the trainer's logits and the loss only, run as many times
+// after the timed epochs; the optimizer time from a second layers.Adam
+// over the same parameters; backward = epoch − forward − optimizer.
 func run(args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
@@ -297,16 +301,14 @@ func uniformData(o options) (*data, error) {
 	return d, nil
 }
 
-// bench is a built model with its tapes.
+// bench is a built model with its trainer.
 type bench struct {
-	k            int
-	g            *G.ExprGraph
-	phase        *layers.Phase
-	params       G.Nodes
-	trainM, fwdM G.VM
-	adam         *layers.Adam
-	lossV        G.Value
-	noOptimizer  bool
+	k      int
+	phase  *layers.Phase
+	params G.Nodes
+	tr     *layers.Trainer
+	fwdM   G.VM
+	adam   *layers.Adam
 }
 
 // newModel builds o.model's model in g for input x (no tapes).
@@ -421,41 +423,44 @@ func build(o options, d *data) (*bench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building %s: %v", o.model, err)
 	}
-	logits, err := m.Forward(x)
+	task := &layers.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
+	tr, err := layers.NewTrainer(m, task, trainConfig(o))
 	if err != nil {
-		return nil, fmt.Errorf("%s forward: %v", o.model, err)
+		return nil, fmt.Errorf("%s: %v", o.model, err)
 	}
-	loss, err := layers.CrossEntropy(logits, d.labels, d.train)
+	b := &bench{k: k, phase: phase, params: m.Learnables(), tr: tr}
+	// The forward-only tape: the same logits node and its loss.
+	loss, err := layers.CrossEntropy(tr.Logits(), d.labels, d.train)
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{k: k, g: g, phase: phase, params: m.Learnables(), noOptimizer: o.model == "fmp-prop"}
-	read := G.Read(loss, &b.lossV)
-	grads, err := G.Grad(loss, b.params...)
-	if err != nil {
-		return nil, fmt.Errorf("%s gradients: %v", o.model, err)
-	}
-	b.trainM = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{read}, grads...)...), G.BindDualValues(b.params...))
 	b.fwdM = G.NewTapeMachine(g.SubgraphRoots(loss))
-	cfg := layers.DefaultAdamConfig()
-	cfg.WeightDecay = 1e-5
-	if b.adam, err = layers.NewAdam(cfg, b.params); err != nil {
+	// A second optimiser over the same parameters, to time an Adam step.
+	if b.adam, err = layers.NewAdam(trainConfig(o).Adam, b.params); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
+// trainConfig is layers' default training configuration (Adam, lr 1e-3,
+// weight decay 1e-5) for the benchmark's epochs.
+func trainConfig(o options) layers.TrainConfig {
+	cfg := layers.DefaultTrainConfig()
+	cfg.Epochs, cfg.Select = o.warmup+o.epochs, layers.SelectLast
+	return cfg
+}
+
 func (b *bench) close() {
-	b.trainM.Close()
+	b.tr.Close()
 	b.fwdM.Close()
 }
 
+// time runs the warm-up and timed epochs (layers.Trainer.Step: forward,
+// backward, Adam step, gradients zeroed), then the forward-only tape and
+// the Adam step as many times each.
 func (b *bench) time(o options, res *Result) error {
-	b.phase.SetTraining(true)
 	n := o.warmup + o.epochs
 	total := make([]float64, 0, o.epochs)
-	tape := make([]float64, 0, o.epochs)
-	opt := make([]float64, 0, o.epochs)
 	var ms0, ms1 runtime.MemStats
 	var cpu0 time.Duration
 	for e := 0; e < n; e++ {
@@ -476,30 +481,20 @@ func (b *bench) time(o options, res *Result) error {
 			cpu0 = cpuTime()
 		}
 		t0 := time.Now()
-		if err := b.trainM.RunAll(); err != nil {
-			return fmt.Errorf("epoch %d: %v", e+1, err)
+		st, err := b.tr.Step()
+		if err != nil {
+			return err
 		}
-		t1 := time.Now()
-		loss, err := scalar(b.lossV)
-		if err != nil || math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return fmt.Errorf("epoch %d: loss %v (%v)", e+1, loss, err)
+		d := ms(time.Since(t0))
+		if math.IsNaN(st.Loss) || math.IsInf(st.Loss, 0) {
+			return fmt.Errorf("epoch %d: loss %v", e+1, st.Loss)
 		}
-		if !b.noOptimizer {
-			if err := b.adam.Step(); err != nil {
-				return fmt.Errorf("epoch %d: %v", e+1, err)
-			}
-		}
-		t2 := time.Now()
-		b.trainM.Reset()
-		t3 := time.Now()
 		if e >= o.warmup {
-			total = append(total, ms(t3.Sub(t0)))
-			tape = append(tape, ms(t1.Sub(t0)))
-			opt = append(opt, ms(t2.Sub(t1)))
+			total = append(total, d)
 			if e == o.warmup {
-				res.LossFirst = loss
+				res.LossFirst = st.Loss
 			}
-			res.LossLast = loss
+			res.LossLast = st.Loss
 		}
 	}
 	res.CPUMSPerEpoch = ms(cpuTime()-cpu0) / float64(o.epochs)
@@ -509,6 +504,7 @@ func (b *bench) time(o options, res *Result) error {
 	}
 	res.TrainPeakRSSMB = peakRSS()
 	res.AllocMBPerEpoch = float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(o.epochs) / (1 << 20)
+	b.phase.SetTraining(true)
 	fwd := make([]float64, 0, o.epochs)
 	for e := 0; e < o.epochs; e++ {
 		t0 := time.Now()
@@ -518,10 +514,21 @@ func (b *bench) time(o options, res *Result) error {
 		b.fwdM.Reset()
 		fwd = append(fwd, ms(time.Since(t0)))
 	}
+	b.phase.SetTraining(false)
+	// The gradients bound to the parameters hold zeros now: the Adam step
+	// costs the same on any values.
+	opt := make([]float64, 0, o.epochs)
+	for e := 0; e < o.epochs; e++ {
+		t0 := time.Now()
+		if err := b.adam.Step(); err != nil {
+			return err
+		}
+		opt = append(opt, ms(time.Since(t0)))
+	}
 	res.MedianMS, res.MinMS, res.MaxMS = median(total), slices.Min(total), slices.Max(total)
 	res.ForwardMS = median(fwd)
-	res.BackwardMS = math.Max(0, median(tape)-res.ForwardMS)
 	res.OptimizerMS = median(opt)
+	res.BackwardMS = math.Max(0, res.MedianMS-res.ForwardMS-res.OptimizerMS)
 	return nil
 }
 
@@ -545,8 +552,7 @@ func timeTrainer(o options, d *data, res *Result) error {
 	if err != nil {
 		return err
 	}
-	cfg := layers.DefaultTrainConfig()
-	cfg.Epochs, cfg.Select = o.warmup+o.epochs, layers.SelectLast
+	cfg := trainConfig(o)
 	var times []float64
 	last := time.Now()
 	cfg.OnEpoch = func(st layers.EpochStats) error {
@@ -674,7 +680,7 @@ func printResult(w io.Writer, r *Result) {
 	}
 	fmt.Fprintf(w, "%s%s  %s  BLAS %s  %s graph: %d nodes, %d features, %d edges  hidden %d  GOMAXPROCS %d\n",
 		r.Model, k, r.Dtype, r.BLAS, r.Graph, r.Nodes, r.Features, r.Edges, r.Hidden, r.Procs)
-	fmt.Fprintf(w, "epoch (fwd+bwd+adam), %d warm-up + %d timed: median %.1f ms  min %.1f  max %.1f\n",
+	fmt.Fprintf(w, "epoch (Trainer.Step: fwd+bwd+adam), %d warm-up + %d timed: median %.1f ms  min %.1f  max %.1f\n",
 		r.Warmup, r.Epochs, r.MedianMS, r.MinMS, r.MaxMS)
 	fmt.Fprintf(w, "split (medians): forward %.1f ms  backward %.1f ms  optimizer %.1f ms  (CPU time %.1f ms/epoch)\n", r.ForwardMS, r.BackwardMS, r.OptimizerMS, r.CPUMSPerEpoch)
 	if r.TrainerEpochMS > 0 {
