@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -154,4 +155,34 @@ func BenchmarkSgemmGonum(b *testing.B) {
 		}
 		impl.Sgemm(tA, blas.NoTrans, m, n, k, 1, a, lda, bb, n, 0, c, n)
 	})
+}
+
+// TestGemmIndependentOfGOMAXPROCS checks bit-identical results with one
+// and several workers, for the kernel path and the narrow path.
+func TestGemmIndependentOfGOMAXPROCS(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	var impl Implementation
+	for _, sz := range [][3]int{{1001, 64, 300}, {276, 64, 5000}, {5000, 2, 64}, {64, 2, 20000}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			lda := k
+			a := to32(randSlice(rng, m*k))
+			if tA == blas.Trans {
+				lda = m
+			}
+			b := to32(randSlice(rng, k*n))
+			run := func(procs int) []float32 {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				c := make([]float32, m*n)
+				impl.Sgemm(tA, blas.NoTrans, m, n, k, 1, a, lda, b, n, 0, c, n)
+				return c
+			}
+			one, four := run(1), run(4)
+			for i := range one {
+				if one[i] != four[i] {
+					t.Fatalf("m=%d n=%d k=%d tA=%c: c[%d] = %v with 1 worker, %v with 4", m, n, k, tA, i, one[i], four[i])
+				}
+			}
+		}
+	}
 }
