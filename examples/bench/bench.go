@@ -22,6 +22,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/fastblas"
 	"github.com/fairmp/fairmp/layers"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -147,7 +148,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	d.features = nil // the feature node holds its own copy
 	runtime.GC()
 	debug.FreeOSMemory()
-	res := &Result{Model: o.model, BLAS: layers.BLAS(), Dtype: o.dtype.String(), Graph: o.graphKind,
+	blasName := layers.BLAS()
+	if blasName == "fastblas" {
+		blasName += " (AVX2/FMA)"
+		if fastblas.AVX512() {
+			blasName = "fastblas (AVX-512)"
+		}
+	}
+	res := &Result{Model: o.model, BLAS: blasName, Dtype: o.dtype.String(), Graph: o.graphKind,
 		Nodes: o.nodes, Features: o.features, Edges: d.g.NumEdges(), Hidden: o.hidden, K: b.k,
 		Warmup: o.warmup, Epochs: o.epochs, Procs: runtime.GOMAXPROCS(0)}
 	res.SetupS = time.Since(start).Seconds()

@@ -1,10 +1,12 @@
 // Package fastblas is gonum's pure-Go BLAS with faster general matrix
 // products. Sgemm and Dgemm of large enough sizes run on register-blocked
-// AVX2/FMA kernels written in Go assembly (4 × 16 float32 or 4 × 8 float64
-// blocks of C summed in registers, blocked over the inner dimension so
-// that the operands' panels stay in cache), in parallel over blocks of
-// rows of C; everything else, and every call on a CPU without AVX2 and
-// FMA, is gonum's. No cgo is involved: the default fairmp build stays
+// kernels written in Go assembly (4 × 32 float32 blocks of C summed in
+// AVX-512 registers where the CPU has AVX-512F, else 4 × 16 float32 or
+// 4 × 8 float64 blocks in AVX2/FMA registers), blocked over the inner
+// dimension so that the operands' panels stay in cache, in parallel over
+// blocks of rows of C; products with fewer than 16 columns run in
+// parallel plain Go; everything else, and every call on a CPU without
+// AVX2 and FMA, is gonum's. No cgo is involved: the default fairmp build stays
 // pure Go.
 //
 // Each element of C is computed by one goroutine, in a fixed order (the
@@ -56,7 +58,7 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemm(sgemm4x16, 16, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(skernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
@@ -72,7 +74,7 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemm(dgemm4x8, 8, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // valid repeats gonum's argument checks; invalid calls go to gonum, which
@@ -98,7 +100,30 @@ func valid(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
 
 type kernel[T float32 | float64] func(k int, a *T, sr, sp int, b *T, ldb int, c *T, ldc int, alpha T)
 
-func gemm[T float32 | float64](kern kernel[T], nr int, aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+// strip is a kernel computing a 4 × width block of C.
+type strip[T float32 | float64] struct {
+	width int
+	kern  kernel[T]
+}
+
+// skernels and dkernels list the kernels by decreasing width: each row
+// block's columns are covered by the widest kernel first, then the next.
+var (
+	skernels = sKernels()
+	dkernels = []strip[float64]{{8, dgemm4x8}}
+)
+
+func sKernels() []strip[float32] {
+	if hasAVX512() {
+		return []strip[float32]{{32, sgemm4x32}, {16, sgemm4x16}}
+	}
+	return []strip[float32]{{16, sgemm4x16}}
+}
+
+// AVX512 reports whether the float32 kernels use AVX-512 (4 × 32 blocks).
+func AVX512() bool { return len(skernels) > 1 }
+
+func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if beta != 1 {
 		for i := 0; i < m; i++ {
 			row := c[i*ldc : i*ldc+n]
@@ -130,7 +155,11 @@ func gemm[T float32 | float64](kern kernel[T], nr int, aT, bT bool, m, n, k int,
 	}
 	chunks := (k + kcMax - 1) / kcMax
 	kc := (k + chunks - 1) / chunks
-	mFull, nFull := m/4*4, n/nr*nr
+	mFull := m / 4 * 4
+	nFull := 0 // columns covered by the kernels
+	for _, st := range kerns {
+		nFull += (n - nFull) / st.width * st.width
+	}
 
 	// Tasks are ranges of 4-row blocks of C. With A not transposed, A is
 	// streamed row by row and B (k × n) is reused from cache: small tasks
@@ -149,37 +178,15 @@ func gemm[T float32 | float64](kern kernel[T], nr int, aT, bT bool, m, n, k int,
 	tasks := (blocks + per - 1) / per
 	work := func(t int) {
 		lo, hi := t*per*4, min((t+1)*per*4, mFull)
-		var pack []T
-		if aT {
-			pack = make([]T, (hi-lo)*kc)
-		}
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
-			if aT {
-				// Each 4-row block of C needs 4 adjacent columns of kk
-				// rows of A. Copy the task's columns of the chunk, read
-				// row by row (sequential), into one contiguous kk × 4
-				// panel per block, so the kernel streams 16 bytes per step.
-				for p := 0; p < kk; p++ {
-					row := a[(p0+p)*lda+lo : (p0+p)*lda+hi]
-					for bi := 0; bi < len(row)/4; bi++ {
-						src := row[4*bi : 4*bi+4 : 4*bi+4]
-						o := bi*4*kk + 4*p
-						dst := pack[o : o+4 : o+4]
-						dst[0], dst[1], dst[2], dst[3] = src[0], src[1], src[2], src[3]
-					}
-				}
-			}
 			for i := lo; i < hi; i += 4 {
-				var ai *T
-				asr, asp := sr, sp
-				if aT {
-					ai, asr, asp = &pack[(i-lo)*kk], 1, 4
-				} else {
-					ai = &a[i*sr+p0*sp]
-				}
-				for j := 0; j < nFull; j += nr {
-					kern(kk, ai, asr, asp, &b[p0*ldb+j], ldb, &c[i*ldc+j], ldc, alpha)
+				ai := &a[i*sr+p0*sp]
+				j := 0
+				for _, st := range kerns {
+					for ; j+st.width <= n; j += st.width {
+						st.kern(kk, ai, sr, sp, &b[p0*ldb+j], ldb, &c[i*ldc+j], ldc, alpha)
+					}
 				}
 			}
 		}

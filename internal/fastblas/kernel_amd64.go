@@ -10,6 +10,9 @@ func xgetbv0() (eax uint32)
 func sgemm4x16(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32)
 
 //go:noescape
+func sgemm4x32(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32)
+
+//go:noescape
 func dgemm4x8(k int, a *float64, sr, sp int, b *float64, ldb int, c *float64, ldc int, alpha float64)
 
 // hasKernels reports AVX2 and FMA with the OS saving the YMM registers.
@@ -29,4 +32,14 @@ func hasKernels() bool {
 	_, ebx7, _, _ := cpuid(7, 0)
 	const avx2 = 1 << 5
 	return ebx7&avx2 != 0
+}
+
+// hasAVX512 reports AVX-512F with the OS saving the opmask and ZMM state.
+func hasAVX512() bool {
+	if !hasKernels() {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	const avx512f = 1 << 16
+	return ebx7&avx512f != 0 && xgetbv0()&0xe6 == 0xe6
 }

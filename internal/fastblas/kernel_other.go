@@ -4,6 +4,12 @@ package fastblas
 
 func hasKernels() bool { return false }
 
+func hasAVX512() bool { return false }
+
+func sgemm4x32(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32) {
+	panic("fastblas: no kernel on this architecture")
+}
+
 func sgemm4x16(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32) {
 	panic("fastblas: no kernel on this architecture")
 }
