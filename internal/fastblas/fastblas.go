@@ -271,7 +271,16 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 		}
 	}
 	if !aT {
-		// Row i of C: Σ_p a[i, p] · b[p, :], p in order.
+		// Row i of C: Σ_p a[i, p] · b[p, :], p in order (for n = 2: two
+		// dot products with the columns of B, each summed as four
+		// interleaved partial sums, p ≡ 0, 1, 2, 3 mod 4).
+		var b0, b1 []T
+		if n == 2 {
+			b0, b1 = make([]T, k), make([]T, k)
+			for p := 0; p < k; p++ {
+				b0[p], b1[p] = b[p*ldb], b[p*ldb+1]
+			}
+		}
 		parallel(m, 256, func(lo, hi int) {
 			var buf [16]T
 			acc := buf[:n]
@@ -279,13 +288,7 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 				clear(acc)
 				ar := a[i*lda : i*lda+k]
 				if n == 2 {
-					var s0, s1 T
-					for p, av := range ar {
-						br := b[p*ldb : p*ldb+2 : p*ldb+2]
-						s0 += av * br[0]
-						s1 += av * br[1]
-					}
-					acc[0], acc[1] = s0, s1
+					acc[0], acc[1] = dot2(ar, b0, b1)
 				} else {
 					for p, av := range ar {
 						br := b[p*ldb : p*ldb+n]
@@ -366,4 +369,30 @@ func parallel(n, grain int, f func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// dot2 returns (x·y0, x·y1), each as ((s0+s1)+(s2+s3)) over the
+// interleaved partial sums s_r = Σ_{p ≡ r mod 4}.
+func dot2[T float32 | float64](x, y0, y1 []T) (T, T) {
+	y0, y1 = y0[:len(x)], y1[:len(x)]
+	var a0, a1, a2, a3, c0, c1, c2, c3 T
+	p := 0
+	for ; p+4 <= len(x); p += 4 {
+		xs := x[p : p+4 : p+4]
+		u := y0[p : p+4 : p+4]
+		v := y1[p : p+4 : p+4]
+		a0 += xs[0] * u[0]
+		a1 += xs[1] * u[1]
+		a2 += xs[2] * u[2]
+		a3 += xs[3] * u[3]
+		c0 += xs[0] * v[0]
+		c1 += xs[1] * v[1]
+		c2 += xs[2] * v[2]
+		c3 += xs[3] * v[3]
+	}
+	for ; p < len(x); p++ {
+		a0 += x[p] * y0[p]
+		c0 += x[p] * y1[p]
+	}
+	return (a0 + a1) + (a2 + a3), (c0 + c1) + (c2 + c3)
 }
