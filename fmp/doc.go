@@ -119,6 +119,16 @@
 //     trained with propagation only; in evaluation (validation, test,
 //     deployment) the fairness steps apply.
 //
+// # Model
+//
+// Model (NewModel, ModelConfig) is an MLP followed by an FMP layer on the
+// graph's propagation matrix. It implements layers.Model, so the one
+// trainer of the library (layers.Train) trains it; the MLP's dropout and
+// the FMP layer share the layers.Phase given to NewModel. It is registered
+// as KindModel for layers.Save and layers.Load; the saved configuration
+// includes the sensitive attribute, and Load needs the graph
+// (layers.BuildEnv.Graph).
+//
 // # Auditing
 //
 // The sensitive attribute enters only in steps 2–5. Layer.ForwardAudit

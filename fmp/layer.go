@@ -73,25 +73,25 @@ func (m TrainMode) String() string {
 type Config struct {
 	// LambdaS (λs ≥ 0) weighs smoothness over the graph; γ = 1/(1+λs).
 	// 0 disables propagation (γ = 1).
-	LambdaS float64
+	LambdaS float64 `json:"lambda_s"`
 	// LambdaF (λf ≥ 0) weighs the fairness term. 0 gives exactly the
 	// propagation-only output. With Normalized scaling it bounds the
 	// shift of each node's logits (see the package doc).
-	LambdaF float64
+	LambdaF float64 `json:"lambda_f"`
 	// K (≥ 1) is the number of unrolled steps.
-	K int
+	K int `json:"k"`
 	// Scaling selects the dual step size and radius.
-	Scaling Scaling
+	Scaling Scaling `json:"scaling"`
 	// Rho (0 < ρ ≤ 4) is the dual step factor of Normalized scaling,
 	// β = ρ/(γ‖Δs‖²); ρ ≤ 4 is the primal-dual step condition. Paper
 	// scaling does not use it.
-	Rho float64
+	Rho float64 `json:"rho"`
 	// TrainMode selects how the fairness steps take part in training.
-	TrainMode TrainMode
+	TrainMode TrainMode `json:"train_mode"`
 	// PerGroupRows makes a binary attribute use one Δs row per group
 	// instead of the paper's single row (attributes with three or more
 	// groups always use one row per group).
-	PerGroupRows bool
+	PerGroupRows bool `json:"per_group_rows"`
 }
 
 // DefaultConfig returns the defaults: λs = 1, λf = 1, K = 5, Normalized
