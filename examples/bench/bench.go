@@ -118,8 +118,8 @@ type Result struct {
 //	-cpuprofile -memprofile   pprof files (CPU: the timed epochs only)
 //
 // Models match the PyTorch peer (../shared/peers/models.py): no dropout,
-// hidden 64, 2 classes; "fmp" is a 2-layer MLP followed by an fmp.Layer
-// (λs = 5, λf = 100, K = 2, Paper scaling, end-to-end), "fmp-prop" the
+// hidden 64, 2 classes; "fmp" is fmp.Model, a 2-layer MLP followed by an
+// fmp.Layer (λs = 5, λf = 100, K = 2, Paper scaling, end-to-end), "fmp-prop" the
 // fmp.Layer alone on an n × 2 learnable leaf (the peer takes no optimizer
 // step there; here the trainer's Adam step on the n × 2 leaf is included).
 //
@@ -367,49 +367,33 @@ func newModel(o options, d *data, g *G.ExprGraph, x *G.Node, phase *layers.Phase
 		if k == 0 {
 			k = 2
 		}
-		cfg := fmp.DefaultConfig()
-		cfg.LambdaS, cfg.LambdaF, cfg.K, cfg.Scaling = o.lambdaS, o.lambdaF, k, fmp.Paper
-		l, err := fmp.New(graph.NormalizedAdjacency(d.g), d.sens, cfg)
+		fc := fmp.DefaultConfig()
+		fc.LambdaS, fc.LambdaF, fc.K, fc.Scaling = o.lambdaS, o.lambdaF, k, fmp.Paper
+		if o.model == "fmp" {
+			cfg := fmp.DefaultModelConfig(o.features, c)
+			cfg.MLP.Hidden, cfg.MLP.Dropout, cfg.MLP.Dtype, cfg.MLP.Seed = h, 0, dt, o.seed+1
+			cfg.FMP = fc
+			m, err := fmp.NewModel(g, d.g, d.sens, cfg, phase)
+			return m, k, err
+		}
+		l, err := fmp.New(graph.NormalizedAdjacency(d.g), d.sens, fc)
 		if err != nil {
 			return nil, 0, err
 		}
 		l.SetPhase(phase)
-		if o.model == "fmp-prop" {
-			rng := rand.New(rand.NewSource(o.seed + 1))
-			z := make([]float64, o.nodes*c)
-			for i := range z {
-				z[i] = rng.NormFloat64()
-			}
-			zn, err := layers.FeatureNode(g, dt, z, o.nodes, c, "logits")
-			if err != nil {
-				return nil, 0, err
-			}
-			return &propOnly{z: zn, l: l}, k, nil
+		rng := rand.New(rand.NewSource(o.seed + 1))
+		z := make([]float64, o.nodes*c)
+		for i := range z {
+			z[i] = rng.NormFloat64()
 		}
-		m, err := mlp()
+		zn, err := layers.FeatureNode(g, dt, z, o.nodes, c, "logits")
 		if err != nil {
 			return nil, 0, err
 		}
-		return &backboneFMP{m: m, l: l}, k, nil
+		return &propOnly{z: zn, l: l}, k, nil
 	}
 	return nil, 0, fmt.Errorf("unknown model %q", o.model)
 }
-
-// backboneFMP is an MLP followed by an FMP layer (the paper's model).
-type backboneFMP struct {
-	m layers.Model
-	l *fmp.Layer
-}
-
-func (b *backboneFMP) Forward(x *G.Node) (*G.Node, error) {
-	z, err := b.m.Forward(x)
-	if err != nil {
-		return nil, err
-	}
-	return b.l.Forward(z)
-}
-
-func (b *backboneFMP) Learnables() G.Nodes { return b.m.Learnables() }
 
 // propOnly is FMP propagation on a learnable n × c leaf (x is ignored).
 type propOnly struct {

@@ -4,7 +4,7 @@
 # ratio table (fairmp median / PyTorch median; the peer: 3 warm-up + median
 # of 10 epochs, float32, 2 threads; ours the same).
 #
-#   examples/bench/compare.sh [models...]      # default: mlp gcn fmp fmp-prop gat
+#   examples/bench/compare.sh [models...]      # default: mlp gcn sgc appnp fmp fmp-prop gat
 #
 # Needs /usr/bin/python3 with torch (Debian's python3-torch) and the peer
 # at ../shared/peers/bench_torch.py (override with PEER=path). Raw JSON
@@ -19,7 +19,7 @@ fi
 [ -n "${PEER:-}" ] && [ -f "$PEER" ] || { echo "compare.sh: PyTorch peer not found (set PEER=path/to/bench_torch.py)" >&2; exit 1; }
 OUT="${OUT:-/tmp/fairmp-compare.jsonl}"
 models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(mlp gcn fmp fmp-prop gat)
+[ ${#models[@]} -gt 0 ] || models=(mlp gcn sgc appnp fmp fmp-prop gat)
 go build -o /tmp/fairmp-bench ./examples/bench
 have_ob=no
 if go build -tags openblas -o /tmp/fairmp-bench-openblas ./examples/bench 2>/dev/null; then have_ob=yes; fi
