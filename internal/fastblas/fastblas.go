@@ -309,7 +309,26 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 	parallel(chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			pc := part[ch*m*n : (ch+1)*m*n]
-			for p := ch * narrowChunk; p < min((ch+1)*narrowChunk, k); p++ {
+			p, pEnd := ch*narrowChunk, min((ch+1)*narrowChunk, k)
+			if n == 2 {
+				// Four steps at a time: one update of the partial sum per
+				// four products, (a0·b0 + a1·b1) + (a2·b2 + a3·b3).
+				for ; p+4 <= pEnd; p += 4 {
+					a0, a1 := a[p*lda:p*lda+m], a[(p+1)*lda:(p+1)*lda+m]
+					a2, a3 := a[(p+2)*lda:(p+2)*lda+m], a[(p+3)*lda:(p+3)*lda+m]
+					b00, b01 := b[p*ldb], b[p*ldb+1]
+					b10, b11 := b[(p+1)*ldb], b[(p+1)*ldb+1]
+					b20, b21 := b[(p+2)*ldb], b[(p+2)*ldb+1]
+					b30, b31 := b[(p+3)*ldb], b[(p+3)*ldb+1]
+					for i, v0 := range a0 {
+						v1, v2, v3 := a1[i], a2[i], a3[i]
+						q := pc[2*i : 2*i+2 : 2*i+2]
+						q[0] += (v0*b00 + v1*b10) + (v2*b20 + v3*b30)
+						q[1] += (v0*b01 + v1*b11) + (v2*b21 + v3*b31)
+					}
+				}
+			}
+			for ; p < pEnd; p++ {
 				ar := a[p*lda : p*lda+m]
 				br := b[p*ldb : p*ldb+n]
 				if n == 2 {
