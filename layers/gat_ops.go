@@ -14,6 +14,7 @@ import (
 	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/spkern"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -369,6 +370,15 @@ func gatAggregate[T gatFloat](c *gatCSR, alpha, h []T, heads, f int, mean bool, 
 	}
 	indptr, src := c.indptr, c.src
 	scale := 1 / T(heads)
+	if a32, h32, o32, ok := gatKernel32(alpha, h, out, heads, f, mean); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p0, p1 := indptr[i], indptr[i+1]
+				spkern.Heads4x16(src[p0:p1], nil, a32[4*p0:4*p1], h32, hf, o32[i*hf:(i+1)*hf])
+			}
+		})
+		return
+	}
 	gatParallelRows(indptr, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := out[i*ow : (i+1)*ow : (i+1)*ow]
@@ -408,6 +418,15 @@ func gatAggregateT[T gatFloat](c *gatCSR, alpha, dout []T, heads, f int, mean bo
 	}
 	indptr, src, rev := c.indptr, c.src, c.rev
 	scale := 1 / T(heads)
+	if a32, d32, g32, ok := gatKernel32(alpha, dout, dh, heads, f, mean); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				q0, q1 := indptr[j], indptr[j+1]
+				spkern.Heads4x16(src[q0:q1], rev[q0:q1], a32, d32, hf, g32[j*hf:(j+1)*hf])
+			}
+		})
+		return
+	}
 	gatParallelRows(indptr, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			g := dh[j*hf : (j+1)*hf : (j+1)*hf]
@@ -449,6 +468,15 @@ func gatEdgeDot[T gatFloat](c *gatCSR, dout, h []T, heads, f int, mean bool, dal
 	scale := T(1)
 	if mean {
 		scale = 1 / T(heads)
+	}
+	if d32, h32, g32, ok := gatKernel32(dout, h, dalpha, heads, f, mean); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p0, p1 := indptr[i], indptr[i+1]
+				spkern.Heads4x16Dot(src[p0:p1], h32, hf, d32[i*hf:(i+1)*hf], g32[4*p0:4*p1], 1)
+			}
+		})
+		return
 	}
 	gatParallelRows(indptr, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -727,6 +755,18 @@ func (op *gatOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 		return G.Nodes{dalpha, dh}, nil
 	}
 	return nil, fmt.Errorf("%v: no second-order gradient", op)
+}
+
+// gatKernel32 returns the float32 slices when the assembly kernels of
+// internal/spkern apply: float32, 4 concatenated heads of 16 features.
+func gatKernel32[T gatFloat](a, b, c []T, heads, f int, mean bool) ([]float32, []float32, []float32, bool) {
+	if mean || heads != 4 || f != 16 || !spkern.Enabled() {
+		return nil, nil, nil, false
+	}
+	a32, ok1 := any(a).([]float32)
+	b32, ok2 := any(b).([]float32)
+	c32, ok3 := any(c).([]float32)
+	return a32, b32, c32, ok1 && ok2 && ok3
 }
 
 // gatAxpy computes y += a·x (len(y) >= len(x)), unrolled by four.
