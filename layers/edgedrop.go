@@ -138,6 +138,17 @@ func (op *edgeDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 			fwd.drawMask(x.Dtype())
 		}
 	}
+	if !fwd.masked && op.back == nil {
+		// Evaluation: the plain product, on graph's parallel kernel.
+		switch xs := x.Data().(type) {
+		case []float64:
+			op.a.MulDense64(res.Data().([]float64), xs, xc)
+			return res, nil
+		case []float32:
+			op.a.MulDense32(res.Data().([]float32), xs, xc)
+			return res, nil
+		}
+	}
 	switch xs := x.Data().(type) {
 	case []float64:
 		vals := op.a.Values64()
