@@ -235,6 +235,24 @@ func gatherMul[T float32 | float64](indptr []int, indices []int32, perm []int, v
 	const block = 1024
 	nb := (rows + block - 1) / block
 	work := func(b int) {
+		if c == 2 { // APPNP on two classes: the common case, unrolled
+			for i := b * block; i < min(rows, (b+1)*block); i++ {
+				var s0, s1 T
+				for q := indptr[i]; q < indptr[i+1]; q++ {
+					p := q
+					if perm != nil {
+						p = perm[q]
+					}
+					v := vals[p]
+					j := int(indices[q]) * 2
+					xr := x[j : j+2 : j+2]
+					s0 += v * xr[0]
+					s1 += v * xr[1]
+				}
+				out[2*i], out[2*i+1] = s0, s1
+			}
+			return
+		}
 		for i := b * block; i < min(rows, (b+1)*block); i++ {
 			o := out[i*c : (i+1)*c : (i+1)*c]
 			for k := range o {
