@@ -369,16 +369,16 @@ func gatAggregate[T gatFloat](c *gatCSR, alpha, h []T, heads, f int, mean bool, 
 		ow = f
 	}
 	indptr, src := c.indptr, c.src
-	scale := 1 / T(heads)
-	if a32, h32, o32, ok := gatKernel32(alpha, h, out, heads, f, mean); ok {
+	if a32, h32, o32, ok := gatKernel32(heads, f, mean, alpha, h, out); ok {
 		gatParallelRows(indptr, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p0, p1 := indptr[i], indptr[i+1]
-				spkern.Heads4x16(src[p0:p1], nil, a32[4*p0:4*p1], h32, hf, o32[i*hf:(i+1)*hf])
+				spkern.Heads4x16(src[p0:p1], nil, a32[4*p0:], h32, 64, o32[i*64:(i+1)*64])
 			}
 		})
 		return
 	}
+	scale := 1 / T(heads)
 	gatParallelRows(indptr, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := out[i*ow : (i+1)*ow : (i+1)*ow]
@@ -417,16 +417,16 @@ func gatAggregateT[T gatFloat](c *gatCSR, alpha, dout []T, heads, f int, mean bo
 		ow = f
 	}
 	indptr, src, rev := c.indptr, c.src, c.rev
-	scale := 1 / T(heads)
-	if a32, d32, g32, ok := gatKernel32(alpha, dout, dh, heads, f, mean); ok {
+	if a32, d32, g32, ok := gatKernel32(heads, f, mean, alpha, dout, dh); ok {
 		gatParallelRows(indptr, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				q0, q1 := indptr[j], indptr[j+1]
-				spkern.Heads4x16(src[q0:q1], rev[q0:q1], a32, d32, hf, g32[j*hf:(j+1)*hf])
+				spkern.Heads4x16(src[q0:q1], rev[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
 			}
 		})
 		return
 	}
+	scale := 1 / T(heads)
 	gatParallelRows(indptr, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			g := dh[j*hf : (j+1)*hf : (j+1)*hf]
@@ -465,18 +465,20 @@ func gatEdgeDot[T gatFloat](c *gatCSR, dout, h []T, heads, f int, mean bool, dal
 		ow = f
 	}
 	indptr, src := c.indptr, c.src
-	scale := T(1)
-	if mean {
-		scale = 1 / T(heads)
-	}
-	if d32, h32, g32, ok := gatKernel32(dout, h, dalpha, heads, f, mean); ok {
+	if d32, h32, g32, ok := gatKernel32(heads, f, mean, dout, h, dalpha); ok {
 		gatParallelRows(indptr, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p0, p1 := indptr[i], indptr[i+1]
-				spkern.Heads4x16Dot(src[p0:p1], h32, hf, d32[i*hf:(i+1)*hf], g32[4*p0:4*p1], 1)
+				if p1 > p0 {
+					spkern.Heads4x16Dot(src[p0:p1], h32, 64, d32[i*64:(i+1)*64], g32[4*p0:4*p1], 1)
+				}
 			}
 		})
 		return
+	}
+	scale := T(1)
+	if mean {
+		scale = 1 / T(heads)
 	}
 	gatParallelRows(indptr, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -757,10 +759,14 @@ func (op *gatOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 	return nil, fmt.Errorf("%v: no second-order gradient", op)
 }
 
-// gatKernel32 returns the float32 slices when the assembly kernels of
-// internal/spkern apply: float32, 4 concatenated heads of 16 features.
-func gatKernel32[T gatFloat](a, b, c []T, heads, f int, mean bool) ([]float32, []float32, []float32, bool) {
-	if mean || heads != 4 || f != 16 || !spkern.Enabled() {
+// gatKernel32 returns the three slices as float32 and true when the
+// assembly kernels of internal/spkern apply: float32, 4 heads of 16
+// features, heads concatenated, on a CPU with AVX2/FMA. They sum each
+// output in a fixed order of their own (with fused multiply-adds), so
+// results are deterministic; they differ from the Go loops' in the last
+// bits.
+func gatKernel32[T gatFloat](heads, f int, mean bool, a, b, c []T) ([]float32, []float32, []float32, bool) {
+	if heads != 4 || f != 16 || mean || !spkern.Enabled() {
 		return nil, nil, nil, false
 	}
 	a32, ok1 := any(a).([]float32)

@@ -120,13 +120,7 @@ func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
 	if err := checkInput(x, l.W, "Linear "+l.W.Name()); err != nil {
 		return nil, err
 	}
-	var y *G.Node
-	var err error
-	if l.W.Shape()[1] <= narrowMax {
-		y, err = narrowMul(x, l.W)
-	} else {
-		y, err = G.Mul(x, l.W)
-	}
+	y, err := G.Mul(x, l.W)
 	if err != nil {
 		return nil, fmt.Errorf("layers: %s: %v", l.W.Name(), err)
 	}
