@@ -104,6 +104,28 @@
 // all n·c logits is at most λf/4, for a binary Δs. λf is thus a budget on how far the fairness steps may move a
 // node's logits, the same on 400 nodes and on 67,000.
 //
+// # Temperature
+//
+// The paper's term equalises the groups' mean predicted probability, but
+// demographic parity is measured on thresholded predictions; a model can
+// reach equal mean probabilities while its decisions stay unequal (on
+// Bail, FMP with τ = 1 stalls at that point: more λf changes nothing).
+// Config.Temperature τ replaces SF(F) by SF(F/τ) in the fairness term
+// (the propagation and the output are unchanged): as τ → 0 the group
+// means of SF(F/τ) tend to the groups' positive rates. Its gradient is
+// ∇_τ(F, u) = (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S) with S = SF(F/τ), whose
+// Jacobian norm is at most 1/(2τ). Normalized scaling therefore uses
+//
+//	β = ρ τ² / (γ ‖Δs‖²),   r = λf τ / ‖Δs‖²,
+//
+// which keeps ρ ≤ 4 as the step condition and keeps λf's meaning (a step
+// moves a logit by at most γ·(1/τ)·(1/2)·|Δs_i|·r = γλf·p/2). Equivalently,
+// FMP with temperature τ on X equals τ times FMP with τ = 1 on X/τ with
+// λf/τ (tested). Smaller τ sharpens the surrogate but also slows the dual
+// (β ∝ τ²), so with K unrolled steps an intermediate τ works best
+// (τ = 0.5 in the study). With Paper scaling, τ = 1 is the published
+// algorithm.
+//
 // # Training modes
 //
 // Config.TrainMode selects how the fairness steps take part in training;
