@@ -341,7 +341,11 @@ func studyModes(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 		if _, err := fmt.Sscanf(strings.ReplaceAll(item, ":", " "), "%d %g %g", &k, &tau, &lf); err != nil {
 			t.Fatalf("FAIRMP_STUDY_MODES item %q: %v", item, err)
 		}
-		for _, mode := range []TrainMode{0, EndToEnd, ConstantDual, InferenceOnly} {
+		modes := []TrainMode{0, EndToEnd, ConstantDual, InferenceOnly}
+		if os.Getenv("FAIRMP_STUDY_MODES_NOBASE") == "1" {
+			modes = modes[1:] // the backbone row is the sweep's
+		}
+		for _, mode := range modes {
 			cfg := Config{LambdaS: ls, LambdaF: lf, K: k, Scaling: Normalized, Rho: 4, Temperature: tau, TrainMode: mode}
 			name := fmt.Sprintf("%v K=%d τ=%v λf=%v", mode, k, tau, lf)
 			if mode == 0 { // the backbone: λf = 0
