@@ -141,6 +141,18 @@
 //     trained with propagation only; in evaluation (validation, test,
 //     deployment) the fairness steps apply.
 //
+// Training through the fairness steps lets the backbone undo them: its
+// logits grow until the bounded shift no longer flips decisions. The same
+// happens, more mildly, with InferenceOnly when the trainer keeps the
+// epoch of best validation accuracy, because that accuracy is measured
+// with debiasing on and favours the epochs where debiasing changed least.
+// The workflow that debiases most for a given accuracy cost is two-stage:
+// train the model with λf = 0 (the epoch is then chosen on
+// propagation-only accuracy) and debias at inference with Model.WithFMP,
+// which shares the trained backbone; λf can then be chosen on validation
+// data by forward passes alone (see the study in the report of issue 3 and
+// fmp/study_test.go).
+//
 // # Model
 //
 // Model (NewModel, ModelConfig) is an MLP followed by an FMP layer on the
