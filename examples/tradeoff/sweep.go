@@ -383,6 +383,14 @@ func writeCSV(path string, rs []result) error {
 	return f.Close()
 }
 
+// seedsText says what the numbers are over.
+func seedsText(n int) string {
+	if n == 1 {
+		return "one seed"
+	}
+	return fmt.Sprintf("mean of %d seeds", n)
+}
+
 // csvRow formats one run: metrics in percent with four decimals.
 func csvRow(r result) []string {
 	pc := func(x float64) string { return strconv.FormatFloat(metrics.Percent(x), 'f', 4, 64) }
@@ -492,7 +500,7 @@ func methodPoints(ps []point, model, method string) []point {
 // summarize writes, per model and method, the plain numbers and the best
 // ΔDP among the configurations within 2 accuracy points of plain.
 func summarize(w io.Writer, o *options, ps []point) {
-	fmt.Fprintf(w, "%-6s %-12s %8s %8s %8s   (means over %d seeds, test split, %%)\n", "model", "method", "α", "acc", "ΔDP", o.seeds)
+	fmt.Fprintf(w, "%-6s %-12s %8s %8s %8s   (%s, test split, %%)\n", "model", "method", "α", "acc", "ΔDP", seedsText(o.seeds))
 	for _, m := range o.models {
 		var plain point
 		for _, p := range ps {
@@ -571,7 +579,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
 	svgPath := filepath.Join(o.out, o.name+".svg")
-	title := fmt.Sprintf("%s: test accuracy vs ΔDP (mean of %d seeds, %d epochs)", o.dataset, o.seeds, o.epochs)
+	title := fmt.Sprintf("%s: test accuracy vs ΔDP (%s, %d epochs)", o.dataset, seedsText(o.seeds), o.epochs)
 	if err := plotFronts(svgPath, title, o, ps); err != nil {
 		return err
 	}
