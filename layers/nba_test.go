@@ -18,18 +18,11 @@ import (
 // papers: Adam lr 1e-3, weight decay 1e-5, 300 epochs, hidden 64 (GAT 4
 // heads × 16), 5 seeds, the epoch selected by validation accuracy (NBA's
 // validation list is its test list). It checks that each model's mean test
-// accuracy is at least 3 points below or above an independent PyTorch
+// accuracy is no more than 3 points below an independent PyTorch
 // implementation's (MLP 74.9, GCN 73.7, SGC K=2 62.5, APPNP K=10 α=0.1
-// 69.2, GAT 72.4), i.e. mean >= reference − 3.
-//
-// The feature columns are centred (mean 0 over all nodes) after the
-// loader's min-max scaling to [−1, 1]. Without centring, NBA's features
-// share a large common component (most of them are team one-hot columns,
-// −1 for almost every player); neighbourhood averaging over NBA's dense
-// graph (mean degree 53) leaves little else, and GCN, APPNP and JKNet
-// then predict one class for every node (GCN 58.4 ± 3.5 %, APPNP 62.2 ±
-// 4.3 %); the gradients are correct there (checked by finite differences
-// on NBA), the optimisation is what fails.
+// 69.2, GAT 72.4). Being above the reference is not checked (GAT lands
+// about 4 points above it); the table is logged. Features are the
+// loader's (min-max scaled to [−1, 1], no sensitive column).
 func TestNBABaselines(t *testing.T) {
 	dir := os.Getenv("FAIRMP_DATA")
 	if dir == "" {
@@ -43,17 +36,7 @@ func TestNBABaselines(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, d := ds.N(), ds.NumFeatures
-	x := append([]float64(nil), ds.Features...)
-	for k := 0; k < d; k++ {
-		m := 0.0
-		for i := 0; i < n; i++ {
-			m += x[i*d+k]
-		}
-		m /= float64(n)
-		for i := 0; i < n; i++ {
-			x[i*d+k] -= m
-		}
-	}
+	x := ds.Features
 	gr := ds.Graph
 	type build func(g *G.ExprGraph, seed int64, gr *graph.Graph, ph *Phase) (Model, error)
 	models := []struct {

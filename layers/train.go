@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
@@ -217,6 +218,9 @@ type EpochStats struct {
 	ValAcc   float64 // accuracy on Val (0 when Val is empty)
 	ValLoss  float64 // cross-entropy on Val (0 when Val is empty)
 	Best     bool    // this epoch is the best so far
+	// StepTime and EvalTime are the wall-clock times of the training step
+	// (forward, backward, Adam) and of the evaluation pass.
+	StepTime, EvalTime time.Duration
 }
 
 // Result reports a training run.
@@ -401,9 +405,11 @@ func (t *Trainer) Close() {
 // AfterStep hook) and returns the epoch number and the losses of that
 // forward pass in the stats (accuracies are left 0). After Step each
 // learnable's Grad() holds the gradient of that step alone.
-func (t *Trainer) Step() (EpochStats, error) {
+func (t *Trainer) Step() (st EpochStats, err error) {
 	t.epoch++
-	st := EpochStats{Epoch: t.epoch}
+	st = EpochStats{Epoch: t.epoch}
+	start := time.Now()
+	defer func() { st.StepTime = time.Since(start) }()
 	// The machine adds each run's gradients into the bound dual values:
 	// zero them first, or this step would use the sum over all steps.
 	if err := zeroGrads(t.params); err != nil {
@@ -415,7 +421,6 @@ func (t *Trainer) Step() (EpochStats, error) {
 		return st, fmt.Errorf("epoch %d: training step: %v", t.epoch, err)
 	}
 	defer t.trainM.Reset()
-	var err error
 	if st.CE, err = scalarOf(t.ceV); err != nil {
 		return st, fmt.Errorf("epoch %d: loss: %v", t.epoch, err)
 	}
@@ -459,6 +464,8 @@ func zeroGrads(params G.Nodes) error {
 // Evaluate runs the model in evaluation mode and fills st's TrainAcc,
 // ValAcc and ValLoss.
 func (t *Trainer) Evaluate(st *EpochStats) error {
+	start := time.Now()
+	defer func() { st.EvalTime = time.Since(start) }()
 	t.task.Phase.setTrainingIfNotNil(false)
 	if err := t.evalM.RunAll(); err != nil {
 		return fmt.Errorf("epoch %d: evaluation: %v", st.Epoch, err)

@@ -44,6 +44,9 @@ func TestTrainLossFalls(t *testing.T) {
 		cfg.LogEvery, cfg.Log = 25, &buf
 		m, task, res := trainMLP(t, p, dt, 1, cfg)
 		first, last := res.History[0], res.Last
+		if last.StepTime <= 0 || last.EvalTime <= 0 {
+			t.Errorf("%v: epoch times %v, %v, want > 0", dt, last.StepTime, last.EvalTime)
+		}
 		if !(last.CE < 0.5*first.CE) {
 			t.Errorf("%v: training CE %.4f -> %.4f, want at least halved", dt, first.CE, last.CE)
 		}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAuditSmoke(t *testing.T) {
+	dir := t.TempDir()
+	o, err := parseFlags([]string{"-epochs", "5", "-out", dir, "-lambda-f", "3"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.synth.N, o.synth.MeanDegree = 300, 6
+	var out, errOut bytes.Buffer
+	ds, err := datasetFor(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := audit(o, ds, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"without the sensitive steps", "| s=0 |", "| s=1 |", "Dual direction u (1 × 2", "Decisions flipped"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "audit.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("<svg")) || bytes.Count(b, []byte("<path")) < 300 {
+		t.Errorf("audit.svg does not look like a scatter of 300 nodes × 2 panels (%d paths)", bytes.Count(b, []byte("<path")))
+	}
+}
+
+func TestAuditFlagErrors(t *testing.T) {
+	t.Setenv("FAIRMP_DATA", "")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-dataset", "nba"}, "pass -data DIR"},
+		{[]string{"-dataset", "cora"}, `-dataset "cora"`},
+		{[]string{"-epochs", "0"}, "-epochs 0"},
+		{[]string{"-lambda-f", "-2"}, "LambdaF"},
+		{[]string{"-out", "/nonexistent/dir"}, "not an existing directory"},
+		{[]string{"-data", t.TempDir(), "-dataset", "nba", "-out", t.TempDir()}, "nba.csv"},
+	} {
+		err := run(c.args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("run(%q): err = %v, want it to contain %q", c.args, err, c.want)
+		}
+	}
+}

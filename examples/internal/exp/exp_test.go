@@ -1,0 +1,81 @@
+package exp
+
+import (
+	"testing"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers"
+	"gorgonia.org/tensor"
+)
+
+func tiny(t *testing.T) *datasets.Dataset {
+	t.Helper()
+	c := datasets.DefaultSyntheticConfig()
+	c.N, c.MeanDegree = 150, 6
+	ds, err := datasets.Synthetic(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// Run with last-epoch selection skips Train's evaluation passes; the
+// trained parameters, hence the predictions, must be bit-identical to
+// layers.Train with SelectLast, for every model (dropout included).
+func TestRunLastMatchesTrain(t *testing.T) {
+	ds := tiny(t)
+	o := DefaultTrainOptions()
+	o.Epochs, o.Select = 7, layers.SelectLast
+	for _, name := range Models {
+		t.Run(name, func(t *testing.T) {
+			s := DefaultSpec(name)
+			s.Seed = 3
+			p1, err := NewProblem(ds, tensor.Float64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Run(p1, s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p2, _ := NewProblem(ds, tensor.Float64)
+			m, err := Build(p2, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc := layers.DefaultTrainConfig()
+			tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
+			if _, err := layers.Train(m, p2.Task, tc); err != nil {
+				t.Fatal(err)
+			}
+			a, err := layers.Predict(got.Model, p1.Task, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := layers.Predict(m, p2.Task, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range a.Probs {
+				if a.Probs[i] != b.Probs[i] {
+					t.Fatalf("prob %d: Run %v, layers.Train %v", i, a.Probs[i], b.Probs[i])
+				}
+			}
+			if got.Result.Epochs != 7 {
+				t.Errorf("Result.Epochs = %d, want 7", got.Result.Epochs)
+			}
+		})
+	}
+}
+
+func TestParseModels(t *testing.T) {
+	got, err := ParseModels(" MLP, fmp ,gcn")
+	if err != nil || len(got) != 3 || got[0] != "mlp" || got[1] != "fmp" || got[2] != "gcn" {
+		t.Fatalf("ParseModels = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "mlp,xx", "gcn,gcn", ","} {
+		if _, err := ParseModels(bad); err == nil {
+			t.Errorf("ParseModels(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSyntheticSmoke(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	err := run([]string{"-n", "200", "-epochs", "3", "-seeds", "2", "-homophily", "0.5,0.9", "-models", "mlp,gcn,fmp", "-out", dir}, &out, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "synthetic.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+2*3 {
+		t.Fatalf("%d CSV rows, want a header and 6 (2 homophily values × 3 models)", len(rows))
+	}
+	if rows[1][0] != "0.50" || rows[1][2] != "mlp" || rows[6][0] != "0.90" || rows[6][2] != "fmp" || rows[1][3] != "2" {
+		t.Errorf("unexpected rows: %v", rows)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "synthetic.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "MLP", "GCN", "FMP", "sensitive homophily"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("synthetic.svg lacks %q", want)
+		}
+	}
+	if !strings.Contains(out.String(), "| 0.90 (") {
+		t.Errorf("table lacks the 0.90 row:\n%s", out.String())
+	}
+}
+
+func TestSyntheticFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-homophily", "0.5,1.2"}, `"1.2" is not a number in [0, 1]`},
+		{[]string{"-homophily", "x"}, `"x"`},
+		{[]string{"-models", "mlp,none"}, `unknown model "none"`},
+		{[]string{"-seeds", "0"}, "-seeds 0"},
+		{[]string{"-n", "2"}, "-n"},
+		{[]string{"-epochs", "0"}, "-epochs 0"},
+		{[]string{"-lambda-f", "-1"}, "LambdaF"},
+		{[]string{"-out", "/nonexistent/x"}, "not an existing directory"},
+	} {
+		err := run(c.args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("run(%q): err = %v, want it to contain %q", c.args, err, c.want)
+		}
+	}
+}

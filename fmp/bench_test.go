@@ -1,0 +1,131 @@
+package fmp
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+var (
+	pokecOnce sync.Once
+	pokec     *datasets.Dataset
+	pokecAdj  *graph.Matrix
+	pokecErr  error
+)
+
+// pokecShaped generates (once) a graph with Pokec-z's shape: 67,796 nodes,
+// 276 features, ~618k undirected edges.
+func pokecShaped(b *testing.B) (*datasets.Dataset, *graph.Matrix) {
+	b.Helper()
+	pokecOnce.Do(func() {
+		pokec, pokecErr = datasets.Synthetic(datasets.PokecZShape(1))
+		if pokecErr == nil {
+			pokecAdj = graph.NormalizedAdjacency(pokec.Graph)
+		}
+	})
+	if pokecErr != nil {
+		b.Fatal(pokecErr)
+	}
+	return pokec, pokecAdj
+}
+
+// benchTrainStep measures one full-batch forward + backward pass (the
+// cross-entropy on the training nodes and its gradient with respect to the
+// MLP's parameters, pruned tape as the trainer compiles it) of the MLP
+// alone (k = 0) or MLP → FMP with K = k.
+func benchTrainStep(b *testing.B, dt tensor.Dtype, k int) {
+	d, _ := pokecShaped(b)
+	g := G.NewGraph()
+	x, err := layers.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
+	if err != nil {
+		b.Fatal(err)
+	}
+	phase := layers.NewPhase()
+	phase.SetTraining(true)
+	mc := layers.DefaultMLPConfig(d.NumFeatures, 2)
+	mc.Dtype = dt
+	var model layers.Model
+	if k == 0 {
+		if model, err = layers.NewMLP(g, mc, phase); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		cfg := DefaultModelConfig(d.NumFeatures, 2)
+		cfg.MLP = mc
+		cfg.FMP.K, cfg.FMP.TrainMode = k, EndToEnd
+		if model, err = NewModel(g, d.Graph, d.Sens, cfg, phase); err != nil {
+			b.Fatal(err)
+		}
+	}
+	logits, err := model.Forward(x)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ce, err := layers.CrossEntropy(logits, d.Labels, d.Split.Train)
+	if err != nil {
+		b.Fatal(err)
+	}
+	grads, err := G.Grad(ce, model.Learnables()...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{ce}, grads...)...), G.BindDualValues(model.Learnables()...))
+	defer m.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := m.RunAll(); err != nil {
+			b.Fatal(err)
+		}
+		m.Reset()
+	}
+}
+
+func BenchmarkPokecTrainStepMLP32(b *testing.B)     { benchTrainStep(b, tensor.Float32, 0) }
+func BenchmarkPokecTrainStepFMPK2_32(b *testing.B)  { benchTrainStep(b, tensor.Float32, 2) }
+func BenchmarkPokecTrainStepFMPK10_32(b *testing.B) { benchTrainStep(b, tensor.Float32, 10) }
+func BenchmarkPokecTrainStepMLP64(b *testing.B)     { benchTrainStep(b, tensor.Float64, 0) }
+func BenchmarkPokecTrainStepFMPK2_64(b *testing.B)  { benchTrainStep(b, tensor.Float64, 2) }
+func BenchmarkPokecTrainStepFMPK10_64(b *testing.B) { benchTrainStep(b, tensor.Float64, 10) }
+
+// BenchmarkFMPOps measures the three fairness ops alone on Pokec's n with
+// c = 2 (forward), for comparison with one sparse product.
+func BenchmarkFMPOps(b *testing.B) {
+	d, adj := pokecShaped(b)
+	n, c := d.N(), 2
+	ds, err := NewDeltaS(d.Sens, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := make([]float64, n*c)
+	for i := range f {
+		f[i] = float64(i%7) - 3
+	}
+	u := []float64{0.3, -0.3}
+	out := make([]float64, n*c)
+	gap := make([]float64, c)
+	b.Run("FairGrad", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gradKernel(ds.d64, 1, n, f, u, out, c, 1, 1)
+		}
+	})
+	b.Run("FairGradBackF", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gradBackKernel(ds.d64, 1, n, f, u, f, out, c, 1, 1)
+		}
+	})
+	b.Run("GroupGap", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gapKernel(ds.d64, 1, n, f, nil, gap, c, 1, 1)
+		}
+	})
+	b.Run("SpMM", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			adj.MulDense64(out, f, c)
+		}
+	})
+}

@@ -1,0 +1,249 @@
+package fmp
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+func smallSynthetic(t testing.TB) *datasets.Dataset {
+	t.Helper()
+	c := datasets.DefaultSyntheticConfig()
+	c.N, c.MeanDegree = 300, 6
+	d, err := datasets.Synthetic(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func evalLogits(t testing.TB, g *G.ExprGraph, nodes ...*G.Node) [][]float64 {
+	t.Helper()
+	vals := make([]G.Value, len(nodes))
+	var reads G.Nodes
+	for i, n := range nodes {
+		reads = append(reads, G.Read(n, &vals[i]))
+	}
+	m := G.NewTapeMachine(g.SubgraphRoots(reads...))
+	defer m.Close()
+	if err := m.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]float64, len(nodes))
+	for i, v := range vals {
+		out[i] = testutil.ToF64(v)
+	}
+	return out
+}
+
+// TestModelTrainSaveLoad trains MLP → FMP with the one trainer for a few
+// epochs (float32 and float64), checks that the model's output is FMP
+// applied to its MLP's output, that training lowered the loss, and that
+// layers.Save / layers.Load rebuild a model with bit-identical logits.
+func TestModelTrainSaveLoad(t *testing.T) {
+	d := smallSynthetic(t)
+	for _, dt := range testutil.Dtypes {
+		g := G.NewGraph()
+		x, err := layers.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
+		if err != nil {
+			t.Fatal(err)
+		}
+		phase := layers.NewPhase()
+		cfg := DefaultModelConfig(d.NumFeatures, 2)
+		cfg.MLP.Dtype = dt
+		cfg.FMP.LambdaF = 2
+		m, err := NewModel(g, d.Graph, d.Sens, cfg, phase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := &layers.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
+		tc := layers.DefaultTrainConfig()
+		tc.Epochs, tc.Adam.LR = 30, 0.01
+		res, err := layers.Train(m, task, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(res.History[len(res.History)-1].CE < res.History[0].CE) {
+			t.Errorf("%v: cross-entropy %v → %v did not fall", dt, res.History[0].CE, res.History[len(res.History)-1].CE)
+		}
+		out, err := m.Forward(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := m.Backbone().Forward(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := evalLogits(t, g, out, h)
+		// The model's output is FMP applied to the MLP's logits.
+		rep, err := Explain(testutil.Tensor(dt, vals[1], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, cfg.FMP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		atol, rtol := testutil.Tol(dt)
+		testutil.AllClose(t, "model = FMP(MLP)", vals[0], rep.Output, 10*atol, 10*rtol)
+
+		var buf bytes.Buffer
+		if err := layers.Save(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		g2 := G.NewGraph()
+		x2, _ := layers.FeatureNode(g2, dt, d.Features, d.N(), d.NumFeatures, "X")
+		lm, err := layers.Load(&buf, g2, layers.BuildEnv{Graph: d.Graph})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, ok := lm.(*Model)
+		if !ok {
+			t.Fatalf("Load returned %T, want *fmp.Model", lm)
+		}
+		if m2.Config().FMP != cfg.FMP {
+			t.Errorf("loaded FMP config %+v, want %+v", m2.Config().FMP, cfg.FMP)
+		}
+		out2, err := m2.Forward(x2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.AllClose(t, "loaded model logits", evalLogits(t, g2, out2)[0], vals[0], 0, 0)
+		// Loading without the graph is an error.
+		if err := layers.Save(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := layers.Load(&buf, G.NewGraph(), layers.BuildEnv{}); err == nil {
+			t.Error("Load without a graph succeeded")
+		}
+	}
+}
+
+// TestModelInferenceOnlyTraining: in InferenceOnly mode the trainer's
+// training passes see propagation only, so training equals training the
+// λf = 0 model (same seeds, bit-identical parameters), while evaluation
+// applies the fairness steps.
+func TestModelInferenceOnlyTraining(t *testing.T) {
+	d := smallSynthetic(t)
+	train := func(mode TrainMode, lf float64) ([]float64, []float64) {
+		g := G.NewGraph()
+		x, _ := layers.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+		phase := layers.NewPhase()
+		cfg := DefaultModelConfig(d.NumFeatures, 2)
+		cfg.FMP.TrainMode, cfg.FMP.LambdaF = mode, lf
+		m, err := NewModel(g, d.Graph, d.Sens, cfg, phase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := &layers.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Classes: 2, Phase: phase}
+		tc := layers.DefaultTrainConfig()
+		tc.Epochs, tc.Select = 15, layers.SelectLast
+		if _, err := layers.Train(m, task, tc); err != nil {
+			t.Fatal(err)
+		}
+		var w []float64
+		for _, p := range m.Learnables() {
+			w = append(w, testutil.ToF64(p.Value())...)
+		}
+		out, _ := m.Forward(x)
+		return w, evalLogits(t, g, out)[0]
+	}
+	w0, out0 := train(EndToEnd, 0)
+	wi, outi := train(InferenceOnly, 4)
+	we, _ := train(EndToEnd, 4)
+	testutil.AllClose(t, "InferenceOnly weights = λf=0 weights", wi, w0, 0, 0)
+	diff, diffE := 0.0, 0.0
+	for i := range out0 {
+		diff = math.Max(diff, math.Abs(outi[i]-out0[i]))
+	}
+	for i := range w0 {
+		diffE = math.Max(diffE, math.Abs(we[i]-w0[i]))
+	}
+	if diff < 1e-3 {
+		t.Errorf("InferenceOnly evaluation output differs from λf = 0 by only %v", diff)
+	}
+	if diffE < 1e-6 {
+		t.Errorf("EndToEnd λf = 4 weights equal λf = 0 weights (diff %v): the test cannot tell", diffE)
+	}
+}
+
+func TestModelConfigJSON(t *testing.T) {
+	for _, s := range []Scaling{Normalized, Paper} {
+		b, err := s.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Scaling
+		if err := r.UnmarshalText(b); err != nil || r != s {
+			t.Errorf("Scaling %v round trip: %v, %v", s, r, err)
+		}
+	}
+	for _, m := range []TrainMode{EndToEnd, ConstantDual, InferenceOnly} {
+		b, err := m.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r TrainMode
+		if err := r.UnmarshalText(b); err != nil || r != m {
+			t.Errorf("TrainMode %v round trip: %v, %v", m, r, err)
+		}
+	}
+	var s Scaling
+	if s.UnmarshalText([]byte("paper")) == nil {
+		t.Error("lower-case scaling name accepted")
+	}
+	if _, err := Scaling(0).MarshalText(); err == nil {
+		t.Error("invalid scaling encoded")
+	}
+	c := DefaultModelConfig(3, 2)
+	c.MLP.Classes = 1
+	if c.Validate() == nil {
+		t.Error("one class accepted")
+	}
+}
+
+// TestModelWithFMP: the two-stage model shares the backbone's parameter
+// nodes and its output is FMP(cfg) applied to the backbone's logits.
+func TestModelWithFMP(t *testing.T) {
+	d := smallSynthetic(t)
+	g := G.NewGraph()
+	x, _ := layers.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+	cfg := DefaultModelConfig(d.NumFeatures, 2)
+	cfg.FMP.LambdaF = 0
+	m, err := NewModel(g, d.Graph, d.Sens, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := cfg.FMP
+	fc.LambdaF, fc.Temperature = 3, 0.5
+	m2, err := m.WithFMP(fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range m2.Learnables() {
+		if p != m.Learnables()[i] {
+			t.Fatalf("learnable %d is a different node", i)
+		}
+	}
+	o1, _ := m.Forward(x)
+	o2, _ := m2.Forward(x)
+	h, _ := m.Backbone().Forward(x)
+	v := evalLogits(t, g, o1, o2, h)
+	rep, err := Explain(testutil.Tensor(tensor.Float64, v[2], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.AllClose(t, "WithFMP output", v[1], rep.Output, 1e-10, 1e-9)
+	testutil.AllClose(t, "λf = 0 output is the baseline", v[0], rep.Baseline, 1e-10, 1e-9)
+	if rep.MaxAbsInfluence < 1e-3 {
+		t.Errorf("influence %v: the two outputs barely differ", rep.MaxAbsInfluence)
+	}
+	bad := fc
+	bad.K = 0
+	if _, err := m.WithFMP(bad); err == nil {
+		t.Error("WithFMP accepted K = 0")
+	}
+}
