@@ -31,9 +31,15 @@ func plotFronts(path, title string, o *options, ps []point) error {
 	var row []*plot.Plot
 	for _, m := range o.models {
 		p := plot.New()
-		p.Title.Text = m
+		runs := 0
+		for _, q := range ps {
+			if q.model == m && q.method == "plain" {
+				runs = q.summary.Runs
+			}
+		}
+		p.Title.Text = fmt.Sprintf("%s (%s)", m, seedsText(runs))
 		if len(o.models) == 1 {
-			p.Title.Text = title + " — " + m
+			p.Title.Text = title + " — " + p.Title.Text
 		}
 		p.X.Label.Text = "ΔDP (%)"
 		p.Y.Label.Text = "accuracy (%)"

@@ -603,7 +603,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
 	svgPath := filepath.Join(o.out, o.name+".svg")
-	title := fmt.Sprintf("%s: test accuracy vs ΔDP (%s, %d epochs)", o.dataset, seedsText(o.seeds), o.epochs)
+	title := fmt.Sprintf("%s: test accuracy vs ΔDP (%d epochs)", o.dataset, o.epochs)
 	if err := plotFronts(svgPath, title, o, ps); err != nil {
 		return err
 	}
