@@ -21,6 +21,7 @@ var methodStyle = map[string]struct {
 	"regularizer": {color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, draw.CircleGlyph{}},
 	"adversary":   {color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}},
 	"mixup":       {color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, draw.SquareGlyph{}},
+	"fmp":         {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
 }
 
 // plotFronts draws one panel per backbone: every configuration's mean
@@ -30,9 +31,15 @@ func plotFronts(path, title string, o *options, ps []point) error {
 	var row []*plot.Plot
 	for _, m := range o.models {
 		p := plot.New()
-		p.Title.Text = m
+		runs := 0
+		for _, q := range ps {
+			if q.model == m && q.method == "plain" {
+				runs = q.summary.Runs
+			}
+		}
+		p.Title.Text = fmt.Sprintf("%s (%s)", m, seedsText(runs))
 		if len(o.models) == 1 {
-			p.Title.Text = title + " — " + m
+			p.Title.Text = title + " — " + p.Title.Text
 		}
 		p.X.Label.Text = "ΔDP (%)"
 		p.Y.Label.Text = "accuracy (%)"
@@ -62,7 +69,11 @@ func plotFronts(path, title string, o *options, ps []point) error {
 			}
 			ln.LineStyle.Color, ln.LineStyle.Width = st.color, vg.Points(1.2)
 			p.Add(sc, ln)
-			p.Legend.Add(meth, sc, ln)
+			label := meth
+			if meth == "fmp" {
+				label = "FMP (α = λf)"
+			}
+			p.Legend.Add(label, sc, ln)
 		}
 		var plain plotter.XYs
 		for _, q := range ps {
