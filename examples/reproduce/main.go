@@ -223,6 +223,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, train/val/test %d/%d/%d\n",
 		o.dataset, ds.N(), ds.Graph.NumEdges(), ds.NumFeatures, len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test))
+	if !o.json {
+		writeHeader(stdout, &out)
+	}
 	total, done := len(o.models)*o.seeds, 0
 	start := time.Now()
 	for _, name := range o.models {
@@ -257,43 +260,53 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		mr.TrainSeconds = trainTime.Seconds() / float64(o.seeds)
 		out.Results = append(out.Results, mr)
+		if !o.json {
+			writeRow(stdout, &out, mr)
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return writeMarkdown(stdout, &out)
+	writeFooter(stdout, &out)
+	return nil
 }
 
-func writeMarkdown(w io.Writer, out *output) error {
+// The markdown output is written as the runs progress: the header first,
+// then each model's row as soon as its seeds are done, then the footnote,
+// so that a long run interrupted midway still leaves the finished rows.
+
+func writeHeader(w io.Writer, out *output) {
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d features, %d test nodes. %d seeds, %d epochs, Adam lr %g, weight decay %g, hidden %d, %s-epoch parameters.\n",
 		out.Dataset, out.Nodes, out.Edges, out.Features, out.Test, out.Seeds, out.Epochs, out.LR, out.WD, out.Hidden, out.Select)
 	f := out.FMP
 	fmt.Fprintf(w, "FMP: λs %g, λf %g, K %d, %s scaling (ρ %g), %s training, per-group rows %v.\n\n",
 		f.LambdaS, f.LambdaF, f.K, f.Scaling, f.Rho, f.TrainMode, f.PerGroup)
-	_, paper := paperTable1[out.Dataset]
-	if paper {
+	if _, paper := paperTable1[out.Dataset]; paper {
 		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | paper accuracy | paper ΔDP | paper ΔEO | train s/run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	} else {
 		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | train s/run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|")
 	}
-	for _, r := range out.Results {
-		s := r.Summary
-		fmt.Fprintf(w, "| %s | %s | %s | %s |", exp.DisplayName(r.Model), s.Accuracy, s.DemographicParity, s.EqualOpportunity)
-		if paper {
-			if r.Paper != nil {
-				fmt.Fprintf(w, " %s | %s | %s |", r.Paper.Acc, r.Paper.DP, r.Paper.EO)
-			} else {
-				fmt.Fprint(w, " – | – | – |")
-			}
+}
+
+func writeRow(w io.Writer, out *output, r modelResult) {
+	s := r.Summary
+	fmt.Fprintf(w, "| %s | %s | %s | %s |", exp.DisplayName(r.Model), s.Accuracy, s.DemographicParity, s.EqualOpportunity)
+	if _, paper := paperTable1[out.Dataset]; paper {
+		if r.Paper != nil {
+			fmt.Fprintf(w, " %s | %s | %s |", r.Paper.Acc, r.Paper.DP, r.Paper.EO)
+		} else {
+			fmt.Fprint(w, " – | – | – |")
 		}
-		fmt.Fprintf(w, " %.1f |\n", r.TrainSeconds)
 	}
-	if paper {
+	fmt.Fprintf(w, " %.1f |\n", r.TrainSeconds)
+}
+
+func writeFooter(w io.Writer, out *output) {
+	if _, paper := paperTable1[out.Dataset]; paper {
 		fmt.Fprintln(w, "\nPaper: Table 1 of Jiang et al., AAAI 2024 (test, %, mean±std over 5 runs).")
 	}
-	return nil
 }
