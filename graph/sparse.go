@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/fairmp/fairmp/internal/spkern"
 )
 
 var matrixIDs atomic.Uint64
@@ -336,55 +338,154 @@ func parallelRows(indptr []int, f func(lo, hi int)) {
 // number of columns (x has m's column count of rows). out must have
 // rows × cols elements; it is overwritten. Rows are processed in parallel
 // blocks; each output row is summed in a fixed order, so results are
-// bit-for-bit deterministic.
+// bit-for-bit deterministic. It panics if cols < 1 or out or x is too
+// short.
 func (m *Matrix) MulDense64(out, x []float64, cols int) {
+	m.checkMul(len(out), len(x), cols)
 	mulDense(m.indptr, m.indices, m.val64, out, x, cols)
 }
 
-// MulDense32 is MulDense64 in float32.
+// MulDense32 is MulDense64 in float32. For 8 or more columns it runs on
+// AVX2/FMA kernels (internal/spkern) where the CPU has them.
 func (m *Matrix) MulDense32(out, x []float32, cols int) {
+	m.checkMul(len(out), len(x), cols)
 	mulDense(m.indptr, m.indices, m.val32, out, x, cols)
 }
 
+func (m *Matrix) checkMul(lout, lx, cols int) {
+	if cols < 1 || lout < m.rows*cols || lx < m.cols*cols {
+		panic(fmt.Sprintf("graph: MulDense: out has %d values and x %d for a %d × %d matrix and %d columns, want cols >= 1, >= %d and >= %d",
+			lout, lx, m.rows, m.cols, cols, m.rows*cols, m.cols*cols))
+	}
+}
+
 func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols int) {
+	if v32, ok := any(val).([]float32); ok && cols >= 8 && spkern.Enabled() {
+		o32, x32 := any(out).([]float32), any(x).([]float32)
+		parallelRows(indptr, func(lo, hi int) { mulRowsStrips32(indptr, indices, v32, o32, x32, cols, lo, hi) })
+		return
+	}
 	parallelRows(indptr, func(lo, hi int) {
 		switch cols {
 		case 1:
-			for i := lo; i < hi; i++ {
-				var s T
-				for p := indptr[i]; p < indptr[i+1]; p++ {
-					s += val[p] * x[indices[p]]
-				}
-				out[i] = s
-			}
+			mulRows1(indptr, indices, val, out, x, lo, hi)
 		case 2:
-			for i := lo; i < hi; i++ {
-				var s0, s1 T
-				for p := indptr[i]; p < indptr[i+1]; p++ {
-					a := val[p]
-					j := int(indices[p]) * 2
-					xr := x[j : j+2 : j+2]
-					s0 += a * xr[0]
-					s1 += a * xr[1]
-				}
-				out[2*i] = s0
-				out[2*i+1] = s1
-			}
+			mulRows2(indptr, indices, val, out, x, lo, hi)
 		default:
-			for i := lo; i < hi; i++ {
-				o := out[i*cols : (i+1)*cols : (i+1)*cols]
-				for k := range o {
-					o[k] = 0
-				}
-				for p := indptr[i]; p < indptr[i+1]; p++ {
-					a := val[p]
-					j := int(indices[p]) * cols
-					xr := x[j : j+cols : j+cols]
-					for k, xv := range xr {
-						o[k] += a * xv
-					}
-				}
-			}
+			mulRowsN(indptr, indices, val, out, x, cols, lo, hi)
 		}
 	})
+}
+
+func mulRows1[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		vv = vv[:len(idx)]
+		var s T
+		for p, j := range idx {
+			s += vv[p] * x[j]
+		}
+		out[i] = s
+	}
+}
+
+func mulRows2[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		vv = vv[:len(idx)]
+		var s0, s1 T
+		for p, j := range idx {
+			a := vv[p]
+			xr := x[2*int(j) : 2*int(j)+2 : 2*int(j)+2]
+			s0 += a * xr[0]
+			s1 += a * xr[1]
+		}
+		o := out[2*i : 2*i+2 : 2*i+2]
+		o[0], o[1] = s0, s1
+	}
+}
+
+// mulRowsN computes rows [lo, hi) for any column count. Each row is done
+// in column strips of 8 (then 4, then 1) summed in registers over the
+// row's non-zeros: the row's ids and values stay in L1 across strips, and
+// no partial sum goes through memory. Each output element is the sum over
+// the row's non-zeros in index order, whatever the strip, so the result
+// does not depend on cols' decomposition or on the row partition.
+func mulRowsN[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		vv = vv[:len(idx)]
+		o := out[i*cols : (i+1)*cols : (i+1)*cols]
+		c0 := 0
+		for ; c0+8 <= cols; c0 += 8 {
+			var s0, s1, s2, s3, s4, s5, s6, s7 T
+			for p, j := range idx {
+				a := vv[p]
+				b := int(j)*cols + c0
+				xr := x[b : b+8 : b+8]
+				s0 += a * xr[0]
+				s1 += a * xr[1]
+				s2 += a * xr[2]
+				s3 += a * xr[3]
+				s4 += a * xr[4]
+				s5 += a * xr[5]
+				s6 += a * xr[6]
+				s7 += a * xr[7]
+			}
+			oo := o[c0 : c0+8 : c0+8]
+			oo[0], oo[1], oo[2], oo[3], oo[4], oo[5], oo[6], oo[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+		for ; c0+4 <= cols; c0 += 4 {
+			var s0, s1, s2, s3 T
+			for p, j := range idx {
+				a := vv[p]
+				b := int(j)*cols + c0
+				xr := x[b : b+4 : b+4]
+				s0 += a * xr[0]
+				s1 += a * xr[1]
+				s2 += a * xr[2]
+				s3 += a * xr[3]
+			}
+			oo := o[c0 : c0+4 : c0+4]
+			oo[0], oo[1], oo[2], oo[3] = s0, s1, s2, s3
+		}
+		for ; c0 < cols; c0++ {
+			var s T
+			for p, j := range idx {
+				s += vv[p] * x[int(j)*cols+c0]
+			}
+			o[c0] = s
+		}
+	}
+}
+
+// mulRowsStrips32 is mulRowsN for float32 with the assembly kernels of
+// internal/spkern: strips of 64, then 8 columns, then single columns in Go.
+func mulRowsStrips32(indptr []int, indices []int32, val []float32, out, x []float32, cols, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		o := out[i*cols : (i+1)*cols : (i+1)*cols]
+		if len(idx) == 0 {
+			clear(o)
+			continue
+		}
+		c0 := 0
+		for ; c0+64 <= cols; c0 += 64 {
+			spkern.RowStrip32(64, idx, vv, x[c0:], cols, o[c0:])
+		}
+		for ; c0+8 <= cols; c0 += 8 {
+			spkern.RowStrip32(8, idx, vv, x[c0:], cols, o[c0:])
+		}
+		for ; c0 < cols; c0++ {
+			var s float32
+			for p, j := range idx {
+				s += vv[p] * x[int(j)*cols+c0]
+			}
+			o[c0] = s
+		}
+	}
 }

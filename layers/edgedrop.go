@@ -7,6 +7,9 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/graph"
@@ -55,6 +58,13 @@ type edgeDropOp struct {
 	id    uint64
 	rng   *rand.Rand
 	back  *edgeDropOp
+
+	// The transpose's structure, built with the gradient op: row j of Aᵀ
+	// holds entries tIndptr[j]:tIndptr[j+1] with columns tIndices and
+	// values taken from A's entry tPerm[q].
+	tIndptr  []int
+	tIndices []int32
+	tPerm    []int
 
 	masked bool
 	vals64 []float64 // masked values of the latest training run
@@ -138,19 +148,30 @@ func (op *edgeDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 			fwd.drawMask(x.Dtype())
 		}
 	}
+	if !fwd.masked && op.back == nil {
+		// Evaluation: the plain product, on graph's parallel kernel.
+		switch xs := x.Data().(type) {
+		case []float64:
+			op.a.MulDense64(res.Data().([]float64), xs, xc)
+			return res, nil
+		case []float32:
+			op.a.MulDense32(res.Data().([]float32), xs, xc)
+			return res, nil
+		}
+	}
 	switch xs := x.Data().(type) {
 	case []float64:
 		vals := op.a.Values64()
 		if fwd.masked {
 			vals = fwd.vals64
 		}
-		csrMul(op.a.Indptr(), op.a.Indices(), vals, res.Data().([]float64), xs, xc, op.back != nil)
+		op.mul(fwd, vals, res.Data().([]float64), xs, xc)
 	case []float32:
 		vals := op.a.Values32()
 		if fwd.masked {
 			vals = fwd.vals32
 		}
-		csrMul(op.a.Indptr(), op.a.Indices(), vals, res.Data().([]float32), xs, xc, op.back != nil)
+		op.mul(fwd, vals, res.Data().([]float32), xs, xc)
 	default:
 		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
 	}
@@ -185,40 +206,129 @@ func (op *edgeDropOp) drawMask(dt tensor.Dtype) {
 	}
 }
 
-// csrMul computes out = M·x (transpose false) or out = Mᵀ·x (transpose
-// true) for the CSR matrix (indptr, indices, vals). The transposed
-// product scatters serially in row order, so it is deterministic.
-func csrMul[T float32 | float64](indptr []int, indices []int32, vals []T, out, x []T, c int, transpose bool) {
-	for i := range out {
-		out[i] = 0
+// mul computes out = M·x for the forward op, or out = Mᵀ·x for the
+// gradient op (fwd holds the transpose's structure), M having the values
+// vals on A's pattern.
+func (op *edgeDropOp) mul(fwd *edgeDropOp, vals any, out, x any, c int) {
+	switch v := vals.(type) {
+	case []float64:
+		if op.back == nil {
+			gatherMul(op.a.Indptr(), op.a.Indices(), nil, v, out.([]float64), x.([]float64), c)
+		} else {
+			gatherMul(fwd.tIndptr, fwd.tIndices, fwd.tPerm, v, out.([]float64), x.([]float64), c)
+		}
+	case []float32:
+		if op.back == nil {
+			gatherMul(op.a.Indptr(), op.a.Indices(), nil, v, out.([]float32), x.([]float32), c)
+		} else {
+			gatherMul(fwd.tIndptr, fwd.tIndices, fwd.tPerm, v, out.([]float32), x.([]float32), c)
+		}
 	}
+}
+
+// gatherMul computes out[i,:] = Σ_q vals[perm[q]]·x[indices[q],:] over
+// the entries q of row i (perm nil: the identity). Rows are computed in
+// parallel, each by one goroutine in a fixed order, so the result does not
+// depend on the number of threads.
+func gatherMul[T float32 | float64](indptr []int, indices []int32, perm []int, vals []T, out, x []T, c int) {
 	rows := len(indptr) - 1
-	for i := 0; i < rows; i++ {
-		for p := indptr[i]; p < indptr[i+1]; p++ {
-			v := vals[p]
-			if v == 0 {
-				continue
-			}
-			j := int(indices[p])
-			if transpose {
-				o := out[j*c : (j+1)*c]
-				for k, xv := range x[i*c : (i+1)*c] {
-					o[k] += v * xv
+	const block = 1024
+	nb := (rows + block - 1) / block
+	work := func(b int) {
+		if c == 2 { // APPNP on two classes: the common case, unrolled
+			for i := b * block; i < min(rows, (b+1)*block); i++ {
+				var s0, s1 T
+				for q := indptr[i]; q < indptr[i+1]; q++ {
+					p := q
+					if perm != nil {
+						p = perm[q]
+					}
+					v := vals[p]
+					j := int(indices[q]) * 2
+					xr := x[j : j+2 : j+2]
+					s0 += v * xr[0]
+					s1 += v * xr[1]
 				}
-			} else {
-				o := out[i*c : (i+1)*c]
-				for k, xv := range x[j*c : (j+1)*c] {
+				out[2*i], out[2*i+1] = s0, s1
+			}
+			return
+		}
+		for i := b * block; i < min(rows, (b+1)*block); i++ {
+			o := out[i*c : (i+1)*c : (i+1)*c]
+			for k := range o {
+				o[k] = 0
+			}
+			for q := indptr[i]; q < indptr[i+1]; q++ {
+				p := q
+				if perm != nil {
+					p = perm[q]
+				}
+				v := vals[p]
+				if v == 0 {
+					continue
+				}
+				j := int(indices[q]) * c
+				for k, xv := range x[j : j+c : j+c] {
 					o[k] += v * xv
 				}
 			}
 		}
 	}
+	workers := min(runtime.GOMAXPROCS(0), nb)
+	if workers <= 1 {
+		for b := 0; b < nb; b++ {
+			work(b)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := int(next.Add(1)) - 1; b < nb; b = int(next.Add(1)) - 1 {
+				work(b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// buildTranspose fills the transpose's structure (counting sort by
+// column, stable in row order).
+func (op *edgeDropOp) buildTranspose() {
+	if op.tIndptr != nil {
+		return
+	}
+	rows, cols := op.a.Dims()
+	indptr, indices := op.a.Indptr(), op.a.Indices()
+	cnt := make([]int, cols+1)
+	for _, j := range indices {
+		cnt[j+1]++
+	}
+	for j := 0; j < cols; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	fill := append([]int(nil), cnt[:cols]...)
+	op.tIndices = make([]int32, len(indices))
+	op.tPerm = make([]int, len(indices))
+	for i := 0; i < rows; i++ {
+		for p := indptr[i]; p < indptr[i+1]; p++ {
+			j := indices[p]
+			op.tIndices[fill[j]] = int32(i)
+			op.tPerm[fill[j]] = p
+			fill[j]++
+		}
+	}
+	op.tIndptr = cnt
 }
 
 func (op *edgeDropOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if op.back != nil {
 		return nil, fmt.Errorf("%v: second derivatives are not implemented", op)
 	}
+	op.buildTranspose()
 	d, err := G.ApplyOp(&edgeDropOp{a: op.a, back: op}, grad)
 	if err != nil {
 		return nil, err

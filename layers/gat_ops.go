@@ -14,6 +14,7 @@ import (
 	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/spkern"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -368,6 +369,15 @@ func gatAggregate[T gatFloat](c *gatCSR, alpha, h []T, heads, f int, mean bool, 
 		ow = f
 	}
 	indptr, src := c.indptr, c.src
+	if a32, h32, o32, ok := gatKernel32(heads, f, mean, alpha, h, out); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p0, p1 := indptr[i], indptr[i+1]
+				spkern.Heads4x16(src[p0:p1], nil, a32[4*p0:], h32, 64, o32[i*64:(i+1)*64])
+			}
+		})
+		return
+	}
 	scale := 1 / T(heads)
 	gatParallelRows(indptr, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -407,6 +417,15 @@ func gatAggregateT[T gatFloat](c *gatCSR, alpha, dout []T, heads, f int, mean bo
 		ow = f
 	}
 	indptr, src, rev := c.indptr, c.src, c.rev
+	if a32, d32, g32, ok := gatKernel32(heads, f, mean, alpha, dout, dh); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				q0, q1 := indptr[j], indptr[j+1]
+				spkern.Heads4x16(src[q0:q1], rev[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
+			}
+		})
+		return
+	}
 	scale := 1 / T(heads)
 	gatParallelRows(indptr, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
@@ -446,6 +465,17 @@ func gatEdgeDot[T gatFloat](c *gatCSR, dout, h []T, heads, f int, mean bool, dal
 		ow = f
 	}
 	indptr, src := c.indptr, c.src
+	if d32, h32, g32, ok := gatKernel32(heads, f, mean, dout, h, dalpha); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p0, p1 := indptr[i], indptr[i+1]
+				if p1 > p0 {
+					spkern.Heads4x16Dot(src[p0:p1], h32, 64, d32[i*64:(i+1)*64], g32[4*p0:4*p1], 1)
+				}
+			}
+		})
+		return
+	}
 	scale := T(1)
 	if mean {
 		scale = 1 / T(heads)
@@ -727,6 +757,22 @@ func (op *gatOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 		return G.Nodes{dalpha, dh}, nil
 	}
 	return nil, fmt.Errorf("%v: no second-order gradient", op)
+}
+
+// gatKernel32 returns the three slices as float32 and true when the
+// assembly kernels of internal/spkern apply: float32, 4 heads of 16
+// features, heads concatenated, on a CPU with AVX2/FMA. They sum each
+// output in a fixed order of their own (with fused multiply-adds), so
+// results are deterministic; they differ from the Go loops' in the last
+// bits.
+func gatKernel32[T gatFloat](heads, f int, mean bool, a, b, c []T) ([]float32, []float32, []float32, bool) {
+	if heads != 4 || f != 16 || mean || !spkern.Enabled() {
+		return nil, nil, nil, false
+	}
+	a32, ok1 := any(a).([]float32)
+	b32, ok2 := any(b).([]float32)
+	c32, ok3 := any(c).([]float32)
+	return a32, b32, c32, ok1 && ok2 && ok3
 }
 
 // gatAxpy computes y += a·x (len(y) >= len(x)), unrolled by four.

@@ -21,7 +21,7 @@ import (
 //
 // which rewards outputs from which the adversary cannot recover s.
 //
-// # Schedule
+// The schedule:
 //
 // The schedule runs inside layers.Train's epochs (one classifier step per
 // epoch) through TrainConfig.AfterStep:

@@ -10,23 +10,25 @@
 // a layers.TrainConfig and returns it with the strategy added, for one
 // layers.Train call:
 //
-//		tc := layers.DefaultTrainConfig()
-//		tc, err := fair.DefaultRegularizerConfig().Apply(tc, task, ds.Sens)
-//		...
-//		res, err := layers.Train(model, task, tc)
+//	tc := layers.DefaultTrainConfig()
+//	tc, err := fair.DefaultRegularizerConfig().Apply(tc, task, ds.Sens)
+//	...
+//	res, err := layers.Train(model, task, tc)
 //
-//	  - RegularizerConfig: CE + α·ΔDP in probability space over the training
-//	    nodes (DPGap: max − min over groups of the mean P(y = 1); |m₀ − m₁|
-//	    for two groups).
-//	  - AdversaryConfig: CE − α·BCE of an adversary MLP that predicts the
-//	    group from the softmax output; classifier pre-training, adversary
-//	    pre-training, then alternating steps (see AdversaryConfig for the
-//	    schedule). The adversary has its own graph and Adam optimiser and
-//	    runs in TrainConfig.AfterStep.
-//	  - MixupConfig: manifold fair mixup on the logits: CE + α·|g'(λ)|, the
-//	    slope of the mean prediction along the path between logits of the
-//	    two groups, computed in closed form (see MixupConfig for why a
-//	    straightforward autograd port penalises a constant).
+// The strategies:
+//
+//   - RegularizerConfig: CE + α·ΔDP in probability space over the training
+//     nodes (DPGap: max − min over groups of the mean P(y = 1); |m₀ − m₁|
+//     for two groups).
+//   - AdversaryConfig: CE − α·BCE of an adversary MLP that predicts the
+//     group from the softmax output; classifier pre-training, adversary
+//     pre-training, then alternating steps (see AdversaryConfig for the
+//     schedule). The adversary has its own graph and Adam optimiser and
+//     runs in TrainConfig.AfterStep.
+//   - MixupConfig: manifold fair mixup on the logits: CE + α·|g'(λ)|, the
+//     slope of the mean prediction along the path between logits of the
+//     two groups, computed in closed form (see MixupConfig for why a
+//     straightforward autograd port penalises a constant).
 //
 // The sensitive attribute is one group id per node (0..G−1, −1 unknown,
 // as graph/datasets); the fairness terms use the training nodes whose

@@ -30,7 +30,7 @@ import (
 // penalty's gradient flows through z0, z1 and the softmax to the model's
 // parameters.
 //
-// # Why the reference code's penalty does nothing
+// Why the reference code's penalty does nothing:
 //
 // Fair mixup's published code estimates the slope with autograd: it makes
 // the mixed input a leaf that requires a gradient, differentiates the

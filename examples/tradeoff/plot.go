@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+var methodStyle = map[string]struct {
+	color color.Color
+	shape draw.GlyphDrawer
+}{
+	"regularizer": {color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, draw.CircleGlyph{}},
+	"adversary":   {color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}},
+	"mixup":       {color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, draw.SquareGlyph{}},
+}
+
+// plotFronts draws one panel per backbone: every configuration's mean
+// (ΔDP, accuracy) per method, the method's Pareto front as a line, and
+// the plain run as a black cross.
+func plotFronts(path, title string, o *options, ps []point) error {
+	var row []*plot.Plot
+	for _, m := range o.models {
+		p := plot.New()
+		p.Title.Text = m
+		if len(o.models) == 1 {
+			p.Title.Text = title + " — " + m
+		}
+		p.X.Label.Text = "ΔDP (%)"
+		p.Y.Label.Text = "accuracy (%)"
+		p.Add(plotter.NewGrid())
+		for _, meth := range o.methods {
+			st := methodStyle[meth]
+			pts := methodPoints(ps, m, meth)
+			all := make(plotter.XYs, 0, len(pts))
+			for _, q := range pts {
+				if q.method == meth {
+					all = append(all, plotter.XY{X: q.dp, Y: q.acc})
+				}
+			}
+			sc, err := plotter.NewScatter(all)
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = st.color, st.shape, vg.Points(3)
+			f := front(pts)
+			fx := make(plotter.XYs, len(f))
+			for i, q := range f {
+				fx[i] = plotter.XY{X: q.dp, Y: q.acc}
+			}
+			ln, err := plotter.NewLine(fx)
+			if err != nil {
+				return err
+			}
+			ln.LineStyle.Color, ln.LineStyle.Width = st.color, vg.Points(1.2)
+			p.Add(sc, ln)
+			p.Legend.Add(meth, sc, ln)
+		}
+		var plain plotter.XYs
+		for _, q := range ps {
+			if q.model == m && q.method == "plain" {
+				plain = append(plain, plotter.XY{X: q.dp, Y: q.acc})
+			}
+		}
+		pl, err := plotter.NewScatter(plain)
+		if err != nil {
+			return err
+		}
+		pl.GlyphStyle.Shape, pl.GlyphStyle.Radius = draw.CrossGlyph{}, vg.Points(5)
+		pl.GlyphStyle.Color = color.Black
+		p.Add(pl)
+		p.Legend.Add("plain (α = 0)", pl)
+		p.Legend.Top, p.Legend.Left = false, false
+		p.X.Min = 0
+		row = append(row, p)
+	}
+	width := vg.Length(len(row)) * 5 * vg.Inch
+	height := 4 * vg.Inch
+	var c vg.CanvasWriterTo = vgsvg.New(width, height)
+	if strings.HasSuffix(path, ".png") {
+		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
+	}
+	dc := draw.New(c)
+	if len(row) > 1 {
+		top := dc
+		top.Min.Y = top.Max.Y - vg.Points(20)
+		fnt := plot.DefaultFont
+		fnt.Size = vg.Points(12)
+		top.FillText(draw.TextStyle{Color: color.Black, Font: fnt, XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler},
+			vg.Point{X: width / 2, Y: top.Max.Y}, title)
+		dc.Max.Y -= vg.Points(20)
+	}
+	tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Points(10)}
+	canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
+	for i, p := range row {
+		p.Draw(canvases[0][i])
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %v", path, err)
+	}
+	return f.Close()
+}

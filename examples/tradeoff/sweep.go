@@ -1,0 +1,586 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/metrics"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// The α grids of the FMP paper (regulariser, adversary) and ours for
+// mixup, whose penalty is of the same scale as the regulariser's.
+const (
+	regGrid = "1,2,5,8,10,20,50,80,100"
+	advGrid = "1,2,5,8,10,20,30"
+	mixGrid = "0.5,1,2,5,10,20,50,100"
+)
+
+// options are the command's flags.
+type options struct {
+	data, dataset, out, name string
+	models, methods          []string
+	grids                    map[string][]float64
+	seeds, epochs, workers   int
+	firstSeed                int64
+	lr, weightDecay          float64
+	hidden                   int
+	dtype                    tensor.Dtype
+	selectBest, png          bool
+	synthN                   int
+	fromCSV                  []string
+	adv                      fair.AdversaryConfig // schedule and adversary (Alpha, Seed set per run)
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("tradeoff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{grids: map[string][]float64{}}
+	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder holding the data sets (default $FAIRMP_DATA)")
+	fs.StringVar(&o.dataset, "dataset", "bail", `data set: a datasets preset ("nba", "bail", "credit", ...) or "synthetic"`)
+	fs.IntVar(&o.synthN, "n", 2000, "number of nodes of the synthetic data set")
+	models := fs.String("models", "gcn", "comma-separated backbones: mlp, gcn, sgc, appnp, gat")
+	methods := fs.String("methods", "regularizer,adversary,mixup", "comma-separated strategies")
+	reg := fs.String("reg-alphas", regGrid, "α grid of the regulariser (α = 0 is the plain run)")
+	adv := fs.String("adv-alphas", advGrid, "α grid of the adversary")
+	mix := fs.String("mix-alphas", mixGrid, "α grid of fair mixup")
+	o.adv = fair.DefaultAdversaryConfig()
+	fs.IntVar(&o.adv.PretrainClassifier, "adv-pretrain", o.adv.PretrainClassifier, "adversary: classifier pre-training epochs")
+	fs.IntVar(&o.adv.PretrainAdversary, "adv-pretrain-steps", o.adv.PretrainAdversary, "adversary: adversary pre-training steps")
+	fs.IntVar(&o.adv.Steps, "adv-steps", o.adv.Steps, "adversary: adversary steps per classifier step")
+	fs.IntVar(&o.seeds, "seeds", 3, "number of seeds per configuration")
+	fs.Int64Var(&o.firstSeed, "first-seed", 1, "first seed (seeds first-seed .. first-seed+seeds−1)")
+	fs.IntVar(&o.epochs, "epochs", 300, "training epochs per run")
+	fs.IntVar(&o.workers, "workers", 2, "runs trained in parallel")
+	fs.Float64Var(&o.lr, "lr", 1e-3, "Adam learning rate")
+	fs.Float64Var(&o.weightDecay, "wd", 1e-5, "Adam weight decay")
+	fs.IntVar(&o.hidden, "hidden", 64, "hidden width of the backbones (GAT: 4 heads of hidden/4)")
+	dt := fs.String("dtype", "float64", "float32 or float64")
+	fs.BoolVar(&o.selectBest, "select-best", false, "evaluate the best-validation epoch instead of the last")
+	fs.BoolVar(&o.png, "png", false, "also write the plot as PNG")
+	from := fs.String("from-csv", "", "comma-separated CSVs of earlier runs: aggregate and plot them instead of training (-dataset and -epochs label the plot)")
+	fs.StringVar(&o.out, "out", ".", "output folder")
+	fs.StringVar(&o.name, "name", "", "base name of the output files (default <dataset>_tradeoff)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	switch *dt {
+	case "float32":
+		o.dtype = tensor.Float32
+	case "float64":
+		o.dtype = tensor.Float64
+	default:
+		return nil, fmt.Errorf("-dtype %q, want float32 or float64", *dt)
+	}
+	o.models = splitList(*models)
+	for _, m := range o.models {
+		if !validModel(m) {
+			return nil, fmt.Errorf("-models: unknown backbone %q, want mlp, gcn, sgc, appnp or gat", m)
+		}
+	}
+	o.methods = splitList(*methods)
+	for _, m := range o.methods {
+		var g string
+		switch m {
+		case "regularizer":
+			g = *reg
+		case "adversary":
+			g = *adv
+		case "mixup":
+			g = *mix
+		default:
+			return nil, fmt.Errorf("-methods: unknown strategy %q, want regularizer, adversary or mixup", m)
+		}
+		alphas, err := parseGrid(g)
+		if err != nil {
+			return nil, fmt.Errorf("α grid of %s: %v", m, err)
+		}
+		o.grids[m] = alphas
+	}
+	if len(o.models) == 0 {
+		return nil, errors.New("-models is empty")
+	}
+	if o.seeds < 1 || o.epochs < 1 || o.workers < 1 || o.hidden < 4 {
+		return nil, fmt.Errorf("-seeds %d, -epochs %d, -workers %d, -hidden %d: want seeds, epochs, workers >= 1 and hidden >= 4", o.seeds, o.epochs, o.workers, o.hidden)
+	}
+	if err := o.adv.Validate(); err != nil {
+		return nil, fmt.Errorf("adversary flags: %v", err)
+	}
+	if o.name == "" {
+		o.name = o.dataset + "_tradeoff"
+	}
+	o.fromCSV = splitList(*from)
+	return o, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseGrid parses comma-separated weights, drops 0 (the plain run
+// stands for it) and sorts them.
+func parseGrid(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range splitList(s) {
+		a, err := strconv.ParseFloat(f, 64)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("%q is not a weight >= 0", f)
+		}
+		if a > 0 {
+			out = append(out, a)
+		}
+	}
+	sort.Float64s(out)
+	return out, nil
+}
+
+func validModel(m string) bool {
+	switch m {
+	case "mlp", "gcn", "sgc", "appnp", "gat":
+		return true
+	}
+	return false
+}
+
+// job is one training run.
+type job struct {
+	model, method string
+	alpha         float64
+	seed          int64
+}
+
+// result is one run's test metrics.
+type result struct {
+	job
+	report  metrics.Report
+	seconds float64
+}
+
+func loadData(o *options) (*datasets.Dataset, error) {
+	if o.dataset == "synthetic" {
+		c := datasets.DefaultSyntheticConfig()
+		c.N = o.synthN
+		return datasets.Synthetic(c)
+	}
+	if o.data == "" {
+		return nil, errors.New("no data folder: set -data or $FAIRMP_DATA")
+	}
+	return datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+}
+
+// buildModel returns a fresh backbone on ds in a new gorgonia graph.
+func buildModel(o *options, ds *datasets.Dataset, name string, seed int64) (layers.Model, *layers.Task, error) {
+	g := G.NewGraph()
+	x, err := layers.FeatureNode(g, o.dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
+	if err != nil {
+		return nil, nil, err
+	}
+	ph := layers.NewPhase()
+	d, c := ds.NumFeatures, ds.NumClasses()
+	var m layers.Model
+	switch name {
+	case "mlp":
+		mc := layers.DefaultMLPConfig(d, c)
+		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
+		m, err = layers.NewMLP(g, mc, ph)
+	case "gcn":
+		mc := layers.DefaultGCNConfig(d, c)
+		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
+		m, err = layers.NewGCN(g, mc, ds.Graph, ph)
+	case "sgc":
+		mc := layers.DefaultSGCConfig(d, c)
+		mc.K, mc.Dtype, mc.Seed = 2, o.dtype, seed
+		m, err = layers.NewSGC(g, mc, ds.Graph)
+	case "appnp":
+		mc := layers.DefaultAPPNPConfig(d, c)
+		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
+		m, err = layers.NewAPPNP(g, mc, ds.Graph, ph)
+	case "gat":
+		mc := layers.DefaultGATModelConfig(d, c)
+		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = o.hidden/4, 4, o.dtype, seed
+		m, err = layers.NewGATModel(g, mc, ds.Graph, ph)
+	default:
+		err = fmt.Errorf("unknown backbone %q", name)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}, nil
+}
+
+func strategy(o *options, method string, alpha float64, seed int64) (fair.Strategy, error) {
+	switch method {
+	case "plain":
+		return nil, nil
+	case "regularizer":
+		c := fair.DefaultRegularizerConfig()
+		c.Alpha = alpha
+		return c, nil
+	case "adversary":
+		c := o.adv
+		c.Alpha, c.Seed = alpha, seed
+		return c, nil
+	case "mixup":
+		c := fair.DefaultMixupConfig()
+		c.Alpha, c.Seed = alpha, seed
+		return c, nil
+	}
+	return nil, fmt.Errorf("unknown method %q", method)
+}
+
+// train runs one job and evaluates it on the test split.
+func train(o *options, ds *datasets.Dataset, j job) (result, error) {
+	start := time.Now()
+	m, task, err := buildModel(o, ds, j.model, j.seed)
+	if err != nil {
+		return result{}, err
+	}
+	tc := layers.DefaultTrainConfig()
+	tc.Epochs, tc.Adam.LR, tc.Adam.WeightDecay = o.epochs, o.lr, o.weightDecay
+	tc.Select = layers.SelectLast
+	if o.selectBest {
+		tc.Select = layers.SelectBestVal
+	}
+	s, err := strategy(o, j.method, j.alpha, j.seed)
+	if err != nil {
+		return result{}, err
+	}
+	if s != nil {
+		if tc, err = s.Apply(tc, task, ds.Sens); err != nil {
+			return result{}, err
+		}
+	}
+	if _, err := layers.Train(m, task, tc); err != nil {
+		return result{}, err
+	}
+	p, err := layers.Predict(m, task, ds.Split.Test)
+	if err != nil {
+		return result{}, err
+	}
+	labels := make([]int, len(ds.Split.Test))
+	sens := make([]int, len(ds.Split.Test))
+	for k, i := range ds.Split.Test {
+		labels[k], sens[k] = ds.Labels[i], ds.Sens[i]
+	}
+	rep, err := metrics.Evaluate(p.Probs, p.Classes, labels, sens, nil, metrics.DefaultOptions())
+	if err != nil {
+		return result{}, err
+	}
+	return result{job: j, report: rep, seconds: time.Since(start).Seconds()}, nil
+}
+
+func jobs(o *options) []job {
+	var js []job
+	for _, m := range o.models {
+		for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
+			js = append(js, job{model: m, method: "plain", seed: s})
+			for _, meth := range o.methods {
+				for _, a := range o.grids[meth] {
+					js = append(js, job{model: m, method: meth, alpha: a, seed: s})
+				}
+			}
+		}
+	}
+	return js
+}
+
+// sweep trains every job with o.workers goroutines and returns the results
+// in job order. Progress lines with an ETA go to stderr, and each finished
+// run is appended at once to partial (a CSV in writeCSV's format, usable
+// with -from-csv if the sweep is interrupted).
+func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer, partial string) ([]result, error) {
+	pf, err := os.Create(partial)
+	if err != nil {
+		return nil, err
+	}
+	defer pf.Close()
+	pw := csv.NewWriter(pf)
+	pw.Write(strings.Split(csvHeader, ","))
+	pw.Flush()
+	res := make([]result, len(js))
+	errs := make([]error, len(js))
+	next := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < o.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, err := train(o, ds, js[i])
+				res[i], errs[i] = r, err
+				mu.Lock()
+				done++
+				el := time.Since(start)
+				eta := time.Duration(float64(el) / float64(done) * float64(len(js)-done))
+				if err != nil {
+					fmt.Fprintf(stderr, "[%d/%d] %s %s α=%g seed %d: error: %v\n", done, len(js), js[i].model, js[i].method, js[i].alpha, js[i].seed, err)
+				} else {
+					fmt.Fprintf(stderr, "[%d/%d] %-5s %-11s α=%-5g seed %d  acc %6.2f  ΔDP %6.2f  (%.0fs)  elapsed %s  ETA %s\n",
+						done, len(js), js[i].model, js[i].method, js[i].alpha, js[i].seed,
+						metrics.Percent(r.report.Accuracy), metrics.Percent(r.report.DemographicParity), r.seconds,
+						el.Round(time.Second), eta.Round(time.Second))
+					pw.Write(csvRow(r))
+					pw.Flush()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range js {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s %s α=%g seed %d: %w", js[i].model, js[i].method, js[i].alpha, js[i].seed, err)
+		}
+	}
+	return res, nil
+}
+
+func writeCSV(path string, rs []result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write(strings.Split(csvHeader, ","))
+	for _, r := range rs {
+		w.Write(csvRow(r))
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// csvRow formats one run: metrics in percent with four decimals.
+func csvRow(r result) []string {
+	pc := func(x float64) string { return strconv.FormatFloat(metrics.Percent(x), 'f', 4, 64) }
+	return []string{r.model, r.method, strconv.FormatFloat(r.alpha, 'g', -1, 64), strconv.FormatInt(r.seed, 10),
+		pc(r.report.Accuracy), pc(r.report.DemographicParity), pc(r.report.EqualOpportunity),
+		pc(r.report.F1), pc(r.report.AUC), strconv.FormatFloat(r.seconds, 'f', 1, 64)}
+}
+
+// readCSV reads the runs written by writeCSV (the metrics the plot and
+// the summary use: accuracy, ΔDP, ΔEO, F1, AUC).
+func readCSV(path string) ([]result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(recs) < 2 || strings.Join(recs[0], ",") != csvHeader {
+		return nil, fmt.Errorf("%s: want a header %q and at least one run", path, csvHeader)
+	}
+	var rs []result
+	for line, r := range recs[1:] {
+		var v [8]float64
+		for k, col := range []int{2, 3, 4, 5, 6, 7, 8, 9} {
+			if v[k], err = strconv.ParseFloat(r[col], 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: column %s: %v", path, line+2, recs[0][col], err)
+			}
+		}
+		rep := metrics.Report{Accuracy: v[2] / 100, DemographicParity: v[3] / 100, EqualOpportunity: v[4] / 100, F1: v[5] / 100, AUC: v[6] / 100}
+		rs = append(rs, result{job: job{model: r[0], method: r[1], alpha: v[0], seed: int64(v[1])}, report: rep, seconds: v[7]})
+	}
+	return rs, nil
+}
+
+const csvHeader = "model,method,alpha,seed,accuracy,dp,eo,f1,auc,seconds"
+
+// point is one configuration's mean over seeds, in percent.
+type point struct {
+	model, method string
+	alpha         float64
+	summary       metrics.Summary
+	acc, dp       float64
+}
+
+// aggregate averages the runs of each (model, method, α) over seeds, in
+// first-seen order.
+func aggregate(rs []result) ([]point, error) {
+	type key struct {
+		model, method string
+		alpha         float64
+	}
+	var order []key
+	groups := map[key][]metrics.Report{}
+	for _, r := range rs {
+		k := key{r.model, r.method, r.alpha}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r.report)
+	}
+	var ps []point
+	for _, k := range order {
+		s, err := metrics.Summarize(groups[k])
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, point{model: k.model, method: k.method, alpha: k.alpha, summary: s,
+			acc: metrics.Percent(s.Accuracy.Mean), dp: metrics.Percent(s.DemographicParity.Mean)})
+	}
+	return ps, nil
+}
+
+// front returns the Pareto-optimal points (no other point has both a
+// lower ΔDP and a higher accuracy), by ascending ΔDP.
+func front(ps []point) []point {
+	s := append([]point(nil), ps...)
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].dp != s[j].dp {
+			return s[i].dp < s[j].dp
+		}
+		return s[i].acc > s[j].acc
+	})
+	var f []point
+	for _, p := range s {
+		if len(f) == 0 || p.acc > f[len(f)-1].acc {
+			f = append(f, p)
+		}
+	}
+	return f
+}
+
+// methodPoints returns model's points of method, with the plain point as
+// its α = 0.
+func methodPoints(ps []point, model, method string) []point {
+	var out []point
+	for _, p := range ps {
+		if p.model == model && (p.method == method || p.method == "plain") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// summarize writes, per model and method, the plain numbers and the best
+// ΔDP among the configurations within 2 accuracy points of plain.
+func summarize(w io.Writer, o *options, ps []point) {
+	fmt.Fprintf(w, "%-6s %-12s %8s %8s %8s   (means over %d seeds, test split, %%)\n", "model", "method", "α", "acc", "ΔDP", o.seeds)
+	for _, m := range o.models {
+		var plain point
+		for _, p := range ps {
+			if p.model == m && p.method == "plain" {
+				plain = p
+			}
+		}
+		fmt.Fprintf(w, "%-6s %-12s %8g %8.2f %8.2f\n", m, "plain", 0.0, plain.acc, plain.dp)
+		for _, meth := range o.methods {
+			best := plain
+			for _, p := range methodPoints(ps, m, meth) {
+				if p.acc >= plain.acc-2 && p.dp < best.dp {
+					best = p
+				}
+			}
+			fmt.Fprintf(w, "%-6s %-12s %8g %8.2f %8.2f   best ΔDP within 2 accuracy points of plain\n", m, meth, best.alpha, best.acc, best.dp)
+		}
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	var rs []result
+	csvPath := filepath.Join(o.out, o.name+".csv")
+	if len(o.fromCSV) > 0 {
+		for _, f := range o.fromCSV {
+			r, err := readCSV(f)
+			if err != nil {
+				return err
+			}
+			rs = append(rs, r...)
+		}
+		// The backbones and methods are those of the runs, in order.
+		o.models, o.methods = nil, nil
+		seen := map[string]bool{}
+		for _, r := range rs {
+			if !seen["m:"+r.model] {
+				seen["m:"+r.model] = true
+				o.models = append(o.models, r.model)
+			}
+			if r.method != "plain" && !seen["s:"+r.method] {
+				seen["s:"+r.method] = true
+				o.methods = append(o.methods, r.method)
+			}
+		}
+	} else {
+		ds, err := loadData(o)
+		if err != nil {
+			return err
+		}
+		js := jobs(o)
+		fmt.Fprintf(stderr, "%s: %d nodes, %d edges; %d runs (%s × %s, %d seeds, %d epochs), %d workers\n",
+			o.dataset, ds.N(), ds.Graph.NumEdges(), len(js), strings.Join(o.models, ","), strings.Join(o.methods, ","), o.seeds, o.epochs, o.workers)
+		partial := filepath.Join(o.out, o.name+".partial.csv")
+		if rs, err = sweep(o, ds, js, stderr, partial); err != nil {
+			return err
+		}
+		defer os.Remove(partial)
+	}
+	if err := writeCSV(csvPath, rs); err != nil {
+		return err
+	}
+	ps, err := aggregate(rs)
+	if err != nil {
+		return err
+	}
+	seeds := map[int64]bool{}
+	for _, r := range rs {
+		seeds[r.seed] = true
+	}
+	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
+	svgPath := filepath.Join(o.out, o.name+".svg")
+	title := fmt.Sprintf("%s: test accuracy vs ΔDP (mean of %d seeds, %d epochs)", o.dataset, o.seeds, o.epochs)
+	if err := plotFronts(svgPath, title, o, ps); err != nil {
+		return err
+	}
+	if o.png {
+		if err := plotFronts(filepath.Join(o.out, o.name+".png"), title, o, ps); err != nil {
+			return err
+		}
+	}
+	summarize(stdout, o, ps)
+	fmt.Fprintf(stdout, "wrote %s and %s\n", csvPath, svgPath)
+	return nil
+}

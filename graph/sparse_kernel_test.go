@@ -1,0 +1,95 @@
+package graph
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// randomMatrix returns a rows × cols sparse matrix with about density·rows·cols
+// random entries, some rows empty.
+func randomMatrix(t *testing.T, rng *rand.Rand, rows, cols int, density float64) *Matrix {
+	t.Helper()
+	var r, c []int
+	var v []float64
+	for i := 0; i < rows; i++ {
+		if i%7 == 3 {
+			continue // an empty row
+		}
+		for j := 0; j < cols; j++ {
+			if rng.Float64() < density {
+				r, c, v = append(r, i), append(c, j), append(v, rng.NormFloat64())
+			}
+		}
+	}
+	m, err := NewMatrix(rows, cols, r, c, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestMulDenseAgainstDense checks MulDense64 and MulDense32 against a
+// dense product for every column-count path of the kernel (1, 2, strips of
+// 8 and 4 and single columns), on matrices large enough to run in
+// parallel blocks, and checks that float32 agrees with float64 and that
+// repeated calls are bit-identical.
+func TestMulDenseAgainstDense(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for _, sz := range [][2]int{{5, 3}, {300, 200}, {3000, 2500}} {
+		density := 0.3
+		if sz[0] > 1000 {
+			density = 0.004 // ~10 non-zeros per row, > 1<<14 in all: parallel path
+		}
+		a := randomMatrix(t, rng, sz[0], sz[1], density)
+		rows, inner := a.Dims()
+		dense := a.Dense()
+		for _, cols := range []int{1, 2, 3, 4, 5, 8, 13, 16, 64, 67} {
+			x := make([]float64, inner*cols)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			want := make([]float64, rows*cols)
+			for i := 0; i < rows; i++ {
+				for k := 0; k < inner; k++ {
+					if d := dense[i*inner+k]; d != 0 {
+						for c := 0; c < cols; c++ {
+							want[i*cols+c] += d * x[k*cols+c]
+						}
+					}
+				}
+			}
+			got := make([]float64, rows*cols)
+			for i := range got {
+				got[i] = math.NaN() // the kernel must overwrite every element
+			}
+			a.MulDense64(got, x, cols)
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > 1e-12+1e-10*math.Abs(want[i]) {
+					t.Fatalf("%dx%d cols=%d: MulDense64[%d] = %v, want %v", rows, inner, cols, i, got[i], want[i])
+				}
+			}
+			again := make([]float64, rows*cols)
+			a.MulDense64(again, x, cols)
+			for i := range got {
+				if got[i] != again[i] {
+					t.Fatalf("%dx%d cols=%d: MulDense64 not deterministic at %d: %v then %v", rows, inner, cols, i, got[i], again[i])
+				}
+			}
+			x32 := make([]float32, len(x))
+			for i, v := range x {
+				x32[i] = float32(v)
+			}
+			got32 := make([]float32, rows*cols)
+			for i := range got32 {
+				got32[i] = float32(math.NaN())
+			}
+			a.MulDense32(got32, x32, cols)
+			for i := range want {
+				if math.Abs(float64(got32[i])-want[i]) > 1e-4+1e-4*math.Abs(want[i]) {
+					t.Fatalf("%dx%d cols=%d: MulDense32[%d] = %v, want %v", rows, inner, cols, i, got32[i], want[i])
+				}
+			}
+		}
+	}
+}

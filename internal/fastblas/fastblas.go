@@ -1,0 +1,417 @@
+// Package fastblas is gonum's pure-Go BLAS with faster general matrix
+// products. Sgemm and Dgemm of large enough sizes run on register-blocked
+// kernels written in Go assembly (4 × 32 float32 blocks of C summed in
+// AVX-512 registers where the CPU has AVX-512F, else 4 × 16 float32 or
+// 4 × 8 float64 blocks in AVX2/FMA registers), blocked over the inner
+// dimension so that the operands' panels stay in cache, in parallel over
+// blocks of rows of C; products with fewer than 16 columns run in
+// parallel plain Go; everything else, and every call on a CPU without
+// AVX2 and FMA, is gonum's. No cgo is involved: the default fairmp build stays
+// pure Go.
+//
+// Each element of C is computed by one goroutine, in a fixed order (the
+// inner dimension in chunks of at most 512, each chunk summed in order
+// with fused multiply-adds), so results are deterministic and do not
+// depend on GOMAXPROCS. They differ from gonum's in the last bits (fused
+// multiply-add rounding and summation order).
+package fastblas
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Implementation satisfies gorgonia's BLAS interface (gonum's blas.Float32,
+// Float64, Complex64 and Complex128). Only Sgemm and Dgemm differ from
+// gonum.Implementation.
+type Implementation struct {
+	gonum.Implementation
+}
+
+var kernels = hasKernels()
+
+// Enabled reports whether the assembly kernels run on this CPU (amd64 with
+// AVX2 and FMA). When false, Implementation is exactly gonum's.
+func Enabled() bool { return kernels }
+
+// minWork is the smallest m·n·k sent to the kernels; below it the
+// goroutine and blocking overhead is not worth it.
+const minWork = 1 << 17
+
+// kcMax bounds the inner-dimension chunk.
+const kcMax = 512
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
+func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if n < 16 && narrow(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
+	if !kernels || n < 16 || m < 4 {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	gemm(skernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
+func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if n < 8 && narrow(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
+	if !kernels || n < 8 || m < 4 {
+		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	gemm(dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// valid repeats gonum's argument checks; invalid calls go to gonum, which
+// panics with its usual message. The kernels must never read or write out
+// of bounds.
+func valid(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
+	okT := func(t blas.Transpose) bool { return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans }
+	if !okT(tA) || !okT(tB) || m <= 0 || n <= 0 || k <= 0 {
+		return false
+	}
+	ar, ac := m, k // stored shape of A
+	if tA != blas.NoTrans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB != blas.NoTrans {
+		br, bc = n, k
+	}
+	return lda >= ac && la >= lda*(ar-1)+ac &&
+		ldb >= bc && lb >= ldb*(br-1)+bc &&
+		ldc >= n && lc >= ldc*(m-1)+n
+}
+
+type kernel[T float32 | float64] func(k int, a *T, sr, sp int, b *T, ldb int, c *T, ldc int, alpha T)
+
+// strip is a kernel computing a 4 × width block of C.
+type strip[T float32 | float64] struct {
+	width int
+	kern  kernel[T]
+}
+
+// skernels and dkernels list the kernels by decreasing width: each row
+// block's columns are covered by the widest kernel first, then the next.
+var (
+	skernels = sKernels()
+	dkernels = []strip[float64]{{8, dgemm4x8}}
+)
+
+func sKernels() []strip[float32] {
+	if hasAVX512() {
+		return []strip[float32]{{32, sgemm4x32}, {16, sgemm4x16}}
+	}
+	return []strip[float32]{{16, sgemm4x16}}
+}
+
+// AVX512 reports whether the float32 kernels use AVX-512 (4 × 32 blocks).
+func AVX512() bool { return len(skernels) > 1 }
+
+func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+	if alpha == 0 {
+		return
+	}
+	if bT { // pack op(B) = Bᵀ (k × n) contiguously
+		bp := make([]T, k*n)
+		for j := 0; j < n; j++ {
+			for p := 0; p < k; p++ {
+				bp[p*n+j] = b[j*ldb+p]
+			}
+		}
+		b, ldb = bp, n
+	}
+	// Element (r, p) of op(A) is a[r*sr + p*sp].
+	sr, sp := lda, 1
+	if aT {
+		sr, sp = 1, lda
+	}
+	chunks := (k + kcMax - 1) / kcMax
+	kc := (k + chunks - 1) / chunks
+	mFull := m / 4 * 4
+	nFull := 0 // columns covered by the kernels
+	for _, st := range kerns {
+		nFull += (n - nFull) / st.width * st.width
+	}
+
+	// Tasks are ranges of 4-row blocks of C. With A not transposed, A is
+	// streamed row by row and B (k × n) is reused from cache: small tasks
+	// balance the load. With A transposed (A's columns are C's rows, k is
+	// typically the long dimension), each task streams all of B: one task
+	// per worker.
+	workers := runtime.GOMAXPROCS(0)
+	blocks := mFull / 4
+	per := 64
+	if aT {
+		per = (blocks + workers - 1) / workers
+	}
+	if per < 1 {
+		per = 1
+	}
+	tasks := (blocks + per - 1) / per
+	work := func(t int) {
+		lo, hi := t*per*4, min((t+1)*per*4, mFull)
+		for p0 := 0; p0 < k; p0 += kc {
+			kk := min(kc, k-p0)
+			for i := lo; i < hi; i += 4 {
+				ai := &a[i*sr+p0*sp]
+				j := 0
+				for _, st := range kerns {
+					for ; j+st.width <= n; j += st.width {
+						st.kern(kk, ai, sr, sp, &b[p0*ldb+j], ldb, &c[i*ldc+j], ldc, alpha)
+					}
+				}
+			}
+		}
+		if nFull < n {
+			tail(lo, hi, nFull, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+		}
+	}
+	if workers <= 1 || tasks <= 1 {
+		for t := 0; t < tasks; t++ {
+			work(t)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < min(workers, tasks); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					t := int(next.Add(1)) - 1
+					if t >= tasks {
+						return
+					}
+					work(t)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if mFull < m {
+		tail(mFull, m, 0, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+	}
+}
+
+// tail computes rows [i0, i1) × columns [j0, j1) of C in plain Go, with
+// the same chunking of the inner dimension as the kernels.
+func tail[T float32 | float64](i0, i1, j0, j1, k, kc int, alpha T, a []T, sr, sp int, b []T, ldb int, c []T, ldc int) {
+	for i := i0; i < i1; i++ {
+		for j := j0; j < j1; j++ {
+			for p0 := 0; p0 < k; p0 += kc {
+				var s T
+				for p := p0; p < min(p0+kc, k); p++ {
+					s += a[i*sr+p*sp] * b[p*ldb+j]
+				}
+				c[i*ldc+j] += alpha * s
+			}
+		}
+	}
+}
+
+// narrowChunk is the number of inner-dimension steps per partial sum in
+// the transposed narrow case; fixed, so that results do not depend on
+// the number of workers.
+const narrowChunk = 2048
+
+// narrow handles products with few columns (n < 16), such as a layer's
+// logits (n = 2) and their weight gradient, which gonum runs as axpys of
+// length n. It returns false, leaving C untouched, when the shape does not
+// suit it. Plain Go; parallel; deterministic.
+func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	chunks := (k + narrowChunk - 1) / narrowChunk
+	if aT && (chunks*m*n > 1<<22 || k < 4*narrowChunk) {
+		return false
+	}
+	if bT {
+		bp := make([]T, k*n)
+		for j := 0; j < n; j++ {
+			for p := 0; p < k; p++ {
+				bp[p*n+j] = b[j*ldb+p]
+			}
+		}
+		b, ldb = bp, n
+	}
+	store := func(i int, acc []T) {
+		row := c[i*ldc : i*ldc+n]
+		for j := range row {
+			if beta == 0 {
+				row[j] = alpha * acc[j]
+			} else {
+				row[j] = alpha*acc[j] + beta*row[j]
+			}
+		}
+	}
+	if !aT {
+		// Row i of C: Σ_p a[i, p] · b[p, :], p in order (for n = 2: two
+		// dot products with the columns of B, each summed as four
+		// interleaved partial sums, p ≡ 0, 1, 2, 3 mod 4).
+		var b0, b1 []T
+		if n == 2 {
+			b0, b1 = make([]T, k), make([]T, k)
+			for p := 0; p < k; p++ {
+				b0[p], b1[p] = b[p*ldb], b[p*ldb+1]
+			}
+		}
+		parallel(m, 256, func(lo, hi int) {
+			var buf [16]T
+			acc := buf[:n]
+			for i := lo; i < hi; i++ {
+				clear(acc)
+				ar := a[i*lda : i*lda+k]
+				if n == 2 {
+					acc[0], acc[1] = dot2(ar, b0, b1)
+				} else {
+					for p, av := range ar {
+						br := b[p*ldb : p*ldb+n]
+						for j, bv := range br {
+							acc[j] += av * bv
+						}
+					}
+				}
+				store(i, acc)
+			}
+		})
+		return true
+	}
+	// C = Σ_p a[p, :]ᵀ b[p, :]: one partial m × n sum per chunk of
+	// narrowChunk steps (in parallel), then the partials added in chunk
+	// order.
+	part := make([]T, chunks*m*n)
+	parallel(chunks, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			pc := part[ch*m*n : (ch+1)*m*n]
+			p, pEnd := ch*narrowChunk, min((ch+1)*narrowChunk, k)
+			if n == 2 {
+				// Four steps at a time: one update of the partial sum per
+				// four products, (a0·b0 + a1·b1) + (a2·b2 + a3·b3).
+				for ; p+4 <= pEnd; p += 4 {
+					a0, a1 := a[p*lda:p*lda+m], a[(p+1)*lda:(p+1)*lda+m]
+					a2, a3 := a[(p+2)*lda:(p+2)*lda+m], a[(p+3)*lda:(p+3)*lda+m]
+					b00, b01 := b[p*ldb], b[p*ldb+1]
+					b10, b11 := b[(p+1)*ldb], b[(p+1)*ldb+1]
+					b20, b21 := b[(p+2)*ldb], b[(p+2)*ldb+1]
+					b30, b31 := b[(p+3)*ldb], b[(p+3)*ldb+1]
+					for i, v0 := range a0 {
+						v1, v2, v3 := a1[i], a2[i], a3[i]
+						q := pc[2*i : 2*i+2 : 2*i+2]
+						q[0] += (v0*b00 + v1*b10) + (v2*b20 + v3*b30)
+						q[1] += (v0*b01 + v1*b11) + (v2*b21 + v3*b31)
+					}
+				}
+			}
+			for ; p < pEnd; p++ {
+				ar := a[p*lda : p*lda+m]
+				br := b[p*ldb : p*ldb+n]
+				if n == 2 {
+					b0, b1 := br[0], br[1]
+					for i, av := range ar {
+						q := pc[2*i : 2*i+2 : 2*i+2]
+						q[0] += av * b0
+						q[1] += av * b1
+					}
+					continue
+				}
+				for i, av := range ar {
+					q := pc[i*n : i*n+n]
+					for j, bv := range br {
+						q[j] += av * bv
+					}
+				}
+			}
+		}
+	})
+	acc := make([]T, n)
+	for i := 0; i < m; i++ {
+		clear(acc)
+		for ch := 0; ch < chunks; ch++ {
+			q := part[(ch*m+i)*n : (ch*m+i)*n+n]
+			for j, v := range q {
+				acc[j] += v
+			}
+		}
+		store(i, acc)
+	}
+	return true
+}
+
+// parallel calls f on consecutive ranges of [0, n) of about grain items,
+// from GOMAXPROCS goroutines.
+func parallel(n, grain int, f func(lo, hi int)) {
+	tasks := (n + grain - 1) / grain
+	workers := min(runtime.GOMAXPROCS(0), tasks)
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t := int(next.Add(1)) - 1
+				if t >= tasks {
+					return
+				}
+				f(t*grain, min((t+1)*grain, n))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// dot2 returns (x·y0, x·y1), each as ((s0+s1)+(s2+s3)) over the
+// interleaved partial sums s_r = Σ_{p ≡ r mod 4}.
+func dot2[T float32 | float64](x, y0, y1 []T) (T, T) {
+	y0, y1 = y0[:len(x)], y1[:len(x)]
+	var a0, a1, a2, a3, c0, c1, c2, c3 T
+	p := 0
+	for ; p+4 <= len(x); p += 4 {
+		xs := x[p : p+4 : p+4]
+		u := y0[p : p+4 : p+4]
+		v := y1[p : p+4 : p+4]
+		a0 += xs[0] * u[0]
+		a1 += xs[1] * u[1]
+		a2 += xs[2] * u[2]
+		a3 += xs[3] * u[3]
+		c0 += xs[0] * v[0]
+		c1 += xs[1] * v[1]
+		c2 += xs[2] * v[2]
+		c3 += xs[3] * v[3]
+	}
+	for ; p < len(x); p++ {
+		a0 += x[p] * y0[p]
+		c0 += x[p] * y1[p]
+	}
+	return (a0 + a1) + (a2 + a3), (c0 + c1) + (c2 + c3)
+}

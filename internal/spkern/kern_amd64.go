@@ -1,0 +1,20 @@
+package spkern
+
+import "github.com/fairmp/fairmp/internal/fastblas"
+
+var kernels = fastblas.Enabled()
+
+//go:noescape
+func spmmRow64(n int, idx *int32, val *float32, x *float32, ldx int, out *float32)
+
+//go:noescape
+func spmmRow8(n int, idx *int32, val *float32, x *float32, ldx int, out *float32)
+
+//go:noescape
+func heads4x16Row(n int, idx *int32, alpha *float32, x *float32, ldx int, out *float32)
+
+//go:noescape
+func heads4x16RowIdx(n int, idx *int32, arow *int32, alpha *float32, x *float32, ldx int, out *float32)
+
+//go:noescape
+func heads4x16Dot(n int, idx *int32, x *float32, ldx int, d *float32, out *float32, scale float32)

@@ -1,0 +1,25 @@
+//go:build !amd64
+
+package spkern
+
+var kernels = false
+
+func spmmRow64(n int, idx *int32, val *float32, x *float32, ldx int, out *float32) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func spmmRow8(n int, idx *int32, val *float32, x *float32, ldx int, out *float32) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func heads4x16Row(n int, idx *int32, alpha *float32, x *float32, ldx int, out *float32) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func heads4x16RowIdx(n int, idx *int32, arow *int32, alpha *float32, x *float32, ldx int, out *float32) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func heads4x16Dot(n int, idx *int32, x *float32, ldx int, d *float32, out *float32, scale float32) {
+	panic("spkern: no kernel on this architecture")
+}

@@ -1,0 +1,69 @@
+// Package spkern holds the inner loops of fairmp's sparse × dense
+// products: one CSR row times a dense row-major matrix, for float32 strips
+// of 64 and 8 columns, in AVX2/FMA Go assembly where the CPU has it. The
+// sums run over the row's non-zeros in index order with fused
+// multiply-adds, so results are deterministic.
+package spkern
+
+// Enabled reports whether the assembly kernels run on this CPU.
+func Enabled() bool { return kernels }
+
+// RowStrip32 sets out[c] = Σ_p val[p] · x[idx[p]·ldx + c] for c < width,
+// where width is 64 or 8 (the caller splits wider rows into strips and
+// handles the remaining columns). x must hold every row idx[p] up to
+// column width−1; lengths are the caller's responsibility (checked by
+// graph.Matrix before any call). It reports false, doing nothing, when
+// the kernels are not available.
+func RowStrip32(width int, idx []int32, val []float32, x []float32, ldx int, out []float32) bool {
+	if !kernels || len(idx) == 0 {
+		return false
+	}
+	switch width {
+	case 64:
+		spmmRow64(len(idx), &idx[0], &val[0], &x[0], ldx, &out[0])
+	case 8:
+		spmmRow8(len(idx), &idx[0], &val[0], &x[0], ldx, &out[0])
+	default:
+		return false
+	}
+	return true
+}
+
+// Heads4x16 sets out[16k+q] = Σ_p w_p[k] · x[idx[p]·ldx + 16k + q] for
+// k < 4, q < 16: the aggregation of a 4-head attention layer with 16
+// features per head (a row of 64 outputs). The weights of step p are
+// alpha[4p : 4p+4], or alpha[4·arow[p] : +4] when arow is not nil. It
+// reports false, doing nothing, when the kernels are not available.
+// Lengths are the caller's responsibility.
+func Heads4x16(idx, arow []int32, alpha []float32, x []float32, ldx int, out []float32) bool {
+	if !kernels {
+		return false
+	}
+	if len(idx) == 0 {
+		clear(out[:64])
+		return true
+	}
+	if arow == nil {
+		heads4x16Row(len(idx), &idx[0], &alpha[0], &x[0], ldx, &out[0])
+	} else {
+		heads4x16RowIdx(len(idx), &idx[0], &arow[0], &alpha[0], &x[0], ldx, &out[0])
+	}
+	return true
+}
+
+// Heads4x16Dot sets out[4p+k] = scale · Σ_q x[idx[p]·ldx + 16k + q] ·
+// d[16k+q] for k < 4, q < 16 (per-head dot products of 16). The sum of
+// each head runs as ((x0d0+x8d8) + … ) in a fixed pairwise order. It
+// reports false, doing nothing, when the kernels are not available.
+func Heads4x16Dot(idx []int32, x []float32, ldx int, d []float32, out []float32, scale float32) bool {
+	if !kernels {
+		return false
+	}
+	if len(idx) == 0 {
+		return true
+	}
+	_ = d[63]
+	_ = out[4*len(idx)-1]
+	heads4x16Dot(len(idx), &idx[0], &x[0], ldx, &d[0], &out[0], scale)
+	return true
+}

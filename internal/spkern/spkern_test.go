@@ -1,0 +1,121 @@
+package spkern
+
+import (
+	"math"
+	"testing"
+)
+
+// TestRowStrip32 checks both widths against a plain loop, including rows
+// with more than 8 non-zeros (the prefetching loop) and an unsupported
+// width.
+func TestRowStrip32(t *testing.T) {
+	const ldx, rows = 70, 40
+	x := make([]float32, rows*ldx)
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i)))
+	}
+	for _, nnz := range []int{1, 3, 8, 9, 25} {
+		idx := make([]int32, nnz)
+		val := make([]float32, nnz)
+		for p := range idx {
+			idx[p] = int32((p*7 + 3) % rows)
+			val[p] = float32(p) - 2.5
+		}
+		for _, w := range []int{64, 8} {
+			for _, off := range []int{0, 6} {
+				out := make([]float32, w)
+				if !RowStrip32(w, idx, val, x[off:], ldx, out) {
+					if Enabled() {
+						t.Fatalf("width %d: kernel not run on a CPU that has it", w)
+					}
+					t.Skip("no AVX2/FMA")
+				}
+				for c := 0; c < w; c++ {
+					var want float64
+					for p, j := range idx {
+						want += float64(val[p]) * float64(x[int(j)*ldx+off+c])
+					}
+					if math.Abs(float64(out[c])-want) > 1e-4*(1+math.Abs(want)) {
+						t.Fatalf("nnz %d width %d offset %d: out[%d] = %v, want %v", nnz, w, off, c, out[c], want)
+					}
+				}
+			}
+		}
+	}
+	if RowStrip32(16, []int32{0}, []float32{1}, x, ldx, make([]float32, 16)) {
+		t.Fatal("width 16 reported as run")
+	}
+}
+
+// TestHeads4x16 checks the multi-head aggregation (plain and indexed
+// weights) and the per-head dot products against plain loops.
+func TestHeads4x16(t *testing.T) {
+	if !Enabled() {
+		t.Skip("no AVX2/FMA")
+	}
+	const ldx, rows = 70, 30
+	x := make([]float32, rows*ldx)
+	for i := range x {
+		x[i] = float32(math.Cos(float64(i) * 0.37))
+	}
+	d := make([]float32, 64)
+	for i := range d {
+		d[i] = float32(i%9) - 4
+	}
+	for _, nnz := range []int{0, 1, 5, 17} {
+		idx := make([]int32, nnz)
+		arow := make([]int32, nnz)
+		alpha := make([]float32, 4*nnz)
+		for p := range idx {
+			idx[p] = int32((p*11 + 2) % rows)
+			arow[p] = int32(nnz - 1 - p)
+		}
+		for i := range alpha {
+			alpha[i] = float32(i%7)*0.25 - 0.5
+		}
+		for _, indexed := range []bool{false, true} {
+			out := make([]float32, 64)
+			for i := range out {
+				out[i] = float32(math.NaN())
+			}
+			var ar []int32
+			if indexed {
+				ar = arow
+			}
+			if !Heads4x16(idx, ar, alpha, x[3:], ldx, out) {
+				t.Fatal("kernel not run")
+			}
+			for k := 0; k < 4; k++ {
+				for q := 0; q < 16; q++ {
+					var want float64
+					for p, j := range idx {
+						r := p
+						if indexed {
+							r = int(arow[p])
+						}
+						want += float64(alpha[4*r+k]) * float64(x[int(j)*ldx+3+16*k+q])
+					}
+					if got := out[16*k+q]; math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
+						t.Fatalf("nnz %d indexed %v: out[%d] = %v, want %v", nnz, indexed, 16*k+q, got, want)
+					}
+				}
+			}
+		}
+		dots := make([]float32, 4*nnz)
+		if !Heads4x16Dot(idx, x[3:], ldx, d, dots, 0.5) {
+			t.Fatal("dot kernel not run")
+		}
+		for p, j := range idx {
+			for k := 0; k < 4; k++ {
+				var want float64
+				for q := 0; q < 16; q++ {
+					want += float64(x[int(j)*ldx+3+16*k+q]) * float64(d[16*k+q])
+				}
+				want *= 0.5
+				if got := dots[4*p+k]; math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
+					t.Fatalf("nnz %d: dot[%d][%d] = %v, want %v", nnz, p, k, got, want)
+				}
+			}
+		}
+	}
+}
