@@ -104,6 +104,28 @@
 // all n·c logits is at most λf/4, for a binary Δs. λf is thus a budget on how far the fairness steps may move a
 // node's logits, the same on 400 nodes and on 67,000.
 //
+// # Temperature
+//
+// The paper's term equalises the groups' mean predicted probability, but
+// demographic parity is measured on thresholded predictions; a model can
+// reach equal mean probabilities while its decisions stay unequal (on
+// Bail, FMP with τ = 1 stalls at that point: more λf changes nothing).
+// Config.Temperature τ replaces SF(F) by SF(F/τ) in the fairness term
+// (the propagation and the output are unchanged): as τ → 0 the group
+// means of SF(F/τ) tend to the groups' positive rates. Its gradient is
+// ∇_τ(F, u) = (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S) with S = SF(F/τ), whose
+// Jacobian norm is at most 1/(2τ). Normalized scaling therefore uses
+//
+//	β = ρ τ² / (γ ‖Δs‖²),   r = λf τ / ‖Δs‖²,
+//
+// which keeps ρ ≤ 4 as the step condition and keeps λf's meaning (a step
+// moves a logit by at most γ·(1/τ)·(1/2)·|Δs_i|·r = γλf·p/2). Equivalently,
+// FMP with temperature τ on X equals τ times FMP with τ = 1 on X/τ with
+// λf/τ (tested). Smaller τ sharpens the surrogate but also slows the dual
+// (β ∝ τ²), so with K unrolled steps an intermediate τ works best
+// (τ = 0.5 in the study). With Paper scaling, τ = 1 is the published
+// algorithm.
+//
 // # Training modes
 //
 // Config.TrainMode selects how the fairness steps take part in training;
@@ -118,6 +140,18 @@
 //     model and set by the trainer) is training, u ≡ 0, so the backbone is
 //     trained with propagation only; in evaluation (validation, test,
 //     deployment) the fairness steps apply.
+//
+// Training through the fairness steps lets the backbone undo them: its
+// logits grow until the bounded shift no longer flips decisions. The same
+// happens, more mildly, with InferenceOnly when the trainer keeps the
+// epoch of best validation accuracy, because that accuracy is measured
+// with debiasing on and favours the epochs where debiasing changed least.
+// The workflow that debiases most for a given accuracy cost is two-stage:
+// train the model with λf = 0 (the epoch is then chosen on
+// propagation-only accuracy) and debias at inference with Model.WithFMP,
+// which shares the trained backbone; λf can then be chosen on validation
+// data by forward passes alone (see the study in the report of issue 3 and
+// fmp/study_test.go).
 //
 // # Model
 //

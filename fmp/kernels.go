@@ -49,9 +49,9 @@ func forBlocks(n int, f func(b, lo, hi int)) {
 
 func numBlocks(n int) int { return max(1, (n+blockRows-1)/blockRows) }
 
-// softmaxRow writes the stable softmax of x into s (max subtracted first:
-// no overflow for any finite input).
-func softmaxRow[T float32 | float64](x []T, s []float64) {
+// softmaxRow writes the stable softmax of x·invT (invT = 1/τ > 0) into s
+// (max subtracted first: no overflow for any finite input).
+func softmaxRow[T float32 | float64](x []T, s []float64, invT float64) {
 	m := math.Inf(-1)
 	for _, v := range x {
 		if float64(v) > m {
@@ -60,7 +60,7 @@ func softmaxRow[T float32 | float64](x []T, s []float64) {
 	}
 	sum := 0.0
 	for j, v := range x {
-		e := math.Exp(float64(v) - m)
+		e := math.Exp((float64(v) - m) * invT)
 		s[j] = e
 		sum += e
 	}
@@ -101,8 +101,9 @@ func jvpRow[T float32 | float64](s, v []float64, scale float64, out []T) {
 	}
 }
 
-// gradKernel: out = scale · (U ⊙ S − rowsum(U ⊙ S) ⊙ S), U = Δsᵀu.
-func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c int, scale float64) {
+// gradKernel: out = scale · (U ⊙ S − rowsum(U ⊙ S) ⊙ S), U = Δsᵀu,
+// S = SF(F·invT).
+func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c int, scale, invT float64) {
 	forBlocks(n, func(_, lo, hi int) {
 		s := make([]float64, c)
 		a := make([]float64, c)
@@ -112,15 +113,16 @@ func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c
 				clear(o)
 				continue
 			}
-			softmaxRow(f[i*c:(i+1)*c], s)
+			softmaxRow(f[i*c:(i+1)*c], s, invT)
 			jvpRow(s, a, scale, o)
 		}
 	})
 }
 
 // gradBackKernel: the gradient with respect to F of ⟨W, ∇(F, u)⟩:
-// out_i = scale · J(s_i)·h_i, h = W ⊙ U − rowsum(W ⊙ S) ⊙ U − rowsum(U ⊙ S) ⊙ W.
-func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out []T, c int, scale float64) {
+// out_i = scale · J(s_i)·h_i, h = W ⊙ U − rowsum(W ⊙ S) ⊙ U − rowsum(U ⊙ S) ⊙ W,
+// S = SF(F·invT).
+func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out []T, c int, scale, invT float64) {
 	forBlocks(n, func(_, lo, hi int) {
 		s := make([]float64, c)
 		a := make([]float64, c)
@@ -131,7 +133,7 @@ func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out
 				clear(o)
 				continue
 			}
-			softmaxRow(f[i*c:(i+1)*c], s)
+			softmaxRow(f[i*c:(i+1)*c], s, invT)
 			wi := w[i*c : (i+1)*c]
 			ws, as := 0.0, 0.0
 			for j := range s {
@@ -146,9 +148,9 @@ func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out
 	})
 }
 
-// gapKernel: out = scale · Δs·V where V_i = SF(F)_i (w == nil) or
-// V_i = J(s_i)·W_i (w != nil). out is rows × c.
-func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c int, scale float64) {
+// gapKernel: out = scale · Δs·V where V_i = s_i (w == nil) or
+// V_i = J(s_i)·W_i (w != nil), s_i = SF(F·invT)_i. out is rows × c.
+func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c int, scale, invT float64) {
 	nb := numBlocks(n)
 	part := make([]float64, nb*rows*c)
 	forBlocks(n, func(b, lo, hi int) {
@@ -166,7 +168,7 @@ func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c 
 			if !any {
 				continue
 			}
-			softmaxRow(f[i*c:(i+1)*c], s)
+			softmaxRow(f[i*c:(i+1)*c], s, invT)
 			vi := s
 			if w != nil {
 				wi := w[i*c : (i+1)*c]

@@ -52,14 +52,39 @@ func naiveNormAdj(g *graph.Graph) []float64 {
 	return a
 }
 
-// naiveFMP runs Steps 1–5 of the paper K times with dense loops. With
-// frozen != nil, the duals u^1..u^K are taken from frozen instead of
-// being computed (used to check the ConstantDual gradient).
+// naiveSoftmaxT is the row softmax of F/τ.
+func naiveSoftmaxT(f []float64, n, c int, tau float64) []float64 {
+	g := make([]float64, len(f))
+	for i, v := range f {
+		g[i] = v / tau
+	}
+	return naiveSoftmax(g, n, c)
+}
+
+// naiveGradT is the gradient of ⟨Δs SF(F/τ), u⟩ with respect to F:
+// (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S), S = SF(F/τ), by loops.
+func naiveGradT(d []float64, rows int, f, u []float64, n, c int, tau float64) []float64 {
+	g := make([]float64, len(f))
+	for i, v := range f {
+		g[i] = v / tau
+	}
+	out := naiveGrad(d, rows, g, u, n, c)
+	for i := range out {
+		out[i] /= tau
+	}
+	return out
+}
+
+// naiveFMP runs Steps 1–5 of the paper K times with dense loops (with
+// the fairness term on SF(F/τ), τ = cfg.Temperature). With frozen != nil,
+// the duals u^1..u^K are taken from frozen instead of being computed
+// (used to check the ConstantDual gradient).
 func naiveFMP(a []float64, x []float64, n, c int, d []float64, rows int, cfg Config, normSq float64, frozen [][]float64) (f []float64, us [][]float64) {
 	gamma := 1 / (1 + cfg.LambdaS)
+	tau := cfg.Temperature
 	beta, rad := 1/(2*gamma), cfg.LambdaF
 	if cfg.Scaling == Normalized {
-		beta, rad = cfg.Rho/(gamma*normSq), cfg.LambdaF/normSq
+		beta, rad = cfg.Rho*tau*tau/(gamma*normSq), cfg.LambdaF*tau/normSq
 	}
 	f = append([]float64(nil), x...)
 	u := make([]float64, rows*c)
@@ -74,22 +99,28 @@ func naiveFMP(a []float64, x []float64, n, c int, d []float64, rows int, cfg Con
 				xagg[i*c+j] = gamma*x[i*c+j] + (1-gamma)*s
 			}
 		}
-		g2 := naiveGrad(d, rows, f, u, n, c)
+		g2 := naiveGradT(d, rows, f, u, n, c, tau)
 		fbar := make([]float64, n*c)
 		for i := range fbar {
 			fbar[i] = xagg[i] - gamma*g2[i]
 		}
-		gap := naiveGap(d, rows, fbar, n, c)
+		sb := naiveSoftmaxT(fbar, n, c, tau)
 		ubar := make([]float64, rows*c)
-		for i := range ubar {
-			ubar[i] = u[i] + beta*gap[i]
+		for r := 0; r < rows; r++ {
+			for j := 0; j < c; j++ {
+				gap := 0.0
+				for i := 0; i < n; i++ {
+					gap += d[r*n+i] * sb[i*c+j]
+				}
+				ubar[r*c+j] = u[r*c+j] + beta*gap
+			}
 		}
 		u = naiveProj(ubar, rad)
 		if frozen != nil {
 			u = frozen[k]
 		}
 		us = append(us, u)
-		g5 := naiveGrad(d, rows, f, u, n, c)
+		g5 := naiveGradT(d, rows, f, u, n, c, tau)
 		nf := make([]float64, n*c)
 		for i := range nf {
 			nf[i] = xagg[i] - gamma*g5[i]
@@ -110,10 +141,14 @@ func layerCases() []layerCase {
 	for _, dc := range deltaCases {
 		for _, sc := range []Scaling{Paper, Normalized} {
 			for _, ls := range []float64{0, 1.5} {
-				for _, lf := range []float64{0.0925, 3} {
+				for _, lf := range []float64{0.05, 3} {
 					for _, k := range []int{1, 3} {
-						cfg := Config{LambdaS: ls, LambdaF: lf, K: k, Scaling: sc, Rho: 2.5, TrainMode: EndToEnd, PerGroupRows: dc.perGroup}
-						out = append(out, layerCase{cfg, dc, fmt.Sprintf("%s/%v/λs=%v/λf=%v/K=%d", dc.name, sc, ls, lf, k)})
+						tau := 1.0
+						if k == 3 && ls > 0 {
+							tau = 0.4 // the temperature, on a subset of the cases
+						}
+						cfg := Config{LambdaS: ls, LambdaF: lf, K: k, Scaling: sc, Rho: 2.5, Temperature: tau, TrainMode: EndToEnd, PerGroupRows: dc.perGroup}
+						out = append(out, layerCase{cfg, dc, fmt.Sprintf("%s/%v/λs=%v/λf=%v/K=%d/τ=%v", dc.name, sc, ls, lf, k, tau)})
 					}
 				}
 			}
@@ -292,7 +327,7 @@ func TestLayerGradientThroughMLPWeights(t *testing.T) {
 	}
 	var e2e []float64
 	for _, mode := range []TrainMode{EndToEnd, ConstantDual} {
-		cfg := Config{LambdaS: 1, LambdaF: 0.0925, K: 4, Scaling: Normalized, Rho: 4, TrainMode: mode}
+		cfg := Config{LambdaS: 1, LambdaF: 0.0925, K: 4, Scaling: Normalized, Rho: 4, Temperature: 1, TrainMode: mode}
 		l, err := New(adj, sens, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -541,6 +576,8 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.Rho = 0 },
 		func(c *Config) { c.Rho = 4.01 },
 		func(c *Config) { c.TrainMode = 0 },
+		func(c *Config) { c.Temperature = 0 },
+		func(c *Config) { c.Temperature = math.Inf(1) },
 		func(c *Config) { c.TrainMode = 9 },
 	}
 	for i, f := range bad {
@@ -622,6 +659,43 @@ func TestNormalizedShiftBounds(t *testing.T) {
 					t.Errorf("n=%d λs=%v: binding λf = 0.1 moved logits by only %v: bound vacuous", n, ls, rep.MaxAbsInfluence)
 				}
 			}
+		}
+	}
+}
+
+// TestTemperatureEquivalence: with Normalized scaling, FMP with
+// temperature τ on X equals τ · FMP with τ = 1 on X/τ with λf/τ (the
+// scalings of β and the radius are exactly what makes them agree).
+func TestTemperatureEquivalence(t *testing.T) {
+	rng := rand.New(rand.NewSource(18))
+	n, c := 50, 2
+	adj := graph.NormalizedAdjacency(randomGraph(t, rng, n, 120))
+	sens := randSens(rng, n, 2, 0.1)
+	xv := testutil.RandSlice(rng, n*c, -2, 2)
+	for _, tau := range []float64{0.5, 0.2} {
+		cfg := DefaultConfig()
+		cfg.LambdaF, cfg.K, cfg.Temperature = 0.8, 6, tau
+		got, err := Explain(testutil.Tensor(tensor.Float64, xv, n, c), adj, sens, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := make([]float64, len(xv))
+		for i, v := range xv {
+			xs[i] = v / tau
+		}
+		cfg1 := cfg
+		cfg1.Temperature, cfg1.LambdaF = 1, cfg.LambdaF/tau
+		ref, err := Explain(testutil.Tensor(tensor.Float64, xs, n, c), adj, sens, cfg1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, len(ref.Output))
+		for i, v := range ref.Output {
+			want[i] = tau * v
+		}
+		testutil.AllClose(t, fmt.Sprintf("τ=%v", tau), got.Output, want, 1e-12, 1e-10)
+		if got.MaxAbsInfluence < 1e-3 {
+			t.Errorf("τ=%v: influence %v too small for the test to mean anything", tau, got.MaxAbsInfluence)
 		}
 	}
 }

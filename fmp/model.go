@@ -124,6 +124,24 @@ func (m *Model) ForwardAudit(x *G.Node) (*Audit, error) {
 	return m.layer.ForwardAudit(h)
 }
 
+// WithFMP returns a model that shares m's backbone (the same parameter
+// nodes: no copy, no retraining) and applies an FMP layer configured by
+// cfg on the same graph and sensitive attribute. It is the two-stage
+// workflow: train m with λf = 0 (the trainer then selects the epoch by the
+// propagation-only validation accuracy), then debias at inference with
+// m.WithFMP(cfg), choosing λf on validation data in seconds. The new
+// model's layer shares m's phase. It returns an error if cfg is invalid.
+func (m *Model) WithFMP(cfg Config) (*Model, error) {
+	l, err := New(m.adj, m.layer.sens, cfg)
+	if err != nil {
+		return nil, err
+	}
+	l.SetPhase(m.layer.phase)
+	mc := m.cfg
+	mc.FMP = cfg
+	return &Model{cfg: mc, mlp: m.mlp, layer: l, adj: m.adj}, nil
+}
+
 // Kind returns KindModel.
 func (m *Model) Kind() string { return KindModel }
 

@@ -204,3 +204,46 @@ func TestModelConfigJSON(t *testing.T) {
 		t.Error("one class accepted")
 	}
 }
+
+// TestModelWithFMP: the two-stage model shares the backbone's parameter
+// nodes and its output is FMP(cfg) applied to the backbone's logits.
+func TestModelWithFMP(t *testing.T) {
+	d := smallSynthetic(t)
+	g := G.NewGraph()
+	x, _ := layers.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+	cfg := DefaultModelConfig(d.NumFeatures, 2)
+	cfg.FMP.LambdaF = 0
+	m, err := NewModel(g, d.Graph, d.Sens, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := cfg.FMP
+	fc.LambdaF, fc.Temperature = 3, 0.5
+	m2, err := m.WithFMP(fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range m2.Learnables() {
+		if p != m.Learnables()[i] {
+			t.Fatalf("learnable %d is a different node", i)
+		}
+	}
+	o1, _ := m.Forward(x)
+	o2, _ := m2.Forward(x)
+	h, _ := m.Backbone().Forward(x)
+	v := evalLogits(t, g, o1, o2, h)
+	rep, err := Explain(testutil.Tensor(tensor.Float64, v[2], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.AllClose(t, "WithFMP output", v[1], rep.Output, 1e-10, 1e-9)
+	testutil.AllClose(t, "λf = 0 output is the baseline", v[0], rep.Baseline, 1e-10, 1e-9)
+	if rep.MaxAbsInfluence < 1e-3 {
+		t.Errorf("influence %v: the two outputs barely differ", rep.MaxAbsInfluence)
+	}
+	bad := fc
+	bad.K = 0
+	if _, err := m.WithFMP(bad); err == nil {
+		t.Error("WithFMP accepted K = 0")
+	}
+}

@@ -27,7 +27,7 @@ func FairGrad(f, u *G.Node, ds *DeltaS) (*G.Node, error) {
 	if err := checkFU(f, u, ds, "FairGrad"); err != nil {
 		return nil, err
 	}
-	return G.ApplyOp(&gradOp{ds: ds, scale: 1}, f, u)
+	return G.ApplyOp(&gradOp{ds: ds, scale: 1, temp: 1}, f, u)
 }
 
 // GroupGap returns the node Δs·SF(F) (R × c): for the binary Δs, the
@@ -42,7 +42,7 @@ func GroupGap(f *G.Node, ds *DeltaS) (*G.Node, error) {
 	if err := checkF(f, ds, "GroupGap"); err != nil {
 		return nil, err
 	}
-	return G.ApplyOp(&gapOp{ds: ds, scale: 1}, f)
+	return G.ApplyOp(&gapOp{ds: ds, scale: 1, temp: 1}, f)
 }
 
 // ProjectLinf returns sign(x) ⊙ min(|x|, r), the projection of x onto the
@@ -179,13 +179,15 @@ func matShape(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
 }
 
 // ---------------------------------------------------------------------------
-// gradOp: scale · ∇(F, u).
+// gradOp: scale · ∇_τ(F, u), the gradient of ⟨Δs SF(F/τ), u⟩ with
+// respect to F: (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S), S = SF(F/τ).
 
 type gradOp struct {
 	opBase
 	ds        *DeltaS
 	scale     float64
-	constDual bool // u is treated as a constant by the backward pass
+	temp      float64 // τ > 0
+	constDual bool    // u is treated as a constant by the backward pass
 }
 
 var (
@@ -196,7 +198,7 @@ var (
 func (op *gradOp) Arity() int    { return 2 }
 func (op *gradOp) Type() hm.Type { return opkit.FnType(2) }
 func (op *gradOp) String() string {
-	return fmt.Sprintf("FairGrad(Δs#%d, %g, constDual=%v)", op.ds.ID(), op.scale, op.constDual)
+	return fmt.Sprintf("FairGrad(Δs#%d, %g, τ=%g, constDual=%v)", op.ds.ID(), op.scale, op.temp, op.constDual)
 }
 func (op *gradOp) DiffWRT(int) []bool { return []bool{true, !op.constDual} }
 func (op *gradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -210,6 +212,7 @@ func (op *gradOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fmp.FairGrad")
 	writeU64(h, op.ds.ID())
 	writeF64(h, op.scale)
+	writeF64(h, op.temp)
 	writeBool(h, op.constDual)
 }
 func (op *gradOp) Hashcode() uint32 { return hash32(op.WriteHash) }
@@ -228,9 +231,9 @@ func (op *gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	out := opkit.Reuse(prealloc, in[0].Dtype(), n, c)
 	switch f := in[0].Data().(type) {
 	case []float64:
-		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), out.Data().([]float64), c, op.scale)
+		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), out.Data().([]float64), c, op.scale/op.temp, 1/op.temp)
 	case []float32:
-		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), out.Data().([]float32), c, op.scale)
+		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), out.Data().([]float32), c, op.scale/op.temp, 1/op.temp)
 	}
 	return out, nil
 }
@@ -238,14 +241,14 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 2", op, len(inputs))
 	}
-	df, err := G.ApplyOp(&gradBackOp{ds: op.ds, scale: op.scale}, inputs[0], inputs[1], grad)
+	df, err := G.ApplyOp(&gradBackOp{ds: op.ds, scale: op.scale, temp: op.temp}, inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, err
 	}
 	if op.constDual {
 		return G.Nodes{df, nil}, nil
 	}
-	du, err := G.ApplyOp(&gapOp{ds: op.ds, scale: op.scale, jvp: true}, inputs[0], grad)
+	du, err := G.ApplyOp(&gapOp{ds: op.ds, scale: op.scale, temp: op.temp, jvp: true}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +262,7 @@ type gradBackOp struct {
 	opBase
 	ds    *DeltaS
 	scale float64
+	temp  float64
 }
 
 var _ G.UsePreallocDoer = (*gradBackOp)(nil)
@@ -266,7 +270,7 @@ var _ G.UsePreallocDoer = (*gradBackOp)(nil)
 func (op *gradBackOp) Arity() int    { return 3 }
 func (op *gradBackOp) Type() hm.Type { return opkit.FnType(3) }
 func (op *gradBackOp) String() string {
-	return fmt.Sprintf("FairGradBackF(Δs#%d, %g)", op.ds.ID(), op.scale)
+	return fmt.Sprintf("FairGradBackF(Δs#%d, %g, τ=%g)", op.ds.ID(), op.scale, op.temp)
 }
 func (op *gradBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	s, err := matShape(in, 3, "FairGradBackF")
@@ -279,6 +283,7 @@ func (op *gradBackOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fmp.FairGradBackF")
 	writeU64(h, op.ds.ID())
 	writeF64(h, op.scale)
+	writeF64(h, op.temp)
 }
 func (op *gradBackOp) Hashcode() uint32 { return hash32(op.WriteHash) }
 func (op *gradBackOp) Do(inputs ...G.Value) (G.Value, error) {
@@ -296,21 +301,23 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 	out := opkit.Reuse(prealloc, in[0].Dtype(), n, c)
 	switch f := in[0].Data().(type) {
 	case []float64:
-		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), in[2].Data().([]float64), out.Data().([]float64), c, op.scale)
+		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), in[2].Data().([]float64), out.Data().([]float64), c, op.scale/(op.temp*op.temp), 1/op.temp)
 	case []float32:
-		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), in[2].Data().([]float32), out.Data().([]float32), c, op.scale)
+		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), in[2].Data().([]float32), out.Data().([]float32), c, op.scale/(op.temp*op.temp), 1/op.temp)
 	}
 	return out, nil
 }
 
 // ---------------------------------------------------------------------------
-// gapOp: scale · Δs·SF(F) (jvp = false, input F) or scale · Δs·(J(S) W)
-// (jvp = true, inputs F and W; the gradient of FairGrad with respect to u).
+// gapOp: scale · Δs·SF(F/τ) (jvp = false, input F) or
+// (scale/τ) · Δs·(J(S) W) (jvp = true, inputs F and W; the gradient of
+// FairGrad with respect to u).
 
 type gapOp struct {
 	opBase
 	ds    *DeltaS
 	scale float64
+	temp  float64
 	jvp   bool
 }
 
@@ -328,9 +335,9 @@ func (op *gapOp) Arity() int {
 func (op *gapOp) Type() hm.Type { return opkit.FnType(op.Arity()) }
 func (op *gapOp) String() string {
 	if op.jvp {
-		return fmt.Sprintf("GroupGapJVP(Δs#%d, %g)", op.ds.ID(), op.scale)
+		return fmt.Sprintf("GroupGapJVP(Δs#%d, %g, τ=%g)", op.ds.ID(), op.scale, op.temp)
 	}
-	return fmt.Sprintf("GroupGap(Δs#%d, %g)", op.ds.ID(), op.scale)
+	return fmt.Sprintf("GroupGap(Δs#%d, %g, τ=%g)", op.ds.ID(), op.scale, op.temp)
 }
 func (op *gapOp) DiffWRT(int) []bool {
 	if op.jvp {
@@ -349,6 +356,7 @@ func (op *gapOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fmp.GroupGap")
 	writeU64(h, op.ds.ID())
 	writeF64(h, op.scale)
+	writeF64(h, op.temp)
 	writeBool(h, op.jvp)
 }
 func (op *gapOp) Hashcode() uint32 { return hash32(op.WriteHash) }
@@ -365,19 +373,23 @@ func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		return nil, fmt.Errorf("%v: input shapes %v, want (%d, c)", op, sh, op.ds.N())
 	}
 	out := opkit.Reuse(prealloc, in[0].Dtype(), op.ds.Rows(), c)
+	scale := op.scale
+	if op.jvp {
+		scale /= op.temp
+	}
 	switch f := in[0].Data().(type) {
 	case []float64:
 		var w []float64
 		if op.jvp {
 			w = in[1].Data().([]float64)
 		}
-		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float64), c, op.scale)
+		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float64), c, scale, 1/op.temp)
 	case []float32:
 		var w []float32
 		if op.jvp {
 			w = in[1].Data().([]float32)
 		}
-		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float32), c, op.scale)
+		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float32), c, scale, 1/op.temp)
 	}
 	return out, nil
 }
@@ -388,8 +400,8 @@ func (op *gapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 1", op, len(inputs))
 	}
-	// d/dF ⟨dY, scale·Δs SF(F)⟩ = scale · ∇(F, dY).
-	df, err := G.ApplyOp(&gradOp{ds: op.ds, scale: op.scale}, inputs[0], grad)
+	// d/dF ⟨dY, scale·Δs SF(F/τ)⟩ = scale · ∇_τ(F, dY).
+	df, err := G.ApplyOp(&gradOp{ds: op.ds, scale: op.scale, temp: op.temp}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}

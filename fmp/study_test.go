@@ -11,9 +11,11 @@ package fmp
 // FAIRMP_STUDY_PART the part (sweep, modes, default; default sweep).
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,6 +102,36 @@ func trainModel(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, cfg Config
 	return trained{xtrans: testutil.ToF64(hv), logits: testutil.ToF64(ov), res: res, dur: time.Since(start)}
 }
 
+// backbone returns the MLP logits and model logits of trainModel(base),
+// cached in $FAIRMP_STUDY_CACHE (if set) so that further forward-only
+// sweeps reuse trained backbones.
+func backbone(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, base Config, seed int64, epochs int) trained {
+	t.Helper()
+	dir := os.Getenv("FAIRMP_STUDY_CACHE")
+	file := filepath.Join(dir, fmt.Sprintf("%s_ls%v_K%d_%v_lf%v_seed%d_ep%d.f64", d.Name, base.LambdaS, base.K, base.TrainMode, base.LambdaF, seed, epochs))
+	n2 := 2 * d.N()
+	if dir != "" {
+		if b, err := os.ReadFile(file); err == nil && len(b) == 16*n2 {
+			v := make([]float64, 2*n2)
+			for i := range v {
+				v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+			}
+			return trained{xtrans: v[:n2], logits: v[n2:], res: &layers.Result{}}
+		}
+	}
+	tr := trainModel(t, d, adj, base, seed, epochs)
+	if dir != "" {
+		b := make([]byte, 0, 16*n2)
+		for _, x := range append(append([]float64(nil), tr.xtrans...), tr.logits...) {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr
+}
+
 // forwardFMP applies FMP(cfg) to fixed logits (no training).
 func forwardFMP(t testing.TB, xtrans []float64, adj *graph.Matrix, sens []int, cfg Config) []float64 {
 	t.Helper()
@@ -114,7 +146,7 @@ func forwardFMP(t testing.TB, xtrans []float64, adj *graph.Matrix, sens []int, c
 func softmaxAll(logits []float64, c int) []float64 {
 	p := make([]float64, len(logits))
 	for i := 0; i < len(logits); i += c {
-		softmaxRow(logits[i:i+c], p[i:i+c])
+		softmaxRow(logits[i:i+c], p[i:i+c], 1)
 	}
 	return p
 }
@@ -241,7 +273,7 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 	}
 	for _, ls := range lambdaS {
 		for _, k := range ks {
-			base := Config{LambdaS: ls, LambdaF: 0, K: k, Scaling: Normalized, Rho: 4, TrainMode: InferenceOnly}
+			base := Config{LambdaS: ls, LambdaF: 0, K: k, Scaling: Normalized, Rho: 4, Temperature: 1, TrainMode: InferenceOnly}
 			aggs := map[string]*agg{}
 			var order []string
 			get := func(name string) *agg {
@@ -254,7 +286,7 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 			}
 			var mlpAgg = get("MLP alone")
 			for seed := 0; seed < seeds; seed++ {
-				tr := trainModel(t, d, adj, base, int64(seed), epochs)
+				tr := backbone(t, d, adj, base, int64(seed), epochs)
 				t.Logf("λs=%v K=%d seed %d: trained in %v (best epoch %d)", ls, k, seed, tr.dur.Round(time.Millisecond), tr.res.Best.Epoch)
 				mlpAgg.add(pair{evalSplit(t, d, tr.xtrans, d.Split.Val), evalSplit(t, d, tr.xtrans, d.Split.Test)})
 				get("λf=0 (backbone)").add(pair{evalSplit(t, d, tr.logits, d.Split.Val), evalSplit(t, d, tr.logits, d.Split.Test)})
@@ -266,20 +298,11 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 						get(fmt.Sprintf("%v λf=%v", sc, lf)).add(pair{evalSplit(t, d, out, d.Split.Val), evalSplit(t, d, out, d.Split.Test)})
 					}
 				}
-				// Temperature prototype: FMP with SF(F/τ) is FMP on X/τ
-				// with λf/τ, rescaled by τ (see the package doc).
 				for _, tau := range temps {
 					for _, lf := range grid[Normalized] {
 						cfg := base
-						cfg.LambdaF = lf / tau
-						xs := make([]float64, len(tr.xtrans))
-						for i, v := range tr.xtrans {
-							xs[i] = v / tau
-						}
-						out := forwardFMP(t, xs, adj, d.Sens, cfg)
-						for i := range out {
-							out[i] *= tau
-						}
+						cfg.LambdaF, cfg.Temperature = lf, tau
+						out := forwardFMP(t, tr.xtrans, adj, d.Sens, cfg)
 						get(fmt.Sprintf("Normalized τ=%v λf=%v", tau, lf)).add(pair{evalSplit(t, d, out, d.Split.Val), evalSplit(t, d, out, d.Split.Test)})
 					}
 				}
@@ -300,48 +323,46 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 	}
 }
 
-// studyModes trains MLP → FMP end to end in each training mode for a few
-// (K, λf) with Normalized scaling, 5 seeds, and reports the trained
-// models (the InferenceOnly rows are full training runs, not sweeps).
+// studyModes trains MLP → FMP in each training mode for the (K, τ, λf)
+// settings of FAIRMP_STUDY_MODES ("K:τ:λf,...", default "10:0.5:2,5:1:2"),
+// Normalized scaling with ρ = 4, and reports the trained models (these
+// InferenceOnly rows are full training runs, not sweeps).
 func studyModes(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epochs int) {
 	ls := 1.0
-	type setting struct {
-		mode TrainMode
-		k    int
-		lf   float64
-	}
-	var settings []setting
-	for _, k := range []int{2, 10} {
-		settings = append(settings, setting{EndToEnd, k, 0})
-		for _, mode := range []TrainMode{EndToEnd, ConstantDual, InferenceOnly} {
-			for _, lf := range []float64{1, 4} {
-				settings = append(settings, setting{mode, k, lf})
-			}
-		}
-	}
-	if v := os.Getenv("FAIRMP_STUDY_MODES_K"); v != "" {
-		k, _ := strconv.Atoi(v)
-		var keep []setting
-		for _, s := range settings {
-			if s.k == k {
-				keep = append(keep, s)
-			}
-		}
-		settings = keep
+	spec := os.Getenv("FAIRMP_STUDY_MODES")
+	if spec == "" {
+		spec = "10:0.5:2,5:1:2"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s, λs=%v, Normalized ρ=4, %d seeds, %d epochs, trained end to end per mode\n%s\n", d.Name, ls, seeds, epochs, tableHeader)
-	for _, s := range settings {
-		cfg := Config{LambdaS: ls, LambdaF: s.lf, K: s.k, Scaling: Normalized, Rho: 4, TrainMode: s.mode}
-		a := &agg{}
-		for seed := 0; seed < seeds; seed++ {
-			tr := trainModel(t, d, adj, cfg, int64(seed), epochs)
-			a.add(pair{evalSplit(t, d, tr.logits, d.Split.Val), evalSplit(t, d, tr.logits, d.Split.Test)})
+	fmt.Fprintf(&b, "\n%s, λs=%v, Normalized ρ=4, %d seeds, %d epochs, trained per mode\n%s\n", d.Name, ls, seeds, epochs, tableHeader)
+	for _, item := range strings.Split(spec, ",") {
+		var k int
+		var tau, lf float64
+		if _, err := fmt.Sscanf(strings.ReplaceAll(item, ":", " "), "%d %g %g", &k, &tau, &lf); err != nil {
+			t.Fatalf("FAIRMP_STUDY_MODES item %q: %v", item, err)
 		}
-		v, te := a.summary(t)
-		line := row(fmt.Sprintf("%v K=%d λf=%v", s.mode, s.k, s.lf), v, te)
-		t.Log(line)
-		fmt.Fprintln(&b, line)
+		modes := []TrainMode{0, EndToEnd, ConstantDual, InferenceOnly}
+		if os.Getenv("FAIRMP_STUDY_MODES_NOBASE") == "1" {
+			modes = modes[1:] // the backbone row is the sweep's
+		}
+		for _, mode := range modes {
+			cfg := Config{LambdaS: ls, LambdaF: lf, K: k, Scaling: Normalized, Rho: 4, Temperature: tau, TrainMode: mode}
+			name := fmt.Sprintf("%v K=%d τ=%v λf=%v", mode, k, tau, lf)
+			if mode == 0 { // the backbone: λf = 0
+				cfg.LambdaF, cfg.TrainMode = 0, EndToEnd
+				name = fmt.Sprintf("λf=0 K=%d (backbone)", k)
+			}
+			a := &agg{}
+			for seed := 0; seed < seeds; seed++ {
+				tr := trainModel(t, d, adj, cfg, int64(seed), epochs)
+				t.Logf("%s seed %d: %v, best epoch %d", name, seed, tr.dur.Round(time.Second), tr.res.Best.Epoch)
+				a.add(pair{evalSplit(t, d, tr.logits, d.Split.Val), evalSplit(t, d, tr.logits, d.Split.Test)})
+			}
+			v, te := a.summary(t)
+			line := row(name, v, te)
+			t.Log(line)
+			fmt.Fprintln(&b, line)
+		}
 	}
 	t.Log(b.String())
 }
