@@ -70,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		scaling   = fs.String("scaling", strings.ToLower(def.Scaling.String()), "FMP dual scaling: normalized|paper")
 		rho       = fs.Float64("rho", def.Rho, "FMP dual step factor ρ (normalized scaling), 0 < ρ ≤ 4")
 		trainMode = fs.String("train-mode", modeName(def.TrainMode), "FMP training mode: end-to-end|constant-dual|inference-only")
+		tau       = fs.Float64("tau", def.Temperature, "FMP temperature τ > 0 (fairness term on SF(F/τ); 1 is the paper's)")
 		perGroup  = fs.Bool("per-group", def.PerGroupRows, "FMP: one Δs row per group for a binary attribute")
 		asJSON    = fs.Bool("json", false, "write the results as JSON instead of a markdown table")
 	)
@@ -114,6 +115,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.fmp = def
 	o.fmp.LambdaS, o.fmp.LambdaF, o.fmp.K, o.fmp.Rho, o.fmp.PerGroupRows = *lambdaS, *lambdaF, *k, *rho, *perGroup
+	o.fmp.Temperature = *tau
 	switch strings.ToLower(*scaling) {
 	case "normalized":
 		o.fmp.Scaling = fmp.Normalized
@@ -126,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	if err := o.fmp.Validate(); err != nil {
-		return nil, fmt.Errorf("FMP flags (-lambda-s, -lambda-f, -k, -rho): %v", err)
+		return nil, fmt.Errorf("FMP flags (-lambda-s, -lambda-f, -k, -rho, -tau): %v", err)
 	}
 	return o, nil
 }
@@ -201,6 +203,7 @@ type fmpJSON struct {
 	K         int     `json:"k"`
 	Scaling   string  `json:"scaling"`
 	Rho       float64 `json:"rho"`
+	Tau       float64 `json:"temperature"`
 	TrainMode string  `json:"train_mode"`
 	PerGroup  bool    `json:"per_group_rows"`
 }
@@ -219,7 +222,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Seeds: o.seeds, Epochs: o.train.Epochs, Select: o.train.Select.String(), LR: o.train.Adam.LR, WD: o.train.Adam.WeightDecay,
 		Hidden: o.hidden,
 		FMP: fmpJSON{LambdaS: o.fmp.LambdaS, LambdaF: o.fmp.LambdaF, K: o.fmp.K, Scaling: strings.ToLower(o.fmp.Scaling.String()),
-			Rho: o.fmp.Rho, TrainMode: modeName(o.fmp.TrainMode), PerGroup: o.fmp.PerGroupRows},
+			Rho: o.fmp.Rho, Tau: o.fmp.Temperature, TrainMode: modeName(o.fmp.TrainMode), PerGroup: o.fmp.PerGroupRows},
 	}
 	fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, train/val/test %d/%d/%d\n",
 		o.dataset, ds.N(), ds.Graph.NumEdges(), ds.NumFeatures, len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test))
@@ -281,8 +284,8 @@ func writeHeader(w io.Writer, out *output) {
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d features, %d test nodes. %d seeds, %d epochs, Adam lr %g, weight decay %g, hidden %d, %s-epoch parameters.\n",
 		out.Dataset, out.Nodes, out.Edges, out.Features, out.Test, out.Seeds, out.Epochs, out.LR, out.WD, out.Hidden, out.Select)
 	f := out.FMP
-	fmt.Fprintf(w, "FMP: λs %g, λf %g, K %d, %s scaling (ρ %g), %s training, per-group rows %v.\n\n",
-		f.LambdaS, f.LambdaF, f.K, f.Scaling, f.Rho, f.TrainMode, f.PerGroup)
+	fmt.Fprintf(w, "FMP: λs %g, λf %g, K %d, τ %g, %s scaling (ρ %g), %s training, per-group rows %v.\n\n",
+		f.LambdaS, f.LambdaF, f.K, f.Tau, f.Scaling, f.Rho, f.TrainMode, f.PerGroup)
 	if _, paper := paperTable1[out.Dataset]; paper {
 		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | paper accuracy | paper ΔDP | paper ΔEO | train s/run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
