@@ -195,6 +195,8 @@ type output struct {
 	Hidden   int           `json:"hidden"`
 	FMP      fmpJSON       `json:"fmp"`
 	Results  []modelResult `json:"results"`
+
+	hasFMP bool // FMP is among the models
 }
 
 type fmpJSON struct {
@@ -226,6 +228,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, train/val/test %d/%d/%d\n",
 		o.dataset, ds.N(), ds.Graph.NumEdges(), ds.NumFeatures, len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test))
+	out.hasFMP = contains(o.models, "fmp")
 	if !o.json {
 		writeHeader(stdout, &out)
 	}
@@ -283,9 +286,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 func writeHeader(w io.Writer, out *output) {
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d features, %d test nodes. %d seeds, %d epochs, Adam lr %g, weight decay %g, hidden %d, %s-epoch parameters.\n",
 		out.Dataset, out.Nodes, out.Edges, out.Features, out.Test, out.Seeds, out.Epochs, out.LR, out.WD, out.Hidden, out.Select)
-	f := out.FMP
-	fmt.Fprintf(w, "FMP: λs %g, λf %g, K %d, τ %g, %s scaling (ρ %g), %s training, per-group rows %v.\n\n",
-		f.LambdaS, f.LambdaF, f.K, f.Tau, f.Scaling, f.Rho, f.TrainMode, f.PerGroup)
+	if out.hasFMP {
+		f := out.FMP
+		fmt.Fprintf(w, "FMP: λs %g, λf %g, K %d, τ %g, %s scaling (ρ %g), %s training, per-group rows %v.\n",
+			f.LambdaS, f.LambdaF, f.K, f.Tau, f.Scaling, f.Rho, f.TrainMode, f.PerGroup)
+	}
+	fmt.Fprintln(w)
 	if _, paper := paperTable1[out.Dataset]; paper {
 		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | paper accuracy | paper ΔDP | paper ΔEO | train s/run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
