@@ -2,7 +2,6 @@ package exp
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -228,16 +227,6 @@ func Evaluate(m layers.Model, p *Problem, idx []int) (metrics.Report, error) {
 		return metrics.Report{}, fmt.Errorf("evaluating the test split: %v", err)
 	}
 	return rep, nil
-}
-
-// SortedKeys returns the keys of m, sorted.
-func SortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }
 
 var displayNames = map[string]string{"mlp": "MLP", "gcn": "GCN", "sgc": "SGC", "appnp": "APPNP", "gat": "GAT", "jknet": "JKNet", "fmp": "FMP"}
