@@ -3,6 +3,8 @@
 // adversarial debiasing and fair mixup) on one or more backbones, over
 // several seeds, and writes a CSV of every run and an SVG plot of ΔDP (x)
 // against accuracy (y) on the test split with each method's Pareto front.
+// The fmp backbone (MLP → FMP layer, package fmp) adds its own sweep of λf
+// (method "fmp", with λs from -lambda-s; λf = 0 is its plain run).
 //
 // Usage:
 //

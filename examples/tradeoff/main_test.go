@@ -60,6 +60,26 @@ func TestSmoke(t *testing.T) {
 	if summary := func(s string) string { return s[:strings.Index(s, "wrote")] }; summary(out2.String()) != summary(out.String()) {
 		t.Errorf("summary from the CSV differs:\n%s\nvs\n%s", out2.String(), out.String())
 	}
+	// The fmp backbone adds its λf sweep (method "fmp") to the strategies.
+	dir3 := t.TempDir()
+	out.Reset()
+	args3 := []string{"-dataset", "synthetic", "-n", "120", "-models", "fmp", "-methods", "regularizer", "-reg-alphas", "1",
+		"-fmp-lambdas", "0,2", "-seeds", "1", "-epochs", "5", "-hidden", "8", "-out", dir3}
+	if err := run(args3, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	csv3, err := os.ReadFile(filepath.Join(dir3, "synthetic_tradeoff.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fmp,plain,0,1,", "fmp,regularizer,1,1,", "fmp,fmp,2,1,"} {
+		if !strings.Contains(string(csv3), want) {
+			t.Errorf("fmp sweep lacks %q:\n%s", want, csv3)
+		}
+	}
+	if n := strings.Count(string(csv3), "\n"); n != 4 {
+		t.Errorf("fmp sweep CSV has %d lines, want 4:\n%s", n, csv3)
+	}
 	if err := run([]string{"-models", "nope"}, &out, &errb); err == nil {
 		t.Errorf("unknown model accepted")
 	}

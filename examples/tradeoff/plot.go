@@ -21,23 +21,37 @@ var methodStyle = map[string]struct {
 	"regularizer": {color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, draw.CircleGlyph{}},
 	"adversary":   {color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}},
 	"mixup":       {color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, draw.SquareGlyph{}},
+	"fmp":         {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
 }
 
 // plotFronts draws one panel per backbone: every configuration's mean
 // (ΔDP, accuracy) per method, the method's Pareto front as a line, and
 // the plain run as a black cross.
 func plotFronts(path, title string, o *options, ps []point) error {
+	maxDP, minAcc, maxAcc := 1.0, 100.0, 0.0
+	for _, q := range ps {
+		maxDP, minAcc, maxAcc = max(maxDP, q.dp), min(minAcc, q.acc), max(maxAcc, q.acc)
+	}
 	var row []*plot.Plot
 	for _, m := range o.models {
 		p := plot.New()
-		p.Title.Text = m
+		runs := 0
+		for _, q := range ps {
+			if q.model == m && q.method == "plain" {
+				runs = q.summary.Runs
+			}
+		}
+		p.Title.Text = fmt.Sprintf("%s (%s)", m, seedsText(runs))
 		if len(o.models) == 1 {
-			p.Title.Text = title + " — " + m
+			p.Title.Text = title + " — " + p.Title.Text
 		}
 		p.X.Label.Text = "ΔDP (%)"
 		p.Y.Label.Text = "accuracy (%)"
 		p.Add(plotter.NewGrid())
 		for _, meth := range o.methods {
+			if !hasMethod(ps, m, meth) {
+				continue
+			}
 			st := methodStyle[meth]
 			pts := methodPoints(ps, m, meth)
 			all := make(plotter.XYs, 0, len(pts))
@@ -62,7 +76,11 @@ func plotFronts(path, title string, o *options, ps []point) error {
 			}
 			ln.LineStyle.Color, ln.LineStyle.Width = st.color, vg.Points(1.2)
 			p.Add(sc, ln)
-			p.Legend.Add(meth, sc, ln)
+			label := meth
+			if meth == "fmp" {
+				label = "FMP (α = λf)"
+			}
+			p.Legend.Add(label, sc, ln)
 		}
 		var plain plotter.XYs
 		for _, q := range ps {
@@ -78,8 +96,10 @@ func plotFronts(path, title string, o *options, ps []point) error {
 		pl.GlyphStyle.Color = color.Black
 		p.Add(pl)
 		p.Legend.Add("plain (α = 0)", pl)
-		p.Legend.Top, p.Legend.Left = false, false
-		p.X.Min = 0
+		// Shared axes across panels; room on the right for the legend.
+		p.Legend.Top, p.Legend.Left = true, false
+		p.X.Min, p.X.Max = 0, 1.6*maxDP
+		p.Y.Min, p.Y.Max = minAcc-1, maxAcc+1
 		row = append(row, p)
 	}
 	width := vg.Length(len(row)) * 5 * vg.Inch

@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fair"
@@ -28,6 +30,7 @@ const (
 	regGrid = "1,2,5,8,10,20,50,80,100"
 	advGrid = "1,2,5,8,10,20,30"
 	mixGrid = "0.5,1,2,5,10,20,50,100"
+	fmpGrid = "0.5,1,2,5,10,20"
 )
 
 // options are the command's flags.
@@ -42,6 +45,7 @@ type options struct {
 	dtype                    tensor.Dtype
 	selectBest, png          bool
 	synthN                   int
+	lambdaS                  float64
 	fromCSV                  []string
 	adv                      fair.AdversaryConfig // schedule and adversary (Alpha, Seed set per run)
 }
@@ -53,11 +57,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder holding the data sets (default $FAIRMP_DATA)")
 	fs.StringVar(&o.dataset, "dataset", "bail", `data set: a datasets preset ("nba", "bail", "credit", ...) or "synthetic"`)
 	fs.IntVar(&o.synthN, "n", 2000, "number of nodes of the synthetic data set")
-	models := fs.String("models", "gcn", "comma-separated backbones: mlp, gcn, sgc, appnp, gat")
+	models := fs.String("models", "gcn", "comma-separated backbones: mlp, gcn, sgc, appnp, gat, fmp (MLP → FMP, which adds its λf sweep)")
 	methods := fs.String("methods", "regularizer,adversary,mixup", "comma-separated strategies")
 	reg := fs.String("reg-alphas", regGrid, "α grid of the regulariser (α = 0 is the plain run)")
 	adv := fs.String("adv-alphas", advGrid, "α grid of the adversary")
 	mix := fs.String("mix-alphas", mixGrid, "α grid of fair mixup")
+	fmpL := fs.String("fmp-lambdas", fmpGrid, "λf grid of the fmp backbone's own sweep (method \"fmp\"; λf = 0 is its plain run)")
+	fs.Float64Var(&o.lambdaS, "lambda-s", fmp.DefaultConfig().LambdaS, "λs of the fmp backbone")
 	o.adv = fair.DefaultAdversaryConfig()
 	fs.IntVar(&o.adv.PretrainClassifier, "adv-pretrain", o.adv.PretrainClassifier, "adversary: classifier pre-training epochs")
 	fs.IntVar(&o.adv.PretrainAdversary, "adv-pretrain-steps", o.adv.PretrainAdversary, "adversary: adversary pre-training steps")
@@ -92,8 +98,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.models = splitList(*models)
 	for _, m := range o.models {
 		if !validModel(m) {
-			return nil, fmt.Errorf("-models: unknown backbone %q, want mlp, gcn, sgc, appnp or gat", m)
+			return nil, fmt.Errorf("-models: unknown backbone %q, want mlp, gcn, sgc, appnp, gat or fmp", m)
 		}
+	}
+	// The fmp backbone comes with its own λf sweep.
+	if slices.Contains(o.models, "fmp") && !slices.Contains(splitList(*methods), "fmp") {
+		*methods += ",fmp"
 	}
 	o.methods = splitList(*methods)
 	for _, m := range o.methods {
@@ -105,8 +115,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			g = *adv
 		case "mixup":
 			g = *mix
+		case "fmp":
+			g = *fmpL
 		default:
-			return nil, fmt.Errorf("-methods: unknown strategy %q, want regularizer, adversary or mixup", m)
+			return nil, fmt.Errorf("-methods: unknown strategy %q, want regularizer, adversary, mixup or fmp", m)
 		}
 		alphas, err := parseGrid(g)
 		if err != nil {
@@ -159,7 +171,7 @@ func parseGrid(s string) ([]float64, error) {
 
 func validModel(m string) bool {
 	switch m {
-	case "mlp", "gcn", "sgc", "appnp", "gat":
+	case "mlp", "gcn", "sgc", "appnp", "gat", "fmp":
 		return true
 	}
 	return false
@@ -192,7 +204,8 @@ func loadData(o *options) (*datasets.Dataset, error) {
 }
 
 // buildModel returns a fresh backbone on ds in a new gorgonia graph.
-func buildModel(o *options, ds *datasets.Dataset, name string, seed int64) (layers.Model, *layers.Task, error) {
+func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *layers.Task, error) {
+	name, seed := j.model, j.seed
 	g := G.NewGraph()
 	x, err := layers.FeatureNode(g, o.dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
 	if err != nil {
@@ -222,6 +235,14 @@ func buildModel(o *options, ds *datasets.Dataset, name string, seed int64) (laye
 		mc := layers.DefaultGATModelConfig(d, c)
 		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = o.hidden/4, 4, o.dtype, seed
 		m, err = layers.NewGATModel(g, mc, ds.Graph, ph)
+	case "fmp":
+		mc := fmp.DefaultModelConfig(d, c)
+		mc.MLP.Hidden, mc.MLP.Dtype, mc.MLP.Seed = o.hidden, o.dtype, seed
+		mc.FMP.LambdaS, mc.FMP.LambdaF = o.lambdaS, 0
+		if j.method == "fmp" {
+			mc.FMP.LambdaF = j.alpha
+		}
+		m, err = fmp.NewModel(g, ds.Graph, ds.Sens, mc, ph)
 	default:
 		err = fmt.Errorf("unknown backbone %q", name)
 	}
@@ -233,7 +254,7 @@ func buildModel(o *options, ds *datasets.Dataset, name string, seed int64) (laye
 
 func strategy(o *options, method string, alpha float64, seed int64) (fair.Strategy, error) {
 	switch method {
-	case "plain":
+	case "plain", "fmp":
 		return nil, nil
 	case "regularizer":
 		c := fair.DefaultRegularizerConfig()
@@ -254,7 +275,7 @@ func strategy(o *options, method string, alpha float64, seed int64) (fair.Strate
 // train runs one job and evaluates it on the test split.
 func train(o *options, ds *datasets.Dataset, j job) (result, error) {
 	start := time.Now()
-	m, task, err := buildModel(o, ds, j.model, j.seed)
+	m, task, err := buildModel(o, ds, j)
 	if err != nil {
 		return result{}, err
 	}
@@ -298,6 +319,9 @@ func jobs(o *options) []job {
 		for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
 			js = append(js, job{model: m, method: "plain", seed: s})
 			for _, meth := range o.methods {
+				if meth == "fmp" && m != "fmp" {
+					continue // λf is the fmp backbone's own knob
+				}
 				for _, a := range o.grids[meth] {
 					js = append(js, job{model: m, method: meth, alpha: a, seed: s})
 				}
@@ -381,6 +405,14 @@ func writeCSV(path string, rs []result) error {
 		return err
 	}
 	return f.Close()
+}
+
+// seedsText says what the numbers are over.
+func seedsText(n int) string {
+	if n == 1 {
+		return "one seed"
+	}
+	return fmt.Sprintf("mean of %d seeds", n)
 }
 
 // csvRow formats one run: metrics in percent with four decimals.
@@ -489,10 +521,20 @@ func methodPoints(ps []point, model, method string) []point {
 	return out
 }
 
+// hasMethod reports whether model has runs of method.
+func hasMethod(ps []point, model, method string) bool {
+	for _, p := range ps {
+		if p.model == model && p.method == method {
+			return true
+		}
+	}
+	return false
+}
+
 // summarize writes, per model and method, the plain numbers and the best
 // ΔDP among the configurations within 2 accuracy points of plain.
 func summarize(w io.Writer, o *options, ps []point) {
-	fmt.Fprintf(w, "%-6s %-12s %8s %8s %8s   (means over %d seeds, test split, %%)\n", "model", "method", "α", "acc", "ΔDP", o.seeds)
+	fmt.Fprintf(w, "%-6s %-12s %8s %8s %8s   (%s, test split, %%)\n", "model", "method", "α", "acc", "ΔDP", seedsText(o.seeds))
 	for _, m := range o.models {
 		var plain point
 		for _, p := range ps {
@@ -502,6 +544,9 @@ func summarize(w io.Writer, o *options, ps []point) {
 		}
 		fmt.Fprintf(w, "%-6s %-12s %8g %8.2f %8.2f\n", m, "plain", 0.0, plain.acc, plain.dp)
 		for _, meth := range o.methods {
+			if !hasMethod(ps, m, meth) {
+				continue
+			}
 			best := plain
 			for _, p := range methodPoints(ps, m, meth) {
 				if p.acc >= plain.acc-2 && p.dp < best.dp {
@@ -571,7 +616,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
 	svgPath := filepath.Join(o.out, o.name+".svg")
-	title := fmt.Sprintf("%s: test accuracy vs ΔDP (mean of %d seeds, %d epochs)", o.dataset, o.seeds, o.epochs)
+	title := fmt.Sprintf("%s: test accuracy vs ΔDP (%d epochs)", o.dataset, o.epochs)
 	if err := plotFronts(svgPath, title, o, ps); err != nil {
 		return err
 	}

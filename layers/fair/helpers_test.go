@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/metrics"
@@ -56,6 +57,10 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 		mc := layers.DefaultGATModelConfig(d, c)
 		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = 8, 2, dt, seed
 		m, err = layers.NewGATModel(g, mc, ds.Graph, ph)
+	case "fmp":
+		mc := fmp.DefaultModelConfig(d, c)
+		mc.MLP.Hidden, mc.MLP.Dtype, mc.MLP.Seed = 16, dt, seed
+		m, err = fmp.NewModel(g, ds.Graph, ds.Sens, mc, ph)
 	default:
 		t.Fatalf("unknown backbone %q", backbone)
 	}
