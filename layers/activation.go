@@ -196,17 +196,30 @@ func (op *actOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		if dy != nil {
 			g = dy.Data().([]float64)
 		}
-		activate(op.act, out.Data().([]float64), xs, g)
+		activateParallel(op.act, out.Data().([]float64), xs, g)
 	case []float32:
 		var g []float32
 		if dy != nil {
 			g = dy.Data().([]float32)
 		}
-		activate(op.act, out.Data().([]float32), xs, g)
+		activateParallel(op.act, out.Data().([]float32), xs, g)
 	default:
 		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
 	}
 	return out, nil
+}
+
+// activateParallel is activate over ranges of the elements in parallel
+// (opkit.Parallel); each element is computed on its own, so the split does
+// not change the result.
+func activateParallel[T float32 | float64](a Activation, out, x, dy []T) {
+	opkit.Parallel(len(x), func(lo, hi int) {
+		var d []T
+		if dy != nil {
+			d = dy[lo:hi]
+		}
+		activate(a, out[lo:hi], x[lo:hi], d)
+	})
 }
 
 // activate writes f(x) to out, or dy ⊙ f'(x) when dy is not nil.

@@ -132,11 +132,9 @@ func addBias(y, b *G.Node) (*G.Node, error) {
 	if b == nil {
 		return y, nil
 	}
-	out, err := G.BroadcastAdd(y, b, nil, []byte{0})
-	if err != nil {
-		return nil, fmt.Errorf("layers: adding bias %s: %v", b.Name(), err)
-	}
-	return out, nil
+	// One parallel pass (addRowBias) instead of gorgonia's BroadcastAdd,
+	// which first materialises b repeated over the rows.
+	return addRowBias(y, b)
 }
 
 // checkInput checks that x is a matrix of w's dtype with w's row count of

@@ -10,6 +10,9 @@ func xgetbv0() (eax uint32)
 func sgemm4x16(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32)
 
 //go:noescape
+func sgemm4x64(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32)
+
+//go:noescape
 func sgemm4x32(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32)
 
 //go:noescape

@@ -17,3 +17,7 @@ func sgemm4x16(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, l
 func dgemm4x8(k int, a *float64, sr, sp int, b *float64, ldb int, c *float64, ldc int, alpha float64) {
 	panic("fastblas: no kernel on this architecture")
 }
+
+func sgemm4x64(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32) {
+	panic("fastblas: no kernel on this architecture")
+}

@@ -27,3 +27,16 @@ func TestParallelCoversOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestParallelForCoversOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	for _, n := range []int{0, 1, 2, 7, 100} {
+		hits := make([]atomic.Int32, n)
+		ParallelFor(n, func(i int) { hits[i].Add(1) })
+		for i := range hits {
+			if h := hits[i].Load(); h != 1 {
+				t.Fatalf("n=%d: item %d run %d times", n, i, h)
+			}
+		}
+	}
+}
