@@ -49,6 +49,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		lambdaS = fl.Float64("lambda-s", def.LambdaS, "FMP λs")
 		lambdaF = fl.Float64("lambda-f", def.LambdaF, "FMP λf")
 		k       = fl.Int("k", def.K, "FMP unrolled steps K")
+		tau     = fl.Float64("tau", def.Temperature, "FMP temperature τ")
 		list    = fl.Int("list", 10, "flipped test nodes to list")
 		out     = fl.String("out", ".", "directory for audit.svg")
 	)
@@ -80,9 +81,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.train.Epochs = *epochs
 	o.spec.Seed = *seed
-	o.spec.FMP.LambdaS, o.spec.FMP.LambdaF, o.spec.FMP.K = *lambdaS, *lambdaF, *k
+	o.spec.FMP.LambdaS, o.spec.FMP.LambdaF, o.spec.FMP.K, o.spec.FMP.Temperature = *lambdaS, *lambdaF, *k, *tau
 	if err := o.spec.FMP.Validate(); err != nil {
-		return nil, fmt.Errorf("-lambda-s/-lambda-f/-k: %v", err)
+		return nil, fmt.Errorf("-lambda-s/-lambda-f/-k/-tau: %v", err)
 	}
 	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("-out %q: not an existing directory", o.out)
@@ -204,8 +205,8 @@ func probs(logits []float64, n, c int) []float64 {
 func printAudit(o *options, ds *datasets.Dataset, l *fmp.Layer, rep *fmp.Report, trained metrics.Report, w io.Writer) error {
 	cfg := l.Config()
 	beta, radius := l.DualStep()
-	fmt.Fprintf(w, "FMP on %s: %d nodes, %d edges; λs %g (γ %.3f), λf %g, K %d, %v scaling: dual step β %.4g, radius %.4g\n\n",
-		ds.Name, ds.N(), ds.Graph.NumEdges(), cfg.LambdaS, cfg.Gamma(), cfg.LambdaF, cfg.K, cfg.Scaling, beta, radius)
+	fmt.Fprintf(w, "FMP on %s: %d nodes, %d edges; λs %g (γ %.3f), λf %g, K %d, τ %g, %v scaling, %v training: dual step β %.4g, radius %.4g\n\n",
+		ds.Name, ds.N(), ds.Graph.NumEdges(), cfg.LambdaS, cfg.Gamma(), cfg.LambdaF, cfg.K, cfg.Temperature, cfg.Scaling, cfg.TrainMode, beta, radius)
 
 	n, c := rep.N, rep.C
 	pOut, pBase := probs(rep.Output, n, c), probs(rep.Baseline, n, c)

@@ -70,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		scaling   = fs.String("scaling", strings.ToLower(def.Scaling.String()), "FMP dual scaling: normalized|paper")
 		rho       = fs.Float64("rho", def.Rho, "FMP dual step factor ρ (normalized scaling), 0 < ρ ≤ 4")
 		trainMode = fs.String("train-mode", modeName(def.TrainMode), "FMP training mode: end-to-end|constant-dual|inference-only")
+		tau       = fs.Float64("tau", def.Temperature, "FMP temperature τ > 0 (fairness term on SF(F/τ); 1 is the paper's)")
 		perGroup  = fs.Bool("per-group", def.PerGroupRows, "FMP: one Δs row per group for a binary attribute")
 		asJSON    = fs.Bool("json", false, "write the results as JSON instead of a markdown table")
 	)
@@ -114,6 +115,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.fmp = def
 	o.fmp.LambdaS, o.fmp.LambdaF, o.fmp.K, o.fmp.Rho, o.fmp.PerGroupRows = *lambdaS, *lambdaF, *k, *rho, *perGroup
+	o.fmp.Temperature = *tau
 	switch strings.ToLower(*scaling) {
 	case "normalized":
 		o.fmp.Scaling = fmp.Normalized
@@ -126,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	if err := o.fmp.Validate(); err != nil {
-		return nil, fmt.Errorf("FMP flags (-lambda-s, -lambda-f, -k, -rho): %v", err)
+		return nil, fmt.Errorf("FMP flags (-lambda-s, -lambda-f, -k, -rho, -tau): %v", err)
 	}
 	return o, nil
 }
@@ -193,6 +195,8 @@ type output struct {
 	Hidden   int           `json:"hidden"`
 	FMP      fmpJSON       `json:"fmp"`
 	Results  []modelResult `json:"results"`
+
+	hasFMP bool // FMP is among the models
 }
 
 type fmpJSON struct {
@@ -201,6 +205,7 @@ type fmpJSON struct {
 	K         int     `json:"k"`
 	Scaling   string  `json:"scaling"`
 	Rho       float64 `json:"rho"`
+	Tau       float64 `json:"temperature"`
 	TrainMode string  `json:"train_mode"`
 	PerGroup  bool    `json:"per_group_rows"`
 }
@@ -219,10 +224,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Seeds: o.seeds, Epochs: o.train.Epochs, Select: o.train.Select.String(), LR: o.train.Adam.LR, WD: o.train.Adam.WeightDecay,
 		Hidden: o.hidden,
 		FMP: fmpJSON{LambdaS: o.fmp.LambdaS, LambdaF: o.fmp.LambdaF, K: o.fmp.K, Scaling: strings.ToLower(o.fmp.Scaling.String()),
-			Rho: o.fmp.Rho, TrainMode: modeName(o.fmp.TrainMode), PerGroup: o.fmp.PerGroupRows},
+			Rho: o.fmp.Rho, Tau: o.fmp.Temperature, TrainMode: modeName(o.fmp.TrainMode), PerGroup: o.fmp.PerGroupRows},
 	}
 	fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, train/val/test %d/%d/%d\n",
 		o.dataset, ds.N(), ds.Graph.NumEdges(), ds.NumFeatures, len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test))
+	out.hasFMP = contains(o.models, "fmp")
+	if !o.json {
+		writeHeader(stdout, &out)
+	}
 	total, done := len(o.models)*o.seeds, 0
 	start := time.Now()
 	for _, name := range o.models {
@@ -257,43 +266,56 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		mr.TrainSeconds = trainTime.Seconds() / float64(o.seeds)
 		out.Results = append(out.Results, mr)
+		if !o.json {
+			writeRow(stdout, &out, mr)
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return writeMarkdown(stdout, &out)
+	writeFooter(stdout, &out)
+	return nil
 }
 
-func writeMarkdown(w io.Writer, out *output) error {
+// The markdown output is written as the runs progress: the header first,
+// then each model's row as soon as its seeds are done, then the footnote,
+// so that a long run interrupted midway still leaves the finished rows.
+
+func writeHeader(w io.Writer, out *output) {
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d features, %d test nodes. %d seeds, %d epochs, Adam lr %g, weight decay %g, hidden %d, %s-epoch parameters.\n",
 		out.Dataset, out.Nodes, out.Edges, out.Features, out.Test, out.Seeds, out.Epochs, out.LR, out.WD, out.Hidden, out.Select)
-	f := out.FMP
-	fmt.Fprintf(w, "FMP: λs %g, λf %g, K %d, %s scaling (ρ %g), %s training, per-group rows %v.\n\n",
-		f.LambdaS, f.LambdaF, f.K, f.Scaling, f.Rho, f.TrainMode, f.PerGroup)
-	_, paper := paperTable1[out.Dataset]
-	if paper {
+	if out.hasFMP {
+		f := out.FMP
+		fmt.Fprintf(w, "FMP: λs %g, λf %g, K %d, τ %g, %s scaling (ρ %g), %s training, per-group rows %v.\n",
+			f.LambdaS, f.LambdaF, f.K, f.Tau, f.Scaling, f.Rho, f.TrainMode, f.PerGroup)
+	}
+	fmt.Fprintln(w)
+	if _, paper := paperTable1[out.Dataset]; paper {
 		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | paper accuracy | paper ΔDP | paper ΔEO | train s/run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	} else {
 		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | train s/run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|")
 	}
-	for _, r := range out.Results {
-		s := r.Summary
-		fmt.Fprintf(w, "| %s | %s | %s | %s |", exp.DisplayName(r.Model), s.Accuracy, s.DemographicParity, s.EqualOpportunity)
-		if paper {
-			if r.Paper != nil {
-				fmt.Fprintf(w, " %s | %s | %s |", r.Paper.Acc, r.Paper.DP, r.Paper.EO)
-			} else {
-				fmt.Fprint(w, " – | – | – |")
-			}
+}
+
+func writeRow(w io.Writer, out *output, r modelResult) {
+	s := r.Summary
+	fmt.Fprintf(w, "| %s | %s | %s | %s |", exp.DisplayName(r.Model), s.Accuracy, s.DemographicParity, s.EqualOpportunity)
+	if _, paper := paperTable1[out.Dataset]; paper {
+		if r.Paper != nil {
+			fmt.Fprintf(w, " %s | %s | %s |", r.Paper.Acc, r.Paper.DP, r.Paper.EO)
+		} else {
+			fmt.Fprint(w, " – | – | – |")
 		}
-		fmt.Fprintf(w, " %.1f |\n", r.TrainSeconds)
 	}
-	if paper {
+	fmt.Fprintf(w, " %.1f |\n", r.TrainSeconds)
+}
+
+func writeFooter(w io.Writer, out *output) {
+	if _, paper := paperTable1[out.Dataset]; paper {
 		fmt.Fprintln(w, "\nPaper: Table 1 of Jiang et al., AAAI 2024 (test, %, mean±std over 5 runs).")
 	}
-	return nil
 }

@@ -86,6 +86,7 @@ func TestReproduceFlagErrors(t *testing.T) {
 		{[]string{"-dataset", "synthetic", "-select", "best"}, `-select "best"`},
 		{[]string{"-dataset", "synthetic", "-lambda-f", "-1"}, "LambdaF"},
 		{[]string{"-dataset", "synthetic", "-k", "0"}, "K"},
+		{[]string{"-dataset", "synthetic", "-tau", "0"}, "Temperature"},
 		{[]string{"-dataset", "synthetic", "-scaling", "auto"}, `-scaling "auto"`},
 		{[]string{"-dataset", "synthetic", "-train-mode", "x"}, `-train-mode "x"`},
 		{[]string{"-dataset", "synthetic", "extra"}, "unexpected arguments"},

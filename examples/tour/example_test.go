@@ -5,30 +5,12 @@ import (
 	"log"
 
 	"github.com/fairmp/fairmp/fmp"
-	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
-
-// mlpFMP is MLP → FMP as a layers.Model: the MLP's logits are X_trans,
-// the FMP layer propagates them fairly. FMP has no parameters of its own.
-type mlpFMP struct {
-	mlp *layers.MLP
-	fmp *fmp.Layer
-}
-
-func (m mlpFMP) Learnables() G.Nodes { return m.mlp.Learnables() }
-
-func (m mlpFMP) Forward(x *G.Node) (*G.Node, error) {
-	h, err := m.mlp.Forward(x)
-	if err != nil {
-		return nil, err
-	}
-	return m.fmp.Forward(h)
-}
 
 func Example() {
 	// 1. A data set: a real one with
@@ -46,19 +28,12 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	phase := layers.NewPhase() // training/evaluation switch shared by the layers
-	mlp, err := layers.NewMLP(g, layers.DefaultMLPConfig(ds.NumFeatures, 2), phase)
+	phase := layers.NewPhase()                       // training/evaluation switch shared by the layers
+	cfg := fmp.DefaultModelConfig(ds.NumFeatures, 2) // 2-layer MLP (64 hidden) → FMP (λs, λf, K, τ, ...)
+	model, err := fmp.NewModel(g, ds.Graph, ds.Sens, cfg, phase)
 	if err != nil {
 		log.Fatal(err)
 	}
-	adj := graph.NormalizedAdjacency(ds.Graph) // Ã = D̂^-1/2 (A+I) D̂^-1/2
-	cfg := fmp.DefaultConfig()                 // λs, λf, K, scaling
-	fl, err := fmp.New(adj, ds.Sens, cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fl.SetPhase(phase)
-	model := mlpFMP{mlp, fl}
 
 	// 3. Train: full-batch Adam, 300 epochs, lr 1e-3, weight decay 1e-5.
 	task := &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
@@ -81,7 +56,7 @@ func Example() {
 	// 5. Audit: one forward pass of the trained MLP, then FMP with and
 	//    without its sensitive-attribute steps. No retraining.
 	var logits G.Value
-	h, err := mlp.Forward(x) // the same node the model built
+	h, err := model.Backbone().Forward(x) // the same node the model built
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -90,7 +65,7 @@ func Example() {
 	if err := vm.RunAll(); err != nil {
 		log.Fatal(err)
 	}
-	audit, err := fmp.Explain(logits.(*tensor.Dense), adj, ds.Sens, cfg)
+	audit, err := fmp.Explain(logits.(*tensor.Dense), model.Matrix(), ds.Sens, cfg.FMP)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -28,6 +28,10 @@ var methodStyle = map[string]struct {
 // (ΔDP, accuracy) per method, the method's Pareto front as a line, and
 // the plain run as a black cross.
 func plotFronts(path, title string, o *options, ps []point) error {
+	maxDP, minAcc, maxAcc := 1.0, 100.0, 0.0
+	for _, q := range ps {
+		maxDP, minAcc, maxAcc = max(maxDP, q.dp), min(minAcc, q.acc), max(maxAcc, q.acc)
+	}
 	var row []*plot.Plot
 	for _, m := range o.models {
 		p := plot.New()
@@ -45,6 +49,9 @@ func plotFronts(path, title string, o *options, ps []point) error {
 		p.Y.Label.Text = "accuracy (%)"
 		p.Add(plotter.NewGrid())
 		for _, meth := range o.methods {
+			if !hasMethod(ps, m, meth) {
+				continue
+			}
 			st := methodStyle[meth]
 			pts := methodPoints(ps, m, meth)
 			all := make(plotter.XYs, 0, len(pts))
@@ -89,8 +96,10 @@ func plotFronts(path, title string, o *options, ps []point) error {
 		pl.GlyphStyle.Color = color.Black
 		p.Add(pl)
 		p.Legend.Add("plain (α = 0)", pl)
-		p.Legend.Top, p.Legend.Left = false, false
-		p.X.Min = 0
+		// Shared axes across panels; room on the right for the legend.
+		p.Legend.Top, p.Legend.Left = true, false
+		p.X.Min, p.X.Max = 0, 1.6*maxDP
+		p.Y.Min, p.Y.Max = minAcc-1, maxAcc+1
 		row = append(row, p)
 	}
 	width := vg.Length(len(row)) * 5 * vg.Inch

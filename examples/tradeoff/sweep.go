@@ -521,6 +521,16 @@ func methodPoints(ps []point, model, method string) []point {
 	return out
 }
 
+// hasMethod reports whether model has runs of method.
+func hasMethod(ps []point, model, method string) bool {
+	for _, p := range ps {
+		if p.model == model && p.method == method {
+			return true
+		}
+	}
+	return false
+}
+
 // summarize writes, per model and method, the plain numbers and the best
 // ΔDP among the configurations within 2 accuracy points of plain.
 func summarize(w io.Writer, o *options, ps []point) {
@@ -534,6 +544,9 @@ func summarize(w io.Writer, o *options, ps []point) {
 		}
 		fmt.Fprintf(w, "%-6s %-12s %8g %8.2f %8.2f\n", m, "plain", 0.0, plain.acc, plain.dp)
 		for _, meth := range o.methods {
+			if !hasMethod(ps, m, meth) {
+				continue
+			}
 			best := plain
 			for _, p := range methodPoints(ps, m, meth) {
 				if p.acc >= plain.acc-2 && p.dp < best.dp {

@@ -2,7 +2,6 @@ package exp
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -98,7 +97,8 @@ func NewProblem(ds *datasets.Dataset, dt tensor.Dtype) (*Problem, error) {
 
 // Build adds the model described by s to p's graph, with the library's
 // default configuration of that model except for the seed, the hidden
-// width and the dtype.
+// width and the dtype ("fmp" is fmp.Model: the default MLP followed by an
+// FMP layer configured by s.FMP).
 func Build(p *Problem, s Spec) (layers.Model, error) {
 	ds, t := p.Data, p.Task
 	in, c := ds.NumFeatures, t.Classes
@@ -129,9 +129,10 @@ func Build(p *Problem, s Spec) (layers.Model, error) {
 		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
 		return layers.NewJKNet(t.Graph, cfg, ds.Graph, t.Phase)
 	case "fmp":
-		cfg := layers.DefaultMLPConfig(in, c)
-		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return NewFMP(t.Graph, cfg, s.FMP, ds, t.Phase)
+		cfg := fmp.DefaultModelConfig(in, c)
+		cfg.MLP.Hidden, cfg.MLP.Dtype, cfg.MLP.Seed = s.Hidden, s.Dtype, s.Seed
+		cfg.FMP = s.FMP
+		return fmp.NewModel(t.Graph, ds.Graph, ds.Sens, cfg, t.Phase)
 	}
 	return nil, fmt.Errorf("unknown model %q, want one of %s", s.Model, strings.Join(Models, ", "))
 }
@@ -226,16 +227,6 @@ func Evaluate(m layers.Model, p *Problem, idx []int) (metrics.Report, error) {
 		return metrics.Report{}, fmt.Errorf("evaluating the test split: %v", err)
 	}
 	return rep, nil
-}
-
-// SortedKeys returns the keys of m, sorted.
-func SortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }
 
 var displayNames = map[string]string{"mlp": "MLP", "gcn": "GCN", "sgc": "SGC", "appnp": "APPNP", "gat": "GAT", "jknet": "JKNet", "fmp": "FMP"}
