@@ -2,10 +2,9 @@ package graph
 
 import (
 	"fmt"
+	"github.com/fairmp/fairmp/internal/par"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/fairmp/fairmp/internal/spkern"
@@ -285,54 +284,8 @@ func GCNNorm(g *Graph, opts NormOptions) (*Matrix, error) {
 	return newMatrix(n, n, indptr, indices, val, true), nil
 }
 
-// parallelRows calls f(lo, hi) on fixed blocks of rows covering [0, rows),
-// in parallel. Blocks are chosen from the row pointers so that each holds
-// about the same number of non-zeros. The partition does not affect the
-// result when f computes each row independently.
-func parallelRows(indptr []int, f func(lo, hi int)) {
-	rows := len(indptr) - 1
-	nnz := indptr[rows]
-	workers := runtime.GOMAXPROCS(0)
-	if workers > 1 && nnz+rows < 1<<14 {
-		workers = 1
-	}
-	blocks := workers * 4
-	if blocks > rows {
-		blocks = rows
-	}
-	if workers <= 1 || blocks <= 1 {
-		f(0, rows)
-		return
-	}
-	bounds := make([]int, 0, blocks+1)
-	bounds = append(bounds, 0)
-	total := nnz + rows
-	for b := 1; b < blocks; b++ {
-		target := total * b / blocks
-		// smallest row r with indptr[r]+r >= target
-		r := sort.Search(rows+1, func(r int) bool { return indptr[r]+r >= target })
-		if r > bounds[len(bounds)-1] && r < rows {
-			bounds = append(bounds, r)
-		}
-	}
-	bounds = append(bounds, rows)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				b := int(next.Add(1)) - 1
-				if b >= len(bounds)-1 {
-					return
-				}
-				f(bounds[b], bounds[b+1])
-			}
-		}()
-	}
-	wg.Wait()
-}
+// parallelRows runs f over fixed row blocks in parallel (see par.Rows).
+func parallelRows(indptr []int, f func(lo, hi int)) { par.Rows(indptr, 1<<14, f) }
 
 // MulDense64 computes out = m · x for a dense row-major x with the given
 // number of columns (x has m's column count of rows). out must have

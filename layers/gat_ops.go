@@ -3,12 +3,11 @@ package layers
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fairmp/fairmp/internal/par"
 	"hash"
 	"hash/fnv"
 	"math"
 	"runtime"
-	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/chewxy/hm"
@@ -88,38 +87,9 @@ func newGATCSR(gr *graph.Graph, selfLoops bool) *gatCSR {
 // edges returns the number of stored (directed) edges, self-loops included.
 func (c *gatCSR) edges() int { return len(c.src) }
 
-// gatParallelRows calls f(lo, hi) on fixed blocks of rows covering
-// [0, len(indptr)-1) in parallel, balanced by rows + non-zeros (a copy of
-// graph's private helper). Each row must be computed independently, so the
-// partition never changes the result.
-func gatParallelRows(indptr []int, f func(lo, hi int)) {
-	rows := len(indptr) - 1
-	nnz := indptr[rows]
-	workers := runtime.GOMAXPROCS(0)
-	if workers > 1 && nnz+rows < 1<<13 {
-		workers = 1
-	}
-	blocks := workers * 4
-	if blocks > rows {
-		blocks = rows
-	}
-	if workers <= 1 || blocks <= 1 {
-		f(0, rows)
-		return
-	}
-	bounds := make([]int, 0, blocks+1)
-	bounds = append(bounds, 0)
-	total := nnz + rows
-	for b := 1; b < blocks; b++ {
-		target := total * b / blocks
-		r := sort.Search(rows+1, func(r int) bool { return indptr[r]+r >= target })
-		if r > bounds[len(bounds)-1] && r < rows {
-			bounds = append(bounds, r)
-		}
-	}
-	bounds = append(bounds, rows)
-	gatRunBlocks(bounds, workers, f)
-}
+// gatParallelRows runs f over fixed row blocks of a CSR in parallel (see
+// par.Rows); each row must be computed independently.
+func gatParallelRows(indptr []int, f func(lo, hi int)) { par.Rows(indptr, 1<<13, f) }
 
 // gatParallelRange is gatParallelRows for n rows of equal cost.
 func gatParallelRange(n, width int, f func(lo, hi int)) {
@@ -136,26 +106,7 @@ func gatParallelRange(n, width int, f func(lo, hi int)) {
 	for b := range bounds {
 		bounds[b] = n * b / blocks
 	}
-	gatRunBlocks(bounds, workers, f)
-}
-
-func gatRunBlocks(bounds []int, workers int, f func(lo, hi int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				b := int(next.Add(1)) - 1
-				if b >= len(bounds)-1 {
-					return
-				}
-				f(bounds[b], bounds[b+1])
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks(bounds, workers, f)
 }
 
 type gatFloat interface{ float32 | float64 }
