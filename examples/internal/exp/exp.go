@@ -163,8 +163,21 @@ type Outcome struct {
 
 // Run builds the model of s on p, trains it with o and evaluates it on the
 // test split of p's data set through metrics.Evaluate (threshold 0.5).
+//
+// FMP in InferenceOnly mode (the default) with best-validation selection
+// follows fmp's two-stage workflow: the model is trained with λf = 0, so
+// that the epoch is selected on the propagation-only validation accuracy,
+// and then debiased at inference by Model.WithFMP(s.FMP), sharing the
+// trained backbone. (Selecting on accuracy measured with debiasing on
+// favours the epochs where debiasing changes least; with last-epoch
+// selection both routes give the same model.)
 func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
-	m, err := Build(p, s)
+	twoStage := s.Model == "fmp" && s.FMP.TrainMode == fmp.InferenceOnly && o.Select == layers.SelectBestVal
+	build := s
+	if twoStage {
+		build.FMP.LambdaF = 0
+	}
+	m, err := Build(p, build)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.Model, err)
 	}
@@ -181,6 +194,15 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 		return nil, fmt.Errorf("%s: training: %v", s.Model, err)
 	}
 	elapsed := time.Since(start)
+	if twoStage {
+		fm, ok := m.(*fmp.Model)
+		if !ok {
+			return nil, fmt.Errorf("%s: built %T, want *fmp.Model", s.Model, m)
+		}
+		if m, err = fm.WithFMP(s.FMP); err != nil {
+			return nil, fmt.Errorf("%s: %v", s.Model, err)
+		}
+	}
 	rep, err := Evaluate(m, p, p.Data.Split.Test)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.Model, err)

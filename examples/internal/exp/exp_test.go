@@ -79,3 +79,62 @@ func TestParseModels(t *testing.T) {
 		}
 	}
 }
+
+// With best-validation selection, FMP in InferenceOnly mode runs the
+// two-stage workflow: the trained backbone is exactly the λf = 0 model's
+// (same parameters, selected on propagation-only accuracy), and the
+// evaluated model applies the default FMP on top of it.
+func TestRunFMPTwoStage(t *testing.T) {
+	ds := tiny(t)
+	o := DefaultTrainOptions()
+	o.Epochs = 30
+	s := DefaultSpec("fmp")
+	p1, _ := NewProblem(ds, tensor.Float64)
+	got, err := Run(p1, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := s
+	zero.FMP.LambdaF = 0
+	p2, _ := NewProblem(ds, tensor.Float64)
+	base, err := Run(p2, zero, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Result.Best.Epoch != base.Result.Best.Epoch {
+		t.Errorf("selected epoch %d, want the λf = 0 run's %d", got.Result.Best.Epoch, base.Result.Best.Epoch)
+	}
+	pa, pb := got.Model.Learnables(), base.Model.Learnables()
+	for k := range pa {
+		a, b := pa[k].Value().Data().([]float64), pb[k].Value().Data().([]float64)
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("parameter %q[%d] = %v, want the λf = 0 run's %v", pa[k].Name(), i, a[i], b[i])
+			}
+		}
+	}
+	// FMP shrinks the gap between the groups' mean P(y=1) over all nodes
+	// (what its fairness term controls; the tiny test split is too small to
+	// judge thresholded ΔDP).
+	gap := func(m layers.Model, p *Problem) float64 {
+		pred, err := layers.Predict(m, p.Task, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum, cnt [2]float64
+		for i, g := range ds.Sens {
+			if g >= 0 {
+				sum[g] += pred.Probs[2*i+1]
+				cnt[g]++
+			}
+		}
+		d := sum[1]/cnt[1] - sum[0]/cnt[0]
+		if d < 0 {
+			d = -d
+		}
+		return d
+	}
+	if gf, gb := gap(got.Model, p1), gap(base.Model, p2); !(gf < gb) {
+		t.Errorf("group gap in mean P(y=1) %.4f with FMP, want below the backbone's %.4f", gf, gb)
+	}
+}
