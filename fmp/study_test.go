@@ -3,7 +3,7 @@ package fmp
 // The λf study: a reproducible driver, gated by FAIRMP_STUDY=1 (it trains
 // many models). Run, for example:
 //
-//	FAIRMP_STUDY=1 FAIRMP_DATA=/work/shared/data go test ./fmp/ -run TestStudy -v -timeout 0
+//	FAIRMP_STUDY=1 FAIRMP_DATA=../shared/data go test ./fmp/ -run TestStudy -v -timeout 0
 //
 // FAIRMP_STUDY_DATA selects the data sets (comma-separated: synthetic,
 // bail, nba; default all three), FAIRMP_STUDY_SEEDS the number of seeds

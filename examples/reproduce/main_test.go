@@ -53,7 +53,7 @@ func TestReproduceJSON(t *testing.T) {
 func TestReproduceNBA(t *testing.T) {
 	dir := os.Getenv("FAIRMP_DATA")
 	if dir == "" {
-		t.Skip("FAIRMP_DATA is not set: skipping the NBA run (see /work/shared/data/README.md)")
+		t.Skip("FAIRMP_DATA is not set: skipping the NBA run (point it at the folder holding nba/, bail/ and credit/)")
 	}
 	var out, errOut bytes.Buffer
 	if err := run([]string{"-data", dir, "-dataset", "nba", "-models", "mlp,fmp", "-seeds", "1", "-epochs", "3"}, &out, &errOut); err != nil {
