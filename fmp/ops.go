@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -129,12 +128,6 @@ func writeBool(h hash.Hash, v bool) {
 	}
 }
 
-func hash32(w func(hash.Hash)) uint32 {
-	h := fnv.New32a()
-	w(h)
-	return h.Sum32()
-}
-
 // denseInputs materialises the inputs, checks they are matrices of one
 // float dtype, and returns them with their shapes.
 func denseInputs(op fmt.Stringer, want int, inputs []G.Value) ([]*tensor.Dense, [][2]int, error) {
@@ -215,7 +208,7 @@ func (op *gradOp) WriteHash(h hash.Hash) {
 	writeF64(h, op.temp)
 	writeBool(h, op.constDual)
 }
-func (op *gradOp) Hashcode() uint32 { return hash32(op.WriteHash) }
+func (op *gradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *gradOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
@@ -285,7 +278,7 @@ func (op *gradBackOp) WriteHash(h hash.Hash) {
 	writeF64(h, op.scale)
 	writeF64(h, op.temp)
 }
-func (op *gradBackOp) Hashcode() uint32 { return hash32(op.WriteHash) }
+func (op *gradBackOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *gradBackOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
@@ -359,7 +352,7 @@ func (op *gapOp) WriteHash(h hash.Hash) {
 	writeF64(h, op.temp)
 	writeBool(h, op.jvp)
 }
-func (op *gapOp) Hashcode() uint32 { return hash32(op.WriteHash) }
+func (op *gapOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *gapOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
@@ -460,7 +453,7 @@ func (op *projOp) WriteHash(h hash.Hash) {
 	writeBool(h, op.mask)
 	writeBool(h, op.phase != nil)
 }
-func (op *projOp) Hashcode() uint32 { return hash32(op.WriteHash) }
+func (op *projOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *projOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }

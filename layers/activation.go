@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -164,11 +163,7 @@ func (op *actOp) WriteHash(h hash.Hash) {
 	binary.LittleEndian.PutUint64(b[:], math.Float64bits(op.act.Alpha))
 	h.Write(b[:])
 }
-func (op *actOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *actOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *actOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }

@@ -3,7 +3,6 @@ package layers
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -49,11 +48,7 @@ func (addRowOp) OverwritesInput() int      { return -1 }
 func (addRowOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
 func (addRowOp) String() string            { return "AddRow" }
 func (addRowOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.AddRow") }
-func (op addRowOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op addRowOp) Hashcode() uint32       { return opkit.Hash32(op.WriteHash) }
 
 func (addRowOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if len(in) != 2 {
@@ -126,11 +121,7 @@ func (colSumOp) OverwritesInput() int      { return -1 }
 func (colSumOp) DiffWRT(inputs int) []bool { return []bool{false} }
 func (colSumOp) String() string            { return "ColSum" }
 func (colSumOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.ColSum") }
-func (op colSumOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op colSumOp) Hashcode() uint32       { return opkit.Hash32(op.WriteHash) }
 
 func (colSumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if len(in) != 1 {

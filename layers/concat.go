@@ -3,7 +3,6 @@ package layers
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -91,11 +90,7 @@ func (op *concatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func (op *concatOp) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "fairmp.ConcatCols/%v/%d/%d/%d/%v", op.slice, op.lo, op.width, op.cols, op.widths)
 }
-func (op *concatOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *concatOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *concatOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != op.Arity() {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 	"math/rand"
 	"sync/atomic"
@@ -109,11 +108,7 @@ func (op *dropoutOp) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "%p", op.phase)
 }
 
-func (op *dropoutOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *dropoutOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *dropoutOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
@@ -215,11 +210,7 @@ func (op *maskMulOp) WriteHash(h hash.Hash) {
 	binary.LittleEndian.PutUint64(b[:], op.d.id)
 	h.Write(b[:])
 }
-func (op *maskMulOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *maskMulOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *maskMulOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 	"math/rand"
 	"runtime"
@@ -114,11 +113,7 @@ func (op *edgeDropOp) WriteHash(h hash.Hash) {
 	}
 	fmt.Fprintf(h, "%p", op.phase)
 }
-func (op *edgeDropOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *edgeDropOp) Hashcode() uint32                      { return opkit.Hash32(op.WriteHash) }
 func (op *edgeDropOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
 
 func (op *edgeDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/fairmp/fairmp/internal/par"
 	"hash"
-	"hash/fnv"
 	"math"
 	"runtime"
 	"sync/atomic"
@@ -518,11 +517,7 @@ func (op *gatOp) WriteHash(h hash.Hash) {
 	put(math.Float64bits(op.slope))
 }
 
-func (op *gatOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *gatOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 // outShape returns the output shape for the given input shapes.
 func (op *gatOp) outShape(in []tensor.Shape) (tensor.Shape, error) {

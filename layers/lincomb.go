@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -71,11 +70,7 @@ func (op *linCombOp) WriteHash(h hash.Hash) {
 		h.Write(b[:])
 	}
 }
-func (op *linCombOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *linCombOp) Hashcode() uint32                      { return opkit.Hash32(op.WriteHash) }
 func (op *linCombOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
 func (op *linCombOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != len(op.coef) {

@@ -92,11 +92,7 @@ func (op *ceOp) WriteHash(h hash.Hash) {
 	binary.LittleEndian.PutUint64(b[:], op.key)
 	h.Write(b[:])
 }
-func (op *ceOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *ceOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *ceOp) checkInput(v G.Value) (*tensor.Dense, error) {
 	z, err := opkit.Dense(v)
@@ -176,11 +172,7 @@ func (op *ceGradOp) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "fairmp.CrossEntropyGrad")
 	op.ce.WriteHash(h)
 }
-func (op *ceGradOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *ceGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *ceGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/graph"
@@ -80,11 +79,7 @@ func (op *spmmOp) WriteHash(h hash.Hash) {
 	h.Write(b[:])
 }
 
-func (op *spmmOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *spmmOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *spmmOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)

@@ -5,6 +5,8 @@ package opkit
 
 import (
 	"fmt"
+	"hash"
+	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -103,4 +105,13 @@ func CheckFloat(dt tensor.Dtype) error {
 		return fmt.Errorf("want float32 or float64, got %v", dt)
 	}
 	return nil
+}
+
+// Hash32 returns the 32-bit FNV-1a hash of what write writes: the
+// Hashcode of an op from its WriteHash method (op.Hashcode() is
+// opkit.Hash32(op.WriteHash)).
+func Hash32(write func(hash.Hash)) uint32 {
+	h := fnv.New32a()
+	write(h)
+	return h.Sum32()
 }

@@ -104,7 +104,7 @@ func (op *mixOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.Mixup")
 	putU64(h, op.id)
 }
-func (op *mixOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+func (op *mixOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *mixOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
@@ -157,7 +157,7 @@ func (op *mixTOp) ReturnsPtr() bool      { return false }
 func (op *mixTOp) CallsExtern() bool     { return false }
 func (op *mixTOp) OverwritesInput() int  { return -1 }
 func (op *mixTOp) String() string        { return fmt.Sprintf("MixupT#%d", op.f.id) }
-func (op *mixTOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
+func (op *mixTOp) Hashcode() uint32      { return opkit.Hash32(op.WriteHash) }
 func (op *mixTOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "fairmp.fair.MixupT"); putU64(h, op.f.id) }
 func (op *mixTOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.f.n, op.f.c}, nil

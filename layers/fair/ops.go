@@ -18,12 +18,6 @@ import (
 // that gorgonia never merges two of them into one node.
 var opIDs atomic.Uint64
 
-func hashOf(w func(hash.Hash)) uint32 {
-	h := fnv.New32a()
-	w(h)
-	return h.Sum32()
-}
-
 func putU64(h hash.Hash, v uint64) {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], v)
@@ -199,7 +193,7 @@ func (op *dpGapOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.DPGap")
 	putU64(h, op.key)
 }
-func (op *dpGapOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+func (op *dpGapOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *dpGapOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
@@ -273,7 +267,7 @@ func (op *dpGapGradOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.DPGapGrad")
 	op.f.WriteHash(h)
 }
-func (op *dpGapGradOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+func (op *dpGapGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *dpGapGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 2 {
@@ -378,7 +372,7 @@ func (op *bceOp) WriteHash(h hash.Hash) {
 	putU64(h, uint64(len(op.y)))
 	putU64(h, op.key)
 }
-func (op *bceOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+func (op *bceOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
 func (op *bceOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
@@ -441,7 +435,7 @@ func (op *bceGradOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.BCEWithLogitsGrad")
 	op.f.WriteHash(h)
 }
-func (op *bceGradOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+func (op *bceGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *bceGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
@@ -502,7 +496,7 @@ func (op *captureOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.Capture")
 	putU64(h, op.id)
 }
-func (op *captureOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+func (op *captureOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *captureOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
