@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -41,7 +42,7 @@ func pokecShaped(b *testing.B) (*datasets.Dataset, *graph.Matrix) {
 func benchTrainStep(b *testing.B, dt tensor.Dtype, k int) {
 	d, _ := pokecShaped(b)
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
+	x, err := train.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
 	if err != nil {
 		b.Fatal(err)
 	}

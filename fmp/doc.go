@@ -166,11 +166,11 @@
 //
 // Model (NewModel, ModelConfig) is an MLP followed by an FMP layer on the
 // graph's propagation matrix. It implements layers.Model, so the one
-// trainer of the library (layers.Train) trains it; the MLP's dropout and
-// the FMP layer share the layers.Phase given to NewModel. It is registered
-// as KindModel for layers.Save and layers.Load; the saved configuration
+// trainer of the library (train.Fit) trains it; the MLP's dropout and
+// the FMP layer share the layers.Phase given to NewModel. modelio.Save and
+// modelio.Load handle it (KindModel); the saved configuration
 // includes the sensitive attribute, and Load needs the graph
-// (layers.BuildEnv.Graph).
+// (modelio.Env.Graph).
 //
 // # Auditing
 //

@@ -10,8 +10,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// KindModel is the kind name under which Model is registered with
-// layers.RegisterKind, so layers.Save and layers.Load handle it.
+// KindModel is the kind name of Model in layers/modelio's table of kinds.
 const KindModel = "fmp"
 
 // ModelConfig configures an FMP node classifier: an MLP (the feature
@@ -49,10 +48,10 @@ func (c ModelConfig) Validate() error {
 	return c.FMP.Validate()
 }
 
-// Model is MLP → FMP, a layers.Model trained by layers.Train. The MLP and
+// Model is MLP → FMP, a layers.Model trained by train.Fit. The MLP and
 // the FMP layer share the phase given to NewModel, so the trainer's
 // training/evaluation switch drives both dropout and the InferenceOnly
-// training mode. Model is registered as KindModel for layers.Save/Load.
+// training mode. modelio.Save and modelio.Load handle it (KindModel).
 type Model struct {
 	cfg   ModelConfig
 	mlp   *layers.MLP
@@ -61,8 +60,7 @@ type Model struct {
 }
 
 var (
-	_ layers.Model   = (*Model)(nil)
-	_ layers.Savable = (*Model)(nil)
+	_ layers.Model = (*Model)(nil)
 )
 
 // NewModel adds the model's parameters to g. gr is the graph, sens the
@@ -145,39 +143,37 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 // Kind returns KindModel.
 func (m *Model) Kind() string { return KindModel }
 
-// savedModel is the configuration layers.Save writes for a Model: the
+// savedModel is the configuration modelio.Save writes for a Model: the
 // model's configuration, its name at the top level (so that
-// layers.BuildEnv.Name can rename it) and the sensitive attribute, which
-// the model needs and layers.BuildEnv does not carry.
+// modelio.Env.Name can rename it) and the sensitive attribute, which
+// the model needs and modelio.Env does not carry.
 type savedModel struct {
 	Name string      `json:"name"`
 	Cfg  ModelConfig `json:"model"`
 	Sens []int       `json:"sens"`
 }
 
-// SaveConfig returns the configuration layers.Save writes: the
+// SaveConfig returns the configuration modelio.Save writes: the
 // ModelConfig and the sensitive attribute.
 func (m *Model) SaveConfig() any {
 	return savedModel{Name: m.cfg.MLP.Name, Cfg: m.cfg, Sens: m.layer.sens}
 }
 
-func init() {
-	if err := layers.RegisterKind(KindModel, buildSaved); err != nil {
-		panic(err)
-	}
-}
-
-func buildSaved(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, env layers.BuildEnv) (layers.Model, error) {
+// BuildSaved rebuilds a Model from the configuration its SaveConfig
+// returned (as JSON), with parameters of dtype dt, on the graph gr the
+// model was trained on, with the given phase. layers/modelio calls it to
+// load a saved model of KindModel; programs use modelio.Load.
+func BuildSaved(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, gr *graph.Graph, phase *layers.Phase) (layers.Model, error) {
 	var s savedModel
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("fmp: loading a model: configuration: %v", err)
+		return nil, fmt.Errorf("fmp: loading a model: configuration: %w", err)
 	}
-	if env.Graph == nil {
-		return nil, fmt.Errorf("fmp: loading a model: env.Graph is nil, want the graph the model was trained on")
+	if gr == nil {
+		return nil, fmt.Errorf("fmp: loading a model: no graph given, want the graph the model was trained on")
 	}
 	s.Cfg.MLP.Name = s.Name
 	s.Cfg.MLP.Dtype = dt
-	return NewModel(g, env.Graph, s.Sens, s.Cfg, env.Phase)
+	return NewModel(g, gr, s.Sens, s.Cfg, phase)
 }
 
 // MarshalText encodes the scaling by name.

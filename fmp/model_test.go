@@ -1,7 +1,8 @@
-package fmp
+package fmp_test
 
 import (
 	"bytes"
+	"github.com/fairmp/fairmp/fmp"
 	"math"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -46,27 +49,27 @@ func evalLogits(t testing.TB, g *G.ExprGraph, nodes ...*G.Node) [][]float64 {
 // TestModelTrainSaveLoad trains MLP → FMP with the one trainer for a few
 // epochs (float32 and float64), checks that the model's output is FMP
 // applied to its MLP's output, that training lowered the loss, and that
-// layers.Save / layers.Load rebuild a model with bit-identical logits.
+// modelio.Save / modelio.Load rebuild a model with bit-identical logits.
 func TestModelTrainSaveLoad(t *testing.T) {
 	d := smallSynthetic(t)
 	for _, dt := range testutil.Dtypes {
 		g := G.NewGraph()
-		x, err := layers.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
+		x, err := train.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
 		if err != nil {
 			t.Fatal(err)
 		}
 		phase := layers.NewPhase()
-		cfg := DefaultModelConfig(d.NumFeatures, 2)
+		cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
 		cfg.MLP.Dtype = dt
 		cfg.FMP.LambdaF = 2
-		m, err := NewModel(g, d.Graph, d.Sens, cfg, phase)
+		m, err := fmp.NewModel(g, d.Graph, d.Sens, cfg, phase)
 		if err != nil {
 			t.Fatal(err)
 		}
-		task := &layers.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
-		tc := layers.DefaultTrainConfig()
+		task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
+		tc := train.DefaultConfig()
 		tc.Epochs, tc.Adam.LR = 30, 0.01
-		res, err := layers.Train(m, task, tc)
+		res, err := train.Fit(m, task, tc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +86,7 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		}
 		vals := evalLogits(t, g, out, h)
 		// The model's output is FMP applied to the MLP's logits.
-		rep, err := Explain(testutil.Tensor(dt, vals[1], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, cfg.FMP)
+		rep, err := fmp.Explain(testutil.Tensor(dt, vals[1], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, cfg.FMP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,16 +94,16 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		testutil.AllClose(t, "model = FMP(MLP)", vals[0], rep.Output, 10*atol, 10*rtol)
 
 		var buf bytes.Buffer
-		if err := layers.Save(&buf, m); err != nil {
+		if err := modelio.Save(&buf, m); err != nil {
 			t.Fatal(err)
 		}
 		g2 := G.NewGraph()
-		x2, _ := layers.FeatureNode(g2, dt, d.Features, d.N(), d.NumFeatures, "X")
-		lm, err := layers.Load(&buf, g2, layers.BuildEnv{Graph: d.Graph})
+		x2, _ := train.FeatureNode(g2, dt, d.Features, d.N(), d.NumFeatures, "X")
+		lm, err := modelio.Load(&buf, g2, modelio.Env{Graph: d.Graph})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m2, ok := lm.(*Model)
+		m2, ok := lm.(*fmp.Model)
 		if !ok {
 			t.Fatalf("Load returned %T, want *fmp.Model", lm)
 		}
@@ -113,10 +116,10 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		}
 		testutil.AllClose(t, "loaded model logits", evalLogits(t, g2, out2)[0], vals[0], 0, 0)
 		// Loading without the graph is an error.
-		if err := layers.Save(&buf, m); err != nil {
+		if err := modelio.Save(&buf, m); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := layers.Load(&buf, G.NewGraph(), layers.BuildEnv{}); err == nil {
+		if _, err := modelio.Load(&buf, G.NewGraph(), modelio.Env{}); err == nil {
 			t.Error("Load without a graph succeeded")
 		}
 	}
@@ -128,20 +131,20 @@ func TestModelTrainSaveLoad(t *testing.T) {
 // applies the fairness steps.
 func TestModelInferenceOnlyTraining(t *testing.T) {
 	d := smallSynthetic(t)
-	train := func(mode TrainMode, lf float64) ([]float64, []float64) {
+	train := func(mode fmp.TrainMode, lf float64) ([]float64, []float64) {
 		g := G.NewGraph()
-		x, _ := layers.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+		x, _ := train.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
 		phase := layers.NewPhase()
-		cfg := DefaultModelConfig(d.NumFeatures, 2)
+		cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
 		cfg.FMP.TrainMode, cfg.FMP.LambdaF = mode, lf
-		m, err := NewModel(g, d.Graph, d.Sens, cfg, phase)
+		m, err := fmp.NewModel(g, d.Graph, d.Sens, cfg, phase)
 		if err != nil {
 			t.Fatal(err)
 		}
-		task := &layers.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Classes: 2, Phase: phase}
-		tc := layers.DefaultTrainConfig()
-		tc.Epochs, tc.Select = 15, layers.SelectLast
-		if _, err := layers.Train(m, task, tc); err != nil {
+		task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Classes: 2, Phase: phase}
+		tc := train.DefaultConfig()
+		tc.Epochs, tc.Select = 15, train.SelectLast
+		if _, err := train.Fit(m, task, tc); err != nil {
 			t.Fatal(err)
 		}
 		var w []float64
@@ -151,9 +154,9 @@ func TestModelInferenceOnlyTraining(t *testing.T) {
 		out, _ := m.Forward(x)
 		return w, evalLogits(t, g, out)[0]
 	}
-	w0, out0 := train(EndToEnd, 0)
-	wi, outi := train(InferenceOnly, 4)
-	we, _ := train(EndToEnd, 4)
+	w0, out0 := train(fmp.EndToEnd, 0)
+	wi, outi := train(fmp.InferenceOnly, 4)
+	we, _ := train(fmp.EndToEnd, 4)
 	testutil.AllClose(t, "InferenceOnly weights = λf=0 weights", wi, w0, 0, 0)
 	diff, diffE := 0.0, 0.0
 	for i := range out0 {
@@ -171,34 +174,34 @@ func TestModelInferenceOnlyTraining(t *testing.T) {
 }
 
 func TestModelConfigJSON(t *testing.T) {
-	for _, s := range []Scaling{Normalized, Paper} {
+	for _, s := range []fmp.Scaling{fmp.Normalized, fmp.Paper} {
 		b, err := s.MarshalText()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r Scaling
+		var r fmp.Scaling
 		if err := r.UnmarshalText(b); err != nil || r != s {
 			t.Errorf("Scaling %v round trip: %v, %v", s, r, err)
 		}
 	}
-	for _, m := range []TrainMode{EndToEnd, ConstantDual, InferenceOnly} {
+	for _, m := range []fmp.TrainMode{fmp.EndToEnd, fmp.ConstantDual, fmp.InferenceOnly} {
 		b, err := m.MarshalText()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r TrainMode
+		var r fmp.TrainMode
 		if err := r.UnmarshalText(b); err != nil || r != m {
 			t.Errorf("TrainMode %v round trip: %v, %v", m, r, err)
 		}
 	}
-	var s Scaling
+	var s fmp.Scaling
 	if s.UnmarshalText([]byte("paper")) == nil {
 		t.Error("lower-case scaling name accepted")
 	}
-	if _, err := Scaling(0).MarshalText(); err == nil {
+	if _, err := fmp.Scaling(0).MarshalText(); err == nil {
 		t.Error("invalid scaling encoded")
 	}
-	c := DefaultModelConfig(3, 2)
+	c := fmp.DefaultModelConfig(3, 2)
 	c.MLP.Classes = 1
 	if c.Validate() == nil {
 		t.Error("one class accepted")
@@ -210,10 +213,10 @@ func TestModelConfigJSON(t *testing.T) {
 func TestModelWithFMP(t *testing.T) {
 	d := smallSynthetic(t)
 	g := G.NewGraph()
-	x, _ := layers.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
-	cfg := DefaultModelConfig(d.NumFeatures, 2)
+	x, _ := train.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+	cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
 	cfg.FMP.LambdaF = 0
-	m, err := NewModel(g, d.Graph, d.Sens, cfg, nil)
+	m, err := fmp.NewModel(g, d.Graph, d.Sens, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +235,7 @@ func TestModelWithFMP(t *testing.T) {
 	o2, _ := m2.Forward(x)
 	h, _ := m.Backbone().Forward(x)
 	v := evalLogits(t, g, o1, o2, h)
-	rep, err := Explain(testutil.Tensor(tensor.Float64, v[2], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, fc)
+	rep, err := fmp.Explain(testutil.Tensor(tensor.Float64, v[2], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, fc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -55,7 +56,7 @@ func studyData(t testing.TB, name string) *datasets.Dataset {
 type trained struct {
 	xtrans []float64 // the MLP's logits in evaluation mode, n × c
 	logits []float64 // the model's output in evaluation mode, n × c
-	res    *layers.Result
+	res    *train.Result
 	dur    time.Duration
 }
 
@@ -66,7 +67,7 @@ func trainModel(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, cfg Config
 	t.Helper()
 	start := time.Now()
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+	x, err := train.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +79,10 @@ func trainModel(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, cfg Config
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := &layers.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
-	tc := layers.DefaultTrainConfig()
+	task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
+	tc := train.DefaultConfig()
 	tc.Epochs = epochs
-	res, err := layers.Train(m, task, tc)
+	res, err := train.Fit(m, task, tc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func backbone(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, base Config,
 			for i := range v {
 				v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 			}
-			return trained{xtrans: v[:n2], logits: v[n2:], res: &layers.Result{}}
+			return trained{xtrans: v[:n2], logits: v[n2:], res: &train.Result{}}
 		}
 	}
 	tr := trainModel(t, d, adj, base, seed, epochs)

@@ -7,9 +7,10 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // ActKind names an element-wise activation function.

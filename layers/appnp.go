@@ -5,9 +5,10 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/fairmp/fairmp/graph"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
 )
 
 // APPNPConfig configures APPNP (Gasteiger et al.): an MLP H = f(X) followed

@@ -5,9 +5,10 @@ import (
 	"hash"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // addRowOp computes y + b for y n × c and b 1 × c (b added to every row)
@@ -32,10 +33,10 @@ var (
 func addRowBias(y, b *G.Node) (*G.Node, error) {
 	sy, sb := y.Shape(), b.Shape()
 	if len(sy) != 2 || len(sb) != 2 || sb[0] != 1 || sb[1] != sy[1] || y.Dtype() != b.Dtype() {
-		return nil, fmt.Errorf("layers: adding bias %s to %s: want a 1 × c bias for an n × c input of one dtype", describeNode(b), describeNode(y))
+		return nil, fmt.Errorf("layers: adding bias %s to %s: want a 1 × c bias for an n × c input of one dtype", opkit.DescribeNode(b), opkit.DescribeNode(y))
 	}
 	if err := opkit.CheckFloat(y.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: adding bias %s: %v", describeNode(b), err)
+		return nil, fmt.Errorf("layers: adding bias %s: %v", opkit.DescribeNode(b), err)
 	}
 	return G.ApplyOp(addRowOp{}, y, b)
 }

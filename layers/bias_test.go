@@ -5,9 +5,10 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/testutil"
 )
 
 // TestAddRowBias checks y + b and the gradients of sum(W ⊙ (y + b)) (dY = W,

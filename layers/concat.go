@@ -5,9 +5,10 @@ import (
 	"hash"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // concatCols returns the matrices xs (equal row counts and dtypes) side by
@@ -22,7 +23,7 @@ func concatCols(xs ...*G.Node) (*G.Node, error) {
 	for i, x := range xs {
 		s := x.Shape()
 		if len(s) != 2 || s[0] != xs[0].Shape()[0] || x.Dtype() != xs[0].Dtype() {
-			return nil, fmt.Errorf("layers: concatCols: input %s, want a %v matrix with %d rows", describeNode(x), xs[0].Dtype(), xs[0].Shape()[0])
+			return nil, fmt.Errorf("layers: concatCols: input %s, want a %v matrix with %d rows", opkit.DescribeNode(x), xs[0].Dtype(), xs[0].Shape()[0])
 		}
 		widths[i] = s[1]
 	}

@@ -1,7 +1,13 @@
-// Package layers provides graph neural network layers as gorgonia graph
-// nodes, the custom ops they share (sparse propagation, dropout,
-// activations, cross-entropy), and the one trainer used for every fairmp
-// model.
+// Package layers provides graph neural network models as gorgonia graph
+// nodes and the custom ops they are built from (sparse propagation,
+// dropout, activations, cross-entropy, GAT attention).
+//
+// Its sub-packages hold what is done with a model: layers/train trains
+// and evaluates any Model (Task, Fit, Predict, Adam), layers/modelio saves
+// and loads models, layers/fair adds fairness-training strategies to
+// training, and layers/blas selects the BLAS that gorgonia's dense
+// products run on. Importing layers imports layers/blas, which replaces
+// gorgonia's process-wide BLAS at program start (see that package).
 //
 // # Models
 //
@@ -47,36 +53,9 @@
 // the Phase given to its constructor; the trainer sets it. nil and the
 // zero value mean evaluation.
 //
-// # Training
-//
-// Train runs full-batch training of any Model on a Task (graph, feature
-// node, labels, train/validation indices, classes, phase) with Adam
-// (PyTorch's update rule and weight decay, see Adam) and mean
-// cross-entropy over the training nodes, plus an optional ExtraLoss term
-// (the hook for fairness regularisers). It compiles a pruned tape: only
-// the cost, its gradients with respect to the learnables, and the values
-// read. Each epoch is one training step and one evaluation pass; the
-// parameters of the epoch with the best validation accuracy and of the
-// last epoch are both kept (Result.BestParams, Result.LastParams), and
-// TrainConfig.Select chooses which the model keeps. Patience enables
-// early stopping; Progress, OnEpoch and LogEvery report progress. Trainer
-// exposes the single steps. Predict returns class probabilities and
-// labels in evaluation mode.
-//
-// Results are deterministic: the same seeds give bit-identical parameters
-// after training (all reductions run in a fixed order).
-//
-// # Saving models
-//
-// Save writes a model's kind, configuration and parameters (a one-line
-// JSON header and little-endian binary values, format version 1, see
-// FormatName) and Load rebuilds it through a registry of kinds;
-// RegisterKind lets other packages make their models loadable.
-//
 // # Errors
 //
-// Constructors, Forward functions, Train, Predict, Save and Load validate
-// their inputs (shapes, dtypes, options, indices) and return errors that
+// Constructors and Forward functions validate their inputs (shapes, dtypes, options, indices) and return errors that
 // name the option, node or parameter and what was expected. Custom ops
 // never panic inside a gorgonia VM on anything a user can cause: they
 // check their inputs when they are added to the graph and return errors

@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // opIDs numbers op instances whose state (a mask) must not be shared

@@ -5,9 +5,10 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/testutil"
 )
 
 // dropoutRun builds sum(w ⊙ Dropout(x)) and returns, for each of runs

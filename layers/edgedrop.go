@@ -11,10 +11,11 @@ import (
 	"sync/atomic"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // EdgeDropoutSpMM returns (A ⊙ M)·x, where in training M drops each
@@ -38,10 +39,10 @@ func EdgeDropoutSpMM(a *graph.Matrix, x *G.Node, p float64, seed int64, phase *P
 		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: nil matrix or input node")
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s: %v", describeNode(x), err)
+		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s: %v", opkit.DescribeNode(x), err)
 	}
 	if _, cols := a.Dims(); len(x.Shape()) != 2 || x.Shape()[0] != cols {
-		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s, want a matrix with %d rows", describeNode(x), cols)
+		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s, want a matrix with %d rows", opkit.DescribeNode(x), cols)
 	}
 	op := &edgeDropOp{a: a, p: p, seed: seed, phase: phase, rng: rand.New(rand.NewSource(seed)), id: opIDs.Add(1)}
 	return G.ApplyOp(op, x)

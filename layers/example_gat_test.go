@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/layers"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/layers"
 )
 
 // A two-head GAT layer on a path 0–1–2–3: each node attends to its

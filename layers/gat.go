@@ -1,13 +1,14 @@
 package layers
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand"
 
-	"github.com/fairmp/fairmp/graph"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // GATConfig configures a graph attention layer (Veličković et al., 2018)
@@ -156,8 +157,8 @@ func newGAT(g *G.ExprGraph, cfg GATConfig, csr *gatCSR, phase *Phase, rng *rand.
 		name string
 	}{{&l.attSrc, ".att_src"}, {&l.attDst, ".att_dst"}} {
 		name := cfg.Name + p.name
-		if err := uniqueName(g, name); err != nil {
-			return nil, err
+		if err := opkit.UniqueName(g, name); err != nil {
+			return nil, fmt.Errorf("layers: %w", err)
 		}
 		v := GlorotUniform(rng, cfg.Dtype, cfg.Heads, cfg.Out)
 		if err := v.Reshape(1, hf); err != nil {
@@ -411,27 +412,3 @@ func (m *GATModel) Kind() string { return KindGATModel }
 
 // SaveConfig returns the model's configuration.
 func (m *GATModel) SaveConfig() any { return m.cfg }
-
-func init() {
-	must := func(err error) {
-		if err != nil {
-			panic(err)
-		}
-	}
-	must(RegisterKind(KindGAT, func(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, env BuildEnv) (Model, error) {
-		var c GATConfig
-		if err := decodeConfig(raw, &c); err != nil {
-			return nil, err
-		}
-		c.Dtype = dt
-		return NewGAT(g, c, env.Graph, env.Phase)
-	}))
-	must(RegisterKind(KindGATModel, func(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, env BuildEnv) (Model, error) {
-		var c GATModelConfig
-		if err := decodeConfig(raw, &c); err != nil {
-			return nil, err
-		}
-		c.Dtype = dt
-		return NewGATModel(g, c, env.Graph, env.Phase)
-	}))
-}

@@ -4,10 +4,11 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/testutil"
 )
 
 // Pokec-z's shape (the FMP paper's largest data set).
@@ -64,7 +65,7 @@ func BenchmarkGATModelPokec(b *testing.B) {
 	vm := G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{cost}, grads...)...))
 	defer vm.Close()
 	b.ReportMetric(float64(gr.NumEdges()), "edges")
-	cpu0 := gatCPUTime()
+	cpu0 := testutil.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := vm.RunAll(); err != nil {
@@ -75,5 +76,5 @@ func BenchmarkGATModelPokec(b *testing.B) {
 	b.StopTimer()
 	// CPU time (all threads) per op: on a shared machine it is less
 	// affected by other processes than the wall time.
-	b.ReportMetric(float64((gatCPUTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((testutil.CPUTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }

@@ -3,18 +3,20 @@ package layers
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/fairmp/fairmp/internal/par"
 	"hash"
 	"math"
 	"runtime"
 	"sync/atomic"
 
+	"github.com/fairmp/fairmp/internal/par"
+
 	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/spkern"
-	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // This file holds GAT's custom ops and their kernels. The attention layer is

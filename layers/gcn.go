@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math/rand"
 
-	"github.com/fairmp/fairmp/graph"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
 )
 
 // Propagation says how the propagation matrix Ã is built from a graph, as

@@ -7,10 +7,12 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/problem"
+	"github.com/fairmp/fairmp/internal/testutil"
 )
 
 // gcnLayerNaive returns Ã·(h·W) + b.
@@ -27,7 +29,7 @@ func gcnLayerNaive(a []float64, n int, h []float64, width int, params [][]float6
 }
 
 func TestGCN(t *testing.T) {
-	p := newProblem(t, 11, 25, 4, 3, 40, 0.6)
+	p := problem.New(t, 11, 25, 4, 3, 40, 0.6)
 	cases := []struct {
 		layers int
 		prop   Propagation
@@ -40,20 +42,20 @@ func TestGCN(t *testing.T) {
 		{1, Propagation{AddSelfLoops: true, Normalize: false}, true, ReLU()},
 	}
 	for _, c := range cases {
-		cfg := DefaultGCNConfig(p.d, p.c)
+		cfg := DefaultGCNConfig(p.D, p.C)
 		cfg.Hidden, cfg.Layers, cfg.Propagation, cfg.Bias, cfg.Activation = 5, c.layers, c.prop, c.bias, c.act
-		a := denseNorm(p.gr, c.prop.Improved, c.prop.AddSelfLoops, c.prop.Normalize)
+		a := denseNorm(p.Graph, c.prop.Improved, c.prop.AddSelfLoops, c.prop.Normalize)
 		checkModel(t, modelCase{
 			name: fmt.Sprintf("layers=%d/%+v/bias=%v", c.layers, c.prop, c.bias),
-			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := cfg
 				cfg.Dtype = dt
-				return NewGCN(g, cfg, p.gr, phase)
+				return NewGCN(g, cfg, p.Graph, phase)
 			},
-			naive: func(p *problem, params [][]float64) []float64 {
-				h, width := p.x, p.d
+			naive: func(p *problem.Problem, params [][]float64) []float64 {
+				h, width := p.X, p.D
 				for l := 0; l < cfg.Layers; l++ {
-					h, width, params = gcnLayerNaive(a, p.n, h, width, params, cfg.Bias)
+					h, width, params = gcnLayerNaive(a, p.N, h, width, params, cfg.Bias)
 					if l < cfg.Layers-1 {
 						h = applyAct(cfg.Activation, h)
 					}
@@ -67,108 +69,108 @@ func TestGCN(t *testing.T) {
 // TestGCNConvMatchesPyGOrder checks a single GCNConv (linear, propagate,
 // bias) and that NewGCNConvMatrix with the same matrix gives the same output.
 func TestGCNConv(t *testing.T) {
-	p := newProblem(t, 12, 15, 3, 2, 20, 0.5)
-	a := denseNorm(p.gr, false, true, true)
+	p := problem.New(t, 12, 15, 3, 2, 20, 0.5)
+	a := denseNorm(p.Graph, false, true, true)
 	checkModel(t, modelCase{
 		name: "conv",
-		build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
-			cfg := DefaultGCNConvConfig(p.d, p.c)
+		build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+			cfg := DefaultGCNConvConfig(p.D, p.C)
 			cfg.Dtype = dt
-			return NewGCNConv(g, cfg, p.gr)
+			return NewGCNConv(g, cfg, p.Graph)
 		},
-		naive: func(p *problem, params [][]float64) []float64 {
-			z, _, _ := gcnLayerNaive(a, p.n, p.x, p.d, params, true)
+		naive: func(p *problem.Problem, params [][]float64) []float64 {
+			z, _, _ := gcnLayerNaive(a, p.N, p.X, p.D, params, true)
 			return z
 		},
 	}, p)
 	checkModel(t, modelCase{
 		name: "prebuilt",
-		build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
-			cfg := DefaultGCNConvConfig(p.d, p.c)
+		build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+			cfg := DefaultGCNConvConfig(p.D, p.C)
 			cfg.Dtype = dt
-			return NewGCNConvMatrix(g, cfg, graph.NormalizedAdjacency(p.gr))
+			return NewGCNConvMatrix(g, cfg, graph.NormalizedAdjacency(p.Graph))
 		},
-		naive: func(p *problem, params [][]float64) []float64 {
-			z, _, _ := gcnLayerNaive(a, p.n, p.x, p.d, params, true)
+		naive: func(p *problem.Problem, params [][]float64) []float64 {
+			z, _, _ := gcnLayerNaive(a, p.N, p.X, p.D, params, true)
 			return z
 		},
 	}, p)
 }
 
 func TestSGC(t *testing.T) {
-	p := newProblem(t, 13, 25, 4, 3, 40, 0.6)
+	p := problem.New(t, 13, 25, 4, 3, 40, 0.6)
 	for _, k := range []int{0, 1, 3} {
-		a := denseNorm(p.gr, false, true, true)
+		a := denseNorm(p.Graph, false, true, true)
 		checkModel(t, modelCase{
 			name: fmt.Sprintf("K=%d", k),
-			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
-				cfg := DefaultSGCConfig(p.d, p.c)
+			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+				cfg := DefaultSGCConfig(p.D, p.C)
 				cfg.K, cfg.Dtype = k, dt
-				return NewSGC(g, cfg, p.gr)
+				return NewSGC(g, cfg, p.Graph)
 			},
-			naive: func(p *problem, params [][]float64) []float64 {
-				h := p.x
+			naive: func(p *problem.Problem, params [][]float64) []float64 {
+				h := p.X
 				for s := 0; s < k; s++ {
-					h = matmul(a, p.n, p.n, h, p.d)
+					h = matmul(a, p.N, p.N, h, p.D)
 				}
-				return addRow(matmul(h, p.n, p.d, params[0], p.c), params[1])
+				return addRow(matmul(h, p.N, p.D, params[0], p.C), params[1])
 			},
 		}, p)
 	}
 	// The propagated features are visible and equal Ã²X.
-	task := p.task(t, tensor.Float64, nil)
-	cfg := DefaultSGCConfig(p.d, p.c)
+	g, x := p.Features(t, tensor.Float64)
+	cfg := DefaultSGCConfig(p.D, p.C)
 	cfg.K = 2
-	m, err := NewSGC(task.Graph, cfg, p.gr)
+	m, err := NewSGC(g, cfg, p.Graph)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Propagated() != nil {
 		t.Error("Propagated() before Forward is not nil")
 	}
-	z1, err := m.Forward(task.X)
+	z1, err := m.Forward(x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := denseNorm(p.gr, false, true, true)
-	want := matmul(a, p.n, p.n, matmul(a, p.n, p.n, p.x, p.d), p.d)
+	a := denseNorm(p.Graph, false, true, true)
+	want := matmul(a, p.N, p.N, matmul(a, p.N, p.N, p.X, p.D), p.D)
 	testutil.AllClose(t, "Ã²X", testutil.ToF64(m.Propagated()), want, 1e-12, 1e-10)
-	if z2, _ := m.Forward(task.X); z2 != z1 {
+	if z2, _ := m.Forward(x); z2 != z1 {
 		t.Error("a second Forward built a second node")
 	}
-	other := G.NewMatrix(task.Graph, tensor.Float64, G.WithShape(p.n, p.d), G.WithName("other"), G.WithInit(G.Zeroes()))
+	other := G.NewMatrix(g, tensor.Float64, G.WithShape(p.N, p.D), G.WithName("other"), G.WithInit(G.Zeroes()))
 	if _, err := m.Forward(other); err == nil {
 		t.Error("Forward with a second input was accepted")
 	}
 	g2 := G.NewGraph()
-	m2, _ := NewSGC(g2, cfg, p.gr)
-	derived := G.Must(G.Mul(G.NewMatrix(g2, tensor.Float64, G.WithShape(p.n, p.d), G.WithName("u"), G.WithInit(G.Zeroes())), G.NewConstant(2.0)))
+	m2, _ := NewSGC(g2, cfg, p.Graph)
+	derived := G.Must(G.Mul(G.NewMatrix(g2, tensor.Float64, G.WithShape(p.N, p.D), G.WithName("u"), G.WithInit(G.Zeroes())), G.NewConstant(2.0)))
 	if _, err := m2.Forward(derived); err == nil {
 		t.Error("Forward with a computed node was accepted")
 	}
 }
 
 func TestAPPNP(t *testing.T) {
-	p := newProblem(t, 14, 25, 4, 3, 40, 0.6)
+	p := problem.New(t, 14, 25, 4, 3, 40, 0.6)
 	for _, c := range []struct {
 		k     int
 		alpha float64
 	}{{10, 0.1}, {3, 0.5}, {0, 0.1}, {2, 1}} {
-		cfg := DefaultAPPNPConfig(p.d, p.c)
+		cfg := DefaultAPPNPConfig(p.D, p.C)
 		cfg.Hidden, cfg.K, cfg.Alpha = 5, c.k, c.alpha
-		a := denseNorm(p.gr, false, true, true)
+		a := denseNorm(p.Graph, false, true, true)
 		checkModel(t, modelCase{
 			name: fmt.Sprintf("K=%d/alpha=%v", c.k, c.alpha),
-			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := cfg
 				cfg.Dtype = dt
-				return NewAPPNP(g, cfg, p.gr, phase)
+				return NewAPPNP(g, cfg, p.Graph, phase)
 			},
-			naive: func(p *problem, params [][]float64) []float64 {
+			naive: func(p *problem.Problem, params [][]float64) []float64 {
 				h := mlpNaive(MLPConfig{Layers: cfg.Layers, Bias: cfg.Bias, Activation: cfg.Activation})(p, params)
 				z := h
 				for s := 0; s < cfg.K; s++ {
-					az := matmul(a, p.n, p.n, z, p.c)
+					az := matmul(a, p.N, p.N, z, p.C)
 					z = make([]float64, len(h))
 					for i := range z {
 						z[i] = (1-cfg.Alpha)*az[i] + cfg.Alpha*h[i]
@@ -181,24 +183,24 @@ func TestAPPNP(t *testing.T) {
 }
 
 func TestJKNet(t *testing.T) {
-	p := newProblem(t, 15, 25, 4, 3, 40, 0.6)
+	p := problem.New(t, 15, 25, 4, 3, 40, 0.6)
 	for _, mode := range []JKMode{JKConcat, JKMax} {
 		for _, layers := range []int{1, 3} {
-			cfg := DefaultJKNetConfig(p.d, p.c)
+			cfg := DefaultJKNetConfig(p.D, p.C)
 			cfg.Hidden, cfg.Layers, cfg.Mode = 5, layers, mode
-			a := denseNorm(p.gr, false, true, true)
+			a := denseNorm(p.Graph, false, true, true)
 			checkModel(t, modelCase{
 				name: fmt.Sprintf("%s/layers=%d", mode, layers),
-				build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+				build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 					cfg := cfg
 					cfg.Dtype = dt
-					return NewJKNet(g, cfg, p.gr, phase)
+					return NewJKNet(g, cfg, p.Graph, phase)
 				},
-				naive: func(p *problem, params [][]float64) []float64 {
-					h, width := p.x, p.d
+				naive: func(p *problem.Problem, params [][]float64) []float64 {
+					h, width := p.X, p.D
 					var hs [][]float64
 					for l := 0; l < cfg.Layers; l++ {
-						h, width, params = gcnLayerNaive(a, p.n, h, width, params, true)
+						h, width, params = gcnLayerNaive(a, p.N, h, width, params, true)
 						h = applyAct(cfg.Activation, h)
 						hs = append(hs, h)
 					}
@@ -213,14 +215,14 @@ func TestJKNet(t *testing.T) {
 						}
 					} else {
 						w = cfg.Hidden * cfg.Layers
-						jk = make([]float64, p.n*w)
+						jk = make([]float64, p.N*w)
 						for l, o := range hs {
-							for i := 0; i < p.n; i++ {
+							for i := 0; i < p.N; i++ {
 								copy(jk[i*w+l*cfg.Hidden:i*w+(l+1)*cfg.Hidden], o[i*cfg.Hidden:(i+1)*cfg.Hidden])
 							}
 						}
 					}
-					return addRow(matmul(jk, p.n, w, params[0], p.c), params[1])
+					return addRow(matmul(jk, p.N, w, params[0], p.C), params[1])
 				},
 			}, p)
 		}
@@ -297,11 +299,11 @@ func TestEdgeDropout(t *testing.T) {
 }
 
 func TestGNNConfigErrors(t *testing.T) {
-	p := newProblem(t, 17, 10, 3, 2, 10, 0.5)
+	p := problem.New(t, 17, 10, 3, 2, 10, 0.5)
 	g := G.NewGraph()
 	gcn := DefaultGCNConfig(3, 2)
 	gcn.Propagation = Propagation{Improved: true}
-	if _, err := NewGCN(g, gcn, p.gr, nil); err == nil {
+	if _, err := NewGCN(g, gcn, p.Graph, nil); err == nil {
 		t.Error("Improved without self-loops accepted")
 	}
 	if _, err := NewGCN(g, DefaultGCNConfig(3, 2), nil, nil); err == nil {
@@ -316,22 +318,22 @@ func TestGNNConfigErrors(t *testing.T) {
 	} {
 		c := ap
 		mut(&c)
-		if _, err := NewAPPNP(g, c, p.gr, nil); err == nil {
+		if _, err := NewAPPNP(g, c, p.Graph, nil); err == nil {
 			t.Errorf("APPNP config %+v accepted", c)
 		}
 	}
 	jk := DefaultJKNetConfig(3, 2)
 	jk.Mode = "lstm"
-	if _, err := NewJKNet(g, jk, p.gr, nil); err == nil {
+	if _, err := NewJKNet(g, jk, p.Graph, nil); err == nil {
 		t.Error("JK mode lstm accepted")
 	}
 	sgc := DefaultSGCConfig(3, 2)
 	sgc.K = -1
-	if _, err := NewSGC(g, sgc, p.gr); err == nil {
+	if _, err := NewSGC(g, sgc, p.Graph); err == nil {
 		t.Error("SGC K = -1 accepted")
 	}
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(11, 3), G.WithName("x11"), G.WithInit(G.Zeroes()))
-	m, err := NewGCN(g, DefaultGCNConfig(3, 2), p.gr, nil)
+	m, err := NewGCN(g, DefaultGCNConfig(3, 2), p.Graph, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,78 +2,10 @@ package layers
 
 import (
 	"math"
-	"math/rand"
-	"testing"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/testutil"
-	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
-
-// problem is a small generated node-classification task: features x
-// (n × d), labels from a random linear teacher, and a graph whose edges
-// join same-label nodes with probability homophily.
-type problem struct {
-	n, d, c    int
-	x          []float64
-	labels     []int
-	train, val []int
-	test       []int
-	gr         *graph.Graph
-}
-
-func newProblem(t testing.TB, seed int64, n, d, c, edges int, homophily float64) *problem {
-	t.Helper()
-	rng := rand.New(rand.NewSource(seed))
-	p := &problem{n: n, d: d, c: c, x: testutil.RandSlice(rng, n*d, -1, 1), labels: make([]int, n)}
-	teacher := testutil.RandSlice(rng, d*c, -1, 1)
-	byClass := make([][]int, c)
-	for i := 0; i < n; i++ {
-		best, bv := 0, math.Inf(-1)
-		for k := 0; k < c; k++ {
-			v := 0.0
-			for j := 0; j < d; j++ {
-				v += p.x[i*d+j] * teacher[j*c+k]
-			}
-			if v > bv {
-				best, bv = k, v
-			}
-		}
-		p.labels[i] = best
-		byClass[best] = append(byClass[best], i)
-	}
-	perm := rng.Perm(n)
-	p.train, p.val, p.test = perm[:n/2], perm[n/2:3*n/4], perm[3*n/4:]
-	es := make([][2]int, 0, edges)
-	for len(es) < edges {
-		i := rng.Intn(n)
-		j := rng.Intn(n)
-		if rng.Float64() < homophily {
-			cl := byClass[p.labels[i]]
-			j = cl[rng.Intn(len(cl))]
-		}
-		if i != j {
-			es = append(es, [2]int{i, j})
-		}
-	}
-	var err error
-	if p.gr, err = graph.FromEdges(n, es); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// task builds a gorgonia graph with the problem's features in dtype dt.
-func (p *problem) task(t testing.TB, dt tensor.Dtype, phase *Phase) *Task {
-	t.Helper()
-	g := G.NewGraph()
-	x, err := FeatureNode(g, dt, p.x, p.n, p.d, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Task{Graph: g, X: x, Labels: p.labels, Train: p.train, Val: p.val, Classes: p.c, Phase: phase}
-}
 
 // paramValues returns the learnables' values as float64 slices.
 func paramValues(m Model) [][]float64 {

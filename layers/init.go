@@ -5,9 +5,10 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // GlorotUniform returns a rows × cols tensor of dtype dt drawn from
@@ -38,8 +39,8 @@ func newWeight(g *G.ExprGraph, dt tensor.Dtype, rows, cols int, name string, rng
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("layers: %s: shape %d × %d, want both > 0", name, rows, cols)
 	}
-	if err := uniqueName(g, name); err != nil {
-		return nil, err
+	if err := opkit.UniqueName(g, name); err != nil {
+		return nil, fmt.Errorf("layers: %w", err)
 	}
 	return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name),
 		G.WithValue(GlorotUniform(rng, dt, rows, cols))), nil
@@ -54,20 +55,9 @@ func newBias(g *G.ExprGraph, dt tensor.Dtype, cols int, name string) (*G.Node, e
 	if cols <= 0 {
 		return nil, fmt.Errorf("layers: %s: %d columns, want > 0", name, cols)
 	}
-	if err := uniqueName(g, name); err != nil {
-		return nil, err
+	if err := opkit.UniqueName(g, name); err != nil {
+		return nil, fmt.Errorf("layers: %w", err)
 	}
 	return G.NewMatrix(g, dt, G.WithShape(1, cols), G.WithName(name),
 		G.WithValue(opkit.Alloc(dt, 1, cols))), nil
-}
-
-// uniqueName returns an error if g already holds a node called name.
-// gorgonia merges input nodes with equal name, type and shape into one
-// node, so two layers with the same parameter names would silently share
-// their parameters.
-func uniqueName(g *G.ExprGraph, name string) error {
-	if len(g.ByName(name)) > 0 {
-		return fmt.Errorf("layers: parameter name %q is already used in this graph: give each layer or model a distinct Name", name)
-	}
-	return nil
 }

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math/rand"
 
-	"github.com/fairmp/fairmp/graph"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
 )
 
 // JKMode is a jumping-knowledge aggregation.

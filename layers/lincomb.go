@@ -7,9 +7,10 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // linComb returns Σ coef[i]·xs[i] for matrices of one shape and dtype.
@@ -20,11 +21,11 @@ func linComb(coef []float64, xs ...*G.Node) (*G.Node, error) {
 	}
 	for _, x := range xs[1:] {
 		if !x.Shape().Eq(xs[0].Shape()) || x.Dtype() != xs[0].Dtype() {
-			return nil, fmt.Errorf("layers: linComb: %s and %s differ in shape or dtype", describeNode(xs[0]), describeNode(x))
+			return nil, fmt.Errorf("layers: linComb: %s and %s differ in shape or dtype", opkit.DescribeNode(xs[0]), opkit.DescribeNode(x))
 		}
 	}
 	if len(xs[0].Shape()) != 2 {
-		return nil, fmt.Errorf("layers: linComb: %s, want matrices", describeNode(xs[0]))
+		return nil, fmt.Errorf("layers: linComb: %s, want matrices", opkit.DescribeNode(xs[0]))
 	}
 	return G.ApplyOp(&linCombOp{coef: append([]float64(nil), coef...)}, xs...)
 }

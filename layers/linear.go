@@ -5,9 +5,10 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // LinearConfig configures a Linear layer y = x·W + b.

@@ -8,9 +8,10 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // CrossEntropy returns the scalar node
@@ -116,29 +117,11 @@ func (op *ceOp) Do(inputs ...G.Value) (G.Value, error) {
 	}
 	switch zs := z.Data().(type) {
 	case []float64:
-		return G.NewF64(ceLoss(zs, op.labels, op.idx, op.c)), nil
+		return G.NewF64(opkit.MeanCE(zs, op.labels, op.idx, op.c)), nil
 	case []float32:
-		return G.NewF32(float32(ceLoss(zs, op.labels, op.idx, op.c))), nil
+		return G.NewF32(float32(opkit.MeanCE(zs, op.labels, op.idx, op.c))), nil
 	}
 	return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, z.Dtype())
-}
-
-// ceLoss is the mean cross-entropy over idx, accumulated in float64.
-func ceLoss[T float32 | float64](z []T, labels, idx []int, c int) float64 {
-	var total float64
-	for _, i := range idx {
-		row := z[i*c : (i+1)*c]
-		m := math.Inf(-1)
-		for _, v := range row {
-			m = math.Max(m, float64(v))
-		}
-		var s float64
-		for _, v := range row {
-			s += math.Exp(float64(v) - m)
-		}
-		total += m + math.Log(s) - float64(row[labels[i]])
-	}
-	return total / float64(len(idx))
 }
 
 func (op *ceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -177,25 +160,6 @@ func (op *ceGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
 
-// scalarOf returns the value of a scalar (or one-element) gorgonia value.
-func scalarOf(v G.Value) (float64, error) {
-	switch d := v.Data().(type) {
-	case float64:
-		return d, nil
-	case float32:
-		return float64(d), nil
-	case []float64:
-		if len(d) == 1 {
-			return d[0], nil
-		}
-	case []float32:
-		if len(d) == 1 {
-			return float64(d[0]), nil
-		}
-	}
-	return 0, fmt.Errorf("want a scalar, got %v of shape %v", v.Dtype(), v.Shape())
-}
-
 func (op *ceGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
@@ -204,7 +168,7 @@ func (op *ceGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 	if err != nil {
 		return nil, err
 	}
-	g, err := scalarOf(inputs[1])
+	g, err := opkit.Scalar(inputs[1])
 	if err != nil {
 		return nil, fmt.Errorf("%v: gradient: %v", op, err)
 	}

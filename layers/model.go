@@ -28,8 +28,13 @@ type Phase struct {
 // NewPhase returns a Phase in evaluation mode.
 func NewPhase() *Phase { return &Phase{} }
 
-// SetTraining switches the phase to training (true) or evaluation (false).
-func (p *Phase) SetTraining(on bool) { p.training.Store(on) }
+// SetTraining switches the phase to training (true) or evaluation
+// (false). On a nil Phase it does nothing.
+func (p *Phase) SetTraining(on bool) {
+	if p != nil {
+		p.training.Store(on)
+	}
+}
 
 // Training reports whether the phase is in training mode. A nil Phase is
 // always in evaluation mode.

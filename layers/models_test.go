@@ -5,42 +5,44 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/internal/problem"
+	"github.com/fairmp/fairmp/internal/testutil"
 )
 
 // modelCase describes a model for the shared forward/gradient checks.
 type modelCase struct {
 	name string
 	// build makes the model for problem p in dtype dt.
-	build func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error)
+	build func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error)
 	// naive computes the evaluation-mode logits (n × c) from the
 	// learnables' values (Learnables() order) in plain Go.
-	naive func(p *problem, params [][]float64) []float64
+	naive func(p *problem.Problem, params [][]float64) []float64
 }
 
 // checkModel checks a model's evaluation-mode forward against its naive
 // implementation in float64 and float32, float32 against float64, and the
 // gradient of the training cross-entropy with respect to every learnable
 // against central differences of the naive loss (float64).
-func checkModel(t *testing.T, mc modelCase, p *problem) {
+func checkModel(t *testing.T, mc modelCase, p *problem.Problem) {
 	t.Helper()
 	var logits64 []float64
 	for _, dt := range testutil.Dtypes {
 		t.Run(fmt.Sprintf("%s/%v", mc.name, dt), func(t *testing.T) {
-			task := p.task(t, dt, NewPhase())
-			m, err := mc.build(task.Graph, p, dt, task.Phase)
+			g, x := p.Features(t, dt)
+			m, err := mc.build(g, p, dt, NewPhase())
 			if err != nil {
 				t.Fatal(err)
 			}
-			logits, err := m.Forward(task.X)
+			logits, err := m.Forward(x)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var zv G.Value
 			G.Read(logits, &zv)
-			ce, err := CrossEntropy(logits, p.labels, p.train)
+			ce, err := CrossEntropy(logits, p.Labels, p.Train)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +55,7 @@ func checkModel(t *testing.T, mc modelCase, p *problem) {
 			for i := range grads {
 				G.Read(grads[i], &gvs[i])
 			}
-			testutil.Run(t, task.Graph)
+			testutil.Run(t, g)
 			pv := paramValues(m)
 			want := mc.naive(p, pv)
 			got := testutil.ToF64(zv)
@@ -63,7 +65,7 @@ func checkModel(t *testing.T, mc modelCase, p *problem) {
 				logits64 = got
 				for i := range params {
 					num := testutil.NumGrad(func() float64 {
-						return naiveCE(mc.naive(p, pv), p.c, p.labels, p.train)
+						return naiveCE(mc.naive(p, pv), p.C, p.Labels, p.Train)
 					}, pv[i], 1e-6)
 					testutil.AllClose(t, "d/d"+params[i].Name(), testutil.ToF64(gvs[i]), num, 1e-7, 1e-5)
 				}
@@ -74,13 +76,13 @@ func checkModel(t *testing.T, mc modelCase, p *problem) {
 	}
 }
 
-func mlpNaive(cfg MLPConfig) func(p *problem, params [][]float64) []float64 {
-	return func(p *problem, params [][]float64) []float64 {
-		h, width := p.x, p.d
+func mlpNaive(cfg MLPConfig) func(p *problem.Problem, params [][]float64) []float64 {
+	return func(p *problem.Problem, params [][]float64) []float64 {
+		h, width := p.X, p.D
 		for l := 0; l < cfg.Layers; l++ {
 			w := params[0]
 			out := len(w) / width
-			h = matmul(h, p.n, width, w, out)
+			h = matmul(h, p.N, width, w, out)
 			params = params[1:]
 			if cfg.Bias {
 				h = addRow(h, params[0])
@@ -96,17 +98,17 @@ func mlpNaive(cfg MLPConfig) func(p *problem, params [][]float64) []float64 {
 }
 
 func TestMLP(t *testing.T) {
-	p := newProblem(t, 1, 30, 5, 3, 60, 0.5)
+	p := problem.New(t, 1, 30, 5, 3, 60, 0.5)
 	for _, c := range []struct {
 		layers int
 		act    Activation
 		bias   bool
 	}{{2, ReLU(), true}, {3, ELU(1), true}, {2, LeakyReLU(0.1), false}, {1, ReLU(), true}} {
-		cfg := DefaultMLPConfig(p.d, p.c)
+		cfg := DefaultMLPConfig(p.D, p.C)
 		cfg.Hidden, cfg.Layers, cfg.Activation, cfg.Bias = 4, c.layers, c.act, c.bias
 		checkModel(t, modelCase{
 			name: fmt.Sprintf("layers=%d/%v/bias=%v", c.layers, c.act, c.bias),
-			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := cfg
 				cfg.Dtype = dt
 				return NewMLP(g, cfg, phase)
@@ -117,17 +119,17 @@ func TestMLP(t *testing.T) {
 }
 
 func TestLinear(t *testing.T) {
-	p := newProblem(t, 2, 20, 4, 3, 10, 0)
+	p := problem.New(t, 2, 20, 4, 3, 10, 0)
 	for _, bias := range []bool{true, false} {
 		checkModel(t, modelCase{
 			name: fmt.Sprintf("bias=%v", bias),
-			build: func(g *G.ExprGraph, p *problem, dt tensor.Dtype, phase *Phase) (Model, error) {
-				cfg := DefaultLinearConfig(p.d, p.c)
+			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
+				cfg := DefaultLinearConfig(p.D, p.C)
 				cfg.Bias, cfg.Dtype = bias, dt
 				return NewLinear(g, cfg)
 			},
-			naive: func(p *problem, params [][]float64) []float64 {
-				z := matmul(p.x, p.n, p.d, params[0], p.c)
+			naive: func(p *problem.Problem, params [][]float64) []float64 {
+				z := matmul(p.X, p.N, p.D, params[0], p.C)
 				if bias {
 					z = addRow(z, params[1])
 				}

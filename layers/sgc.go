@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math/rand"
 
-	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // SGCConfig configures Simplified Graph Convolution (Wu et al., PyG's
@@ -108,20 +109,20 @@ func (m *SGC) Forward(x *G.Node) (*G.Node, error) {
 	}
 	if m.x != nil {
 		if x != m.x {
-			return nil, fmt.Errorf("layers: SGC %q: Forward called with %s after %s: the propagated features are computed once, for one input", m.cfg.Name, describeNode(x), describeNode(m.x))
+			return nil, fmt.Errorf("layers: SGC %q: Forward called with %s after %s: the propagated features are computed once, for one input", m.cfg.Name, opkit.DescribeNode(x), opkit.DescribeNode(m.x))
 		}
 		return m.lin.Forward(m.pnode)
 	}
 	if x.Op() != nil || x.Value() == nil {
-		return nil, fmt.Errorf("layers: SGC %q: input %s must be an input node holding the features", m.cfg.Name, describeNode(x))
+		return nil, fmt.Errorf("layers: SGC %q: input %s must be an input node holding the features", m.cfg.Name, opkit.DescribeNode(x))
 	}
 	p, err := SGCPropagate(m.a, m.cfg.K, x.Value())
 	if err != nil {
 		return nil, fmt.Errorf("layers: SGC %q: %v", m.cfg.Name, err)
 	}
 	name := m.cfg.Name + ".propagated"
-	if err := uniqueName(x.Graph(), name); err != nil {
-		return nil, err
+	if err := opkit.UniqueName(x.Graph(), name); err != nil {
+		return nil, fmt.Errorf("layers: %w", err)
 	}
 	m.x, m.propagated = x, p
 	m.pnode = G.NewMatrix(x.Graph(), p.Dtype(), G.WithShape(p.Shape()...), G.WithName(name), G.WithValue(p))

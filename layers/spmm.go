@@ -6,10 +6,11 @@ import (
 	"hash"
 
 	"github.com/chewxy/hm"
-	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // SpMM returns the node A·x, where A is a sparse matrix held by the op and x

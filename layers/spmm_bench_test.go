@@ -6,11 +6,12 @@ import (
 	"sync"
 	"testing"
 
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/opkit"
-	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // The SpMM benchmarks run on the normalised adjacency of a generated graph

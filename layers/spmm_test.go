@@ -5,10 +5,11 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/testutil"
 )
 
 func randomGraph(t *testing.T, rng *rand.Rand, n, m int) *graph.Graph {

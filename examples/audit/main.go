@@ -15,6 +15,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -153,7 +154,7 @@ func audit(o *options, ds *datasets.Dataset, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("model %T has no ForwardAudit", built)
 	}
-	if err := layers.SetParams(m, values(trained.Model)); err != nil {
+	if err := train.SetParams(m, values(trained.Model)); err != nil {
 		return err
 	}
 	a, err := m.ForwardAudit(q.Task.X)

@@ -19,11 +19,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fairmp/fairmp/layers/blas"
+
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/fastblas"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -63,19 +66,19 @@ type Result struct {
 	Procs    int    `json:"gomaxprocs"`
 
 	// MedianMS, MinMS and MaxMS summarise the timed training epochs:
-	// layers.Trainer.Step (forward + backward on the pruned training tape,
+	// train.Trainer.Step (forward + backward on the pruned training tape,
 	// the Adam step, the gradients zeroed).
 	MedianMS float64 `json:"median_ms"`
 	MinMS    float64 `json:"min_ms"`
 	MaxMS    float64 `json:"max_ms"`
 	// ForwardMS is the median of a forward-only tape (the trainer's
 	// logits and the loss) run as many times; OptimizerMS the median
-	// layers.Adam step over the same parameters; BackwardMS is MedianMS
+	// train.Adam step over the same parameters; BackwardMS is MedianMS
 	// minus both.
 	ForwardMS   float64 `json:"forward_ms"`
 	BackwardMS  float64 `json:"backward_ms"`
 	OptimizerMS float64 `json:"optimizer_ms"`
-	// TrainerEpochMS is the median epoch of layers.Train (training step
+	// TrainerEpochMS is the median epoch of train.Fit (training step
 	// plus its evaluation pass), with -trainer.
 	TrainerEpochMS float64 `json:"trainer_epoch_ms,omitempty"`
 	// CPUMSPerEpoch is the process's CPU time (user + system, all threads)
@@ -114,7 +117,7 @@ type Result struct {
 //	-k         propagation steps: FMP and SGC (default 2), APPNP (default 10)
 //	-lambda-s -lambda-f   FMP's λs and λf (default 5, 100; Paper scaling)
 //	-json      print the Result as JSON
-//	-trainer   also time layers.Train's full epoch (step + evaluation)
+//	-trainer   also time train.Fit's full epoch (step + evaluation)
 //	-cpuprofile -memprofile   pprof files (CPU: the timed epochs only)
 //
 // Models match the PyTorch peer (../shared/peers/models.py): no dropout,
@@ -123,13 +126,13 @@ type Result struct {
 // fmp.Layer alone on an n × 2 learnable leaf (the peer takes no optimizer
 // step there; here the trainer's Adam step on the n × 2 leaf is included).
 //
-// An epoch is one layers.Trainer.Step, the code layers.Train runs: one
+// An epoch is one train.Trainer.Step, the code train.Fit runs: one
 // run of the training tape (forward and backward, pruned to the gradients
-// of the learnables), one layers.Adam step (lr 1e-3, weight decay 1e-5)
-// and the gradients zeroed; layers.Train adds an evaluation pass per
+// of the learnables), one train.Adam step (lr 1e-3, weight decay 1e-5)
+// and the gradients zeroed; train.Fit adds an evaluation pass per
 // epoch (-trainer times that too). The forward time comes from a second
 // tape holding the trainer's logits and the loss only, run as many times
-// after the timed epochs; the optimizer time from a second layers.Adam
+// after the timed epochs; the optimizer time from a second train.Adam
 // over the same parameters; backward = epoch − forward − optimizer.
 func run(args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
@@ -148,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	d.features = nil // the feature node holds its own copy
 	runtime.GC()
 	debug.FreeOSMemory()
-	blasName := layers.BLAS()
+	blasName := blas.Name()
 	if blasName == "fastblas" {
 		blasName += " (AVX2/FMA)"
 		if fastblas.AVX512() {
@@ -201,7 +204,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.k, "k", 0, "propagation steps (0: 2 for fmp, fmp-prop and sgc, 10 for appnp)")
 	fs.Float64Var(&o.lambdaS, "lambda-s", 5, "FMP λs")
 	fs.Float64Var(&o.lambdaF, "lambda-f", 100, "FMP λf")
-	fs.BoolVar(&o.trainer, "trainer", false, "also time layers.Train (training step + evaluation pass per epoch)")
+	fs.BoolVar(&o.trainer, "trainer", false, "also time train.Fit (training step + evaluation pass per epoch)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed epochs to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile at the end to this file")
 	if err := fs.Parse(args); err != nil {
@@ -314,9 +317,9 @@ type bench struct {
 	k      int
 	phase  *layers.Phase
 	params G.Nodes
-	tr     *layers.Trainer
+	tr     *train.Trainer
 	fwdM   G.VM
-	adam   *layers.Adam
+	adam   *train.Adam
 }
 
 // newModel builds o.model's model in g for input x (no tapes).
@@ -386,7 +389,7 @@ func newModel(o options, d *data, g *G.ExprGraph, x *G.Node, phase *layers.Phase
 		for i := range z {
 			z[i] = rng.NormFloat64()
 		}
-		zn, err := layers.FeatureNode(g, dt, z, o.nodes, c, "logits")
+		zn, err := train.FeatureNode(g, dt, z, o.nodes, c, "logits")
 		if err != nil {
 			return nil, 0, err
 		}
@@ -406,7 +409,7 @@ func (p *propOnly) Learnables() G.Nodes              { return G.Nodes{p.z} }
 
 func build(o options, d *data) (*bench, error) {
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, o.dtype, d.features, o.nodes, o.features, "x")
+	x, err := train.FeatureNode(g, o.dtype, d.features, o.nodes, o.features, "x")
 	if err != nil {
 		return nil, err
 	}
@@ -415,8 +418,8 @@ func build(o options, d *data) (*bench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building %s: %v", o.model, err)
 	}
-	task := &layers.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
-	tr, err := layers.NewTrainer(m, task, trainConfig(o))
+	task := &train.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
+	tr, err := train.NewTrainer(m, task, trainConfig(o))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", o.model, err)
 	}
@@ -428,7 +431,7 @@ func build(o options, d *data) (*bench, error) {
 	}
 	b.fwdM = G.NewTapeMachine(g.SubgraphRoots(loss))
 	// A second optimiser over the same parameters, to time an Adam step.
-	if b.adam, err = layers.NewAdam(trainConfig(o).Adam, b.params); err != nil {
+	if b.adam, err = train.NewAdam(trainConfig(o).Adam, b.params); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -436,9 +439,9 @@ func build(o options, d *data) (*bench, error) {
 
 // trainConfig is layers' default training configuration (Adam, lr 1e-3,
 // weight decay 1e-5) for the benchmark's epochs.
-func trainConfig(o options) layers.TrainConfig {
-	cfg := layers.DefaultTrainConfig()
-	cfg.Epochs, cfg.Select = o.warmup+o.epochs, layers.SelectLast
+func trainConfig(o options) train.Config {
+	cfg := train.DefaultConfig()
+	cfg.Epochs, cfg.Select = o.warmup+o.epochs, train.SelectLast
 	return cfg
 }
 
@@ -447,7 +450,7 @@ func (b *bench) close() {
 	b.fwdM.Close()
 }
 
-// time runs the warm-up and timed epochs (layers.Trainer.Step: forward,
+// time runs the warm-up and timed epochs (train.Trainer.Step: forward,
 // backward, Adam step, gradients zeroed), then the forward-only tape and
 // the Adam step as many times each.
 func (b *bench) time(o options, res *Result) error {
@@ -524,7 +527,7 @@ func (b *bench) time(o options, res *Result) error {
 	return nil
 }
 
-// timeTrainer builds the model afresh and times layers.Train's epochs.
+// timeTrainer builds the model afresh and times train.Fit's epochs.
 func timeTrainer(o options, d *data, res *Result) error {
 	d2 := *d
 	if d2.features == nil {
@@ -534,7 +537,7 @@ func timeTrainer(o options, d *data, res *Result) error {
 		}
 	}
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, o.dtype, d2.features, o.nodes, o.features, "x")
+	x, err := train.FeatureNode(g, o.dtype, d2.features, o.nodes, o.features, "x")
 	if err != nil {
 		return err
 	}
@@ -547,7 +550,7 @@ func timeTrainer(o options, d *data, res *Result) error {
 	cfg := trainConfig(o)
 	var times []float64
 	last := time.Now()
-	cfg.OnEpoch = func(st layers.EpochStats) error {
+	cfg.OnEpoch = func(st train.EpochStats) error {
 		now := time.Now()
 		if st.Epoch > o.warmup {
 			times = append(times, ms(now.Sub(last)))
@@ -555,9 +558,9 @@ func timeTrainer(o options, d *data, res *Result) error {
 		last = now
 		return nil
 	}
-	task := &layers.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
+	task := &train.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
 	last = time.Now()
-	if _, err := layers.Train(m, task, cfg); err != nil {
+	if _, err := train.Fit(m, task, cfg); err != nil {
 		return err
 	}
 	res.TrainerEpochMS = median(times)
@@ -676,7 +679,7 @@ func printResult(w io.Writer, r *Result) {
 		r.Warmup, r.Epochs, r.MedianMS, r.MinMS, r.MaxMS)
 	fmt.Fprintf(w, "split (medians): forward %.1f ms  backward %.1f ms  optimizer %.1f ms  (CPU time %.1f ms/epoch)\n", r.ForwardMS, r.BackwardMS, r.OptimizerMS, r.CPUMSPerEpoch)
 	if r.TrainerEpochMS > 0 {
-		fmt.Fprintf(w, "layers.Train epoch (step + evaluation pass): median %.1f ms\n", r.TrainerEpochMS)
+		fmt.Fprintf(w, "train.Fit epoch (step + evaluation pass): median %.1f ms\n", r.TrainerEpochMS)
 	}
 	fmt.Fprintf(w, "memory: RSS after setup %.0f MiB  peak during epochs %.0f MiB  process peak %.0f MiB  heap alloc %.1f MiB/epoch\n",
 		r.RSSSetupMB, r.TrainPeakRSSMB, r.PeakRSSMB, r.AllocMBPerEpoch)

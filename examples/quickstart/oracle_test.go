@@ -7,7 +7,7 @@ import (
 
 	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 )
 
 // oracleAccuracy returns the best test accuracy reachable by thresholding
@@ -80,7 +80,7 @@ func TestQuickstartOracleBound(t *testing.T) {
 	if got := out.Report.Accuracy; math.Abs(got-0.912) > 1e-9 {
 		t.Fatalf("GCN test accuracy %.4f, want 0.912 (the README's table)", got)
 	}
-	pred, err := layers.Predict(out.Model, p.Task, nil)
+	pred, err := train.Predict(out.Model, p.Task, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
 
@@ -102,13 +102,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.train.Adam.LR, o.train.Adam.WeightDecay = *lr, *wd
 	switch *sel {
 	case "last":
-		o.train.Select = layers.SelectLast
+		o.train.Select = train.SelectLast
 	case "val":
-		o.train.Select = layers.SelectBestVal
+		o.train.Select = train.SelectBestVal
 	default:
 		return nil, fmt.Errorf("-select %q: want last or val", *sel)
 	}
-	tc := layers.DefaultTrainConfig()
+	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam = o.train.Epochs, o.train.Adam
 	if err := tc.Validate(); err != nil {
 		return nil, fmt.Errorf("-epochs/-lr/-wd: %v", err)

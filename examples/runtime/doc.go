@@ -1,7 +1,7 @@
 // Command runtime measures the running time of fairmp's models, the FMP
 // paper's running-time comparison: milliseconds per training epoch of
 // MLP, GCN, GAT, SGC, APPNP, JKNet and FMP (MLP → fair message passing),
-// timed with the library's trainer (layers.Trainer: a training step is
+// timed with the library's trainer (train.Trainer: a training step is
 // forward, backward and one Adam update; an epoch adds an evaluation
 // pass). It prints a markdown table of medians, and FMP's (and every
 // model's) time relative to the MLP.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"gorgonia.org/tensor"
 )
 
@@ -127,7 +127,7 @@ type row struct {
 }
 
 // measure times o.epochs training steps and evaluation passes of each
-// model with the library's trainer (layers.Trainer), after o.warmup
+// model with the library's trainer (train.Trainer), after o.warmup
 // untimed epochs, and returns the medians.
 func measure(o *options, ds *datasets.Dataset, stderr io.Writer) ([]row, error) {
 	var rows []row
@@ -142,8 +142,8 @@ func measure(o *options, ds *datasets.Dataset, stderr io.Writer) ([]row, error) 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		tc := layers.DefaultTrainConfig()
-		tr, err := layers.NewTrainer(m, p.Task, tc)
+		tc := train.DefaultConfig()
+		tr, err := train.NewTrainer(m, p.Task, tc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
@@ -210,5 +210,5 @@ func writeTable(w io.Writer, o *options, ds *datasets.Dataset, rows []row) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "\nA training step is forward, backward and one Adam update; an epoch adds one evaluation pass (layers.Trainer.Epoch).")
+	fmt.Fprintln(w, "\nA training step is forward, backward and one Adam update; an epoch adds one evaluation pass (train.Trainer.Epoch).")
 }

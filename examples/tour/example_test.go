@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -24,7 +25,7 @@ func Example() {
 
 	// 2. The features as a gorgonia node, and the model MLP → FMP.
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,13 +37,13 @@ func Example() {
 	}
 
 	// 3. Train: full-batch Adam, 300 epochs, lr 1e-3, weight decay 1e-5.
-	task := &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
-	if _, err := layers.Train(model, task, layers.DefaultTrainConfig()); err != nil {
+	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
+	if _, err := train.Fit(model, task, train.DefaultConfig()); err != nil {
 		log.Fatal(err)
 	}
 
 	// 4. Evaluate on the test split: accuracy, ΔDP, ΔEO (fractions; printed in %).
-	pred, err := layers.Predict(model, task, nil)
+	pred, err := train.Predict(model, task, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

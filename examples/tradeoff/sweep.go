@@ -19,6 +19,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -204,10 +205,10 @@ func loadData(o *options) (*datasets.Dataset, error) {
 }
 
 // buildModel returns a fresh backbone on ds in a new gorgonia graph.
-func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *layers.Task, error) {
+func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *train.Task, error) {
 	name, seed := j.model, j.seed
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, o.dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
+	x, err := train.FeatureNode(g, o.dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -249,7 +250,7 @@ func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *layers.
 	if err != nil {
 		return nil, nil, err
 	}
-	return m, &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}, nil
+	return m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}, nil
 }
 
 func strategy(o *options, method string, alpha float64, seed int64) (fair.Strategy, error) {
@@ -273,17 +274,17 @@ func strategy(o *options, method string, alpha float64, seed int64) (fair.Strate
 }
 
 // train runs one job and evaluates it on the test split.
-func train(o *options, ds *datasets.Dataset, j job) (result, error) {
+func runJob(o *options, ds *datasets.Dataset, j job) (result, error) {
 	start := time.Now()
 	m, task, err := buildModel(o, ds, j)
 	if err != nil {
 		return result{}, err
 	}
-	tc := layers.DefaultTrainConfig()
+	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR, tc.Adam.WeightDecay = o.epochs, o.lr, o.weightDecay
-	tc.Select = layers.SelectLast
+	tc.Select = train.SelectLast
 	if o.selectBest {
-		tc.Select = layers.SelectBestVal
+		tc.Select = train.SelectBestVal
 	}
 	s, err := strategy(o, j.method, j.alpha, j.seed)
 	if err != nil {
@@ -294,10 +295,10 @@ func train(o *options, ds *datasets.Dataset, j job) (result, error) {
 			return result{}, err
 		}
 	}
-	if _, err := layers.Train(m, task, tc); err != nil {
+	if _, err := train.Fit(m, task, tc); err != nil {
 		return result{}, err
 	}
-	p, err := layers.Predict(m, task, ds.Split.Test)
+	p, err := train.Predict(m, task, ds.Split.Test)
 	if err != nil {
 		return result{}, err
 	}
@@ -356,7 +357,7 @@ func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer, partial
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, err := train(o, ds, js[i])
+				r, err := runJob(o, ds, js[i])
 				res[i], errs[i] = r, err
 				mu.Lock()
 				done++

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"math"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -114,4 +115,74 @@ func Hash32(write func(hash.Hash)) uint32 {
 	h := fnv.New32a()
 	write(h)
 	return h.Sum32()
+}
+
+// DescribeNode names a node for error messages: its name, id, dtype and
+// shape ("nil" for a nil node).
+func DescribeNode(n *G.Node) string {
+	if n == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%q (node %d, %v, shape %v)", n.Name(), n.ID(), n.Dtype(), n.Shape())
+}
+
+// Argmax returns the index of the largest value of row (the first on
+// ties).
+func Argmax[T float32 | float64](row []T) int {
+	b := 0
+	for j, v := range row {
+		if v > row[b] {
+			b = j
+		}
+	}
+	return b
+}
+
+// Scalar returns the value of a scalar (or one-element) gorgonia value.
+func Scalar(v G.Value) (float64, error) {
+	switch d := v.Data().(type) {
+	case float64:
+		return d, nil
+	case float32:
+		return float64(d), nil
+	case []float64:
+		if len(d) == 1 {
+			return d[0], nil
+		}
+	case []float32:
+		if len(d) == 1 {
+			return float64(d[0]), nil
+		}
+	}
+	return 0, fmt.Errorf("want a scalar, got %v of shape %v", v.Dtype(), v.Shape())
+}
+
+// MeanCE returns the mean cross-entropy of the n × c logits z (row-major)
+// over the nodes idx with the given labels, accumulated in float64.
+func MeanCE[T float32 | float64](z []T, labels, idx []int, c int) float64 {
+	var total float64
+	for _, i := range idx {
+		row := z[i*c : (i+1)*c]
+		m := math.Inf(-1)
+		for _, v := range row {
+			m = math.Max(m, float64(v))
+		}
+		var s float64
+		for _, v := range row {
+			s += math.Exp(float64(v) - m)
+		}
+		total += m + math.Log(s) - float64(row[labels[i]])
+	}
+	return total / float64(len(idx))
+}
+
+// UniqueName returns an error if g already holds a node called name.
+// gorgonia merges input nodes with equal name, type and shape into one
+// node, so two layers with the same parameter names would silently share
+// their parameters.
+func UniqueName(g *G.ExprGraph, name string) error {
+	if len(g.ByName(name)) > 0 {
+		return fmt.Errorf("parameter name %q is already used in this graph: give each layer or model a distinct Name", name)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -23,7 +24,7 @@ import (
 //
 // The schedule:
 //
-// The schedule runs inside layers.Train's epochs (one classifier step per
+// The schedule runs inside train.Fit's epochs (one classifier step per
 // epoch) through TrainConfig.AfterStep:
 //
 //   - Epochs 1..PretrainClassifier: the classifier trains on CE alone
@@ -60,7 +61,7 @@ type AdversaryConfig struct {
 	Hidden, Layers int
 	// Adam configures the adversary's optimiser. Default lr 1e-3, no
 	// weight decay (PyTorch's defaults).
-	Adam layers.AdamConfig
+	Adam train.AdamConfig
 	// Seed seeds the adversary's initialisation. Default 1.
 	Seed int64
 	// Progress, if set, is called after every adversary step with the
@@ -73,7 +74,7 @@ type AdversaryConfig struct {
 // adversary 2 → 32 → 32 → 32 → 1 (for two classes) with Adam lr 1e-3, seed 1.
 func DefaultAdversaryConfig() AdversaryConfig {
 	return AdversaryConfig{Alpha: 1, PretrainClassifier: 70, PretrainAdversary: 30, Steps: 5,
-		Hidden: 32, Layers: 4, Adam: layers.DefaultAdamConfig(), Seed: 1}
+		Hidden: 32, Layers: 4, Adam: train.DefaultAdamConfig(), Seed: 1}
 }
 
 // Name returns "adversary".
@@ -115,7 +116,7 @@ func (c AdversaryConfig) mlp(name string, in int, dt tensor.Dtype) layers.MLPCon
 // for an invalid configuration or task, a sens of the wrong length, a
 // sensitive attribute that is not binary (0/1, −1 unknown) with both
 // groups among the training nodes, or tc.Epochs <= PretrainClassifier.
-func (c AdversaryConfig) Apply(tc layers.TrainConfig, task *layers.Task, sens []int) (layers.TrainConfig, error) {
+func (c AdversaryConfig) Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error) {
 	if err := c.Validate(); err != nil {
 		return tc, fmt.Errorf("fair: adversary: %v", err)
 	}
@@ -155,7 +156,7 @@ type adversary struct {
 	inTrain *layers.MLP  // the same adversary in its own training graph
 	pin     *G.Node      // its input
 	m       G.VM
-	adam    *layers.Adam
+	adam    *train.Adam
 	lossV   G.Value
 }
 
@@ -238,7 +239,7 @@ func (a *adversary) buildTrainer(c int) error {
 	if err != nil {
 		return fmt.Errorf("fair: adversary: gradients: %v", err)
 	}
-	if a.adam, err = layers.NewAdam(a.cfg.Adam, params); err != nil {
+	if a.adam, err = train.NewAdam(a.cfg.Adam, params); err != nil {
 		return fmt.Errorf("fair: adversary: %v", err)
 	}
 	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, &a.lossV)}, grads...)...), G.BindDualValues(params...))
@@ -264,7 +265,7 @@ func (a *adversary) afterStep(epoch int) error {
 // adversary's parameters into the classifier's graph.
 func (a *adversary) train(epoch, k int) error {
 	if a.m == nil {
-		return fmt.Errorf("fair: adversary: not built (the configuration from Apply must go through layers.Train)")
+		return fmt.Errorf("fair: adversary: not built (the configuration from Apply must go through train.Fit)")
 	}
 	dst := a.pin.Value().(*tensor.Dense)
 	switch d := dst.Data().(type) {
@@ -280,7 +281,7 @@ func (a *adversary) train(epoch, k int) error {
 		if err := a.m.RunAll(); err != nil {
 			return fmt.Errorf("fair: adversary step: %v", err)
 		}
-		l, err := scalarOf(a.lossV)
+		l, err := opkit.Scalar(a.lossV)
 		if err != nil {
 			return fmt.Errorf("fair: adversary loss: %v", err)
 		}
@@ -307,5 +308,5 @@ func (a *adversary) train(epoch, k int) error {
 	for i, q := range params {
 		vals[i] = q.Value().(*tensor.Dense)
 	}
-	return layers.SetParams(a.inCls, vals)
+	return train.SetParams(a.inCls, vals)
 }

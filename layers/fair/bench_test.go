@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -81,7 +82,7 @@ func BenchmarkEpochBailShaped(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			g := G.NewGraph()
-			x, err := layers.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+			x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -90,15 +91,15 @@ func BenchmarkEpochBailShaped(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			task := &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: ph}
-			tc := layers.DefaultTrainConfig()
+			task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: ph}
+			tc := train.DefaultConfig()
 			tc.Epochs = 1 << 30
 			if s != nil {
 				if tc, err = s.Apply(tc, task, ds.Sens); err != nil {
 					b.Fatal(err)
 				}
 			}
-			tr, err := layers.NewTrainer(m, task, tc)
+			tr, err := train.NewTrainer(m, task, tc)
 			if err != nil {
 				b.Fatal(err)
 			}

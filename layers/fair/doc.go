@@ -1,19 +1,19 @@
 // Package fair adds fairness to the training of any fairmp model: three
 // strategies from the FMP paper's baselines that change the loss (and,
-// for the adversary, the schedule) of layers.Train, whatever the backbone
+// for the adversary, the schedule) of train.Fit, whatever the backbone
 // (MLP, GCN, SGC, APPNP, GAT, JKNet, FMP's models).
 //
 // # Strategies
 //
 // Each strategy is a plain configuration struct with a DefaultXxxConfig
 // constructor and a Validate method, and implements Strategy: Apply takes
-// a layers.TrainConfig and returns it with the strategy added, for one
-// layers.Train call:
+// a train.Config and returns it with the strategy added, for one
+// train.Fit call:
 //
-//	tc := layers.DefaultTrainConfig()
+//	tc := train.DefaultConfig()
 //	tc, err := fair.DefaultRegularizerConfig().Apply(tc, task, ds.Sens)
 //	...
-//	res, err := layers.Train(model, task, tc)
+//	res, err := train.Fit(model, task, tc)
 //
 // The strategies:
 //
@@ -57,6 +57,6 @@
 // (or a non-binary attribute for the adversary and mixup), and for the
 // adversary a training run too short to reach the adversarial phase.
 // Errors of the loss construction (for example a Positive class the model
-// does not have) are returned by layers.Train. Nothing panics on user
+// does not have) are returned by train.Fit. Nothing panics on user
 // input.
 package fair

@@ -6,6 +6,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 )
@@ -21,7 +22,7 @@ func Example() {
 	}
 	for _, alpha := range []float64{0, 2} {
 		g := G.NewGraph()
-		x, err := layers.FeatureNode(g, G.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+		x, err := train.FeatureNode(g, G.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 		if err != nil {
 			panic(err)
 		}
@@ -32,18 +33,18 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		task := &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
-		tc := layers.DefaultTrainConfig()
-		tc.Epochs, tc.Adam.LR, tc.Select = 100, 0.01, layers.SelectLast
+		task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
+		tc := train.DefaultConfig()
+		tc.Epochs, tc.Adam.LR, tc.Select = 100, 0.01, train.SelectLast
 		rc := fair.DefaultRegularizerConfig()
 		rc.Alpha = alpha
 		if tc, err = rc.Apply(tc, task, ds.Sens); err != nil {
 			panic(err)
 		}
-		if _, err := layers.Train(model, task, tc); err != nil {
+		if _, err := train.Fit(model, task, tc); err != nil {
 			panic(err)
 		}
-		p, err := layers.Predict(model, task, nil)
+		p, err := train.Predict(model, task, nil)
 		if err != nil {
 			panic(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -12,12 +12,12 @@ import (
 // Strategy is a fairness-training method. Apply returns a copy of a
 // trainer configuration with the method's loss term (TrainConfig.ExtraLoss)
 // and, where the method needs them, its hooks (AfterStep) and warm-up
-// (SelectAfter) added; the result is passed to layers.Train. Hooks already
+// (SelectAfter) added; the result is passed to train.Fit. Hooks already
 // set in the configuration are kept and run first (extra losses are
 // summed).
 //
 // A configuration returned by Apply holds the method's state (a sampler,
-// an adversary) and is good for one layers.Train or layers.NewTrainer
+// an adversary) and is good for one train.Fit or train.NewTrainer
 // call on the task it was made for.
 type Strategy interface {
 	// Name is the method's short name: "regularizer", "adversary" or
@@ -29,7 +29,7 @@ type Strategy interface {
 	Validate() error
 	// Apply adds the method to tc for training on task with the
 	// sensitive attribute sens (one group id per node, −1 unknown).
-	Apply(tc layers.TrainConfig, task *layers.Task, sens []int) (layers.TrainConfig, error)
+	Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error)
 }
 
 var (
@@ -48,7 +48,7 @@ func checkAlpha(a float64) error {
 
 // checkTask validates the task and the sensitive attribute against it
 // and returns the node count and the logits' width.
-func checkTask(name string, task *layers.Task, sens []int) (int, error) {
+func checkTask(name string, task *train.Task, sens []int) (int, error) {
 	if err := task.Validate(); err != nil {
 		return 0, fmt.Errorf("fair: %s: task: %v", name, err)
 	}
@@ -62,7 +62,7 @@ func checkTask(name string, task *layers.Task, sens []int) (int, error) {
 // twoGroups returns the training nodes of groups 0 and 1 (in task.Train
 // order), or an error unless the known groups among them are exactly 0
 // and 1, both present.
-func twoGroups(name string, task *layers.Task, sens []int) (g0, g1 []int, err error) {
+func twoGroups(name string, task *train.Task, sens []int) (g0, g1 []int, err error) {
 	for _, i := range task.Train {
 		switch s := sens[i]; {
 		case s == 0:
@@ -80,7 +80,7 @@ func twoGroups(name string, task *layers.Task, sens []int) (g0, g1 []int, err er
 }
 
 // withExtra returns tc with f's term added to its ExtraLoss.
-func withExtra(tc layers.TrainConfig, f func(logits *G.Node) (*G.Node, error)) layers.TrainConfig {
+func withExtra(tc train.Config, f func(logits *G.Node) (*G.Node, error)) train.Config {
 	prev := tc.ExtraLoss
 	tc.ExtraLoss = func(z *G.Node) (*G.Node, error) {
 		e, err := f(z)
@@ -97,7 +97,7 @@ func withExtra(tc layers.TrainConfig, f func(logits *G.Node) (*G.Node, error)) l
 }
 
 // withAfterStep returns tc with f run after its AfterStep hook.
-func withAfterStep(tc layers.TrainConfig, f func(epoch int) error) layers.TrainConfig {
+func withAfterStep(tc train.Config, f func(epoch int) error) train.Config {
 	prev := tc.AfterStep
 	tc.AfterStep = func(e int) error {
 		if prev != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -26,10 +27,10 @@ func biased(t testing.TB, n int) *datasets.Dataset {
 }
 
 // build returns a fresh model of the given backbone on ds, and its task.
-func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, seed int64) (layers.Model, *layers.Task) {
+func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, seed int64) (layers.Model, *train.Task) {
 	t.Helper()
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
+	x, err := train.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := &layers.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}
+	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}
 	return m, task
 }
 
@@ -76,19 +77,19 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 func run(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, s Strategy, epochs int) (metrics.Report, []*tensor.Dense) {
 	t.Helper()
 	m, task := build(t, ds, backbone, dt, 3)
-	tc := layers.DefaultTrainConfig()
-	tc.Epochs, tc.Adam.LR, tc.Select = epochs, 0.01, layers.SelectLast
+	tc := train.DefaultConfig()
+	tc.Epochs, tc.Adam.LR, tc.Select = epochs, 0.01, train.SelectLast
 	if s != nil {
 		var err error
 		if tc, err = s.Apply(tc, task, ds.Sens); err != nil {
 			t.Fatal(err)
 		}
 	}
-	res, err := layers.Train(m, task, tc)
+	res, err := train.Fit(m, task, tc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := layers.Predict(m, task, nil)
+	p, err := train.Predict(m, task, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -100,7 +100,7 @@ func (c MixupConfig) Validate() error {
 // configuration or task, a sens of the wrong length, or a sensitive
 // attribute that is not binary (0/1, −1 unknown) with both groups among
 // the training nodes.
-func (c MixupConfig) Apply(tc layers.TrainConfig, task *layers.Task, sens []int) (layers.TrainConfig, error) {
+func (c MixupConfig) Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error) {
 	if err := c.Validate(); err != nil {
 		return tc, fmt.Errorf("fair: mixup: %v", err)
 	}

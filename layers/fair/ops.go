@@ -24,25 +24,6 @@ func putU64(h hash.Hash, v uint64) {
 	h.Write(b[:])
 }
 
-// scalarOf returns the value of a scalar (or one-element) value.
-func scalarOf(v G.Value) (float64, error) {
-	switch d := v.Data().(type) {
-	case float64:
-		return d, nil
-	case float32:
-		return float64(d), nil
-	case []float64:
-		if len(d) == 1 {
-			return d[0], nil
-		}
-	case []float32:
-		if len(d) == 1 {
-			return float64(d[0]), nil
-		}
-	}
-	return 0, fmt.Errorf("want a scalar, got %v of shape %v", v.Dtype(), v.Shape())
-}
-
 func scalarValue(dt tensor.Dtype, v float64) G.Value {
 	if dt == tensor.Float32 {
 		return G.NewF32(float32(v))
@@ -277,7 +258,7 @@ func (op *dpGapGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := scalarOf(inputs[1])
+	g, err := opkit.Scalar(inputs[1])
 	if err != nil {
 		return nil, fmt.Errorf("%v: gradient: %v", op, err)
 	}
@@ -445,7 +426,7 @@ func (op *bceGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := scalarOf(inputs[1])
+	g, err := opkit.Scalar(inputs[1])
 	if err != nil {
 		return nil, fmt.Errorf("%v: gradient: %v", op, err)
 	}

@@ -3,7 +3,7 @@ package fair
 import (
 	"fmt"
 
-	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -51,7 +51,7 @@ func (c RegularizerConfig) Validate() error {
 // for an invalid configuration or task, a sens of the wrong length, or
 // fewer than two groups among the training nodes; a Positive that is not a
 // class is reported when the trainer builds the loss.
-func (c RegularizerConfig) Apply(tc layers.TrainConfig, task *layers.Task, sens []int) (layers.TrainConfig, error) {
+func (c RegularizerConfig) Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error) {
 	if err := c.Validate(); err != nil {
 		return tc, fmt.Errorf("fair: regularizer: %v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	"gorgonia.org/tensor"
 )
@@ -131,7 +131,7 @@ func TestAlphaLowersDP(t *testing.T) {
 func TestAdversaryLearns(t *testing.T) {
 	ds := biased(t, 400)
 	m, task := build(t, ds, "gcn", tensor.Float64, 1)
-	tc := layers.DefaultTrainConfig()
+	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 55, 0.01
 	c := DefaultAdversaryConfig()
 	c.Alpha, c.PretrainClassifier, c.PretrainAdversary, c.Steps, c.Adam.LR = 0, 50, 200, 3, 0.01
@@ -142,7 +142,7 @@ func TestAdversaryLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := layers.Train(m, task, tc); err != nil {
+	if _, err := train.Fit(m, task, tc); err != nil {
 		t.Fatal(err)
 	}
 	if len(losses) != 200+5*3 || epochs[0] != 50 || epochs[len(epochs)-1] != 55 {
@@ -156,7 +156,7 @@ func TestAdversaryLearns(t *testing.T) {
 func TestApplyErrors(t *testing.T) {
 	ds := biased(t, 100)
 	_, task := build(t, ds, "mlp", tensor.Float64, 1)
-	tc := layers.DefaultTrainConfig()
+	tc := train.DefaultConfig()
 	three := append([]int(nil), ds.Sens...)
 	for _, i := range task.Train[:5] {
 		three[i] = 2
@@ -201,7 +201,7 @@ func TestApplyErrors(t *testing.T) {
 		}
 	}
 	// Hooks already set are kept: an earlier AfterStep's error is returned.
-	tc = layers.DefaultTrainConfig()
+	tc = train.DefaultConfig()
 	tc.Epochs = 30
 	boom := errors.New("boom")
 	tc.AfterStep = func(e int) error {
@@ -218,7 +218,7 @@ func TestApplyErrors(t *testing.T) {
 	if tc, err = DefaultRegularizerConfig().Apply(tc, task, ds.Sens); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := layers.Train(m, task, tc); !errors.Is(err, boom) {
+	if _, err := train.Fit(m, task, tc); !errors.Is(err, boom) {
 		t.Errorf("chained AfterStep error: got %v", err)
 	}
 }

@@ -2,7 +2,7 @@
 // it builds any of the library's models by name with the library's
 // defaults (MLP, GCN, SGC, APPNP, GAT, JKNet, and fmp.Model: MLP → FMP),
 // trains it with the library's trainer under the FMP paper's protocol
-// (layers.Train, or layers.Trainer's steps alone when the last epoch is
+// (train.Fit, or train.Trainer's steps alone when the last epoch is
 // kept) and evaluates the test split through the metrics package.
 //
 // It holds no algorithm of its own: every number it produces comes from

@@ -8,6 +8,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -72,7 +73,7 @@ func DefaultSpec(model string) Spec {
 // and the task the trainer needs.
 type Problem struct {
 	Data *datasets.Dataset
-	Task *layers.Task
+	Task *train.Task
 }
 
 // NewProblem adds ds's features to a new gorgonia graph as an n × d node of
@@ -80,11 +81,11 @@ type Problem struct {
 // ds, a fresh Phase).
 func NewProblem(ds *datasets.Dataset, dt tensor.Dtype) (*Problem, error) {
 	g := G.NewGraph()
-	x, err := layers.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
+	x, err := train.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
 	if err != nil {
 		return nil, err
 	}
-	task := &layers.Task{
+	task := &train.Task{
 		Graph: g, X: x, Labels: ds.Labels,
 		Train: ds.Split.Train, Val: ds.Split.Val,
 		Classes: ds.NumClasses(), Phase: layers.NewPhase(),
@@ -140,15 +141,15 @@ func Build(p *Problem, s Spec) (layers.Model, error) {
 // TrainOptions are the protocol knobs of a run.
 type TrainOptions struct {
 	Epochs int
-	Select layers.Select
-	Adam   layers.AdamConfig
+	Select train.Selection
+	Adam   train.AdamConfig
 }
 
 // DefaultTrainOptions returns the FMP paper's protocol through the
 // library's defaults: 300 epochs of Adam (lr 1e-3, weight decay 1e-5),
 // best-validation selection.
 func DefaultTrainOptions() TrainOptions {
-	tc := layers.DefaultTrainConfig()
+	tc := train.DefaultConfig()
 	return TrainOptions{Epochs: tc.Epochs, Select: tc.Select, Adam: tc.Adam}
 }
 
@@ -156,9 +157,9 @@ func DefaultTrainOptions() TrainOptions {
 type Outcome struct {
 	Model  layers.Model
 	Report metrics.Report
-	// Train is the wall time of layers.Train.
+	// Train is the wall time of train.Fit.
 	Train  time.Duration
-	Result *layers.Result
+	Result *train.Result
 }
 
 // Run builds the model of s on p, trains it with o and evaluates it on the
@@ -172,7 +173,7 @@ type Outcome struct {
 // favours the epochs where debiasing changes least; with last-epoch
 // selection both routes give the same model.)
 func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
-	twoStage := s.Model == "fmp" && s.FMP.TrainMode == fmp.InferenceOnly && o.Select == layers.SelectBestVal
+	twoStage := s.Model == "fmp" && s.FMP.TrainMode == fmp.InferenceOnly && o.Select == train.SelectBestVal
 	build := s
 	if twoStage {
 		build.FMP.LambdaF = 0
@@ -181,14 +182,14 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.Model, err)
 	}
-	tc := layers.DefaultTrainConfig()
+	tc := train.DefaultConfig()
 	tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
 	start := time.Now()
-	var res *layers.Result
-	if o.Select == layers.SelectLast {
+	var res *train.Result
+	if o.Select == train.SelectLast {
 		res, err = trainLast(m, p.Task, tc)
 	} else {
-		res, err = layers.Train(m, p.Task, tc)
+		res, err = train.Fit(m, p.Task, tc)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: training: %v", s.Model, err)
@@ -211,22 +212,22 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 }
 
 // trainLast trains m for tc.Epochs training steps with the library's
-// layers.Trainer and keeps the last parameters. It gives the parameters
-// layers.Train gives with SelectLast (evaluation passes neither change
+// train.Trainer and keeps the last parameters. It gives the parameters
+// train.Fit gives with SelectLast (evaluation passes neither change
 // the parameters nor draw dropout masks) without Train's per-epoch
 // evaluation pass, which last-epoch selection does not need: on the
 // benchmark graphs that pass costs a third of an epoch. The Result holds
 // Epochs and Last (losses only).
-func trainLast(m layers.Model, task *layers.Task, tc layers.TrainConfig) (*layers.Result, error) {
+func trainLast(m layers.Model, task *train.Task, tc train.Config) (*train.Result, error) {
 	if err := tc.Validate(); err != nil {
 		return nil, err
 	}
-	tr, err := layers.NewTrainer(m, task, tc)
+	tr, err := train.NewTrainer(m, task, tc)
 	if err != nil {
 		return nil, err
 	}
 	defer tr.Close()
-	res := &layers.Result{Selected: layers.SelectLast}
+	res := &train.Result{Selected: train.SelectLast}
 	for e := 0; e < tc.Epochs; e++ {
 		st, err := tr.Step()
 		if err != nil {
@@ -240,7 +241,7 @@ func trainLast(m layers.Model, task *layers.Task, tc layers.TrainConfig) (*layer
 // Evaluate predicts every node with m and returns the metrics of the nodes
 // idx.
 func Evaluate(m layers.Model, p *Problem, idx []int) (metrics.Report, error) {
-	pred, err := layers.Predict(m, p.Task, nil)
+	pred, err := train.Predict(m, p.Task, nil)
 	if err != nil {
 		return metrics.Report{}, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"gorgonia.org/tensor"
 )
 
@@ -21,11 +22,11 @@ func tiny(t *testing.T) *datasets.Dataset {
 
 // Run with last-epoch selection skips Train's evaluation passes; the
 // trained parameters, hence the predictions, must be bit-identical to
-// layers.Train with SelectLast, for every model (dropout included).
+// train.Fit with SelectLast, for every model (dropout included).
 func TestRunLastMatchesTrain(t *testing.T) {
 	ds := tiny(t)
 	o := DefaultTrainOptions()
-	o.Epochs, o.Select = 7, layers.SelectLast
+	o.Epochs, o.Select = 7, train.SelectLast
 	for _, name := range Models {
 		t.Run(name, func(t *testing.T) {
 			s := DefaultSpec(name)
@@ -43,22 +44,22 @@ func TestRunLastMatchesTrain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tc := layers.DefaultTrainConfig()
+			tc := train.DefaultConfig()
 			tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
-			if _, err := layers.Train(m, p2.Task, tc); err != nil {
+			if _, err := train.Fit(m, p2.Task, tc); err != nil {
 				t.Fatal(err)
 			}
-			a, err := layers.Predict(got.Model, p1.Task, nil)
+			a, err := train.Predict(got.Model, p1.Task, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := layers.Predict(m, p2.Task, nil)
+			b, err := train.Predict(m, p2.Task, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range a.Probs {
 				if a.Probs[i] != b.Probs[i] {
-					t.Fatalf("prob %d: Run %v, layers.Train %v", i, a.Probs[i], b.Probs[i])
+					t.Fatalf("prob %d: Run %v, train.Fit %v", i, a.Probs[i], b.Probs[i])
 				}
 			}
 			if got.Result.Epochs != 7 {
@@ -117,7 +118,7 @@ func TestRunFMPTwoStage(t *testing.T) {
 	// (what its fairness term controls; the tiny test split is too small to
 	// judge thresholded ΔDP).
 	gap := func(m layers.Model, p *Problem) float64 {
-		pred, err := layers.Predict(m, p.Task, nil)
+		pred, err := train.Predict(m, p.Task, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package layers
+package train
 
 import (
 	"bytes"
@@ -8,36 +8,39 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/layers"
+
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-func trainMLP(t *testing.T, p *problem, dt tensor.Dtype, seed int64, cfg TrainConfig) (*MLP, *Task, *Result) {
+func trainMLP(t *testing.T, p *problem.Problem, dt tensor.Dtype, seed int64, cfg Config) (*layers.MLP, *Task, *Result) {
 	t.Helper()
-	task := p.task(t, dt, NewPhase())
-	mc := DefaultMLPConfig(p.d, p.c)
+	task := newTask(t, p, dt, layers.NewPhase())
+	mc := layers.DefaultMLPConfig(p.D, p.C)
 	mc.Hidden, mc.Dtype, mc.Seed, mc.InputDropout = 16, dt, seed, 0.1
-	m, err := NewMLP(task.Graph, mc, task.Phase)
+	m, err := layers.NewMLP(task.Graph, mc, task.Phase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Train(m, task, cfg)
+	res, err := Fit(m, task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m, task, res
 }
 
-func fastTrain(epochs int) TrainConfig {
-	c := DefaultTrainConfig()
+func fastTrain(epochs int) Config {
+	c := DefaultConfig()
 	c.Epochs = epochs
 	c.Adam.LR = 0.01
 	return c
 }
 
 func TestTrainLossFalls(t *testing.T) {
-	p := newProblem(t, 3, 200, 8, 2, 400, 0.8)
+	p := problem.New(t, 3, 200, 8, 2, 400, 0.8)
 	for _, dt := range testutil.Dtypes {
 		var buf bytes.Buffer
 		cfg := fastTrain(100)
@@ -58,16 +61,16 @@ func TestTrainLossFalls(t *testing.T) {
 		}
 		// The model holds the best-validation parameters: Predict must
 		// reproduce the best epoch's validation accuracy.
-		pred, err := Predict(m, task, p.val)
+		pred, err := Predict(m, task, p.Val)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if acc := pred.Accuracy(p.labels); acc != res.Best.ValAcc {
+		if acc := pred.Accuracy(p.Labels); acc != res.Best.ValAcc {
 			t.Errorf("%v: Predict val accuracy %.4f, best epoch %d reported %.4f", dt, acc, res.Best.Epoch, res.Best.ValAcc)
 		}
 		for k := range pred.Nodes {
 			s := 0.0
-			for c := 0; c < p.c; c++ {
+			for c := 0; c < p.C; c++ {
 				s += pred.Prob(k, c)
 			}
 			if math.Abs(s-1) > 1e-9 {
@@ -81,14 +84,14 @@ func TestTrainLossFalls(t *testing.T) {
 		if err := SetParams(m, res.LastParams); err != nil {
 			t.Fatal(err)
 		}
-		pred, _ = Predict(m, task, p.val)
-		if acc := pred.Accuracy(p.labels); acc != res.Last.ValAcc {
+		pred, _ = Predict(m, task, p.Val)
+		if acc := pred.Accuracy(p.Labels); acc != res.Last.ValAcc {
 			t.Errorf("%v: last params give val accuracy %.4f, last epoch reported %.4f", dt, acc, res.Last.ValAcc)
 		}
 	}
 }
 
-func paramBits(m Model) []uint64 {
+func paramBits(m layers.Model) []uint64 {
 	var out []uint64
 	for _, n := range m.Learnables() {
 		switch s := n.Value().Data().(type) {
@@ -109,20 +112,20 @@ func paramBits(m Model) []uint64 {
 // bit-identical parameters; the second problem is large enough for
 // gonum's parallel matrix product and the parallel sparse product.
 func TestTrainDeterministic(t *testing.T) {
-	p := newProblem(t, 4, 120, 6, 3, 200, 0.5)
-	big := newProblem(t, 40, 3000, 100, 2, 20000, 0.6)
+	p := problem.New(t, 4, 120, 6, 3, 200, 0.5)
+	big := problem.New(t, 40, 3000, 100, 2, 20000, 0.6)
 	for _, dt := range testutil.Dtypes {
 		cfg := fastTrain(5)
 		cfg.Select = SelectLast
-		build := func() Model {
-			task := big.task(t, dt, NewPhase())
-			c := DefaultGCNConfig(big.d, big.c)
+		build := func() layers.Model {
+			task := newTask(t, big, dt, layers.NewPhase())
+			c := layers.DefaultGCNConfig(big.D, big.C)
 			c.Dtype = dt
-			m, err := NewGCN(task.Graph, c, big.gr, task.Phase)
+			m, err := layers.NewGCN(task.Graph, c, big.Graph, task.Phase)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Train(m, task, cfg); err != nil {
+			if _, err := Fit(m, task, cfg); err != nil {
 				t.Fatal(err)
 			}
 			return m
@@ -157,7 +160,7 @@ func TestTrainDeterministic(t *testing.T) {
 }
 
 func TestTrainEarlyStopAndHooks(t *testing.T) {
-	p := newProblem(t, 5, 80, 4, 2, 100, 0.5)
+	p := problem.New(t, 5, 80, 4, 2, 100, 0.5)
 	cfg := fastTrain(500)
 	cfg.Patience = 10
 	_, _, res := trainMLP(t, p, tensor.Float64, 1, cfg)
@@ -166,8 +169,8 @@ func TestTrainEarlyStopAndHooks(t *testing.T) {
 	}
 	cfg = fastTrain(50)
 	calls := 0
-	cfg.Progress = func(EpochStats) { calls++ }
 	cfg.OnEpoch = func(s EpochStats) error {
+		calls++
 		if s.Epoch == 7 {
 			return ErrStop
 		}
@@ -179,9 +182,9 @@ func TestTrainEarlyStopAndHooks(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	cfg.OnEpoch = func(EpochStats) error { return boom }
-	task := p.task(t, tensor.Float64, nil)
-	m, _ := NewMLP(task.Graph, DefaultMLPConfig(p.d, p.c), nil)
-	if _, err := Train(m, task, cfg); !errors.Is(err, boom) {
+	task := newTask(t, p, tensor.Float64, nil)
+	m, _ := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), nil)
+	if _, err := Fit(m, task, cfg); !errors.Is(err, boom) {
 		t.Errorf("OnEpoch error: got %v", err)
 	}
 }
@@ -190,21 +193,16 @@ func TestTrainEarlyStopAndHooks(t *testing.T) {
 // (reported, and its gradient used): a strong penalty on the logits'
 // squares keeps them much smaller than plain training.
 func TestTrainExtraLoss(t *testing.T) {
-	p := newProblem(t, 6, 100, 5, 2, 100, 0.5)
+	p := problem.New(t, 6, 100, 5, 2, 100, 0.5)
 	meanSq := func(extra bool) (float64, *Result) {
-		task := p.task(t, tensor.Float64, nil)
-		mc := DefaultMLPConfig(p.d, p.c)
+		task := newTask(t, p, tensor.Float64, nil)
+		mc := layers.DefaultMLPConfig(p.D, p.C)
 		mc.Dropout = 0
-		m, err := NewMLP(task.Graph, mc, nil)
+		m, err := layers.NewMLP(task.Graph, mc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		init, err := Predict(m, task, nil) // computes logits via probabilities; recompute below
-		_ = init
-		if err != nil {
-			t.Fatal(err)
-		}
-		z0 := mlpNaive(mc)(p, paramValues(m))
+		z0 := modelLogits(t, m, task)
 		cfg := fastTrain(60)
 		cfg.Select = SelectLast
 		if extra {
@@ -220,7 +218,7 @@ func TestTrainExtraLoss(t *testing.T) {
 				return G.Mul(s, G.NewConstant(10.0))
 			}
 		}
-		res, err := Train(m, task, cfg)
+		res, err := Fit(m, task, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +235,7 @@ func TestTrainExtraLoss(t *testing.T) {
 				t.Error("Loss != CE + Extra")
 			}
 		}
-		z := mlpNaive(mc)(p, paramValues(m))
+		z := modelLogits(t, m, task)
 		s := 0.0
 		for _, v := range z {
 			s += v * v
@@ -254,16 +252,17 @@ func TestTrainExtraLoss(t *testing.T) {
 // TestTrainNoMemoryGrowth checks that the live heap after epoch 2E is not
 // materially larger than after epoch E.
 func TestTrainNoMemoryGrowth(t *testing.T) {
-	p := newProblem(t, 7, 2000, 32, 2, 8000, 0.7)
+	p := problem.New(t, 7, 2000, 32, 2, 8000, 0.7)
 	var at [2]uint64
 	cfg := fastTrain(60)
-	cfg.Progress = func(s EpochStats) {
+	cfg.OnEpoch = func(s EpochStats) error {
 		if s.Epoch == 30 || s.Epoch == 60 {
 			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			at[s.Epoch/30-1] = ms.HeapInuse
 		}
+		return nil
 	}
 	trainMLP(t, p, tensor.Float32, 1, cfg)
 	growth := float64(at[1]) - float64(at[0])
@@ -275,25 +274,25 @@ func TestTrainNoMemoryGrowth(t *testing.T) {
 }
 
 func TestTrainErrors(t *testing.T) {
-	p := newProblem(t, 8, 20, 3, 2, 20, 0.5)
-	task := p.task(t, tensor.Float64, nil)
-	m, err := NewMLP(task.Graph, DefaultMLPConfig(p.d, p.c), nil)
+	p := problem.New(t, 8, 20, 3, 2, 20, 0.5)
+	task := newTask(t, p, tensor.Float64, nil)
+	m, err := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	badCfg := map[string]func(c *TrainConfig){
-		"epochs 0":      func(c *TrainConfig) { c.Epochs = 0 },
-		"lr 0":          func(c *TrainConfig) { c.Adam.LR = 0 },
-		"wd -1":         func(c *TrainConfig) { c.Adam.WeightDecay = -1 },
-		"beta1 1":       func(c *TrainConfig) { c.Adam.Beta1 = 1 },
-		"select 7":      func(c *TrainConfig) { c.Select = 7 },
-		"patience -1":   func(c *TrainConfig) { c.Patience = -1 },
-		"log no writer": func(c *TrainConfig) { c.LogEvery = 5 },
+	badCfg := map[string]func(c *Config){
+		"epochs 0":      func(c *Config) { c.Epochs = 0 },
+		"lr 0":          func(c *Config) { c.Adam.LR = 0 },
+		"wd -1":         func(c *Config) { c.Adam.WeightDecay = -1 },
+		"beta1 1":       func(c *Config) { c.Adam.Beta1 = 1 },
+		"select 7":      func(c *Config) { c.Select = 7 },
+		"patience -1":   func(c *Config) { c.Patience = -1 },
+		"log no writer": func(c *Config) { c.LogEvery = 5 },
 	}
 	for name, mut := range badCfg {
 		c := fastTrain(2)
 		mut(&c)
-		if _, err := Train(m, task, c); err == nil {
+		if _, err := Fit(m, task, c); err == nil {
 			t.Errorf("%s: Train accepted the config", name)
 		}
 	}
@@ -308,13 +307,13 @@ func TestTrainErrors(t *testing.T) {
 	for name, mut := range badTask {
 		k := *task
 		mut(&k)
-		if _, err := Train(m, &k, fastTrain(2)); err == nil {
+		if _, err := Fit(m, &k, fastTrain(2)); err == nil {
 			t.Errorf("%s: Train accepted the task", name)
 		}
 	}
 	c := fastTrain(2)
 	c.ExtraLoss = func(z *G.Node) (*G.Node, error) { return z, nil }
-	if _, err := Train(m, task, c); err == nil {
+	if _, err := Fit(m, task, c); err == nil {
 		t.Error("a matrix ExtraLoss was accepted")
 	}
 	if _, err := Predict(m, task, []int{-1}); err == nil {
@@ -328,22 +327,22 @@ func TestTrainErrors(t *testing.T) {
 // TestTrainTwice checks the documented continuation: a second Train on
 // the same model and task starts from the trained parameters.
 func TestTrainTwice(t *testing.T) {
-	p := newProblem(t, 9, 150, 6, 2, 300, 0.7)
+	p := problem.New(t, 9, 150, 6, 2, 300, 0.7)
 	for _, dt := range testutil.Dtypes {
-		task := p.task(t, dt, NewPhase())
-		c := DefaultGCNConfig(p.d, p.c)
+		task := newTask(t, p, dt, layers.NewPhase())
+		c := layers.DefaultGCNConfig(p.D, p.C)
 		c.Hidden, c.Dtype = 16, dt
-		m, err := NewGCN(task.Graph, c, p.gr, task.Phase)
+		m, err := layers.NewGCN(task.Graph, c, p.Graph, task.Phase)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := fastTrain(40)
 		cfg.Select = SelectLast
-		r1, err := Train(m, task, cfg)
+		r1, err := Fit(m, task, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r2, err := Train(m, task, cfg)
+		r2, err := Fit(m, task, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package layers
+package blas
 
 import (
 	"math/rand"
@@ -46,16 +46,16 @@ func TestBLASMatchesPureGo(t *testing.T) {
 		want64 := make([]float64, tc.m*tc.n)
 		active.Dgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x, tc.lda, y, tc.ldb, 0, got64, tc.ldc)
 		ref.Dgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x, tc.lda, y, tc.ldb, 0, want64, tc.ldc)
-		testutil.AllClose(t, BLAS()+" Dgemm "+tc.name, got64, want64, 1e-12, 1e-10)
+		testutil.AllClose(t, Name()+" Dgemm "+tc.name, got64, want64, 1e-12, 1e-10)
 
 		x32, y32 := to32(x), to32(y)
 		got32 := make([]float32, tc.m*tc.n)
 		want32 := make([]float32, tc.m*tc.n)
 		active.Sgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x32, tc.lda, y32, tc.ldb, 0, got32, tc.ldc)
 		ref.Sgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x32, tc.lda, y32, tc.ldb, 0, want32, tc.ldc)
-		testutil.AllClose(t, BLAS()+" Sgemm "+tc.name, testutil.ToF64(got32), testutil.ToF64(want32), 1e-4, 1e-4)
+		testutil.AllClose(t, Name()+" Sgemm "+tc.name, testutil.ToF64(got32), testutil.ToF64(want32), 1e-4, 1e-4)
 		// The float32 result must also agree with the float64 one.
-		testutil.AllClose(t, BLAS()+" Sgemm vs Dgemm "+tc.name, testutil.ToF64(got32), want64, 1e-4, 1e-4)
+		testutil.AllClose(t, Name()+" Sgemm vs Dgemm "+tc.name, testutil.ToF64(got32), want64, 1e-4, 1e-4)
 	}
 }
 
@@ -101,12 +101,12 @@ func TestBLASGraphProduct(t *testing.T) {
 		if dt == tensor.Float32 {
 			atol, rtol = 1e-4, 1e-4
 		}
-		testutil.AllClose(t, BLAS()+" "+dt.String()+" X·W", testutil.ToF64(yv), want, atol, rtol)
+		testutil.AllClose(t, Name()+" "+dt.String()+" X·W", testutil.ToF64(yv), want, atol, rtol)
 		gw, err := w.Grad()
 		if err != nil {
 			t.Fatal(err)
 		}
-		testutil.AllClose(t, BLAS()+" "+dt.String()+" dW", testutil.ToF64(gw), wantGrad, atol, rtol)
+		testutil.AllClose(t, Name()+" "+dt.String()+" dW", testutil.ToF64(gw), wantGrad, atol, rtol)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build !openblas
 
-package layers
+package blas
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ func TestBLASNameDefault(t *testing.T) {
 	if !fastblas.Enabled() {
 		want = "fastblas (gonum only: no AVX2/FMA)"
 	}
-	if got := BLAS(); got != want {
-		t.Fatalf("BLAS() = %q in the default build, want %q", got, want)
+	if got := Name(); got != want {
+		t.Fatalf("Name() = %q in the default build, want %q", got, want)
 	}
 }

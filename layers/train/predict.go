@@ -1,8 +1,10 @@
-package layers
+package train
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/fairmp/fairmp/layers"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
@@ -49,16 +51,16 @@ func (p *Prediction) Accuracy(labels []int) float64 {
 // (gorgonia merges identical nodes); each call adds one read node to the
 // graph and compiles a small machine. It returns an error for an invalid
 // task, an index out of range, or a failing run.
-func Predict(model Model, task *Task, idx []int) (*Prediction, error) {
+func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
 	if task == nil || task.Graph == nil || task.X == nil {
-		return nil, fmt.Errorf("layers: Predict: task without Graph or X")
+		return nil, fmt.Errorf("train: Predict: task without Graph or X")
 	}
 	if task.Classes < 1 {
-		return nil, fmt.Errorf("layers: Predict: Classes = %d, want > 0", task.Classes)
+		return nil, fmt.Errorf("train: Predict: Classes = %d, want > 0", task.Classes)
 	}
 	logits, err := forwardLogits(model, task)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Predict: %v", err)
+		return nil, fmt.Errorf("train: Predict: %v", err)
 	}
 	n, c := task.X.Shape()[0], task.Classes
 	if idx == nil {
@@ -69,7 +71,7 @@ func Predict(model Model, task *Task, idx []int) (*Prediction, error) {
 	}
 	for k, i := range idx {
 		if i < 0 || i >= n {
-			return nil, fmt.Errorf("layers: Predict: idx[%d] = %d, want a node in [0, %d)", k, i, n)
+			return nil, fmt.Errorf("train: Predict: idx[%d] = %d, want a node in [0, %d)", k, i, n)
 		}
 	}
 	var zv G.Value
@@ -81,11 +83,11 @@ func Predict(model Model, task *Task, idx []int) (*Prediction, error) {
 		defer task.Phase.SetTraining(was)
 	}
 	if err := m.RunAll(); err != nil {
-		return nil, fmt.Errorf("layers: Predict: %v", err)
+		return nil, fmt.Errorf("train: Predict: %v", err)
 	}
 	z, err := opkit.Dense(zv)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Predict: %v", err)
+		return nil, fmt.Errorf("train: Predict: %v", err)
 	}
 	p := &Prediction{Nodes: append([]int(nil), idx...), Classes: c, Probs: make([]float64, len(idx)*c), Labels: make([]int, len(idx))}
 	switch s := z.Data().(type) {
@@ -114,6 +116,6 @@ func softmaxRows[T float32 | float64](p *Prediction, z []T) {
 		for j := range out {
 			out[j] /= s
 		}
-		p.Labels[k] = argmax(row)
+		p.Labels[k] = opkit.Argmax(row)
 	}
 }

@@ -1,4 +1,4 @@
-package layers
+package modelio
 
 import (
 	"bufio"
@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
-	"sync"
+
+	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers"
 
 	"github.com/fairmp/fairmp/graph"
 	G "gorgonia.org/gorgonia"
@@ -22,7 +23,8 @@ import (
 //	{"format":"fairmp-model","version":1,"kind":"gcn","dtype":"float32",
 //	 "nodes":403,"config":{...},"params":[{"name":"gcn.0.W","shape":[96,64]},...]}
 //
-// kind names a registered builder (RegisterKind), config is the model's
+// kind names an entry of the table of kinds (the library's own, or one
+// added with Register), config is the model's
 // configuration as JSON (its dtype is the header's), nodes is the number
 // of graph nodes a graph model was built for (0 for models without a
 // graph), and params lists the learnables in Learnables() order. The
@@ -33,61 +35,24 @@ const (
 	FormatVersion = 1
 )
 
-// Savable is a Model that Save can write: it names its registered kind
+// Savable is a Model that Save can write: it names its kind
 // and returns its configuration (any value that encodes to the JSON the
 // kind's builder reads).
 type Savable interface {
-	Model
+	layers.Model
 	Kind() string
 	SaveConfig() any
 }
 
-// BuildEnv is what a builder needs besides the configuration.
-type BuildEnv struct {
+// Env is what a builder needs besides the configuration.
+type Env struct {
 	// Graph is the graph a graph model is built on (nil for an MLP).
 	Graph *graph.Graph
 	// Phase is given to the model's stochastic layers.
-	Phase *Phase
+	Phase *layers.Phase
 	// Name, if not empty, replaces the saved configuration's "name", so a
 	// saved model can be loaded twice into one gorgonia graph.
 	Name string
-}
-
-// Builder builds a model of one kind in g from its JSON configuration and
-// dtype, with fresh parameters that Load then overwrites.
-type Builder func(g *G.ExprGraph, config json.RawMessage, dt tensor.Dtype, env BuildEnv) (Model, error)
-
-var (
-	kindsMu sync.RWMutex
-	kinds   = map[string]Builder{}
-)
-
-// RegisterKind makes kind loadable. Other packages (fmp) register their
-// models in an init function. It returns an error for an empty kind, a nil
-// builder or a kind already registered.
-func RegisterKind(kind string, build Builder) error {
-	if kind == "" || build == nil {
-		return fmt.Errorf("layers: RegisterKind: empty kind or nil builder")
-	}
-	kindsMu.Lock()
-	defer kindsMu.Unlock()
-	if _, ok := kinds[kind]; ok {
-		return fmt.Errorf("layers: RegisterKind: kind %q is already registered", kind)
-	}
-	kinds[kind] = build
-	return nil
-}
-
-// Kinds returns the registered kinds, sorted.
-func Kinds() []string {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	ks := make([]string, 0, len(kinds))
-	for k := range kinds {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 type paramHeader struct {
@@ -112,24 +77,21 @@ type matrixer interface{ Matrix() *graph.Matrix }
 // described above. It returns an error if m is not Savable, its kind is
 // not registered, its parameters are not dense float values of one dtype,
 // or writing fails.
-func Save(w io.Writer, m Model) error {
+func Save(w io.Writer, m layers.Model) error {
 	s, ok := m.(Savable)
 	if !ok {
-		return fmt.Errorf("layers: Save: %T does not implement Savable", m)
+		return fmt.Errorf("modelio: Save: %T does not implement Savable", m)
 	}
-	kindsMu.RLock()
-	_, ok = kinds[s.Kind()]
-	kindsMu.RUnlock()
-	if !ok {
-		return fmt.Errorf("layers: Save: kind %q is not registered", s.Kind())
+	if _, ok := builder(s.Kind()); !ok {
+		return fmt.Errorf("modelio: Save: unknown kind %q: not one of the library's and not registered (modelio.Register)", s.Kind())
 	}
 	cfg, err := json.Marshal(s.SaveConfig())
 	if err != nil {
-		return fmt.Errorf("layers: Save: configuration: %v", err)
+		return fmt.Errorf("modelio: Save: configuration: %v", err)
 	}
 	params := m.Learnables()
 	if len(params) == 0 {
-		return fmt.Errorf("layers: Save: the model has no learnables")
+		return fmt.Errorf("modelio: Save: the model has no learnables")
 	}
 	dt := params[0].Dtype()
 	h := header{Format: FormatName, Version: FormatVersion, Kind: s.Kind(), Dtype: dt.String(), Config: cfg}
@@ -138,13 +100,13 @@ func Save(w io.Writer, m Model) error {
 	}
 	for _, p := range params {
 		if _, ok := p.Value().(*tensor.Dense); !ok || p.Dtype() != dt {
-			return fmt.Errorf("layers: Save: parameter %s, want a dense %v value", describeNode(p), dt)
+			return fmt.Errorf("modelio: Save: parameter %s, want a dense %v value", opkit.DescribeNode(p), dt)
 		}
 		h.Params = append(h.Params, paramHeader{Name: p.Name(), Shape: append([]int(nil), p.Shape()...)})
 	}
 	hb, err := json.Marshal(h)
 	if err != nil {
-		return fmt.Errorf("layers: Save: header: %v", err)
+		return fmt.Errorf("modelio: Save: header: %v", err)
 	}
 	bw := bufio.NewWriter(w)
 	bw.Write(hb)
@@ -165,7 +127,7 @@ func Save(w io.Writer, m Model) error {
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("layers: Save: %v", err)
+		return fmt.Errorf("modelio: Save: %v", err)
 	}
 	return nil
 }
@@ -173,27 +135,26 @@ func Save(w io.Writer, m Model) error {
 // maxHeader bounds the header line Load accepts.
 const maxHeader = 16 << 20
 
-// Load reads a model written by Save, builds it in g with its registered
-// builder and env, and sets its parameters. It returns an error naming
+// Load reads a model written by Save, builds it in g with the builder of its kind// builder and env, and sets its parameters. It returns an error naming
 // the problem for another format, an unsupported version, an unknown
 // kind, a configuration the builder rejects, a graph of another size than
 // the saved model's, parameters whose count, names or shapes differ from
 // the built model's, or truncated data.
-func Load(r io.Reader, g *G.ExprGraph, env BuildEnv) (Model, error) {
+func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	br := bufio.NewReader(r)
 	line, err := readLine(br)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Load: header: %v", err)
+		return nil, fmt.Errorf("modelio: Load: header: %v", err)
 	}
 	var h header
 	if err := json.Unmarshal(line, &h); err != nil {
-		return nil, fmt.Errorf("layers: Load: header is not valid JSON: %v", err)
+		return nil, fmt.Errorf("modelio: Load: header is not valid JSON: %v", err)
 	}
 	if h.Format != FormatName {
-		return nil, fmt.Errorf("layers: Load: format %q, want %q", h.Format, FormatName)
+		return nil, fmt.Errorf("modelio: Load: format %q, want %q", h.Format, FormatName)
 	}
 	if h.Version != FormatVersion {
-		return nil, fmt.Errorf("layers: Load: format version %d, this library reads version %d", h.Version, FormatVersion)
+		return nil, fmt.Errorf("modelio: Load: format version %d, this library reads version %d", h.Version, FormatVersion)
 	}
 	var dt tensor.Dtype
 	switch h.Dtype {
@@ -202,48 +163,46 @@ func Load(r io.Reader, g *G.ExprGraph, env BuildEnv) (Model, error) {
 	case "float32":
 		dt = tensor.Float32
 	default:
-		return nil, fmt.Errorf("layers: Load: dtype %q, want float32 or float64", h.Dtype)
+		return nil, fmt.Errorf("modelio: Load: dtype %q, want float32 or float64", h.Dtype)
 	}
-	kindsMu.RLock()
-	build, ok := kinds[h.Kind]
-	kindsMu.RUnlock()
+	build, ok := builder(h.Kind)
 	if !ok {
-		return nil, fmt.Errorf("layers: Load: kind %q is not registered (registered: %v)", h.Kind, Kinds())
+		return nil, fmt.Errorf("modelio: Load: unknown kind %q (known: %v)", h.Kind, Kinds())
 	}
 	if h.Nodes > 0 {
 		if env.Graph == nil {
-			return nil, fmt.Errorf("layers: Load: the %s model was saved for a graph of %d nodes, but env.Graph is nil", h.Kind, h.Nodes)
+			return nil, fmt.Errorf("modelio: Load: the %s model was saved for a graph of %d nodes, but env.Graph is nil", h.Kind, h.Nodes)
 		}
 		if env.Graph.N() != h.Nodes {
-			return nil, fmt.Errorf("layers: Load: the %s model was saved for a graph of %d nodes, env.Graph has %d", h.Kind, h.Nodes, env.Graph.N())
+			return nil, fmt.Errorf("modelio: Load: the %s model was saved for a graph of %d nodes, env.Graph has %d", h.Kind, h.Nodes, env.Graph.N())
 		}
 	}
 	cfg := h.Config
 	if env.Name != "" {
 		var mcfg map[string]json.RawMessage
 		if err := json.Unmarshal(cfg, &mcfg); err != nil {
-			return nil, fmt.Errorf("layers: Load: configuration: %v", err)
+			return nil, fmt.Errorf("modelio: Load: configuration: %v", err)
 		}
 		nb, _ := json.Marshal(env.Name)
 		mcfg["name"] = nb
 		if cfg, err = json.Marshal(mcfg); err != nil {
-			return nil, fmt.Errorf("layers: Load: configuration: %v", err)
+			return nil, fmt.Errorf("modelio: Load: configuration: %v", err)
 		}
 	}
 	m, err := build(g, cfg, dt, env)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Load: building the %s model: %v", h.Kind, err)
+		return nil, fmt.Errorf("modelio: Load: building the %s model: %v", h.Kind, err)
 	}
 	params := m.Learnables()
 	if len(params) != len(h.Params) {
-		return nil, fmt.Errorf("layers: Load: %d saved parameters, the built %s model has %d", len(h.Params), h.Kind, len(params))
+		return nil, fmt.Errorf("modelio: Load: %d saved parameters, the built %s model has %d", len(h.Params), h.Kind, len(params))
 	}
 	for i, p := range params {
 		if !tensor.Shape(h.Params[i].Shape).Eq(p.Shape()) {
-			return nil, fmt.Errorf("layers: Load: parameter %d (%q) has saved shape %v, the built model's %q has %v", i, h.Params[i].Name, h.Params[i].Shape, p.Name(), p.Shape())
+			return nil, fmt.Errorf("modelio: Load: parameter %d (%q) has saved shape %v, the built model's %q has %v", i, h.Params[i].Name, h.Params[i].Shape, p.Name(), p.Shape())
 		}
 		if p.Dtype() != dt {
-			return nil, fmt.Errorf("layers: Load: parameter %q is %v, want %v", p.Name(), p.Dtype(), dt)
+			return nil, fmt.Errorf("modelio: Load: parameter %q is %v, want %v", p.Name(), p.Dtype(), dt)
 		}
 	}
 	var b [8]byte
@@ -252,21 +211,21 @@ func Load(r io.Reader, g *G.ExprGraph, env BuildEnv) (Model, error) {
 		case []float64:
 			for k := range s {
 				if _, err := io.ReadFull(br, b[:8]); err != nil {
-					return nil, fmt.Errorf("layers: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
+					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
 				}
 				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[:8]))
 			}
 		case []float32:
 			for k := range s {
 				if _, err := io.ReadFull(br, b[:4]); err != nil {
-					return nil, fmt.Errorf("layers: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
+					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
 				}
 				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[:4]))
 			}
 		}
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("layers: Load: data continues after the last parameter")
+		return nil, fmt.Errorf("modelio: Load: data continues after the last parameter")
 	}
 	return m, nil
 }
@@ -290,15 +249,4 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		return nil, err
 	}
-}
-
-// decodeConfig unmarshals a configuration strictly (unknown fields are
-// errors) into cfg.
-func decodeConfig(raw json.RawMessage, cfg any) error {
-	dec := json.NewDecoder(bytesReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cfg); err != nil {
-		return fmt.Errorf("configuration: %v", err)
-	}
-	return nil
 }

@@ -1,6 +1,6 @@
 //go:build openblas
 
-package layers
+package blas
 
 // The openblas build links Debian's libopenblas (package libopenblas-dev)
 // and switches gorgonia and tensor to it through gonum's cgo netlib

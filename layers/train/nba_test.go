@@ -1,4 +1,4 @@
-package layers
+package train
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/fairmp/fairmp/layers"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -38,41 +40,41 @@ func TestNBABaselines(t *testing.T) {
 	n, d := ds.N(), ds.NumFeatures
 	x := ds.Features
 	gr := ds.Graph
-	type build func(g *G.ExprGraph, seed int64, gr *graph.Graph, ph *Phase) (Model, error)
+	type build func(g *G.ExprGraph, seed int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error)
 	models := []struct {
 		name string
 		ref  float64 // NaN: no reference
 		b    build
 	}{
-		{"MLP", 74.9, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *Phase) (Model, error) {
-			c := DefaultMLPConfig(d, 2)
+		{"MLP", 74.9, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
+			c := layers.DefaultMLPConfig(d, 2)
 			c.Seed = s
-			return NewMLP(g, c, ph)
+			return layers.NewMLP(g, c, ph)
 		}},
-		{"GCN", 73.7, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *Phase) (Model, error) {
-			c := DefaultGCNConfig(d, 2)
+		{"GCN", 73.7, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
+			c := layers.DefaultGCNConfig(d, 2)
 			c.Seed = s
-			return NewGCN(g, c, gr, ph)
+			return layers.NewGCN(g, c, gr, ph)
 		}},
-		{"SGC K=2", 62.5, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *Phase) (Model, error) {
-			c := DefaultSGCConfig(d, 2)
+		{"SGC K=2", 62.5, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
+			c := layers.DefaultSGCConfig(d, 2)
 			c.Seed, c.K = s, 2
-			return NewSGC(g, c, gr)
+			return layers.NewSGC(g, c, gr)
 		}},
-		{"APPNP K=10", 69.2, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *Phase) (Model, error) {
-			c := DefaultAPPNPConfig(d, 2)
+		{"APPNP K=10", 69.2, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
+			c := layers.DefaultAPPNPConfig(d, 2)
 			c.Seed = s
-			return NewAPPNP(g, c, gr, ph)
+			return layers.NewAPPNP(g, c, gr, ph)
 		}},
-		{"GAT 4x16", 72.4, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *Phase) (Model, error) {
-			c := DefaultGATModelConfig(d, 2)
+		{"GAT 4x16", 72.4, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
+			c := layers.DefaultGATModelConfig(d, 2)
 			c.Seed = s
-			return NewGATModel(g, c, gr, ph)
+			return layers.NewGATModel(g, c, gr, ph)
 		}},
-		{"JKNet cat", math.NaN(), func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *Phase) (Model, error) {
-			c := DefaultJKNetConfig(d, 2)
+		{"JKNet cat", math.NaN(), func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
+			c := layers.DefaultJKNetConfig(d, 2)
 			c.Seed = s
-			return NewJKNet(g, c, gr, ph)
+			return layers.NewJKNet(g, c, gr, ph)
 		}},
 	}
 	var table strings.Builder
@@ -86,12 +88,12 @@ func TestNBABaselines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			task := &Task{Graph: g, X: xn, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: NewPhase()}
+			task := &Task{Graph: g, X: xn, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
 			model, err := m.b(g, seed, gr, task.Phase)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Train(model, task, DefaultTrainConfig()); err != nil {
+			if _, err := Fit(model, task, DefaultConfig()); err != nil {
 				t.Fatal(err)
 			}
 			p, err := Predict(model, task, ds.Split.Test)

@@ -1,14 +1,14 @@
 //go:build unix
 
-package layers
+package testutil
 
 import (
 	"syscall"
 	"time"
 )
 
-// gatCPUTime returns the process's user + system CPU time.
-func gatCPUTime() time.Duration {
+// CPUTime returns the process's user + system CPU time.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,4 +1,4 @@
-package layers
+package train
 
 import (
 	"fmt"
@@ -81,13 +81,13 @@ type Adam struct {
 // configuration or a parameter without a dense float value.
 func NewAdam(cfg AdamConfig, params G.Nodes) (*Adam, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewAdam: %v", err)
+		return nil, fmt.Errorf("train: NewAdam: %v", err)
 	}
 	a := &Adam{cfg: cfg, params: params}
 	for _, p := range params {
 		d, ok := p.Value().(*tensor.Dense)
 		if !ok || opkit.CheckFloat(p.Dtype()) != nil {
-			return nil, fmt.Errorf("layers: NewAdam: parameter %q (node %d) holds %T of %v, want a dense float32 or float64 value", p.Name(), p.ID(), p.Value(), p.Dtype())
+			return nil, fmt.Errorf("train: NewAdam: parameter %q (node %d) holds %T of %v, want a dense float32 or float64 value", p.Name(), p.ID(), p.Value(), p.Dtype())
 		}
 		a.m = append(a.m, make([]float64, d.Size()))
 		a.v = append(a.v, make([]float64, d.Size()))
@@ -111,7 +111,7 @@ func (a *Adam) Step() error {
 	for i, p := range a.params {
 		g, err := p.Grad()
 		if err != nil {
-			return fmt.Errorf("layers: Adam: gradient of %q (node %d): %v", p.Name(), p.ID(), err)
+			return fmt.Errorf("train: Adam: gradient of %q (node %d): %v", p.Name(), p.ID(), err)
 		}
 		grads[i] = g
 	}
@@ -122,7 +122,7 @@ func (a *Adam) Step() error {
 // parameter in order.
 func (a *Adam) StepWith(grads []G.Value) error {
 	if len(grads) != len(a.params) {
-		return fmt.Errorf("layers: Adam: %d gradients for %d parameters", len(grads), len(a.params))
+		return fmt.Errorf("train: Adam: %d gradients for %d parameters", len(grads), len(a.params))
 	}
 	a.t++
 	c := a.cfg
@@ -132,11 +132,11 @@ func (a *Adam) StepWith(grads []G.Value) error {
 	for i, p := range a.params {
 		w, ok := p.Value().(*tensor.Dense)
 		if !ok {
-			return fmt.Errorf("layers: Adam: parameter %q (node %d) holds %T, want *tensor.Dense", p.Name(), p.ID(), p.Value())
+			return fmt.Errorf("train: Adam: parameter %q (node %d) holds %T, want *tensor.Dense", p.Name(), p.ID(), p.Value())
 		}
 		g, err := opkit.Dense(grads[i])
 		if err != nil || g.Size() != w.Size() || g.Dtype() != w.Dtype() {
-			return fmt.Errorf("layers: Adam: gradient of %q (node %d) is %v, want %v %v", p.Name(), p.ID(), describe(grads[i]), w.Dtype(), w.Shape())
+			return fmt.Errorf("train: Adam: gradient of %q (node %d) is %v, want %v %v", p.Name(), p.ID(), describe(grads[i]), w.Dtype(), w.Shape())
 		}
 		switch ws := w.Data().(type) {
 		case []float64:

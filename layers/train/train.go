@@ -1,4 +1,4 @@
-package layers
+package train
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/fairmp/fairmp/layers"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
@@ -30,7 +32,7 @@ type Task struct {
 	// Phase is the phase the model's layers were built with; the trainer
 	// switches it between training and evaluation. May be nil for a model
 	// without stochastic layers.
-	Phase *Phase
+	Phase *layers.Phase
 }
 
 // Validate checks the task's fields against each other.
@@ -76,18 +78,18 @@ func (t *Task) Validate() error {
 // != n·d, a value is not finite or dt is not a float type.
 func FeatureNode(g *G.ExprGraph, dt tensor.Dtype, features []float64, n, d int, name string) (*G.Node, error) {
 	if err := opkit.CheckFloat(dt); err != nil {
-		return nil, fmt.Errorf("layers: FeatureNode %q: %v", name, err)
+		return nil, fmt.Errorf("train: FeatureNode %q: %v", name, err)
 	}
 	if n <= 0 || d <= 0 || len(features) != n*d {
-		return nil, fmt.Errorf("layers: FeatureNode %q: %d values for %d × %d, want n·d with n, d > 0", name, len(features), n, d)
+		return nil, fmt.Errorf("train: FeatureNode %q: %d values for %d × %d, want n·d with n, d > 0", name, len(features), n, d)
 	}
 	for i, v := range features {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("layers: FeatureNode %q: feature %d of node %d is %v, want a finite value", name, i%d, i/d, v)
+			return nil, fmt.Errorf("train: FeatureNode %q: feature %d of node %d is %v, want a finite value", name, i%d, i/d, v)
 		}
 	}
-	if err := uniqueName(g, name); err != nil {
-		return nil, err
+	if err := opkit.UniqueName(g, name); err != nil {
+		return nil, fmt.Errorf("train: FeatureNode: %w", err)
 	}
 	t := opkit.Alloc(dt, n, d)
 	switch s := t.Data().(type) {
@@ -101,45 +103,45 @@ func FeatureNode(g *G.ExprGraph, dt tensor.Dtype, features []float64, n, d int, 
 	return G.NewMatrix(g, dt, G.WithShape(n, d), G.WithName(name), G.WithValue(t)), nil
 }
 
-// Select chooses which parameters a training run leaves in the model.
-type Select int
+// Selection chooses which parameters a training run leaves in the model.
+type Selection int
 
 const (
 	// SelectBestVal restores the parameters of the epoch with the highest
 	// validation accuracy (the first such epoch on ties).
-	SelectBestVal Select = iota
+	SelectBestVal Selection = iota
 	// SelectLast keeps the parameters after the last epoch.
 	SelectLast
 )
 
 // String returns "best-val" or "last".
-func (s Select) String() string {
+func (s Selection) String() string {
 	switch s {
 	case SelectBestVal:
 		return "best-val"
 	case SelectLast:
 		return "last"
 	}
-	return fmt.Sprintf("Select(%d)", int(s))
+	return fmt.Sprintf("Selection(%d)", int(s))
 }
 
-// ErrStop, returned by TrainConfig.OnEpoch, ends training without error
+// ErrStop, returned by Config.OnEpoch, ends training without error
 // after the current epoch.
-var ErrStop = errors.New("layers: stop training")
+var ErrStop = errors.New("train: stop training")
 
-// TrainConfig configures Train.
+// Config configures Train.
 //
 // There is no seed here: every random choice of a training run (the
 // initialisation and each dropout mask) belongs to the model and is
 // seeded by the model's configuration, so one model seed fixes the run.
-type TrainConfig struct {
+type Config struct {
 	// Epochs is the number of full-batch steps (> 0). Default 300.
 	Epochs int
 	// Adam configures the optimiser. Default lr 1e-3, weight decay 1e-5
 	// (the fairness papers' protocol), PyTorch's betas and eps.
 	Adam AdamConfig
 	// Select chooses the parameters left in the model. Default SelectBestVal.
-	Select Select
+	Select Selection
 	// Patience stops training when the validation accuracy has not
 	// improved for Patience epochs; 0 disables early stopping. Default 0.
 	Patience int
@@ -154,13 +156,11 @@ type TrainConfig struct {
 	LogEvery int
 	// Log receives the progress lines. Required when LogEvery > 0.
 	Log io.Writer
-	// Progress, if set, is called after every epoch.
-	Progress func(EpochStats)
 	// ExtraLoss, if set, is called once with the logits node while the
 	// training graph is built; its scalar result is added to the
 	// cross-entropy (fairness regularisers plug in here).
 	ExtraLoss func(logits *G.Node) (*G.Node, error)
-	// OnEpoch, if set, is called after every epoch (after Progress); it
+	// OnEpoch, if set, is called after every epoch (after the LogEvery line); it
 	// may stop training by returning ErrStop, or abort it with another
 	// error.
 	OnEpoch func(EpochStats) error
@@ -172,16 +172,16 @@ type TrainConfig struct {
 	AfterStep func(epoch int) error
 }
 
-// DefaultTrainConfig returns 300 epochs of Adam with lr 1e-3 and weight
+// DefaultConfig returns 300 epochs of Adam with lr 1e-3 and weight
 // decay 1e-5, best-validation selection, no early stopping, no logging.
-func DefaultTrainConfig() TrainConfig {
+func DefaultConfig() Config {
 	a := DefaultAdamConfig()
 	a.WeightDecay = 1e-5
-	return TrainConfig{Epochs: 300, Adam: a, Select: SelectBestVal}
+	return Config{Epochs: 300, Adam: a, Select: SelectBestVal}
 }
 
 // Validate checks every field.
-func (c TrainConfig) Validate() error {
+func (c Config) Validate() error {
 	if c.Epochs <= 0 {
 		return fmt.Errorf("Epochs = %d, want > 0", c.Epochs)
 	}
@@ -239,7 +239,7 @@ type Result struct {
 	// best and the last epoch, in Learnables() order (see SetParams).
 	BestParams, LastParams []*tensor.Dense
 	// Selected is the set left in the model.
-	Selected Select
+	Selected Selection
 }
 
 // Train trains model on task with full-batch Adam and returns the run's
@@ -254,7 +254,7 @@ type Result struct {
 // errors other than ErrStop (wrapped; then the model holds the parameters
 // of the failing epoch). Calling Train again continues from the model's
 // current parameters with fresh Adam moments.
-func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
+func Fit(model layers.Model, task *Task, cfg Config) (*Result, error) {
 	tr, err := NewTrainer(model, task, cfg)
 	if err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		st, err := tr.Epoch()
 		if err != nil {
-			return nil, fmt.Errorf("layers: Train: %w", err)
+			return nil, fmt.Errorf("train: %w", err)
 		}
 		if epoch > cfg.SelectAfter && (st.ValAcc > best || len(task.Val) == 0) {
 			best = st.ValAcc
@@ -281,16 +281,13 @@ func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
 			fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %6.2f%%  val %6.2f%%  best %6.2f%% @ %d\n",
 				epoch, st.Loss, 100*st.TrainAcc, 100*st.ValAcc, 100*res.Best.ValAcc, res.Best.Epoch)
 		}
-		if cfg.Progress != nil {
-			cfg.Progress(st)
-		}
 		if cfg.OnEpoch != nil {
 			if err := cfg.OnEpoch(st); err != nil {
 				if errors.Is(err, ErrStop) {
 					res.Stopped = true
 					break
 				}
-				return nil, fmt.Errorf("layers: Train: epoch %d: OnEpoch: %w", epoch, err)
+				return nil, fmt.Errorf("train: epoch %d: OnEpoch: %w", epoch, err)
 			}
 		}
 		if cfg.Patience > 0 && epoch > cfg.SelectAfter && epoch-max(res.Best.Epoch, cfg.SelectAfter) >= cfg.Patience {
@@ -306,7 +303,7 @@ func Train(model Model, task *Task, cfg TrainConfig) (*Result, error) {
 	}
 	if cfg.Select == SelectBestVal {
 		if err := SetParams(model, res.BestParams); err != nil {
-			return nil, fmt.Errorf("layers: Train: restoring the best parameters: %v", err)
+			return nil, fmt.Errorf("train: restoring the best parameters: %v", err)
 		}
 	}
 	return res, nil
@@ -339,29 +336,29 @@ type Trainer struct {
 // without learnables or with learnables outside task.Graph, a model whose
 // output is not n × task.Classes of X's dtype, or an ExtraLoss that fails
 // or is not a scalar of that dtype.
-func NewTrainer(model Model, task *Task, cfg TrainConfig) (*Trainer, error) {
+func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: Train: config: %v", err)
+		return nil, fmt.Errorf("train: config: %v", err)
 	}
 	if err := task.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: Train: task: %v", err)
+		return nil, fmt.Errorf("train: task: %v", err)
 	}
 	params := model.Learnables()
 	if len(params) == 0 {
-		return nil, fmt.Errorf("layers: Train: the model has no learnables")
+		return nil, fmt.Errorf("train: the model has no learnables")
 	}
 	for _, p := range params {
 		if p.Graph() != task.Graph {
-			return nil, fmt.Errorf("layers: Train: learnable %q (node %d) is not in the task's graph", p.Name(), p.ID())
+			return nil, fmt.Errorf("train: learnable %q (node %d) is not in the task's graph", p.Name(), p.ID())
 		}
 	}
 	logits, err := forwardLogits(model, task)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Train: %v", err)
+		return nil, fmt.Errorf("train: %v", err)
 	}
-	ce, err := CrossEntropy(logits, task.Labels, task.Train)
+	ce, err := layers.CrossEntropy(logits, task.Labels, task.Train)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Train: %v", err)
+		return nil, fmt.Errorf("train: %v", err)
 	}
 	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep}
 	cost := ce
@@ -369,22 +366,22 @@ func NewTrainer(model Model, task *Task, cfg TrainConfig) (*Trainer, error) {
 	if cfg.ExtraLoss != nil {
 		extra, err := cfg.ExtraLoss(logits)
 		if err != nil {
-			return nil, fmt.Errorf("layers: Train: ExtraLoss: %v", err)
+			return nil, fmt.Errorf("train: ExtraLoss: %v", err)
 		}
 		if extra == nil || !extra.IsScalar() || extra.Dtype() != logits.Dtype() || extra.Graph() != task.Graph {
-			return nil, fmt.Errorf("layers: Train: ExtraLoss returned %v, want a %v scalar node in the task's graph", describeNode(extra), logits.Dtype())
+			return nil, fmt.Errorf("train: ExtraLoss returned %v, want a %v scalar node in the task's graph", opkit.DescribeNode(extra), logits.Dtype())
 		}
 		if cost, err = G.Add(ce, extra); err != nil {
-			return nil, fmt.Errorf("layers: Train: adding ExtraLoss: %v", err)
+			return nil, fmt.Errorf("train: adding ExtraLoss: %v", err)
 		}
 		reads = append(reads, G.Read(extra, &tr.extraV))
 	}
 	grads, err := G.Grad(cost, params...)
 	if err != nil {
-		return nil, fmt.Errorf("layers: Train: gradients: %v", err)
+		return nil, fmt.Errorf("train: gradients: %v", err)
 	}
 	if tr.adam, err = NewAdam(cfg.Adam, params); err != nil {
-		return nil, fmt.Errorf("layers: Train: %v", err)
+		return nil, fmt.Errorf("train: %v", err)
 	}
 	tr.trainM = G.NewTapeMachine(task.Graph.SubgraphRoots(append(reads, grads...)...), G.BindDualValues(params...))
 	tr.evalM = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &tr.logitsV)))
@@ -415,17 +412,17 @@ func (t *Trainer) Step() (st EpochStats, err error) {
 	if err := zeroGrads(t.params); err != nil {
 		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
 	}
-	t.task.Phase.setTrainingIfNotNil(true)
-	defer t.task.Phase.setTrainingIfNotNil(false)
+	t.task.Phase.SetTraining(true)
+	defer t.task.Phase.SetTraining(false)
 	if err := t.trainM.RunAll(); err != nil {
 		return st, fmt.Errorf("epoch %d: training step: %v", t.epoch, err)
 	}
 	defer t.trainM.Reset()
-	if st.CE, err = scalarOf(t.ceV); err != nil {
+	if st.CE, err = opkit.Scalar(t.ceV); err != nil {
 		return st, fmt.Errorf("epoch %d: loss: %v", t.epoch, err)
 	}
 	if t.extraV != nil {
-		if st.Extra, err = scalarOf(t.extraV); err != nil {
+		if st.Extra, err = opkit.Scalar(t.extraV); err != nil {
 			return st, fmt.Errorf("epoch %d: extra loss: %v", t.epoch, err)
 		}
 	}
@@ -466,7 +463,7 @@ func zeroGrads(params G.Nodes) error {
 func (t *Trainer) Evaluate(st *EpochStats) error {
 	start := time.Now()
 	defer func() { st.EvalTime = time.Since(start) }()
-	t.task.Phase.setTrainingIfNotNil(false)
+	t.task.Phase.SetTraining(false)
 	if err := t.evalM.RunAll(); err != nil {
 		return fmt.Errorf("epoch %d: evaluation: %v", st.Epoch, err)
 	}
@@ -491,28 +488,15 @@ func (t *Trainer) Epoch() (EpochStats, error) {
 	return st, t.Evaluate(&st)
 }
 
-func (p *Phase) setTrainingIfNotNil(on bool) {
-	if p != nil {
-		p.SetTraining(on)
-	}
-}
-
-func describeNode(n *G.Node) string {
-	if n == nil {
-		return "nil"
-	}
-	return fmt.Sprintf("%q (node %d, %v, shape %v)", n.Name(), n.ID(), n.Dtype(), n.Shape())
-}
-
 // forwardLogits builds model.Forward(task.X) and checks its shape.
-func forwardLogits(model Model, task *Task) (*G.Node, error) {
+func forwardLogits(model layers.Model, task *Task) (*G.Node, error) {
 	logits, err := model.Forward(task.X)
 	if err != nil {
 		return nil, err
 	}
 	n := task.X.Shape()[0]
 	if s := logits.Shape(); len(s) != 2 || s[0] != n || s[1] != task.Classes || logits.Dtype() != task.X.Dtype() {
-		return nil, fmt.Errorf("model output %s, want %d × %d of %v", describeNode(logits), n, task.Classes, task.X.Dtype())
+		return nil, fmt.Errorf("model output %s, want %d × %d of %v", opkit.DescribeNode(logits), n, task.Classes, task.X.Dtype())
 	}
 	return logits, nil
 }
@@ -545,15 +529,15 @@ func copyData(dst, src *tensor.Dense) {
 // SetParams copies values into model's learnables (in Learnables()
 // order), e.g. Result.LastParams after a best-validation run. It returns an
 // error on a count, dtype or shape mismatch, before changing anything.
-func SetParams(model Model, values []*tensor.Dense) error {
+func SetParams(model layers.Model, values []*tensor.Dense) error {
 	params := model.Learnables()
 	if len(values) != len(params) {
-		return fmt.Errorf("layers: SetParams: %d values for %d learnables", len(values), len(params))
+		return fmt.Errorf("train: SetParams: %d values for %d learnables", len(values), len(params))
 	}
 	for i, p := range params {
 		w, ok := p.Value().(*tensor.Dense)
 		if !ok || values[i] == nil || values[i].Dtype() != w.Dtype() || !values[i].Shape().Eq(w.Shape()) {
-			return fmt.Errorf("layers: SetParams: value %d is %v, want %v %v for %q", i, describeDense(values[i]), p.Dtype(), p.Shape(), p.Name())
+			return fmt.Errorf("train: SetParams: value %d is %v, want %v %v for %q", i, describeDense(values[i]), p.Dtype(), p.Shape(), p.Name())
 		}
 	}
 	for i, p := range params {
@@ -576,23 +560,22 @@ func evalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
 	switch s := z.Data().(type) {
 	case []float64:
 		for _, i := range idx {
-			if argmax(s[i*c:(i+1)*c]) == labels[i] {
+			if opkit.Argmax(s[i*c:(i+1)*c]) == labels[i] {
 				correct++
 			}
 		}
-		loss = ceLoss(s, labels, idx, c)
+		loss = opkit.MeanCE(s, labels, idx, c)
 	case []float32:
 		for _, i := range idx {
-			if argmax(s[i*c:(i+1)*c]) == labels[i] {
+			if opkit.Argmax(s[i*c:(i+1)*c]) == labels[i] {
 				correct++
 			}
 		}
-		loss = ceLoss(s, labels, idx, c)
+		loss = opkit.MeanCE(s, labels, idx, c)
 	}
 	return float64(correct) / float64(len(idx)), loss
 }
 
-// argmax returns the index of the largest value (the first on ties).
 func argmax[T float32 | float64](row []T) int {
 	b := 0
 	for j, v := range row {

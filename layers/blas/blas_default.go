@@ -1,6 +1,6 @@
 //go:build !openblas
 
-package layers
+package blas
 
 import (
 	"github.com/fairmp/fairmp/internal/fastblas"

@@ -1,9 +1,12 @@
-package layers
+package train
 
 import (
 	"math/rand"
 	"sync"
 	"testing"
+
+	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers"
 
 	"github.com/fairmp/fairmp/graph"
 	G "gorgonia.org/gorgonia"
@@ -63,7 +66,7 @@ func pokecTask(b *testing.B) *Task {
 	g := G.NewGraph()
 	t := tensor.New(tensor.WithShape(pokecN, pokecD), tensor.WithBacking(append([]float32(nil), pokecX...)))
 	x := G.NewMatrix(g, tensor.Float32, G.WithShape(pokecN, pokecD), G.WithName("x"), G.WithValue(t))
-	return &Task{Graph: g, X: x, Labels: pokecY, Train: pokecTr, Val: pokecVa, Classes: 2, Phase: NewPhase()}
+	return &Task{Graph: g, X: x, Labels: pokecY, Train: pokecTr, Val: pokecVa, Classes: 2, Phase: layers.NewPhase()}
 }
 
 // BenchmarkEpochPokec times one training epoch (Trainer.Epoch: forward,
@@ -74,37 +77,37 @@ func pokecTask(b *testing.B) *Task {
 func BenchmarkEpochPokec(b *testing.B) {
 	models := []struct {
 		name  string
-		build func(task *Task) (Model, error)
+		build func(task *Task) (layers.Model, error)
 	}{
-		{"MLP", func(task *Task) (Model, error) {
-			c := DefaultMLPConfig(pokecD, 2)
+		{"MLP", func(task *Task) (layers.Model, error) {
+			c := layers.DefaultMLPConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return NewMLP(task.Graph, c, task.Phase)
+			return layers.NewMLP(task.Graph, c, task.Phase)
 		}},
-		{"GCN", func(task *Task) (Model, error) {
-			c := DefaultGCNConfig(pokecD, 2)
+		{"GCN", func(task *Task) (layers.Model, error) {
+			c := layers.DefaultGCNConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return NewGCN(task.Graph, c, pokecG, task.Phase)
+			return layers.NewGCN(task.Graph, c, pokecG, task.Phase)
 		}},
-		{"SGC_K2", func(task *Task) (Model, error) {
-			c := DefaultSGCConfig(pokecD, 2)
+		{"SGC_K2", func(task *Task) (layers.Model, error) {
+			c := layers.DefaultSGCConfig(pokecD, 2)
 			c.K, c.Dtype = 2, tensor.Float32
-			return NewSGC(task.Graph, c, pokecG)
+			return layers.NewSGC(task.Graph, c, pokecG)
 		}},
-		{"APPNP_K10", func(task *Task) (Model, error) {
-			c := DefaultAPPNPConfig(pokecD, 2)
+		{"APPNP_K10", func(task *Task) (layers.Model, error) {
+			c := layers.DefaultAPPNPConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return NewAPPNP(task.Graph, c, pokecG, task.Phase)
+			return layers.NewAPPNP(task.Graph, c, pokecG, task.Phase)
 		}},
-		{"APPNP_K10_edgedrop", func(task *Task) (Model, error) {
-			c := DefaultAPPNPConfig(pokecD, 2)
+		{"APPNP_K10_edgedrop", func(task *Task) (layers.Model, error) {
+			c := layers.DefaultAPPNPConfig(pokecD, 2)
 			c.Dtype, c.EdgeDropout = tensor.Float32, 0.5
-			return NewAPPNP(task.Graph, c, pokecG, task.Phase)
+			return layers.NewAPPNP(task.Graph, c, pokecG, task.Phase)
 		}},
-		{"JKNet_cat", func(task *Task) (Model, error) {
-			c := DefaultJKNetConfig(pokecD, 2)
+		{"JKNet_cat", func(task *Task) (layers.Model, error) {
+			c := layers.DefaultJKNetConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return NewJKNet(task.Graph, c, pokecG, task.Phase)
+			return layers.NewJKNet(task.Graph, c, pokecG, task.Phase)
 		}},
 	}
 	for _, m := range models {
@@ -114,7 +117,7 @@ func BenchmarkEpochPokec(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tr, err := NewTrainer(model, task, DefaultTrainConfig())
+			tr, err := NewTrainer(model, task, DefaultConfig())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -123,7 +126,7 @@ func BenchmarkEpochPokec(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
-			cpu0 := gatCPUTime()
+			cpu0 := testutil.CPUTime()
 			for i := 0; i < b.N; i++ {
 				if _, err := tr.Epoch(); err != nil {
 					b.Fatal(err)
@@ -131,7 +134,7 @@ func BenchmarkEpochPokec(b *testing.B) {
 			}
 			// Process CPU time (all threads; 0 where unsupported): less
 			// sensitive than wall time to other processes on a shared machine.
-			b.ReportMetric(float64((gatCPUTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((testutil.CPUTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

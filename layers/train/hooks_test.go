@@ -1,10 +1,13 @@
-package layers
+package train
 
 import (
 	"errors"
 	"testing"
 
+	"github.com/fairmp/fairmp/layers"
+
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"gorgonia.org/tensor"
 )
@@ -16,11 +19,11 @@ import (
 // it), and on a convex problem (logistic regression, no dropout) the
 // training loss never rises by more than noise once it has fallen.
 func TestTrainGradientsNotAccumulated(t *testing.T) {
-	p := newProblem(t, 11, 300, 6, 2, 300, 0.5)
-	task := p.task(t, tensor.Float64, nil)
-	mc := DefaultMLPConfig(p.d, p.c)
+	p := problem.New(t, 11, 300, 6, 2, 300, 0.5)
+	task := newTask(t, p, tensor.Float64, nil)
+	mc := layers.DefaultMLPConfig(p.D, p.C)
 	mc.Layers, mc.Dropout = 1, 0
-	m, err := NewMLP(task.Graph, mc, nil)
+	m, err := layers.NewMLP(task.Graph, mc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +94,7 @@ func TestTrainGradientsNotAccumulated(t *testing.T) {
 }
 
 func TestTrainAfterStepAndSelectAfter(t *testing.T) {
-	p := newProblem(t, 5, 80, 4, 2, 100, 0.5)
+	p := problem.New(t, 5, 80, 4, 2, 100, 0.5)
 	cfg := fastTrain(30)
 	var seen []int
 	cfg.AfterStep = func(e int) error { seen = append(seen, e); return nil }
@@ -123,9 +126,9 @@ func TestTrainAfterStepAndSelectAfter(t *testing.T) {
 		}
 		return nil
 	}
-	task := p.task(t, tensor.Float64, nil)
-	m, _ := NewMLP(task.Graph, DefaultMLPConfig(p.d, p.c), nil)
-	if _, err := Train(m, task, cfg); !errors.Is(err, boom) {
+	task := newTask(t, p, tensor.Float64, nil)
+	m, _ := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), nil)
+	if _, err := Fit(m, task, cfg); !errors.Is(err, boom) {
 		t.Errorf("AfterStep error: got %v", err)
 	}
 	cfg.SelectAfter = 30
