@@ -1,6 +1,6 @@
 module github.com/fairmp/fairmp
 
-go 1.26.8
+go 1.22
 
 require (
 	github.com/chewxy/hm v1.0.0
