@@ -83,15 +83,15 @@ func (a *Audit) Report() (*Report, error) {
 	}
 	out, err := toF64(a.outV)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: output: %v", err)
+		return nil, fmt.Errorf("fmp: Audit.Report: output: %w", err)
 	}
 	base, err := toF64(a.baseV)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: baseline: %v", err)
+		return nil, fmt.Errorf("fmp: Audit.Report: baseline: %w", err)
 	}
 	dual, err := toF64(a.dualV)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: dual: %v", err)
+		return nil, fmt.Errorf("fmp: Audit.Report: dual: %w", err)
 	}
 	n := a.ds.N()
 	c := len(out) / n
@@ -195,7 +195,7 @@ func Explain(xTrans *tensor.Dense, adj *graph.Matrix, sens []int, cfg Config) (*
 	m := G.NewTapeMachine(g)
 	defer m.Close()
 	if err := m.RunAll(); err != nil {
-		return nil, fmt.Errorf("fmp: Explain: %v", err)
+		return nil, fmt.Errorf("fmp: Explain: %w", err)
 	}
 	return a.Report()
 }

@@ -37,13 +37,13 @@ func DefaultModelConfig(in, classes int) ModelConfig {
 // Validate checks every part.
 func (c ModelConfig) Validate() error {
 	if err := c.MLP.Validate(); err != nil {
-		return fmt.Errorf("fmp: ModelConfig.MLP: %v", err)
+		return fmt.Errorf("fmp: ModelConfig.MLP: %w", err)
 	}
 	if c.MLP.Classes < 2 {
 		return fmt.Errorf("fmp: ModelConfig.MLP.Classes = %d, want ≥ 2 (FMP works on class logits)", c.MLP.Classes)
 	}
 	if err := c.Propagation.Validate(); err != nil {
-		return fmt.Errorf("fmp: ModelConfig.%v", err)
+		return fmt.Errorf("fmp: ModelConfig.%w", err)
 	}
 	return c.FMP.Validate()
 }
@@ -74,7 +74,7 @@ func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phas
 	}
 	adj, err := cfg.Propagation.Matrix(gr)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: NewModel: %v", err)
+		return nil, fmt.Errorf("fmp: NewModel: %w", err)
 	}
 	l, err := New(adj, sens, cfg.FMP)
 	if err != nil {

@@ -68,7 +68,7 @@ func checkMatrix(x *G.Node, fn, what string) error {
 		return fmt.Errorf("fmp: %s: nil %s node", fn, what)
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return fmt.Errorf("fmp: %s: %s %q (node %d): %v", fn, what, x.Name(), x.ID(), err)
+		return fmt.Errorf("fmp: %s: %s %q (node %d): %w", fn, what, x.Name(), x.ID(), err)
 	}
 	if len(x.Shape()) != 2 {
 		return fmt.Errorf("fmp: %s: %s %q (node %d) has shape %v, want a matrix", fn, what, x.Name(), x.ID(), x.Shape())
@@ -139,17 +139,17 @@ func denseInputs(op fmt.Stringer, want int, inputs []G.Value) ([]*tensor.Dense, 
 	for k, v := range inputs {
 		d, err := opkit.Dense(v)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %v", op, k, err)
+			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
 		}
 		if err := opkit.CheckFloat(d.Dtype()); err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %v", op, k, err)
+			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
 		}
 		if k > 0 && d.Dtype() != ds[0].Dtype() {
 			return nil, nil, fmt.Errorf("%v: input %d is %v, input 0 is %v", op, k, d.Dtype(), ds[0].Dtype())
 		}
 		r, c, err := opkit.Shape2(d)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %v", op, k, err)
+			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
 		}
 		ds[k], sh[k] = d, [2]int{r, c}
 	}

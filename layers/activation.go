@@ -95,10 +95,10 @@ func Activate(x *G.Node, act Activation) (*G.Node, error) {
 		return nil, fmt.Errorf("layers: Activate: nil input node")
 	}
 	if err := act.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: Activate: input %q (node %d): %v", x.Name(), x.ID(), err)
+		return nil, fmt.Errorf("layers: Activate: input %q (node %d): %w", x.Name(), x.ID(), err)
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: Activate: input %q (node %d): %v", x.Name(), x.ID(), err)
+		return nil, fmt.Errorf("layers: Activate: input %q (node %d): %w", x.Name(), x.ID(), err)
 	}
 	dims := x.Shape().Dims()
 	if dims == 0 {
@@ -174,13 +174,13 @@ func (op *actOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 	}
 	x, err := opkit.Dense(inputs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	out := opkit.Reuse(prealloc, x.Dtype(), x.Shape()...)
 	var dy *tensor.Dense
 	if op.grad {
 		if dy, err = opkit.Dense(inputs[1]); err != nil {
-			return nil, fmt.Errorf("%v: %v", op, err)
+			return nil, fmt.Errorf("%v: %w", op, err)
 		}
 		if !dy.Shape().Eq(x.Shape()) || dy.Dtype() != x.Dtype() {
 			return nil, fmt.Errorf("%v: gradient %v %v, want %v %v", op, dy.Dtype(), dy.Shape(), x.Dtype(), x.Shape())

@@ -86,11 +86,11 @@ var _ Model = (*APPNP)(nil)
 // already used in g.
 func NewAPPNP(g *G.ExprGraph, cfg APPNPConfig, gr *graph.Graph, phase *Phase) (*APPNP, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewAPPNP %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewAPPNP %q: %w", cfg.Name, err)
 	}
 	a, err := cfg.Propagation.Matrix(gr)
 	if err != nil {
-		return nil, fmt.Errorf("layers: NewAPPNP %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewAPPNP %q: %w", cfg.Name, err)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	m := &APPNP{cfg: cfg, phase: phase, a: a}
@@ -128,10 +128,10 @@ func (m *APPNP) Forward(x *G.Node) (*G.Node, error) {
 	for k := 0; k < m.cfg.K; k++ {
 		az, err := EdgeDropoutSpMM(m.a, z, m.cfg.EdgeDropout, m.edgeSeeds[k], m.phase)
 		if err != nil {
-			return nil, fmt.Errorf("layers: APPNP %q: step %d: %v", m.cfg.Name, k, err)
+			return nil, fmt.Errorf("layers: APPNP %q: step %d: %w", m.cfg.Name, k, err)
 		}
 		if z, err = linComb(coef, az, h); err != nil {
-			return nil, fmt.Errorf("layers: APPNP %q: step %d: %v", m.cfg.Name, k, err)
+			return nil, fmt.Errorf("layers: APPNP %q: step %d: %w", m.cfg.Name, k, err)
 		}
 	}
 	return z, nil

@@ -36,7 +36,7 @@ func addRowBias(y, b *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("layers: adding bias %s to %s: want a 1 × c bias for an n × c input of one dtype", opkit.DescribeNode(b), opkit.DescribeNode(y))
 	}
 	if err := opkit.CheckFloat(y.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: adding bias %s: %v", opkit.DescribeNode(b), err)
+		return nil, fmt.Errorf("layers: adding bias %s: %w", opkit.DescribeNode(b), err)
 	}
 	return G.ApplyOp(addRowOp{}, y, b)
 }
@@ -70,11 +70,11 @@ func (op addRowOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 	}
 	y, err := opkit.Dense(inputs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	b, err := opkit.Dense(inputs[1])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	n, c, err := opkit.Shape2(y)
 	if err != nil || b.Size() != c || b.Dtype() != y.Dtype() {
@@ -143,11 +143,11 @@ func (op colSumOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 	}
 	x, err := opkit.Dense(inputs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	_, c, err := opkit.Shape2(x)
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	out := opkit.Reuse(prealloc, x.Dtype(), 1, c)
 	switch xs := x.Data().(type) {

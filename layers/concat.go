@@ -102,7 +102,7 @@ func (op *concatOp) Do(inputs ...G.Value) (G.Value, error) {
 	for i, v := range inputs {
 		d, err := opkit.Dense(v)
 		if err != nil {
-			return nil, fmt.Errorf("%v: %v", op, err)
+			return nil, fmt.Errorf("%v: %w", op, err)
 		}
 		r, c, err := opkit.Shape2(d)
 		want := op.cols

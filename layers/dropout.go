@@ -41,7 +41,7 @@ func Dropout(x *G.Node, p float64, seed int64, phase *Phase) (*G.Node, error) {
 		return nil, fmt.Errorf("layers: Dropout: p = %v for input %q (node %d), want 0 <= p < 1", p, x.Name(), x.ID())
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: Dropout: input %q (node %d): %v", x.Name(), x.ID(), err)
+		return nil, fmt.Errorf("layers: Dropout: input %q (node %d): %w", x.Name(), x.ID(), err)
 	}
 	if p == 0 {
 		return x, nil
@@ -121,7 +121,7 @@ func (op *dropoutOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 	}
 	x, err := opkit.Dense(inputs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	out := opkit.Reuse(prealloc, x.Dtype(), x.Shape()...)
 	train := op.phase.Training()
@@ -221,7 +221,7 @@ func (op *maskMulOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 	}
 	x, err := opkit.Dense(inputs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	out := opkit.Reuse(prealloc, x.Dtype(), x.Shape()...)
 	switch xs := x.Data().(type) {

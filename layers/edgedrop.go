@@ -39,7 +39,7 @@ func EdgeDropoutSpMM(a *graph.Matrix, x *G.Node, p float64, seed int64, phase *P
 		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: nil matrix or input node")
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s: %v", opkit.DescribeNode(x), err)
+		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s: %w", opkit.DescribeNode(x), err)
 	}
 	if _, cols := a.Dims(); len(x.Shape()) != 2 || x.Shape()[0] != cols {
 		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s, want a matrix with %d rows", opkit.DescribeNode(x), cols)
@@ -123,7 +123,7 @@ func (op *edgeDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 	}
 	x, err := opkit.Dense(inputs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	rows, cols := op.a.Dims()
 	in, out := cols, rows

@@ -134,7 +134,7 @@ var _ Model = (*GAT)(nil)
 // an invalid configuration, a nil graph or a name already used in g.
 func NewGAT(g *G.ExprGraph, cfg GATConfig, gr *graph.Graph, phase *Phase) (*GAT, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGAT %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewGAT %q: %w", cfg.Name, err)
 	}
 	if g == nil || gr == nil {
 		return nil, fmt.Errorf("layers: NewGAT %q: nil expression graph or graph", cfg.Name)
@@ -162,7 +162,7 @@ func newGAT(g *G.ExprGraph, cfg GATConfig, csr *gatCSR, phase *Phase, rng *rand.
 		}
 		v := GlorotUniform(rng, cfg.Dtype, cfg.Heads, cfg.Out)
 		if err := v.Reshape(1, hf); err != nil {
-			return nil, fmt.Errorf("layers: GAT %q: %v", cfg.Name, err)
+			return nil, fmt.Errorf("layers: GAT %q: %w", cfg.Name, err)
 		}
 		*p.dst = G.NewMatrix(g, cfg.Dtype, G.WithShape(1, hf), G.WithName(name), G.WithValue(v))
 	}
@@ -203,24 +203,24 @@ func (l *GAT) Forward(x *G.Node) (*G.Node, error) {
 	}
 	h, err := G.Mul(x, l.w)
 	if err != nil {
-		return nil, fmt.Errorf("layers: %s: X·W: %v", where, err)
+		return nil, fmt.Errorf("layers: %s: X·W: %w", where, err)
 	}
 	op := &gatOp{kind: gatKAttn, c: l.csr, heads: l.cfg.Heads, f: l.cfg.Out, mean: !l.cfg.Concat, slope: l.cfg.NegativeSlope}
 	alpha, err := G.ApplyOp(op, h, l.attSrc, l.attDst)
 	if err != nil {
-		return nil, fmt.Errorf("layers: %s: attention: %v", where, err)
+		return nil, fmt.Errorf("layers: %s: attention: %w", where, err)
 	}
 	l.attn = alpha
 	if alpha, err = Dropout(alpha, l.cfg.Dropout, l.dropout, l.phase); err != nil {
-		return nil, fmt.Errorf("layers: %s: attention dropout: %v", where, err)
+		return nil, fmt.Errorf("layers: %s: attention dropout: %w", where, err)
 	}
 	out, err := G.ApplyOp(op.with(gatKAgg), alpha, h)
 	if err != nil {
-		return nil, fmt.Errorf("layers: %s: aggregation: %v", where, err)
+		return nil, fmt.Errorf("layers: %s: aggregation: %w", where, err)
 	}
 	if l.bias != nil {
 		if out, err = G.BroadcastAdd(out, l.bias, nil, []byte{0}); err != nil {
-			return nil, fmt.Errorf("layers: %s: bias: %v", where, err)
+			return nil, fmt.Errorf("layers: %s: bias: %w", where, err)
 		}
 	}
 	return out, nil
@@ -341,7 +341,7 @@ var _ Model = (*GATModel)(nil)
 // used in g.
 func NewGATModel(g *G.ExprGraph, cfg GATModelConfig, gr *graph.Graph, phase *Phase) (*GATModel, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGATModel %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewGATModel %q: %w", cfg.Name, err)
 	}
 	if g == nil || gr == nil {
 		return nil, fmt.Errorf("layers: NewGATModel %q: nil expression graph or graph", cfg.Name)

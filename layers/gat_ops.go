@@ -605,7 +605,7 @@ func (op *gatOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 	for k, v := range inputs {
 		d, err := opkit.Dense(v)
 		if err != nil {
-			return nil, fmt.Errorf("%v: input %d: %v", op, k, err)
+			return nil, fmt.Errorf("%v: input %d: %w", op, k, err)
 		}
 		if k > 0 && d.Dtype() != ds[0].Dtype() {
 			return nil, fmt.Errorf("%v: input %d has dtype %v, want %v (input 0's)", op, k, d.Dtype(), ds[0].Dtype())

@@ -45,7 +45,7 @@ func (p Propagation) Matrix(gr *graph.Graph) (*graph.Matrix, error) {
 		return nil, fmt.Errorf("layers: Propagation.Matrix: nil graph")
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: %v", err)
+		return nil, fmt.Errorf("layers: %w", err)
 	}
 	w := 1.0
 	if p.Improved {
@@ -109,11 +109,11 @@ type GCNConv struct {
 // nil graph or a name already used in g.
 func NewGCNConv(g *G.ExprGraph, cfg GCNConvConfig, gr *graph.Graph) (*GCNConv, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConv %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
 	}
 	a, err := cfg.Propagation.Matrix(gr)
 	if err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConv %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
 	}
 	return newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
 }
@@ -122,7 +122,7 @@ func NewGCNConv(g *G.ExprGraph, cfg GCNConvConfig, gr *graph.Graph) (*GCNConv, e
 // a (for example shared by several layers); cfg.Propagation is not used.
 func NewGCNConvMatrix(g *G.ExprGraph, cfg GCNConvConfig, a *graph.Matrix) (*GCNConv, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConvMatrix %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewGCNConvMatrix %q: %w", cfg.Name, err)
 	}
 	return newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
 }
@@ -168,7 +168,7 @@ func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) {
 		return nil, err
 	}
 	if h, err = SpMM(l.a, h); err != nil {
-		return nil, fmt.Errorf("layers: GCNConv %q: %v", l.cfg.Name, err)
+		return nil, fmt.Errorf("layers: GCNConv %q: %w", l.cfg.Name, err)
 	}
 	return addBias(h, l.B)
 }
@@ -226,7 +226,7 @@ func validateStack(name string, in, classes, hidden, layers int, act Activation,
 		}
 	}
 	if err := act.Validate(); err != nil {
-		return fmt.Errorf("Activation: %v", err)
+		return fmt.Errorf("Activation: %w", err)
 	}
 	if err := checkProb("Dropout", drop); err != nil {
 		return err
@@ -255,11 +255,11 @@ var _ Model = (*GCN)(nil)
 // for an invalid configuration, a nil graph or a name already used in g.
 func NewGCN(g *G.ExprGraph, cfg GCNConfig, gr *graph.Graph, phase *Phase) (*GCN, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGCN %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewGCN %q: %w", cfg.Name, err)
 	}
 	a, err := cfg.Propagation.Matrix(gr)
 	if err != nil {
-		return nil, fmt.Errorf("layers: NewGCN %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewGCN %q: %w", cfg.Name, err)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	convs, err := gcnStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Classes, cfg.Layers, cfg.Bias, cfg.Dtype, a, rng)

@@ -34,7 +34,7 @@ func GlorotUniform(rng *rand.Rand, dt tensor.Dtype, rows, cols int) *tensor.Dens
 // drawn from rng to g.
 func newWeight(g *G.ExprGraph, dt tensor.Dtype, rows, cols int, name string, rng *rand.Rand) (*G.Node, error) {
 	if err := opkit.CheckFloat(dt); err != nil {
-		return nil, fmt.Errorf("layers: %s: %v", name, err)
+		return nil, fmt.Errorf("layers: %s: %w", name, err)
 	}
 	if rows <= 0 || cols <= 0 {
 		return nil, fmt.Errorf("layers: %s: shape %d × %d, want both > 0", name, rows, cols)
@@ -50,7 +50,7 @@ func newWeight(g *G.ExprGraph, dt tensor.Dtype, rows, cols int, name string, rng
 // 2-d so that they broadcast over the rows of an n × cols node.
 func newBias(g *G.ExprGraph, dt tensor.Dtype, cols int, name string) (*G.Node, error) {
 	if err := opkit.CheckFloat(dt); err != nil {
-		return nil, fmt.Errorf("layers: %s: %v", name, err)
+		return nil, fmt.Errorf("layers: %s: %w", name, err)
 	}
 	if cols <= 0 {
 		return nil, fmt.Errorf("layers: %s: %d columns, want > 0", name, cols)

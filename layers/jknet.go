@@ -89,11 +89,11 @@ var _ Model = (*JKNet)(nil)
 // an invalid configuration, a nil graph or a name already used in g.
 func NewJKNet(g *G.ExprGraph, cfg JKNetConfig, gr *graph.Graph, phase *Phase) (*JKNet, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewJKNet %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewJKNet %q: %w", cfg.Name, err)
 	}
 	a, err := cfg.Propagation.Matrix(gr)
 	if err != nil {
-		return nil, fmt.Errorf("layers: NewJKNet %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewJKNet %q: %w", cfg.Name, err)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	m := &JKNet{cfg: cfg, phase: phase}
@@ -163,7 +163,7 @@ func (m *JKNet) Forward(x *G.Node) (*G.Node, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("layers: JKNet %q: aggregation: %v", m.cfg.Name, err)
+			return nil, fmt.Errorf("layers: JKNet %q: aggregation: %w", m.cfg.Name, err)
 		}
 	}
 	if jk, err = Dropout(jk, m.cfg.Dropout, m.seeds[len(m.convs)], m.phase); err != nil {

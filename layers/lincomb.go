@@ -81,7 +81,7 @@ func (op *linCombOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 	for i, v := range inputs {
 		d, err := opkit.Dense(v)
 		if err != nil {
-			return nil, fmt.Errorf("%v: %v", op, err)
+			return nil, fmt.Errorf("%v: %w", op, err)
 		}
 		if i > 0 && (!d.Shape().Eq(ds[0].Shape()) || d.Dtype() != ds[0].Dtype()) {
 			return nil, fmt.Errorf("%v: input %d is %v %v, want %v %v", op, i, d.Dtype(), d.Shape(), ds[0].Dtype(), ds[0].Shape())

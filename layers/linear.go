@@ -56,7 +56,7 @@ func positive(field string, v int) error {
 
 func checkDtype(dt tensor.Dtype) error {
 	if err := opkit.CheckFloat(dt); err != nil {
-		return fmt.Errorf("Dtype: %v", err)
+		return fmt.Errorf("Dtype: %w", err)
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ type Linear struct {
 // for an invalid configuration or a parameter name already used in g.
 func NewLinear(g *G.ExprGraph, cfg LinearConfig) (*Linear, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewLinear %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewLinear %q: %w", cfg.Name, err)
 	}
 	return newLinear(g, cfg.Name, cfg.In, cfg.Out, cfg.Bias, cfg.Dtype, rand.New(rand.NewSource(cfg.Seed)), cfg)
 }
@@ -123,7 +123,7 @@ func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
 	}
 	y, err := G.Mul(x, l.W)
 	if err != nil {
-		return nil, fmt.Errorf("layers: %s: %v", l.W.Name(), err)
+		return nil, fmt.Errorf("layers: %s: %w", l.W.Name(), err)
 	}
 	return addBias(y, l.B)
 }

@@ -35,7 +35,7 @@ func CrossEntropy(logits *G.Node, labels []int, idx []int) (*G.Node, error) {
 		return nil, fmt.Errorf("layers: CrossEntropy: nil logits node")
 	}
 	if err := opkit.CheckFloat(logits.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: CrossEntropy: logits %q (node %d): %v", logits.Name(), logits.ID(), err)
+		return nil, fmt.Errorf("layers: CrossEntropy: logits %q (node %d): %w", logits.Name(), logits.ID(), err)
 	}
 	s := logits.Shape()
 	if len(s) != 2 {
@@ -98,7 +98,7 @@ func (op *ceOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *ceOp) checkInput(v G.Value) (*tensor.Dense, error) {
 	z, err := opkit.Dense(v)
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	r, c, err := opkit.Shape2(z)
 	if err != nil || r != op.n || c != op.c {
@@ -170,7 +170,7 @@ func (op *ceGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 	}
 	g, err := opkit.Scalar(inputs[1])
 	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %v", op, err)
+		return nil, fmt.Errorf("%v: gradient: %w", op, err)
 	}
 	out := opkit.Reuse(prealloc, z.Dtype(), op.ce.n, op.ce.c)
 	scale := g / float64(len(op.ce.idx))

@@ -57,7 +57,7 @@ func (c MLPConfig) Validate() error {
 		}
 	}
 	if err := c.Activation.Validate(); err != nil {
-		return fmt.Errorf("Activation: %v", err)
+		return fmt.Errorf("Activation: %w", err)
 	}
 	if err := checkProb("Dropout", c.Dropout); err != nil {
 		return err
@@ -84,7 +84,7 @@ var _ Model = (*MLP)(nil)
 // error for an invalid configuration or a name already used in g.
 func NewMLP(g *G.ExprGraph, cfg MLPConfig, phase *Phase) (*MLP, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewMLP %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewMLP %q: %w", cfg.Name, err)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	m := &MLP{cfg: cfg, phase: phase}

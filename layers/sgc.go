@@ -74,11 +74,11 @@ var _ Model = (*SGC)(nil)
 // error for an invalid configuration, a nil graph or a name already used.
 func NewSGC(g *G.ExprGraph, cfg SGCConfig, gr *graph.Graph) (*SGC, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewSGC %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewSGC %q: %w", cfg.Name, err)
 	}
 	a, err := cfg.Propagation.Matrix(gr)
 	if err != nil {
-		return nil, fmt.Errorf("layers: NewSGC %q: %v", cfg.Name, err)
+		return nil, fmt.Errorf("layers: NewSGC %q: %w", cfg.Name, err)
 	}
 	lin, err := newLinear(g, cfg.Name, cfg.In, cfg.Classes, cfg.Bias, cfg.Dtype, rand.New(rand.NewSource(cfg.Seed)), LinearConfig{})
 	if err != nil {
@@ -118,7 +118,7 @@ func (m *SGC) Forward(x *G.Node) (*G.Node, error) {
 	}
 	p, err := SGCPropagate(m.a, m.cfg.K, x.Value())
 	if err != nil {
-		return nil, fmt.Errorf("layers: SGC %q: %v", m.cfg.Name, err)
+		return nil, fmt.Errorf("layers: SGC %q: %w", m.cfg.Name, err)
 	}
 	name := m.cfg.Name + ".propagated"
 	if err := opkit.UniqueName(x.Graph(), name); err != nil {

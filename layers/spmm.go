@@ -32,7 +32,7 @@ func SpMM(a *graph.Matrix, x *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("layers: SpMM: nil input node")
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, fmt.Errorf("layers: SpMM: input %q (node %d): %v", x.Name(), x.ID(), err)
+		return nil, fmt.Errorf("layers: SpMM: input %q (node %d): %w", x.Name(), x.ID(), err)
 	}
 	s := x.Shape()
 	if len(s) != 2 {
@@ -92,7 +92,7 @@ func (op *spmmOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	}
 	x, err := opkit.Dense(inputs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	rows, cols := op.a.Dims()
 	xr, xc, err := opkit.Shape2(x)

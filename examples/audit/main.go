@@ -84,7 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.spec.Seed = *seed
 	o.spec.FMP.LambdaS, o.spec.FMP.LambdaF, o.spec.FMP.K, o.spec.FMP.Temperature = *lambdaS, *lambdaF, *k, *tau
 	if err := o.spec.FMP.Validate(); err != nil {
-		return nil, fmt.Errorf("-lambda-s/-lambda-f/-k/-tau: %v", err)
+		return nil, fmt.Errorf("-lambda-s/-lambda-f/-k/-tau: %w", err)
 	}
 	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("-out %q: not an existing directory", o.out)
@@ -117,7 +117,7 @@ func datasetFor(o *options) (*datasets.Dataset, error) {
 	}
 	ds, err := datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%v (see examples/reproduce for the files each data set needs)", err)
+		return nil, fmt.Errorf("%w (see examples/reproduce for the files each data set needs)", err)
 	}
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func audit(o *options, ds *datasets.Dataset, stdout, stderr io.Writer) error {
 	vm := G.NewTapeMachine(q.Task.Graph)
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
-		return fmt.Errorf("audit forward pass: %v", err)
+		return fmt.Errorf("audit forward pass: %w", err)
 	}
 	rep, err := a.Report()
 	if err != nil {
@@ -214,11 +214,11 @@ func printAudit(o *options, ds *datasets.Dataset, l *fmp.Layer, rep *fmp.Report,
 	test := ds.Split.Test
 	withR, err := metrics.Evaluate(pOut, c, ds.Labels, ds.Sens, test, metrics.DefaultOptions())
 	if err != nil {
-		return fmt.Errorf("metrics with the sensitive steps: %v", err)
+		return fmt.Errorf("metrics with the sensitive steps: %w", err)
 	}
 	baseR, err := metrics.Evaluate(pBase, c, ds.Labels, ds.Sens, test, metrics.DefaultOptions())
 	if err != nil {
-		return fmt.Errorf("metrics without the sensitive steps: %v", err)
+		return fmt.Errorf("metrics without the sensitive steps: %w", err)
 	}
 	fmt.Fprintln(w, "Test split, one forward pass of the trained model:")
 	fmt.Fprintln(w, "| forward pass | accuracy % | ΔDP % | ΔEO % |")

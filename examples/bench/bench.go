@@ -416,12 +416,12 @@ func build(o options, d *data) (*bench, error) {
 	phase := layers.NewPhase()
 	m, k, err := newModel(o, d, g, x, phase)
 	if err != nil {
-		return nil, fmt.Errorf("building %s: %v", o.model, err)
+		return nil, fmt.Errorf("building %s: %w", o.model, err)
 	}
 	task := &train.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
 	tr, err := train.NewTrainer(m, task, trainConfig(o))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", o.model, err)
+		return nil, fmt.Errorf("%s: %w", o.model, err)
 	}
 	b := &bench{k: k, phase: phase, params: m.Learnables(), tr: tr}
 	// The forward-only tape: the same logits node and its loss.
@@ -504,7 +504,7 @@ func (b *bench) time(o options, res *Result) error {
 	for e := 0; e < o.epochs; e++ {
 		t0 := time.Now()
 		if err := b.fwdM.RunAll(); err != nil {
-			return fmt.Errorf("forward-only run %d: %v", e+1, err)
+			return fmt.Errorf("forward-only run %d: %w", e+1, err)
 		}
 		b.fwdM.Reset()
 		fwd = append(fwd, ms(time.Since(t0)))

@@ -89,7 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	var err error
 	if o.models, err = exp.ParseModels(*models); err != nil {
-		return nil, fmt.Errorf("-models: %v", err)
+		return nil, fmt.Errorf("-models: %w", err)
 	}
 	if o.seeds < 1 {
 		return nil, fmt.Errorf("-seeds %d: want at least 1", o.seeds)
@@ -111,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam = o.train.Epochs, o.train.Adam
 	if err := tc.Validate(); err != nil {
-		return nil, fmt.Errorf("-epochs/-lr/-wd: %v", err)
+		return nil, fmt.Errorf("-epochs/-lr/-wd: %w", err)
 	}
 	o.fmp = def
 	o.fmp.LambdaS, o.fmp.LambdaF, o.fmp.K, o.fmp.Rho, o.fmp.PerGroupRows = *lambdaS, *lambdaF, *k, *rho, *perGroup
@@ -128,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	if err := o.fmp.Validate(); err != nil {
-		return nil, fmt.Errorf("FMP flags (-lambda-s, -lambda-f, -k, -rho, -tau): %v", err)
+		return nil, fmt.Errorf("FMP flags (-lambda-s, -lambda-f, -k, -rho, -tau): %w", err)
 	}
 	return o, nil
 }
@@ -166,7 +166,7 @@ func load(o *options) (*datasets.Dataset, error) {
 	}
 	ds, err := datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%v\n-dataset %s expects, under -data %s: %s", err, o.dataset, o.data, expectedFiles[o.dataset])
+		return nil, fmt.Errorf("%w\n-dataset %s expects, under -data %s: %s", err, o.dataset, o.data, expectedFiles[o.dataset])
 	}
 	return ds, err
 }
@@ -249,7 +249,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			res, err := exp.Run(p, spec, o.train)
 			if err != nil {
-				return fmt.Errorf("seed %d: %v", seed, err)
+				return fmt.Errorf("seed %d: %w", seed, err)
 			}
 			done++
 			trainTime += res.Train

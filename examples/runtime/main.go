@@ -70,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	var err error
 	if o.models, err = exp.ParseModels(*models); err != nil {
-		return nil, fmt.Errorf("-models: %v", err)
+		return nil, fmt.Errorf("-models: %w", err)
 	}
 	if o.epochs < 1 {
 		return nil, fmt.Errorf("-epochs %d: want at least 1", o.epochs)
@@ -107,7 +107,7 @@ func runWith(o *options, stdout, stderr io.Writer) error {
 	default:
 		ds, err = datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
 		if errors.Is(err, fs.ErrNotExist) {
-			err = fmt.Errorf("%v (see examples/reproduce for the files each data set needs)", err)
+			err = fmt.Errorf("%w (see examples/reproduce for the files each data set needs)", err)
 		}
 	}
 	if err != nil {
@@ -140,12 +140,12 @@ func measure(o *options, ds *datasets.Dataset, stderr io.Writer) ([]row, error) 
 		}
 		m, err := exp.Build(p, spec)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		tc := train.DefaultConfig()
 		tr, err := train.NewTrainer(m, p.Task, tc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		var steps, evals []time.Duration
 		for e := 0; e < o.warmup+o.epochs; e++ {
@@ -153,12 +153,12 @@ func measure(o *options, ds *datasets.Dataset, stderr io.Writer) ([]row, error) 
 			st, err := tr.Step()
 			if err != nil {
 				tr.Close()
-				return nil, fmt.Errorf("%s: epoch %d: %v", name, e+1, err)
+				return nil, fmt.Errorf("%s: epoch %d: %w", name, e+1, err)
 			}
 			t1 := time.Now()
 			if err := tr.Evaluate(&st); err != nil {
 				tr.Close()
-				return nil, fmt.Errorf("%s: epoch %d: %v", name, e+1, err)
+				return nil, fmt.Errorf("%s: epoch %d: %w", name, e+1, err)
 			}
 			t2 := time.Now()
 			if e >= o.warmup {

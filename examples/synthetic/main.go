@@ -67,14 +67,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	var err error
 	if o.models, err = exp.ParseModels(*models); err != nil {
-		return nil, fmt.Errorf("-models: %v", err)
+		return nil, fmt.Errorf("-models: %w", err)
 	}
 	if o.seeds < 1 {
 		return nil, fmt.Errorf("-seeds %d: want at least 1", o.seeds)
 	}
 	o.data.N = *n
 	if err := o.data.Validate(); err != nil {
-		return nil, fmt.Errorf("-n: %v", err)
+		return nil, fmt.Errorf("-n: %w", err)
 	}
 	if *epochs < 1 {
 		return nil, fmt.Errorf("-epochs %d: want at least 1", *epochs)
@@ -82,7 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.train.Epochs = *epochs
 	o.fmp.LambdaS, o.fmp.LambdaF = *lambdaS, *lambdaF
 	if err := o.fmp.Validate(); err != nil {
-		return nil, fmt.Errorf("-lambda-s/-lambda-f: %v", err)
+		return nil, fmt.Errorf("-lambda-s/-lambda-f: %w", err)
 	}
 	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("-out %q: not an existing directory", o.out)
@@ -132,7 +132,7 @@ func sweep(o *options, stderr io.Writer) ([]point, error) {
 			cfg.SensHomophily, cfg.Seed = h, int64(seed)
 			ds, err := datasets.Synthetic(cfg)
 			if err != nil {
-				return nil, fmt.Errorf("sensitive homophily %g, seed %d: %v", h, seed, err)
+				return nil, fmt.Errorf("sensitive homophily %g, seed %d: %w", h, seed, err)
 			}
 			mh, err := ds.Graph.Homophily(ds.Sens)
 			if err != nil {
@@ -148,7 +148,7 @@ func sweep(o *options, stderr io.Writer) ([]point, error) {
 				}
 				res, err := exp.Run(p, spec, o.train)
 				if err != nil {
-					return nil, fmt.Errorf("sensitive homophily %g, seed %d: %v", h, seed, err)
+					return nil, fmt.Errorf("sensitive homophily %g, seed %d: %w", h, seed, err)
 				}
 				reports[m] = append(reports[m], res.Report)
 				done++

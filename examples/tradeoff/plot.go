@@ -129,7 +129,7 @@ func plotFronts(path, title string, o *options, ps []point) error {
 	}
 	if _, err := c.WriteTo(f); err != nil {
 		f.Close()
-		return fmt.Errorf("writing %s: %v", path, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
 }

@@ -123,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		}
 		alphas, err := parseGrid(g)
 		if err != nil {
-			return nil, fmt.Errorf("α grid of %s: %v", m, err)
+			return nil, fmt.Errorf("α grid of %s: %w", m, err)
 		}
 		o.grids[m] = alphas
 	}
@@ -134,7 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-seeds %d, -epochs %d, -workers %d, -hidden %d: want seeds, epochs, workers >= 1 and hidden >= 4", o.seeds, o.epochs, o.workers, o.hidden)
 	}
 	if err := o.adv.Validate(); err != nil {
-		return nil, fmt.Errorf("adversary flags: %v", err)
+		return nil, fmt.Errorf("adversary flags: %w", err)
 	}
 	if o.name == "" {
 		o.name = o.dataset + "_tradeoff"
@@ -434,7 +434,7 @@ func readCSV(path string) ([]result, error) {
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(recs) < 2 || strings.Join(recs[0], ",") != csvHeader {
 		return nil, fmt.Errorf("%s: want a header %q and at least one run", path, csvHeader)
@@ -444,7 +444,7 @@ func readCSV(path string) ([]result, error) {
 		var v [8]float64
 		for k, col := range []int{2, 3, 4, 5, 6, 7, 8, 9} {
 			if v[k], err = strconv.ParseFloat(r[col], 64); err != nil {
-				return nil, fmt.Errorf("%s:%d: column %s: %v", path, line+2, recs[0][col], err)
+				return nil, fmt.Errorf("%s:%d: column %s: %w", path, line+2, recs[0][col], err)
 			}
 		}
 		rep := metrics.Report{Accuracy: v[2] / 100, DemographicParity: v[3] / 100, EqualOpportunity: v[4] / 100, F1: v[5] / 100, AUC: v[6] / 100}

@@ -275,7 +275,7 @@ func LoadFairGNN(dir string, c FairGNNConfig) (*Dataset, error) {
 		return nil, err
 	}
 	if ds.Graph, err = graph.FromEdges(t.rows, edges); err != nil {
-		return nil, fmt.Errorf("datasets: %s: %v", relPath, err)
+		return nil, fmt.Errorf("datasets: %s: %w", relPath, err)
 	}
 	if ds.Split, err = loadSplit(folder, ds, c.Options); err != nil {
 		return nil, err
@@ -358,7 +358,7 @@ func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
 		return nil, &FileError{File: edgePath, Msg: err.Error(), Err: err}
 	}
 	if ds.Graph, err = graph.FromEdges(t.rows, edges); err != nil {
-		return nil, fmt.Errorf("datasets: %s: %v", edgePath, err)
+		return nil, fmt.Errorf("datasets: %s: %w", edgePath, err)
 	}
 	if ds.Split, err = loadSplit(folder, ds, c.Options); err != nil {
 		return nil, err

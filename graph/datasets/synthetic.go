@@ -251,7 +251,7 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	keys = nil
 	g, err := graph.FromEdges(n, edges)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: Synthetic: %v", err)
+		return nil, fmt.Errorf("datasets: Synthetic: %w", err)
 	}
 	edges = nil
 

@@ -101,7 +101,7 @@ func (c AdversaryConfig) Validate() error {
 		return fmt.Errorf("Hidden = %d, Layers = %d, want both >= 1", c.Hidden, c.Layers)
 	}
 	if err := c.Adam.Validate(); err != nil {
-		return fmt.Errorf("Adam: %v", err)
+		return fmt.Errorf("Adam: %w", err)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (c AdversaryConfig) mlp(name string, in int, dt tensor.Dtype) layers.MLPCon
 // groups among the training nodes, or tc.Epochs <= PretrainClassifier.
 func (c AdversaryConfig) Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error) {
 	if err := c.Validate(); err != nil {
-		return tc, fmt.Errorf("fair: adversary: %v", err)
+		return tc, fmt.Errorf("fair: adversary: %w", err)
 	}
 	n, err := checkTask("adversary", task, sens)
 	if err != nil {
@@ -177,27 +177,27 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 	}
 	sel, err := graph.NewMatrix(m, a.n, rs, cols, vals)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: selection matrix: %v", err)
+		return nil, fmt.Errorf("fair: adversary: selection matrix: %w", err)
 	}
 	zs, err := layers.SpMM(sel, z)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %v", err)
+		return nil, fmt.Errorf("fair: adversary: %w", err)
 	}
 	p, err := G.SoftMax(zs)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %v", err)
+		return nil, fmt.Errorf("fair: adversary: %w", err)
 	}
 	pc, capt, err := capture(p)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %v", err)
+		return nil, fmt.Errorf("fair: adversary: %w", err)
 	}
 	a.capt = capt
 	if a.inCls, err = layers.NewMLP(z.Graph(), a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil); err != nil {
-		return nil, fmt.Errorf("fair: adversary: %v", err)
+		return nil, fmt.Errorf("fair: adversary: %w", err)
 	}
 	logit, err := a.inCls.Forward(pc)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %v", err)
+		return nil, fmt.Errorf("fair: adversary: %w", err)
 	}
 	bce, err := BCEWithLogits(logit, a.targets)
 	if err != nil {
@@ -206,11 +206,11 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 	a.weight = G.NewScalar(z.Graph(), a.dt, G.WithName(fmt.Sprintf("fair.adversary#%d.weight", capt.id)), G.WithValue(scalarValue(a.dt, 0)))
 	wb, err := G.Mul(a.weight, bce)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %v", err)
+		return nil, fmt.Errorf("fair: adversary: %w", err)
 	}
 	extra, err := G.Neg(wb)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %v", err)
+		return nil, fmt.Errorf("fair: adversary: %w", err)
 	}
 	return extra, a.buildTrainer(c)
 }
@@ -224,11 +224,11 @@ func (a *adversary) buildTrainer(c int) error {
 	a.pin = G.NewMatrix(g, a.dt, G.WithShape(m, c), G.WithName("p"), G.WithValue(opkit.Alloc(a.dt, m, c)))
 	var err error
 	if a.inTrain, err = layers.NewMLP(g, a.cfg.mlp("adversary", c, a.dt), nil); err != nil {
-		return fmt.Errorf("fair: adversary: %v", err)
+		return fmt.Errorf("fair: adversary: %w", err)
 	}
 	logit, err := a.inTrain.Forward(a.pin)
 	if err != nil {
-		return fmt.Errorf("fair: adversary: %v", err)
+		return fmt.Errorf("fair: adversary: %w", err)
 	}
 	bce, err := BCEWithLogits(logit, a.targets)
 	if err != nil {
@@ -237,10 +237,10 @@ func (a *adversary) buildTrainer(c int) error {
 	params := a.inTrain.Learnables()
 	grads, err := G.Grad(bce, params...)
 	if err != nil {
-		return fmt.Errorf("fair: adversary: gradients: %v", err)
+		return fmt.Errorf("fair: adversary: gradients: %w", err)
 	}
 	if a.adam, err = train.NewAdam(a.cfg.Adam, params); err != nil {
-		return fmt.Errorf("fair: adversary: %v", err)
+		return fmt.Errorf("fair: adversary: %w", err)
 	}
 	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, &a.lossV)}, grads...)...), G.BindDualValues(params...))
 	return nil
@@ -279,27 +279,27 @@ func (a *adversary) train(epoch, k int) error {
 	params := a.inTrain.Learnables()
 	for s := 0; s < k; s++ {
 		if err := a.m.RunAll(); err != nil {
-			return fmt.Errorf("fair: adversary step: %v", err)
+			return fmt.Errorf("fair: adversary step: %w", err)
 		}
 		l, err := opkit.Scalar(a.lossV)
 		if err != nil {
-			return fmt.Errorf("fair: adversary loss: %v", err)
+			return fmt.Errorf("fair: adversary loss: %w", err)
 		}
 		if a.cfg.Progress != nil {
 			a.cfg.Progress(epoch, l)
 		}
 		a.m.Reset()
 		if err := a.adam.Step(); err != nil {
-			return fmt.Errorf("fair: adversary: %v", err)
+			return fmt.Errorf("fair: adversary: %w", err)
 		}
 		for _, q := range params {
 			g, err := q.Grad()
 			if err != nil {
-				return fmt.Errorf("fair: adversary: %v", err)
+				return fmt.Errorf("fair: adversary: %w", err)
 			}
 			d, err := opkit.Dense(g)
 			if err != nil {
-				return fmt.Errorf("fair: adversary: %v", err)
+				return fmt.Errorf("fair: adversary: %w", err)
 			}
 			d.Zero()
 		}

@@ -50,7 +50,7 @@ func checkAlpha(a float64) error {
 // and returns the node count and the logits' width.
 func checkTask(name string, task *train.Task, sens []int) (int, error) {
 	if err := task.Validate(); err != nil {
-		return 0, fmt.Errorf("fair: %s: task: %v", name, err)
+		return 0, fmt.Errorf("fair: %s: task: %w", name, err)
 	}
 	n := task.X.Shape()[0]
 	if len(sens) != n {

@@ -35,7 +35,7 @@ func scalarValue(dt tensor.Dtype, v float64) G.Value {
 func checkMatrix(op fmt.Stringer, v G.Value, r, c int) (*tensor.Dense, error) {
 	d, err := opkit.Dense(v)
 	if err != nil {
-		return nil, fmt.Errorf("%v: %v", op, err)
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	rr, cc, err := opkit.Shape2(d)
 	if err != nil || rr != r || cc != c {
@@ -99,7 +99,7 @@ func DPGap(logits *G.Node, sens []int, idx []int, positive int) (*G.Node, error)
 	}
 	grp, counts, err := groupsOf(sens, idx, n)
 	if err != nil {
-		return nil, fmt.Errorf("fair: DPGap: %v", err)
+		return nil, fmt.Errorf("fair: DPGap: %w", err)
 	}
 	op := &dpGapOp{n: n, c: c, pos: positive, counts: counts}
 	h := fnv.New64a()
@@ -260,7 +260,7 @@ func (op *dpGapGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	}
 	g, err := opkit.Scalar(inputs[1])
 	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %v", op, err)
+		return nil, fmt.Errorf("%v: gradient: %w", op, err)
 	}
 	out := opkit.Alloc(z.Dtype(), op.f.n, op.f.c)
 	switch zs := z.Data().(type) {
@@ -428,7 +428,7 @@ func (op *bceGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	}
 	g, err := opkit.Scalar(inputs[1])
 	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %v", op, err)
+		return nil, fmt.Errorf("%v: gradient: %w", op, err)
 	}
 	out := opkit.Alloc(a.Dtype(), m, 1)
 	scale := g / float64(m)

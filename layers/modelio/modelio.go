@@ -87,7 +87,7 @@ func Save(w io.Writer, m layers.Model) error {
 	}
 	cfg, err := json.Marshal(s.SaveConfig())
 	if err != nil {
-		return fmt.Errorf("modelio: Save: configuration: %v", err)
+		return fmt.Errorf("modelio: Save: configuration: %w", err)
 	}
 	params := m.Learnables()
 	if len(params) == 0 {
@@ -106,7 +106,7 @@ func Save(w io.Writer, m layers.Model) error {
 	}
 	hb, err := json.Marshal(h)
 	if err != nil {
-		return fmt.Errorf("modelio: Save: header: %v", err)
+		return fmt.Errorf("modelio: Save: header: %w", err)
 	}
 	bw := bufio.NewWriter(w)
 	bw.Write(hb)
@@ -127,7 +127,7 @@ func Save(w io.Writer, m layers.Model) error {
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("modelio: Save: %v", err)
+		return fmt.Errorf("modelio: Save: %w", err)
 	}
 	return nil
 }
@@ -144,11 +144,11 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	br := bufio.NewReader(r)
 	line, err := readLine(br)
 	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: header: %v", err)
+		return nil, fmt.Errorf("modelio: Load: header: %w", err)
 	}
 	var h header
 	if err := json.Unmarshal(line, &h); err != nil {
-		return nil, fmt.Errorf("modelio: Load: header is not valid JSON: %v", err)
+		return nil, fmt.Errorf("modelio: Load: header is not valid JSON: %w", err)
 	}
 	if h.Format != FormatName {
 		return nil, fmt.Errorf("modelio: Load: format %q, want %q", h.Format, FormatName)
@@ -181,17 +181,17 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	if env.Name != "" {
 		var mcfg map[string]json.RawMessage
 		if err := json.Unmarshal(cfg, &mcfg); err != nil {
-			return nil, fmt.Errorf("modelio: Load: configuration: %v", err)
+			return nil, fmt.Errorf("modelio: Load: configuration: %w", err)
 		}
 		nb, _ := json.Marshal(env.Name)
 		mcfg["name"] = nb
 		if cfg, err = json.Marshal(mcfg); err != nil {
-			return nil, fmt.Errorf("modelio: Load: configuration: %v", err)
+			return nil, fmt.Errorf("modelio: Load: configuration: %w", err)
 		}
 	}
 	m, err := build(g, cfg, dt, env)
 	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: building the %s model: %v", h.Kind, err)
+		return nil, fmt.Errorf("modelio: Load: building the %s model: %w", h.Kind, err)
 	}
 	params := m.Learnables()
 	if len(params) != len(h.Params) {
@@ -211,14 +211,14 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 		case []float64:
 			for k := range s {
 				if _, err := io.ReadFull(br, b[:8]); err != nil {
-					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
+					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %w", h.Params[i].Name, k, len(s), err)
 				}
 				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[:8]))
 			}
 		case []float32:
 			for k := range s {
 				if _, err := io.ReadFull(br, b[:4]); err != nil {
-					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %v", h.Params[i].Name, k, len(s), err)
+					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %w", h.Params[i].Name, k, len(s), err)
 				}
 				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[:4]))
 			}

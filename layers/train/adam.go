@@ -81,7 +81,7 @@ type Adam struct {
 // configuration or a parameter without a dense float value.
 func NewAdam(cfg AdamConfig, params G.Nodes) (*Adam, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("train: NewAdam: %v", err)
+		return nil, fmt.Errorf("train: NewAdam: %w", err)
 	}
 	a := &Adam{cfg: cfg, params: params}
 	for _, p := range params {
@@ -111,7 +111,7 @@ func (a *Adam) Step() error {
 	for i, p := range a.params {
 		g, err := p.Grad()
 		if err != nil {
-			return fmt.Errorf("train: Adam: gradient of %q (node %d): %v", p.Name(), p.ID(), err)
+			return fmt.Errorf("train: Adam: gradient of %q (node %d): %w", p.Name(), p.ID(), err)
 		}
 		grads[i] = g
 	}

@@ -60,7 +60,7 @@ func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
 	}
 	logits, err := forwardLogits(model, task)
 	if err != nil {
-		return nil, fmt.Errorf("train: Predict: %v", err)
+		return nil, fmt.Errorf("train: Predict: %w", err)
 	}
 	n, c := task.X.Shape()[0], task.Classes
 	if idx == nil {
@@ -83,11 +83,11 @@ func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
 		defer task.Phase.SetTraining(was)
 	}
 	if err := m.RunAll(); err != nil {
-		return nil, fmt.Errorf("train: Predict: %v", err)
+		return nil, fmt.Errorf("train: Predict: %w", err)
 	}
 	z, err := opkit.Dense(zv)
 	if err != nil {
-		return nil, fmt.Errorf("train: Predict: %v", err)
+		return nil, fmt.Errorf("train: Predict: %w", err)
 	}
 	p := &Prediction{Nodes: append([]int(nil), idx...), Classes: c, Probs: make([]float64, len(idx)*c), Labels: make([]int, len(idx))}
 	switch s := z.Data().(type) {

@@ -78,7 +78,7 @@ func (t *Task) Validate() error {
 // != n·d, a value is not finite or dt is not a float type.
 func FeatureNode(g *G.ExprGraph, dt tensor.Dtype, features []float64, n, d int, name string) (*G.Node, error) {
 	if err := opkit.CheckFloat(dt); err != nil {
-		return nil, fmt.Errorf("train: FeatureNode %q: %v", name, err)
+		return nil, fmt.Errorf("train: FeatureNode %q: %w", name, err)
 	}
 	if n <= 0 || d <= 0 || len(features) != n*d {
 		return nil, fmt.Errorf("train: FeatureNode %q: %d values for %d × %d, want n·d with n, d > 0", name, len(features), n, d)
@@ -186,7 +186,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Epochs = %d, want > 0", c.Epochs)
 	}
 	if err := c.Adam.Validate(); err != nil {
-		return fmt.Errorf("Adam: %v", err)
+		return fmt.Errorf("Adam: %w", err)
 	}
 	if c.Select != SelectBestVal && c.Select != SelectLast {
 		return fmt.Errorf("Select = %d, want SelectBestVal or SelectLast", int(c.Select))
@@ -303,7 +303,7 @@ func Fit(model layers.Model, task *Task, cfg Config) (*Result, error) {
 	}
 	if cfg.Select == SelectBestVal {
 		if err := SetParams(model, res.BestParams); err != nil {
-			return nil, fmt.Errorf("train: restoring the best parameters: %v", err)
+			return nil, fmt.Errorf("train: restoring the best parameters: %w", err)
 		}
 	}
 	return res, nil
@@ -338,10 +338,10 @@ type Trainer struct {
 // or is not a scalar of that dtype.
 func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("train: config: %v", err)
+		return nil, fmt.Errorf("train: config: %w", err)
 	}
 	if err := task.Validate(); err != nil {
-		return nil, fmt.Errorf("train: task: %v", err)
+		return nil, fmt.Errorf("train: task: %w", err)
 	}
 	params := model.Learnables()
 	if len(params) == 0 {
@@ -354,11 +354,11 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	}
 	logits, err := forwardLogits(model, task)
 	if err != nil {
-		return nil, fmt.Errorf("train: %v", err)
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	ce, err := layers.CrossEntropy(logits, task.Labels, task.Train)
 	if err != nil {
-		return nil, fmt.Errorf("train: %v", err)
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep}
 	cost := ce
@@ -366,22 +366,22 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if cfg.ExtraLoss != nil {
 		extra, err := cfg.ExtraLoss(logits)
 		if err != nil {
-			return nil, fmt.Errorf("train: ExtraLoss: %v", err)
+			return nil, fmt.Errorf("train: ExtraLoss: %w", err)
 		}
 		if extra == nil || !extra.IsScalar() || extra.Dtype() != logits.Dtype() || extra.Graph() != task.Graph {
 			return nil, fmt.Errorf("train: ExtraLoss returned %v, want a %v scalar node in the task's graph", opkit.DescribeNode(extra), logits.Dtype())
 		}
 		if cost, err = G.Add(ce, extra); err != nil {
-			return nil, fmt.Errorf("train: adding ExtraLoss: %v", err)
+			return nil, fmt.Errorf("train: adding ExtraLoss: %w", err)
 		}
 		reads = append(reads, G.Read(extra, &tr.extraV))
 	}
 	grads, err := G.Grad(cost, params...)
 	if err != nil {
-		return nil, fmt.Errorf("train: gradients: %v", err)
+		return nil, fmt.Errorf("train: gradients: %w", err)
 	}
 	if tr.adam, err = NewAdam(cfg.Adam, params); err != nil {
-		return nil, fmt.Errorf("train: %v", err)
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	tr.trainM = G.NewTapeMachine(task.Graph.SubgraphRoots(append(reads, grads...)...), G.BindDualValues(params...))
 	tr.evalM = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &tr.logitsV)))
@@ -410,25 +410,25 @@ func (t *Trainer) Step() (st EpochStats, err error) {
 	// The machine adds each run's gradients into the bound dual values:
 	// zero them first, or this step would use the sum over all steps.
 	if err := zeroGrads(t.params); err != nil {
-		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
+		return st, fmt.Errorf("epoch %d: %w", t.epoch, err)
 	}
 	t.task.Phase.SetTraining(true)
 	defer t.task.Phase.SetTraining(false)
 	if err := t.trainM.RunAll(); err != nil {
-		return st, fmt.Errorf("epoch %d: training step: %v", t.epoch, err)
+		return st, fmt.Errorf("epoch %d: training step: %w", t.epoch, err)
 	}
 	defer t.trainM.Reset()
 	if st.CE, err = opkit.Scalar(t.ceV); err != nil {
-		return st, fmt.Errorf("epoch %d: loss: %v", t.epoch, err)
+		return st, fmt.Errorf("epoch %d: loss: %w", t.epoch, err)
 	}
 	if t.extraV != nil {
 		if st.Extra, err = opkit.Scalar(t.extraV); err != nil {
-			return st, fmt.Errorf("epoch %d: extra loss: %v", t.epoch, err)
+			return st, fmt.Errorf("epoch %d: extra loss: %w", t.epoch, err)
 		}
 	}
 	st.Loss = st.CE + st.Extra
 	if err := t.adam.Step(); err != nil {
-		return st, fmt.Errorf("epoch %d: %v", t.epoch, err)
+		return st, fmt.Errorf("epoch %d: %w", t.epoch, err)
 	}
 	if t.afterStep != nil {
 		if err := t.afterStep(t.epoch); err != nil {
@@ -444,14 +444,14 @@ func zeroGrads(params G.Nodes) error {
 	for _, p := range params {
 		g, err := p.Grad()
 		if err != nil {
-			return fmt.Errorf("gradient of %q (node %d): %v", p.Name(), p.ID(), err)
+			return fmt.Errorf("gradient of %q (node %d): %w", p.Name(), p.ID(), err)
 		}
 		if g == nil {
 			continue
 		}
 		d, err := opkit.Dense(g)
 		if err != nil {
-			return fmt.Errorf("gradient of %q (node %d): %v", p.Name(), p.ID(), err)
+			return fmt.Errorf("gradient of %q (node %d): %w", p.Name(), p.ID(), err)
 		}
 		d.Zero()
 	}
@@ -465,12 +465,12 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	defer func() { st.EvalTime = time.Since(start) }()
 	t.task.Phase.SetTraining(false)
 	if err := t.evalM.RunAll(); err != nil {
-		return fmt.Errorf("epoch %d: evaluation: %v", st.Epoch, err)
+		return fmt.Errorf("epoch %d: evaluation: %w", st.Epoch, err)
 	}
 	defer t.evalM.Reset()
 	z, err := opkit.Dense(t.logitsV)
 	if err != nil {
-		return fmt.Errorf("epoch %d: logits: %v", st.Epoch, err)
+		return fmt.Errorf("epoch %d: logits: %w", st.Epoch, err)
 	}
 	st.TrainAcc, _ = evalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
 	if len(t.task.Val) > 0 {

@@ -180,7 +180,7 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 	}
 	m, err := Build(p, build)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", s.Model, err)
+		return nil, fmt.Errorf("%s: %w", s.Model, err)
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
@@ -192,7 +192,7 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 		res, err = train.Fit(m, p.Task, tc)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: training: %v", s.Model, err)
+		return nil, fmt.Errorf("%s: training: %w", s.Model, err)
 	}
 	elapsed := time.Since(start)
 	if twoStage {
@@ -201,12 +201,12 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 			return nil, fmt.Errorf("%s: built %T, want *fmp.Model", s.Model, m)
 		}
 		if m, err = fm.WithFMP(s.FMP); err != nil {
-			return nil, fmt.Errorf("%s: %v", s.Model, err)
+			return nil, fmt.Errorf("%s: %w", s.Model, err)
 		}
 	}
 	rep, err := Evaluate(m, p, p.Data.Split.Test)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", s.Model, err)
+		return nil, fmt.Errorf("%s: %w", s.Model, err)
 	}
 	return &Outcome{Model: m, Report: rep, Train: elapsed, Result: res}, nil
 }
@@ -247,7 +247,7 @@ func Evaluate(m layers.Model, p *Problem, idx []int) (metrics.Report, error) {
 	}
 	rep, err := metrics.Evaluate(pred.Probs, pred.Classes, p.Data.Labels, p.Data.Sens, idx, metrics.DefaultOptions())
 	if err != nil {
-		return metrics.Report{}, fmt.Errorf("evaluating the test split: %v", err)
+		return metrics.Report{}, fmt.Errorf("evaluating the test split: %w", err)
 	}
 	return rep, nil
 }
