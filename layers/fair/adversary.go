@@ -137,7 +137,7 @@ func (c AdversaryConfig) Apply(tc train.Config, task *train.Task, sens []int) (t
 			targets = append(targets, sens[i])
 		}
 	}
-	a := &adversary{cfg: c, rows: rows, targets: targets, n: n}
+	a := &adversary{cfg: c, rows: rows, targets: targets, n: n, lossV: new(G.Value)}
 	tc.SelectAfter = max(tc.SelectAfter, c.PretrainClassifier)
 	tc = withExtra(tc, a.build)
 	return withAfterStep(tc, a.afterStep), nil
@@ -157,7 +157,12 @@ type adversary struct {
 	pin     *G.Node      // its input
 	m       G.VM
 	adam    *train.Adam
-	lossV   G.Value
+	// lossV is where the adversary graph's Read node writes. It is a
+	// separate allocation, not a field of adversary: a Read node pointing
+	// into adversary would close the cycle adversary → machine → graph →
+	// adversary through the tape machine's finalizer, which the Go runtime
+	// never collects.
+	lossV *G.Value
 }
 
 // build adds −w·BCE(adversary(softmax(z[rows])), s) to the classifier's
@@ -242,7 +247,7 @@ func (a *adversary) buildTrainer(c int) error {
 	if a.adam, err = train.NewAdam(a.cfg.Adam, params); err != nil {
 		return fmt.Errorf("fair: adversary: %w", err)
 	}
-	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, &a.lossV)}, grads...)...), G.BindDualValues(params...))
+	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, a.lossV)}, grads...)...), G.BindDualValues(params...))
 	return nil
 }
 
@@ -281,7 +286,7 @@ func (a *adversary) train(epoch, k int) error {
 		if err := a.m.RunAll(); err != nil {
 			return fmt.Errorf("fair: adversary step: %w", err)
 		}
-		l, err := opkit.Scalar(a.lossV)
+		l, err := opkit.Scalar(*a.lossV)
 		if err != nil {
 			return fmt.Errorf("fair: adversary loss: %w", err)
 		}

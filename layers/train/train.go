@@ -125,6 +125,10 @@ func (s Selection) String() string {
 	return fmt.Sprintf("Selection(%d)", int(s))
 }
 
+// ErrClosed is returned by a Trainer's Step, Evaluate and Epoch after
+// Close.
+var ErrClosed = errors.New("train: the trainer is closed")
+
 // ErrStop, returned by Config.OnEpoch, ends training without error
 // after the current epoch.
 var ErrStop = errors.New("train: stop training")
@@ -317,11 +321,21 @@ type Trainer struct {
 	params        G.Nodes
 	trainM, evalM G.VM
 	adam          *Adam
-	ceV, extraV   G.Value
-	logitsV       G.Value
+	out           *readouts
 	logits        *G.Node
 	epoch         int
 	afterStep     func(int) error
+}
+
+// readouts holds the values the machines' Read nodes write. It is kept
+// apart from Trainer on purpose: a Read node points to where it writes,
+// the graph holds the Read nodes and each tape machine holds the graph.
+// Were the destinations fields of Trainer, the cycle Trainer → machine →
+// graph → Trainer would run through a tape machine, which carries a
+// finalizer, and the Go runtime never collects a cycle that holds an
+// object with a finalizer: every training would leak its whole graph.
+type readouts struct {
+	ce, extra, logits G.Value
 }
 
 // NewTrainer builds the logits (model.Forward(task.X)), the mean
@@ -360,9 +374,9 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep}
+	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep, out: &readouts{}}
 	cost := ce
-	reads := G.Nodes{G.Read(ce, &tr.ceV)}
+	reads := G.Nodes{G.Read(ce, &tr.out.ce)}
 	if cfg.ExtraLoss != nil {
 		extra, err := cfg.ExtraLoss(logits)
 		if err != nil {
@@ -374,7 +388,7 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 		if cost, err = G.Add(ce, extra); err != nil {
 			return nil, fmt.Errorf("train: adding ExtraLoss: %w", err)
 		}
-		reads = append(reads, G.Read(extra, &tr.extraV))
+		reads = append(reads, G.Read(extra, &tr.out.extra))
 	}
 	grads, err := G.Grad(cost, params...)
 	if err != nil {
@@ -384,17 +398,24 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	tr.trainM = G.NewTapeMachine(task.Graph.SubgraphRoots(append(reads, grads...)...), G.BindDualValues(params...))
-	tr.evalM = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &tr.logitsV)))
+	tr.evalM = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &tr.out.logits)))
 	return tr, nil
 }
 
 // Logits returns the logits node the trainer built.
 func (t *Trainer) Logits() *G.Node { return t.logits }
 
-// Close releases the machines.
+// Close releases the machines and their buffers; the Trainer cannot run
+// after it. Closing twice is harmless. A Trainer that is never closed is
+// still collected once unreachable, with its machines.
 func (t *Trainer) Close() {
-	t.trainM.Close()
-	t.evalM.Close()
+	if t.trainM != nil {
+		t.trainM.Close()
+	}
+	if t.evalM != nil {
+		t.evalM.Close()
+	}
+	t.trainM, t.evalM, t.out = nil, nil, &readouts{}
 }
 
 // Step runs one training step (zeroing of the gradients, forward and
@@ -403,6 +424,9 @@ func (t *Trainer) Close() {
 // forward pass in the stats (accuracies are left 0). After Step each
 // learnable's Grad() holds the gradient of that step alone.
 func (t *Trainer) Step() (st EpochStats, err error) {
+	if t.trainM == nil {
+		return EpochStats{}, ErrClosed
+	}
 	t.epoch++
 	st = EpochStats{Epoch: t.epoch}
 	start := time.Now()
@@ -418,11 +442,11 @@ func (t *Trainer) Step() (st EpochStats, err error) {
 		return st, fmt.Errorf("epoch %d: training step: %w", t.epoch, err)
 	}
 	defer t.trainM.Reset()
-	if st.CE, err = opkit.Scalar(t.ceV); err != nil {
+	if st.CE, err = opkit.Scalar(t.out.ce); err != nil {
 		return st, fmt.Errorf("epoch %d: loss: %w", t.epoch, err)
 	}
-	if t.extraV != nil {
-		if st.Extra, err = opkit.Scalar(t.extraV); err != nil {
+	if t.out.extra != nil {
+		if st.Extra, err = opkit.Scalar(t.out.extra); err != nil {
 			return st, fmt.Errorf("epoch %d: extra loss: %w", t.epoch, err)
 		}
 	}
@@ -461,6 +485,9 @@ func zeroGrads(params G.Nodes) error {
 // Evaluate runs the model in evaluation mode and fills st's TrainAcc,
 // ValAcc and ValLoss.
 func (t *Trainer) Evaluate(st *EpochStats) error {
+	if t.evalM == nil {
+		return ErrClosed
+	}
 	start := time.Now()
 	defer func() { st.EvalTime = time.Since(start) }()
 	t.task.Phase.SetTraining(false)
@@ -468,7 +495,7 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 		return fmt.Errorf("epoch %d: evaluation: %w", st.Epoch, err)
 	}
 	defer t.evalM.Reset()
-	z, err := opkit.Dense(t.logitsV)
+	z, err := opkit.Dense(t.out.logits)
 	if err != nil {
 		return fmt.Errorf("epoch %d: logits: %w", st.Epoch, err)
 	}
