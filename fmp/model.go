@@ -57,10 +57,12 @@ type Model struct {
 	mlp   *layers.MLP
 	layer *Layer
 	adj   *graph.Matrix
+	gr    *graph.Graph
 }
 
 var (
-	_ layers.Model = (*Model)(nil)
+	_ layers.GraphModel = (*Model)(nil)
+	_ layers.Phased     = (*Model)(nil)
 )
 
 // NewModel adds the model's parameters to g. gr is the graph, sens the
@@ -85,7 +87,7 @@ func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phas
 	if err != nil {
 		return nil, err
 	}
-	return &Model{cfg: cfg, mlp: mlp, layer: l, adj: adj}, nil
+	return &Model{cfg: cfg, mlp: mlp, layer: l, adj: adj, gr: gr}, nil
 }
 
 // Config returns the model's configuration.
@@ -96,6 +98,16 @@ func (m *Model) Layer() *Layer { return m.layer }
 
 // Backbone returns the MLP.
 func (m *Model) Backbone() *layers.MLP { return m.mlp }
+
+// Graph returns the graph the model was built on.
+func (m *Model) Graph() *graph.Graph { return m.gr }
+
+// Phase returns the phase shared by the backbone and the FMP layer.
+func (m *Model) Phase() *layers.Phase { return m.layer.phase }
+
+// SensitiveAttribute returns the sensitive attribute the FMP layer
+// debiases for (one group id per node, −1 unknown). Do not modify it.
+func (m *Model) SensitiveAttribute() []int { return m.layer.sens }
 
 // Matrix returns the propagation matrix Ã.
 func (m *Model) Matrix() *graph.Matrix { return m.adj }
@@ -137,7 +149,7 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 	l.SetPhase(m.layer.phase)
 	mc := m.cfg
 	mc.FMP = cfg
-	return &Model{cfg: mc, mlp: m.mlp, layer: l, adj: m.adj}, nil
+	return &Model{cfg: mc, mlp: m.mlp, layer: l, adj: m.adj, gr: m.gr}, nil
 }
 
 // Kind returns KindModel.

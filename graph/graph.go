@@ -179,3 +179,28 @@ func (g *Graph) Homophily(labels []int) (float64, error) {
 	}
 	return float64(same) / float64(total), nil
 }
+
+// Fingerprint returns a 64-bit FNV-1a hash of the graph's structure: the
+// node count and every node's sorted neighbour list. Two graphs with the
+// same fingerprint are, barring a hash collision, the same graph with the
+// same node numbering; layers/modelio records it in model files.
+func (g *Graph) Fingerprint() uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) {
+		for k := 0; k < 8; k++ {
+			h ^= v & 0xff
+			h *= prime
+			v >>= 8
+		}
+	}
+	mix(uint64(g.n))
+	for i := 0; i < g.n; i++ {
+		nb := g.Neighbors(i)
+		mix(uint64(len(nb)))
+		for _, j := range nb {
+			mix(uint64(j))
+		}
+	}
+	return h
+}

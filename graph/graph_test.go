@@ -118,3 +118,26 @@ func TestHomophily(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestFingerprint: the fingerprint depends on the structure only (edge
+// order, duplicates and direction do not change it), and changes with
+// one edge or the node count.
+func TestFingerprint(t *testing.T) {
+	mk := func(n int, es [][2]int) uint64 {
+		g, err := FromEdges(n, es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Fingerprint()
+	}
+	a := mk(5, [][2]int{{0, 1}, {1, 2}, {3, 4}})
+	if b := mk(5, [][2]int{{4, 3}, {2, 1}, {1, 0}, {0, 1}}); a != b {
+		t.Errorf("same graph, other edge list: %x != %x", a, b)
+	}
+	if b := mk(5, [][2]int{{0, 1}, {1, 2}, {2, 4}}); a == b {
+		t.Error("one edge moved, same fingerprint")
+	}
+	if b := mk(6, [][2]int{{0, 1}, {1, 2}, {3, 4}}); a == b {
+		t.Error("one more node, same fingerprint")
+	}
+}

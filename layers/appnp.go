@@ -73,6 +73,7 @@ type APPNP struct {
 	cfg       APPNPConfig
 	phase     *Phase
 	a         *graph.Matrix
+	gr        *graph.Graph
 	layers    []*Linear
 	seeds     []int64
 	edgeSeeds []int64
@@ -93,7 +94,7 @@ func NewAPPNP(g *G.ExprGraph, cfg APPNPConfig, gr *graph.Graph, phase *Phase) (*
 		return nil, fmt.Errorf("layers: NewAPPNP %q: %w", cfg.Name, err)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
-	m := &APPNP{cfg: cfg, phase: phase, a: a}
+	m := &APPNP{cfg: cfg, phase: phase, a: a, gr: gr}
 	if m.layers, err = linearStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Classes, cfg.Layers, cfg.Bias, cfg.Dtype, rng); err != nil {
 		return nil, err
 	}

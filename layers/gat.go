@@ -118,6 +118,7 @@ func (c GATConfig) outWidth() int {
 type GAT struct {
 	cfg     GATConfig
 	phase   *Phase
+	gr      *graph.Graph
 	csr     *gatCSR
 	w       *G.Node
 	attSrc  *G.Node
@@ -139,7 +140,12 @@ func NewGAT(g *G.ExprGraph, cfg GATConfig, gr *graph.Graph, phase *Phase) (*GAT,
 	if g == nil || gr == nil {
 		return nil, fmt.Errorf("layers: NewGAT %q: nil expression graph or graph", cfg.Name)
 	}
-	return newGAT(g, cfg, newGATCSR(gr, cfg.AddSelfLoops), phase, rand.New(rand.NewSource(cfg.Seed)))
+	l, err := newGAT(g, cfg, newGATCSR(gr, cfg.AddSelfLoops), phase, rand.New(rand.NewSource(cfg.Seed)))
+	if err != nil {
+		return nil, err
+	}
+	l.gr = gr
+	return l, nil
 }
 
 // newGAT draws the layer's parameters, then its dropout seed, from rng.
@@ -328,6 +334,7 @@ func (c GATModelConfig) layerConfigs() (GATConfig, GATConfig) {
 type GATModel struct {
 	cfg    GATModelConfig
 	phase  *Phase
+	gr     *graph.Graph
 	l1, l2 *GAT
 	seeds  []int64
 }
@@ -357,7 +364,7 @@ func NewGATModel(g *G.ExprGraph, cfg GATModelConfig, gr *graph.Graph, phase *Pha
 	if err != nil {
 		return nil, err
 	}
-	return &GATModel{cfg: cfg, phase: phase, l1: l1, l2: l2, seeds: dropoutSeeds(rng, 2)}, nil
+	return &GATModel{cfg: cfg, phase: phase, gr: gr, l1: l1, l2: l2, seeds: dropoutSeeds(rng, 2)}, nil
 }
 
 // Config returns the model's configuration.

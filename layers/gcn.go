@@ -100,6 +100,7 @@ func (c GCNConvConfig) Validate() error {
 type GCNConv struct {
 	cfg GCNConvConfig
 	a   *graph.Matrix
+	gr  *graph.Graph // nil when built from a matrix
 	lin *Linear // bias-free
 	B   *G.Node
 }
@@ -115,7 +116,12 @@ func NewGCNConv(g *G.ExprGraph, cfg GCNConvConfig, gr *graph.Graph) (*GCNConv, e
 	if err != nil {
 		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
 	}
-	return newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
+	l, err := newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
+	if err != nil {
+		return nil, err
+	}
+	l.gr = gr
+	return l, nil
 }
 
 // NewGCNConvMatrix is NewGCNConv with a prebuilt n × n propagation matrix
@@ -244,6 +250,7 @@ func validateStack(name string, in, classes, hidden, layers int, act Activation,
 type GCN struct {
 	cfg   GCNConfig
 	phase *Phase
+	gr    *graph.Graph
 	convs []*GCNConv
 	seeds []int64
 }
@@ -266,7 +273,7 @@ func NewGCN(g *G.ExprGraph, cfg GCNConfig, gr *graph.Graph, phase *Phase) (*GCN,
 	if err != nil {
 		return nil, err
 	}
-	return &GCN{cfg: cfg, phase: phase, convs: convs, seeds: dropoutSeeds(rng, cfg.Layers)}, nil
+	return &GCN{cfg: cfg, phase: phase, gr: gr, convs: convs, seeds: dropoutSeeds(rng, cfg.Layers)}, nil
 }
 
 // gcnStack builds depth convolutions in → hidden → … → out.

@@ -77,6 +77,7 @@ func (c JKNetConfig) Validate() error {
 type JKNet struct {
 	cfg   JKNetConfig
 	phase *Phase
+	gr    *graph.Graph
 	convs []*GCNConv
 	out   *Linear
 	seeds []int64
@@ -96,7 +97,7 @@ func NewJKNet(g *G.ExprGraph, cfg JKNetConfig, gr *graph.Graph, phase *Phase) (*
 		return nil, fmt.Errorf("layers: NewJKNet %q: %w", cfg.Name, err)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
-	m := &JKNet{cfg: cfg, phase: phase}
+	m := &JKNet{cfg: cfg, phase: phase, gr: gr}
 	if m.convs, err = gcnStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Hidden, cfg.Layers, cfg.Bias, cfg.Dtype, a, rng); err != nil {
 		return nil, err
 	}

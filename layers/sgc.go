@@ -62,6 +62,7 @@ func (c SGCConfig) Validate() error {
 type SGC struct {
 	cfg        SGCConfig
 	a          *graph.Matrix
+	gr         *graph.Graph
 	lin        *Linear
 	x          *G.Node       // the input node Forward was called with
 	propagated *tensor.Dense // Ã^K X
@@ -84,7 +85,7 @@ func NewSGC(g *G.ExprGraph, cfg SGCConfig, gr *graph.Graph) (*SGC, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SGC{cfg: cfg, a: a, lin: lin}, nil
+	return &SGC{cfg: cfg, a: a, gr: gr, lin: lin}, nil
 }
 
 // Config returns the model's configuration.

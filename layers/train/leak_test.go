@@ -83,3 +83,25 @@ func TestTrainerClosed(t *testing.T) {
 	var st EpochStats
 	assert.ErrorIs(t, tr.Evaluate(&st), ErrClosed)
 }
+
+// TestPhaseMismatch: a model built with one Phase and a task holding
+// another (or none) is an error naming both, from Fit and Predict.
+func TestPhaseMismatch(t *testing.T) {
+	p := problem.New(t, 43, 60, 4, 2, 100, 0.7)
+	task := newTask(t, p, tensor.Float64, layers.NewPhase())
+	c := layers.DefaultGCNConfig(p.D, p.C)
+	m, err := layers.NewGCN(task.Graph, c, p.Graph, layers.NewPhase())
+	require.NoError(t, err)
+	_, err = Fit(m, task, fastTrain(1))
+	assert.ErrorIs(t, err, ErrPhaseMismatch)
+	assert.ErrorContains(t, err, "*layers.GCN")
+	_, err = Predict(m, task, nil)
+	assert.ErrorIs(t, err, ErrPhaseMismatch)
+	task.Phase = nil
+	_, err = Fit(m, task, fastTrain(1))
+	assert.ErrorContains(t, err, "Task.Phase is nil")
+	// The model's own phase: no error.
+	task.Phase = m.Phase()
+	_, err = Fit(m, task, fastTrain(1))
+	assert.NoError(t, err)
+}

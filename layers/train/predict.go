@@ -58,6 +58,9 @@ func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
 	if task.Classes < 1 {
 		return nil, fmt.Errorf("train: Predict: Classes = %d, want > 0", task.Classes)
 	}
+	if err := checkPhase(model, task); err != nil {
+		return nil, fmt.Errorf("train: Predict: %w", err)
+	}
 	logits, err := forwardLogits(model, task)
 	if err != nil {
 		return nil, fmt.Errorf("train: Predict: %w", err)

@@ -125,6 +125,27 @@ func (s Selection) String() string {
 	return fmt.Sprintf("Selection(%d)", int(s))
 }
 
+// ErrPhaseMismatch is returned when a model was built with another
+// *layers.Phase than the task's: the trainer would switch a phase the
+// model never reads, and dropout would never turn on (or off).
+var ErrPhaseMismatch = errors.New("train: the model's phase is not the task's")
+
+// checkPhase returns ErrPhaseMismatch (wrapped, naming both) when model
+// reports its phase (layers.Phased) and it is not task.Phase.
+func checkPhase(model layers.Model, task *Task) error {
+	ph, ok := model.(layers.Phased)
+	if !ok || ph.Phase() == task.Phase {
+		return nil
+	}
+	name := func(p *layers.Phase) string {
+		if p == nil {
+			return "nil (always evaluation)"
+		}
+		return fmt.Sprintf("%p", p)
+	}
+	return fmt.Errorf("%w: %T was built with phase %s, Task.Phase is %s: build the model with the task's Phase", ErrPhaseMismatch, model, name(ph.Phase()), name(task.Phase))
+}
+
 // ErrClosed is returned by a Trainer's Step, Evaluate and Epoch after
 // Close.
 var ErrClosed = errors.New("train: the trainer is closed")
@@ -356,6 +377,9 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	}
 	if err := task.Validate(); err != nil {
 		return nil, fmt.Errorf("train: task: %w", err)
+	}
+	if err := checkPhase(model, task); err != nil {
+		return nil, err
 	}
 	params := model.Learnables()
 	if len(params) == 0 {
