@@ -101,7 +101,7 @@ type GCNConv struct {
 	cfg GCNConvConfig
 	a   *graph.Matrix
 	gr  *graph.Graph // nil when built from a matrix
-	lin *Linear // bias-free
+	lin *Linear      // bias-free
 	B   *G.Node
 }
 
