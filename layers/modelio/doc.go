@@ -8,10 +8,23 @@
 // implementing Savable (Kind and SaveConfig) and loadable by calling
 // Register with a Builder for its kind, once, before Load.
 //
+// # Integrity
+//
+// A model file (format version 2, see FormatName) ends with a SHA-256
+// checksum of its header and parameters, so truncation and any changed
+// byte are detected before Load adds anything to the gorgonia graph; its
+// header is parsed strictly (exact keys, nothing unknown); non-finite
+// parameters are refused when saving and when loading. The file records
+// a fingerprint of the graph a graph model was built on (nodes, edges and
+// structure, graph.Graph.Fingerprint) and of the sensitive attribute of a
+// model that carries one (fmp's): loading onto another graph, or with
+// Env.Sens set to another attribute, is an error saying what differs.
+// Version 1 files, written before checksums, are refused (ErrVersion).
+//
 // # Errors
 //
 // Save and Load return errors, never panic, on anything a file or a
-// caller can cause: another format or version, an unknown kind, a
-// configuration the model's constructor rejects, a graph of another size,
-// parameters that do not match, truncated data.
+// caller can cause. Load's errors wrap ErrFormat, ErrVersion, ErrCorrupt,
+// ErrUnknownKind or ErrMismatch (test with errors.Is), or the model
+// constructor's error for a configuration it rejects.
 package modelio

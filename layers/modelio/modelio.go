@@ -2,57 +2,101 @@ package modelio
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-
-	"github.com/fairmp/fairmp/internal/opkit"
-	"github.com/fairmp/fairmp/layers"
+	"sort"
+	"strings"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// The saved-model format (version 1) is one line of JSON, the header,
-// ended by '\n', followed by the parameters in binary:
+// The saved-model format (version 2) is one line of JSON, the header,
+// ended by '\n', then the parameters in binary, then a 32-byte SHA-256
+// checksum of everything before it:
 //
-//	{"format":"fairmp-model","version":1,"kind":"gcn","dtype":"float32",
-//	 "nodes":403,"config":{...},"params":[{"name":"gcn.0.W","shape":[96,64]},...]}
+//	{"format":"fairmp-model","version":2,"kind":"gcn","dtype":"float32",
+//	 "graph":{"nodes":403,"edges":10621,"fingerprint":"9c0e…"},
+//	 "sens":{"nodes":403,"fingerprint":"…"},
+//	 "config":{...},"params":[{"name":"gcn.0.W","shape":[96,64]},...]}
+//	<parameters><sha256>
 //
 // kind names an entry of the table of kinds (the library's own, or one
-// added with Register), config is the model's
-// configuration as JSON (its dtype is the header's), nodes is the number
-// of graph nodes a graph model was built for (0 for models without a
-// graph), and params lists the learnables in Learnables() order. The
-// parameters follow the newline in that order, each row-major, as
-// little-endian IEEE-754 values of the header's dtype (4 or 8 bytes each).
+// added with Register), config is the model's configuration as JSON (its
+// dtype is the header's), graph describes the graph a graph model was
+// built on (absent for models without one; see graph.Graph.Fingerprint),
+// sens the sensitive attribute of a model that has one (fmp's), and
+// params lists the learnables in Learnables() order. The parameters
+// follow the newline in that order, each row-major, as little-endian
+// IEEE-754 values of the header's dtype (4 or 8 bytes each). The header
+// is parsed strictly: every key exactly as written here, no other key.
+//
+// Version 1 files (no checksum, no fingerprints) are refused with
+// ErrVersion: load them with the release that wrote them and save them
+// again.
 const (
 	FormatName    = "fairmp-model"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
-// Savable is a Model that Save can write: it names its kind
-// and returns its configuration (any value that encodes to the JSON the
-// kind's builder reads).
+// Errors a caller may branch on; Load and Save wrap them with the
+// details.
+var (
+	// ErrFormat: the data is not a fairmp model file (or its header is
+	// malformed).
+	ErrFormat = errors.New("modelio: not a fairmp model file")
+	// ErrVersion: a fairmp model file of a format version this release
+	// does not read.
+	ErrVersion = errors.New("modelio: unsupported format version")
+	// ErrCorrupt: the file is truncated, its checksum does not match, or
+	// it holds a non-finite parameter.
+	ErrCorrupt = errors.New("modelio: corrupt model file")
+	// ErrUnknownKind: the kind is neither the library's nor registered.
+	ErrUnknownKind = errors.New("modelio: unknown kind")
+	// ErrMismatch: the file was saved for another graph or sensitive
+	// attribute than the one given to Load, or its parameters do not
+	// match the model its configuration builds.
+	ErrMismatch = errors.New("modelio: model file does not match")
+)
+
+// Savable is a Model that Save can write: it names its kind and returns
+// its configuration (any value that encodes to the JSON the kind's
+// builder reads).
 type Savable interface {
 	layers.Model
 	Kind() string
 	SaveConfig() any
 }
 
+// sensitive is implemented by models that carry a sensitive attribute
+// (fmp's).
+type sensitive interface{ SensitiveAttribute() []int }
+
 // Env is what a builder needs besides the configuration.
 type Env struct {
-	// Graph is the graph a graph model is built on (nil for an MLP).
+	// Graph is the graph a graph model is built on (nil for an MLP). Load
+	// refuses a graph whose node count, edge count or structure differs
+	// from the one the model was saved with.
 	Graph *graph.Graph
 	// Phase is given to the model's stochastic layers.
 	Phase *layers.Phase
 	// Name, if not empty, replaces the saved configuration's "name", so a
 	// saved model can be loaded twice into one gorgonia graph.
 	Name string
+	// Sens, if not nil, is the sensitive attribute the caller expects a
+	// model that carries one (fmp's) to have been saved with; Load refuses
+	// a file saved with another. nil skips the check (the model keeps the
+	// attribute saved in the file).
+	Sens []int
 }
 
 type paramHeader struct {
@@ -60,22 +104,45 @@ type paramHeader struct {
 	Shape []int  `json:"shape"`
 }
 
+type graphHeader struct {
+	Nodes       int    `json:"nodes"`
+	Edges       int    `json:"edges"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+type sensHeader struct {
+	Nodes       int    `json:"nodes"`
+	Fingerprint string `json:"fingerprint"`
+}
+
 type header struct {
 	Format  string          `json:"format"`
 	Version int             `json:"version"`
 	Kind    string          `json:"kind"`
 	Dtype   string          `json:"dtype"`
-	Nodes   int             `json:"nodes"`
+	Graph   *graphHeader    `json:"graph,omitempty"`
+	Sens    *sensHeader     `json:"sens,omitempty"`
 	Config  json.RawMessage `json:"config"`
 	Params  []paramHeader   `json:"params"`
 }
 
-// matrixer is implemented by graph models.
-type matrixer interface{ Matrix() *graph.Matrix }
+func graphInfo(g *graph.Graph) *graphHeader {
+	return &graphHeader{Nodes: g.N(), Edges: g.NumEdges(), Fingerprint: fmt.Sprintf("%016x", g.Fingerprint())}
+}
+
+func sensInfo(s []int) *sensHeader {
+	h := sha256.New()
+	var b [8]byte
+	for _, v := range s {
+		binary.LittleEndian.PutUint64(b[:], uint64(int64(v)))
+		h.Write(b[:])
+	}
+	return &sensHeader{Nodes: len(s), Fingerprint: fmt.Sprintf("%x", h.Sum(nil)[:8])}
+}
 
 // Save writes m's kind, configuration and parameters to w in the format
 // described above. It returns an error if m is not Savable, its kind is
-// not registered, its parameters are not dense float values of one dtype,
+// unknown, its parameters are not finite dense float values of one dtype,
 // or writing fails.
 func Save(w io.Writer, m layers.Model) error {
 	s, ok := m.(Savable)
@@ -83,7 +150,7 @@ func Save(w io.Writer, m layers.Model) error {
 		return fmt.Errorf("modelio: Save: %T does not implement Savable", m)
 	}
 	if _, ok := builder(s.Kind()); !ok {
-		return fmt.Errorf("modelio: Save: unknown kind %q: not one of the library's and not registered (modelio.Register)", s.Kind())
+		return fmt.Errorf("modelio: Save: %w %q: not one of the library's and not registered (modelio.Register)", ErrUnknownKind, s.Kind())
 	}
 	cfg, err := json.Marshal(s.SaveConfig())
 	if err != nil {
@@ -95,12 +162,18 @@ func Save(w io.Writer, m layers.Model) error {
 	}
 	dt := params[0].Dtype()
 	h := header{Format: FormatName, Version: FormatVersion, Kind: s.Kind(), Dtype: dt.String(), Config: cfg}
-	if mx, ok := m.(matrixer); ok {
-		h.Nodes, _ = mx.Matrix().Dims()
+	if gm, ok := m.(layers.GraphModel); ok && gm.Graph() != nil {
+		h.Graph = graphInfo(gm.Graph())
+	}
+	if sm, ok := m.(sensitive); ok {
+		h.Sens = sensInfo(sm.SensitiveAttribute())
 	}
 	for _, p := range params {
 		if _, ok := p.Value().(*tensor.Dense); !ok || p.Dtype() != dt {
 			return fmt.Errorf("modelio: Save: parameter %s, want a dense %v value", opkit.DescribeNode(p), dt)
+		}
+		if k, v, bad := firstNonFinite(p.Value().Data()); bad {
+			return fmt.Errorf("modelio: Save: parameter %q, value %d is %v: refusing to save a non-finite parameter", p.Name(), k, v)
 		}
 		h.Params = append(h.Params, paramHeader{Name: p.Name(), Shape: append([]int(nil), p.Shape()...)})
 	}
@@ -108,7 +181,8 @@ func Save(w io.Writer, m layers.Model) error {
 	if err != nil {
 		return fmt.Errorf("modelio: Save: header: %w", err)
 	}
-	bw := bufio.NewWriter(w)
+	sum := sha256.New()
+	bw := bufio.NewWriter(io.MultiWriter(w, sum))
 	bw.Write(hb)
 	bw.WriteByte('\n')
 	var b [8]byte
@@ -129,65 +203,110 @@ func Save(w io.Writer, m layers.Model) error {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("modelio: Save: %w", err)
 	}
+	if _, err := w.Write(sum.Sum(nil)); err != nil {
+		return fmt.Errorf("modelio: Save: %w", err)
+	}
 	return nil
 }
 
-// maxHeader bounds the header line Load accepts.
-const maxHeader = 16 << 20
+// firstNonFinite returns the index and value of the first NaN or ±Inf in
+// data ([]float64 or []float32).
+func firstNonFinite(data any) (int, float64, bool) {
+	switch s := data.(type) {
+	case []float64:
+		for k, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return k, v, true
+			}
+		}
+	case []float32:
+		for k, v := range s {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return k, f, true
+			}
+		}
+	}
+	return 0, 0, false
+}
 
-// Load reads a model written by Save, builds it in g with the builder of its kind// builder and env, and sets its parameters. It returns an error naming
-// the problem for another format, an unsupported version, an unknown
-// kind, a configuration the builder rejects, a graph of another size than
-// the saved model's, parameters whose count, names or shapes differ from
-// the built model's, or truncated data.
+// maxHeader bounds the header line Load accepts; maxParams bounds the
+// parameter bytes a header may announce.
+const (
+	maxHeader = 16 << 20
+	maxParams = 1 << 34
+)
+
+// Load reads a model written by Save, builds it in g with the builder of
+// its kind and env, and sets its parameters. The whole file is read and
+// its checksum verified before anything is added to g.
+//
+// It returns an error wrapping ErrFormat for data that is not a model
+// file or a malformed header (unknown or miscased keys included),
+// ErrVersion for another format version, ErrCorrupt for a truncated file,
+// a checksum mismatch or a non-finite parameter, ErrUnknownKind for a
+// kind neither the library's nor registered, and ErrMismatch for a graph
+// (node count, edge count or structure) or sensitive attribute other than
+// the one the model was saved with, or parameters whose count, names or
+// shapes differ from the model its configuration builds; and the
+// builder's error for a configuration it rejects.
 func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	br := bufio.NewReader(r)
 	line, err := readLine(br)
 	if err != nil {
 		return nil, fmt.Errorf("modelio: Load: header: %w", err)
 	}
-	var h header
-	if err := json.Unmarshal(line, &h); err != nil {
-		return nil, fmt.Errorf("modelio: Load: header is not valid JSON: %w", err)
-	}
-	if h.Format != FormatName {
-		return nil, fmt.Errorf("modelio: Load: format %q, want %q", h.Format, FormatName)
-	}
-	if h.Version != FormatVersion {
-		return nil, fmt.Errorf("modelio: Load: format version %d, this library reads version %d", h.Version, FormatVersion)
+	h, err := parseHeader(line)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
 	var dt tensor.Dtype
+	size := 4
 	switch h.Dtype {
 	case "float64":
-		dt = tensor.Float64
+		dt, size = tensor.Float64, 8
 	case "float32":
 		dt = tensor.Float32
 	default:
-		return nil, fmt.Errorf("modelio: Load: dtype %q, want float32 or float64", h.Dtype)
+		return nil, fmt.Errorf("modelio: Load: %w: dtype %q, want float32 or float64", ErrFormat, h.Dtype)
 	}
+	total := 0
+	for i, p := range h.Params {
+		n := 1
+		for _, d := range p.Shape {
+			if d <= 0 || n > maxParams/size/d {
+				return nil, fmt.Errorf("modelio: Load: %w: parameter %d (%q) has shape %v", ErrFormat, i, p.Name, p.Shape)
+			}
+			n *= d
+		}
+		if total += n * size; total > maxParams {
+			return nil, fmt.Errorf("modelio: Load: %w: the header announces more than %d bytes of parameters", ErrFormat, maxParams)
+		}
+	}
+	payload := make([]byte, total+sha256.Size)
+	if n, err := io.ReadFull(br, payload); err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, n, len(payload))
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("modelio: Load: %w: data continues after the checksum", ErrCorrupt)
+	}
+	sum := sha256.New()
+	sum.Write(line)
+	sum.Write([]byte{'\n'})
+	sum.Write(payload[:total])
+	if !bytes.Equal(sum.Sum(nil), payload[total:]) {
+		return nil, fmt.Errorf("modelio: Load: %w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
+	}
+	payload = payload[:total]
 	build, ok := builder(h.Kind)
 	if !ok {
-		return nil, fmt.Errorf("modelio: Load: unknown kind %q (known: %v)", h.Kind, Kinds())
+		return nil, fmt.Errorf("modelio: Load: %w %q (known: %v)", ErrUnknownKind, h.Kind, Kinds())
 	}
-	if h.Nodes > 0 {
-		if env.Graph == nil {
-			return nil, fmt.Errorf("modelio: Load: the %s model was saved for a graph of %d nodes, but env.Graph is nil", h.Kind, h.Nodes)
-		}
-		if env.Graph.N() != h.Nodes {
-			return nil, fmt.Errorf("modelio: Load: the %s model was saved for a graph of %d nodes, env.Graph has %d", h.Kind, h.Nodes, env.Graph.N())
-		}
+	if err := checkGraph(h, env); err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
-	cfg := h.Config
-	if env.Name != "" {
-		var mcfg map[string]json.RawMessage
-		if err := json.Unmarshal(cfg, &mcfg); err != nil {
-			return nil, fmt.Errorf("modelio: Load: configuration: %w", err)
-		}
-		nb, _ := json.Marshal(env.Name)
-		mcfg["name"] = nb
-		if cfg, err = json.Marshal(mcfg); err != nil {
-			return nil, fmt.Errorf("modelio: Load: configuration: %w", err)
-		}
+	cfg, savedName, err := rename(h.Config, env.Name)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w: configuration: %w", ErrFormat, err)
 	}
 	m, err := build(g, cfg, dt, env)
 	if err != nil {
@@ -195,39 +314,202 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	}
 	params := m.Learnables()
 	if len(params) != len(h.Params) {
-		return nil, fmt.Errorf("modelio: Load: %d saved parameters, the built %s model has %d", len(h.Params), h.Kind, len(params))
+		return nil, fmt.Errorf("modelio: Load: %w: %d saved parameters, the built %s model has %d", ErrMismatch, len(h.Params), h.Kind, len(params))
 	}
 	for i, p := range params {
+		want := h.Params[i].Name
+		if env.Name != "" && savedName != "" && strings.HasPrefix(want, savedName) {
+			want = env.Name + strings.TrimPrefix(want, savedName)
+		}
+		if p.Name() != want {
+			return nil, fmt.Errorf("modelio: Load: %w: parameter %d is %q in the file, the built %s model's is %q", ErrMismatch, i, h.Params[i].Name, h.Kind, p.Name())
+		}
 		if !tensor.Shape(h.Params[i].Shape).Eq(p.Shape()) {
-			return nil, fmt.Errorf("modelio: Load: parameter %d (%q) has saved shape %v, the built model's %q has %v", i, h.Params[i].Name, h.Params[i].Shape, p.Name(), p.Shape())
+			return nil, fmt.Errorf("modelio: Load: %w: parameter %d (%q) has saved shape %v, the built model's has %v", ErrMismatch, i, h.Params[i].Name, h.Params[i].Shape, p.Shape())
 		}
 		if p.Dtype() != dt {
-			return nil, fmt.Errorf("modelio: Load: parameter %q is %v, want %v", p.Name(), p.Dtype(), dt)
+			return nil, fmt.Errorf("modelio: Load: %w: parameter %q is %v, want %v", ErrMismatch, p.Name(), p.Dtype(), dt)
 		}
 	}
-	var b [8]byte
+	// Decode into fresh buffers first, so that a non-finite value leaves
+	// the built parameters untouched.
+	off := 0
+	vals := make([]any, len(params))
 	for i, p := range params {
-		switch s := p.Value().Data().(type) {
+		switch p.Value().Data().(type) {
 		case []float64:
+			s := make([]float64, p.Shape().TotalSize())
 			for k := range s {
-				if _, err := io.ReadFull(br, b[:8]); err != nil {
-					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %w", h.Params[i].Name, k, len(s), err)
-				}
-				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[:8]))
+				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(payload[off:]))
+				off += 8
 			}
+			vals[i] = s
 		case []float32:
+			s := make([]float32, p.Shape().TotalSize())
 			for k := range s {
-				if _, err := io.ReadFull(br, b[:4]); err != nil {
-					return nil, fmt.Errorf("modelio: Load: parameter %q, value %d of %d: %w", h.Params[i].Name, k, len(s), err)
-				}
-				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[:4]))
+				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(payload[off:]))
+				off += 4
 			}
+			vals[i] = s
+		}
+		if k, v, bad := firstNonFinite(vals[i]); bad {
+			return nil, fmt.Errorf("modelio: Load: %w: parameter %q, value %d is %v", ErrCorrupt, h.Params[i].Name, k, v)
 		}
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("modelio: Load: data continues after the last parameter")
+	for i, p := range params {
+		switch d := p.Value().Data().(type) {
+		case []float64:
+			copy(d, vals[i].([]float64))
+		case []float32:
+			copy(d, vals[i].([]float32))
+		}
 	}
 	return m, nil
+}
+
+// headerKeys are the keys a version-2 header may hold, exactly cased.
+var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "config": true, "params": true}
+
+// parseHeader decodes the header line strictly: JSON object keys must be
+// exactly those Save writes (encoding/json alone would match them
+// case-insensitively and ignore unknown ones).
+func parseHeader(line []byte) (*header, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(line, &keys); err != nil {
+		return nil, fmt.Errorf("%w: the header is not a JSON object: %w", ErrFormat, err)
+	}
+	var probe struct {
+		Format  json.RawMessage `json:"format"`
+		Version json.RawMessage `json:"version"`
+	}
+	probe.Format, probe.Version = keys["format"], keys["version"]
+	var format string
+	if json.Unmarshal(probe.Format, &format) != nil || format != FormatName {
+		return nil, fmt.Errorf("%w: format %s, want %q", ErrFormat, probe.Format, FormatName)
+	}
+	var version int
+	if err := json.Unmarshal(probe.Version, &version); err != nil {
+		return nil, fmt.Errorf("%w: version %s", ErrFormat, probe.Version)
+	}
+	if version != FormatVersion {
+		return nil, fmt.Errorf("%w: format version %d, this release reads version %d (version 1 files have no checksum: load them with the release that wrote them and save them again)", ErrVersion, version, FormatVersion)
+	}
+	for k := range keys {
+		if !headerKeys[k] {
+			return nil, fmt.Errorf("%w: unknown header key %q", ErrFormat, k)
+		}
+	}
+	for _, k := range []string{"kind", "dtype", "config", "params"} {
+		if _, ok := keys[k]; !ok {
+			return nil, fmt.Errorf("%w: the header has no %q", ErrFormat, k)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var h header
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
+	}
+	for _, sub := range []string{"graph", "sens"} {
+		if raw, ok := keys[sub]; ok {
+			if err := exactKeys(raw, sub); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if raw, ok := keys["params"]; ok {
+		var ps []json.RawMessage
+		if err := json.Unmarshal(raw, &ps); err != nil {
+			return nil, fmt.Errorf("%w: params: %w", ErrFormat, err)
+		}
+		for _, p := range ps {
+			if err := exactKeys(p, "params"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &h, nil
+}
+
+var subKeys = map[string][]string{
+	"graph":  {"nodes", "edges", "fingerprint"},
+	"sens":   {"nodes", "fingerprint"},
+	"params": {"name", "shape"},
+}
+
+// exactKeys checks that the JSON object raw has exactly the keys of
+// subKeys[what].
+func exactKeys(raw json.RawMessage, what string) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrFormat, what, err)
+	}
+	want := subKeys[what]
+	if len(keys) != len(want) {
+		got := make([]string, 0, len(keys))
+		for k := range keys {
+			got = append(got, k)
+		}
+		sort.Strings(got)
+		return fmt.Errorf("%w: %s has keys %v, want %v", ErrFormat, what, got, want)
+	}
+	for _, k := range want {
+		if _, ok := keys[k]; !ok {
+			return fmt.Errorf("%w: %s has no key %q", ErrFormat, what, k)
+		}
+	}
+	return nil
+}
+
+// checkGraph compares the graph and sensitive attribute recorded in h
+// with env's.
+func checkGraph(h *header, env Env) error {
+	if h.Graph != nil {
+		if env.Graph == nil {
+			return fmt.Errorf("%w: the %s model was saved for a graph of %d nodes and %d edges, but Env.Graph is nil", ErrMismatch, h.Kind, h.Graph.Nodes, h.Graph.Edges)
+		}
+		got := graphInfo(env.Graph)
+		switch {
+		case got.Nodes != h.Graph.Nodes:
+			return fmt.Errorf("%w: the %s model was saved for a graph of %d nodes, Env.Graph has %d", ErrMismatch, h.Kind, h.Graph.Nodes, got.Nodes)
+		case got.Edges != h.Graph.Edges:
+			return fmt.Errorf("%w: the %s model was saved for a graph of %d edges, Env.Graph has %d (same %d nodes)", ErrMismatch, h.Kind, h.Graph.Edges, got.Edges, got.Nodes)
+		case got.Fingerprint != h.Graph.Fingerprint:
+			return fmt.Errorf("%w: the %s model was saved for another graph with the same %d nodes and %d edges (structure fingerprint %s, Env.Graph's %s)", ErrMismatch, h.Kind, got.Nodes, got.Edges, h.Graph.Fingerprint, got.Fingerprint)
+		}
+	}
+	if h.Sens != nil && env.Sens != nil {
+		got := sensInfo(env.Sens)
+		if got.Nodes != h.Sens.Nodes {
+			return fmt.Errorf("%w: the %s model was saved with a sensitive attribute of %d nodes, Env.Sens has %d", ErrMismatch, h.Kind, h.Sens.Nodes, got.Nodes)
+		}
+		if got.Fingerprint != h.Sens.Fingerprint {
+			return fmt.Errorf("%w: the %s model was saved with another sensitive attribute than Env.Sens (same %d nodes)", ErrMismatch, h.Kind, got.Nodes)
+		}
+	}
+	return nil
+}
+
+// rename returns the configuration with its "name" replaced by name (when
+// name is not empty) and the saved name.
+func rename(cfg json.RawMessage, name string) (json.RawMessage, string, error) {
+	var mcfg map[string]json.RawMessage
+	if err := json.Unmarshal(cfg, &mcfg); err != nil {
+		return nil, "", err
+	}
+	var saved string
+	if raw, ok := mcfg["name"]; ok {
+		if err := json.Unmarshal(raw, &saved); err != nil {
+			return nil, "", fmt.Errorf("name: %w", err)
+		}
+	}
+	if name == "" {
+		return cfg, saved, nil
+	}
+	nb, _ := json.Marshal(name)
+	mcfg["name"] = nb
+	out, err := json.Marshal(mcfg)
+	return out, saved, err
 }
 
 func readLine(br *bufio.Reader) ([]byte, error) {
@@ -236,7 +518,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		chunk, err := br.ReadSlice('\n')
 		line = append(line, chunk...)
 		if len(line) > maxHeader {
-			return nil, fmt.Errorf("longer than %d bytes", maxHeader)
+			return nil, fmt.Errorf("%w: no newline in the first %d bytes", ErrFormat, maxHeader)
 		}
 		if err == nil {
 			return line[:len(line)-1], nil
@@ -245,7 +527,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			continue
 		}
 		if err == io.EOF {
-			return nil, fmt.Errorf("no newline after the header (truncated or not a fairmp model)")
+			return nil, fmt.Errorf("%w: no newline after the header (truncated or not a fairmp model)", ErrFormat)
 		}
 		return nil, err
 	}

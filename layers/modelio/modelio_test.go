@@ -2,13 +2,20 @@ package modelio_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
-	"strings"
+	"math"
+	"math/rand"
 	"testing"
 
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
@@ -113,70 +120,139 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	}
 }
 
-func TestLoadErrors(t *testing.T) {
+// savedGCN saves a small float32 GCN and returns the file, the problem
+// and the model.
+func savedGCN(t *testing.T) ([]byte, *problem.Problem) {
+	t.Helper()
 	p := problem.New(t, 22, 30, 4, 2, 50, 0.5)
 	task := newTask(t, p, tensor.Float32, nil)
 	c := layers.DefaultGCNConfig(p.D, p.C)
 	c.Hidden, c.Dtype = 6, tensor.Float32
 	m, err := layers.NewGCN(task.Graph, c, p.Graph, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var buf bytes.Buffer
-	if err := modelio.Save(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	require.NoError(t, modelio.Save(&buf, m))
+	return buf.Bytes(), p
+}
+
+// split returns a file's header line, parameters and checksum.
+func split(t *testing.T, data []byte) (hdr, params, sum []byte) {
+	t.Helper()
 	nl := bytes.IndexByte(data, '\n')
+	require.Positive(t, nl)
+	return data[:nl], data[nl+1 : len(data)-sha256.Size], data[len(data)-sha256.Size:]
+}
+
+// seal assembles a file from a header and parameters with a valid
+// checksum: what a buggy or hostile writer, not corruption, would produce.
+func seal(hdr, params []byte) []byte {
+	out := append(append(append([]byte(nil), hdr...), '\n'), params...)
+	sum := sha256.Sum256(out)
+	return append(out, sum[:]...)
+}
+
+// withHeader returns data with its header changed by mut and resealed.
+func withHeader(t *testing.T, data []byte, mut func(h map[string]any)) []byte {
+	t.Helper()
+	hdr, params, _ := split(t, data)
 	var h map[string]any
-	if err := json.Unmarshal(data[:nl], &h); err != nil {
-		t.Fatal(err)
-	}
-	withHeader := func(mut func(h map[string]any)) []byte {
-		var hh map[string]any
-		json.Unmarshal(data[:nl], &hh)
-		mut(hh)
-		b, _ := json.Marshal(hh)
-		return append(append(b, '\n'), data[nl+1:]...)
-	}
+	require.NoError(t, json.Unmarshal(hdr, &h))
+	mut(h)
+	b, err := json.Marshal(h)
+	require.NoError(t, err)
+	return seal(b, params)
+}
+
+func TestLoadErrors(t *testing.T) {
+	data, p := savedGCN(t)
+	hdr, params, _ := split(t, data)
 	other := problem.New(t, 23, 31, 4, 2, 50, 0.5)
-	cases := map[string]struct {
+	// The same node count and edge count, one edge moved.
+	edges := p.Graph.Edges()
+	edges[0][1] = (edges[0][1] + 1) % p.N
+	if edges[0][1] == edges[0][0] {
+		edges[0][1] = (edges[0][1] + 1) % p.N
+	}
+	moved, err := graph.FromEdges(p.N, edges)
+	require.NoError(t, err)
+	nan := append([]byte(nil), params...)
+	binary.LittleEndian.PutUint32(nan[4:], math.Float32bits(float32(math.NaN())))
+	env := modelio.Env{Graph: p.Graph}
+	cases := []struct {
+		name string
 		data []byte
 		env  modelio.Env
+		is   error
 		want string
 	}{
-		"version":     {withHeader(func(h map[string]any) { h["version"] = 2 }), modelio.Env{Graph: p.Graph}, "version 2"},
-		"format":      {withHeader(func(h map[string]any) { h["format"] = "onnx" }), modelio.Env{Graph: p.Graph}, "format"},
-		"kind":        {withHeader(func(h map[string]any) { h["kind"] = "transformer" }), modelio.Env{Graph: p.Graph}, "unknown kind"},
-		"dtype":       {withHeader(func(h map[string]any) { h["dtype"] = "int" }), modelio.Env{Graph: p.Graph}, "dtype"},
-		"hidden":      {withHeader(func(h map[string]any) { h["config"].(map[string]any)["hidden"] = 7 }), modelio.Env{Graph: p.Graph}, "shape"},
-		"field":       {withHeader(func(h map[string]any) { h["config"].(map[string]any)["heads"] = 7 }), modelio.Env{Graph: p.Graph}, "unknown field"},
-		"bad config":  {withHeader(func(h map[string]any) { h["config"].(map[string]any)["dropout"] = 2 }), modelio.Env{Graph: p.Graph}, "Dropout"},
-		"graph size":  {data, modelio.Env{Graph: other.Graph}, "31"},
-		"no graph":    {data, modelio.Env{}, "nil"},
-		"truncated":   {data[:len(data)-3], modelio.Env{Graph: p.Graph}, "unexpected EOF"},
-		"trailing":    {append(append([]byte(nil), data...), 0), modelio.Env{Graph: p.Graph}, "continues"},
-		"no header":   {[]byte("garbage"), modelio.Env{Graph: p.Graph}, "newline"},
-		"not json":    {[]byte("garbage\n"), modelio.Env{Graph: p.Graph}, "JSON"},
-		"param count": {withHeader(func(h map[string]any) { h["params"] = h["params"].([]any)[:1] }), modelio.Env{Graph: p.Graph}, "saved parameters"},
+		{"version 1", withHeader(t, data, func(h map[string]any) { h["version"] = 1 }), env, modelio.ErrVersion, "version 1"},
+		{"format", withHeader(t, data, func(h map[string]any) { h["format"] = "onnx" }), env, modelio.ErrFormat, "format"},
+		{"kind", withHeader(t, data, func(h map[string]any) { h["kind"] = "transformer" }), env, modelio.ErrUnknownKind, "transformer"},
+		{"dtype", withHeader(t, data, func(h map[string]any) { h["dtype"] = "int" }), env, modelio.ErrFormat, "dtype"},
+		{"miscased key", withHeader(t, data, func(h map[string]any) { h["Graph"] = h["graph"]; delete(h, "graph") }), env, modelio.ErrFormat, `"Graph"`},
+		{"unknown key", withHeader(t, data, func(h map[string]any) { h["extra"] = 1 }), env, modelio.ErrFormat, `"extra"`},
+		{"graph key", withHeader(t, data, func(h map[string]any) { h["graph"].(map[string]any)["Nodes"] = 3 }), env, modelio.ErrFormat, "graph"},
+		{"param name", withHeader(t, data, func(h map[string]any) { h["params"].([]any)[0].(map[string]any)["name"] = "gcn.9.W" }), env, modelio.ErrMismatch, "gcn.9.W"},
+		{"hidden", withHeader(t, data, func(h map[string]any) { h["config"].(map[string]any)["hidden"] = 7 }), env, nil, "shape"},
+		{"field", withHeader(t, data, func(h map[string]any) { h["config"].(map[string]any)["heads"] = 7 }), env, nil, "unknown field"},
+		{"bad config", withHeader(t, data, func(h map[string]any) { h["config"].(map[string]any)["dropout"] = 2 }), env, nil, "Dropout"},
+		{"graph size", data, modelio.Env{Graph: other.Graph}, modelio.ErrMismatch, "31"},
+		{"graph structure", data, modelio.Env{Graph: moved}, modelio.ErrMismatch, "another graph with the same 30 nodes"},
+		{"no graph", data, modelio.Env{}, modelio.ErrMismatch, "nil"},
+		{"truncated", data[:len(data)-3], env, modelio.ErrCorrupt, "truncated"},
+		{"trailing", append(append([]byte(nil), data...), 0), env, modelio.ErrCorrupt, "continues"},
+		{"no header", []byte("garbage"), env, modelio.ErrFormat, "newline"},
+		{"not json", []byte("garbage\n"), env, modelio.ErrFormat, "JSON"},
+		{"NaN", seal(hdr, nan), env, modelio.ErrCorrupt, "NaN"},
+		{"param count", withHeader(t, data, func(h map[string]any) { h["params"] = h["params"].([]any)[:1] }), env, modelio.ErrCorrupt, "continues"},
 	}
-	for name, c := range cases {
-		_, err := modelio.Load(bytes.NewReader(c.data), G.NewGraph(), c.env)
-		if err == nil {
-			t.Errorf("%s: Load succeeded", name)
-			continue
-		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %q does not mention %q", name, err, c.want)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := modelio.Load(bytes.NewReader(c.data), G.NewGraph(), c.env)
+			require.Error(t, err)
+			if c.is != nil {
+				assert.ErrorIs(t, err, c.is)
+			}
+			assert.ErrorContains(t, err, c.want)
+		})
 	}
-	if err := modelio.Register(layers.KindGCN, func(*G.ExprGraph, json.RawMessage, tensor.Dtype, modelio.Env) (layers.Model, error) { return nil, nil }); err == nil {
-		t.Error("registering the library's own kind gcn succeeded")
-	}
+	err = modelio.Register(layers.KindGCN, func(*G.ExprGraph, json.RawMessage, tensor.Dtype, modelio.Env) (layers.Model, error) { return nil, nil })
+	assert.Error(t, err, "registering the library's own kind gcn succeeded")
 	type plain struct{ layers.Model }
-	if err := modelio.Save(&buf, plain{m}); err == nil {
-		t.Error("saving a non-modelio.Savable model succeeded")
+	var buf bytes.Buffer
+	assert.Error(t, modelio.Save(&buf, plain{nil}), "saving a non-Savable model succeeded")
+}
+
+// TestLoadDetectsBitFlips flips single bits at random places of a saved
+// file (header, parameters and checksum): every flip must be detected.
+func TestLoadDetectsBitFlips(t *testing.T) {
+	data, p := savedGCN(t)
+	rng := rand.New(rand.NewSource(5))
+	const flips = 300
+	detected := 0
+	for k := 0; k < flips; k++ {
+		bad := append([]byte(nil), data...)
+		i := rng.Intn(len(bad))
+		bad[i] ^= 1 << rng.Intn(8)
+		if _, err := modelio.Load(bytes.NewReader(bad), G.NewGraph(), modelio.Env{Graph: p.Graph}); err != nil {
+			detected++
+		} else {
+			t.Errorf("flip at byte %d of %d loaded without error", i, len(bad))
+		}
 	}
+	t.Logf("%d of %d single-bit flips detected", detected, flips)
+	assert.Equal(t, flips, detected)
+}
+
+// TestSaveRefusesNonFinite: a NaN parameter is refused at saving.
+func TestSaveRefusesNonFinite(t *testing.T) {
+	p := problem.New(t, 24, 20, 3, 2, 30, 0.5)
+	g, _ := p.Features(t, tensor.Float64)
+	m, err := layers.NewMLP(g, layers.DefaultMLPConfig(p.D, p.C), nil)
+	require.NoError(t, err)
+	m.Learnables()[0].Value().Data().([]float64)[3] = math.Inf(1)
+	var buf bytes.Buffer
+	assert.ErrorContains(t, modelio.Save(&buf, m), "+Inf")
 }
 
 func newTask(t testing.TB, p *problem.Problem, dt tensor.Dtype, phase *layers.Phase) *train.Task {
@@ -194,4 +270,30 @@ func fastTrain(epochs int) train.Config {
 	c.Epochs = epochs
 	c.Adam.LR = 0.01
 	return c
+}
+
+// TestLoadSensitiveAttribute: an fmp model file records its sensitive
+// attribute; Load with Env.Sens refuses another one.
+func TestLoadSensitiveAttribute(t *testing.T) {
+	p := problem.New(t, 25, 40, 4, 2, 80, 0.6)
+	sens := make([]int, p.N)
+	for i := range sens {
+		sens[i] = i % 2
+	}
+	g, _ := p.Features(t, tensor.Float64)
+	cfg := fmp.DefaultModelConfig(p.D, p.C)
+	m, err := fmp.NewModel(g, p.Graph, sens, cfg, nil)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, modelio.Save(&buf, m))
+	data := buf.Bytes()
+	_, err = modelio.Load(bytes.NewReader(data), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: sens})
+	require.NoError(t, err)
+	flipped := append([]int(nil), sens...)
+	flipped[7] = 1 - flipped[7]
+	_, err = modelio.Load(bytes.NewReader(data), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: flipped})
+	assert.ErrorIs(t, err, modelio.ErrMismatch)
+	assert.ErrorContains(t, err, "another sensitive attribute")
+	_, err = modelio.Load(bytes.NewReader(data), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: sens[:10]})
+	assert.ErrorContains(t, err, "of 40 nodes, Env.Sens has 10")
 }
