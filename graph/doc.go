@@ -1,6 +1,7 @@
 // Package graph holds fairmp's graph data: undirected graphs in compressed
-// sparse row form, sparse matrices (the normalised adjacency GCN and FMP
-// propagate with), dataset loaders and generators of biased graphs.
+// sparse row form and sparse matrices (the normalised adjacency GCN and
+// FMP propagate with). The data set loaders and the generators of biased
+// graphs are in graph/datasets.
 //
 // # Graphs and matrices
 //
@@ -15,10 +16,15 @@
 // aggregated into node i (y_i = Σ_j A_ij x_j). For the undirected graphs
 // of this package the matrices are symmetric.
 //
-// # Errors
+// # Errors and panics
 //
-// Anything a caller's data can cause (bad sizes, ids out of range,
-// malformed files) is reported as an error naming what was wrong and where.
-// Functions panic only on programmer errors, such as a node index out of
-// range passed to an accessor, as a slice would.
+// This is fairmp's policy, as gonum's: anything a caller's data can cause
+// (bad sizes, ids out of range, malformed files, non-finite values) is
+// reported as an error naming what was wrong and where, never a panic.
+// Functions panic only on programmer errors, with a message naming the
+// sizes involved: an index out of range passed to an accessor (as a
+// slice would), or a buffer the caller allocated with the wrong length
+// (Matrix.MulDense64 and MulDense32 panic if out or x is shorter than the
+// matrix and cols require, like gonum's BLAS). Custom gorgonia ops never
+// panic inside a machine: they check their inputs when added to a graph.
 package graph

@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"fmt"
+
 	"github.com/fairmp/fairmp/graph"
 )
 
@@ -23,6 +25,16 @@ type Dataset struct {
 	Sens []int
 	// Split holds the train, validation and test node indices.
 	Split Split
+	// Warnings lists what the loader accepted but a careful user should
+	// know: values folded into the binary label or group, a file whose
+	// last line has no newline, and the like (see the package doc). The
+	// examples print them; nil when there is nothing to say.
+	Warnings []string
+}
+
+// warnf adds a warning.
+func (d *Dataset) warnf(format string, args ...any) {
+	d.Warnings = append(d.Warnings, fmt.Sprintf(format, args...))
 }
 
 // Split is a partition of labelled nodes into train, validation and test

@@ -41,17 +41,40 @@
 // FMP paper's observation. PokecZShape gives a Pokec-z-sized graph for
 // speed work. Generation is O(nodes·features + edges) and seeded.
 //
-// # Errors
+// # Limits
+//
+// Loaders stream their files: memory is bounded by the parsed data, not
+// by the file. A table row (one CSV record, quoted line breaks included)
+// and an edge line may be at most 1 MiB, a split file at most 64 bytes per
+// node plus 1 MiB; longer input is an error, whatever it holds. A file
+// whose first 8 KiB hold a NUL byte or invalid UTF-8 is refused as
+// "binary or not UTF-8 text". A UTF-8 byte-order mark is accepted at the
+// start of every file. Quoted cells in messages are cut to 64 bytes.
+//
+// # Errors and warnings
 //
 // Every bad input is an error, never a panic. Problems in files are
 // *FileError values whose message reads "file:line:column: what was
 // wrong, what was expected" (line or column left out when they do not
-// apply): a missing file (wrapping fs.ErrNotExist), a missing column
-// (listing those present), an empty file or header-only file, a
-// non-numeric, empty or non-finite cell, a ragged row, a repeated user
-// id, an edge naming an unknown user id or a row out of range, a split
-// index out of range, of an unlabelled node, or in two lists. Invalid
-// configs (SyntheticConfig, Options, a threshold) are reported by their
-// Validate methods or the loaders, naming the field. The CSV, edge-file
-// and split.json parsers are fuzz-tested.
+// apply): a missing file (wrapping fs.ErrNotExist), a binary file, a row
+// or line over the limit, a missing column (listing those present), an
+// empty file or header-only file, a non-numeric, empty or non-finite
+// cell, a ragged row, a repeated user id, a sensitive column whose known
+// values all fall in one group, an edge file without any edge, an edge
+// naming an unknown user id or a row out of range, a split index out of
+// range, of an unlabelled node, or in two lists, and a split whose train
+// or test list is empty (val may be empty). Invalid configs
+// (SyntheticConfig, Options, a threshold) are reported by their Validate
+// methods or the loaders, naming the field.
+//
+// What a loader accepts but a careful user should know is listed in
+// Dataset.Warnings, which the examples print: labels above 1 folded into
+// label 1 and sensitive values above 0 other than 1 folded into group 1
+// (the presets' protocol, with the values and row counts), and an edge
+// file whose last line has no newline (a file cut mid-number would still
+// parse, with a wrong last edge).
+//
+// The CSV, edge-file and split.json parsers, and whole loads from files,
+// are fuzz-tested. Panics are for programmer errors only, as in package
+// graph (see its "Errors and panics").
 package datasets

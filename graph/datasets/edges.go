@@ -8,9 +8,6 @@ import (
 	"strconv"
 )
 
-// maxLine bounds the length of one line of an edge file.
-const maxLine = 1 << 20
-
 // scanPairs calls f(line, a, colA, b, colB) for every non-blank,
 // non-comment ('#') line of an edge file, which must hold exactly two
 // whitespace-separated fields. Columns are 1-based byte offsets.

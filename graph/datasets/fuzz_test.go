@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func FuzzReadTable(f *testing.F) {
 			kinds:    map[string]colKind{"user_id": colID, "skip": colSkip},
 			textMaps: map[string]map[string]float64{"g": {"Female": 1, "Male": 0}},
 		}
-		tb, err := readTable(bytes.NewReader(data), "fuzz.csv", spec)
+		tb, err := readTable(bytes.NewReader(data), nil, "fuzz.csv", spec)
 		if err != nil {
 			if !IsFileError(err) {
 				t.Fatalf("error %v is not a FileError", err)
@@ -121,6 +122,40 @@ func FuzzSynthetic(f *testing.F) {
 		}
 		if want := int(math.Round(float64(cfg.N) * deg / 2)); ds.Graph.NumEdges() != want {
 			t.Fatalf("%d edges, want %d", ds.Graph.NumEdges(), want)
+		}
+	})
+}
+
+// FuzzLoadFiles runs whole loads on files: the fuzzed bytes are the node
+// table, and (split at the first 0xFF byte, if any) the edge file. Any
+// input must give a dataset or a *FileError, never a panic, and a
+// dataset's graph and labels must agree on the node count.
+func FuzzLoadFiles(f *testing.F) {
+	f.Add([]byte(fgCSV + "\xff" + fgRel))
+	f.Add([]byte("\ufeff" + fgCSV + "\xff\ufeff" + fgRel))
+	f.Add([]byte(fgCSV + "\xff9007199254740993 17"))
+	f.Add([]byte("user_id,a,LAB,S\n1,2,0," + strings.Repeat("7", 2<<20) + "\n\xff1 1\n"))
+	f.Add([]byte(strings.Repeat("\x00", 1<<16)))
+	f.Add([]byte("user_id,a,LAB,S\n1,2,0,0\n2,2,1,1\n\xff1 2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		csv, rel := data, []byte(nil)
+		if i := bytes.IndexByte(data, 0xff); i >= 0 {
+			csv, rel = data[:i], data[i+1:]
+		}
+		files := map[string]string{"toy.csv": string(csv)}
+		if rel != nil {
+			files["toy_relationship.txt"] = string(rel)
+		}
+		dir := writeFiles(t, files)
+		ds, err := LoadFairGNN(dir, fgConfig())
+		if err != nil {
+			if !IsFileError(err) {
+				t.Fatalf("error %v is not a FileError", err)
+			}
+			return
+		}
+		if ds.Graph.N() != ds.N() || len(ds.Features) != ds.N()*ds.NumFeatures {
+			t.Fatalf("graph of %d nodes, %d labels, %d features", ds.Graph.N(), ds.N(), len(ds.Features))
 		}
 	})
 }

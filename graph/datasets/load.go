@@ -1,13 +1,14 @@
 package datasets
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/fairmp/fairmp/graph"
@@ -218,12 +219,41 @@ func resolve(dir, name, file string) (string, error) {
 	return "", &FileError{File: filepath.Join(dir, file), Msg: fmt.Sprintf("missing file (also tried %s)", strings.Join(tried, ", ")), Err: fs.ErrNotExist}
 }
 
-func readFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// loadTable streams the CSV file path through readTable, with every row
+// bounded (see maxLine) and binary files refused.
+func loadTable(path string, spec tableSpec) (*table, error) {
+	tf, err := openText(path)
 	if err != nil {
-		return nil, &FileError{File: path, Msg: err.Error(), Err: err}
+		return nil, err
 	}
-	return b, nil
+	defer tf.Close()
+	return readTable(tf.br, tf.cap.markRecord, path, spec)
+}
+
+// loadEdges streams the edge file path through parse. A file without any
+// edge is an error; a last line without a newline (a file that may have
+// been cut mid-number) adds a warning to ds.
+func loadEdges(path string, ds *Dataset, parse func(io.Reader) ([][2]int, error)) ([][2]int, error) {
+	tf, err := openText(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &FileError{File: path, Msg: "missing edge file: " + err.(*FileError).Msg, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer tf.Close()
+	tf.cap.uncapped() // scanPairs bounds each line itself
+	edges, err := parse(tf.br)
+	if err != nil {
+		return nil, err
+	}
+	if len(edges) == 0 {
+		return nil, fileErr(path, 0, 0, "no edges: the file holds no pair of nodes, want at least one edge (a graph without edges is almost always a wrong file)")
+	}
+	if tf.endsWithoutNewline() {
+		ds.warnf("%s: the last line has no newline: if the file was cut, its last edge (%d, %d in rows) may be wrong", path, edges[len(edges)-1][0], edges[len(edges)-1][1])
+	}
+	return edges, nil
 }
 
 // LoadFairGNN reads a FairGNN-format data set (see FairGNNConfig and Load
@@ -237,16 +267,11 @@ func LoadFairGNN(dir string, c FairGNNConfig) (*Dataset, error) {
 		return nil, err
 	}
 	csvPath := filepath.Join(folder, c.File+".csv")
-	raw, err := readFile(csvPath)
-	if err != nil {
-		return nil, err
-	}
 	spec := tableSpec{kinds: map[string]colKind{c.IDColumn: colID}}
 	for _, d := range c.Drop {
 		spec.kinds[d] = colSkip
 	}
-	t, err := readTable(bytes.NewReader(raw), csvPath, spec)
-	raw = nil
+	t, err := loadTable(csvPath, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -265,12 +290,7 @@ func LoadFairGNN(dir string, c FairGNNConfig) (*Dataset, error) {
 		index[id] = r
 	}
 	relPath := filepath.Join(folder, c.File+"_relationship.txt")
-	f, err := os.Open(relPath)
-	if err != nil {
-		return nil, &FileError{File: relPath, Msg: "missing edge file: " + err.Error(), Err: err}
-	}
-	defer f.Close()
-	edges, err := parseIDEdges(f, relPath, index)
+	edges, err := loadEdges(relPath, ds, func(r io.Reader) ([][2]int, error) { return parseIDEdges(r, relPath, index) })
 	if err != nil {
 		return nil, err
 	}
@@ -294,10 +314,6 @@ func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
 		return nil, err
 	}
 	csvPath := filepath.Join(folder, c.File+".csv")
-	raw, err := readFile(csvPath)
-	if err != nil {
-		return nil, err
-	}
 	spec := tableSpec{kinds: map[string]colKind{}, textMaps: map[string]map[string]float64{}}
 	for _, d := range c.Drop {
 		spec.kinds[d] = colSkip
@@ -314,8 +330,7 @@ func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
 	}
 	spec.textMaps[c.LabelColumn] = toMap(c.LabelMap)
 	spec.textMaps[c.SensColumn] = toMap(c.SensMap)
-	t, err := readTable(bytes.NewReader(raw), csvPath, spec)
-	raw = nil
+	t, err := loadTable(csvPath, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -328,9 +343,8 @@ func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
 	}
 	edgePath := filepath.Join(folder, c.File+"_edges.txt")
 	var edges [][2]int
-	if f, err := os.Open(edgePath); err == nil {
-		edges, err = parseRowEdges(f, edgePath, t.rows)
-		f.Close()
+	if _, err := os.Stat(edgePath); err == nil {
+		edges, err = loadEdges(edgePath, ds, func(r io.Reader) ([][2]int, error) { return parseRowEdges(r, edgePath, t.rows) })
 		if err != nil {
 			return nil, err
 		}
@@ -392,6 +406,8 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includ
 	n := t.rows
 	labels := make([]int, n)
 	sens := make([]int, n)
+	foldedY, foldedS := map[float64]int{}, map[float64]int{}
+	var groups [2]int
 	for r := 0; r < n; r++ {
 		y := t.at(r, lc)
 		switch {
@@ -401,6 +417,7 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includ
 			labels[r] = -1
 		case y > 1:
 			labels[r] = 1
+			foldedY[y]++
 		default:
 			labels[r] = int(y)
 		}
@@ -410,7 +427,23 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includ
 			sens[r] = -1
 		case s > 0:
 			sens[r] = 1
+			if s != 1 {
+				foldedS[s]++
+			}
 		}
+		if sens[r] >= 0 {
+			groups[sens[r]]++
+		}
+	}
+	if groups[0] == 0 || groups[1] == 0 {
+		return nil, fileErr(t.file, 0, 0, "column %q: every node with a known value is in one group (%d with value <= 0 → group 0, %d with value > 0 → group 1); want two groups", sensCol, groups[0], groups[1])
+	}
+	d0 := &Dataset{}
+	if len(foldedY) > 0 {
+		d0.warnf("%s: column %q: %s mapped to label 1 (labels above 1 count as 1)", t.file, labelCol, describeFolded(foldedY))
+	}
+	if len(foldedS) > 0 {
+		d0.warnf("%s: column %q: %s mapped to group 1 (values above 0 count as group 1)", t.file, sensCol, describeFolded(foldedS))
 	}
 	var cols []int
 	for k, h := range t.header {
@@ -446,20 +479,65 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includ
 			}
 		}
 	}
-	return &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Labels: labels, Sens: sens}, nil
+	return &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Labels: labels, Sens: sens, Warnings: d0.Warnings}, nil
+}
+
+// describeFolded lists folded values and their counts, smallest value
+// first, at most five.
+func describeFolded(m map[float64]int) string {
+	vals := make([]float64, 0, len(m))
+	total := 0
+	for v, c := range m {
+		vals = append(vals, v)
+		total += c
+	}
+	sort.Float64s(vals)
+	var parts []string
+	for k, v := range vals {
+		if k == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more values", len(vals)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%v (%d rows)", v, m[v]))
+	}
+	return fmt.Sprintf("%d rows with values %s", total, strings.Join(parts, ", "))
 }
 
 // loadSplit reads folder/split.json or draws a random split.
 func loadSplit(folder string, ds *Dataset, o Options) (Split, error) {
 	p := filepath.Join(folder, "split.json")
 	if !o.IgnoreSplitFile {
-		b, err := os.ReadFile(p)
+		b, err := readSplitFile(p, ds.N())
 		if err == nil {
 			return parseSplitFile(b, p, ds.N(), ds.Labels)
+		}
+		if IsFileError(err) && !errors.Is(err, fs.ErrNotExist) {
+			return Split{}, err
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return Split{}, &FileError{File: p, Msg: err.Error(), Err: err}
 		}
 	}
 	return RandomSplit(ds.Labels, o.SplitFractions, o.SplitSeed)
+}
+
+// readSplitFile reads a split file of a data set of n nodes: at most
+// maxSplitPerNode bytes per node plus maxLine, UTF-8 text (a byte-order
+// mark is dropped).
+func readSplitFile(path string, n int) ([]byte, error) {
+	tf, err := openText(path)
+	if err != nil {
+		return nil, err
+	}
+	defer tf.Close()
+	tf.cap.uncapped()
+	limit := int64(maxSplitPerNode)*int64(n) + maxLine
+	b, err := io.ReadAll(io.LimitReader(tf.br, limit+1))
+	if err != nil {
+		return nil, &FileError{File: path, Msg: err.Error(), Err: err}
+	}
+	if int64(len(b)) > limit {
+		return nil, fileErr(path, 0, 0, "larger than %d bytes, more than any split of %d nodes needs", limit, n)
+	}
+	return b, nil
 }

@@ -13,6 +13,7 @@ import (
 // and test may be the very same list (as in FairGNN's NBA split, which
 // validates on the test set). Errors name file:line:column.
 func parseSplitFile(data []byte, file string, n int, labels []int) (Split, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	pos := func(off int64) (int, int) {
 		if off > int64(len(data)) {
 			off = int64(len(data))
@@ -92,6 +93,11 @@ func parseSplitFile(data []byte, file string, n int, labels []int) (Split, error
 	for _, k := range []string{"train", "val", "test"} {
 		if _, ok := lists[k]; !ok {
 			return Split{}, fileErr(file, 0, 0, "no %q list, want {\"train\": [...], \"val\": [...], \"test\": [...]}", k)
+		}
+	}
+	for _, k := range []string{"train", "test"} {
+		if len(lists[k]) == 0 {
+			return Split{}, fileErr(file, 0, 0, "the %q list is empty, want at least one node (val may be empty)", k)
 		}
 	}
 	valIsTest := equalInts(lists["val"], lists["test"])

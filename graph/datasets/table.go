@@ -3,6 +3,7 @@ package datasets
 import (
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"sort"
@@ -99,11 +100,18 @@ func normKey(s string) string {
 // row must have as many fields as the header; number cells must parse as
 // finite floats; id cells as integers. Errors are *FileError values naming
 // file:line:column.
-func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
+//
+// mark, if not nil, is called before each record is read (a capReader's
+// markRecord, which bounds each record's bytes).
+func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, error) {
+	if mark == nil {
+		mark = func() {}
+	}
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	cr.ReuseRecord = true
+	mark()
 	rec, err := cr.Read()
 	if err == io.EOF {
 		return nil, fileErr(file, 1, 0, "empty file, want a header line of column names")
@@ -122,7 +130,7 @@ func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
 			return nil, fileErr(file, 1, k+1, "column %d has an empty name", k+1)
 		}
 		if j, ok := seen[h]; ok {
-			return nil, fileErr(file, 1, k+1, "column name %q repeats column %d", h, j+1)
+			return nil, fileErr(file, 1, k+1, "column name %s repeats column %d", quote(h), j+1)
 		}
 		seen[h] = k
 		header[k] = h
@@ -136,6 +144,7 @@ func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
 	t := &table{file: file, header: header}
 	C := len(header)
 	for {
+		mark()
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -158,7 +167,7 @@ func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
 				id, ok := parseID(strings.TrimSpace(cell))
 				if !ok {
 					_, col := cr.FieldPos(k)
-					return nil, fileErr(file, line, col, "column %q: %q is not an integer id", header[k], cell)
+					return nil, fileErr(file, line, col, "column %s: %s is not an integer id", quote(header[k]), quote(cell))
 				}
 				t.ids = append(t.ids, id)
 				t.data = append(t.data, math.NaN())
@@ -174,7 +183,7 @@ func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
 				if err != nil && !errors.Is(err, strconv.ErrRange) {
 					_, col := cr.FieldPos(k)
 					if s == "" {
-						return nil, fileErr(file, line, col, "column %q: empty cell, want a number", header[k])
+						return nil, fileErr(file, line, col, "column %s: empty cell, want a number", quote(header[k]))
 					}
 					if m := maps[k]; m != nil {
 						keys := make([]string, 0, len(m))
@@ -182,13 +191,13 @@ func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
 							keys = append(keys, strconv.Quote(key))
 						}
 						sort.Strings(keys)
-						return nil, fileErr(file, line, col, "column %q: %q is not a number nor one of the mapped values %s", header[k], cell, strings.Join(keys, ", "))
+						return nil, fileErr(file, line, col, "column %s: %s is not a number nor one of the mapped values %s", quote(header[k]), quote(cell), strings.Join(keys, ", "))
 					}
-					return nil, fileErr(file, line, col, "column %q: %q is not a number", header[k], cell)
+					return nil, fileErr(file, line, col, "column %s: %s is not a number", quote(header[k]), quote(cell))
 				}
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					_, col := cr.FieldPos(k)
-					return nil, fileErr(file, line, col, "column %q: %q is not finite, want a finite number", header[k], cell)
+					return nil, fileErr(file, line, col, "column %s: %s is not finite, want a finite number", quote(header[k]), quote(cell))
 				}
 				t.data = append(t.data, v)
 			}
@@ -203,6 +212,9 @@ func readTable(r io.Reader, file string, spec tableSpec) (*table, error) {
 }
 
 func csvErr(file string, err error) error {
+	if errors.Is(err, errTooLong) {
+		return &FileError{File: file, Msg: fmt.Sprintf("a row longer than %d bytes (a huge cell, a missing newline or an unclosed quote?); want rows of at most %d bytes", maxLine, maxLine), Err: err}
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return &FileError{File: file, Line: pe.Line, Column: pe.Column, Msg: pe.Err.Error(), Err: err}
