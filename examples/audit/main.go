@@ -108,6 +108,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	exp.PrintWarnings(stderr, ds)
 	return audit(o, ds, stdout, stderr)
 }
 

@@ -219,6 +219,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	exp.PrintWarnings(stderr, ds)
 	out := output{
 		Dataset: o.dataset, Nodes: ds.N(), Edges: ds.Graph.NumEdges(), Features: ds.NumFeatures, Test: len(ds.Split.Test),
 		Seeds: o.seeds, Epochs: o.train.Epochs, Select: o.train.Select.String(), LR: o.train.Adam.LR, WD: o.train.Adam.WeightDecay,

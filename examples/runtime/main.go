@@ -113,6 +113,7 @@ func runWith(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	exp.PrintWarnings(stderr, ds)
 	rows, err := measure(o, ds, stderr)
 	if err != nil {
 		return err

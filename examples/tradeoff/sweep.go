@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
@@ -595,6 +596,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		exp.PrintWarnings(stderr, ds)
 		js := jobs(o)
 		fmt.Fprintf(stderr, "%s: %d nodes, %d edges; %d runs (%s × %s, %d seeds, %d epochs), %d workers\n",
 			o.dataset, ds.N(), ds.Graph.NumEdges(), len(js), strings.Join(o.models, ","), strings.Join(o.methods, ","), o.seeds, o.epochs, o.workers)

@@ -2,6 +2,7 @@ package exp
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -260,4 +261,12 @@ func DisplayName(model string) string {
 		return d
 	}
 	return model
+}
+
+// PrintWarnings writes the loader's warnings about ds (see
+// datasets.Dataset.Warnings), one "warning: " line each, to w.
+func PrintWarnings(w io.Writer, ds *datasets.Dataset) {
+	for _, s := range ds.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", s)
+	}
 }
