@@ -144,7 +144,7 @@ func groupMeanProb(f []float64, n, c int, sens []int, groups int) [][]float64 {
 		if g < 0 {
 			continue
 		}
-		softmaxRow(f[i*c:(i+1)*c], s, 1)
+		opkit.SoftmaxRow(f[i*c:(i+1)*c], s, 1)
 		cnt[g]++
 		for j := range s {
 			m[g][j] += s[j]

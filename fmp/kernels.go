@@ -1,9 +1,10 @@
 package fmp
 
 import (
-	"math"
 	"runtime"
 	"sync"
+
+	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // The kernels below compute, row by row, expressions of the row-softmax
@@ -49,26 +50,6 @@ func forBlocks(n int, f func(b, lo, hi int)) {
 
 func numBlocks(n int) int { return max(1, (n+blockRows-1)/blockRows) }
 
-// softmaxRow writes the stable softmax of x·invT (invT = 1/τ > 0) into s
-// (max subtracted first: no overflow for any finite input).
-func softmaxRow[T float32 | float64](x []T, s []float64, invT float64) {
-	m := math.Inf(-1)
-	for _, v := range x {
-		if float64(v) > m {
-			m = float64(v)
-		}
-	}
-	sum := 0.0
-	for j, v := range x {
-		e := math.Exp((float64(v) - m) * invT)
-		s[j] = e
-		sum += e
-	}
-	for j := range s {
-		s[j] /= sum
-	}
-}
-
 // expandRow writes a = Σ_r Δs[r,i]·u[r,:] (row i of U = Δsᵀu) and reports
 // whether it is non-zero.
 func expandRow[T float32 | float64](ds []float64, rows, n, i int, u []T, c int, a []float64) bool {
@@ -113,7 +94,7 @@ func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c
 				clear(o)
 				continue
 			}
-			softmaxRow(f[i*c:(i+1)*c], s, invT)
+			opkit.SoftmaxRow(f[i*c:(i+1)*c], s, invT)
 			jvpRow(s, a, scale, o)
 		}
 	})
@@ -133,7 +114,7 @@ func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out
 				clear(o)
 				continue
 			}
-			softmaxRow(f[i*c:(i+1)*c], s, invT)
+			opkit.SoftmaxRow(f[i*c:(i+1)*c], s, invT)
 			wi := w[i*c : (i+1)*c]
 			ws, as := 0.0, 0.0
 			for j := range s {
@@ -168,7 +149,7 @@ func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c 
 			if !any {
 				continue
 			}
-			softmaxRow(f[i*c:(i+1)*c], s, invT)
+			opkit.SoftmaxRow(f[i*c:(i+1)*c], s, invT)
 			vi := s
 			if w != nil {
 				wi := w[i*c : (i+1)*c]

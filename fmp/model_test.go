@@ -2,9 +2,10 @@ package fmp_test
 
 import (
 	"bytes"
-	"github.com/fairmp/fairmp/fmp"
 	"math"
 	"testing"
+
+	"github.com/fairmp/fairmp/fmp"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"

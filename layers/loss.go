@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
-	"math"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -189,23 +188,16 @@ func ceGrad[T float32 | float64](out, z []T, labels, idx []int, c int, scale flo
 	for i := range out {
 		out[i] = 0
 	}
+	p := make([]float64, c)
 	for _, i := range idx {
-		row := z[i*c : (i+1)*c]
 		o := out[i*c : (i+1)*c]
-		m := math.Inf(-1)
-		for _, v := range row {
-			m = math.Max(m, float64(v))
-		}
-		var s float64
-		for _, v := range row {
-			s += math.Exp(float64(v) - m)
-		}
-		for j, v := range row {
-			p := math.Exp(float64(v)-m) / s
+		opkit.SoftmaxRow(z[i*c:(i+1)*c], p, 1)
+		for j := range p {
+			pj := p[j]
 			if j == labels[i] {
-				p--
+				pj--
 			}
-			o[j] += T(scale * p)
+			o[j] += T(scale * pj)
 		}
 	}
 }

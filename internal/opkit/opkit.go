@@ -186,3 +186,26 @@ func UniqueName(g *G.ExprGraph, name string) error {
 	}
 	return nil
 }
+
+// SoftmaxRow writes into p the softmax of the row x at inverse
+// temperature invT, computed in float64 with the maximum subtracted:
+// p_j = exp((x_j − max x)·invT) / Σ_k exp((x_k − max x)·invT). It is the
+// one row softmax of fairmp's ops, kernels and predictions. len(p) must
+// be len(x).
+func SoftmaxRow[T float32 | float64](x []T, p []float64, invT float64) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if float64(v) > m {
+			m = float64(v)
+		}
+	}
+	sum := 0.0
+	for j, v := range x {
+		e := math.Exp((float64(v) - m) * invT)
+		p[j] = e
+		sum += e
+	}
+	for j := range p {
+		p[j] /= sum
+	}
+}

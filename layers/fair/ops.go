@@ -47,22 +47,6 @@ func checkMatrix(op fmt.Stringer, v G.Value, r, c int) (*tensor.Dense, error) {
 	return d, nil
 }
 
-// softmaxRow writes the softmax of row (max-subtracted, in float64) to p.
-func softmaxRow[T float32 | float64](row []T, p []float64) {
-	m := math.Inf(-1)
-	for _, v := range row {
-		m = math.Max(m, float64(v))
-	}
-	s := 0.0
-	for j, v := range row {
-		p[j] = math.Exp(float64(v) - m)
-		s += p[j]
-	}
-	for j := range p {
-		p[j] /= s
-	}
-}
-
 // ---------------------------------------------------------------------
 // DPGap
 
@@ -199,7 +183,7 @@ func groupMeans[T float32 | float64](op *dpGapOp, z []T) []float64 {
 	means := make([]float64, len(op.counts))
 	p := make([]float64, op.c)
 	for k, i := range op.rows {
-		softmaxRow(z[i*op.c:(i+1)*op.c], p)
+		opkit.SoftmaxRow(z[i*op.c:(i+1)*op.c], p, 1)
 		means[op.grp[k]] += p[op.pos]
 	}
 	for g := range means {
@@ -289,7 +273,7 @@ func dpGapGrad[T float32 | float64](f *dpGapOp, out, z []T, g float64) {
 		default:
 			continue
 		}
-		softmaxRow(z[i*c:(i+1)*c], p)
+		opkit.SoftmaxRow(z[i*c:(i+1)*c], p, 1)
 		pp := p[f.pos]
 		o := out[i*c : (i+1)*c]
 		for j := range o {

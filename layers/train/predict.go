@@ -107,18 +107,7 @@ func softmaxRows[T float32 | float64](p *Prediction, z []T) {
 	for k, i := range p.Nodes {
 		row := z[i*c : (i+1)*c]
 		out := p.Probs[k*c : (k+1)*c]
-		m := math.Inf(-1)
-		for _, v := range row {
-			m = math.Max(m, float64(v))
-		}
-		s := 0.0
-		for j, v := range row {
-			out[j] = math.Exp(float64(v) - m)
-			s += out[j]
-		}
-		for j := range out {
-			out[j] /= s
-		}
+		opkit.SoftmaxRow(row, out, 1)
 		p.Labels[k] = opkit.Argmax(row)
 	}
 }

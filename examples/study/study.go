@@ -1,14 +1,4 @@
-package fmp
-
-// The λf study: a reproducible driver, gated by FAIRMP_STUDY=1 (it trains
-// many models). Run, for example:
-//
-//	FAIRMP_STUDY=1 FAIRMP_DATA=../shared/data go test ./fmp/ -run TestStudy -v -timeout 0
-//
-// FAIRMP_STUDY_DATA selects the data sets (comma-separated: synthetic,
-// bail, nba; default all three), FAIRMP_STUDY_SEEDS the number of seeds
-// (default 5), FAIRMP_STUDY_EPOCHS the epochs (default 300),
-// FAIRMP_STUDY_PART the part (sweep, modes, default; default sweep).
+package main
 
 import (
 	"encoding/binary"
@@ -18,11 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
+
+	"github.com/fairmp/fairmp/fmp"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
@@ -32,7 +24,7 @@ import (
 )
 
 // studyData loads a data set of the study by name.
-func studyData(t testing.TB, name string) *datasets.Dataset {
+func studyData(t tb, name string) *datasets.Dataset {
 	t.Helper()
 	if name == "synthetic" {
 		d, err := datasets.Synthetic(datasets.DefaultSyntheticConfig())
@@ -41,7 +33,7 @@ func studyData(t testing.TB, name string) *datasets.Dataset {
 		}
 		return d
 	}
-	dir := os.Getenv("FAIRMP_DATA")
+	dir := getenv("FAIRMP_DATA")
 	if dir == "" {
 		t.Skipf("FAIRMP_DATA is not set: skipping %s (set it to the folder holding %s/)", name, name)
 	}
@@ -63,7 +55,7 @@ type trained struct {
 // trainModel trains MLP → FMP(cfg) with the paper's protocol (2 layers, 64
 // hidden, Adam lr 1e-3, weight decay 1e-5, best validation accuracy) and
 // returns its logits and its MLP's logits.
-func trainModel(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, cfg Config, seed int64, epochs int) trained {
+func trainModel(t tb, d *datasets.Dataset, adj *graph.Matrix, cfg fmp.Config, seed int64, epochs int) trained {
 	t.Helper()
 	start := time.Now()
 	g := G.NewGraph()
@@ -72,10 +64,10 @@ func trainModel(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, cfg Config
 		t.Fatal(err)
 	}
 	phase := layers.NewPhase()
-	mc := DefaultModelConfig(d.NumFeatures, 2)
+	mc := fmp.DefaultModelConfig(d.NumFeatures, 2)
 	mc.MLP.Seed = seed
 	mc.FMP = cfg
-	m, err := NewModel(g, d.Graph, d.Sens, mc, phase)
+	m, err := fmp.NewModel(g, d.Graph, d.Sens, mc, phase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +98,9 @@ func trainModel(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, cfg Config
 // backbone returns the MLP logits and model logits of trainModel(base),
 // cached in $FAIRMP_STUDY_CACHE (if set) so that further forward-only
 // sweeps reuse trained backbones.
-func backbone(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, base Config, seed int64, epochs int) trained {
+func backbone(t tb, d *datasets.Dataset, adj *graph.Matrix, base fmp.Config, seed int64, epochs int) trained {
 	t.Helper()
-	dir := os.Getenv("FAIRMP_STUDY_CACHE")
+	dir := getenv("FAIRMP_STUDY_CACHE")
 	file := filepath.Join(dir, fmt.Sprintf("%s_ls%v_K%d_%v_lf%v_seed%d_ep%d.f64", d.Name, base.LambdaS, base.K, base.TrainMode, base.LambdaF, seed, epochs))
 	n2 := 2 * d.N()
 	if dir != "" {
@@ -134,10 +126,10 @@ func backbone(t testing.TB, d *datasets.Dataset, adj *graph.Matrix, base Config,
 }
 
 // forwardFMP applies FMP(cfg) to fixed logits (no training).
-func forwardFMP(t testing.TB, xtrans []float64, adj *graph.Matrix, sens []int, cfg Config) []float64 {
+func forwardFMP(t tb, xtrans []float64, adj *graph.Matrix, sens []int, cfg fmp.Config) []float64 {
 	t.Helper()
 	n := len(sens)
-	rep, err := Explain(testutil.Tensor(tensor.Float64, xtrans, n, len(xtrans)/n), adj, sens, cfg)
+	rep, err := fmp.Explain(testutil.Tensor(tensor.Float64, xtrans, n, len(xtrans)/n), adj, sens, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,13 +139,13 @@ func forwardFMP(t testing.TB, xtrans []float64, adj *graph.Matrix, sens []int, c
 func softmaxAll(logits []float64, c int) []float64 {
 	p := make([]float64, len(logits))
 	for i := 0; i < len(logits); i += c {
-		softmaxRow(logits[i:i+c], p[i:i+c], 1)
+		opkit.SoftmaxRow(logits[i:i+c], p[i:i+c], 1)
 	}
 	return p
 }
 
 // evalSplit returns the metrics of logits on the nodes idx.
-func evalSplit(t testing.TB, d *datasets.Dataset, logits []float64, idx []int) metrics.Report {
+func evalSplit(t tb, d *datasets.Dataset, logits []float64, idx []int) metrics.Report {
 	t.Helper()
 	r, err := metrics.Evaluate(softmaxAll(logits, 2), 2, d.Labels, d.Sens, idx, metrics.DefaultOptions())
 	if err != nil {
@@ -172,7 +164,7 @@ type agg struct {
 
 func (a *agg) add(p pair) { a.val, a.test = append(a.val, p.val), append(a.test, p.test) }
 
-func (a *agg) summary(t testing.TB) (val, test metrics.Summary) {
+func (a *agg) summary(t tb) (val, test metrics.Summary) {
 	t.Helper()
 	var err error
 	if val, err = metrics.Summarize(a.val); err != nil {
@@ -185,7 +177,7 @@ func (a *agg) summary(t testing.TB) (val, test metrics.Summary) {
 }
 
 func envInt(name string, def int) int {
-	if v := os.Getenv(name); v != "" {
+	if v := getenv(name); v != "" {
 		if x, err := strconv.Atoi(v); err == nil {
 			return x
 		}
@@ -194,7 +186,7 @@ func envInt(name string, def int) int {
 }
 
 func envList(name string, def string) []string {
-	v := os.Getenv(name)
+	v := getenv(name)
 	if v == "" {
 		v = def
 	}
@@ -211,18 +203,17 @@ func row(name string, val, test metrics.Summary) string {
 const tableHeader = "| config | val acc | val ΔDP | test acc | test ΔDP | test ΔEO |\n|---|---|---|---|---|---|"
 
 // TestStudy is the λf study (see the file comment).
-func TestStudy(t *testing.T) {
-	if os.Getenv("FAIRMP_STUDY") != "1" {
-		t.Skip("set FAIRMP_STUDY=1 to run the λf study (trains many models)")
-	}
+// study runs the part of the study its flags select on each data set.
+func study(t tb) {
 	seeds := envInt("FAIRMP_STUDY_SEEDS", 5)
 	epochs := envInt("FAIRMP_STUDY_EPOCHS", 300)
-	part := os.Getenv("FAIRMP_STUDY_PART")
+	part := getenv("FAIRMP_STUDY_PART")
 	if part == "" {
 		part = "sweep"
 	}
 	for _, name := range envList("FAIRMP_STUDY_DATA", "synthetic,bail,nba") {
-		t.Run(name, func(t *testing.T) {
+		t.Run(name, func(t tb) {
+			t.Logf("== %s", name)
 			d := studyData(t, name)
 			adj := graph.NormalizedAdjacency(d.Graph)
 			switch part {
@@ -231,7 +222,7 @@ func TestStudy(t *testing.T) {
 			case "modes":
 				studyModes(t, d, adj, seeds, epochs)
 			default:
-				t.Fatalf("unknown FAIRMP_STUDY_PART %q", part)
+				t.Fatalf("unknown -part %q, want sweep or modes", part)
 			}
 		})
 	}
@@ -241,9 +232,9 @@ func TestStudy(t *testing.T) {
 // propagation) and applies FMP with each scaling and λf to its MLP logits
 // at evaluation only: the InferenceOnly training mode, up to the choice of
 // the best epoch (made here with λf = 0).
-func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epochs int) {
+func studySweep(t tb, d *datasets.Dataset, adj *graph.Matrix, seeds, epochs int) {
 	lambdaS := []float64{1}
-	if v := os.Getenv("FAIRMP_STUDY_LS"); v != "" {
+	if v := getenv("FAIRMP_STUDY_LS"); v != "" {
 		lambdaS = nil
 		for _, s := range strings.Split(v, ",") {
 			x, err := strconv.ParseFloat(s, 64)
@@ -254,7 +245,7 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 		}
 	}
 	ks := []int{2, 5, 10}
-	if v := os.Getenv("FAIRMP_STUDY_K"); v != "" {
+	if v := getenv("FAIRMP_STUDY_K"); v != "" {
 		ks = nil
 		for _, s := range strings.Split(v, ",") {
 			k, _ := strconv.Atoi(s)
@@ -262,19 +253,19 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 		}
 	}
 	var temps []float64
-	if v := os.Getenv("FAIRMP_STUDY_TEMPS"); v != "" {
+	if v := getenv("FAIRMP_STUDY_TEMPS"); v != "" {
 		for _, s := range strings.Split(v, ",") {
 			x, _ := strconv.ParseFloat(s, 64)
 			temps = append(temps, x)
 		}
 	}
-	grid := map[Scaling][]float64{
-		Normalized: {0.25, 0.5, 1, 2, 3, 4, 6, 8},
-		Paper:      {10, 1000},
+	grid := map[fmp.Scaling][]float64{
+		fmp.Normalized: {0.25, 0.5, 1, 2, 3, 4, 6, 8},
+		fmp.Paper:      {10, 1000},
 	}
 	for _, ls := range lambdaS {
 		for _, k := range ks {
-			base := Config{LambdaS: ls, LambdaF: 0, K: k, Scaling: Normalized, Rho: 4, Temperature: 1, TrainMode: InferenceOnly}
+			base := fmp.Config{LambdaS: ls, LambdaF: 0, K: k, Scaling: fmp.Normalized, Rho: 4, Temperature: 1, TrainMode: fmp.InferenceOnly}
 			aggs := map[string]*agg{}
 			var order []string
 			get := func(name string) *agg {
@@ -291,7 +282,7 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 				t.Logf("λs=%v K=%d seed %d: trained in %v (best epoch %d)", ls, k, seed, tr.dur.Round(time.Millisecond), tr.res.Best.Epoch)
 				mlpAgg.add(pair{evalSplit(t, d, tr.xtrans, d.Split.Val), evalSplit(t, d, tr.xtrans, d.Split.Test)})
 				get("λf=0 (backbone)").add(pair{evalSplit(t, d, tr.logits, d.Split.Val), evalSplit(t, d, tr.logits, d.Split.Test)})
-				for _, sc := range []Scaling{Paper, Normalized} {
+				for _, sc := range []fmp.Scaling{fmp.Paper, fmp.Normalized} {
 					for _, lf := range grid[sc] {
 						cfg := base
 						cfg.Scaling, cfg.LambdaF = sc, lf
@@ -300,7 +291,7 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 					}
 				}
 				for _, tau := range temps {
-					for _, lf := range grid[Normalized] {
+					for _, lf := range grid[fmp.Normalized] {
 						cfg := base
 						cfg.LambdaF, cfg.Temperature = lf, tau
 						out := forwardFMP(t, tr.xtrans, adj, d.Sens, cfg)
@@ -328,9 +319,9 @@ func studySweep(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 // settings of FAIRMP_STUDY_MODES ("K:τ:λf,...", default "10:0.5:2,5:1:2"),
 // Normalized scaling with ρ = 4, and reports the trained models (these
 // InferenceOnly rows are full training runs, not sweeps).
-func studyModes(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epochs int) {
+func studyModes(t tb, d *datasets.Dataset, adj *graph.Matrix, seeds, epochs int) {
 	ls := 1.0
-	spec := os.Getenv("FAIRMP_STUDY_MODES")
+	spec := getenv("FAIRMP_STUDY_MODES")
 	if spec == "" {
 		spec = "10:0.5:2,5:1:2"
 	}
@@ -342,15 +333,15 @@ func studyModes(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 		if _, err := fmt.Sscanf(strings.ReplaceAll(item, ":", " "), "%d %g %g", &k, &tau, &lf); err != nil {
 			t.Fatalf("FAIRMP_STUDY_MODES item %q: %v", item, err)
 		}
-		modes := []TrainMode{0, EndToEnd, ConstantDual, InferenceOnly}
-		if os.Getenv("FAIRMP_STUDY_MODES_NOBASE") == "1" {
+		modes := []fmp.TrainMode{0, fmp.EndToEnd, fmp.ConstantDual, fmp.InferenceOnly}
+		if getenv("FAIRMP_STUDY_MODES_NOBASE") == "1" {
 			modes = modes[1:] // the backbone row is the sweep's
 		}
 		for _, mode := range modes {
-			cfg := Config{LambdaS: ls, LambdaF: lf, K: k, Scaling: Normalized, Rho: 4, Temperature: tau, TrainMode: mode}
+			cfg := fmp.Config{LambdaS: ls, LambdaF: lf, K: k, Scaling: fmp.Normalized, Rho: 4, Temperature: tau, TrainMode: mode}
 			name := fmt.Sprintf("%v K=%d τ=%v λf=%v", mode, k, tau, lf)
 			if mode == 0 { // the backbone: λf = 0
-				cfg.LambdaF, cfg.TrainMode = 0, EndToEnd
+				cfg.LambdaF, cfg.TrainMode = 0, fmp.EndToEnd
 				name = fmt.Sprintf("λf=0 K=%d (backbone)", k)
 			}
 			a := &agg{}
@@ -372,7 +363,7 @@ func studyModes(t *testing.T, d *datasets.Dataset, adj *graph.Matrix, seeds, epo
 // the highest test accuracy among those with test ΔDP at most half of the
 // plain (0.5) thresholds' — an upper bound on what any post-processing of
 // these probabilities can reach, computed on the test split itself.
-func oracle(t testing.TB, d *datasets.Dataset, logits []float64) pair {
+func oracle(t tb, d *datasets.Dataset, logits []float64) pair {
 	t.Helper()
 	p := softmaxAll(logits, 2)
 	base := evalSplit(t, d, logits, d.Split.Test)

@@ -1,0 +1,75 @@
+package opkit
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// naiveSoftmax is the textbook definition, without max-subtraction.
+func naiveSoftmax(x []float64, invT float64) []float64 {
+	p := make([]float64, len(x))
+	s := 0.0
+	for j, v := range x {
+		p[j] = math.Exp(v * invT)
+		s += p[j]
+	}
+	for j := range p {
+		p[j] /= s
+	}
+	return p
+}
+
+func TestSoftmaxRow(t *testing.T) {
+	for _, c := range []struct {
+		x    []float64
+		invT float64
+	}{
+		{[]float64{0, 0}, 1},
+		{[]float64{1, 2, 3}, 1},
+		{[]float64{-0.5, 0.25, 2, -3}, 2},
+		{[]float64{3}, 0.5},
+	} {
+		want := naiveSoftmax(c.x, c.invT)
+		p := make([]float64, len(c.x))
+		SoftmaxRow(c.x, p, c.invT)
+		assert.InDeltaSlice(t, want, p, 1e-15, "float64 %v", c.x)
+		x32 := make([]float32, len(c.x))
+		for i, v := range c.x {
+			x32[i] = float32(v)
+		}
+		SoftmaxRow(x32, p, c.invT)
+		assert.InDeltaSlice(t, want, p, 1e-7, "float32 %v", c.x)
+	}
+	// Stable where the naive form overflows: logits of ±1e4.
+	p := make([]float64, 3)
+	SoftmaxRow([]float64{1e4, -1e4, 1e4 - math.Log(3)}, p, 1)
+	assert.InDeltaSlice(t, []float64{0.75, 0, 0.25}, p, 1e-12)
+	SoftmaxRow([]float32{-1e4, -1e4}, p[:2], 1)
+	assert.Equal(t, []float64{0.5, 0.5}, p[:2])
+}
+
+func TestArgmaxMeanCE(t *testing.T) {
+	assert.Equal(t, 1, Argmax([]float64{0, 3, 3, 1}), "first of the ties")
+	assert.Equal(t, 0, Argmax([]float32{5}))
+	z := []float64{0, 0, 2, 0, 0, 1}
+	// Rows 0 and 2 with labels 0 and 1: ln 2 and ln(1+e)−1.
+	want := (math.Ln2 + math.Log(1+math.E) - 1) / 2
+	assert.InDelta(t, want, MeanCE(z, []int{0, 9, 1}, []int{0, 2}, 2), 1e-15)
+}
+
+func TestScalarAndUniqueName(t *testing.T) {
+	v, err := Scalar(G.NewF32(2.5))
+	require.NoError(t, err)
+	assert.Equal(t, 2.5, v)
+	_, err = Scalar(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{1, 2})))
+	assert.ErrorContains(t, err, "want a scalar")
+	g := G.NewGraph()
+	G.NewScalar(g, tensor.Float64, G.WithName("w"))
+	assert.ErrorContains(t, UniqueName(g, "w"), `"w" is already used`)
+	assert.NoError(t, UniqueName(g, "v"))
+}
