@@ -8,6 +8,8 @@ import (
 	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers/train"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // oracleAccuracy returns the best test accuracy reachable by thresholding
@@ -54,43 +56,40 @@ func oracleAccuracy(probs []float64, labels, sens, test []int, maxDP float64) fl
 }
 
 // TestQuickstartOracleBound backs the README's statement that the
-// quickstart's target (ΔDP clearly below the MLP's at most 3 points below
+// quickstart's target (ΔDP clearly below the MLP's, at most 3 points below
 // GCN's accuracy) is out of reach for any post-processing of GCN on the
-// default graph: with per-group thresholds chosen on the test labels,
-// ΔDP < 23.66% (the MLP's) allows at most 88.6% and ΔDP < 20% at most
-// 87.4%, against GCN's 91.2%.
+// default graph. With per-group thresholds chosen on the test labels
+// themselves (an oracle), a ΔDP 3 points below the MLP's allows less than
+// GCN's accuracy minus 3 points. (A run gave: GCN 91.2%, MLP ΔDP 23.66%;
+// the oracle reaches 88.6% at ΔDP < 23.66% and 87.4% at ΔDP < 20%.)
 func TestQuickstartOracleBound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains GCN on the quickstart graph; skipped with -short")
+		t.Skip("trains GCN and the MLP on the quickstart graph; skipped with -short")
 	}
 	cfg := defaultConfig()
 	ds, err := datasets.Synthetic(cfg.Data)
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	trainOn := func(model string) (*exp.Outcome, *exp.Problem) {
+		spec := exp.DefaultSpec(model)
+		p, err := exp.NewProblem(ds, spec.Dtype)
+		require.NoError(t, err)
+		out, err := exp.Run(p, spec, cfg.Train)
+		require.NoError(t, err)
+		return out, p
 	}
-	spec := exp.DefaultSpec("gcn")
-	p, err := exp.NewProblem(ds, spec.Dtype)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exp.Run(p, spec, cfg.Train)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := out.Report.Accuracy; math.Abs(got-0.912) > 1e-9 {
-		t.Fatalf("GCN test accuracy %.4f, want 0.912 (the README's table)", got)
-	}
-	pred, err := train.Predict(out.Model, p.Task, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mlp, _ := trainOn("mlp")
+	gcn, p := trainOn("gcn")
+	pred, err := train.Predict(gcn.Model, p.Task, nil)
+	require.NoError(t, err)
 	p1 := make([]float64, ds.N())
 	for i := range p1 {
 		p1[i] = pred.Probs[2*i+1]
 	}
-	for _, c := range []struct{ maxDP, want float64 }{{0.2366, 0.886}, {0.20, 0.874}} {
-		if got := oracleAccuracy(p1, ds.Labels, ds.Sens, ds.Split.Test, c.maxDP); math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("oracle accuracy at ΔDP < %.4f = %.4f, want %.3f", c.maxDP, got, c.want)
-		}
-	}
+	mlpDP, gcnAcc := mlp.Report.DemographicParity, gcn.Report.Accuracy
+	atMLP := oracleAccuracy(p1, ds.Labels, ds.Sens, ds.Split.Test, mlpDP)
+	below := oracleAccuracy(p1, ds.Labels, ds.Sens, ds.Split.Test, mlpDP-0.03)
+	t.Logf("GCN accuracy %.4f, MLP ΔDP %.4f; oracle accuracy %.4f at ΔDP < MLP's, %.4f at ΔDP < MLP's − 3 points", gcnAcc, mlpDP, atMLP, below)
+	assert.Greater(t, gcn.Report.DemographicParity, mlpDP, "GCN is more biased than the MLP on this graph")
+	assert.LessOrEqual(t, below, atMLP, "the oracle is monotone in the ΔDP budget")
+	assert.Less(t, below, gcnAcc-0.03, "with ΔDP 3 points below the MLP's, even the oracle stays more than 3 points below GCN")
 }

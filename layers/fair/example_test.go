@@ -20,7 +20,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	for _, alpha := range []float64{0, 2} {
+	var acc, dp [2]float64
+	for k, alpha := range []float64{0, 2} {
 		g := G.NewGraph()
 		x, err := train.FeatureNode(g, G.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 		if err != nil {
@@ -52,9 +53,12 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("α = %g: accuracy %.0f%%, ΔDP %.0f%%\n", alpha, metrics.Percent(r.Accuracy), metrics.Percent(r.DemographicParity))
+		acc[k], dp[k] = r.Accuracy, r.DemographicParity
 	}
+	// A run: α = 0 gave accuracy 86%, ΔDP 61%; α = 2 accuracy 71%, ΔDP 3%.
+	fmt.Printf("α = 2 cuts ΔDP to less than a fifth: %v\n", dp[1] < dp[0]/5)
+	fmt.Printf("for less than 25 points of accuracy: %v\n", acc[0]-acc[1] < 0.25)
 	// Output:
-	// α = 0: accuracy 86%, ΔDP 61%
-	// α = 2: accuracy 71%, ΔDP 3%
+	// α = 2 cuts ΔDP to less than a fifth: true
+	// for less than 25 points of accuracy: true
 }
