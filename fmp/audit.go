@@ -186,6 +186,7 @@ func Explain(xTrans *tensor.Dense, adj *graph.Matrix, sens []int, cfg Config) (*
 	if err != nil {
 		return nil, err
 	}
+	l.SetPhase(nil)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, xTrans.Dtype(), G.WithShape(xTrans.Shape()...), G.WithName("X_trans"), G.WithValue(xTrans))
 	a, err := l.ForwardAudit(x)

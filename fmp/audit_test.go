@@ -95,6 +95,7 @@ func TestForwardAuditOutputIsForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.SetPhase(nil)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
 	a, err := l.ForwardAudit(x)

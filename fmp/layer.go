@@ -1,6 +1,7 @@
 package fmp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -148,16 +149,22 @@ type Layer struct {
 	ds    *DeltaS
 	sens  []int
 	phase *layers.Phase
-	beta  float64
-	rad   float64
+	// phaseSet records a SetPhase call: an InferenceOnly layer whose
+	// phase was never set would apply the fairness steps in training too.
+	phaseSet bool
+	beta     float64
+	rad      float64
 }
 
 // New returns an FMP layer for the normalised adjacency adj (n × n,
 // Ã = D̂^-1/2 (A+I) D̂^-1/2, see graph.NormalizedAdjacency), the sensitive
 // attribute sens (length n, groups 0..G−1, −1 = unknown) and cfg.
 //
-// New returns an error if cfg is invalid, adj is nil or not n × n, or sens
-// is not a valid attribute (see NewDeltaS).
+// New returns an error if cfg is invalid, adj is nil or not n × n, adj is
+// not a normalised propagation matrix of a graph (ErrNotPropagation: it
+// must be D̂^-½(A + wI)D̂^-½ of an unweighted graph, as
+// graph.NormalizedAdjacency and graph.GCNNorm with Normalize build it), or
+// sens is not a valid attribute (see NewDeltaS).
 func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -168,6 +175,9 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	r, c := adj.Dims()
 	if r != c || r != len(sens) {
 		return nil, fmt.Errorf("fmp: New: adjacency is %d × %d and sens has %d entries, want n × n with n = len(sens)", r, c, len(sens))
+	}
+	if err := checkPropagation(adj); err != nil {
+		return nil, fmt.Errorf("fmp: New: adjacency: %w", err)
 	}
 	ds, err := NewDeltaS(sens, cfg.PerGroupRows)
 	if err != nil {
@@ -186,9 +196,11 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 }
 
 // SetPhase sets the training/evaluation switch the layer reads (shared
-// with the rest of the model; nil means evaluation). Only InferenceOnly
-// uses it. Call it before Forward.
-func (l *Layer) SetPhase(p *layers.Phase) { l.phase = p }
+// with the rest of the model; nil means evaluation only). Only
+// InferenceOnly uses it, and Forward refuses an InferenceOnly layer whose
+// SetPhase was never called: call SetPhase(nil) for a layer that is never
+// trained through. Call it before Forward.
+func (l *Layer) SetPhase(p *layers.Phase) { l.phase, l.phaseSet = p, true }
 
 // Config returns the layer's settings.
 func (l *Layer) Config() Config { return l.cfg }
@@ -210,12 +222,18 @@ func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 	return tr.out, nil
 }
 
-// Apply is New followed by Forward.
+// ErrNoPhase is returned by Forward for an InferenceOnly layer whose
+// SetPhase was never called.
+var ErrNoPhase = errors.New("InferenceOnly training needs the model's *layers.Phase: call SetPhase with it (SetPhase(nil) for a layer used in evaluation only)")
+
+// Apply is New followed by Forward, for a layer used in evaluation only
+// (its phase is nil: InferenceOnly applies the fairness steps).
 func Apply(x *G.Node, adj *graph.Matrix, sens []int, cfg Config) (*G.Node, error) {
 	l, err := New(adj, sens, cfg)
 	if err != nil {
 		return nil, err
 	}
+	l.SetPhase(nil)
 	return l.Forward(x)
 }
 
@@ -246,6 +264,9 @@ func scalar(dt tensor.Dtype, v float64) *G.Node {
 func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 	if err := l.checkInput(x); err != nil {
 		return tr, err
+	}
+	if l.cfg.TrainMode == InferenceOnly && !l.phaseSet {
+		return tr, fmt.Errorf("fmp: Layer.Forward: %w", ErrNoPhase)
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -233,6 +234,7 @@ func TestLambdaFZeroIsPropagation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			l.SetPhase(nil)
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
 			out, err := l.Forward(x)
@@ -605,6 +607,10 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := G.NewGraph()
+	// InferenceOnly (the default) without SetPhase: an error naming the fix.
+	_, err = l.Forward(G.NewMatrix(g, tensor.Float64, G.WithShape(4, 2), G.WithName("x")))
+	require.ErrorIs(t, err, ErrNoPhase)
+	l.SetPhase(nil)
 	for _, x := range []*G.Node{
 		G.NewMatrix(g, tensor.Float64, G.WithShape(4, 1), G.WithName("one column")),
 		G.NewMatrix(g, tensor.Float64, G.WithShape(5, 2), G.WithName("five rows")),

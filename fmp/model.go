@@ -6,8 +6,8 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // KindModel is the kind name of Model in layers/modelio's table of kinds.
@@ -48,16 +48,21 @@ func (c ModelConfig) Validate() error {
 	return c.FMP.Validate()
 }
 
-// Model is MLP → FMP, a layers.Model trained by train.Fit. The MLP and
-// the FMP layer share the phase given to NewModel, so the trainer's
-// training/evaluation switch drives both dropout and the InferenceOnly
-// training mode. modelio.Save and modelio.Load handle it (KindModel).
+// Model is a backbone followed by an FMP layer: FMP(backbone(X)) on the
+// graph's propagation matrix. The backbone is any layers.Model producing
+// n × c class logits (MLP, GCN, SGC, APPNP, GAT, JKNet, or the user's
+// own), so that the paper's MLP → FMP is one case of it. Model is a
+// layers.Model itself: train.Fit trains it, train.Predict evaluates it,
+// modelio.Save and modelio.Load handle it (KindModel; the backbone must
+// be savable too). The backbone's dropout and the FMP layer share one
+// *layers.Phase, which the trainer switches.
 type Model struct {
-	cfg   ModelConfig
-	mlp   *layers.MLP
-	layer *Layer
-	adj   *graph.Matrix
-	gr    *graph.Graph
+	backbone layers.Model
+	layer    *Layer
+	adj      *graph.Matrix
+	gr       *graph.Graph
+	prop     layers.Propagation
+	phase    *layers.Phase
 }
 
 var (
@@ -65,45 +70,74 @@ var (
 	_ layers.Phased     = (*Model)(nil)
 )
 
-// NewModel adds the model's parameters to g. gr is the graph, sens the
-// sensitive attribute (groups 0..G−1, −1 unknown), phase the training
-// switch shared with the trainer (nil: always evaluation). It returns an
-// error for an invalid configuration or inputs (see New and
-// layers.NewMLP).
-func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phase *layers.Phase) (*Model, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// On puts an FMP layer configured by cfg on backbone: the model's output
+// is FMP(backbone(X)) on the graph gr (Ã = D̂^-½(A+I)D̂^-½, built from gr
+// here) for the sensitive attribute sens (groups 0..G−1, −1 unknown).
+// phase is the training switch the trainer drives; a backbone that
+// reports its phase (layers.Phased) must have been built with the same
+// one. The backbone may already be trained: then On debiases it without
+// retraining (choose cfg with Frontier).
+//
+// On returns an error for an invalid cfg or sens (see New), a nil
+// backbone or graph, or a backbone built with another phase.
+func On(backbone layers.Model, gr *graph.Graph, sens []int, cfg Config, phase *layers.Phase) (*Model, error) {
+	return newModel(backbone, gr, sens, cfg, layers.DefaultPropagation(), phase)
+}
+
+func newModel(backbone layers.Model, gr *graph.Graph, sens []int, cfg Config, prop layers.Propagation, phase *layers.Phase) (*Model, error) {
+	if backbone == nil || gr == nil {
+		return nil, fmt.Errorf("fmp: On: nil backbone or graph")
 	}
-	adj, err := cfg.Propagation.Matrix(gr)
+	if ph, ok := backbone.(layers.Phased); ok && ph.Phase() != phase {
+		return nil, fmt.Errorf("fmp: On: %T was built with another *layers.Phase than the one given: the trainer would switch only one of them", backbone)
+	}
+	if gm, ok := backbone.(layers.GraphModel); ok && gm.Graph() != nil && gm.Graph() != gr && gm.Graph().Fingerprint() != gr.Fingerprint() {
+		return nil, fmt.Errorf("fmp: On: %T was built on another graph (%d nodes, %d edges) than the one given (%d nodes, %d edges)", backbone, gm.Graph().N(), gm.Graph().NumEdges(), gr.N(), gr.NumEdges())
+	}
+	if err := prop.Validate(); err != nil {
+		return nil, fmt.Errorf("fmp: On: %w", err)
+	}
+	adj, err := prop.Matrix(gr)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: NewModel: %w", err)
+		return nil, fmt.Errorf("fmp: On: %w", err)
 	}
-	l, err := New(adj, sens, cfg.FMP)
+	l, err := New(adj, sens, cfg)
 	if err != nil {
 		return nil, err
 	}
 	l.SetPhase(phase)
+	return &Model{backbone: backbone, layer: l, adj: adj, gr: gr, prop: prop, phase: phase}, nil
+}
+
+// NewModel builds the paper's model, MLP → FMP: an MLP configured by
+// cfg.MLP in g, then On with cfg.FMP and cfg.Propagation. It returns an
+// error for an invalid configuration or inputs (see ModelConfig.Validate,
+// layers.NewMLP and On).
+func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phase *layers.Phase) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	mlp, err := layers.NewMLP(g, cfg.MLP, phase)
 	if err != nil {
 		return nil, err
 	}
-	return &Model{cfg: cfg, mlp: mlp, layer: l, adj: adj, gr: gr}, nil
+	return newModel(mlp, gr, sens, cfg.FMP, cfg.Propagation, phase)
 }
 
-// Config returns the model's configuration.
-func (m *Model) Config() ModelConfig { return m.cfg }
+// Config returns the FMP layer's configuration.
+func (m *Model) Config() Config { return m.layer.cfg }
 
 // Layer returns the FMP layer.
 func (m *Model) Layer() *Layer { return m.layer }
 
-// Backbone returns the MLP.
-func (m *Model) Backbone() *layers.MLP { return m.mlp }
+// Backbone returns the backbone.
+func (m *Model) Backbone() layers.Model { return m.backbone }
 
 // Graph returns the graph the model was built on.
 func (m *Model) Graph() *graph.Graph { return m.gr }
 
 // Phase returns the phase shared by the backbone and the FMP layer.
-func (m *Model) Phase() *layers.Phase { return m.layer.phase }
+func (m *Model) Phase() *layers.Phase { return m.phase }
 
 // SensitiveAttribute returns the sensitive attribute the FMP layer
 // debiases for (one group id per node, −1 unknown). Do not modify it.
@@ -112,12 +146,12 @@ func (m *Model) SensitiveAttribute() []int { return m.layer.sens }
 // Matrix returns the propagation matrix Ã.
 func (m *Model) Matrix() *graph.Matrix { return m.adj }
 
-// Learnables returns the MLP's parameters (FMP has none).
-func (m *Model) Learnables() G.Nodes { return m.mlp.Learnables() }
+// Learnables returns the backbone's parameters (FMP has none).
+func (m *Model) Learnables() G.Nodes { return m.backbone.Learnables() }
 
-// Forward returns the n × classes logits F^K for the n × in features x.
+// Forward returns the n × classes logits F^K for the features x.
 func (m *Model) Forward(x *G.Node) (*G.Node, error) {
-	h, err := m.mlp.Forward(x)
+	h, err := m.backbone.Forward(x)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +161,7 @@ func (m *Model) Forward(x *G.Node) (*G.Node, error) {
 // ForwardAudit is Forward returning the auditing nodes (see
 // Layer.ForwardAudit); its Output is the model's logits.
 func (m *Model) ForwardAudit(x *G.Node) (*Audit, error) {
-	h, err := m.mlp.Forward(x)
+	h, err := m.backbone.Forward(x)
 	if err != nil {
 		return nil, err
 	}
@@ -136,56 +170,92 @@ func (m *Model) ForwardAudit(x *G.Node) (*Audit, error) {
 
 // WithFMP returns a model that shares m's backbone (the same parameter
 // nodes: no copy, no retraining) and applies an FMP layer configured by
-// cfg on the same graph and sensitive attribute. It is the two-stage
-// workflow: train m with λf = 0 (the trainer then selects the epoch by the
-// propagation-only validation accuracy), then debias at inference with
-// m.WithFMP(cfg), choosing λf on validation data in seconds. The new
-// model's layer shares m's phase. It returns an error if cfg is invalid.
+// cfg on the same graph, propagation and sensitive attribute, with the
+// same phase. It debiases a trained model (or un-debiases it, with
+// LambdaF = 0). It returns an error if cfg is invalid.
 func (m *Model) WithFMP(cfg Config) (*Model, error) {
 	l, err := New(m.adj, m.layer.sens, cfg)
 	if err != nil {
 		return nil, err
 	}
-	l.SetPhase(m.layer.phase)
-	mc := m.cfg
-	mc.FMP = cfg
-	return &Model{cfg: mc, mlp: m.mlp, layer: l, adj: m.adj, gr: m.gr}, nil
+	l.SetPhase(m.phase)
+	c := *m
+	c.layer = l
+	return &c, nil
+}
+
+// FitTwoStage is the recommended way to train a Model: it trains the
+// backbone with λf = 0 (propagation only, so that best-validation
+// selection picks the epoch on propagation-only accuracy) with train.Fit,
+// and returns the result; m itself, which shares the trained backbone,
+// is then the debiased model. To choose λf on validation data instead of
+// keeping m's, follow with Frontier.
+func FitTwoStage(m *Model, task *train.Task, tc train.Config) (*train.Result, error) {
+	base := m.Config()
+	base.LambdaF = 0
+	bm, err := m.WithFMP(base)
+	if err != nil {
+		return nil, err
+	}
+	res, err := train.Fit(bm, task, tc)
+	if err != nil {
+		return nil, fmt.Errorf("fmp: FitTwoStage: %w", err)
+	}
+	return res, nil
 }
 
 // Kind returns KindModel.
 func (m *Model) Kind() string { return KindModel }
 
-// savedModel is the configuration modelio.Save writes for a Model: the
-// model's configuration, its name at the top level (so that
-// modelio.Env.Name can rename it) and the sensitive attribute, which
-// the model needs and modelio.Env does not carry.
-type savedModel struct {
-	Name string      `json:"name"`
-	Cfg  ModelConfig `json:"model"`
-	Sens []int       `json:"sens"`
+// SavedConfig is the configuration modelio.Save writes for a Model: the
+// backbone's kind and configuration, the FMP configuration, the
+// propagation and the sensitive attribute. Name mirrors the backbone's
+// configured name (modelio.Env.Name renames both).
+type SavedConfig struct {
+	Name           string             `json:"name"`
+	Backbone       string             `json:"backbone"`
+	BackboneConfig json.RawMessage    `json:"backbone_config"`
+	Propagation    layers.Propagation `json:"propagation"`
+	FMP            Config             `json:"fmp"`
+	Sens           []int              `json:"sens"`
 }
 
-// SaveConfig returns the configuration modelio.Save writes: the
-// ModelConfig and the sensitive attribute.
+// savable is what a backbone needs to be saved inside a Model (the
+// methods of modelio.Savable).
+type savable interface {
+	Kind() string
+	SaveConfig() any
+}
+
+// SaveConfig returns the SavedConfig modelio.Save writes. A backbone that
+// is not savable (no Kind and SaveConfig methods) makes it return a
+// SavedConfig with an empty Backbone, which modelio.Save refuses.
 func (m *Model) SaveConfig() any {
-	return savedModel{Name: m.cfg.MLP.Name, Cfg: m.cfg, Sens: m.layer.sens}
+	s := SavedConfig{Propagation: m.prop, FMP: m.layer.cfg, Sens: m.layer.sens}
+	if b, ok := m.backbone.(savable); ok {
+		raw, err := json.Marshal(b.SaveConfig())
+		if err == nil {
+			s.Backbone, s.BackboneConfig = b.Kind(), raw
+			var named struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(raw, &named) == nil {
+				s.Name = named.Name
+			}
+		}
+	}
+	return s
 }
 
-// BuildSaved rebuilds a Model from the configuration its SaveConfig
-// returned (as JSON), with parameters of dtype dt, on the graph gr the
-// model was trained on, with the given phase. layers/modelio calls it to
-// load a saved model of KindModel; programs use modelio.Load.
-func BuildSaved(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, gr *graph.Graph, phase *layers.Phase) (layers.Model, error) {
-	var s savedModel
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("fmp: loading a model: configuration: %w", err)
-	}
+// BuildSaved rebuilds a Model from its SavedConfig, given the backbone
+// already rebuilt (layers/modelio builds it from Backbone and
+// BackboneConfig through its table of kinds), the graph gr and the phase.
+// layers/modelio calls it; programs use modelio.Load.
+func BuildSaved(s SavedConfig, backbone layers.Model, gr *graph.Graph, phase *layers.Phase) (*Model, error) {
 	if gr == nil {
 		return nil, fmt.Errorf("fmp: loading a model: no graph given, want the graph the model was trained on")
 	}
-	s.Cfg.MLP.Name = s.Name
-	s.Cfg.MLP.Dtype = dt
-	return NewModel(g, gr, s.Sens, s.Cfg, phase)
+	return newModel(backbone, gr, s.Sens, s.FMP, s.Propagation, phase)
 }
 
 // MarshalText encodes the scaling by name.

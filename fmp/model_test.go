@@ -108,8 +108,8 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		if !ok {
 			t.Fatalf("Load returned %T, want *fmp.Model", lm)
 		}
-		if m2.Config().FMP != cfg.FMP {
-			t.Errorf("loaded FMP config %+v, want %+v", m2.Config().FMP, cfg.FMP)
+		if m2.Config() != cfg.FMP {
+			t.Errorf("loaded FMP config %+v, want %+v", m2.Config(), cfg.FMP)
 		}
 		out2, err := m2.Forward(x2)
 		if err != nil {

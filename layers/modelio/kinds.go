@@ -70,9 +70,35 @@ var builtin = map[string]Builder{
 		func(g *G.ExprGraph, c layers.GATModelConfig, env Env) (layers.Model, error) {
 			return layers.NewGATModel(g, c, env.Graph, env.Phase)
 		}),
-	fmp.KindModel: func(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, env Env) (layers.Model, error) {
-		return fmp.BuildSaved(g, raw, dt, env.Graph, env.Phase)
-	},
+}
+
+// The fmp kind builds its backbone through the table itself, so it is
+// added after the table is initialised.
+func init() { builtin[fmp.KindModel] = buildFMP }
+
+// buildFMP rebuilds an fmp.Model: its backbone through the table of kinds
+// (renamed with the model when Env.Name is set), then the FMP layer.
+func buildFMP(g *G.ExprGraph, raw json.RawMessage, dt tensor.Dtype, env Env) (layers.Model, error) {
+	var s fmp.SavedConfig
+	if err := decodeConfig(raw, &s); err != nil {
+		return nil, err
+	}
+	if s.Backbone == fmp.KindModel {
+		return nil, fmt.Errorf("configuration: an fmp model's backbone is itself an fmp model")
+	}
+	build, ok := builder(s.Backbone)
+	if !ok {
+		return nil, fmt.Errorf("%w %q of the backbone", ErrUnknownKind, s.Backbone)
+	}
+	cfg, _, err := rename(s.BackboneConfig, s.Name)
+	if err != nil {
+		return nil, fmt.Errorf("backbone configuration: %w", err)
+	}
+	backbone, err := build(g, cfg, dt, env)
+	if err != nil {
+		return nil, fmt.Errorf("backbone (%s): %w", s.Backbone, err)
+	}
+	return fmp.BuildSaved(s, backbone, env.Graph, env.Phase)
 }
 
 var (

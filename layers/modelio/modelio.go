@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
@@ -151,6 +152,15 @@ func Save(w io.Writer, m layers.Model) error {
 	}
 	if _, ok := builder(s.Kind()); !ok {
 		return fmt.Errorf("modelio: Save: %w %q: not one of the library's and not registered (modelio.Register)", ErrUnknownKind, s.Kind())
+	}
+	if fm, ok := m.(*fmp.Model); ok {
+		b, ok := fm.Backbone().(Savable)
+		if !ok {
+			return fmt.Errorf("modelio: Save: the fmp model's backbone %T does not implement Savable", fm.Backbone())
+		}
+		if _, ok := builder(b.Kind()); !ok {
+			return fmt.Errorf("modelio: Save: %w %q of the fmp model's backbone", ErrUnknownKind, b.Kind())
+		}
 	}
 	cfg, err := json.Marshal(s.SaveConfig())
 	if err != nil {

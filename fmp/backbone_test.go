@@ -1,0 +1,196 @@
+package fmp_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/train"
+	"github.com/fairmp/fairmp/metrics"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// backbones builds each of the library's backbones on ds in g.
+var backbones = map[string]func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error){
+	"mlp": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultMLPConfig(ds.NumFeatures, 2)
+		c.Hidden, c.Dtype = 16, dt
+		return layers.NewMLP(g, c, ph)
+	},
+	"gcn": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultGCNConfig(ds.NumFeatures, 2)
+		c.Hidden, c.Dtype = 16, dt
+		return layers.NewGCN(g, c, ds.Graph, ph)
+	},
+	"sgc": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultSGCConfig(ds.NumFeatures, 2)
+		c.Dtype = dt
+		return layers.NewSGC(g, c, ds.Graph)
+	},
+	"appnp": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultAPPNPConfig(ds.NumFeatures, 2)
+		c.Hidden, c.Dtype = 16, dt
+		return layers.NewAPPNP(g, c, ds.Graph, ph)
+	},
+	"gat": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultGATModelConfig(ds.NumFeatures, 2)
+		c.Heads, c.Hidden, c.Dtype = 2, 8, dt
+		return layers.NewGATModel(g, c, ds.Graph, ph)
+	},
+}
+
+// onBackbone builds FMP on the named backbone in a new graph.
+func onBackbone(t *testing.T, name string, ds *datasets.Dataset, dt tensor.Dtype, cfg fmp.Config) (*fmp.Model, *train.Task) {
+	t.Helper()
+	g := G.NewGraph()
+	x, err := train.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
+	require.NoError(t, err)
+	ph := layers.NewPhase()
+	if name == "sgc" {
+		ph = nil // SGC has no stochastic layer and no phase
+	}
+	b, err := backbones[name](g, ds, dt, ph)
+	require.NoError(t, err)
+	m, err := fmp.On(b, ds.Graph, ds.Sens, cfg, ph)
+	require.NoError(t, err)
+	return m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: ph}
+}
+
+func fastConfig(epochs int) train.Config {
+	c := train.DefaultConfig()
+	c.Epochs, c.Adam.LR = epochs, 0.01
+	return c
+}
+
+// TestOnEveryBackbone: FMP on each backbone trains (two-stage), saves and
+// loads into a new graph with bit-identical predictions.
+func TestOnEveryBackbone(t *testing.T) {
+	ds := smallSynthetic(t)
+	for name := range backbones {
+		for _, dt := range testutil.Dtypes {
+			t.Run(name+"/"+dt.String(), func(t *testing.T) {
+				m, task := onBackbone(t, name, ds, dt, fmp.DefaultConfig())
+				res, err := fmp.FitTwoStage(m, task, fastConfig(20))
+				require.NoError(t, err)
+				assert.Less(t, res.Last.CE, res.History[0].CE, "training lowers the loss")
+				want, err := train.Predict(m, task, nil)
+				require.NoError(t, err)
+				var buf bytes.Buffer
+				require.NoError(t, modelio.Save(&buf, m))
+				_, task2 := onBackbone(t, name, ds, dt, fmp.DefaultConfig()) // a fresh graph and phase
+				g2 := G.NewGraph()
+				x2, err := train.FeatureNode(g2, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
+				require.NoError(t, err)
+				task2.Graph, task2.X = g2, x2
+				loaded, err := modelio.Load(&buf, g2, modelio.Env{Graph: ds.Graph, Phase: task2.Phase, Sens: ds.Sens})
+				require.NoError(t, err)
+				lm, ok := loaded.(*fmp.Model)
+				require.True(t, ok, "loaded %T", loaded)
+				assert.Equal(t, m.Config(), lm.Config())
+				got, err := train.Predict(lm, task2, nil)
+				require.NoError(t, err)
+				assert.Equal(t, want.Probs, got.Probs, "predictions after Load")
+			})
+		}
+	}
+}
+
+// TestFrontierPointsAreModels: every frontier point's metrics are those of
+// the model built with that setting (m.WithFMP), exactly; the chosen point
+// obeys the rule; a larger λf grid point moves the decisions.
+func TestFrontierPointsAreModels(t *testing.T) {
+	ds := smallSynthetic(t)
+	for _, dt := range testutil.Dtypes {
+		m, task := onBackbone(t, "gcn", ds, dt, fmp.DefaultConfig())
+		_, err := fmp.FitTwoStage(m, task, fastConfig(30))
+		require.NoError(t, err)
+		fc := fmp.DefaultFrontierConfig()
+		fc.LambdaF = []float64{0, 0.5, 2, 8}
+		fc.LambdaS = []float64{0, 1}
+		fc.Test = ds.Split.Test
+		f, err := fmp.NewFrontier(m, task, fc)
+		require.NoError(t, err)
+		require.Len(t, f.Points, 8)
+		for _, p := range f.Points {
+			mp, err := m.WithFMP(p.Config)
+			require.NoError(t, err)
+			pred, err := train.Predict(mp, task, nil)
+			require.NoError(t, err)
+			val, err := metrics.Evaluate(pred.Probs, 2, ds.Labels, ds.Sens, ds.Split.Val, metrics.DefaultOptions())
+			require.NoError(t, err)
+			test, err := metrics.Evaluate(pred.Probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
+			require.NoError(t, err)
+			assert.Equal(t, val, p.Val, "%v λs %v λf %v: validation", dt, p.Config.LambdaS, p.Config.LambdaF)
+			assert.Equal(t, test, p.Test, "%v λs %v λf %v: test", dt, p.Config.LambdaS, p.Config.LambdaF)
+		}
+		best := f.Best()
+		assert.GreaterOrEqual(t, best.Val.Accuracy, f.Reference.Val.Accuracy-0.01, "within one point of the reference")
+		for _, p := range f.Points {
+			if p.Val.Accuracy >= f.Reference.Val.Accuracy-0.01 {
+				assert.GreaterOrEqual(t, p.Val.DemographicParity, best.Val.DemographicParity, "no admissible point has a lower ΔDP")
+			}
+		}
+		chosen, err := f.Model()
+		require.NoError(t, err)
+		assert.Equal(t, best.Config, chosen.Config())
+	}
+}
+
+// TestTwoStageDebiases: on the generated biased graph, the two-stage model
+// with the default λf has a lower test ΔDP than the same backbone with
+// λf = 0.
+func TestTwoStageDebiases(t *testing.T) {
+	c := datasets.DefaultSyntheticConfig()
+	c.N, c.MeanDegree = 600, 6
+	ds, err := datasets.Synthetic(c)
+	require.NoError(t, err)
+	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
+	_, err = fmp.FitTwoStage(m, task, fastConfig(60))
+	require.NoError(t, err)
+	plain := m.Config()
+	plain.LambdaF = 0
+	pm, err := m.WithFMP(plain)
+	require.NoError(t, err)
+	dp := func(mm *fmp.Model) float64 {
+		p, err := train.Predict(mm, task, nil)
+		require.NoError(t, err)
+		r, err := metrics.Evaluate(p.Probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
+		require.NoError(t, err)
+		return r.DemographicParity
+	}
+	assert.Less(t, dp(m), dp(pm))
+}
+
+// TestOnGuardRails: On refuses a backbone built with another phase or on
+// another graph, and a task with another phase.
+func TestOnGuardRails(t *testing.T) {
+	ds := smallSynthetic(t)
+	g := G.NewGraph()
+	ph := layers.NewPhase()
+	b, err := backbones["gcn"](g, ds, tensor.Float64, ph)
+	require.NoError(t, err)
+	_, err = fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultConfig(), layers.NewPhase())
+	assert.ErrorContains(t, err, "another *layers.Phase")
+	c := datasets.DefaultSyntheticConfig()
+	c.N, c.MeanDegree, c.Seed = 300, 6, 99
+	other, err := datasets.Synthetic(c)
+	require.NoError(t, err)
+	_, err = fmp.On(b, other.Graph, other.Sens, fmp.DefaultConfig(), ph)
+	assert.ErrorContains(t, err, "another graph")
+	m, err := fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultConfig(), ph)
+	require.NoError(t, err)
+	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+	require.NoError(t, err)
+	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
+	_, err = train.Fit(m, task, fastConfig(1))
+	assert.ErrorIs(t, err, train.ErrPhaseMismatch)
+	_, err = fmp.NewFrontier(m, task, fmp.DefaultFrontierConfig())
+	assert.ErrorIs(t, err, train.ErrPhaseMismatch)
+}

@@ -1,0 +1,244 @@
+package fmp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers/train"
+	"github.com/fairmp/fairmp/metrics"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// FrontierConfig configures Frontier: the grid of FMP settings to
+// evaluate and the rule that chooses one.
+type FrontierConfig struct {
+	// LambdaF lists the λf values of the grid (≥ 0). Default: 20 values
+	// from 0 to 16.
+	LambdaF []float64
+	// LambdaS, K and Temperature, if not empty, are crossed with LambdaF;
+	// empty keeps the model's value. Default: the model's.
+	LambdaS     []float64
+	K           []int
+	Temperature []float64
+	// Rule chooses the point from the validation accuracy and ΔDP.
+	// Default metrics.DefaultRule(): the lowest validation ΔDP within one
+	// accuracy point of the model without debiasing (λf = 0).
+	Rule metrics.Rule
+	// Test, if not empty, are nodes on which every point is also
+	// evaluated, for reporting only: the choice uses the validation nodes
+	// (the task's Val) alone.
+	Test []int
+}
+
+// DefaultFrontierConfig returns a 20-point λf grid (0, 0.25, 0.5, 0.75,
+// 1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16), the
+// model's other settings, and metrics.DefaultRule().
+func DefaultFrontierConfig() FrontierConfig {
+	return FrontierConfig{
+		LambdaF: []float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16},
+		Rule:    metrics.DefaultRule(),
+	}
+}
+
+// Validate checks the grid and the rule.
+func (c FrontierConfig) Validate() error {
+	if len(c.LambdaF) == 0 {
+		return fmt.Errorf("fmp: FrontierConfig.LambdaF is empty, want at least one λf")
+	}
+	for i, v := range c.LambdaF {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("fmp: FrontierConfig.LambdaF[%d] = %v, want a finite value ≥ 0", i, v)
+		}
+	}
+	if err := c.Rule.Validate(); err != nil {
+		return fmt.Errorf("fmp: FrontierConfig.Rule: %w", err)
+	}
+	return nil
+}
+
+// FrontierPoint is one setting of the grid and its metrics.
+type FrontierPoint struct {
+	Config Config
+	// Val is the report on the task's validation nodes; Test on
+	// FrontierConfig.Test (zero when it is empty).
+	Val, Test metrics.Report
+}
+
+// Frontier is the accuracy/fairness trade-off of FMP settings on one
+// trained backbone, and the point a rule chose.
+type Frontier struct {
+	// Points are the grid's settings, in grid order (λf varying fastest).
+	Points []FrontierPoint
+	// Reference is the model's setting with λf = 0 (propagation only),
+	// the reference of a MaxAccuracyLoss rule.
+	Reference FrontierPoint
+	// Chosen indexes the point the rule chose.
+	Chosen int
+	// Rule is the rule used.
+	Rule  metrics.Rule
+	model *Model
+}
+
+// Best returns the chosen point.
+func (f *Frontier) Best() FrontierPoint { return f.Points[f.Chosen] }
+
+// Model returns the debiased model with the chosen setting; it shares the
+// backbone of the model the frontier was computed on.
+func (f *Frontier) Model() (*Model, error) { return f.model.WithFMP(f.Best().Config) }
+
+// NewFrontier evaluates every FMP setting of cfg's grid on m's trained
+// backbone and chooses one by cfg.Rule on the task's validation nodes. The
+// backbone runs once, in evaluation mode; each setting then re-runs only
+// the FMP steps on its logits (no retraining), so a point costs about one
+// evaluation pass of the FMP layer. Every point's metrics are those of
+// the model built separately with that setting (m.WithFMP(point.Config)),
+// bit for bit.
+//
+// It returns an error for an invalid cfg, a task whose Phase is not the
+// model's or without validation nodes, a failing forward pass, metrics
+// that cannot be computed (a group without validation nodes, for
+// instance), or no point meeting the rule (metrics.ErrNoCandidate).
+func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if task == nil || task.X == nil || task.Graph == nil {
+		return nil, fmt.Errorf("fmp: NewFrontier: task without Graph or X")
+	}
+	if task.Phase != m.phase {
+		return nil, fmt.Errorf("fmp: NewFrontier: %w", train.ErrPhaseMismatch)
+	}
+	if len(task.Val) == 0 {
+		return nil, fmt.Errorf("fmp: NewFrontier: the task has no validation nodes to choose on")
+	}
+	xt, err := backboneLogits(m, task)
+	if err != nil {
+		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)
+	}
+	f := &Frontier{Rule: cfg.Rule, model: m}
+	eval := func(c Config) (FrontierPoint, error) {
+		out, err := m.layerOutput(xt, c)
+		if err != nil {
+			return FrontierPoint{}, err
+		}
+		p := FrontierPoint{Config: c}
+		probs := softmaxRows(out, task.Classes)
+		if p.Val, err = metrics.Evaluate(probs, task.Classes, task.Labels, m.layer.sens, task.Val, metrics.DefaultOptions()); err != nil {
+			return p, fmt.Errorf("fmp: NewFrontier: validation metrics of %+v: %w", c, err)
+		}
+		if len(cfg.Test) > 0 {
+			if p.Test, err = metrics.Evaluate(probs, task.Classes, task.Labels, m.layer.sens, cfg.Test, metrics.DefaultOptions()); err != nil {
+				return p, fmt.Errorf("fmp: NewFrontier: test metrics of %+v: %w", c, err)
+			}
+		}
+		return p, nil
+	}
+	base := m.Config()
+	ref := base
+	ref.LambdaF = 0
+	if f.Reference, err = eval(ref); err != nil {
+		return nil, err
+	}
+	for _, c := range grid(base, cfg) {
+		p, err := eval(c)
+		if err != nil {
+			return nil, err
+		}
+		f.Points = append(f.Points, p)
+	}
+	cands := make([]metrics.Candidate, len(f.Points))
+	for i, p := range f.Points {
+		cands[i] = metrics.Candidate{Accuracy: p.Val.Accuracy, DemographicParity: p.Val.DemographicParity}
+	}
+	r := metrics.Candidate{Accuracy: f.Reference.Val.Accuracy, DemographicParity: f.Reference.Val.DemographicParity}
+	if f.Chosen, err = metrics.Choose(cands, r, cfg.Rule); err != nil {
+		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)
+	}
+	return f, nil
+}
+
+// grid crosses the model's setting base with cfg's lists, λf fastest.
+func grid(base Config, cfg FrontierConfig) []Config {
+	ls, ks, ts := cfg.LambdaS, cfg.K, cfg.Temperature
+	if len(ls) == 0 {
+		ls = []float64{base.LambdaS}
+	}
+	if len(ks) == 0 {
+		ks = []int{base.K}
+	}
+	if len(ts) == 0 {
+		ts = []float64{base.Temperature}
+	}
+	var out []Config
+	for _, s := range ls {
+		for _, k := range ks {
+			for _, t := range ts {
+				for _, lf := range cfg.LambdaF {
+					c := base
+					c.LambdaS, c.K, c.Temperature, c.LambdaF = s, k, t, lf
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// backboneLogits runs m's backbone on task.X in evaluation mode.
+func backboneLogits(m *Model, task *train.Task) (*tensor.Dense, error) {
+	h, err := m.backbone.Forward(task.X)
+	if err != nil {
+		return nil, err
+	}
+	var hv G.Value
+	vm := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(h, &hv)))
+	defer vm.Close()
+	if m.phase != nil {
+		was := m.phase.Training()
+		m.phase.SetTraining(false)
+		defer m.phase.SetTraining(was)
+	}
+	if err := vm.RunAll(); err != nil {
+		return nil, err
+	}
+	d, err := opkit.Dense(hv)
+	if err != nil {
+		return nil, err
+	}
+	return d.Clone().(*tensor.Dense), nil
+}
+
+// layerOutput runs an FMP layer configured by c on m's graph and
+// sensitive attribute, in evaluation mode, on the backbone logits xt: the
+// same ops, on the same values, as the model's Forward, so the same bits.
+func (m *Model) layerOutput(xt *tensor.Dense, c Config) ([]float64, error) {
+	l, err := New(m.adj, m.layer.sens, c)
+	if err != nil {
+		return nil, err
+	}
+	l.SetPhase(nil)
+	g := G.NewGraph()
+	x := G.NewMatrix(g, xt.Dtype(), G.WithShape(xt.Shape()...), G.WithName("X_trans"), G.WithValue(xt))
+	out, err := l.Forward(x)
+	if err != nil {
+		return nil, err
+	}
+	var ov G.Value
+	vm := G.NewTapeMachine(g.SubgraphRoots(G.Read(out, &ov)))
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		return nil, err
+	}
+	return toF64(ov)
+}
+
+// softmaxRows returns the row softmax of the n × c logits z.
+func softmaxRows(z []float64, c int) []float64 {
+	p := make([]float64, len(z))
+	for i := 0; i < len(z); i += c {
+		opkit.SoftmaxRow(z[i:i+c], p[i:i+c], 1)
+	}
+	return p
+}
