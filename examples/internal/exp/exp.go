@@ -167,19 +167,14 @@ type Outcome struct {
 // test split of p's data set through metrics.Evaluate (threshold 0.5).
 //
 // FMP in InferenceOnly mode (the default) with best-validation selection
-// follows fmp's two-stage workflow: the model is trained with λf = 0, so
-// that the epoch is selected on the propagation-only validation accuracy,
-// and then debiased at inference by Model.WithFMP(s.FMP), sharing the
-// trained backbone. (Selecting on accuracy measured with debiasing on
+// is trained with fmp.FitTwoStage: with λf = 0, so that the epoch is
+// selected on the propagation-only validation accuracy, and then debiased
+// at inference with s.FMP, sharing the trained backbone. (Selecting on accuracy measured with debiasing on
 // favours the epochs where debiasing changes least; with last-epoch
 // selection both routes give the same model.)
 func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 	twoStage := s.Model == "fmp" && s.FMP.TrainMode == fmp.InferenceOnly && o.Select == train.SelectBestVal
-	build := s
-	if twoStage {
-		build.FMP.LambdaF = 0
-	}
-	m, err := Build(p, build)
+	m, err := Build(p, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Model, err)
 	}
@@ -187,24 +182,18 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 	tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
 	start := time.Now()
 	var res *train.Result
-	if o.Select == train.SelectLast {
+	switch {
+	case twoStage:
+		res, err = fmp.FitTwoStage(m.(*fmp.Model), p.Task, tc)
+	case o.Select == train.SelectLast:
 		res, err = trainLast(m, p.Task, tc)
-	} else {
+	default:
 		res, err = train.Fit(m, p.Task, tc)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: training: %w", s.Model, err)
 	}
 	elapsed := time.Since(start)
-	if twoStage {
-		fm, ok := m.(*fmp.Model)
-		if !ok {
-			return nil, fmt.Errorf("%s: built %T, want *fmp.Model", s.Model, m)
-		}
-		if m, err = fm.WithFMP(s.FMP); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Model, err)
-		}
-	}
 	rep, err := Evaluate(m, p, p.Data.Split.Test)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Model, err)
