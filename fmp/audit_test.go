@@ -7,6 +7,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -30,9 +31,7 @@ func TestAuditReport(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.LambdaF, cfg.K = 0.7, 3
 		rep, err := Explain(testutil.Tensor(dt, xv, n, c), adj, sens, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if dt == tensor.Float32 {
 			testutil.AllClose(t, "f32 influence", rep.Influence, r64.Influence, 1e-5, 1e-4)
 			continue
@@ -72,9 +71,7 @@ func TestAuditReport(t *testing.T) {
 		testutil.AllClose(t, "node 3 influence", rep.NodeInfluence(3), infl[9:12], 1e-10, 1e-9)
 		// λf = 0: zero influence, exactly.
 		rep0, err := Explain(testutil.Tensor(dt, xv, n, c), adj, sens, cfg0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for i, v := range rep0.Influence {
 			if v != 0 {
 				t.Fatalf("λf = 0: influence[%d] = %v, want exactly 0", i, v)
@@ -92,29 +89,21 @@ func TestForwardAuditOutputIsForward(t *testing.T) {
 	sens := randSens(rng, n, 2, 0)
 	xv := testutil.RandSlice(rng, n*c, -1, 1)
 	l, err := New(adj, sens, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l.SetPhase(nil)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
 	a, err := l.ForwardAudit(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := a.Report(); err == nil {
 		t.Error("Report before running returned no error")
 	}
 	out, err := l.Forward(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var ov G.Value
 	G.Read(out, &ov)
 	testutil.Run(t, g)
 	rep, err := a.Report()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	testutil.AllClose(t, "audit output vs Forward", rep.Output, testutil.ToF64(ov), 0, 0)
 }

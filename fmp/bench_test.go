@@ -8,6 +8,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -43,9 +44,7 @@ func benchTrainStep(b *testing.B, dt tensor.Dtype, k int) {
 	d, _ := pokecShaped(b)
 	g := G.NewGraph()
 	x, err := train.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	phase := layers.NewPhase()
 	phase.SetTraining(true)
 	mc := layers.DefaultMLPConfig(d.NumFeatures, 2)
@@ -64,17 +63,11 @@ func benchTrainStep(b *testing.B, dt tensor.Dtype, k int) {
 		}
 	}
 	logits, err := model.Forward(x)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	ce, err := layers.CrossEntropy(logits, d.Labels, d.Split.Train)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	grads, err := G.Grad(ce, model.Learnables()...)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	m := G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{ce}, grads...)...), G.BindDualValues(model.Learnables()...))
 	defer m.Close()
 	b.ResetTimer()
@@ -99,9 +92,7 @@ func BenchmarkFMPOps(b *testing.B) {
 	d, adj := pokecShaped(b)
 	n, c := d.N(), 2
 	ds, err := NewDeltaS(d.Sens, false)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	f := make([]float64, n*c)
 	for i := range f {
 		f[i] = float64(i%7) - 3

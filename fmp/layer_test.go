@@ -21,9 +21,7 @@ func randomGraph(t testing.TB, rng *rand.Rand, n, m int) *graph.Graph {
 		edges[k] = [2]int{rng.Intn(n), rng.Intn(n)}
 	}
 	g, err := graph.FromEdges(n, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return g
 }
 
@@ -179,24 +177,18 @@ func TestLayerMatchesNaive(t *testing.T) {
 		for _, dt := range testutil.Dtypes {
 			t.Run(lc.name+"/"+dt.String(), func(t *testing.T) {
 				l, err := New(adj, sens, lc.cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				wantF, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
 				g := G.NewGraph()
 				x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
 				tr, err := l.build(x, false)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				var fv, uv G.Value
 				G.Read(tr.out, &fv)
 				G.Read(tr.dual, &uv)
 				cost := G.Must(G.Sum(G.Must(G.HadamardProd(tr.out, G.NewConstant(testutil.Tensor(dt, wv, n, c))))))
 				grads, err := G.Grad(cost, x)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				testutil.Run(t, g)
 				got, dx := testutil.ToF64(fv), testutil.ToF64(grads[0].Value())
 				if dt == tensor.Float64 {
@@ -231,16 +223,12 @@ func TestLambdaFZeroIsPropagation(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.LambdaF, cfg.Scaling, cfg.K, cfg.LambdaS = 0, sc, 4, 2
 			l, err := New(adj, sens, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			l.SetPhase(nil)
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
 			out, err := l.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			// An independent propagation-only graph with SpMM.
 			gamma := cfg.Gamma()
 			p := x
@@ -280,9 +268,7 @@ func TestLambdaFZeroIsPropagation(t *testing.T) {
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
 	out, err := Apply(x, adj, sens, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var ov G.Value
 	G.Read(out, &ov)
 	testutil.Run(t, g)
@@ -331,9 +317,7 @@ func TestLayerGradientThroughMLPWeights(t *testing.T) {
 	for _, mode := range []TrainMode{EndToEnd, ConstantDual} {
 		cfg := Config{LambdaS: 1, LambdaF: 0.0925, K: 4, Scaling: Normalized, Rho: 4, Temperature: 1, TrainMode: mode}
 		l, err := New(adj, sens, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		g := G.NewGraph()
 		dt := tensor.Float64
 		z := G.NewConstant(testutil.Tensor(dt, zv, n, din))
@@ -341,14 +325,10 @@ func TestLayerGradientThroughMLPWeights(t *testing.T) {
 		W2 := G.NewMatrix(g, dt, G.WithShape(h, c), G.WithName("W2"), G.WithValue(testutil.Tensor(dt, w2, h, c)))
 		x := G.Must(G.Mul(G.Must(G.Tanh(G.Must(G.Mul(z, W1)))), W2))
 		out, err := l.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, G.NewConstant(testutil.Tensor(dt, wv, n, c))))))
 		grads, err := G.Grad(cost, W1, W2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		testutil.Run(t, g)
 		_, us0 := naiveFMP(a, mlp(), n, c, d, rows, cfg, l.DeltaS().NormSq(), nil)
 		binds, free := false, false
@@ -402,18 +382,14 @@ func TestInferenceOnlyMode(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.TrainMode, cfg.LambdaF = mode, lf
 		l, err := New(adj, sens, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ph := layers.NewPhase()
 		ph.SetTraining(training)
 		l.SetPhase(ph)
 		g := G.NewGraph()
 		x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
 		out, err := l.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var ov G.Value
 		G.Read(out, &ov)
 		testutil.Run(t, g)
@@ -492,9 +468,7 @@ func TestMultiGroupLowersLargestGap(t *testing.T) {
 		}
 	}
 	gr, err := graph.FromEdges(n, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	adj := graph.NormalizedAdjacency(gr)
 	shift := []float64{-1, 0.2, 1.2}
 	xv := make([]float64, n*c)
@@ -510,9 +484,7 @@ func TestMultiGroupLowersLargestGap(t *testing.T) {
 		g := G.NewGraph()
 		x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
 		out, err := Apply(x, adj, sens, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var ov G.Value
 		G.Read(out, &ov)
 		testutil.Run(t, g)
@@ -546,15 +518,11 @@ func TestLayerExtremeLogits(t *testing.T) {
 		g := G.NewGraph()
 		x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
 		out, err := Apply(x, adj, sens, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var ov G.Value
 		G.Read(out, &ov)
 		grads, err := G.Grad(G.Must(G.Sum(out)), x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		testutil.Run(t, g)
 		for _, v := range append(testutil.ToF64(ov), testutil.ToF64(grads[0].Value())...) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -603,9 +571,7 @@ func TestConfigValidate(t *testing.T) {
 		t.Error("New accepted a nil adjacency")
 	}
 	l, err := New(adj, []int{0, 1, 0, 1}, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	g := G.NewGraph()
 	// InferenceOnly (the default) without SetPhase: an error naming the fix.
 	_, err = l.Forward(G.NewMatrix(g, tensor.Float64, G.WithShape(4, 2), G.WithName("x")))
@@ -646,9 +612,7 @@ func TestNormalizedShiftBounds(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.LambdaS, cfg.LambdaF, cfg.K = ls, lf, 10
 				rep, err := Explain(testutil.Tensor(tensor.Float64, xv, n, c), adj, sens, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				ss := 0.0
 				for _, v := range rep.Influence {
 					ss += v * v
@@ -682,9 +646,7 @@ func TestTemperatureEquivalence(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.LambdaF, cfg.K, cfg.Temperature = 0.8, 6, tau
 		got, err := Explain(testutil.Tensor(tensor.Float64, xv, n, c), adj, sens, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		xs := make([]float64, len(xv))
 		for i, v := range xv {
 			xs[i] = v / tau
@@ -692,9 +654,7 @@ func TestTemperatureEquivalence(t *testing.T) {
 		cfg1 := cfg
 		cfg1.Temperature, cfg1.LambdaF = 1, cfg.LambdaF/tau
 		ref, err := Explain(testutil.Tensor(tensor.Float64, xs, n, c), adj, sens, cfg1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := make([]float64, len(ref.Output))
 		for i, v := range ref.Output {
 			want[i] = tau * v

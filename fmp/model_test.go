@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -22,9 +23,7 @@ func smallSynthetic(t testing.TB) *datasets.Dataset {
 	c := datasets.DefaultSyntheticConfig()
 	c.N, c.MeanDegree = 300, 6
 	d, err := datasets.Synthetic(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -56,41 +55,29 @@ func TestModelTrainSaveLoad(t *testing.T) {
 	for _, dt := range testutil.Dtypes {
 		g := G.NewGraph()
 		x, err := train.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		phase := layers.NewPhase()
 		cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
 		cfg.MLP.Dtype = dt
 		cfg.FMP.LambdaF = 2
 		m, err := fmp.NewModel(g, d.Graph, d.Sens, cfg, phase)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
 		tc := train.DefaultConfig()
 		tc.Epochs, tc.Adam.LR = 30, 0.01
 		res, err := train.Fit(m, task, tc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if !(res.History[len(res.History)-1].CE < res.History[0].CE) {
 			t.Errorf("%v: cross-entropy %v → %v did not fall", dt, res.History[0].CE, res.History[len(res.History)-1].CE)
 		}
 		out, err := m.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		h, err := m.Backbone().Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		vals := evalLogits(t, g, out, h)
 		// The model's output is FMP applied to the MLP's logits.
 		rep, err := fmp.Explain(testutil.Tensor(dt, vals[1], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, cfg.FMP)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		atol, rtol := testutil.Tol(dt)
 		testutil.AllClose(t, "model = FMP(MLP)", vals[0], rep.Output, 10*atol, 10*rtol)
 
@@ -101,9 +88,7 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		g2 := G.NewGraph()
 		x2, _ := train.FeatureNode(g2, dt, d.Features, d.N(), d.NumFeatures, "X")
 		lm, err := modelio.Load(&buf, g2, modelio.Env{Graph: d.Graph})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		m2, ok := lm.(*fmp.Model)
 		if !ok {
 			t.Fatalf("Load returned %T, want *fmp.Model", lm)
@@ -112,9 +97,7 @@ func TestModelTrainSaveLoad(t *testing.T) {
 			t.Errorf("loaded FMP config %+v, want %+v", m2.Config(), cfg.FMP)
 		}
 		out2, err := m2.Forward(x2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		testutil.AllClose(t, "loaded model logits", evalLogits(t, g2, out2)[0], vals[0], 0, 0)
 		// Loading without the graph is an error.
 		if err := modelio.Save(&buf, m); err != nil {
@@ -139,9 +122,7 @@ func TestModelInferenceOnlyTraining(t *testing.T) {
 		cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
 		cfg.FMP.TrainMode, cfg.FMP.LambdaF = mode, lf
 		m, err := fmp.NewModel(g, d.Graph, d.Sens, cfg, phase)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Classes: 2, Phase: phase}
 		tc := train.DefaultConfig()
 		tc.Epochs, tc.Select = 15, train.SelectLast
@@ -177,9 +158,7 @@ func TestModelInferenceOnlyTraining(t *testing.T) {
 func TestModelConfigJSON(t *testing.T) {
 	for _, s := range []fmp.Scaling{fmp.Normalized, fmp.Paper} {
 		b, err := s.MarshalText()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var r fmp.Scaling
 		if err := r.UnmarshalText(b); err != nil || r != s {
 			t.Errorf("Scaling %v round trip: %v, %v", s, r, err)
@@ -187,9 +166,7 @@ func TestModelConfigJSON(t *testing.T) {
 	}
 	for _, m := range []fmp.TrainMode{fmp.EndToEnd, fmp.ConstantDual, fmp.InferenceOnly} {
 		b, err := m.MarshalText()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var r fmp.TrainMode
 		if err := r.UnmarshalText(b); err != nil || r != m {
 			t.Errorf("TrainMode %v round trip: %v, %v", m, r, err)
@@ -218,15 +195,11 @@ func TestModelWithFMP(t *testing.T) {
 	cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
 	cfg.FMP.LambdaF = 0
 	m, err := fmp.NewModel(g, d.Graph, d.Sens, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fc := cfg.FMP
 	fc.LambdaF, fc.Temperature = 3, 0.5
 	m2, err := m.WithFMP(fc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i, p := range m2.Learnables() {
 		if p != m.Learnables()[i] {
 			t.Fatalf("learnable %d is a different node", i)
@@ -237,9 +210,7 @@ func TestModelWithFMP(t *testing.T) {
 	h, _ := m.Backbone().Forward(x)
 	v := evalLogits(t, g, o1, o2, h)
 	rep, err := fmp.Explain(testutil.Tensor(tensor.Float64, v[2], d.N(), 2), graph.NormalizedAdjacency(d.Graph), d.Sens, fc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	testutil.AllClose(t, "WithFMP output", v[1], rep.Output, 1e-10, 1e-9)
 	testutil.AllClose(t, "λf = 0 output is the baseline", v[0], rep.Baseline, 1e-10, 1e-9)
 	if rep.MaxAbsInfluence < 1e-3 {

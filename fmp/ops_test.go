@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -169,9 +170,7 @@ func randSens(rng *rand.Rand, n, groups int, unknown float64) []int {
 func mustDelta(t testing.TB, sens []int, perGroup bool) *DeltaS {
 	t.Helper()
 	ds, err := NewDeltaS(sens, perGroup)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return ds
 }
 
@@ -306,16 +305,12 @@ func TestFairGradForwardAndGradients(t *testing.T) {
 					u := G.NewMatrix(g, dt, G.WithShape(oc.rows, c), G.WithName("u"), G.WithValue(testutil.Tensor(dt, oc.u, oc.rows, c)))
 					w := G.NewConstant(testutil.Tensor(dt, oc.w, oc.n, c), G.WithName("W"))
 					y, err := FairGrad(f, u, oc.ds)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					var yv G.Value
 					G.Read(y, &yv)
 					cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, w))))
 					grads, err := G.Grad(cost, f, u)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					testutil.Run(t, g)
 					got := testutil.ToF64(yv)
 					atol, rtol := testutil.Tol(dt)
@@ -351,16 +346,12 @@ func TestGroupGapForwardAndGradient(t *testing.T) {
 				f := G.NewMatrix(g, dt, G.WithShape(oc.n, oc.c), G.WithName("F"), G.WithValue(testutil.Tensor(dt, oc.f, oc.n, oc.c)))
 				w := G.NewConstant(testutil.Tensor(dt, wg, oc.rows, oc.c), G.WithName("W"))
 				y, err := GroupGap(f, oc.ds)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				var yv G.Value
 				G.Read(y, &yv)
 				cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, w))))
 				grads, err := G.Grad(cost, f)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				testutil.Run(t, g)
 				got, df := testutil.ToF64(yv), testutil.ToF64(grads[0].Value())
 				atol, rtol := testutil.Tol(dt)
@@ -395,16 +386,12 @@ func TestClosedFormMatchesAutodiff(t *testing.T) {
 		sm := G.Must(G.SoftMax(f))
 		obj := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Mul(d, sm)), u))))
 		grads, err := G.Grad(obj, f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var auto G.Value
 		G.Read(grads[0], &auto)
 		u2 := G.NewMatrix(g, dt, G.WithShape(oc.rows, oc.c), G.WithName("u2"), G.WithValue(testutil.Tensor(dt, oc.u, oc.rows, oc.c)))
 		closed, err := FairGrad(f, u2, oc.ds)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var cv G.Value
 		G.Read(closed, &cv)
 		testutil.Run(t, g)
@@ -424,16 +411,12 @@ func TestProjectLinf(t *testing.T) {
 			g := G.NewGraph()
 			xn := G.NewMatrix(g, dt, G.WithShape(2, 4), G.WithName("x"), G.WithValue(testutil.Tensor(dt, x, 2, 4)))
 			y, err := ProjectLinf(xn, r)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var yv G.Value
 			G.Read(y, &yv)
 			cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, G.NewConstant(testutil.Tensor(dt, w, 2, 4))))))
 			grads, err := G.Grad(cost, xn)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			testutil.Run(t, g)
 			testutil.AllClose(t, fmt.Sprintf("proj r=%v %v", r, dt), testutil.ToF64(yv), naiveProj(x, r), 0, 0)
 			want := make([]float64, len(x))
@@ -482,9 +465,7 @@ func TestOpsExtremeLogits(t *testing.T) {
 		G.Read(gap, &gv)
 		cost := G.Must(G.Add(G.Must(G.Sum(y)), G.Must(G.Sum(gap))))
 		grads, err := G.Grad(cost, f, u)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		testutil.Run(t, g)
 		for name, v := range map[string]G.Value{"∇": yv, "gap": gv, "dF": grads[0].Value(), "du": grads[1].Value()} {
 			for i, x := range testutil.ToF64(v) {

@@ -5,14 +5,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestFromEdges(t *testing.T) {
 	edges := [][2]int{{0, 1}, {1, 0}, {2, 1}, {1, 2}, {0, 0}, {3, 3}, {0, 1}}
 	g, err := FromEdges(5, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if g.N() != 5 || g.NumEdges() != 2 || g.Isolated() != 2 {
 		t.Errorf("N %d, edges %d, isolated %d; want 5, 2, 2", g.N(), g.NumEdges(), g.Isolated())
 	}
@@ -75,9 +75,7 @@ func TestFromEdgesRandom(t *testing.T) {
 		set[[2]int{min(u, v), max(u, v)}] = true
 	}
 	g, err := FromEdges(n, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if g.NumEdges() != len(set) || g.Cleanup().SelfLoops != loops || g.Cleanup().Duplicates != len(edges)-loops-len(set) {
 		t.Errorf("%d edges, cleanup %+v; want %d edges, %d loops", g.NumEdges(), g.Cleanup(), len(set), loops)
 	}
@@ -125,9 +123,7 @@ func TestHomophily(t *testing.T) {
 func TestFingerprint(t *testing.T) {
 	mk := func(n int, es [][2]int) uint64 {
 		g, err := FromEdges(n, es)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return g.Fingerprint()
 	}
 	a := mk(5, [][2]int{{0, 1}, {1, 2}, {3, 4}})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // pokecShaped returns the normalised adjacency of a seeded uniform random
@@ -29,9 +31,7 @@ func pokecShaped(tb testing.TB) *Matrix {
 		edges = append(edges, [2]int{a, b})
 	}
 	g, err := FromEdges(n, edges)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return NormalizedAdjacency(g)
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // randomMatrix returns a rows × cols sparse matrix with about density·rows·cols
@@ -23,9 +25,7 @@ func randomMatrix(t *testing.T, rng *rand.Rand, rows, cols int, density float64)
 		}
 	}
 	m, err := NewMatrix(rows, cols, r, c, v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 

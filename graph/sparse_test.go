@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // randomGraph has n nodes, m random edge draws and (for n > 10) some
@@ -21,9 +22,7 @@ func randomGraph(t *testing.T, rng *rand.Rand, n, m int) *Graph {
 		edges[e] = [2]int{rng.Intn(k), rng.Intn(k)}
 	}
 	g, err := FromEdges(n, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return g
 }
 
@@ -93,9 +92,7 @@ func TestGCNNormVariants(t *testing.T) {
 		{AddSelfLoops: false, Normalize: false},                     // A
 	} {
 		m, err := GCNNorm(g, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		testutil.AllClose(t, fmt.Sprintf("%+v", o), m.Dense(), denseNorm(g, o.AddSelfLoops, o.SelfLoopWeight, o.Normalize), 1e-15, 1e-14)
 		if !m.Symmetric() {
 			t.Errorf("%+v: not symmetric", o)
@@ -128,9 +125,7 @@ func TestNewMatrixAndTranspose(t *testing.T) {
 	rows, cols := 23, 17
 	r, c, v := randomCOO(rng, rows, cols, 200) // many duplicates
 	m, err := NewMatrix(rows, cols, r, c, v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := make([]float64, rows*cols)
 	for k := range r {
 		want[r[k]*cols+c[k]] += v[k]

@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // TestAddRowBias checks y + b and the gradients of sum(W ⊙ (y + b)) (dY = W,
@@ -39,9 +40,7 @@ func TestAddRowBias(t *testing.T) {
 				b := G.NewMatrix(g, dt, G.WithShape(1, c), G.WithName("b"), G.WithValue(testutil.Tensor(dt, bv, 1, c)))
 				w := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("w"), G.WithValue(testutil.Tensor(dt, wv, n, c)))
 				out, err := addRowBias(y, b)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				var ov G.Value
 				G.Read(out, &ov)
 				cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, w))))

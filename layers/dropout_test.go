@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // dropoutRun builds sum(w ⊙ Dropout(x)) and returns, for each of runs
@@ -19,16 +20,12 @@ func dropoutRun(t *testing.T, dt tensor.Dtype, xv, wv []float64, rows, cols int,
 	x := G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, rows, cols)))
 	w := G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName("w"), G.WithValue(testutil.Tensor(dt, wv, rows, cols)))
 	y, err := Dropout(x, p, seed, phase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var yv, gv G.Value
 	G.Read(y, &yv)
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, w))))
 	gr, err := G.Grad(cost, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	G.Read(gr[0], &gv)
 	m := G.NewTapeMachine(g)
 	defer m.Close()

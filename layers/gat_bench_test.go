@@ -9,6 +9,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // Pokec-z's shape (the FMP paper's largest data set).
@@ -29,9 +30,7 @@ func gatPokecGraph(tb testing.TB, seed int64) *graph.Graph {
 		edges[k] = [2]int{rng.Intn(gatPokecNodes), rng.Intn(gatPokecNodes)}
 	}
 	gr, err := graph.FromEdges(gatPokecNodes, edges)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return gr
 }
 
@@ -50,18 +49,12 @@ func BenchmarkGATModelPokec(b *testing.B) {
 	cfg := DefaultGATModelConfig(d, classes)
 	cfg.Dtype = dt
 	m, err := NewGATModel(g, cfg, gr, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	y, err := m.Forward(x)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	cost := G.Must(G.Mean(G.Must(G.HadamardProd(y, r))))
 	grads, err := G.Grad(cost, m.Learnables()...)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	vm := G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{cost}, grads...)...))
 	defer vm.Close()
 	b.ReportMetric(float64(gr.NumEdges()), "edges")

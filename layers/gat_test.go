@@ -15,6 +15,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // gatTestGraph returns a random graph on n nodes with m random edges whose
@@ -27,9 +28,7 @@ func gatTestGraph(t testing.TB, rng *rand.Rand, n, m, isolated int) *graph.Graph
 		edges[e] = [2]int{rng.Intn(k), rng.Intn(k)}
 	}
 	gr, err := graph.FromEdges(n, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return gr
 }
 
@@ -191,14 +190,10 @@ func TestGATForwardMatchesNaive(t *testing.T) {
 				g := G.NewGraph()
 				x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 				l, err := NewGAT(g, cfg, gr, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				gatRandomizeBias(t, l, rng)
 				y, err := l.Forward(x)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				if want := (tensor.Shape{n, cfg.outWidth()}); !y.Shape().Eq(want) {
 					t.Fatalf("output shape %v, want %v", y.Shape(), want)
 				}
@@ -258,20 +253,14 @@ func TestGATGradients(t *testing.T) {
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 			r := G.NewMatrix(g, dt, G.WithShape(n, cfg.outWidth()), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, cfg.outWidth())))
 			l, err := NewGAT(g, cfg, gr, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			gatRandomizeBias(t, l, rng)
 			y, err := l.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, r))))
 			wrt := append(G.Nodes{x}, l.Learnables()...)
 			grads, err := G.Grad(cost, wrt...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			testutil.Run(t, g)
 			p := gatParamsOf(l)
 			f := func() float64 {
@@ -302,20 +291,14 @@ func gatRunLayer(t *testing.T, gr *graph.Graph, cfg GATConfig, xv, rv []float64)
 	x := G.NewMatrix(g, dt, G.WithShape(n, cfg.In), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, cfg.In)))
 	r := G.NewMatrix(g, dt, G.WithShape(n, cfg.outWidth()), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, cfg.outWidth())))
 	l, err := NewGAT(g, cfg, gr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	y, err := l.Forward(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var yv G.Value
 	G.Read(y, &yv)
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, r))))
 	gs, err := G.Grad(cost, append(G.Nodes{x}, l.Learnables()...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	testutil.Run(t, g)
 	for _, gn := range gs {
 		grads = append(grads, testutil.ToF64(gn.Value()))
@@ -402,9 +385,7 @@ func TestGATModel(t *testing.T) {
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 			r := G.NewMatrix(g, dt, G.WithShape(n, classes), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, classes)))
 			m, err := NewGATModel(g, cfg, gr, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			brng := rand.New(rand.NewSource(99)) // same biases in both dtypes
 			gatRandomizeBias(t, m.l1, brng)
 			gatRandomizeBias(t, m.l2, brng)
@@ -412,16 +393,12 @@ func TestGATModel(t *testing.T) {
 				t.Fatalf("%d learnables, want 8", got)
 			}
 			y, err := m.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var yv G.Value
 			G.Read(y, &yv)
 			cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, r))))
 			grads, err := G.Grad(cost, m.Learnables()...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			testutil.Run(t, g)
 			p1, p2 := gatParamsOf(m.l1), gatParamsOf(m.l2)
 			want := gatNaiveModel(gr, m, xv, p1, p2)
@@ -457,17 +434,13 @@ func TestGATNames(t *testing.T) {
 	g := G.NewGraph()
 	cfg := DefaultGATConfig(3, 2)
 	a, err := NewGAT(g, cfg, gr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := NewGAT(g, cfg, gr, nil); err == nil || !strings.Contains(err.Error(), "already used") {
 		t.Errorf("second layer named %q: err = %v, want a name clash", cfg.Name, err)
 	}
 	cfg.Name = "other"
 	b, err := NewGAT(g, cfg, gr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for k, p := range a.Learnables() {
 		if p == b.Learnables()[k] {
 			t.Errorf("learnable %d (%s) shared by two layers", k, p.Name())
@@ -545,9 +518,7 @@ func TestGATConstructionErrors(t *testing.T) {
 		t.Error("NewGATModel accepted a zero config")
 	}
 	l, err := NewGAT(g, DefaultGATConfig(3, 2), gr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for name, x := range map[string]*G.Node{
 		"rows":    G.NewMatrix(g, tensor.Float64, G.WithShape(5, 3), G.WithName("x_rows")),
 		"columns": G.NewMatrix(g, tensor.Float64, G.WithShape(4, 2), G.WithName("x_cols")),
@@ -579,13 +550,9 @@ func TestGATLargeScores(t *testing.T) {
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 			l, err := NewGAT(g, cfg, gr, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			y, err := l.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var yv, av G.Value
 			G.Read(y, &yv)
 			G.Read(l.Attention(), &av)
@@ -627,13 +594,9 @@ func TestGATAttentionDropout(t *testing.T) {
 		g := G.NewGraph()
 		x := G.NewMatrix(g, cfg.Dtype, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(cfg.Dtype, xv, n, in)))
 		l, err := NewGAT(g, cfg, gr, phase)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		y, err := l.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var yv G.Value
 		G.Read(y, &yv)
 		testutil.Run(t, g)
@@ -669,22 +632,14 @@ func TestGATModelGradients(t *testing.T) {
 	c := DefaultGATModelConfig(p.D, p.C)
 	c.Heads, c.Hidden, c.Dropout = 2, 3, 0
 	m, err := NewGATModel(g, c, p.Graph, phase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p1, p2 := gatParamsOf(m.l1), gatParamsOf(m.l2)
 	logits, err := m.Forward(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cen, err := CrossEntropy(logits, p.Labels, p.Train)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	grads, err := G.Grad(cen, m.Learnables()...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gvs := make([]G.Value, len(grads))
 	for i := range grads {
 		G.Read(grads[i], &gvs[i])

@@ -13,6 +13,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // gcnLayerNaive returns Ã·(h·W) + b.
@@ -122,16 +123,12 @@ func TestSGC(t *testing.T) {
 	cfg := DefaultSGCConfig(p.D, p.C)
 	cfg.K = 2
 	m, err := NewSGC(g, cfg, p.Graph)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if m.Propagated() != nil {
 		t.Error("Propagated() before Forward is not nil")
 	}
 	z1, err := m.Forward(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := denseNorm(p.Graph, false, true, true)
 	want := matmul(a, p.N, p.N, matmul(a, p.N, p.N, p.X, p.D), p.D)
 	testutil.AllClose(t, "Ã²X", testutil.ToF64(m.Propagated()), want, 1e-12, 1e-10)
@@ -251,15 +248,11 @@ func TestEdgeDropout(t *testing.T) {
 			x := G.NewMatrix(g, dt, G.WithShape(n, n), G.WithName("x"), G.WithValue(testutil.Tensor(dt, eye, n, n)))
 			w := G.NewMatrix(g, dt, G.WithShape(n, n), G.WithName("w"), G.WithValue(testutil.Tensor(dt, wv, n, n)))
 			y, err := EdgeDropoutSpMM(a, x, pdrop, 3, phase)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var yv, gv G.Value
 			G.Read(y, &yv)
 			gr, err := G.Grad(G.Must(G.Sum(G.Must(G.HadamardProd(y, w)))), x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			G.Read(gr[0], &gv)
 			testutil.Run(t, g)
 			am := testutil.ToF64(yv) // A ⊙ M
@@ -334,9 +327,7 @@ func TestGNNConfigErrors(t *testing.T) {
 	}
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(11, 3), G.WithName("x11"), G.WithInit(G.Zeroes()))
 	m, err := NewGCN(g, DefaultGCNConfig(3, 2), p.Graph, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := m.Forward(x); err == nil {
 		t.Error("GCN accepted 11 rows for a 10-node graph")
 	}
@@ -361,15 +352,11 @@ func TestEdgeDropoutAdjoint(t *testing.T) {
 		x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("x"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
 		w := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("w"), G.WithValue(testutil.Tensor(tensor.Float64, wv, n, c)))
 		y, err := EdgeDropoutSpMM(a, x, 0.4, 5, phase)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var yv, gv G.Value
 		G.Read(y, &yv)
 		gr, err := G.Grad(G.Must(G.Sum(G.Must(G.HadamardProd(y, w)))), x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		G.Read(gr[0], &gv)
 		testutil.Run(t, g)
 		runtime.GOMAXPROCS(old)

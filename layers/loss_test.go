@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // naiveCE is the textbook mean cross-entropy, without max-subtraction.
@@ -29,15 +30,11 @@ func ceRun(t *testing.T, dt tensor.Dtype, zv []float64, n, c int, labels, idx []
 	g := G.NewGraph()
 	z := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("z"), G.WithValue(testutil.Tensor(dt, zv, n, c)))
 	loss, err := CrossEntropy(z, labels, idx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var lv G.Value
 	G.Read(loss, &lv)
 	gr, err := G.Grad(loss, z)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	testutil.Run(t, g)
 	return testutil.ToF64(lv)[0], testutil.ToF64(gr[0].Value())
 }

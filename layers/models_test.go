@@ -10,6 +10,7 @@ import (
 
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // modelCase describes a model for the shared forward/gradient checks.
@@ -33,24 +34,16 @@ func checkModel(t *testing.T, mc modelCase, p *problem.Problem) {
 		t.Run(fmt.Sprintf("%s/%v", mc.name, dt), func(t *testing.T) {
 			g, x := p.Features(t, dt)
 			m, err := mc.build(g, p, dt, NewPhase())
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			logits, err := m.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var zv G.Value
 			G.Read(logits, &zv)
 			ce, err := CrossEntropy(logits, p.Labels, p.Train)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			params := m.Learnables()
 			grads, err := G.Grad(ce, params...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			gvs := make([]G.Value, len(grads))
 			for i := range grads {
 				G.Read(grads[i], &gvs[i])
@@ -149,15 +142,11 @@ func TestActivationGradient(t *testing.T) {
 			x := G.NewMatrix(g, dt, G.WithShape(8, 5), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, 8, 5)))
 			w := G.NewMatrix(g, dt, G.WithShape(8, 5), G.WithName("w"), G.WithValue(testutil.Tensor(dt, wv, 8, 5)))
 			y, err := Activate(x, act)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var yv G.Value
 			G.Read(y, &yv)
 			gr, err := G.Grad(G.Must(G.Sum(G.Must(G.HadamardProd(y, w)))), x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			testutil.Run(t, g)
 			atol, rtol := testutil.Tol(dt)
 			testutil.AllClose(t, act.String(), testutil.ToF64(yv), applyAct(act, xv), atol, rtol)

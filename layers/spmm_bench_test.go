@@ -12,6 +12,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/stretchr/testify/require"
 )
 
 // The SpMM benchmarks run on the normalised adjacency of a generated graph
@@ -109,14 +110,10 @@ func BenchmarkSpMMBackward(b *testing.B) {
 				g := G.NewGraph()
 				x := G.NewMatrix(g, dt, G.WithShape(n, cols), G.WithName("x"))
 				y, err := SpMM(a, x)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				dyNode := G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName("dy"))
 				dx, err := y.Op().(G.SDOp).SymDiff(G.Nodes{x}, y, dyNode)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				back, ok := dx[0].Op().(G.UsePreallocDoer)
 				if !ok {
 					b.Fatalf("gradient op %v has no UsePreallocDo", dx[0].Op())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 func randomGraph(t *testing.T, rng *rand.Rand, n, m int) *graph.Graph {
@@ -19,9 +20,7 @@ func randomGraph(t *testing.T, rng *rand.Rand, n, m int) *graph.Graph {
 		edges[k] = [2]int{rng.Intn(n), rng.Intn(n)}
 	}
 	g, err := graph.FromEdges(n, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return g
 }
 
@@ -32,9 +31,7 @@ func randomDirected(t *testing.T, rng *rand.Rand, n, m int) *graph.Matrix {
 		r[k], c[k], v[k] = rng.Intn(n), rng.Intn(n), rng.NormFloat64()
 	}
 	a, err := graph.NewMatrix(n, n, r, c, v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return a
 }
 
@@ -71,16 +68,12 @@ func TestSpMMForwardAndGradient(t *testing.T) {
 					x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
 					w := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("w"), G.WithValue(testutil.Tensor(dt, wv, n, c)))
 					y, err := SpMM(a, x)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					var yv G.Value
 					G.Read(y, &yv)
 					cost := G.Must(G.Sum(G.Must(G.HadamardProd(y, w))))
 					grads, err := G.Grad(cost, x)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					testutil.Run(t, g)
 					atol, rtol := testutil.Tol(dt)
 					want := denseMul(a.Dense(), n, n, xv, c)
@@ -148,8 +141,6 @@ func TestSpMMHashDistinguishesMatrices(t *testing.T) {
 func mustGraph(t *testing.T, n int, edges [][2]int) *graph.Graph {
 	t.Helper()
 	g, err := graph.FromEdges(n, edges)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return g
 }

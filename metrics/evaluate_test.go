@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestEvaluateBinaryHand(t *testing.T) {
@@ -19,9 +21,7 @@ func TestEvaluateBinaryHand(t *testing.T) {
 	sens := append(append([]int(nil), ubSens...), 0, -1, -1, 0)
 	nodes := []int{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}
 	r, err := EvaluateBinary(p, labels, sens, nodes, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if r.Nodes != 12 || r.Evaluated != 9 || r.Excluded != 3 || r.UnknownLabel != 2 || r.UnknownSens != 2 {
 		t.Errorf("counts nodes %d evaluated %d excluded %d unknown label %d sens %d; want 12 9 3 2 2",
 			r.Nodes, r.Evaluated, r.Excluded, r.UnknownLabel, r.UnknownSens)
@@ -48,9 +48,7 @@ func TestEvaluateBinaryHand(t *testing.T) {
 	}
 	m[2*12] = 0 // keep node 12 invalid only in column 1
 	r2, err := Evaluate(m, 2, labels, sens, nodes, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !sameReport(r, r2) {
 		t.Errorf("Evaluate(n×2) = %+v\nEvaluateBinary = %+v", r2, r)
 	}
@@ -69,9 +67,7 @@ func TestEvaluateThreshold(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Threshold = 0.3 // predictions 0, 1, 1, 0 (0.3 is not > 0.3)
 	r, err := EvaluateBinary(p, labels, sens, nil, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "accuracy", r.Accuracy, 1)
 	near(t, "ΔDP", r.DemographicParity, 0)
 	if r.Threshold != 0.3 {
@@ -95,9 +91,7 @@ func TestEvaluateMulticlass(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Positive = 2
 	r, err := Evaluate(probs, 3, labels, sens, nil, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "accuracy", r.Accuracy, 5.0/7) // wrong: 1, 3
 	// Selection of class 2: group 0 {0,1} 2/3, group 1 {5} 1/4.
 	near(t, "ΔDP", r.DemographicParity, 2.0/3-1.0/4)
@@ -195,13 +189,9 @@ func TestReportJSON(t *testing.T) {
 		[]float64{0.9, 0.6, 0.5, 0.1, 0.7, 0.2, 0.51, 0.3, 0.0, 0.4},
 		append(append([]int(nil), ubLabels...), -1),
 		append(append([]int(nil), ubSens...), 1), nil, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	data, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, key := range []string{`"demographic_parity":0.16666666666666`, `"equal_opportunity":`, `"excluded":1`, `"unknown_label":1`, `"groups":[{"group":0,"count":6,`, `"selection_rate":`, `"overall":{"group":-1`} {
 		if !strings.Contains(string(data), key) {
 			t.Errorf("JSON lacks %s:\n%s", key, data)
@@ -246,26 +236,20 @@ func TestPermutationInvariance(t *testing.T) {
 		n, groups := 30+rng.Intn(200), 2+rng.Intn(3)
 		p, labels, sens := randomCase(rng, n, groups)
 		r, err := EvaluateBinary(p, labels, sens, nil, DefaultOptions())
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
-		}
+		require.NoError(t, err, "trial %d", trial)
 		perm := rng.Perm(n)
 		pp, pl, ps := make([]float64, n), make([]int, n), make([]int, n)
 		for i, j := range perm {
 			pp[i], pl[i], ps[i] = p[j], labels[j], sens[j]
 		}
 		rp, err := EvaluateBinary(pp, pl, ps, nil, DefaultOptions())
-		if err != nil {
-			t.Fatalf("trial %d permuted: %v", trial, err)
-		}
+		require.NoError(t, err, "trial %d permuted", trial)
 		if !sameReport(r, rp) {
 			t.Errorf("trial %d: permuting the nodes changed the report:\n%v\n%v", trial, r, rp)
 		}
 		// A permuted subset order gives the same report too.
 		rs, err := EvaluateBinary(p, labels, sens, perm, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if !sameReport(r, rs) {
 			t.Errorf("trial %d: subset order changed the report", trial)
 		}
@@ -278,9 +262,7 @@ func TestPermutationInvariance(t *testing.T) {
 			}
 		}
 		rr, err := EvaluateBinary(p, labels, rev, nil, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if rr.DemographicParity != r.DemographicParity || rr.EqualOpportunity != r.EqualOpportunity || rr.EqualizedOdds != r.EqualizedOdds {
 			t.Errorf("trial %d: renaming groups changed the differences", trial)
 		}
@@ -316,13 +298,9 @@ func TestGroupBlindPredictions(t *testing.T) {
 			sens[i], sens[j] = sens[j], sens[i]
 		})
 		dp, err := DemographicParity(pred, sens)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		odds, err := EqualizedOdds(pred, labels, sens)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if dp != 0 || odds != 0 {
 			t.Errorf("trial %d: group-blind predictions give ΔDP %v, equalized odds %v; want exactly 0", trial, dp, odds)
 		}
@@ -373,17 +351,11 @@ func TestAgainstNaive(t *testing.T) {
 		}
 		wdp, weo, wodds := naive(pred, labels, sens)
 		dp, err := DemographicParity(pred, sens)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		eo, err := EqualOpportunity(pred, labels, sens)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		odds, err := EqualizedOdds(pred, labels, sens)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// DemographicParity alone also counts nodes with unknown labels:
 		// compare with the naive ΔDP over all-known (zero) labels.
 		wdpAll, _, _ := naive(pred, make([]int, n), sens)
@@ -391,9 +363,7 @@ func TestAgainstNaive(t *testing.T) {
 		near(t, "ΔEO", eo, weo)
 		near(t, "equalized odds", odds, wodds)
 		r, err := EvaluateBinary(p, labels, sens, nil, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		near(t, "report ΔDP", r.DemographicParity, wdp)
 		near(t, "report ΔEO", r.EqualOpportunity, weo)
 		near(t, "report odds", r.EqualizedOdds, wodds)
@@ -460,9 +430,7 @@ func TestAUCAgainstTrapezoidAndPairs(t *testing.T) {
 		n := 10 + rng.Intn(150)
 		p, labels, _ := randomCase(rng, n, 2)
 		got, err := AUC(p, labels)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		near(t, "AUC vs trapezoid", got, trapezoidAUC(p, labels))
 		var wins, pairs float64
 		for i := range p {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 const eps = 1e-12
@@ -28,35 +30,23 @@ func TestUnbalancedGroups(t *testing.T) {
 	// Group 1: 3 nodes, selected {6} → 1/3; positives {6,7}, TP {6} → 1/2;
 	// negative {8}, FP none → 0; correct {6,8}.
 	dp, err := DemographicParity(ubPred, ubSens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "ΔDP", dp, 1.0/2-1.0/3)
 	eo, err := EqualOpportunity(ubPred, ubLabels, ubSens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "ΔEO", eo, 2.0/3-1.0/2)
 	odds, err := EqualizedOdds(ubPred, ubLabels, ubSens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "equalized odds", odds, 1.0/3) // FPR gap 1/3 > TPR gap 1/6
 	acc, err := Accuracy(ubPred, ubLabels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "accuracy", acc, 6.0/9)
 	f, err := F1(ubPred, ubLabels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "F1", f, 2*3.0/(2*3+1+2)) // TP 3, FP 1, FN 2
 
 	b, err := ByGroup(ubPred, ubLabels, ubSens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []GroupStats{
 		{Group: 0, Count: 6, Positives: 3, Negatives: 3, Selected: 3, TruePositives: 2, FalsePositives: 1, Correct: 4,
 			SelectionRate: 0.5, TPR: 2.0 / 3, FPR: 1.0 / 3, Accuracy: 4.0 / 6},
@@ -88,35 +78,25 @@ func TestThreeGroups(t *testing.T) {
 	// Selection rates 1/2, 3/3, 1/5; TPRs 1/2, 2/2, 1/3; group 0 has no
 	// negatives.
 	dp, err := DemographicParity(pred, sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "ΔDP", dp, 1-0.2)
 	eo, err := EqualOpportunity(pred, labels, sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "ΔEO", eo, 1-1.0/3)
 	if _, err := EqualizedOdds(pred, labels, sens); !errors.Is(err, ErrNoNegatives) {
 		t.Errorf("equalized odds with a group without negatives: err = %v, want ErrNoNegatives", err)
 	}
 	acc, err := Accuracy(pred, labels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "accuracy", acc, 0.6)
 
 	// Give group 0 a negative (node 1, predicted 0): FPRs 0, 1, 0 → gap 1.
 	labels[1] = 0
 	odds, err := EqualizedOdds(pred, labels, sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "equalized odds", odds, 1)
 	eo, err = EqualOpportunity(pred, labels, sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "ΔEO after relabel", eo, 1-1.0/3) // TPRs 1, 1, 1/3
 }
 
@@ -126,9 +106,7 @@ func TestExcludedNodes(t *testing.T) {
 	labels := append(append([]int(nil), ubLabels...), -1, 0, -1)
 	sens := append(append([]int(nil), ubSens...), 1, -1, -1)
 	b, err := ByGroup(pred, labels, sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if b.UnknownLabel != 2 || b.UnknownSens != 2 || b.Excluded != 3 {
 		t.Errorf("unknown label %d, unknown sens %d, excluded %d; want 2, 2, 3", b.UnknownLabel, b.UnknownSens, b.Excluded)
 	}
@@ -136,20 +114,14 @@ func TestExcludedNodes(t *testing.T) {
 		t.Errorf("overall count %d, want 9", b.Overall.Count)
 	}
 	eo, err := EqualOpportunity(pred, labels, sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "ΔEO", eo, 1.0/6)
 	// DemographicParity ignores labels: only node 9 (sens 1, pred 1) joins.
 	dp, err := DemographicParity(pred, sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "ΔDP", dp, 2.0/4-1.0/2)
 	acc, err := Accuracy(pred, labels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "accuracy", acc, 6.0/10) // node 10 (pred 1, label 0) joins
 }
 

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestMeanStd(t *testing.T) {
 	st, err := MeanStd([]float64{0.2, 0.4, 0.6, 0.8})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	near(t, "mean", st.Mean, 0.5)
 	near(t, "std", st.Std, math.Sqrt(0.05)) // (0.09+0.01+0.01+0.09)/4
 	if got := st.String(); got != "50.00±22.36" {
@@ -34,9 +34,7 @@ func TestSummarize(t *testing.T) {
 		{Accuracy: 0.72, F1: 0.6, AUC: 0.8, DemographicParity: 0.03, EqualOpportunity: 0.02, EqualizedOdds: 0.05},
 	}
 	s, err := Summarize(rs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if s.Runs != 2 {
 		t.Errorf("runs %d", s.Runs)
 	}

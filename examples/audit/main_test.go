@@ -6,20 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestAuditSmoke(t *testing.T) {
 	dir := t.TempDir()
 	o, err := parseFlags([]string{"-epochs", "5", "-out", dir, "-lambda-f", "3"}, &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	o.synth.N, o.synth.MeanDegree = 300, 6
 	var out, errOut bytes.Buffer
 	ds, err := datasetFor(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if err := audit(o, ds, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +28,7 @@ func TestAuditSmoke(t *testing.T) {
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "audit.svg"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !bytes.Contains(b, []byte("<svg")) || bytes.Count(b, []byte("<path")) < 300 {
 		t.Errorf("audit.svg does not look like a scatter of 300 nodes × 2 panels (%d paths)", bytes.Count(b, []byte("<path")))
 	}

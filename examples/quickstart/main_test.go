@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/stretchr/testify/require"
 )
 
 // tinyConfig is the quickstart on a 200-node graph for 5 epochs.
@@ -57,13 +58,9 @@ func TestQuickstartRejectsArguments(t *testing.T) {
 // high sensitive homophily, from the library's defaults.
 func TestQuickstartGraphIsBiased(t *testing.T) {
 	ds, err := datasets.Synthetic(defaultConfig().Data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	h, err := ds.Graph.Homophily(ds.Sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if h < 0.85 {
 		t.Errorf("sensitive homophily %.3f, want ≥ 0.85", h)
 	}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestRuntimeSmoke(t *testing.T) {
 	o, err := parseFlags([]string{"-dataset", "synthetic", "-epochs", "2", "-warmup", "1"}, &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	o.shape.N, o.shape.MeanDegree = 200, 6
 	var out, errOut bytes.Buffer
 	if err := runWith(o, &out, &errOut); err != nil {

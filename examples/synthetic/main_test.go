@@ -7,24 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestSyntheticSmoke(t *testing.T) {
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
 	err := run([]string{"-n", "200", "-epochs", "3", "-seeds", "2", "-homophily", "0.5,0.9", "-models", "mlp,gcn,fmp", "-out", dir}, &out, &errOut)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := os.Open(filepath.Join(dir, "synthetic.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(rows) != 1+2*3 {
 		t.Fatalf("%d CSV rows, want a header and 6 (2 homophily values × 3 models)", len(rows))
 	}
@@ -32,9 +28,7 @@ func TestSyntheticSmoke(t *testing.T) {
 		t.Errorf("unexpected rows: %v", rows)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "synthetic.svg"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, want := range []string{"<svg", "MLP", "GCN", "FMP", "sensitive homophily"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("synthetic.svg lacks %q", want)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestSmoke runs a tiny sweep end to end: every method on two backbones,
@@ -21,9 +23,7 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, errb.String())
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
 	// Per model: plain + regularizer {1, 10} + adversary {5} + mixup {2}.
 	if len(lines) != 1+2*5 || lines[0] != csvHeader {
@@ -36,9 +36,7 @@ func TestSmoke(t *testing.T) {
 		t.Errorf("partial CSV left behind (%v)", err)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.svg"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, want := range []string{"<svg", "regularizer", "adversary", "mixup", "plain"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("SVG lacks %q", want)
@@ -69,9 +67,7 @@ func TestSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	csv3, err := os.ReadFile(filepath.Join(dir3, "synthetic_tradeoff.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, want := range []string{"fmp,plain,0,1,", "fmp,regularizer,1,1,", "fmp,fmp,2,1,"} {
 		if !strings.Contains(string(csv3), want) {
 			t.Errorf("fmp sweep lacks %q:\n%s", want, csv3)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/stretchr/testify/require"
 )
 
 // logReg fits a logistic regression (with bias) by full-batch gradient
@@ -73,9 +74,7 @@ func TestSyntheticPropagationAmplifiesBias(t *testing.T) {
 			cfg := DefaultSyntheticConfig()
 			cfg.SensHomophily, cfg.Seed = hs, seed
 			ds, err := Synthetic(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			n, d := ds.N(), ds.NumFeatures
 			a := graph.NormalizedAdjacency(ds.Graph)
 			x1 := make([]float64, n*d)

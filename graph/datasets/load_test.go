@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // writeFiles writes name → content into a new temporary folder.
@@ -43,9 +44,7 @@ func TestLoadFairGNN(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"toy.csv": fgCSV, "toy_relationship.txt": fgRel})
 	c := fgConfig()
 	ds, err := LoadFairGNN(dir, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Labels, []int{0, 1, -1, 1}) || !reflect.DeepEqual(ds.Sens, []int{0, 1, 1, 0}) {
 		t.Errorf("labels %v sens %v", ds.Labels, ds.Sens)
 	}
@@ -67,9 +66,7 @@ func TestLoadFairGNN(t *testing.T) {
 	c.MinMaxScale = true
 	c.Options.IncludeSens = true
 	ds, err = LoadFairGNN(dir, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// a: min 1, max 5; b: min 10, max 40; S kept as 0/1, unscaled.
 	testutil.AllClose(t, "scaled", ds.Features, []float64{-1, -1, 0, 0, -1.0 / 3, 1, 1, -1.0 / 3, 1, -0.5, 1, 0}, 1e-15, 0)
 	if !reflect.DeepEqual(ds.FeatureNames, []string{"a", "b", "S"}) {
@@ -83,9 +80,7 @@ func TestLoadFairGNN(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(parent, "toy", "split.json"), []byte(`{"train": [1, 0], "val": [3], "test": [3]}`), 0o644)
 	ds, err = LoadFairGNN(parent, fgConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Split, Split{Train: []int{1, 0}, Val: []int{3}, Test: []int{3}}) {
 		t.Errorf("split %+v", ds.Split)
 	}
@@ -105,9 +100,7 @@ func TestLoadNIFTY(t *testing.T) {
 		Drop: []string{"Purpose"}, Threshold: 0.8, Options: DefaultOptions()}
 	dir := writeFiles(t, map[string]string{"g.csv": csv, "g_edges.txt": edges})
 	ds, err := LoadNIFTY(dir, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Labels, []int{1, 0, 1}) || !reflect.DeepEqual(ds.Sens, []int{1, 0, 0}) ||
 		!reflect.DeepEqual(ds.Features, []float64{1, 2, 4}) || !reflect.DeepEqual(ds.Graph.Edges(), [][2]int{{0, 2}, {1, 2}}) {
 		t.Errorf("labels %v sens %v features %v edges %v", ds.Labels, ds.Sens, ds.Features, ds.Graph.Edges())
@@ -118,9 +111,7 @@ func TestLoadNIFTY(t *testing.T) {
 	// Node 1: .414, 1/3; cut .331 → {0, 2}. Node 2: .240, .333 → cut .267 → {1}.
 	dir = writeFiles(t, map[string]string{"g.csv": csv})
 	ds, err = LoadNIFTY(dir, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Graph.Edges(), [][2]int{{0, 1}, {1, 2}}) {
 		t.Errorf("similarity edges %v, want [[0 1] [1 2]]", ds.Graph.Edges())
 	}
@@ -267,9 +258,7 @@ func TestLoadPresetsOnToyFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds, err := Load(parent, "pokec_n", DefaultOptions()) // FairGNN's dataset/pokec layout
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Labels, []int{-1, 1, 0, 1}) || !reflect.DeepEqual(ds.Sens, []int{0, 1, 1, 0}) ||
 		!reflect.DeepEqual(ds.FeatureNames, []string{"completion_percentage", "gender", "AGE"}) || ds.Graph.NumEdges() != 3 {
 		t.Errorf("pokec_n: labels %v sens %v names %v edges %d", ds.Labels, ds.Sens, ds.FeatureNames, ds.Graph.NumEdges())
@@ -282,9 +271,7 @@ func TestLoadPresetsOnToyFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(parent, "german", "german.csv"),
 		[]byte("Gender,ForeignWorker,Age,PurposeOfLoan,LoanAmount,GoodCustomer\nFemale,1,30,Car,1000,1\nMale,0,40,Radio,2000,-1\nMale,1,50,Other,1500,1\n"), 0o644)
 	ds, err = Load(parent, "german", DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Labels, []int{1, 0, 1}) || !reflect.DeepEqual(ds.Sens, []int{1, 0, 0}) ||
 		!reflect.DeepEqual(ds.FeatureNames, []string{"ForeignWorker", "Age", "LoanAmount"}) {
 		t.Errorf("german: labels %v sens %v names %v", ds.Labels, ds.Sens, ds.FeatureNames)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // dataDir returns $FAIRMP_DATA or skips the test.
@@ -32,9 +34,7 @@ func count(xs []int) map[int]int {
 func TestRealNBA(t *testing.T) {
 	dir := dataDir(t)
 	ds, err := Load(dir, "nba", DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	g := ds.Graph
 	if ds.N() != 403 || ds.NumFeatures != 95 || len(ds.Features) != 403*95 || len(ds.FeatureNames) != 95 {
 		t.Errorf("%d nodes, %d features (%d values, %d names), want 403 and 95", ds.N(), ds.NumFeatures, len(ds.Features), len(ds.FeatureNames))
@@ -68,18 +68,14 @@ func TestRealNBA(t *testing.T) {
 	t.Logf("nba: label homophily %.4f, sensitive homophily %.4f", hy, hs)
 
 	ds2, err := Load(filepath.Join(dir, "nba"), "nba", DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Features, ds2.Features) || !reflect.DeepEqual(g.Edges(), ds2.Graph.Edges()) {
 		t.Error("loading from the dataset folder and from its parent differ")
 	}
 	o := DefaultOptions()
 	o.IncludeSens = true
 	ds3, err := Load(dir, "nba", o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if ds3.NumFeatures != 96 || !contains(ds3.FeatureNames, "country") {
 		t.Errorf("IncludeSens: %d features, want 96 with country", ds3.NumFeatures)
 	}
@@ -97,9 +93,7 @@ func TestRealNIFTY(t *testing.T) {
 		{"credit", 30000, 137377, 12, 15000, 7500, 7500},
 	} {
 		ds, err := Load(dir, c.name, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		g := ds.Graph
 		if ds.N() != c.nodes || g.NumEdges() != c.edges || ds.NumFeatures != c.d {
 			t.Errorf("%s: %d nodes, %d edges, %d features; want %d, %d, %d", c.name, ds.N(), g.NumEdges(), ds.NumFeatures, c.nodes, c.edges, c.d)

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // naiveSimilarity is NIFTY's build_relationship written plainly: the full
@@ -56,9 +58,7 @@ func TestSimilarityEdgesMatchesNaive(t *testing.T) {
 			}
 		}
 		got, err := SimilarityEdges(x, c.n, c.d, c.th)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := naiveSimilarity(x, c.n, c.d, c.th)
 		if len(want) == 0 || !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: %d pairs, naive %d", c, len(got), len(want))
@@ -95,24 +95,18 @@ func TestRealNIFTYSimilarity(t *testing.T) {
 	for _, name := range []string{"bail", "credit"} {
 		c, _ := NIFTYPreset(name)
 		raw, err := os.ReadFile(filepath.Join(dir, name, name+".csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		tmp := t.TempDir()
 		if err := os.WriteFile(filepath.Join(tmp, name+".csv"), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
 		built, err := LoadNIFTY(tmp, c) // no edges file: similarity graph
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		el := time.Since(start)
 		t.Logf("%s similarity graph (%d nodes) built in %v", name, built.N(), el)
 		ref, err := LoadNIFTY(dir, c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if !reflect.DeepEqual(built.Graph.Edges(), ref.Graph.Edges()) {
 			t.Errorf("%s: similarity graph has %d edges, the edges file %d", name, built.Graph.NumEdges(), ref.Graph.NumEdges())
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestSyntheticHomophilyMatchesKnobs generates graphs for several knob
@@ -19,9 +21,7 @@ func TestSyntheticHomophilyMatchesKnobs(t *testing.T) {
 		cfg.N = 20000
 		cfg.LabelHomophily, cfg.SensHomophily, cfg.LabelBias = k.hy, k.hs, k.bias
 		ds, err := Synthetic(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		g := ds.Graph
 		if want := 100000; g.NumEdges() != want {
 			t.Errorf("%+v: %d edges, want %d", k, g.NumEdges(), want)
@@ -58,9 +58,7 @@ func TestSyntheticFeatures(t *testing.T) {
 	cfg.N, cfg.NumFeatures, cfg.LabelBias = 20000, 4, 0
 	cfg.LabelSignal, cfg.GroupSignal, cfg.Noise = 2, 1, 0.5
 	ds, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d := ds.NumFeatures
 	var mean [2][2][]float64
 	var cnt [2][2]int
@@ -116,9 +114,7 @@ func TestSyntheticFeatures(t *testing.T) {
 func TestSyntheticDeterministicAndSplit(t *testing.T) {
 	cfg := DefaultSyntheticConfig()
 	a, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := Synthetic(cfg)
 	if !reflect.DeepEqual(a.Features, b.Features) || !reflect.DeepEqual(a.Graph.Edges(), b.Graph.Edges()) ||
 		!reflect.DeepEqual(a.Split, b.Split) || !reflect.DeepEqual(a.Labels, b.Labels) {
@@ -152,9 +148,7 @@ func TestSyntheticDeterministicAndSplit(t *testing.T) {
 func TestPokecZShape(t *testing.T) {
 	start := time.Now()
 	ds, err := Synthetic(PokecZShape(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	el := time.Since(start)
 	if ds.N() != 67796 || ds.NumFeatures != 276 || ds.Graph.NumEdges() != 617958 {
 		t.Errorf("shape %d nodes, %d features, %d edges; want 67796, 276, 617958", ds.N(), ds.NumFeatures, ds.Graph.NumEdges())
@@ -205,9 +199,7 @@ func TestSyntheticConfigErrors(t *testing.T) {
 func TestRandomSplit(t *testing.T) {
 	labels := []int{0, 1, -1, 1, 0, 0, 1, -1, 1, 0}
 	s, err := RandomSplit(labels, [3]float64{0.5, 0.25, 0.25}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(s.Train) != 4 || len(s.Val) != 2 || len(s.Test) != 2 {
 		t.Fatalf("sizes %d/%d/%d, want 4/2/2 of 8 labelled", len(s.Train), len(s.Val), len(s.Test))
 	}
@@ -240,9 +232,7 @@ func TestSyntheticEmptyBlocks(t *testing.T) {
 	cfg := DefaultSyntheticConfig()
 	cfg.LabelBias = 1
 	ds, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(ds.Labels, ds.Sens) || ds.Graph.NumEdges() != 10000 {
 		t.Errorf("labels differ from groups or %d edges", ds.Graph.NumEdges())
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
@@ -103,9 +104,7 @@ func TestBLASGraphProduct(t *testing.T) {
 		}
 		testutil.AllClose(t, Name()+" "+dt.String()+" X·W", testutil.ToF64(yv), want, atol, rtol)
 		gw, err := w.Grad()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		testutil.AllClose(t, Name()+" "+dt.String()+" dW", testutil.ToF64(gw), wantGrad, atol, rtol)
 	}
 }

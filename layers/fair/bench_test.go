@@ -8,6 +8,7 @@ import (
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -25,13 +26,9 @@ func benchTerm(b *testing.B, f func(z *G.Node, sens, train []int) (*G.Node, erro
 	g := G.NewGraph()
 	z := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("z"), G.WithValue(testutil.Tensor(tensor.Float64, testutil.RandSlice(rng, n*c, -2, 2), n, c)))
 	out, err := f(z, sens, train)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	gr, err := G.Grad(out, z)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	m := G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{out}, gr...)...))
 	defer m.Close()
 	b.ResetTimer()
@@ -70,9 +67,7 @@ func BenchmarkEpochBailShaped(b *testing.B) {
 	c := datasets.DefaultSyntheticConfig()
 	c.N, c.NumFeatures, c.MeanDegree = 18876, 18, 33
 	ds, err := datasets.Synthetic(c)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	adv := DefaultAdversaryConfig()
 	adv.PretrainClassifier, adv.PretrainAdversary = 1, 0
 	for _, s := range []Strategy{nil, DefaultRegularizerConfig(), adv, DefaultMixupConfig()} {
@@ -83,14 +78,10 @@ func BenchmarkEpochBailShaped(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			g := G.NewGraph()
 			x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			ph := layers.NewPhase()
 			m, err := layers.NewGCN(g, layers.DefaultGCNConfig(ds.NumFeatures, 2), ds.Graph, ph)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: ph}
 			tc := train.DefaultConfig()
 			tc.Epochs = 1 << 30
@@ -100,9 +91,7 @@ func BenchmarkEpochBailShaped(b *testing.B) {
 				}
 			}
 			tr, err := train.NewTrainer(m, task, tc)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer tr.Close()
 			if _, err := tr.Epoch(); err != nil { // the adversary's pre-training
 				b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -20,9 +21,7 @@ func biased(t testing.TB, n int) *datasets.Dataset {
 	c.N = n
 	c.MeanDegree = 8
 	ds, err := datasets.Synthetic(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return ds
 }
 
@@ -31,9 +30,7 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 	t.Helper()
 	g := G.NewGraph()
 	x, err := train.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ph := layers.NewPhase()
 	d, c := ds.NumFeatures, ds.NumClasses()
 	var m layers.Model
@@ -65,9 +62,7 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 	default:
 		t.Fatalf("unknown backbone %q", backbone)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}
 	return m, task
 }
@@ -86,17 +81,11 @@ func run(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, s
 		}
 	}
 	res, err := train.Fit(m, task, tc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, err := train.Predict(m, task, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rep, err := metrics.Evaluate(p.Probs, p.Classes, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return rep, res.LastParams
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -54,15 +55,11 @@ func scalarGrad(t *testing.T, dt tensor.Dtype, zv []float64, n, c int, f func(z 
 	g := G.NewGraph()
 	z := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("z"), G.WithValue(testutil.Tensor(dt, zv, n, c)))
 	out, err := f(z)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var v G.Value
 	G.Read(out, &v)
 	gr, err := G.Grad(out, z)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	testutil.Run(t, g)
 	return testutil.ToF64(v)[0], testutil.ToF64(gr[0].Value())
 }

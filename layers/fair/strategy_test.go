@@ -8,6 +8,7 @@ import (
 
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
 )
 
@@ -139,9 +140,7 @@ func TestAdversaryLearns(t *testing.T) {
 	var epochs []int
 	c.Progress = func(e int, l float64) { losses, epochs = append(losses, l), append(epochs, e) }
 	tc, err := c.Apply(tc, task, ds.Sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := train.Fit(m, task, tc); err != nil {
 		t.Fatal(err)
 	}
@@ -211,9 +210,7 @@ func TestApplyErrors(t *testing.T) {
 		return nil
 	}
 	tc, err := testAdversary(1).Apply(tc, task, ds.Sens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, task := build(t, ds, "mlp", tensor.Float64, 1)
 	if tc, err = DefaultRegularizerConfig().Apply(tc, task, ds.Sens); err != nil {
 		t.Fatal(err)

@@ -78,29 +78,21 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		for _, dt := range testutil.Dtypes {
 			task := newTask(t, p, dt, layers.NewPhase())
 			m, err := build(task.Graph, p, dt, task.Phase)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if _, err := train.Fit(m, task, fastTrain(15)); err != nil {
 				t.Fatal(err)
 			}
 			want, err := train.Predict(m, task, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var buf bytes.Buffer
 			if err := modelio.Save(&buf, m); err != nil {
 				t.Fatalf("%s: %v", kind, err)
 			}
 			task2 := newTask(t, p, dt, layers.NewPhase())
 			m2, err := modelio.Load(bytes.NewReader(buf.Bytes()), task2.Graph, modelio.Env{Graph: p.Graph, Phase: task2.Phase})
-			if err != nil {
-				t.Fatalf("%s %v: %v", kind, dt, err)
-			}
+			require.NoError(t, err, "%s %v", kind, dt)
 			got, err := train.Predict(m2, task2, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for i := range want.Probs {
 				if got.Probs[i] != want.Probs[i] {
 					t.Fatalf("%s %v: probability %d after load %v, before %v", kind, dt, i, got.Probs[i], want.Probs[i])
@@ -259,9 +251,7 @@ func newTask(t testing.TB, p *problem.Problem, dt tensor.Dtype, phase *layers.Ph
 	t.Helper()
 	g := G.NewGraph()
 	x, err := train.FeatureNode(g, dt, p.X, p.N, p.D, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return &train.Task{Graph: g, X: x, Labels: p.Labels, Train: p.Train, Val: p.Val, Classes: p.C, Phase: phase}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -21,9 +22,7 @@ func TestAdamSteps(t *testing.T) {
 		g := G.NewGraph()
 		w := G.NewMatrix(g, dt, G.WithShape(1, 3), G.WithName("w"), G.WithValue(testutil.Tensor(dt, w0, 1, 3)))
 		a, err := NewAdam(AdamConfig{LR: lr, Beta1: b1, Beta2: b2, Eps: eps, WeightDecay: wd}, G.Nodes{w})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if err := a.StepWith([]G.Value{testutil.Tensor(dt, g1, 1, 3)}); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/graph"
 	G "gorgonia.org/gorgonia"
@@ -114,13 +115,9 @@ func BenchmarkEpochPokec(b *testing.B) {
 		b.Run(m.name, func(b *testing.B) {
 			task := pokecTask(b)
 			model, err := m.build(task)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			tr, err := NewTrainer(model, task, DefaultConfig())
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer tr.Close()
 			if _, err := tr.Epoch(); err != nil { // warm-up: first allocations
 				b.Fatal(err)

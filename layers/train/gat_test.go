@@ -6,6 +6,7 @@ import (
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
 )
 
@@ -20,13 +21,9 @@ func TestGATModelTrains(t *testing.T) {
 		c := layers.DefaultGATModelConfig(p.D, p.C)
 		c.Heads, c.Hidden, c.InputDropout, c.AttentionDropout, c.Dtype = 2, 8, 0.1, 0.2, dt
 		m, err := layers.NewGATModel(task.Graph, c, p.Graph, task.Phase)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		res, err := Fit(m, task, fastTrain(60))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return m, res
 	}
 	for _, dt := range testutil.Dtypes {

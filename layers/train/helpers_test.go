@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
@@ -16,9 +17,7 @@ func newTask(t testing.TB, p *problem.Problem, dt tensor.Dtype, phase *layers.Ph
 	t.Helper()
 	g := G.NewGraph()
 	x, err := FeatureNode(g, dt, p.X, p.N, p.D, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return &Task{Graph: g, X: x, Labels: p.Labels, Train: p.Train, Val: p.Val, Classes: p.C, Phase: phase}
 }
 
@@ -36,9 +35,7 @@ func paramValues(m layers.Model) [][]float64 {
 func modelLogits(t testing.TB, m layers.Model, task *Task) []float64 {
 	t.Helper()
 	z, err := m.Forward(task.X)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var zv G.Value
 	vm := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(z, &zv)))
 	defer vm.Close()

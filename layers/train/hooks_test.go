@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/problem"
@@ -24,26 +25,18 @@ func TestTrainGradientsNotAccumulated(t *testing.T) {
 	mc := layers.DefaultMLPConfig(p.D, p.C)
 	mc.Layers, mc.Dropout = 1, 0
 	m, err := layers.NewMLP(task.Graph, mc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	frozen := fastTrain(2)
 	frozen.Adam.LR, frozen.Adam.WeightDecay = 1e-300, 0
 	ft, err := NewTrainer(m, task, frozen)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	grads := func() [][]float64 {
 		var out [][]float64
 		for _, q := range m.Learnables() {
 			g, err := q.Grad()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			d, err := opkit.Dense(g)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			out = append(out, append([]float64(nil), d.Data().([]float64)...))
 		}
 		return out
@@ -70,16 +63,12 @@ func TestTrainGradientsNotAccumulated(t *testing.T) {
 	cfg := fastTrain(300)
 	cfg.Adam.WeightDecay = 0
 	tr, err := NewTrainer(m, task, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	var ce []float64
 	for e := 0; e < 300; e++ {
 		st, err := tr.Step()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ce = append(ce, st.CE)
 	}
 	for e := 150; e < 300; e++ {

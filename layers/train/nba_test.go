@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -34,9 +35,7 @@ func TestNBABaselines(t *testing.T) {
 		t.Skip("NBA baselines take about a minute; skipped with -short")
 	}
 	ds, err := datasets.Load(dir, "nba", datasets.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n, d := ds.N(), ds.NumFeatures
 	x := ds.Features
 	gr := ds.Graph
@@ -85,21 +84,15 @@ func TestNBABaselines(t *testing.T) {
 		for seed := int64(1); seed <= 5; seed++ {
 			g := G.NewGraph()
 			xn, err := FeatureNode(g, tensor.Float64, x, n, d, "x")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			task := &Task{Graph: g, X: xn, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
 			model, err := m.b(g, seed, gr, task.Phase)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if _, err := Fit(model, task, DefaultConfig()); err != nil {
 				t.Fatal(err)
 			}
 			p, err := Predict(model, task, ds.Split.Test)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			accs = append(accs, 100*p.Accuracy(ds.Labels))
 		}
 		mu, sd := meanStd(accs)

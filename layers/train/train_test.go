@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
@@ -22,13 +23,9 @@ func trainMLP(t *testing.T, p *problem.Problem, dt tensor.Dtype, seed int64, cfg
 	mc := layers.DefaultMLPConfig(p.D, p.C)
 	mc.Hidden, mc.Dtype, mc.Seed, mc.InputDropout = 16, dt, seed, 0.1
 	m, err := layers.NewMLP(task.Graph, mc, task.Phase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := Fit(m, task, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m, task, res
 }
 
@@ -62,9 +59,7 @@ func TestTrainLossFalls(t *testing.T) {
 		// The model holds the best-validation parameters: Predict must
 		// reproduce the best epoch's validation accuracy.
 		pred, err := Predict(m, task, p.Val)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if acc := pred.Accuracy(p.Labels); acc != res.Best.ValAcc {
 			t.Errorf("%v: Predict val accuracy %.4f, best epoch %d reported %.4f", dt, acc, res.Best.Epoch, res.Best.ValAcc)
 		}
@@ -122,9 +117,7 @@ func TestTrainDeterministic(t *testing.T) {
 			c := layers.DefaultGCNConfig(big.D, big.C)
 			c.Dtype = dt
 			m, err := layers.NewGCN(task.Graph, c, big.Graph, task.Phase)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if _, err := Fit(m, task, cfg); err != nil {
 				t.Fatal(err)
 			}
@@ -199,9 +192,7 @@ func TestTrainExtraLoss(t *testing.T) {
 		mc := layers.DefaultMLPConfig(p.D, p.C)
 		mc.Dropout = 0
 		m, err := layers.NewMLP(task.Graph, mc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		z0 := modelLogits(t, m, task)
 		cfg := fastTrain(60)
 		cfg.Select = SelectLast
@@ -219,9 +210,7 @@ func TestTrainExtraLoss(t *testing.T) {
 			}
 		}
 		res, err := Fit(m, task, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if extra {
 			want := 0.0
 			for _, v := range z0 {
@@ -277,9 +266,7 @@ func TestTrainErrors(t *testing.T) {
 	p := problem.New(t, 8, 20, 3, 2, 20, 0.5)
 	task := newTask(t, p, tensor.Float64, nil)
 	m, err := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	badCfg := map[string]func(c *Config){
 		"epochs 0":      func(c *Config) { c.Epochs = 0 },
 		"lr 0":          func(c *Config) { c.Adam.LR = 0 },
@@ -333,19 +320,13 @@ func TestTrainTwice(t *testing.T) {
 		c := layers.DefaultGCNConfig(p.D, p.C)
 		c.Hidden, c.Dtype = 16, dt
 		m, err := layers.NewGCN(task.Graph, c, p.Graph, task.Phase)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cfg := fastTrain(40)
 		cfg.Select = SelectLast
 		r1, err := Fit(m, task, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		r2, err := Fit(m, task, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if !(r2.History[0].CE < r1.History[0].CE-0.1) {
 			t.Errorf("%v: second run starts at CE %.4f, first started at %.4f: not continued", dt, r2.History[0].CE, r1.History[0].CE)
 		}

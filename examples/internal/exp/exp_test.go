@@ -6,6 +6,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
+	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
 )
 
@@ -14,9 +15,7 @@ func tiny(t *testing.T) *datasets.Dataset {
 	c := datasets.DefaultSyntheticConfig()
 	c.N, c.MeanDegree = 150, 6
 	ds, err := datasets.Synthetic(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return ds
 }
 
@@ -32,31 +31,21 @@ func TestRunLastMatchesTrain(t *testing.T) {
 			s := DefaultSpec(name)
 			s.Seed = 3
 			p1, err := NewProblem(ds, tensor.Float64)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got, err := Run(p1, s, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			p2, _ := NewProblem(ds, tensor.Float64)
 			m, err := Build(p2, s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			tc := train.DefaultConfig()
 			tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
 			if _, err := train.Fit(m, p2.Task, tc); err != nil {
 				t.Fatal(err)
 			}
 			a, err := train.Predict(got.Model, p1.Task, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			b, err := train.Predict(m, p2.Task, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for i := range a.Probs {
 				if a.Probs[i] != b.Probs[i] {
 					t.Fatalf("prob %d: Run %v, train.Fit %v", i, a.Probs[i], b.Probs[i])
@@ -92,16 +81,12 @@ func TestRunFMPTwoStage(t *testing.T) {
 	s := DefaultSpec("fmp")
 	p1, _ := NewProblem(ds, tensor.Float64)
 	got, err := Run(p1, s, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	zero := s
 	zero.FMP.LambdaF = 0
 	p2, _ := NewProblem(ds, tensor.Float64)
 	base, err := Run(p2, zero, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got.Result.Best.Epoch != base.Result.Best.Epoch {
 		t.Errorf("selected epoch %d, want the λf = 0 run's %d", got.Result.Best.Epoch, base.Result.Best.Epoch)
 	}
@@ -119,9 +104,7 @@ func TestRunFMPTwoStage(t *testing.T) {
 	// judge thresholded ΔDP).
 	gap := func(m layers.Model, p *Problem) float64 {
 		pred, err := train.Predict(m, p.Task, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var sum, cnt [2]float64
 		for i, g := range ds.Sens {
 			if g >= 0 {
