@@ -119,6 +119,11 @@ type runResult struct {
 	seed             int
 	test             metrics.Report
 	setting          string
+	// epoch is the backbone's mean training epoch (with its evaluation
+	// pass); post the time the method took after training (FMP: the
+	// whole frontier; thresholds: the fit).
+	epoch, post time.Duration
+	points      int
 }
 
 var methods = []string{"backbone", "FMP", "thresholds"}
@@ -182,7 +187,8 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	if err != nil {
 		return nil, err
 	}
-	rs := []runResult{{backbone: b, method: "backbone", seed: int(seed), test: out.Report}}
+	epoch := out.Train / time.Duration(out.Result.Epochs)
+	rs := []runResult{{backbone: b, method: "backbone", seed: int(seed), test: out.Report, epoch: epoch}}
 	// FMP on the trained backbone: λs = 0 as the base, so that the
 	// frontier's reference (λf = 0) is the backbone itself.
 	base := fmp.DefaultConfig()
@@ -193,12 +199,13 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	}
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS, fc.Rule, fc.Test = []float64{0, 1}, rule, ds.Split.Test
+	start := time.Now()
 	f, err := fmp.NewFrontier(m, p.Task, fc)
 	if err != nil {
 		return nil, err
 	}
 	best := f.Best()
-	rs = append(rs, runResult{backbone: b, method: "FMP", seed: int(seed), test: best.Test,
+	rs = append(rs, runResult{backbone: b, method: "FMP", seed: int(seed), test: best.Test, epoch: epoch, post: time.Since(start), points: len(f.Points),
 		setting: fmt.Sprintf("λs=%g λf=%g", best.Config.LambdaS, best.Config.LambdaF)})
 	pred, err := train.Predict(out.Model, p.Task, nil)
 	if err != nil {
@@ -208,6 +215,7 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	for i := range p1 {
 		p1[i] = pred.Probs[2*i+1]
 	}
+	start = time.Now()
 	thc := fair.DefaultThresholdsConfig()
 	thc.Rule = rule
 	th, err := fair.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
@@ -218,7 +226,7 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	if err != nil {
 		return nil, err
 	}
-	rs = append(rs, runResult{backbone: b, method: "thresholds", seed: int(seed), test: rep,
+	rs = append(rs, runResult{backbone: b, method: "thresholds", seed: int(seed), test: rep, epoch: epoch, post: time.Since(start), points: th.Tried,
 		setting: fmt.Sprintf("t0=%.3g t1=%.3g", th.T[0], th.T[1])})
 	return rs, nil
 }
@@ -241,6 +249,24 @@ func writeTable(w io.Writer, o *options, ds *datasets.Dataset, rule metrics.Rule
 				}
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", b, m, ms(acc), ms(dp), ms(eo), strings.Join(settings, "; "))
+		}
+	}
+	fmt.Fprintln(w, "\nTime after training (mean over seeds), in the backbone's training epochs (each with its evaluation pass):")
+	for _, b := range o.backbones {
+		for _, m := range methods[1:] {
+			var epoch, post time.Duration
+			n, points := 0, 0
+			for _, r := range all {
+				if r.backbone == b && r.method == m {
+					epoch, post, points = epoch+r.epoch, post+r.post, r.points
+					n++
+				}
+			}
+			if n == 0 || epoch == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "- %s %s (%d settings): %v, %.1f epochs of %v\n", b, m, points, (post / time.Duration(n)).Round(time.Millisecond),
+				float64(post)/float64(epoch), (epoch / time.Duration(n)).Round(100*time.Microsecond))
 		}
 	}
 }
