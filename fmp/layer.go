@@ -103,8 +103,8 @@ type Config struct {
 	PerGroupRows bool `json:"per_group_rows"`
 }
 
-// DefaultConfig returns the defaults, chosen on validation data (the
-// study of issue 3: a generated biased graph and Bail): λs = 1, λf = 2,
+// DefaultConfig returns the defaults, chosen on validation data (a
+// generated biased graph and Bail; see DESIGN.md): λs = 1, λf = 2,
 // K = 10, Normalized scaling with ρ = 4, temperature τ = 0.5,
 // InferenceOnly training, the paper's single Δs row for a binary
 // attribute. τ = 0.5 is the largest temperature that halved the

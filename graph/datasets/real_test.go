@@ -29,7 +29,7 @@ func count(xs []int) map[int]int {
 }
 
 // TestRealNBA checks the statistics of the NBA data set stated in the
-// data README and issue 2, loading it both from $FAIRMP_DATA and from
+// data README, loading it both from $FAIRMP_DATA and from
 // $FAIRMP_DATA/nba.
 func TestRealNBA(t *testing.T) {
 	dir := dataDir(t)
