@@ -1,10 +1,8 @@
 package fmp
 
 import (
-	"runtime"
-	"sync"
-
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/par"
 )
 
 // The kernels below compute, row by row, expressions of the row-softmax
@@ -24,28 +22,7 @@ func forBlocks(n int, f func(b, lo, hi int)) {
 		f(0, 0, n)
 		return
 	}
-	workers := runtime.GOMAXPROCS(0)
-	if workers > nb {
-		workers = nb
-	}
-	var next sync.WaitGroup
-	ch := make(chan int, nb)
-	for b := 0; b < nb; b++ {
-		ch <- b
-	}
-	close(ch)
-	next.Add(workers)
-	for w := 0; w < workers; w++ {
-		go func() {
-			defer next.Done()
-			for b := range ch {
-				lo := b * blockRows
-				hi := min(lo+blockRows, n)
-				f(b, lo, hi)
-			}
-		}()
-	}
-	next.Wait()
+	par.For(nb, func(b int) { f(b, b*blockRows, min((b+1)*blockRows, n)) })
 }
 
 func numBlocks(n int) int { return max(1, (n+blockRows-1)/blockRows) }

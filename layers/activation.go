@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/par"
 )
 
 // ActKind names an element-wise activation function.
@@ -206,10 +207,10 @@ func (op *actOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 }
 
 // activateParallel is activate over ranges of the elements in parallel
-// (opkit.Parallel); each element is computed on its own, so the split does
+// (par.Split); each element is computed on its own, so the split does
 // not change the result.
 func activateParallel[T float32 | float64](a Activation, out, x, dy []T) {
-	opkit.Parallel(len(x), func(lo, hi int) {
+	par.Split(len(x), func(lo, hi int) {
 		var d []T
 		if dy != nil {
 			d = dy[lo:hi]

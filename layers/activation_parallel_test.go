@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/par"
 )
 
 // TestActivateParallelMatchesSerial checks that the parallel activation
@@ -14,7 +14,7 @@ import (
 func TestActivateParallelMatchesSerial(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	rng := rand.New(rand.NewSource(9))
-	n := 5*opkit.ParallelGrain + 17
+	n := 5*par.Grain + 17
 	x := make([]float32, n)
 	dy := make([]float32, n)
 	for i := range x {

@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/par"
 )
 
 // addRowOp computes y + b for y n × c and b 1 × c (b added to every row)
@@ -94,7 +95,7 @@ func (op addRowOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 
 func addRowKernel[T float32 | float64](out, y, b []T, c int) {
 	rows := len(y) / c
-	opkit.Parallel(len(y), func(lo, hi int) {
+	par.Split(len(y), func(lo, hi int) {
 		for i := lo / c; i < rows && i*c < hi; i++ {
 			s, e := max(i*c, lo), min((i+1)*c, hi)
 			yr, or := y[s:e], out[s:e]
@@ -168,7 +169,7 @@ func colSumKernel[T float32 | float64](out, x []T, c int) {
 	rows := len(x) / c
 	nb := max(1, (rows+colSumBlock-1)/colSumBlock)
 	part := make([]float64, nb*c)
-	opkit.ParallelFor(nb, func(bk int) {
+	par.For(nb, func(bk int) {
 		p := part[bk*c : (bk+1)*c]
 		for i := bk * colSumBlock; i < min((bk+1)*colSumBlock, rows); i++ {
 			for k, v := range x[i*c : (i+1)*c] {

@@ -6,9 +6,6 @@ import (
 	"hash"
 	"math"
 	"math/rand"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/par"
 )
 
 // EdgeDropoutSpMM returns (A ⊙ M)·x, where in training M drops each
@@ -270,25 +268,7 @@ func gatherMul[T float32 | float64](indptr []int, indices []int32, perm []int, v
 			}
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), nb)
-	if workers <= 1 {
-		for b := 0; b < nb; b++ {
-			work(b)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := int(next.Add(1)) - 1; b < nb; b = int(next.Add(1)) - 1 {
-				work(b)
-			}
-		}()
-	}
-	wg.Wait()
+	par.For(nb, work)
 }
 
 // buildTranspose fills the transpose's structure (counting sort by

@@ -99,15 +99,7 @@ func gatParallelRange(n, width int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	blocks := workers * 4
-	if blocks > n {
-		blocks = n
-	}
-	bounds := make([]int, blocks+1)
-	for b := range bounds {
-		bounds[b] = n * b / blocks
-	}
-	par.Blocks(bounds, workers, f)
+	par.Chunks(n, (n+4*workers-1)/(4*workers), f)
 }
 
 type gatFloat interface{ float32 | float64 }

@@ -3,11 +3,9 @@ package datasets
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/par"
 )
 
 // SimilarityEdges builds NIFTY's feature-similarity edges over the n rows
@@ -36,58 +34,43 @@ func SimilarityEdges(x []float64, n, d int, threshold float64) ([][2]int, error)
 	const block = 64
 	nb := (n + block - 1) / block
 	out := make([][][2]int, nb)
-	workers := runtime.GOMAXPROCS(0)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sqd := make([]float64, n)
-			for {
-				b := int(next.Add(1)) - 1
-				if b >= nb {
-					return
+	par.ForWith(nb, func() []float64 { return make([]float64, n) }, func(sqd []float64, b int) {
+		var pairs [][2]int
+		for i := b * block; i < n && i < (b+1)*block; i++ {
+			xi := x[i*d : (i+1)*d : (i+1)*d]
+			// Squared distances first; sim is a non-increasing
+			// function of them (also in floating point), so the
+			// largest similarity is that of the smallest distance.
+			minSS := math.Inf(1)
+			for j := 0; j < n; j++ {
+				xj := x[j*d : (j+1)*d : (j+1)*d]
+				ss := 0.0
+				for k, v := range xi {
+					t := v - xj[k]
+					ss += t * t
 				}
-				var pairs [][2]int
-				for i := b * block; i < n && i < (b+1)*block; i++ {
-					xi := x[i*d : (i+1)*d : (i+1)*d]
-					// Squared distances first; sim is a non-increasing
-					// function of them (also in floating point), so the
-					// largest similarity is that of the smallest distance.
-					minSS := math.Inf(1)
-					for j := 0; j < n; j++ {
-						xj := x[j*d : (j+1)*d : (j+1)*d]
-						ss := 0.0
-						for k, v := range xi {
-							t := v - xj[k]
-							ss += t * t
-						}
-						sqd[j] = ss
-						if j != i && ss < minSS {
-							minSS = ss
-						}
-					}
-					cut := threshold * (1 / (1 + math.Sqrt(minSS)))
-					// sim > cut needs ss < (1/cut − 1)²; skip rows far
-					// beyond that bound (with a wide margin for rounding)
-					// and test the rest exactly as NIFTY does.
-					bound := math.Inf(1)
-					if cut > 0 {
-						r := 1/cut - 1
-						bound = r*r*(1+1e-6) + 1e-300
-					}
-					for j, ss := range sqd {
-						if j != i && ss <= bound && 1/(1+math.Sqrt(ss)) > cut {
-							pairs = append(pairs, [2]int{i, j})
-						}
-					}
+				sqd[j] = ss
+				if j != i && ss < minSS {
+					minSS = ss
 				}
-				out[b] = pairs
 			}
-		}()
-	}
-	wg.Wait()
+			cut := threshold * (1 / (1 + math.Sqrt(minSS)))
+			// sim > cut needs ss < (1/cut − 1)²; skip rows far
+			// beyond that bound (with a wide margin for rounding)
+			// and test the rest exactly as NIFTY does.
+			bound := math.Inf(1)
+			if cut > 0 {
+				r := 1/cut - 1
+				bound = r*r*(1+1e-6) + 1e-300
+			}
+			for j, ss := range sqd {
+				if j != i && ss <= bound && 1/(1+math.Sqrt(ss)) > cut {
+					pairs = append(pairs, [2]int{i, j})
+				}
+			}
+		}
+		out[b] = pairs
+	})
 	total := 0
 	for _, p := range out {
 		total += len(p)

@@ -18,9 +18,8 @@ package fastblas
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/fairmp/fairmp/internal/par"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -201,28 +200,7 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 			tail(lo, hi, nFull, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
 		}
 	}
-	if workers <= 1 || tasks <= 1 {
-		for t := 0; t < tasks; t++ {
-			work(t)
-		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for w := 0; w < min(workers, tasks); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					t := int(next.Add(1)) - 1
-					if t >= tasks {
-						return
-					}
-					work(t)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	par.For(tasks, work)
 	if mFull < m {
 		tail(mFull, m, 0, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
 	}
@@ -288,7 +266,7 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 				b0[p], b1[p] = b[p*ldb], b[p*ldb+1]
 			}
 		}
-		parallel(m, 256, func(lo, hi int) {
+		par.Chunks(m, 256, func(lo, hi int) {
 			var buf [16]T
 			acc := buf[:n]
 			for i := lo; i < hi; i++ {
@@ -313,7 +291,7 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 	// narrowChunk steps (in parallel), then the partials added in chunk
 	// order.
 	part := make([]T, chunks*m*n)
-	parallel(chunks, 1, func(lo, hi int) {
+	par.Chunks(chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			pc := part[ch*m*n : (ch+1)*m*n]
 			p, pEnd := ch*narrowChunk, min((ch+1)*narrowChunk, k)
@@ -368,33 +346,6 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 		store(i, acc)
 	}
 	return true
-}
-
-// parallel calls f on consecutive ranges of [0, n) of about grain items,
-// from GOMAXPROCS goroutines.
-func parallel(n, grain int, f func(lo, hi int)) {
-	tasks := (n + grain - 1) / grain
-	workers := min(runtime.GOMAXPROCS(0), tasks)
-	if workers <= 1 {
-		f(0, n)
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				t := int(next.Add(1)) - 1
-				if t >= tasks {
-					return
-				}
-				f(t*grain, min((t+1)*grain, n))
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // dot2 returns (x·y0, x·y1), each as ((s0+s1)+(s2+s3)) over the

@@ -41,25 +41,82 @@ func Rows(indptr []int, minWork int, f func(lo, hi int)) {
 		}
 	}
 	bounds = append(bounds, rows)
-	Blocks(bounds, workers, f)
+	Blocks(bounds, f)
 }
 
 // Blocks calls f(bounds[b], bounds[b+1]) for every consecutive pair of
-// bounds, on workers goroutines that take blocks in order.
-func Blocks(bounds []int, workers int, f func(lo, hi int)) {
+// bounds, in parallel as For runs items.
+func Blocks(bounds []int, f func(lo, hi int)) {
+	For(len(bounds)-1, func(b int) { f(bounds[b], bounds[b+1]) })
+}
+
+// For calls f(i) for every i in [0, n), from up to GOMAXPROCS goroutines
+// that take the items in order; for coarse items (blocks of rows) whose
+// results do not depend on which goroutine runs them. With one worker or
+// one item it runs on the calling goroutine.
+func For(n int, f func(i int)) {
+	ForWith(n, func() struct{} { return struct{}{} }, func(_ struct{}, i int) { f(i) })
+}
+
+// ForWith is For with per-goroutine state: each goroutine calls newState
+// once and passes the state to every f it runs (scratch buffers).
+func ForWith[S any](n int, newState func() S, f func(s S, i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		s := newState()
+		for i := 0; i < n; i++ {
+			f(s, i)
+		}
+		return
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			s := newState()
 			for {
-				b := int(next.Add(1)) - 1
-				if b >= len(bounds)-1 {
+				i := int(next.Add(1)) - 1
+				if i >= n {
 					return
 				}
-				f(bounds[b], bounds[b+1])
+				f(s, i)
 			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Chunks calls f on the consecutive ranges [lo, hi) of [0, n) of grain
+// items (the last one shorter), in parallel as For runs items.
+func Chunks(n, grain int, f func(lo, hi int)) {
+	if grain < 1 {
+		grain = 1
+	}
+	For((n+grain-1)/grain, func(t int) { f(t*grain, min((t+1)*grain, n)) })
+}
+
+// Grain is the smallest number of elements worth a goroutine in Split.
+const Grain = 1 << 15
+
+// Split calls f on one range of [0, n) per worker, from up to GOMAXPROCS
+// goroutines, for element-wise kernels whose output element i depends
+// only on input element i (so that the split does not change the result).
+// Below 2·Grain elements it calls f(0, n).
+func Split(n int, f func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/Grain)
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
 		}()
 	}
 	wg.Wait()
