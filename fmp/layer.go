@@ -242,7 +242,7 @@ type trace struct {
 }
 
 func (l *Layer) checkInput(x *G.Node) error {
-	if err := checkMatrix(x, "Layer.Forward", "X_trans"); err != nil {
+	if err := checkNode(x, "Layer.Forward", "X_trans"); err != nil {
 		return err
 	}
 	s := x.Shape()

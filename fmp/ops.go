@@ -1,7 +1,6 @@
 package fmp
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash"
 	"math"
@@ -54,7 +53,7 @@ func GroupGap(f *G.Node, ds *DeltaS) (*G.Node, error) {
 // ProjectLinf returns an error if x is not a float32/float64 matrix or if r
 // is negative, NaN or infinite.
 func ProjectLinf(x *G.Node, r float64) (*G.Node, error) {
-	if err := checkMatrix(x, "ProjectLinf", "input"); err != nil {
+	if err := checkNode(x, "ProjectLinf", "input"); err != nil {
 		return nil, err
 	}
 	if !(r >= 0) || math.IsInf(r, 0) {
@@ -63,7 +62,7 @@ func ProjectLinf(x *G.Node, r float64) (*G.Node, error) {
 	return G.ApplyOp(&projOp{r: r}, x)
 }
 
-func checkMatrix(x *G.Node, fn, what string) error {
+func checkNode(x *G.Node, fn, what string) error {
 	if x == nil {
 		return fmt.Errorf("fmp: %s: nil %s node", fn, what)
 	}
@@ -80,7 +79,7 @@ func checkF(f *G.Node, ds *DeltaS, fn string) error {
 	if ds == nil {
 		return fmt.Errorf("fmp: %s: nil DeltaS", fn)
 	}
-	if err := checkMatrix(f, fn, "F"); err != nil {
+	if err := checkNode(f, fn, "F"); err != nil {
 		return err
 	}
 	if f.Shape()[0] != ds.N() {
@@ -93,7 +92,7 @@ func checkFU(f, u *G.Node, ds *DeltaS, fn string) error {
 	if err := checkF(f, ds, fn); err != nil {
 		return err
 	}
-	if err := checkMatrix(u, fn, "u"); err != nil {
+	if err := checkNode(u, fn, "u"); err != nil {
 		return err
 	}
 	if u.Dtype() != f.Dtype() {
@@ -103,57 +102,6 @@ func checkFU(f, u *G.Node, ds *DeltaS, fn string) error {
 		return fmt.Errorf("fmp: %s: u %q (node %d) has shape %v, want (%d, %d) (Δs rows × F columns)", fn, u.Name(), u.ID(), u.Shape(), ds.Rows(), f.Shape()[1])
 	}
 	return nil
-}
-
-// opBase holds the methods shared by fmp's ops.
-type opBase struct{}
-
-func (opBase) ReturnsPtr() bool     { return false }
-func (opBase) CallsExtern() bool    { return false }
-func (opBase) OverwritesInput() int { return -1 }
-
-func writeU64(h hash.Hash, v uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	h.Write(b[:])
-}
-
-func writeF64(h hash.Hash, v float64) { writeU64(h, math.Float64bits(v)) }
-
-func writeBool(h hash.Hash, v bool) {
-	if v {
-		h.Write([]byte{1})
-	} else {
-		h.Write([]byte{0})
-	}
-}
-
-// denseInputs materialises the inputs, checks they are matrices of one
-// float dtype, and returns them with their shapes.
-func denseInputs(op fmt.Stringer, want int, inputs []G.Value) ([]*tensor.Dense, [][2]int, error) {
-	if len(inputs) != want {
-		return nil, nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), want)
-	}
-	ds := make([]*tensor.Dense, want)
-	sh := make([][2]int, want)
-	for k, v := range inputs {
-		d, err := opkit.Dense(v)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
-		}
-		if err := opkit.CheckFloat(d.Dtype()); err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
-		}
-		if k > 0 && d.Dtype() != ds[0].Dtype() {
-			return nil, nil, fmt.Errorf("%v: input %d is %v, input 0 is %v", op, k, d.Dtype(), ds[0].Dtype())
-		}
-		r, c, err := opkit.Shape2(d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
-		}
-		ds[k], sh[k] = d, [2]int{r, c}
-	}
-	return ds, sh, nil
 }
 
 func matShape(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
@@ -176,7 +124,7 @@ func matShape(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
 // respect to F: (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S), S = SF(F/τ).
 
 type gradOp struct {
-	opBase
+	opkit.Pure
 	ds        *DeltaS
 	scale     float64
 	temp      float64 // τ > 0
@@ -203,17 +151,17 @@ func (op *gradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 func (op *gradOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fmp.FairGrad")
-	writeU64(h, op.ds.ID())
-	writeF64(h, op.scale)
-	writeF64(h, op.temp)
-	writeBool(h, op.constDual)
+	opkit.WriteU64(h, op.ds.ID())
+	opkit.WriteF64(h, op.scale)
+	opkit.WriteF64(h, op.temp)
+	opkit.WriteBool(h, op.constDual)
 }
 func (op *gradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *gradOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
 func (op *gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := denseInputs(op, 2, inputs)
+	in, sh, err := opkit.DenseInputs(op, 2, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +200,7 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // gradBackOp: the gradient of ⟨W, scale·∇(F, u)⟩ with respect to F.
 
 type gradBackOp struct {
-	opBase
+	opkit.Pure
 	ds    *DeltaS
 	scale float64
 	temp  float64
@@ -274,16 +222,16 @@ func (op *gradBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 func (op *gradBackOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fmp.FairGradBackF")
-	writeU64(h, op.ds.ID())
-	writeF64(h, op.scale)
-	writeF64(h, op.temp)
+	opkit.WriteU64(h, op.ds.ID())
+	opkit.WriteF64(h, op.scale)
+	opkit.WriteF64(h, op.temp)
 }
 func (op *gradBackOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *gradBackOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
 func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := denseInputs(op, 3, inputs)
+	in, sh, err := opkit.DenseInputs(op, 3, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +255,7 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 // FairGrad with respect to u).
 
 type gapOp struct {
-	opBase
+	opkit.Pure
 	ds    *DeltaS
 	scale float64
 	temp  float64
@@ -347,17 +295,17 @@ func (op *gapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 func (op *gapOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fmp.GroupGap")
-	writeU64(h, op.ds.ID())
-	writeF64(h, op.scale)
-	writeF64(h, op.temp)
-	writeBool(h, op.jvp)
+	opkit.WriteU64(h, op.ds.ID())
+	opkit.WriteF64(h, op.scale)
+	opkit.WriteF64(h, op.temp)
+	opkit.WriteBool(h, op.jvp)
 }
 func (op *gapOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *gapOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
 func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := denseInputs(op, op.Arity(), inputs)
+	in, sh, err := opkit.DenseInputs(op, op.Arity(), inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +354,7 @@ func (op *gapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // the phase is training (the InferenceOnly training mode).
 
 type projOp struct {
-	opBase
+	opkit.Pure
 	r     float64
 	phase *layers.Phase // non-nil: zero output (and gradient) while training
 	mask  bool          // the backward mask op: inputs x and dY
@@ -449,16 +397,16 @@ func (op *projOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 func (op *projOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, op.String())
-	writeF64(h, op.r)
-	writeBool(h, op.mask)
-	writeBool(h, op.phase != nil)
+	opkit.WriteF64(h, op.r)
+	opkit.WriteBool(h, op.mask)
+	opkit.WriteBool(h, op.phase != nil)
 }
 func (op *projOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *projOp) Do(inputs ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, inputs...)
 }
 func (op *projOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := denseInputs(op, op.Arity(), inputs)
+	in, sh, err := opkit.DenseInputs(op, op.Arity(), inputs)
 	if err != nil {
 		return nil, err
 	}

@@ -111,6 +111,7 @@ func Activate(x *G.Node, act Activation) (*G.Node, error) {
 // actOp applies an activation; with grad set it is the gradient op
 // (inputs x and dY, output dY ⊙ f'(x)).
 type actOp struct {
+	opkit.Pure
 	act  Activation
 	dims int
 	grad bool
@@ -133,9 +134,6 @@ func (op *actOp) Type() hm.Type {
 	}
 	return hm.NewFnType(tensorType(op.dims), tensorType(op.dims))
 }
-func (op *actOp) ReturnsPtr() bool     { return false }
-func (op *actOp) CallsExtern() bool    { return false }
-func (op *actOp) OverwritesInput() int { return -1 }
 func (op *actOp) DiffWRT(inputs int) []bool {
 	d := make([]bool, inputs)
 	if !op.grad && inputs == 1 {

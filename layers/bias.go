@@ -16,12 +16,12 @@ import (
 // in one parallel pass, where gorgonia's BroadcastAdd first materialises
 // b repeated n times and then adds. Its gradient is (dY, column sums of
 // dY).
-type addRowOp struct{}
+type addRowOp struct{ opkit.Pure }
 
 // colSumOp computes the 1 × c column sums of an n × c matrix, summed in
 // float64 over fixed blocks of rows combined in block order
 // (deterministic, independent of GOMAXPROCS).
-type colSumOp struct{}
+type colSumOp struct{ opkit.Pure }
 
 var (
 	_ G.SDOp            = addRowOp{}
@@ -44,9 +44,6 @@ func addRowBias(y, b *G.Node) (*G.Node, error) {
 
 func (addRowOp) Arity() int                { return 2 }
 func (addRowOp) Type() hm.Type             { return opkit.FnType(2) }
-func (addRowOp) ReturnsPtr() bool          { return false }
-func (addRowOp) CallsExtern() bool         { return false }
-func (addRowOp) OverwritesInput() int      { return -1 }
 func (addRowOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
 func (addRowOp) String() string            { return "AddRow" }
 func (addRowOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.AddRow") }
@@ -117,9 +114,6 @@ func (addRowOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 
 func (colSumOp) Arity() int                { return 1 }
 func (colSumOp) Type() hm.Type             { return opkit.FnType(1) }
-func (colSumOp) ReturnsPtr() bool          { return false }
-func (colSumOp) CallsExtern() bool         { return false }
-func (colSumOp) OverwritesInput() int      { return -1 }
 func (colSumOp) DiffWRT(inputs int) []bool { return []bool{false} }
 func (colSumOp) String() string            { return "ColSum" }
 func (colSumOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.ColSum") }

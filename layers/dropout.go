@@ -57,6 +57,7 @@ func Dropout(x *G.Node, p float64, seed int64, phase *Phase) (*G.Node, error) {
 // dropoutOp holds its RNG and the mask of its latest training run. The
 // mask holds 0 or 1/(1−p) per element, in the input's dtype.
 type dropoutOp struct {
+	opkit.Pure
 	p     float64
 	seed  int64
 	phase *Phase
@@ -83,9 +84,6 @@ func tensorType(dims int) hm.Type {
 
 func (op *dropoutOp) Arity() int                { return 1 }
 func (op *dropoutOp) Type() hm.Type             { return hm.NewFnType(tensorType(op.dims), tensorType(op.dims)) }
-func (op *dropoutOp) ReturnsPtr() bool          { return false }
-func (op *dropoutOp) CallsExtern() bool         { return false }
-func (op *dropoutOp) OverwritesInput() int      { return -1 }
 func (op *dropoutOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *dropoutOp) String() string            { return fmt.Sprintf("Dropout(p=%g,seed=%d)", op.p, op.seed) }
 func (op *dropoutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -185,6 +183,7 @@ func (op *dropoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, err
 // training run (the identity when that run was in evaluation mode). It is
 // the gradient of Dropout, and its own gradient.
 type maskMulOp struct {
+	opkit.Pure
 	d *dropoutOp
 }
 
@@ -197,9 +196,6 @@ func (op *maskMulOp) Arity() int { return 1 }
 func (op *maskMulOp) Type() hm.Type {
 	return hm.NewFnType(tensorType(op.d.dims), tensorType(op.d.dims))
 }
-func (op *maskMulOp) ReturnsPtr() bool          { return false }
-func (op *maskMulOp) CallsExtern() bool         { return false }
-func (op *maskMulOp) OverwritesInput() int      { return -1 }
 func (op *maskMulOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *maskMulOp) String() string            { return fmt.Sprintf("DropoutMask#%d", op.d.id) }
 func (op *maskMulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {

@@ -49,6 +49,7 @@ func EdgeDropoutSpMM(a *graph.Matrix, x *G.Node, p float64, seed int64, phase *P
 // edgeDropOp computes (A ⊙ M)·x; with back set (holding the forward op)
 // it computes (A ⊙ M)ᵀ·dY with the forward op's latest mask.
 type edgeDropOp struct {
+	opkit.Pure
 	a     *graph.Matrix
 	p     float64
 	seed  int64
@@ -76,9 +77,6 @@ var (
 
 func (op *edgeDropOp) Arity() int                { return 1 }
 func (op *edgeDropOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *edgeDropOp) ReturnsPtr() bool          { return false }
-func (op *edgeDropOp) CallsExtern() bool         { return false }
-func (op *edgeDropOp) OverwritesInput() int      { return -1 }
 func (op *edgeDropOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *edgeDropOp) String() string {
 	if op.back != nil {

@@ -465,6 +465,7 @@ var gatKindArity = [...]int{3, 5, 3, 2, 2, 2, 2, 2}
 
 // gatOp is every custom op of the GAT layer; kind selects the computation.
 type gatOp struct {
+	opkit.Pure
 	kind  gatKind
 	c     *gatCSR
 	heads int
@@ -478,11 +479,8 @@ var (
 	_ G.UsePreallocDoer = (*gatOp)(nil)
 )
 
-func (op *gatOp) Arity() int           { return gatKindArity[op.kind] }
-func (op *gatOp) Type() hm.Type        { return opkit.FnType(op.Arity()) }
-func (op *gatOp) ReturnsPtr() bool     { return false }
-func (op *gatOp) CallsExtern() bool    { return false }
-func (op *gatOp) OverwritesInput() int { return -1 }
+func (op *gatOp) Arity() int    { return gatKindArity[op.kind] }
+func (op *gatOp) Type() hm.Type { return opkit.FnType(op.Arity()) }
 
 func (op *gatOp) String() string {
 	agg := "concat"

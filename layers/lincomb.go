@@ -31,6 +31,7 @@ func linComb(coef []float64, xs ...*G.Node) (*G.Node, error) {
 }
 
 type linCombOp struct {
+	opkit.Pure
 	coef []float64
 }
 
@@ -41,9 +42,6 @@ var (
 
 func (op *linCombOp) Arity() int                { return len(op.coef) }
 func (op *linCombOp) Type() hm.Type             { return opkit.FnType(len(op.coef)) }
-func (op *linCombOp) ReturnsPtr() bool          { return false }
-func (op *linCombOp) CallsExtern() bool         { return false }
-func (op *linCombOp) OverwritesInput() int      { return -1 }
 func (op *linCombOp) String() string            { return fmt.Sprintf("LinComb%v", op.coef) }
 func (op *linCombOp) DiffWRT(inputs int) []bool { return trues(inputs) }
 func trues(n int) []bool {

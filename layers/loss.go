@@ -66,6 +66,7 @@ func CrossEntropy(logits *G.Node, labels []int, idx []int) (*G.Node, error) {
 }
 
 type ceOp struct {
+	opkit.Pure
 	labels []int
 	idx    []int
 	key    uint64 // hash of (idx, labels[idx])
@@ -78,9 +79,6 @@ func (op *ceOp) Arity() int { return 1 }
 func (op *ceOp) Type() hm.Type {
 	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'))
 }
-func (op *ceOp) ReturnsPtr() bool          { return false }
-func (op *ceOp) CallsExtern() bool         { return false }
-func (op *ceOp) OverwritesInput() int      { return -1 }
 func (op *ceOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *ceOp) String() string            { return fmt.Sprintf("CrossEntropy(%d rows)", len(op.idx)) }
 func (op *ceOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -134,6 +132,7 @@ func (op *ceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 // ceGradOp computes grad · ∂CE/∂z from (z, grad). It is not itself
 // differentiable (second-order gradients of the loss are not supported).
 type ceGradOp struct {
+	opkit.Pure
 	ce *ceOp
 }
 
@@ -143,10 +142,7 @@ func (op *ceGradOp) Arity() int { return 2 }
 func (op *ceGradOp) Type() hm.Type {
 	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
 }
-func (op *ceGradOp) ReturnsPtr() bool     { return false }
-func (op *ceGradOp) CallsExtern() bool    { return false }
-func (op *ceGradOp) OverwritesInput() int { return -1 }
-func (op *ceGradOp) String() string       { return fmt.Sprintf("CrossEntropyGrad(%d rows)", len(op.ce.idx)) }
+func (op *ceGradOp) String() string { return fmt.Sprintf("CrossEntropyGrad(%d rows)", len(op.ce.idx)) }
 func (op *ceGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.ce.n, op.ce.c}, nil
 }

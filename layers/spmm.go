@@ -46,6 +46,7 @@ func SpMM(a *graph.Matrix, x *G.Node) (*G.Node, error) {
 }
 
 type spmmOp struct {
+	opkit.Pure
 	a *graph.Matrix
 }
 
@@ -56,9 +57,6 @@ var (
 
 func (op *spmmOp) Arity() int                { return 1 }
 func (op *spmmOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *spmmOp) ReturnsPtr() bool          { return false }
-func (op *spmmOp) CallsExtern() bool         { return false }
-func (op *spmmOp) OverwritesInput() int      { return -1 }
 func (op *spmmOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *spmmOp) String() string            { return fmt.Sprintf("SpMM(A#%d)", op.a.ID()) }
 func (op *spmmOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {

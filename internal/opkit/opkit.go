@@ -4,6 +4,7 @@
 package opkit
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -208,4 +209,83 @@ func SoftmaxRow[T float32 | float64](x []T, p []float64, invT float64) {
 	for j := range p {
 		p[j] /= sum
 	}
+}
+
+// Pure is embedded by fairmp's custom ops: they allocate their output
+// (or write into a preallocated one), call no external code and
+// overwrite no input, which is what these three methods tell gorgonia.
+type Pure struct{}
+
+// ReturnsPtr returns false.
+func (Pure) ReturnsPtr() bool { return false }
+
+// CallsExtern returns false.
+func (Pure) CallsExtern() bool { return false }
+
+// OverwritesInput returns -1 (none).
+func (Pure) OverwritesInput() int { return -1 }
+
+// WriteU64 writes v to h, little-endian.
+func WriteU64(h hash.Hash, v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	h.Write(b[:])
+}
+
+// WriteF64 writes the bits of v to h.
+func WriteF64(h hash.Hash, v float64) { WriteU64(h, math.Float64bits(v)) }
+
+// WriteBool writes one byte, 1 for true, to h.
+func WriteBool(h hash.Hash, v bool) {
+	if v {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+}
+
+// DenseInputs materialises the inputs, checks they are matrices of one
+// float dtype, and returns them with their shapes. Errors name op and
+// the input.
+func DenseInputs(op fmt.Stringer, want int, inputs []G.Value) ([]*tensor.Dense, [][2]int, error) {
+	if len(inputs) != want {
+		return nil, nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), want)
+	}
+	ds := make([]*tensor.Dense, want)
+	sh := make([][2]int, want)
+	for k, v := range inputs {
+		d, err := Dense(v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
+		}
+		if err := CheckFloat(d.Dtype()); err != nil {
+			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
+		}
+		if k > 0 && d.Dtype() != ds[0].Dtype() {
+			return nil, nil, fmt.Errorf("%v: input %d is %v, input 0 is %v", op, k, d.Dtype(), ds[0].Dtype())
+		}
+		r, c, err := Shape2(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
+		}
+		ds[k], sh[k] = d, [2]int{r, c}
+	}
+	return ds, sh, nil
+}
+
+// CheckMatrix returns v as a dense r × c float32 or float64 matrix, or an
+// error naming op.
+func CheckMatrix(op fmt.Stringer, v G.Value, r, c int) (*tensor.Dense, error) {
+	d, err := Dense(v)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	rr, cc, err := Shape2(d)
+	if err != nil || rr != r || cc != c {
+		return nil, fmt.Errorf("%v: input shape %v, want %d × %d", op, d.Shape(), r, c)
+	}
+	if d.Dtype() != tensor.Float64 && d.Dtype() != tensor.Float32 {
+		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, d.Dtype())
+	}
+	return d, nil
 }

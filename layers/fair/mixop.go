@@ -85,6 +85,7 @@ func gammaSample(rng *rand.Rand, k float64) float64 {
 // on every forward run. It is linear in z; its gradient (mixTOp) applies
 // the transpose of the same run's map.
 type mixOp struct {
+	opkit.Pure
 	s    *mixSampler
 	n, c int
 	id   uint64
@@ -92,9 +93,6 @@ type mixOp struct {
 
 func (op *mixOp) Arity() int                { return 1 }
 func (op *mixOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *mixOp) ReturnsPtr() bool          { return false }
-func (op *mixOp) CallsExtern() bool         { return false }
-func (op *mixOp) OverwritesInput() int      { return -1 }
 func (op *mixOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *mixOp) String() string            { return fmt.Sprintf("Mixup#%d(m=%d)", op.id, op.s.m) }
 func (op *mixOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
@@ -102,7 +100,7 @@ func (op *mixOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 }
 func (op *mixOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.Mixup")
-	putU64(h, op.id)
+	opkit.WriteU64(h, op.id)
 }
 func (op *mixOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
@@ -110,7 +108,7 @@ func (op *mixOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
-	z, err := checkMatrix(op, inputs[0], op.n, op.c)
+	z, err := opkit.CheckMatrix(op, inputs[0], op.n, op.c)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +138,7 @@ func mixForward[T float32 | float64](s *mixSampler, c int, out, z []T) {
 }
 
 func (op *mixOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&mixTOp{op}, grad)
+	d, err := G.ApplyOp(&mixTOp{f: op}, grad)
 	if err != nil {
 		return nil, err
 	}
@@ -149,16 +147,19 @@ func (op *mixOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 
 // mixTOp applies the transpose of the latest forward run's mixing map to
 // the 2m × c gradient.
-type mixTOp struct{ f *mixOp }
+type mixTOp struct {
+	opkit.Pure
+	f *mixOp
+}
 
-func (op *mixTOp) Arity() int            { return 1 }
-func (op *mixTOp) Type() hm.Type         { return opkit.FnType(1) }
-func (op *mixTOp) ReturnsPtr() bool      { return false }
-func (op *mixTOp) CallsExtern() bool     { return false }
-func (op *mixTOp) OverwritesInput() int  { return -1 }
-func (op *mixTOp) String() string        { return fmt.Sprintf("MixupT#%d", op.f.id) }
-func (op *mixTOp) Hashcode() uint32      { return opkit.Hash32(op.WriteHash) }
-func (op *mixTOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "fairmp.fair.MixupT"); putU64(h, op.f.id) }
+func (op *mixTOp) Arity() int       { return 1 }
+func (op *mixTOp) Type() hm.Type    { return opkit.FnType(1) }
+func (op *mixTOp) String() string   { return fmt.Sprintf("MixupT#%d", op.f.id) }
+func (op *mixTOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
+func (op *mixTOp) WriteHash(h hash.Hash) {
+	fmt.Fprint(h, "fairmp.fair.MixupT")
+	opkit.WriteU64(h, op.f.id)
+}
 func (op *mixTOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.f.n, op.f.c}, nil
 }
@@ -170,7 +171,7 @@ func (op *mixTOp) Do(inputs ...G.Value) (G.Value, error) {
 	if s.draws == 0 {
 		return nil, fmt.Errorf("%v: gradient before any forward run", op)
 	}
-	g, err := checkMatrix(op, inputs[0], 2*s.m, op.f.c)
+	g, err := opkit.CheckMatrix(op, inputs[0], 2*s.m, op.f.c)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package fair
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -18,33 +17,11 @@ import (
 // that gorgonia never merges two of them into one node.
 var opIDs atomic.Uint64
 
-func putU64(h hash.Hash, v uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	h.Write(b[:])
-}
-
 func scalarValue(dt tensor.Dtype, v float64) G.Value {
 	if dt == tensor.Float32 {
 		return G.NewF32(float32(v))
 	}
 	return G.NewF64(v)
-}
-
-// checkMatrix returns v as a dense r × c matrix.
-func checkMatrix(op fmt.Stringer, v G.Value, r, c int) (*tensor.Dense, error) {
-	d, err := opkit.Dense(v)
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	rr, cc, err := opkit.Shape2(d)
-	if err != nil || rr != r || cc != c {
-		return nil, fmt.Errorf("%v: input shape %v, want %d × %d", op, d.Shape(), r, c)
-	}
-	if d.Dtype() != tensor.Float64 && d.Dtype() != tensor.Float32 {
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, d.Dtype())
-	}
-	return d, nil
 }
 
 // ---------------------------------------------------------------------
@@ -87,15 +64,15 @@ func DPGap(logits *G.Node, sens []int, idx []int, positive int) (*G.Node, error)
 	}
 	op := &dpGapOp{n: n, c: c, pos: positive, counts: counts}
 	h := fnv.New64a()
-	putU64(h, uint64(positive))
+	opkit.WriteU64(h, uint64(positive))
 	for k, i := range idx {
 		if grp[k] < 0 {
 			continue
 		}
 		op.rows = append(op.rows, i)
 		op.grp = append(op.grp, grp[k])
-		putU64(h, uint64(i))
-		putU64(h, uint64(grp[k]))
+		opkit.WriteU64(h, uint64(i))
+		opkit.WriteU64(h, uint64(grp[k]))
 	}
 	op.key = h.Sum64()
 	return G.ApplyOp(op, logits)
@@ -138,6 +115,7 @@ func groupsOf(sens, idx []int, n int) ([]int, []int, error) {
 }
 
 type dpGapOp struct {
+	opkit.Pure
 	n, c, pos int
 	rows, grp []int // rows of z in the gap and their groups
 	counts    []int
@@ -146,9 +124,6 @@ type dpGapOp struct {
 
 func (op *dpGapOp) Arity() int                { return 1 }
 func (op *dpGapOp) Type() hm.Type             { return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a')) }
-func (op *dpGapOp) ReturnsPtr() bool          { return false }
-func (op *dpGapOp) CallsExtern() bool         { return false }
-func (op *dpGapOp) OverwritesInput() int      { return -1 }
 func (op *dpGapOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *dpGapOp) String() string {
 	return fmt.Sprintf("DPGap(%d rows, %d groups)", len(op.rows), len(op.counts))
@@ -156,7 +131,7 @@ func (op *dpGapOp) String() string {
 func (op *dpGapOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
 func (op *dpGapOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.DPGap")
-	putU64(h, op.key)
+	opkit.WriteU64(h, op.key)
 }
 func (op *dpGapOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
@@ -164,7 +139,7 @@ func (op *dpGapOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
-	z, err := checkMatrix(op, inputs[0], op.n, op.c)
+	z, err := opkit.CheckMatrix(op, inputs[0], op.n, op.c)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +182,7 @@ func argMaxMin(v []float64) (hi, lo int) {
 }
 
 func (op *dpGapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&dpGapGradOp{op}, inputs[0], grad)
+	d, err := G.ApplyOp(&dpGapGradOp{f: op}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -215,16 +190,16 @@ func (op *dpGapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 }
 
 // dpGapGradOp computes grad · ∂DPGap/∂z from (z, grad).
-type dpGapGradOp struct{ f *dpGapOp }
+type dpGapGradOp struct {
+	opkit.Pure
+	f *dpGapOp
+}
 
 func (op *dpGapGradOp) Arity() int { return 2 }
 func (op *dpGapGradOp) Type() hm.Type {
 	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
 }
-func (op *dpGapGradOp) ReturnsPtr() bool     { return false }
-func (op *dpGapGradOp) CallsExtern() bool    { return false }
-func (op *dpGapGradOp) OverwritesInput() int { return -1 }
-func (op *dpGapGradOp) String() string       { return "DPGapGrad" }
+func (op *dpGapGradOp) String() string { return "DPGapGrad" }
 func (op *dpGapGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.f.n, op.f.c}, nil
 }
@@ -238,7 +213,7 @@ func (op *dpGapGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
 	}
-	z, err := checkMatrix(op, inputs[0], op.f.n, op.f.c)
+	z, err := opkit.CheckMatrix(op, inputs[0], op.f.n, op.f.c)
 	if err != nil {
 		return nil, err
 	}
@@ -311,22 +286,20 @@ func BCEWithLogits(a *G.Node, targets []int) (*G.Node, error) {
 			return nil, fmt.Errorf("fair: BCEWithLogits: target %d is %d, want 0 or 1", k, t)
 		}
 		op.y[k] = float64(t)
-		putU64(h, uint64(t))
+		opkit.WriteU64(h, uint64(t))
 	}
 	op.key = h.Sum64()
 	return G.ApplyOp(op, a)
 }
 
 type bceOp struct {
+	opkit.Pure
 	y   []float64
 	key uint64
 }
 
 func (op *bceOp) Arity() int                { return 1 }
 func (op *bceOp) Type() hm.Type             { return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a')) }
-func (op *bceOp) ReturnsPtr() bool          { return false }
-func (op *bceOp) CallsExtern() bool         { return false }
-func (op *bceOp) OverwritesInput() int      { return -1 }
 func (op *bceOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *bceOp) String() string            { return fmt.Sprintf("BCEWithLogits(%d)", len(op.y)) }
 func (op *bceOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
@@ -334,8 +307,8 @@ func (op *bceOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 }
 func (op *bceOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.BCEWithLogits")
-	putU64(h, uint64(len(op.y)))
-	putU64(h, op.key)
+	opkit.WriteU64(h, uint64(len(op.y)))
+	opkit.WriteU64(h, op.key)
 }
 func (op *bceOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
@@ -343,7 +316,7 @@ func (op *bceOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
-	a, err := checkMatrix(op, inputs[0], len(op.y), 1)
+	a, err := opkit.CheckMatrix(op, inputs[0], len(op.y), 1)
 	if err != nil {
 		return nil, err
 	}
@@ -376,23 +349,23 @@ func sigmoid(x float64) float64 {
 }
 
 func (op *bceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&bceGradOp{op}, inputs[0], grad)
+	d, err := G.ApplyOp(&bceGradOp{f: op}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{d}, nil
 }
 
-type bceGradOp struct{ f *bceOp }
+type bceGradOp struct {
+	opkit.Pure
+	f *bceOp
+}
 
 func (op *bceGradOp) Arity() int { return 2 }
 func (op *bceGradOp) Type() hm.Type {
 	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
 }
-func (op *bceGradOp) ReturnsPtr() bool     { return false }
-func (op *bceGradOp) CallsExtern() bool    { return false }
-func (op *bceGradOp) OverwritesInput() int { return -1 }
-func (op *bceGradOp) String() string       { return "BCEWithLogitsGrad" }
+func (op *bceGradOp) String() string { return "BCEWithLogitsGrad" }
 func (op *bceGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{len(op.f.y), 1}, nil
 }
@@ -406,7 +379,7 @@ func (op *bceGradOp) Do(inputs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
 	}
 	m := len(op.f.y)
-	a, err := checkMatrix(op, inputs[0], m, 1)
+	a, err := opkit.CheckMatrix(op, inputs[0], m, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -435,6 +408,7 @@ func (op *bceGradOp) Do(inputs ...G.Value) (G.Value, error) {
 // capture: identity that keeps a float64 copy of its input's last value.
 
 type captureOp struct {
+	opkit.Pure
 	r, c int
 	id   uint64
 	buf  []float64
@@ -449,9 +423,6 @@ func capture(x *G.Node) (*G.Node, *captureOp, error) {
 
 func (op *captureOp) Arity() int                { return 1 }
 func (op *captureOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *captureOp) ReturnsPtr() bool          { return false }
-func (op *captureOp) CallsExtern() bool         { return false }
-func (op *captureOp) OverwritesInput() int      { return -1 }
 func (op *captureOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *captureOp) String() string            { return fmt.Sprintf("Capture#%d", op.id) }
 func (op *captureOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
@@ -459,14 +430,14 @@ func (op *captureOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 }
 func (op *captureOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.fair.Capture")
-	putU64(h, op.id)
+	opkit.WriteU64(h, op.id)
 }
 func (op *captureOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *captureOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
-	x, err := checkMatrix(op, inputs[0], op.r, op.c)
+	x, err := opkit.CheckMatrix(op, inputs[0], op.r, op.c)
 	if err != nil {
 		return nil, err
 	}
