@@ -6,7 +6,6 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
 )
@@ -15,19 +14,9 @@ import (
 // by K steps of personalised-PageRank propagation Z ← (1−α)ÃZ + αH,
 // starting from Z = H.
 type APPNPConfig struct {
-	// Name prefixes the parameter names; unique per graph.
-	Name string `json:"name"`
-	// In is the number of input features, Classes the number of outputs.
-	In      int `json:"in"`
-	Classes int `json:"classes"`
-	// Hidden and Layers shape the MLP (Layers >= 1). Defaults 64 and 2.
-	Hidden int `json:"hidden"`
-	Layers int `json:"layers"`
-	// Activation, Dropout and InputDropout are the MLP's (defaults ReLU,
-	// 0.5, 0).
-	Activation   Activation `json:"activation"`
-	Dropout      float64    `json:"dropout"`
-	InputDropout float64    `json:"input_dropout"`
+	// StackConfig shapes the MLP (Hidden, Layers, Activation, Dropout,
+	// InputDropout) and builds Ã (Propagation).
+	StackConfig
 	// K is the number of propagation steps (>= 0). Default 10.
 	K int `json:"k"`
 	// Alpha is the teleport probability, in [0, 1]. Default 0.1.
@@ -35,12 +24,8 @@ type APPNPConfig struct {
 	// EdgeDropout drops entries of Ã in each propagation step during
 	// training (PyG's APPNP dropout), in [0, 1). Default 0.
 	EdgeDropout float64 `json:"edge_dropout"`
-	// Propagation builds Ã. Default PyG's.
-	Propagation Propagation `json:"propagation"`
 	// Bias adds biases to the MLP's layers. Default true.
 	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
 	// Seed seeds the initialisation and all dropout masks.
 	Seed int64 `json:"seed"`
 }
@@ -49,13 +34,12 @@ type APPNPConfig struct {
 // dropout 0.5), K = 10, α = 0.1, no edge dropout, PyG's propagation,
 // biases, float64, seed 1, named "appnp".
 func DefaultAPPNPConfig(in, classes int) APPNPConfig {
-	return APPNPConfig{Name: "appnp", In: in, Classes: classes, Hidden: 64, Layers: 2, Activation: ReLU(),
-		Dropout: 0.5, K: 10, Alpha: 0.1, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return APPNPConfig{StackConfig: defaultStack("appnp", in, classes), K: 10, Alpha: 0.1, Bias: true, Seed: 1}
 }
 
 // Validate checks every field.
 func (c APPNPConfig) Validate() error {
-	if err := validateStack(c.Name, c.In, c.Classes, c.Hidden, c.Layers, c.Activation, c.Dropout, c.InputDropout, c.Propagation, c.Dtype); err != nil {
+	if err := c.StackConfig.Validate(); err != nil {
 		return err
 	}
 	if c.K < 0 {

@@ -179,9 +179,12 @@ func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) {
 	return addBias(h, l.B)
 }
 
-// GCNConfig configures a GCN node classifier (Kipf & Welling): Layers
-// graph convolutions with activation and dropout between them.
-type GCNConfig struct {
+// StackConfig is what the configurations of the stacked graph models
+// (GCNConfig, APPNPConfig, JKNetConfig) share: names, widths, depth,
+// activation, dropout, propagation and dtype. It is embedded, so its
+// fields read as the model configuration's own (cfg.Hidden) and encode to
+// the same JSON keys.
+type StackConfig struct {
 	// Name prefixes the parameter names; unique per graph.
 	Name string `json:"name"`
 	// In is the number of input features, Classes the number of outputs.
@@ -189,20 +192,33 @@ type GCNConfig struct {
 	Classes int `json:"classes"`
 	// Hidden is the width of the hidden layers. Default 64.
 	Hidden int `json:"hidden"`
-	// Layers is the number of convolutions (>= 1). Default 2.
+	// Layers is the number of layers (>= 1). Default 2.
 	Layers int `json:"layers"`
-	// Activation follows every hidden convolution. Default ReLU.
+	// Activation follows every hidden layer. Default ReLU.
 	Activation Activation `json:"activation"`
 	// Dropout after each hidden activation. Default 0.5.
 	Dropout float64 `json:"dropout"`
 	// InputDropout on the input features. Default 0.
 	InputDropout float64 `json:"input_dropout"`
-	// Propagation builds Ã (shared by all layers). Default PyG's.
+	// Propagation builds Ã. Default PyG's.
 	Propagation Propagation `json:"propagation"`
-	// Bias adds biases to every convolution. Default true.
-	Bias bool `json:"bias"`
 	// Dtype is Float32 or Float64. Default Float64.
 	Dtype tensor.Dtype `json:"-"`
+}
+
+// defaultStack returns the shared defaults: 2 layers of width 64, ReLU,
+// dropout 0.5, PyG's propagation, float64.
+func defaultStack(name string, in, classes int) StackConfig {
+	return StackConfig{Name: name, In: in, Classes: classes, Hidden: 64, Layers: 2, Activation: ReLU(),
+		Dropout: 0.5, Propagation: DefaultPropagation(), Dtype: tensor.Float64}
+}
+
+// GCNConfig configures a GCN node classifier (Kipf & Welling): Layers
+// graph convolutions with activation and dropout between them.
+type GCNConfig struct {
+	StackConfig
+	// Bias adds biases to every convolution. Default true.
+	Bias bool `json:"bias"`
 	// Seed seeds the initialisation and the dropout masks.
 	Seed int64 `json:"seed"`
 }
@@ -210,40 +226,38 @@ type GCNConfig struct {
 // DefaultGCNConfig returns the 2-layer GCN in → 64 → classes with ReLU,
 // dropout 0.5, PyG's propagation, biases, float64, seed 1, named "gcn".
 func DefaultGCNConfig(in, classes int) GCNConfig {
-	return GCNConfig{Name: "gcn", In: in, Classes: classes, Hidden: 64, Layers: 2, Activation: ReLU(),
-		Dropout: 0.5, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return GCNConfig{StackConfig: defaultStack("gcn", in, classes), Bias: true, Seed: 1}
 }
 
 // Validate checks every field.
-func (c GCNConfig) Validate() error {
-	return validateStack(c.Name, c.In, c.Classes, c.Hidden, c.Layers, c.Activation, c.Dropout, c.InputDropout, c.Propagation, c.Dtype)
-}
+func (c GCNConfig) Validate() error { return c.StackConfig.Validate() }
 
-func validateStack(name string, in, classes, hidden, layers int, act Activation, drop, inDrop float64, prop Propagation, dt tensor.Dtype) error {
-	if name == "" {
+// Validate checks every field.
+func (c StackConfig) Validate() error {
+	if c.Name == "" {
 		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
 	}
 	for _, f := range []struct {
 		n string
 		v int
-	}{{"In", in}, {"Classes", classes}, {"Hidden", hidden}, {"Layers", layers}} {
+	}{{"In", c.In}, {"Classes", c.Classes}, {"Hidden", c.Hidden}, {"Layers", c.Layers}} {
 		if err := positive(f.n, f.v); err != nil {
 			return err
 		}
 	}
-	if err := act.Validate(); err != nil {
+	if err := c.Activation.Validate(); err != nil {
 		return fmt.Errorf("Activation: %w", err)
 	}
-	if err := checkProb("Dropout", drop); err != nil {
+	if err := checkProb("Dropout", c.Dropout); err != nil {
 		return err
 	}
-	if err := checkProb("InputDropout", inDrop); err != nil {
+	if err := checkProb("InputDropout", c.InputDropout); err != nil {
 		return err
 	}
-	if err := prop.Validate(); err != nil {
+	if err := c.Propagation.Validate(); err != nil {
 		return err
 	}
-	return checkDtype(dt)
+	return checkDtype(c.Dtype)
 }
 
 // GCN is a stack of GCNConv layers sharing one propagation matrix.

@@ -5,7 +5,6 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
 )
@@ -25,31 +24,16 @@ const (
 // activation; their outputs are aggregated (concatenation or max) and a
 // linear layer gives the logits.
 type JKNetConfig struct {
-	// Name prefixes the parameter names; unique per graph.
-	Name string `json:"name"`
-	// In is the number of input features, Classes the number of outputs.
-	In      int `json:"in"`
-	Classes int `json:"classes"`
-	// Hidden is the width of every convolution. Default 64.
-	Hidden int `json:"hidden"`
-	// Layers is the number of convolutions (>= 1). Default 2.
-	Layers int `json:"layers"`
+	// StackConfig: Hidden is the width of every convolution, Layers their
+	// number; Dropout is applied to each convolution's activated output
+	// before the next convolution and to the aggregate before the final
+	// linear layer (training only); Propagation is shared by all
+	// convolutions.
+	StackConfig
 	// Mode is the aggregation. Default JKConcat.
 	Mode JKMode `json:"mode"`
-	// Activation follows every convolution. Default ReLU.
-	Activation Activation `json:"activation"`
-	// Dropout is applied to each convolution's activated output before
-	// the next convolution and to the aggregate before the final linear
-	// layer (training only). Default 0.5.
-	Dropout float64 `json:"dropout"`
-	// InputDropout on the input features. Default 0.
-	InputDropout float64 `json:"input_dropout"`
-	// Propagation builds Ã (shared by all convolutions). Default PyG's.
-	Propagation Propagation `json:"propagation"`
 	// Bias adds biases to the convolutions and the final layer. Default true.
 	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
 	// Seed seeds the initialisation and the dropout masks.
 	Seed int64 `json:"seed"`
 }
@@ -58,13 +42,12 @@ type JKNetConfig struct {
 // concatenation, ReLU, dropout 0.5, PyG's propagation, biases, float64,
 // seed 1, named "jknet".
 func DefaultJKNetConfig(in, classes int) JKNetConfig {
-	return JKNetConfig{Name: "jknet", In: in, Classes: classes, Hidden: 64, Layers: 2, Mode: JKConcat,
-		Activation: ReLU(), Dropout: 0.5, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return JKNetConfig{StackConfig: defaultStack("jknet", in, classes), Mode: JKConcat, Bias: true, Seed: 1}
 }
 
 // Validate checks every field.
 func (c JKNetConfig) Validate() error {
-	if err := validateStack(c.Name, c.In, c.Classes, c.Hidden, c.Layers, c.Activation, c.Dropout, c.InputDropout, c.Propagation, c.Dtype); err != nil {
+	if err := c.StackConfig.Validate(); err != nil {
 		return err
 	}
 	if c.Mode != JKConcat && c.Mode != JKMax {
