@@ -47,8 +47,8 @@ func (l *Layer) ForwardAudit(x *G.Node) (*Audit, error) {
 	return a, nil
 }
 
-// Report is the outcome of an audit, in float64.
-type Report struct {
+// AuditReport is the outcome of an audit, in float64.
+type AuditReport struct {
 	// N and C are the numbers of nodes and classes.
 	N, C int
 	// Output and Baseline are the n × c logits with and without the
@@ -73,11 +73,11 @@ type Report struct {
 }
 
 // NodeInfluence returns node i's row of Influence.
-func (r *Report) NodeInfluence(i int) []float64 { return r.Influence[i*r.C : (i+1)*r.C] }
+func (r *AuditReport) NodeInfluence(i int) []float64 { return r.Influence[i*r.C : (i+1)*r.C] }
 
 // Report computes the audit from the values of the last run. It returns
 // an error if the graph has not been run.
-func (a *Audit) Report() (*Report, error) {
+func (a *Audit) Report() (*AuditReport, error) {
 	if a.outV == nil || a.baseV == nil || a.dualV == nil {
 		return nil, fmt.Errorf("fmp: Audit.Report: no values; run the graph first")
 	}
@@ -95,7 +95,7 @@ func (a *Audit) Report() (*Report, error) {
 	}
 	n := a.ds.N()
 	c := len(out) / n
-	r := &Report{N: n, C: c, Output: out, Baseline: base, Dual: dual, DualRows: a.ds.Rows(),
+	r := &AuditReport{N: n, C: c, Output: out, Baseline: base, Dual: dual, DualRows: a.ds.Rows(),
 		Influence: make([]float64, n*c)}
 	for i := range out {
 		r.Influence[i] = out[i] - base[i]
@@ -178,7 +178,7 @@ func maxGap(m [][]float64) []float64 {
 //
 // Explain returns the errors of New and Forward, and an error if xTrans is
 // nil or not a matrix.
-func Explain(xTrans *tensor.Dense, adj *graph.Matrix, sens []int, cfg Config) (*Report, error) {
+func Explain(xTrans *tensor.Dense, adj *graph.Matrix, sens []int, cfg Config) (*AuditReport, error) {
 	if xTrans == nil || len(xTrans.Shape()) != 2 {
 		return nil, fmt.Errorf("fmp: Explain: X_trans must be a non-nil matrix")
 	}

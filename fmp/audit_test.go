@@ -26,7 +26,7 @@ func TestAuditReport(t *testing.T) {
 	sens := randSens(rng, n, 3, 0.2)
 	rows, d := naiveDelta(sens, false)
 	xv := testutil.RandSlice(rng, n*c, -2, 2)
-	var r64 *Report
+	var r64 *AuditReport
 	for _, dt := range testutil.Dtypes {
 		cfg := DefaultConfig()
 		cfg.LambdaF, cfg.K = 0.7, 3

@@ -226,9 +226,9 @@ func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 // SetPhase was never called.
 var ErrNoPhase = errors.New("InferenceOnly training needs the model's *layers.Phase: call SetPhase with it (SetPhase(nil) for a layer used in evaluation only)")
 
-// Apply is New followed by Forward, for a layer used in evaluation only
+// Forward is New followed by Layer.Forward, for a layer used in evaluation only
 // (its phase is nil: InferenceOnly applies the fairness steps).
-func Apply(x *G.Node, adj *graph.Matrix, sens []int, cfg Config) (*G.Node, error) {
+func Forward(x *G.Node, adj *graph.Matrix, sens []int, cfg Config) (*G.Node, error) {
 	l, err := New(adj, sens, cfg)
 	if err != nil {
 		return nil, err

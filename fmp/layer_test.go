@@ -267,7 +267,7 @@ func TestLambdaFZeroIsPropagation(t *testing.T) {
 	cfg.LambdaS, cfg.LambdaF = 0, 0
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
-	out, err := Apply(x, adj, sens, cfg)
+	out, err := Forward(x, adj, sens, cfg)
 	require.NoError(t, err)
 	var ov G.Value
 	G.Read(out, &ov)
@@ -483,7 +483,7 @@ func TestMultiGroupLowersLargestGap(t *testing.T) {
 		cfg.LambdaF, cfg.K = lf, 10
 		g := G.NewGraph()
 		x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
-		out, err := Apply(x, adj, sens, cfg)
+		out, err := Forward(x, adj, sens, cfg)
 		require.NoError(t, err)
 		var ov G.Value
 		G.Read(out, &ov)
@@ -517,7 +517,7 @@ func TestLayerExtremeLogits(t *testing.T) {
 		cfg.LambdaF = 50
 		g := G.NewGraph()
 		x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
-		out, err := Apply(x, adj, sens, cfg)
+		out, err := Forward(x, adj, sens, cfg)
 		require.NoError(t, err)
 		var ov G.Value
 		G.Read(out, &ov)

@@ -82,8 +82,8 @@ type Report struct {
 // return fractions).
 func Percent(frac float64) float64 { return 100 * frac }
 
-// Header returns the column titles matching Report.String.
-func Header() string {
+// ReportHeader returns the column titles matching Report.String.
+func ReportHeader() string {
 	return fmt.Sprintf("%7s %7s %7s %7s %7s %7s %7s %6s",
 		"acc%", "f1%", "auc%", "ΔDP%", "ΔEO%", "ΔEOdd%", "n", "excl")
 }

@@ -173,7 +173,7 @@ func TestReportFormat(t *testing.T) {
 	if got := r.String(); got != wantRow {
 		t.Errorf("String() = %q\nwant        %q", got, wantRow)
 	}
-	h := Header()
+	h := ReportHeader()
 	if len([]rune(h)) != len([]rune(wantRow)) {
 		t.Errorf("header %q has %d runes, row %d", h, len([]rune(h)), len([]rune(wantRow)))
 	}

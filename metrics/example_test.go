@@ -103,7 +103,7 @@ func ExampleEvaluateBinary() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(metrics.Header())
+	fmt.Println(metrics.ReportHeader())
 	fmt.Println(r)
 	// Output:
 	//    acc%     f1%    auc%    ΔDP%    ΔEO%  ΔEOdd%       n   excl
@@ -130,7 +130,7 @@ func ExampleEvaluate() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(metrics.Header())
+	fmt.Println(metrics.ReportHeader())
 	fmt.Println(r)
 	out, err := json.Marshal(r.Overall)
 	if err != nil {

@@ -204,7 +204,7 @@ func probs(logits []float64, n, c int) []float64 {
 	return p
 }
 
-func printAudit(o *options, ds *datasets.Dataset, l *fmp.Layer, rep *fmp.Report, trained metrics.Report, w io.Writer) error {
+func printAudit(o *options, ds *datasets.Dataset, l *fmp.Layer, rep *fmp.AuditReport, trained metrics.Report, w io.Writer) error {
 	cfg := l.Config()
 	beta, radius := l.DualStep()
 	fmt.Fprintf(w, "FMP on %s: %d nodes, %d edges; λs %g (γ %.3f), λf %g, K %d, τ %g, %v scaling, %v training: dual step β %.4g, radius %.4g\n\n",

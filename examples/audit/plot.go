@@ -27,7 +27,7 @@ var groupColors = []color.Color{
 // the dashed line x = 0), and y = z₀ + z₁, the direction the softmax
 // ignores; without the rotation the points of a binary classifier lie
 // along a diagonal.
-func plotLogits(path string, rep *fmp.Report, sens []int) error {
+func plotLogits(path string, rep *fmp.AuditReport, sens []int) error {
 	panels := []struct {
 		title string
 		z     []float64
