@@ -9,6 +9,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/spkern"
 )
 
 // GATConfig configures a graph attention layer (Veličković et al., 2018)
@@ -119,7 +120,7 @@ type GAT struct {
 	cfg     GATConfig
 	phase   *Phase
 	gr      *graph.Graph
-	csr     *gatCSR
+	csr     *spkern.GATCSR
 	w       *G.Node
 	attSrc  *G.Node
 	attDst  *G.Node
@@ -149,7 +150,7 @@ func NewGAT(g *G.ExprGraph, cfg GATConfig, gr *graph.Graph, phase *Phase) (*GAT,
 }
 
 // newGAT draws the layer's parameters, then its dropout seed, from rng.
-func newGAT(g *G.ExprGraph, cfg GATConfig, csr *gatCSR, phase *Phase, rng *rand.Rand) (*GAT, error) {
+func newGAT(g *G.ExprGraph, cfg GATConfig, csr *spkern.GATCSR, phase *Phase, rng *rand.Rand) (*GAT, error) {
 	l := &GAT{cfg: cfg, phase: phase, csr: csr}
 	hf := cfg.Heads * cfg.Out
 	var err error
@@ -204,8 +205,8 @@ func (l *GAT) Forward(x *G.Node) (*G.Node, error) {
 	if err := checkInput(x, l.w, where); err != nil {
 		return nil, err
 	}
-	if n := x.Shape()[0]; n != l.csr.n {
-		return nil, fmt.Errorf("layers: %s: input %q (node %d) has %d rows, want %d (the graph's nodes)", where, x.Name(), x.ID(), n, l.csr.n)
+	if n := x.Shape()[0]; n != l.csr.N {
+		return nil, fmt.Errorf("layers: %s: input %q (node %d) has %d rows, want %d (the graph's nodes)", where, x.Name(), x.ID(), n, l.csr.N)
 	}
 	h, err := G.Mul(x, l.w)
 	if err != nil {
@@ -244,10 +245,10 @@ func (l *GAT) Attention() *G.Node { return l.attn }
 // AddSelfLoops is set.
 func (l *GAT) AttentionEdges() [][2]int {
 	c := l.csr
-	out := make([][2]int, 0, c.edges())
-	for i := 0; i < c.n; i++ {
-		for p := c.indptr[i]; p < c.indptr[i+1]; p++ {
-			out = append(out, [2]int{int(c.src[p]), i})
+	out := make([][2]int, 0, c.Edges())
+	for i := 0; i < c.N; i++ {
+		for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
+			out = append(out, [2]int{int(c.Src[p]), i})
 		}
 	}
 	return out
