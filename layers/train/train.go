@@ -627,12 +627,3 @@ func evalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
 	return float64(correct) / float64(len(idx)), loss
 }
 
-func argmax[T float32 | float64](row []T) int {
-	b := 0
-	for j, v := range row {
-		if v > row[b] {
-			b = j
-		}
-	}
-	return b
-}
