@@ -113,7 +113,7 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 	if len(task.Val) == 0 {
 		return nil, fmt.Errorf("fmp: NewFrontier: the task has no validation nodes to choose on")
 	}
-	xt, err := backboneLogits(m, task)
+	xt, err := train.Logits(m.backbone, task)
 	if err != nil {
 		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)
 	}
@@ -184,30 +184,6 @@ func grid(base Config, cfg FrontierConfig) []Config {
 		}
 	}
 	return out
-}
-
-// backboneLogits runs m's backbone on task.X in evaluation mode.
-func backboneLogits(m *Model, task *train.Task) (*tensor.Dense, error) {
-	h, err := m.backbone.Forward(task.X)
-	if err != nil {
-		return nil, err
-	}
-	var hv G.Value
-	vm := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(h, &hv)))
-	defer vm.Close()
-	if m.phase != nil {
-		was := m.phase.Training()
-		m.phase.SetTraining(false)
-		defer m.phase.SetTraining(was)
-	}
-	if err := vm.RunAll(); err != nil {
-		return nil, err
-	}
-	d, err := opkit.Dense(hv)
-	if err != nil {
-		return nil, err
-	}
-	return d.Clone().(*tensor.Dense), nil
 }
 
 // layerOutput runs an FMP layer configured by c on m's graph and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // Prediction holds class probabilities and predicted labels for a set of
@@ -52,18 +53,8 @@ func (p *Prediction) Accuracy(labels []int) float64 {
 // graph and compiles a small machine. It returns an error for an invalid
 // task, an index out of range, or a failing run.
 func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
-	if task == nil || task.Graph == nil || task.X == nil {
-		return nil, fmt.Errorf("train: Predict: task without Graph or X")
-	}
-	if task.Classes < 1 {
-		return nil, fmt.Errorf("train: Predict: Classes = %d, want > 0", task.Classes)
-	}
-	if err := checkPhase(model, task); err != nil {
-		return nil, fmt.Errorf("train: Predict: %w", err)
-	}
-	logits, err := forwardLogits(model, task)
-	if err != nil {
-		return nil, fmt.Errorf("train: Predict: %w", err)
+	if task == nil || task.X == nil {
+		return nil, fmt.Errorf("train: Predict: task without X")
 	}
 	n, c := task.X.Shape()[0], task.Classes
 	if idx == nil {
@@ -77,18 +68,7 @@ func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
 			return nil, fmt.Errorf("train: Predict: idx[%d] = %d, want a node in [0, %d)", k, i, n)
 		}
 	}
-	var zv G.Value
-	m := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &zv)))
-	defer m.Close()
-	if task.Phase != nil {
-		was := task.Phase.Training()
-		task.Phase.SetTraining(false)
-		defer task.Phase.SetTraining(was)
-	}
-	if err := m.RunAll(); err != nil {
-		return nil, fmt.Errorf("train: Predict: %w", err)
-	}
-	z, err := opkit.Dense(zv)
+	z, err := Logits(model, task)
 	if err != nil {
 		return nil, fmt.Errorf("train: Predict: %w", err)
 	}
@@ -110,4 +90,42 @@ func softmaxRows[T float32 | float64](p *Prediction, z []T) {
 		opkit.SoftmaxRow(row, out, 1)
 		p.Labels[k] = opkit.Argmax(row)
 	}
+}
+
+// Logits evaluates model on task.X in evaluation mode (task.Phase is
+// switched to evaluation and restored afterwards) and returns a copy of
+// its n × task.Classes logits. Like Predict, it reuses the model's forward
+// graph and compiles a small machine. It returns an error for a task
+// without Graph or X, a model of another phase (ErrPhaseMismatch), an
+// output of another shape, or a failing run.
+func Logits(model layers.Model, task *Task) (*tensor.Dense, error) {
+	if task == nil || task.Graph == nil || task.X == nil {
+		return nil, fmt.Errorf("task without Graph or X")
+	}
+	if task.Classes < 1 {
+		return nil, fmt.Errorf("Classes = %d, want > 0", task.Classes)
+	}
+	if err := checkPhase(model, task); err != nil {
+		return nil, err
+	}
+	logits, err := forwardLogits(model, task)
+	if err != nil {
+		return nil, err
+	}
+	var zv G.Value
+	m := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &zv)))
+	defer m.Close()
+	if task.Phase != nil {
+		was := task.Phase.Training()
+		task.Phase.SetTraining(false)
+		defer task.Phase.SetTraining(was)
+	}
+	if err := m.RunAll(); err != nil {
+		return nil, err
+	}
+	z, err := opkit.Dense(zv)
+	if err != nil {
+		return nil, err
+	}
+	return z.Clone().(*tensor.Dense), nil
 }
