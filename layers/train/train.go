@@ -626,4 +626,3 @@ func evalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
 	}
 	return float64(correct) / float64(len(idx)), loss
 }
-
