@@ -297,7 +297,11 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 		}
 		return G.Add(gx, af)
 	}
-	constDual := l.cfg.TrainMode == ConstantDual
+	// In the InferenceOnly mode the dual is zero, with a zero gradient,
+	// while training: no gradient flows through it, so it is a constant of
+	// the backward pass as in ConstantDual (the same gradients, without
+	// the dual's backward ops).
+	constDual := l.cfg.TrainMode == ConstantDual || l.cfg.TrainMode == InferenceOnly
 	var phase *layers.Phase
 	if l.cfg.TrainMode == InferenceOnly {
 		phase = l.phase
@@ -324,7 +328,7 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 			}
 		}
 		// Step 3: ū = u + β Δs SF(F̄).
-		ubar, err := G.ApplyOp(&gapOp{ds: l.ds, scale: l.beta, temp: l.cfg.Temperature}, fbar)
+		ubar, err := G.ApplyOp(&gapOp{ds: l.ds, scale: l.beta, temp: l.cfg.Temperature, phase: phase}, fbar)
 		if err != nil {
 			return tr, err
 		}

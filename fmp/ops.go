@@ -260,6 +260,10 @@ type gapOp struct {
 	scale float64
 	temp  float64
 	jvp   bool
+	// phase, set in the InferenceOnly mode only, makes the output zero
+	// while the phase is training: the projection that follows discards
+	// it then (u ≡ 0), so the softmax need not be computed.
+	phase *layers.Phase
 }
 
 var (
@@ -277,6 +281,9 @@ func (op *gapOp) Type() hm.Type { return opkit.FnType(op.Arity()) }
 func (op *gapOp) String() string {
 	if op.jvp {
 		return fmt.Sprintf("GroupGapJVP(Δs#%d, %g, τ=%g)", op.ds.ID(), op.scale, op.temp)
+	}
+	if op.phase != nil {
+		return fmt.Sprintf("GroupGap(Δs#%d, %g, τ=%g, off while training %p)", op.ds.ID(), op.scale, op.temp, op.phase)
 	}
 	return fmt.Sprintf("GroupGap(Δs#%d, %g, τ=%g)", op.ds.ID(), op.scale, op.temp)
 }
@@ -299,6 +306,7 @@ func (op *gapOp) WriteHash(h hash.Hash) {
 	opkit.WriteF64(h, op.scale)
 	opkit.WriteF64(h, op.temp)
 	opkit.WriteBool(h, op.jvp)
+	fmt.Fprintf(h, "%p", op.phase)
 }
 func (op *gapOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *gapOp) Do(inputs ...G.Value) (G.Value, error) {
@@ -314,6 +322,15 @@ func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		return nil, fmt.Errorf("%v: input shapes %v, want (%d, c)", op, sh, op.ds.N())
 	}
 	out := opkit.Reuse(prealloc, in[0].Dtype(), op.ds.Rows(), c)
+	if op.phase.Training() {
+		switch o := out.Data().(type) {
+		case []float64:
+			clear(o)
+		case []float32:
+			clear(o)
+		}
+		return out, nil
+	}
 	scale := op.scale
 	if op.jvp {
 		scale /= op.temp
