@@ -44,45 +44,30 @@ func TestTrainLossFalls(t *testing.T) {
 		cfg.LogEvery, cfg.Log = 25, &buf
 		m, task, res := trainMLP(t, p, dt, 1, cfg)
 		first, last := res.History[0], res.Last
-		if last.StepTime <= 0 || last.EvalTime <= 0 {
-			t.Errorf("%v: epoch times %v, %v, want > 0", dt, last.StepTime, last.EvalTime)
-		}
-		if !(last.CE < 0.5*first.CE) {
-			t.Errorf("%v: training CE %.4f -> %.4f, want at least halved", dt, first.CE, last.CE)
-		}
-		if res.Best.ValAcc < 0.85 {
-			t.Errorf("%v: best validation accuracy %.3f, want >= 0.85 on a linearly separable problem", dt, res.Best.ValAcc)
-		}
-		if n := strings.Count(buf.String(), "\n"); n != 4 {
-			t.Errorf("%v: %d log lines, want 4:\n%s", dt, n, buf.String())
-		}
+		assert.Positive(t, last.StepTime, "%v: step time", dt)
+		assert.Positive(t, last.EvalTime, "%v: evaluation time", dt)
+		assert.Less(t, last.CE, 0.5*first.CE, "%v: training CE, want at least halved", dt)
+		assert.GreaterOrEqual(t, res.Best.ValAcc, 0.85, "%v: best validation accuracy on a linearly separable problem", dt)
+		assert.Equal(t, 4, strings.Count(buf.String(), "\n"), "%v: log lines:\n%s", dt, buf.String())
 		// The model holds the best-validation parameters: Predict must
 		// reproduce the best epoch's validation accuracy.
 		pred, err := Predict(m, task, p.Val)
 		require.NoError(t, err)
-		if acc := pred.Accuracy(p.Labels); acc != res.Best.ValAcc {
-			t.Errorf("%v: Predict val accuracy %.4f, best epoch %d reported %.4f", dt, acc, res.Best.Epoch, res.Best.ValAcc)
-		}
+		assert.Equal(t, res.Best.ValAcc, pred.Accuracy(p.Labels), "%v: Predict's validation accuracy vs the best epoch's (%d)", dt, res.Best.Epoch)
 		for k := range pred.Nodes {
 			s := 0.0
 			for c := 0; c < p.C; c++ {
 				s += pred.Prob(k, c)
 			}
-			if math.Abs(s-1) > 1e-9 {
-				t.Fatalf("probabilities of node %d sum to %v", pred.Nodes[k], s)
-			}
+			require.InDelta(t, 1, s, 1e-9, "probabilities of node %d", pred.Nodes[k])
 		}
-		if task.Phase.Training() {
-			t.Error("phase left in training mode")
-		}
+		assert.False(t, task.Phase.Training(), "phase left in training mode")
 		// LastParams restores the last epoch.
 		if err := SetParams(m, res.LastParams); err != nil {
 			t.Fatal(err)
 		}
 		pred, _ = Predict(m, task, p.Val)
-		if acc := pred.Accuracy(p.Labels); acc != res.Last.ValAcc {
-			t.Errorf("%v: last params give val accuracy %.4f, last epoch reported %.4f", dt, acc, res.Last.ValAcc)
-		}
+		assert.Equal(t, res.Last.ValAcc, pred.Accuracy(p.Labels), "%v: validation accuracy of LastParams vs the last epoch's", dt)
 	}
 }
 
@@ -123,12 +108,7 @@ func TestTrainDeterministic(t *testing.T) {
 			}
 			return m
 		}
-		b1, b2 := paramBits(build()), paramBits(build())
-		for i := range b1 {
-			if b1[i] != b2[i] {
-				t.Fatalf("%v GCN on 3000 nodes: same seed, parameter element %d differs", dt, i)
-			}
-		}
+		require.Equal(t, paramBits(build()), paramBits(build()), "%v GCN on 3000 nodes: same seed, different parameters", dt)
 	}
 	for _, dt := range testutil.Dtypes {
 		cfg := fastTrain(30)
@@ -136,19 +116,8 @@ func TestTrainDeterministic(t *testing.T) {
 		a, _, _ := trainMLP(t, p, dt, 5, cfg)
 		b, _, _ := trainMLP(t, p, dt, 5, cfg)
 		c, _, _ := trainMLP(t, p, dt, 6, cfg)
-		ba, bb, bc := paramBits(a), paramBits(b), paramBits(c)
-		for i := range ba {
-			if ba[i] != bb[i] {
-				t.Fatalf("%v: same seed, parameter element %d differs", dt, i)
-			}
-		}
-		same := true
-		for i := range ba {
-			same = same && ba[i] == bc[i]
-		}
-		if same {
-			t.Errorf("%v: seeds 5 and 6 gave identical parameters", dt)
-		}
+		require.Equal(t, paramBits(a), paramBits(b), "%v: same seed, different parameters", dt)
+		assert.NotEqual(t, paramBits(a), paramBits(c), "%v: seeds 5 and 6 gave identical parameters", dt)
 	}
 }
 
@@ -157,9 +126,8 @@ func TestTrainEarlyStopAndHooks(t *testing.T) {
 	cfg := fastTrain(500)
 	cfg.Patience = 10
 	_, _, res := trainMLP(t, p, tensor.Float64, 1, cfg)
-	if !res.Stopped || res.Epochs != res.Best.Epoch+10 {
-		t.Errorf("early stopping: stopped %v after %d epochs, best %d, patience 10", res.Stopped, res.Epochs, res.Best.Epoch)
-	}
+	assert.True(t, res.Stopped, "early stopping")
+	assert.Equal(t, res.Best.Epoch+10, res.Epochs, "epochs run with patience 10")
 	cfg = fastTrain(50)
 	calls := 0
 	cfg.OnEpoch = func(s EpochStats) error {
@@ -170,9 +138,10 @@ func TestTrainEarlyStopAndHooks(t *testing.T) {
 		return nil
 	}
 	_, _, res = trainMLP(t, p, tensor.Float64, 1, cfg)
-	if res.Epochs != 7 || !res.Stopped || calls != 7 || len(res.History) != 7 {
-		t.Errorf("ErrStop at 7: ran %d epochs, stopped %v, %d progress calls", res.Epochs, res.Stopped, calls)
-	}
+	assert.True(t, res.Stopped, "ErrStop at 7")
+	assert.Equal(t, 7, res.Epochs, "epochs run after ErrStop at 7")
+	assert.Equal(t, 7, calls, "OnEpoch calls")
+	assert.Len(t, res.History, 7)
 	boom := errors.New("boom")
 	cfg.OnEpoch = func(EpochStats) error { return boom }
 	task := newTask(t, p, tensor.Float64, nil)
@@ -217,12 +186,8 @@ func TestTrainExtraLoss(t *testing.T) {
 				want += v * v
 			}
 			want = 10 * want / float64(len(z0))
-			if !testutil.Close(res.History[0].Extra, want, 1e-9, 1e-9) {
-				t.Errorf("epoch 1 extra loss %v, want %v", res.History[0].Extra, want)
-			}
-			if res.History[0].Loss != res.History[0].CE+res.History[0].Extra {
-				t.Error("Loss != CE + Extra")
-			}
+			assert.InDelta(t, want, res.History[0].Extra, 1e-9*(1+math.Abs(want)), "epoch 1 extra loss")
+			assert.Equal(t, res.History[0].CE+res.History[0].Extra, res.History[0].Loss, "Loss = CE + Extra")
 		}
 		z := modelLogits(t, m, task)
 		s := 0.0
@@ -233,9 +198,7 @@ func TestTrainExtraLoss(t *testing.T) {
 	}
 	plain, _ := meanSq(false)
 	pen, _ := meanSq(true)
-	if !(pen < 0.1*plain) {
-		t.Errorf("mean squared logit %.4g with the penalty, %.4g without: want at least 10x smaller", pen, plain)
-	}
+	assert.Less(t, pen, 0.1*plain, "mean squared logit with the penalty, want at least 10x smaller than without")
 }
 
 // TestTrainNoMemoryGrowth checks that the live heap after epoch 2E is not
@@ -257,9 +220,7 @@ func TestTrainNoMemoryGrowth(t *testing.T) {
 	growth := float64(at[1]) - float64(at[0])
 	t.Logf("HeapInuse after epoch 30: %d B, after 60: %d B", at[0], at[1])
 	// One epoch's activations are about 2000 × 16 × 4 B × a few = ~0.5 MB.
-	if growth > 1<<20 {
-		t.Errorf("heap grew by %.0f B between epochs 30 and 60", growth)
-	}
+	assert.LessOrEqual(t, growth, float64(1<<20), "heap growth in B between epochs 30 and 60")
 }
 
 func TestTrainErrors(t *testing.T) {
@@ -327,11 +288,7 @@ func TestTrainTwice(t *testing.T) {
 		require.NoError(t, err)
 		r2, err := Fit(m, task, cfg)
 		require.NoError(t, err)
-		if !(r2.History[0].CE < r1.History[0].CE-0.1) {
-			t.Errorf("%v: second run starts at CE %.4f, first started at %.4f: not continued", dt, r2.History[0].CE, r1.History[0].CE)
-		}
-		if r2.Last.CE > r1.Last.CE+0.05 {
-			t.Errorf("%v: second run ends at CE %.4f, worse than the first (%.4f)", dt, r2.Last.CE, r1.Last.CE)
-		}
+		assert.Less(t, r2.History[0].CE, r1.History[0].CE-0.1, "%v: the second run must continue from the first", dt)
+		assert.LessOrEqual(t, r2.Last.CE, r1.Last.CE+0.05, "%v: the second run must not end worse than the first", dt)
 	}
 }
