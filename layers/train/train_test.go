@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/internal/problem"
