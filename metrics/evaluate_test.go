@@ -2,12 +2,11 @@ package metrics
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,10 +21,11 @@ func TestEvaluateBinaryHand(t *testing.T) {
 	nodes := []int{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}
 	r, err := EvaluateBinary(p, labels, sens, nodes, DefaultOptions())
 	require.NoError(t, err)
-	if r.Nodes != 12 || r.Evaluated != 9 || r.Excluded != 3 || r.UnknownLabel != 2 || r.UnknownSens != 2 {
-		t.Errorf("counts nodes %d evaluated %d excluded %d unknown label %d sens %d; want 12 9 3 2 2",
-			r.Nodes, r.Evaluated, r.Excluded, r.UnknownLabel, r.UnknownSens)
-	}
+	assert.Equal(t, 12, r.Nodes, "nodes")
+	assert.Equal(t, 9, r.Evaluated, "evaluated")
+	assert.Equal(t, 3, r.Excluded, "excluded")
+	assert.Equal(t, 2, r.UnknownLabel, "unknown label")
+	assert.Equal(t, 2, r.UnknownSens, "unknown sens")
 	near(t, "accuracy", r.Accuracy, 6.0/9)
 	near(t, "F1", r.F1, 6.0/9)
 	near(t, "ΔDP", r.DemographicParity, 1.0/6)
@@ -34,12 +34,13 @@ func TestEvaluateBinaryHand(t *testing.T) {
 	// Positives' scores 0.9, 0.5, 0.7, 0.51, 0.3; negatives' 0.6, 0.1,
 	// 0.2, 0.0: 0.9, 0.7 beat all 4; 0.51 and 0.5 beat 3; 0.3 beats 3.
 	near(t, "AUC", r.AUC, (4+4+3+3+3)/20.0)
-	if r.Classes != 2 || r.Positive != 1 || r.Threshold != 0.5 {
-		t.Errorf("classes %d positive %d threshold %v", r.Classes, r.Positive, r.Threshold)
-	}
-	if len(r.Groups) != 2 || r.Groups[0].Count != 6 || r.Groups[1].Count != 3 || r.Overall.Count != 9 {
-		t.Errorf("breakdown %+v %+v", r.Groups, r.Overall)
-	}
+	assert.Equal(t, 2, r.Classes)
+	assert.Equal(t, 1, r.Positive)
+	assert.Equal(t, 0.5, r.Threshold)
+	require.Len(t, r.Groups, 2)
+	assert.Equal(t, 6, r.Groups[0].Count)
+	assert.Equal(t, 3, r.Groups[1].Count)
+	assert.Equal(t, 9, r.Overall.Count)
 
 	// The same as an n × 2 matrix.
 	m := make([]float64, 2*len(p))
@@ -49,15 +50,18 @@ func TestEvaluateBinaryHand(t *testing.T) {
 	m[2*12] = 0 // keep node 12 invalid only in column 1
 	r2, err := Evaluate(m, 2, labels, sens, nodes, DefaultOptions())
 	require.NoError(t, err)
-	if !sameReport(r, r2) {
-		t.Errorf("Evaluate(n×2) = %+v\nEvaluateBinary = %+v", r2, r)
-	}
+	assertSameReport(t, r, r2, "Evaluate(n×2) vs EvaluateBinary")
 }
 
-func sameReport(a, b Report) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
+// assertSameReport compares two reports through their JSON form, which
+// holds every field.
+func assertSameReport(t *testing.T, a, b Report, msg string, args ...any) bool {
+	t.Helper()
+	ja, err := json.Marshal(a)
+	require.NoError(t, err)
+	jb, err := json.Marshal(b)
+	require.NoError(t, err)
+	return assert.JSONEq(t, string(ja), string(jb), append([]any{msg}, args...)...)
 }
 
 func TestEvaluateThreshold(t *testing.T) {
@@ -70,9 +74,7 @@ func TestEvaluateThreshold(t *testing.T) {
 	require.NoError(t, err)
 	near(t, "accuracy", r.Accuracy, 1)
 	near(t, "ΔDP", r.DemographicParity, 0)
-	if r.Threshold != 0.3 {
-		t.Errorf("threshold %v", r.Threshold)
-	}
+	assert.Equal(t, 0.3, r.Threshold)
 }
 
 func TestEvaluateMulticlass(t *testing.T) {
@@ -104,12 +106,11 @@ func TestEvaluateMulticlass(t *testing.T) {
 	// AUC of P(y=2): positives 0.5, 0.4, 0.6; negatives 0.8, 0.2, 0.2, 0.1:
 	// 0.5 → 3, 0.4 → 3, 0.6 → 3 of 4 each → 9/12.
 	near(t, "AUC", r.AUC, 9.0/12)
-	if r.Threshold != 0 || r.Classes != 3 {
-		t.Errorf("threshold %v classes %d, want 0 and 3", r.Threshold, r.Classes)
-	}
-	if r.Groups[0].Correct != 2 || r.Groups[1].Correct != 3 {
-		t.Errorf("correct per group %d %d, want 2 3 (multi-class match)", r.Groups[0].Correct, r.Groups[1].Correct)
-	}
+	assert.Equal(t, 0.0, r.Threshold)
+	assert.Equal(t, 3, r.Classes)
+	require.Len(t, r.Groups, 2)
+	assert.Equal(t, 2, r.Groups[0].Correct, "correct in group 0 (multi-class match)")
+	assert.Equal(t, 3, r.Groups[1].Correct, "correct in group 1 (multi-class match)")
 }
 
 func TestEvaluateErrors(t *testing.T) {
@@ -161,26 +162,18 @@ func TestEvaluateErrors(t *testing.T) {
 		{"group without negatives", func() error { _, e := EvaluateBinary(p, []int{1, 0, 1, 1}, sens, nil, def); return e }, ErrNoNegatives},
 	}
 	for _, c := range cases {
-		if err := c.f(); !errors.Is(err, c.want) {
-			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
-		}
+		assert.ErrorIs(t, c.f(), c.want, c.name)
 	}
 }
 
 func TestReportFormat(t *testing.T) {
 	r := Report{Accuracy: 0.65556, F1: 0.5, AUC: 0.70001, DemographicParity: 0.2237, EqualOpportunity: 0.18, EqualizedOdds: 0.180049, Evaluated: 90, Excluded: 3}
 	wantRow := "  65.56   50.00   70.00   22.37   18.00   18.00      90      3"
-	if got := r.String(); got != wantRow {
-		t.Errorf("String() = %q\nwant        %q", got, wantRow)
-	}
-	h := ReportHeader()
-	if len([]rune(h)) != len([]rune(wantRow)) {
-		t.Errorf("header %q has %d runes, row %d", h, len([]rune(h)), len([]rune(wantRow)))
-	}
+	assert.Equal(t, wantRow, r.String())
+	h := Header()
+	assert.Equal(t, len([]rune(wantRow)), len([]rune(h)), "header %q is as wide as a row", h)
 	for _, col := range []string{"acc%", "ΔDP%", "ΔEO%", "excl"} {
-		if !strings.Contains(h, col) {
-			t.Errorf("header %q lacks %q", h, col)
-		}
+		assert.Contains(t, h, col)
 	}
 }
 
@@ -193,17 +186,11 @@ func TestReportJSON(t *testing.T) {
 	data, err := json.Marshal(r)
 	require.NoError(t, err)
 	for _, key := range []string{`"demographic_parity":0.16666666666666`, `"equal_opportunity":`, `"excluded":1`, `"unknown_label":1`, `"groups":[{"group":0,"count":6,`, `"selection_rate":`, `"overall":{"group":-1`} {
-		if !strings.Contains(string(data), key) {
-			t.Errorf("JSON lacks %s:\n%s", key, data)
-		}
+		assert.Contains(t, string(data), key)
 	}
 	var back Report
-	if err := json.Unmarshal(data, &back); err != nil {
-		t.Fatal(err)
-	}
-	if !sameReport(r, back) {
-		t.Errorf("JSON round trip changed the report:\n%+v\n%+v", r, back)
-	}
+	require.NoError(t, json.Unmarshal(data, &back))
+	assertSameReport(t, r, back, "JSON round trip changed the report")
 }
 
 // randomCase returns n nodes with G groups, a few unknown labels and
@@ -244,15 +231,11 @@ func TestPermutationInvariance(t *testing.T) {
 		}
 		rp, err := EvaluateBinary(pp, pl, ps, nil, DefaultOptions())
 		require.NoError(t, err, "trial %d permuted", trial)
-		if !sameReport(r, rp) {
-			t.Errorf("trial %d: permuting the nodes changed the report:\n%v\n%v", trial, r, rp)
-		}
+		assertSameReport(t, r, rp, "trial %d: permuting the nodes changed the report", trial)
 		// A permuted subset order gives the same report too.
 		rs, err := EvaluateBinary(p, labels, sens, perm, DefaultOptions())
 		require.NoError(t, err)
-		if !sameReport(r, rs) {
-			t.Errorf("trial %d: subset order changed the report", trial)
-		}
+		assertSameReport(t, r, rs, "trial %d: subset order changed the report", trial)
 		// Renaming the groups (reversing the ids) changes no difference.
 		rev := make([]int, n)
 		for i, s := range sens {
@@ -263,9 +246,9 @@ func TestPermutationInvariance(t *testing.T) {
 		}
 		rr, err := EvaluateBinary(p, labels, rev, nil, DefaultOptions())
 		require.NoError(t, err)
-		if rr.DemographicParity != r.DemographicParity || rr.EqualOpportunity != r.EqualOpportunity || rr.EqualizedOdds != r.EqualizedOdds {
-			t.Errorf("trial %d: renaming groups changed the differences", trial)
-		}
+		assert.Equal(t, r.DemographicParity, rr.DemographicParity, "trial %d: renaming groups changed ΔDP", trial)
+		assert.Equal(t, r.EqualOpportunity, rr.EqualOpportunity, "trial %d: renaming groups changed ΔEO", trial)
+		assert.Equal(t, r.EqualizedOdds, rr.EqualizedOdds, "trial %d: renaming groups changed equalized odds", trial)
 	}
 }
 
@@ -301,9 +284,8 @@ func TestGroupBlindPredictions(t *testing.T) {
 		require.NoError(t, err)
 		odds, err := EqualizedOdds(pred, labels, sens)
 		require.NoError(t, err)
-		if dp != 0 || odds != 0 {
-			t.Errorf("trial %d: group-blind predictions give ΔDP %v, equalized odds %v; want exactly 0", trial, dp, odds)
-		}
+		assert.Equal(t, 0.0, dp, "trial %d: group-blind predictions, ΔDP exactly 0", trial)
+		assert.Equal(t, 0.0, odds, "trial %d: group-blind predictions, equalized odds exactly 0", trial)
 	}
 }
 
@@ -368,13 +350,9 @@ func TestAgainstNaive(t *testing.T) {
 		near(t, "report ΔEO", r.EqualOpportunity, weo)
 		near(t, "report odds", r.EqualizedOdds, wodds)
 		for _, v := range []float64{r.Accuracy, r.F1, r.AUC, r.DemographicParity, r.EqualOpportunity, r.EqualizedOdds} {
-			if !(v >= 0 && v <= 1) {
-				t.Errorf("trial %d: metric %v outside [0, 1]", trial, v)
-			}
+			assert.True(t, v >= 0 && v <= 1, "trial %d: metric %v outside [0, 1]", trial, v)
 		}
-		if r.EqualizedOdds < r.EqualOpportunity {
-			t.Errorf("trial %d: equalized odds %v < ΔEO %v", trial, r.EqualizedOdds, r.EqualOpportunity)
-		}
+		assert.GreaterOrEqual(t, r.EqualizedOdds, r.EqualOpportunity, "trial %d: equalized odds >= ΔEO", trial)
 	}
 }
 

@@ -1,10 +1,10 @@
 package metrics
 
 import (
-	"errors"
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -12,9 +12,7 @@ const eps = 1e-12
 
 func near(t *testing.T, name string, got, want float64) {
 	t.Helper()
-	if math.IsNaN(got) || math.Abs(got-want) > eps {
-		t.Errorf("%s = %.15g, want %.15g", name, got, want)
-	}
+	assert.InDelta(t, want, got, eps, name) // fails on NaN too
 }
 
 // Two groups of sizes 6 and 3 (hand-computed in the comments).
@@ -53,22 +51,16 @@ func TestUnbalancedGroups(t *testing.T) {
 		{Group: 1, Count: 3, Positives: 2, Negatives: 1, Selected: 1, TruePositives: 1, FalsePositives: 0, Correct: 2,
 			SelectionRate: 1.0 / 3, TPR: 0.5, FPR: 0, Accuracy: 2.0 / 3},
 	}
-	if len(b.Groups) != 2 {
-		t.Fatalf("%d groups, want 2", len(b.Groups))
-	}
+	require.Len(t, b.Groups, 2)
 	for g := range want {
-		if b.Groups[g] != want[g] {
-			t.Errorf("group %d = %+v\nwant %+v", g, b.Groups[g], want[g])
-		}
+		assert.Equal(t, want[g], b.Groups[g], "group %d", g)
 	}
 	wantAll := GroupStats{Group: -1, Count: 9, Positives: 5, Negatives: 4, Selected: 4, TruePositives: 3, FalsePositives: 1, Correct: 6,
 		SelectionRate: 4.0 / 9, TPR: 3.0 / 5, FPR: 1.0 / 4, Accuracy: 6.0 / 9}
-	if b.Overall != wantAll {
-		t.Errorf("overall = %+v\nwant %+v", b.Overall, wantAll)
-	}
-	if b.Excluded != 0 || b.UnknownLabel != 0 || b.UnknownSens != 0 {
-		t.Errorf("exclusion counts %d %d %d, want 0", b.Excluded, b.UnknownLabel, b.UnknownSens)
-	}
+	assert.Equal(t, wantAll, b.Overall, "overall")
+	assert.Zero(t, b.Excluded, "excluded")
+	assert.Zero(t, b.UnknownLabel, "unknown label")
+	assert.Zero(t, b.UnknownSens, "unknown sens")
 }
 
 func TestThreeGroups(t *testing.T) {
@@ -83,9 +75,8 @@ func TestThreeGroups(t *testing.T) {
 	eo, err := EqualOpportunity(pred, labels, sens)
 	require.NoError(t, err)
 	near(t, "ΔEO", eo, 1-1.0/3)
-	if _, err := EqualizedOdds(pred, labels, sens); !errors.Is(err, ErrNoNegatives) {
-		t.Errorf("equalized odds with a group without negatives: err = %v, want ErrNoNegatives", err)
-	}
+	_, err = EqualizedOdds(pred, labels, sens)
+	assert.ErrorIs(t, err, ErrNoNegatives, "equalized odds with a group without negatives")
 	acc, err := Accuracy(pred, labels)
 	require.NoError(t, err)
 	near(t, "accuracy", acc, 0.6)
@@ -107,12 +98,10 @@ func TestExcludedNodes(t *testing.T) {
 	sens := append(append([]int(nil), ubSens...), 1, -1, -1)
 	b, err := ByGroup(pred, labels, sens)
 	require.NoError(t, err)
-	if b.UnknownLabel != 2 || b.UnknownSens != 2 || b.Excluded != 3 {
-		t.Errorf("unknown label %d, unknown sens %d, excluded %d; want 2, 2, 3", b.UnknownLabel, b.UnknownSens, b.Excluded)
-	}
-	if b.Overall.Count != 9 {
-		t.Errorf("overall count %d, want 9", b.Overall.Count)
-	}
+	assert.Equal(t, 2, b.UnknownLabel, "unknown label")
+	assert.Equal(t, 2, b.UnknownSens, "unknown sens")
+	assert.Equal(t, 3, b.Excluded, "excluded")
+	assert.Equal(t, 9, b.Overall.Count, "overall count")
 	eo, err := EqualOpportunity(pred, labels, sens)
 	require.NoError(t, err)
 	near(t, "ΔEO", eo, 1.0/6)
@@ -144,8 +133,7 @@ func TestAUCHand(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, err := AUC(c.scores, c.labels)
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
+		if !assert.NoError(t, err, c.name) {
 			continue
 		}
 		near(t, c.name, got, c.want)
@@ -203,13 +191,9 @@ func TestErrors(t *testing.T) {
 		"auc label 2": ErrValue, "auc only negatives": ErrNoPositives, "auc only positives": ErrNoNegatives,
 		"auc all unknown": ErrEmpty, "auc nan on unknown": ErrValue,
 	}
-	if len(call) != len(want) {
-		t.Fatalf("test table mismatch: %d calls, %d expectations", len(call), len(want))
-	}
+	require.Len(t, want, len(call), "test table mismatch: one expectation per call")
 	for name, f := range call {
-		err := f()
-		if !errors.Is(err, want[name]) {
-			t.Errorf("%s: err = %v, want %v", name, err, want[name])
-		}
+		require.Contains(t, want, name, "no expectation for %s", name)
+		assert.ErrorIs(t, f(), want[name], name)
 	}
 }
