@@ -2,10 +2,9 @@ package graph
 
 import (
 	"math/rand"
-	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,31 +12,25 @@ func TestFromEdges(t *testing.T) {
 	edges := [][2]int{{0, 1}, {1, 0}, {2, 1}, {1, 2}, {0, 0}, {3, 3}, {0, 1}}
 	g, err := FromEdges(5, edges)
 	require.NoError(t, err)
-	if g.N() != 5 || g.NumEdges() != 2 || g.Isolated() != 2 {
-		t.Errorf("N %d, edges %d, isolated %d; want 5, 2, 2", g.N(), g.NumEdges(), g.Isolated())
-	}
-	if c := g.Cleanup(); c != (Cleanup{Input: 7, SelfLoops: 2, Duplicates: 3}) {
-		t.Errorf("cleanup %+v, want 7 input, 2 self-loops, 3 duplicates", c)
-	}
-	if d := g.Degrees(); !reflect.DeepEqual(d, []int{1, 2, 1, 0, 0}) {
-		t.Errorf("degrees %v", d)
-	}
+	assert.Equal(t, 5, g.N())
+	assert.Equal(t, 2, g.NumEdges())
+	assert.Equal(t, 2, g.Isolated())
+	assert.Equal(t, Cleanup{Input: 7, SelfLoops: 2, Duplicates: 3}, g.Cleanup())
+	assert.Equal(t, []int{1, 2, 1, 0, 0}, g.Degrees())
 	for i, want := range [][]int32{{1}, {0, 2}, {1}, {}, {}} {
-		if got := g.Neighbors(i); len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
-			t.Errorf("neighbours of %d: %v, want %v", i, got, want)
+		if len(want) == 0 {
+			assert.Empty(t, g.Neighbors(i), "neighbours of %d", i)
+		} else {
+			assert.Equal(t, want, g.Neighbors(i), "neighbours of %d", i)
 		}
-		if g.Degree(i) != len(want) {
-			t.Errorf("degree of %d: %d", i, g.Degree(i))
-		}
+		assert.Equal(t, len(want), g.Degree(i), "degree of %d", i)
 	}
-	if e := g.Edges(); !reflect.DeepEqual(e, [][2]int{{0, 1}, {1, 2}}) {
-		t.Errorf("edges %v", e)
-	}
+	assert.Equal(t, [][2]int{{0, 1}, {1, 2}}, g.Edges())
 	// No edges at all is a valid graph.
 	g, err = FromEdges(3, nil)
-	if err != nil || g.NumEdges() != 0 || g.Isolated() != 3 {
-		t.Errorf("empty graph: %v, %v", g, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 0, g.NumEdges())
+	assert.Equal(t, 3, g.Isolated())
 }
 
 func TestFromEdgesErrors(t *testing.T) {
@@ -52,9 +45,7 @@ func TestFromEdgesErrors(t *testing.T) {
 		{4, [][2]int{{-1, 1}}, "edge 0 is (-1, 1)"},
 	} {
 		_, err := FromEdges(c.n, c.edges)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("FromEdges(%d, %v): error %v, want %q", c.n, c.edges, err, c.want)
-		}
+		assert.ErrorContains(t, err, c.want, "FromEdges(%d, %v)", c.n, c.edges)
 	}
 }
 
@@ -76,45 +67,37 @@ func TestFromEdgesRandom(t *testing.T) {
 	}
 	g, err := FromEdges(n, edges)
 	require.NoError(t, err)
-	if g.NumEdges() != len(set) || g.Cleanup().SelfLoops != loops || g.Cleanup().Duplicates != len(edges)-loops-len(set) {
-		t.Errorf("%d edges, cleanup %+v; want %d edges, %d loops", g.NumEdges(), g.Cleanup(), len(set), loops)
-	}
+	assert.Equal(t, len(set), g.NumEdges())
+	assert.Equal(t, loops, g.Cleanup().SelfLoops)
+	assert.Equal(t, len(edges)-loops-len(set), g.Cleanup().Duplicates)
 	for _, e := range g.Edges() {
-		if !set[e] {
-			t.Errorf("edge %v not in input", e)
-		}
+		assert.True(t, set[e], "edge %v not in input", e)
 	}
 	for i := 0; i < n; i++ {
 		nb := g.Neighbors(i)
 		for k := 1; k < len(nb); k++ {
-			if nb[k] <= nb[k-1] {
-				t.Fatalf("neighbours of %d not strictly ascending: %v", i, nb)
-			}
+			require.Greater(t, nb[k], nb[k-1], "neighbours of %d not strictly ascending: %v", i, nb)
 		}
 	}
 }
 
 func TestHomophily(t *testing.T) {
 	// Edges 0-1, 1-2, 2-3, 0-2; node 3 unlabelled.
-	g, _ := FromEdges(4, [][2]int{{0, 1}, {1, 2}, {2, 3}, {0, 2}})
+	g, err := FromEdges(4, [][2]int{{0, 1}, {1, 2}, {2, 3}, {0, 2}})
+	require.NoError(t, err)
 	h, err := g.Homophily([]int{0, 0, 1, -1})
-	if err != nil || h != 1.0/3 {
-		t.Errorf("homophily %v (%v), want 1/3 (0-1 same; 1-2, 0-2 differ; 2-3 unknown)", h, err)
-	}
-	h, _ = g.Homophily([]int{5, 5, 5, 5})
-	if h != 1 {
-		t.Errorf("homophily of a constant labelling %v, want 1", h)
-	}
-	h, _ = g.Homophily([]int{0, 1, 0, 1})
-	if h != 0.25 {
-		t.Errorf("homophily %v, want 1/4 (0-1, 1-2, 2-3 differ; 0-2 same)", h)
-	}
-	if _, err := g.Homophily([]int{0, 1}); err == nil || !strings.Contains(err.Error(), "2 labels for 4 nodes") {
-		t.Errorf("error %v", err)
-	}
-	if _, err := g.Homophily([]int{0, -1, -1, 0}); err == nil || !strings.Contains(err.Error(), "no edge has two labelled ends") {
-		t.Errorf("error %v", err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 1.0/3, h, "0-1 same; 1-2, 0-2 differ; 2-3 unknown")
+	h, err = g.Homophily([]int{5, 5, 5, 5})
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, h, "a constant labelling")
+	h, err = g.Homophily([]int{0, 1, 0, 1})
+	require.NoError(t, err)
+	assert.Equal(t, 0.25, h, "0-1, 1-2, 2-3 differ; 0-2 same")
+	_, err = g.Homophily([]int{0, 1})
+	assert.ErrorContains(t, err, "2 labels for 4 nodes")
+	_, err = g.Homophily([]int{0, -1, -1, 0})
+	assert.ErrorContains(t, err, "no edge has two labelled ends")
 }
 
 // TestFingerprint: the fingerprint depends on the structure only (edge

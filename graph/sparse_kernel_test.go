@@ -65,17 +65,11 @@ func TestMulDenseAgainstDense(t *testing.T) {
 			}
 			a.MulDense64(got, x, cols)
 			for i := range want {
-				if math.Abs(got[i]-want[i]) > 1e-12+1e-10*math.Abs(want[i]) {
-					t.Fatalf("%dx%d cols=%d: MulDense64[%d] = %v, want %v", rows, inner, cols, i, got[i], want[i])
-				}
+				require.InDelta(t, want[i], got[i], 1e-12+1e-10*math.Abs(want[i]), "%dx%d cols=%d: MulDense64[%d]", rows, inner, cols, i)
 			}
 			again := make([]float64, rows*cols)
 			a.MulDense64(again, x, cols)
-			for i := range got {
-				if got[i] != again[i] {
-					t.Fatalf("%dx%d cols=%d: MulDense64 not deterministic at %d: %v then %v", rows, inner, cols, i, got[i], again[i])
-				}
-			}
+			require.Equal(t, got, again, "%dx%d cols=%d: MulDense64 not deterministic", rows, inner, cols)
 			x32 := make([]float32, len(x))
 			for i, v := range x {
 				x32[i] = float32(v)
@@ -86,9 +80,7 @@ func TestMulDenseAgainstDense(t *testing.T) {
 			}
 			a.MulDense32(got32, x32, cols)
 			for i := range want {
-				if math.Abs(float64(got32[i])-want[i]) > 1e-4+1e-4*math.Abs(want[i]) {
-					t.Fatalf("%dx%d cols=%d: MulDense32[%d] = %v, want %v", rows, inner, cols, i, got32[i], want[i])
-				}
+				require.InDelta(t, want[i], float64(got32[i]), 1e-4+1e-4*math.Abs(want[i]), "%dx%d cols=%d: MulDense32[%d]", rows, inner, cols, i)
 			}
 		}
 	}

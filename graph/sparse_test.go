@@ -65,18 +65,14 @@ func TestNormalizedAdjacency(t *testing.T) {
 		g := randomGraph(t, rng, size[0], size[1])
 		m := NormalizedAdjacency(g)
 		testutil.AllClose(t, fmt.Sprintf("n=%d", size[0]), m.Dense(), denseNorm(g, true, 1, true), 1e-15, 1e-14)
-		if !m.Symmetric() {
-			t.Errorf("n=%d: not symmetric", size[0])
-		}
-		if m.NNZ() != 2*g.NumEdges()+g.N() {
-			t.Errorf("n=%d: %d stored entries, want %d", size[0], m.NNZ(), 2*g.NumEdges()+g.N())
-		}
+		assert.True(t, m.Symmetric(), "n=%d: not symmetric", size[0])
+		assert.Equal(t, 2*g.NumEdges()+g.N(), m.NNZ(), "n=%d: stored entries", size[0])
 		// Isolated nodes keep their self-loop of weight 1.
 		for i := 0; i < g.N(); i++ {
 			if g.Degree(i) == 0 {
-				if v, ok := m.At(i, i); !ok || v != 1 {
-					t.Errorf("isolated node %d: Ã_ii = %v (%v), want 1", i, v, ok)
-				}
+				v, ok := m.At(i, i)
+				assert.True(t, ok, "isolated node %d: Ã_ii not stored", i)
+				assert.Equal(t, 1.0, v, "isolated node %d: Ã_ii", i)
 			}
 		}
 	}
@@ -94,21 +90,18 @@ func TestGCNNormVariants(t *testing.T) {
 		m, err := GCNNorm(g, o)
 		require.NoError(t, err)
 		testutil.AllClose(t, fmt.Sprintf("%+v", o), m.Dense(), denseNorm(g, o.AddSelfLoops, o.SelfLoopWeight, o.Normalize), 1e-15, 1e-14)
-		if !m.Symmetric() {
-			t.Errorf("%+v: not symmetric", o)
-		}
+		assert.True(t, m.Symmetric(), "%+v: not symmetric", o)
 	}
-	a, _ := GCNNorm(g, NormOptions{})
-	testutil.AllClose(t, "Adjacency", Adjacency(g).Dense(), a.Dense(), 0, 0)
+	a, err := GCNNorm(g, NormOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, Adjacency(g).Dense(), a.Dense())
 	// Without self-loops an isolated node has an empty row.
-	m, _ := GCNNorm(g, NormOptions{Normalize: true})
-	if m.Indptr()[40] != m.Indptr()[39] {
-		t.Errorf("isolated node 39 has %d entries, want 0", m.Indptr()[40]-m.Indptr()[39])
-	}
+	m, err := GCNNorm(g, NormOptions{Normalize: true})
+	require.NoError(t, err)
+	assert.Equal(t, m.Indptr()[39], m.Indptr()[40], "isolated node 39 has entries")
 	for _, w := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		if _, err := GCNNorm(g, NormOptions{AddSelfLoops: true, SelfLoopWeight: w}); err == nil || !strings.Contains(err.Error(), "SelfLoopWeight") {
-			t.Errorf("weight %v: error %v", w, err)
-		}
+		_, err := GCNNorm(g, NormOptions{AddSelfLoops: true, SelfLoopWeight: w})
+		assert.ErrorContains(t, err, "SelfLoopWeight", "weight %v", w)
 	}
 }
 
@@ -131,20 +124,17 @@ func TestNewMatrixAndTranspose(t *testing.T) {
 		want[r[k]*cols+c[k]] += v[k]
 	}
 	testutil.AllClose(t, "dense", m.Dense(), want, 1e-14, 0)
-	if rr, cc := m.Dims(); rr != rows || cc != cols || m.Symmetric() {
-		t.Errorf("dims %d × %d, symmetric %v", rr, cc, m.Symmetric())
-	}
+	rr, cc := m.Dims()
+	assert.Equal(t, [2]int{rows, cols}, [2]int{rr, cc}, "dims")
+	assert.False(t, m.Symmetric())
 	for i := 0; i < rows; i++ {
 		for p := m.Indptr()[i] + 1; p < m.Indptr()[i+1]; p++ {
-			if m.Indices()[p] <= m.Indices()[p-1] {
-				t.Fatalf("row %d: columns not strictly ascending", i)
-			}
+			require.Greater(t, m.Indices()[p], m.Indices()[p-1], "row %d: columns not strictly ascending", i)
 		}
 	}
+	require.Len(t, m.Values32(), len(m.Values64()))
 	for k, x := range m.Values64() {
-		if m.Values32()[k] != float32(x) {
-			t.Fatalf("Values32[%d] = %v, want float32(%v)", k, m.Values32()[k], x)
-		}
+		require.Equal(t, float32(x), m.Values32()[k], "Values32[%d]", k)
 	}
 	mt := m.Transpose()
 	tr := make([]float64, rows*cols)
@@ -154,22 +144,21 @@ func TestNewMatrixAndTranspose(t *testing.T) {
 		}
 	}
 	testutil.AllClose(t, "transpose", mt.Dense(), tr, 1e-14, 0)
-	if rr, cc := mt.Dims(); rr != cols || cc != rows || mt.ID() == m.ID() {
-		t.Errorf("transpose dims %d × %d, id %d vs %d", rr, cc, mt.ID(), m.ID())
-	}
-	testutil.AllClose(t, "transpose²", mt.Transpose().Dense(), m.Dense(), 0, 0)
+	rr, cc = mt.Dims()
+	assert.Equal(t, [2]int{cols, rows}, [2]int{rr, cc}, "transpose dims")
+	assert.NotEqual(t, m.ID(), mt.ID(), "transpose has the same id")
+	assert.Equal(t, m.Dense(), mt.Transpose().Dense(), "transpose²")
 
 	// A symmetric matrix is detected and is its own transpose.
 	s, err := NewMatrix(3, 3, []int{0, 1, 2, 1}, []int{1, 0, 2, 1}, []float64{2, 2, 5, 1})
-	if err != nil || !s.Symmetric() || s.Transpose() != s {
-		t.Errorf("symmetric matrix: %v, symmetric %v", err, s.Symmetric())
-	}
-	if v, ok := s.At(0, 1); !ok || v != 2 {
-		t.Errorf("At(0, 1) = %v, %v", v, ok)
-	}
-	if _, ok := s.At(0, 0); ok {
-		t.Error("At(0, 0) reported stored")
-	}
+	require.NoError(t, err)
+	assert.True(t, s.Symmetric())
+	assert.Same(t, s, s.Transpose())
+	v01, ok := s.At(0, 1)
+	assert.True(t, ok, "At(0, 1) stored")
+	assert.Equal(t, 2.0, v01)
+	_, ok = s.At(0, 0)
+	assert.False(t, ok, "At(0, 0) reported stored")
 }
 
 func TestNewMatrixErrors(t *testing.T) {
@@ -188,9 +177,7 @@ func TestNewMatrixErrors(t *testing.T) {
 		{3, 3, []int{2, 2}, []int{1, 1}, []float64{math.MaxFloat64, math.MaxFloat64}, "sum to +Inf"},
 	} {
 		_, err := NewMatrix(c.rows, c.cols, c.r, c.c, c.v)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("error %v, want %q", err, c.want)
-		}
+		assert.ErrorContains(t, err, c.want)
 	}
 }
 
@@ -213,7 +200,8 @@ func TestMulDense(t *testing.T) {
 	rng := rand.New(rand.NewSource(10))
 	rows, cols := 700, 500
 	r, c, v := randomCOO(rng, rows, cols, 20000)
-	m, _ := NewMatrix(rows, cols, r, c, v)
+	m, err := NewMatrix(rows, cols, r, c, v)
+	require.NoError(t, err)
 	dense := m.Dense()
 	for _, w := range []int{1, 2, 3, 7} {
 		x := testutil.RandSlice(rng, cols*w, -1, 1)
@@ -240,10 +228,7 @@ func TestMulDense(t *testing.T) {
 		four := make([]float64, rows*w)
 		m.MulDense64(four, x, w)
 		runtime.GOMAXPROCS(prev)
-		for k := range one {
-			if one[k] != out[k] || four[k] != out[k] {
-				t.Fatalf("w=%d: result depends on the worker count at %d", w, k)
-			}
-		}
+		assert.Equal(t, out, one, "w=%d: result depends on the worker count", w)
+		assert.Equal(t, out, four, "w=%d: result depends on the worker count", w)
 	}
 }
