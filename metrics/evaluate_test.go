@@ -170,7 +170,7 @@ func TestReportFormat(t *testing.T) {
 	r := Report{Accuracy: 0.65556, F1: 0.5, AUC: 0.70001, DemographicParity: 0.2237, EqualOpportunity: 0.18, EqualizedOdds: 0.180049, Evaluated: 90, Excluded: 3}
 	wantRow := "  65.56   50.00   70.00   22.37   18.00   18.00      90      3"
 	assert.Equal(t, wantRow, r.String())
-	h := Header()
+	h := ReportHeader()
 	assert.Equal(t, len([]rune(wantRow)), len([]rune(h)), "header %q is as wide as a row", h)
 	for _, col := range []string{"acc%", "ΔDP%", "ΔEO%", "excl"} {
 		assert.Contains(t, h, col)
