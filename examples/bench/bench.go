@@ -207,8 +207,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.trainer, "trainer", false, "also time train.Fit (training step + evaluation pass per epoch)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed epochs to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile at the end to this file")
+	shape := fs.String("shape", "", "a real data set's shape, setting -nodes, -features and -edges: "+strings.Join(shapeNames(), "|"))
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if *shape != "" {
+		s, ok := shapes[*shape]
+		if !ok {
+			return o, fmt.Errorf("-shape %q, want one of %s", *shape, strings.Join(shapeNames(), ", "))
+		}
+		o.nodes, o.features, o.edges = s[0], s[1], s[2]
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -684,4 +692,21 @@ func printResult(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "memory: RSS after setup %.0f MiB  peak during epochs %.0f MiB  process peak %.0f MiB  heap alloc %.1f MiB/epoch\n",
 		r.RSSSetupMB, r.TrainPeakRSSMB, r.PeakRSSMB, r.AllocMBPerEpoch)
 	fmt.Fprintf(w, "loss %.4f -> %.4f  setup %.1f s\n", r.LossFirst, r.LossLast, r.SetupS)
+}
+
+// shapes are the real data sets' sizes: nodes, features, undirected edges.
+var shapes = map[string][3]int{
+	"nba":     {403, 95, 10621},
+	"bail":    {18876, 18, 311870},
+	"credit":  {30000, 13, 137377},
+	"pokec_z": {67796, 276, 617958},
+}
+
+func shapeNames() []string {
+	names := make([]string, 0, len(shapes))
+	for k := range shapes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRunSmoke runs every model for a few epochs on a tiny graph and checks
@@ -78,4 +82,14 @@ func TestRunErrors(t *testing.T) {
 			t.Errorf("run(%q) succeeded, want an error", args)
 		}
 	}
+}
+
+// TestShapeFlag: -shape sets the real data sets' sizes; an unknown shape
+// is an error naming the known ones.
+func TestShapeFlag(t *testing.T) {
+	o, err := parseFlags([]string{"-shape", "bail"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, [3]int{18876, 18, 311870}, [3]int{o.nodes, o.features, o.edges})
+	_, err = parseFlags([]string{"-shape", "cora"}, io.Discard)
+	assert.ErrorContains(t, err, "bail, credit, nba, pokec_z")
 }
