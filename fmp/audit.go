@@ -22,7 +22,8 @@ type Audit struct {
 	// Baseline is F^K with u ≡ 0: propagation only (n × c).
 	Baseline *G.Node
 	// Dual is the final dual u^K (R × c): the direction in probability
-	// space along which the fairness steps pushed each group.
+	// space along which the fairness steps pushed each group. It is nil
+	// for λf = 0, where the dual is zero and no fairness step is built.
 	Dual *G.Node
 
 	outV, baseV, dualV G.Value
@@ -43,7 +44,9 @@ func (l *Layer) ForwardAudit(x *G.Node) (*Audit, error) {
 	// registers of intermediate nodes.
 	G.Read(tr.out, &a.outV)
 	G.Read(tr.base, &a.baseV)
-	G.Read(tr.dual, &a.dualV)
+	if tr.dual != nil {
+		G.Read(tr.dual, &a.dualV)
+	}
 	return a, nil
 }
 
@@ -78,7 +81,7 @@ func (r *AuditReport) NodeInfluence(i int) []float64 { return r.Influence[i*r.C 
 // Report computes the audit from the values of the last run. It returns
 // an error if the graph has not been run.
 func (a *Audit) Report() (*AuditReport, error) {
-	if a.outV == nil || a.baseV == nil || a.dualV == nil {
+	if a.outV == nil || a.baseV == nil || (a.Dual != nil && a.dualV == nil) {
 		return nil, fmt.Errorf("fmp: Audit.Report: no values; run the graph first")
 	}
 	out, err := toF64(a.outV)
@@ -89,12 +92,14 @@ func (a *Audit) Report() (*AuditReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fmp: Audit.Report: baseline: %w", err)
 	}
-	dual, err := toF64(a.dualV)
-	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: dual: %w", err)
-	}
 	n := a.ds.N()
 	c := len(out) / n
+	dual := make([]float64, a.ds.Rows()*c) // λf = 0: u ≡ 0, no dual node
+	if a.Dual != nil {
+		if dual, err = toF64(a.dualV); err != nil {
+			return nil, fmt.Errorf("fmp: Audit.Report: dual: %w", err)
+		}
+	}
 	r := &AuditReport{N: n, C: c, Output: out, Baseline: base, Dual: dual, DualRows: a.ds.Rows(),
 		Influence: make([]float64, n*c)}
 	for i := range out {

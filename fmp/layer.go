@@ -311,6 +311,18 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 	}
 	f := x
 	var u *G.Node // nil: u = 0
+	if l.rad == 0 {
+		// λf = 0: the projection keeps u ≡ 0, so every fairness step adds
+		// exactly zero; build the propagation alone (the same values and
+		// gradients, without the fairness ops' work).
+		for k := 0; k < l.cfg.K; k++ {
+			if f, err = propagate(f); err != nil {
+				return tr, err
+			}
+		}
+		tr.out, tr.base = f, f // tr.dual stays nil: u ≡ 0
+		return tr, nil
+	}
 	for k := 0; k < l.cfg.K; k++ {
 		xagg, err := propagate(f)
 		if err != nil {
