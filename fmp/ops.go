@@ -323,12 +323,7 @@ func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 	}
 	out := opkit.Reuse(prealloc, in[0].Dtype(), op.ds.Rows(), c)
 	if op.phase.Training() {
-		switch o := out.Data().(type) {
-		case []float64:
-			clear(o)
-		case []float32:
-			clear(o)
-		}
+		out.Zero()
 		return out, nil
 	}
 	scale := op.scale
@@ -433,12 +428,7 @@ func (op *projOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	out := opkit.Reuse(prealloc, in[0].Dtype(), sh[0][0], sh[0][1])
 	if op.phase.Training() {
 		// Only set for the InferenceOnly mode: u ≡ 0 while training.
-		switch o := out.Data().(type) {
-		case []float64:
-			clear(o)
-		case []float32:
-			clear(o)
-		}
+		out.Zero()
 		return out, nil
 	}
 	switch x := in[0].Data().(type) {
