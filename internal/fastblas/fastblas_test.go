@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -65,16 +66,12 @@ func TestGemmMatchesGonum(t *testing.T) {
 					impl.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], got, ldc)
 					tol := 1e-12 * float64(k)
 					for i := range want {
-						if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
-							t.Fatalf("Dgemm %s: c[%d] = %v, want %v", name, i, got[i], want[i])
-						}
+						require.InDelta(t, want[i], got[i], tol*(1+math.Abs(want[i])), "Dgemm %s: c[%d]", name, i)
 					}
 					again := append([]float64(nil), c0...)
 					impl.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], again, ldc)
 					for i := range got {
-						if got[i] != again[i] {
-							t.Fatalf("Dgemm %s: not deterministic at %d", name, i)
-						}
+						require.Equal(t, got[i], again[i], "Dgemm %s: not deterministic at %d", name, i)
 					}
 
 					a32, b32 := to32(a), to32(b)
@@ -100,14 +97,10 @@ func TestGemmMatchesGonum(t *testing.T) {
 					for i := range want32 {
 						// Padding between rows must stay untouched.
 						if i%ldc >= n {
-							if got32[i] != want32[i] {
-								t.Fatalf("Sgemm %s: padding c[%d] changed", name, i)
-							}
+							require.Equal(t, want32[i], got32[i], "Sgemm %s: padding c[%d] changed", name, i)
 							continue
 						}
-						if math.Abs(float64(got32[i])-want[i]) > float64(k+2)*eps32*absSum[i] {
-							t.Fatalf("Sgemm %s: c[%d] = %v, float64 product %v, bound %g (gonum's float32: %v)", name, i, got32[i], want[i], float64(k+2)*eps32*absSum[i], want32[i])
-						}
+						require.InDelta(t, want[i], float64(got32[i]), float64(k+2)*eps32*absSum[i], "Sgemm %s: c[%d] (gonum's float32: %v)", name, i, want32[i])
 					}
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestRowsCoversEachRowOnce checks that every row is handed to exactly one
@@ -29,9 +31,7 @@ func TestRowsCoversEachRowOnce(t *testing.T) {
 				}
 			})
 			for i := range seen {
-				if n := seen[i].Load(); n != 1 {
-					t.Fatalf("GOMAXPROCS %d, %d rows: row %d visited %d times, want 1", procs, rows, i, n)
-				}
+				require.EqualValues(t, 1, seen[i].Load(), "GOMAXPROCS %d, %d rows: visits of row %d", procs, rows, i)
 			}
 		}
 		runtime.GOMAXPROCS(old)

@@ -4,6 +4,9 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSplitCoversOnce(t *testing.T) {
@@ -18,13 +21,9 @@ func TestSplitCoversOnce(t *testing.T) {
 			}
 		})
 		for i := range hits {
-			if h := hits[i].Load(); h != 1 {
-				t.Fatalf("n=%d: element %d visited %d times", n, i, h)
-			}
+			require.EqualValues(t, 1, hits[i].Load(), "n=%d: visits of element %d", n, i)
 		}
-		if want := max(1, min(4, n/Grain)); int(calls.Load()) != want {
-			t.Errorf("n=%d: %d calls, want %d", n, calls.Load(), want)
-		}
+		assert.EqualValues(t, max(1, min(4, n/Grain)), calls.Load(), "n=%d: calls", n)
 	}
 }
 
@@ -34,9 +33,7 @@ func TestForCoversOnce(t *testing.T) {
 		hits := make([]atomic.Int32, n)
 		For(n, func(i int) { hits[i].Add(1) })
 		for i := range hits {
-			if h := hits[i].Load(); h != 1 {
-				t.Fatalf("n=%d: item %d run %d times", n, i, h)
-			}
+			require.EqualValues(t, 1, hits[i].Load(), "n=%d: runs of item %d", n, i)
 		}
 	}
 }
@@ -46,17 +43,13 @@ func TestChunksAndForWith(t *testing.T) {
 	for _, c := range []struct{ n, grain int }{{0, 4}, {1, 4}, {10, 3}, {12, 3}, {1000, 64}} {
 		hits := make([]atomic.Int32, c.n)
 		Chunks(c.n, c.grain, func(lo, hi int) {
-			if hi-lo > c.grain || (hi < c.n && hi-lo != c.grain) {
-				t.Errorf("n=%d grain=%d: range [%d, %d)", c.n, c.grain, lo, hi)
-			}
+			assert.False(t, hi-lo > c.grain || (hi < c.n && hi-lo != c.grain), "n=%d grain=%d: range [%d, %d)", c.n, c.grain, lo, hi)
 			for i := lo; i < hi; i++ {
 				hits[i].Add(1)
 			}
 		})
 		for i := range hits {
-			if h := hits[i].Load(); h != 1 {
-				t.Fatalf("n=%d: element %d visited %d times", c.n, i, h)
-			}
+			require.EqualValues(t, 1, hits[i].Load(), "n=%d: visits of element %d", c.n, i)
 		}
 	}
 	// Each goroutine gets its own state.
@@ -66,12 +59,8 @@ func TestChunksAndForWith(t *testing.T) {
 		s[0]++
 		sums[i] = i
 	})
-	if n := states.Load(); n < 1 || n > 3 {
-		t.Errorf("%d states for 3 workers", n)
-	}
+	assert.True(t, states.Load() >= 1 && states.Load() <= 3, "%d states for 3 workers", states.Load())
 	for i, v := range sums {
-		if v != i {
-			t.Fatalf("item %d not run", i)
-		}
+		require.Equal(t, i, v, "item %d not run", i)
 	}
 }

@@ -3,6 +3,9 @@ package spkern
 import (
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRowStrip32 checks both widths against a plain loop, including rows
@@ -35,16 +38,12 @@ func TestRowStrip32(t *testing.T) {
 					for p, j := range idx {
 						want += float64(val[p]) * float64(x[int(j)*ldx+off+c])
 					}
-					if math.Abs(float64(out[c])-want) > 1e-4*(1+math.Abs(want)) {
-						t.Fatalf("nnz %d width %d offset %d: out[%d] = %v, want %v", nnz, w, off, c, out[c], want)
-					}
+					require.InDelta(t, want, float64(out[c]), 1e-4*(1+math.Abs(want)), "nnz %d width %d offset %d: out[%d]", nnz, w, off, c)
 				}
 			}
 		}
 	}
-	if RowStrip32(16, []int32{0}, []float32{1}, x, ldx, make([]float32, 16)) {
-		t.Fatal("width 16 reported as run")
-	}
+	assert.False(t, RowStrip32(16, []int32{0}, []float32{1}, x, ldx, make([]float32, 16)), "width 16 reported as run")
 }
 
 // TestHeads4x16 checks the multi-head aggregation (plain and indexed
@@ -95,9 +94,7 @@ func TestHeads4x16(t *testing.T) {
 						}
 						want += float64(alpha[4*r+k]) * float64(x[int(j)*ldx+3+16*k+q])
 					}
-					if got := out[16*k+q]; math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
-						t.Fatalf("nnz %d indexed %v: out[%d] = %v, want %v", nnz, indexed, 16*k+q, got, want)
-					}
+					require.InDelta(t, want, float64(out[16*k+q]), 1e-5*(1+math.Abs(want)), "nnz %d indexed %v: out[%d]", nnz, indexed, 16*k+q)
 				}
 			}
 		}
@@ -112,9 +109,7 @@ func TestHeads4x16(t *testing.T) {
 					want += float64(x[int(j)*ldx+3+16*k+q]) * float64(d[16*k+q])
 				}
 				want *= 0.5
-				if got := dots[4*p+k]; math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
-					t.Fatalf("nnz %d: dot[%d][%d] = %v, want %v", nnz, p, k, got, want)
-				}
+				require.InDelta(t, want, float64(dots[4*p+k]), 1e-5*(1+math.Abs(want)), "nnz %d: dot[%d][%d]", nnz, p, k)
 			}
 		}
 	}
