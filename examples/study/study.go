@@ -202,7 +202,6 @@ func row(name string, val, test metrics.Summary) string {
 
 const tableHeader = "| config | val acc | val ΔDP | test acc | test ΔDP | test ΔEO |\n|---|---|---|---|---|---|"
 
-// TestStudy is the λf study (see the file comment).
 // study runs the part of the study its flags select on each data set.
 func study(t tb) {
 	seeds := envInt("FAIRMP_STUDY_SEEDS", 5)
