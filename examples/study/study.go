@@ -96,7 +96,7 @@ func trainModel(t tb, d *datasets.Dataset, adj *graph.Matrix, cfg fmp.Config, se
 }
 
 // backbone returns the MLP logits and model logits of trainModel(base),
-// cached in $FAIRMP_STUDY_CACHE (if set) so that further forward-only
+// cached in the -cache folder (if set) so that further forward-only
 // sweeps reuse trained backbones.
 func backbone(t tb, d *datasets.Dataset, adj *graph.Matrix, base fmp.Config, seed int64, epochs int) trained {
 	t.Helper()
