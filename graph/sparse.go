@@ -2,10 +2,11 @@ package graph
 
 import (
 	"fmt"
-	"github.com/fairmp/fairmp/internal/par"
 	"math"
 	"sort"
 	"sync/atomic"
+
+	"github.com/fairmp/fairmp/internal/par"
 
 	"github.com/fairmp/fairmp/internal/spkern"
 )

@@ -23,6 +23,15 @@ type Dataset struct {
 	Labels []int
 	// Sens holds each node's sensitive group (0, 1, ... ); −1 means unknown.
 	Sens []int
+	// IDs holds the nodes' ids as written in the node table, when it has
+	// an id column (LoadFiles with FilesConfig.IDColumn); nil otherwise:
+	// nodes are then known by their 0-based row.
+	IDs []string
+	// ClassNames and GroupNames hold, when the loader mapped values to ids
+	// (LoadFiles), the label value of each class id and the sensitive
+	// value of each group id; nil for the presets, whose values are the
+	// ids.
+	ClassNames, GroupNames []string
 	// Split holds the train, validation and test node indices.
 	Split Split
 	// Warnings lists what the loader accepted but a careful user should

@@ -1,4 +1,5 @@
-// Package datasets loads fairness benchmark graphs (FairGNN's NBA and
+// Package datasets loads graphs of your own (a node table and an edge
+// list, LoadFiles) and fairness benchmark graphs (FairGNN's NBA and
 // Pokec files, NIFTY's Bail, Credit and German files) and generates
 // synthetic graphs whose sensitive homophily is set by a knob.
 //
@@ -11,6 +12,48 @@
 // (or, for the Pokec presets, FairGNN's shared folder pokec/).
 // For other files or columns, start from FairGNNPreset or NIFTYPreset,
 // change the config and call LoadFairGNN or LoadNIFTY.
+//
+// # Your own files
+//
+// LoadFiles reads a graph of your own (FilesConfig, DefaultFilesConfig):
+//
+//   - The node table: one row per node after a header line of column
+//     names; comma-separated, or tab-separated for .tsv and .tab files or
+//     a header with tabs and no comma (FilesConfig.Comma to force ',',
+//     tab, ';' or '|'); RFC 4180 quoting. Nodes are known by the id
+//     column (FilesConfig.IDColumn: any text, unique, non-empty) or, with
+//     none, by their 0-based row in file order.
+//   - The label column: any values, text or numbers; the distinct known
+//     values become classes 0, 1, ... in sorted order (numeric order when
+//     all are numbers), or, for two values, FilesConfig.PositiveLabel
+//     becomes class 1, the class whose selection rate ΔDP compares. Cells
+//     in FilesConfig.Missing (default: empty, NA, N/A, NaN, null, None,
+//     ?) are unlabelled nodes: they take part in the graph, not in the
+//     split or the metrics. Dataset.ClassNames records the mapping.
+//   - The sensitive column: any number of groups, text or numbers,
+//     mapped to groups 0, 1, ... in the same sorted order
+//     (Dataset.GroupNames); Missing values are unknown (−1). At least two
+//     groups must be present.
+//   - Every other column is a numeric feature (finite; no empty cells),
+//     min-max scaled to [−1, 1] unless MinMaxScale is off, except the
+//     columns listed in Drop and the split column.
+//   - The edge list: one undirected edge per line, two node references
+//     (ids, or 0-based rows without an id column) separated by spaces,
+//     tabs or a comma; blank lines and lines starting with # are skipped;
+//     a first line naming no node in both fields is a header (skipped,
+//     with a warning); a third numeric field (a weight) is ignored, with a
+//     warning: the graph is unweighted. Direction, repeats and self-loops
+//     are dropped (graph.FromEdges).
+//   - The split, optional: a column of the node table
+//     (FilesConfig.SplitColumn) holding train, val or test (other values:
+//     in no list), or a file in split.json's format (FilesConfig.Split,
+//     below); without either, RandomSplit over the labelled nodes. Only
+//     labelled nodes may be listed.
+//
+// The limits and the file:line:column errors below apply to these files
+// as to the presets'.
+//
+// # The presets' protocol
 //
 // The protocol of the FMP paper (and of FairGNN and NIFTY) is applied:
 // labels < 0 are unknown (−1), labels > 1 become 1; sensitive values < 0

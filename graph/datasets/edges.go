@@ -3,48 +3,51 @@ package datasets
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
 )
 
-// scanPairs calls f(line, a, colA, b, colB) for every non-blank,
-// non-comment ('#') line of an edge file, which must hold exactly two
-// whitespace-separated fields. Columns are 1-based byte offsets.
-func scanPairs(r io.Reader, file string, f func(line int, a string, ca int, b string, cb int) error) error {
+// field is one field of an edge-file line and its 1-based byte column.
+type field struct {
+	s   string
+	col int
+}
+
+// scanFields calls f(line, fields) for every non-blank, non-comment ('#')
+// line of an edge file, split at whitespace (and at commas when comma is
+// set). At most 4 fields are passed; a line with more passes 4 and the
+// caller sees len = 4. Columns are 1-based byte offsets.
+func scanFields(r io.Reader, file string, comma bool, f func(line int, fields []field) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
 	line := 0
+	sep := func(c byte) bool { return isSpace(c) || (comma && c == ',') }
+	var fields [4]field
 	for sc.Scan() {
 		line++
 		s := sc.Bytes()
-		var fields [3][2]int // start, end of up to 3 fields
 		nf := 0
-		for i := 0; i < len(s); {
-			for i < len(s) && isSpace(s[i]) {
+		for i := 0; i < len(s) && nf < len(fields); {
+			for i < len(s) && sep(s[i]) {
 				i++
 			}
 			if i >= len(s) {
 				break
 			}
 			j := i
-			for j < len(s) && !isSpace(s[j]) {
+			for j < len(s) && !sep(s[j]) {
 				j++
 			}
-			if nf < 3 {
-				fields[nf] = [2]int{i, j}
-			}
+			fields[nf] = field{s: string(s[i:j]), col: i + 1}
 			nf++
 			i = j
 		}
-		if nf == 0 || s[fields[0][0]] == '#' {
+		if nf == 0 || fields[0].s[0] == '#' {
 			continue
 		}
-		if nf != 2 {
-			return fileErr(file, line, 0, "%d fields, want 2 (a pair of node ids separated by spaces or tabs)", nf)
-		}
-		a, b := fields[0], fields[1]
-		if err := f(line, string(s[a[0]:a[1]]), a[0]+1, string(s[b[0]:b[1]]), b[0]+1); err != nil {
+		if err := f(line, fields[:nf]); err != nil {
 			return err
 		}
 	}
@@ -55,6 +58,22 @@ func scanPairs(r io.Reader, file string, f func(line int, a string, ca int, b st
 		return &FileError{File: file, Line: line + 1, Msg: err.Error(), Err: err}
 	}
 	return nil
+}
+
+// scanPairs calls f(line, a, colA, b, colB) for every non-blank,
+// non-comment ('#') line of an edge file, which must hold exactly two
+// whitespace-separated fields. Columns are 1-based byte offsets.
+func scanPairs(r io.Reader, file string, f func(line int, a string, ca int, b string, cb int) error) error {
+	return scanFields(r, file, false, func(line int, fs []field) error {
+		if len(fs) != 2 {
+			n := fmt.Sprint(len(fs))
+			if len(fs) == 4 {
+				n = "4 or more"
+			}
+			return fileErr(file, line, 0, "%s fields, want 2 (a pair of node ids separated by spaces or tabs)", n)
+		}
+		return f(line, fs[0].s, fs[0].col, fs[1].s, fs[1].col)
+	})
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }

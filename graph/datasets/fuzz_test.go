@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -156,6 +157,46 @@ func FuzzLoadFiles(f *testing.F) {
 		}
 		if ds.Graph.N() != ds.N() || len(ds.Features) != ds.N()*ds.NumFeatures {
 			t.Fatalf("graph of %d nodes, %d labels, %d features", ds.Graph.N(), ds.N(), len(ds.Features))
+		}
+	})
+}
+
+// FuzzLoadUserFiles runs LoadFiles on a fuzzed node table and edge list
+// (split at the first 0xFF byte), with and without an id column: a
+// dataset or a *FileError, never a panic; labels, groups and the split
+// agree with the node count.
+func FuzzLoadUserFiles(f *testing.F) {
+	f.Add([]byte(userCSV+"\xff"+userEdges), true)
+	f.Add([]byte("a\tb\tc\n1\tx\ty\n2\tz\tw\n\xff0,1,2.5\n"), false)
+	f.Add([]byte("name,age,score,job,outcome,region,set\nann,1,1,0,,,\n\xffann ann\n"), true)
+	f.Fuzz(func(t *testing.T, data []byte, ids bool) {
+		table, edges := data, []byte(nil)
+		if i := bytes.IndexByte(data, 0xff); i >= 0 {
+			table, edges = data[:i], data[i+1:]
+		}
+		dir := writeFiles(t, map[string]string{"people.csv": string(table), "links.txt": string(edges)})
+		c := userConfig(dir)
+		if !ids {
+			c = DefaultFilesConfig()
+			c.Nodes, c.Edges, c.LabelColumn, c.SensColumn = filepath.Join(dir, "people.csv"), filepath.Join(dir, "links.txt"), "b", "c"
+		}
+		ds, err := LoadFiles(c)
+		if err != nil {
+			if !IsFileError(err) {
+				t.Fatalf("error %v is not a FileError", err)
+			}
+			return
+		}
+		n := ds.N()
+		if ds.Graph.N() != n || len(ds.Sens) != n || len(ds.Features) != n*ds.NumFeatures || (ds.IDs != nil && len(ds.IDs) != n) {
+			t.Fatalf("graph of %d nodes, %d labels, %d groups, %d features", ds.Graph.N(), n, len(ds.Sens), len(ds.Features))
+		}
+		for _, list := range [][]int{ds.Split.Train, ds.Split.Val, ds.Split.Test} {
+			for _, i := range list {
+				if i < 0 || i >= n || ds.Labels[i] < 0 {
+					t.Fatalf("split node %d of %d, label %d", i, n, ds.Labels[i])
+				}
+			}
 		}
 	})
 }

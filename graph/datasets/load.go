@@ -445,41 +445,9 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includ
 	if len(foldedS) > 0 {
 		d0.warnf("%s: column %q: %s mapped to group 1 (values above 0 count as group 1)", t.file, sensCol, describeFolded(foldedS))
 	}
-	var cols []int
-	for k, h := range t.header {
-		if k == lc || contains(exclude, h) || (k == sc && !includeSens) {
-			continue
-		}
-		cols = append(cols, k)
-	}
-	d := len(cols)
-	feats := make([]float64, n*d)
-	names := make([]string, d)
-	for q, k := range cols {
-		names[q] = t.header[k]
-		if k == sc {
-			for r := 0; r < n; r++ {
-				feats[r*d+q] = float64(sens[r])
-			}
-			continue
-		}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for r := 0; r < n; r++ {
-			v := t.at(r, k)
-			feats[r*d+q] = v
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		if scale {
-			for r := 0; r < n; r++ {
-				if hi > lo {
-					feats[r*d+q] = 2*(feats[r*d+q]-lo)/(hi-lo) - 1
-				} else {
-					feats[r*d+q] = 0
-				}
-			}
-		}
-	}
-	return &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Labels: labels, Sens: sens, Warnings: d0.Warnings}, nil
+	ds := t.features(name, lc, sc, exclude, includeSens, scale, sens)
+	ds.Labels, ds.Sens, ds.Warnings = labels, sens, d0.Warnings
+	return ds, nil
 }
 
 // describeFolded lists folded values and their counts, smallest value

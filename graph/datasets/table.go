@@ -18,6 +18,7 @@ const (
 	colNumber colKind = iota // a finite float64, possibly via a text map
 	colID                    // an integer id (int64 or uint64)
 	colSkip                  // not parsed at all
+	colText                  // kept as trimmed text (user ids, labels, groups)
 )
 
 // idKey is a user id parsed exactly: integers beyond 2^53 are common.
@@ -62,6 +63,11 @@ func parseID(s string) (idKey, bool) {
 type tableSpec struct {
 	kinds    map[string]colKind
 	textMaps map[string]map[string]float64
+	// comma is the field delimiter (0: ',').
+	comma rune
+	// need lists columns that must be present, checked on the header
+	// before any row is parsed.
+	need []string
 }
 
 // table is a parsed CSV file: numeric cells in row-major data (NaN for
@@ -71,8 +77,10 @@ type table struct {
 	header []string
 	data   []float64
 	ids    []idKey
-	lines  []int
-	rows   int
+	// text holds the trimmed cells of the colText columns, by column.
+	text  map[int][]string
+	lines []int
+	rows  int
 }
 
 func (t *table) col(name string) int {
@@ -110,6 +118,9 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
+	if spec.comma != 0 {
+		cr.Comma = spec.comma
+	}
 	cr.ReuseRecord = true
 	mark()
 	rec, err := cr.Read()
@@ -135,13 +146,16 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 		seen[h] = k
 		header[k] = h
 	}
+	if err := (&table{file: file, header: header}).need(spec.need...); err != nil {
+		return nil, err
+	}
 	kinds := make([]colKind, len(header))
 	maps := make([]map[string]float64, len(header))
 	for k, h := range header {
 		kinds[k] = spec.kinds[h]
 		maps[k] = spec.textMaps[h]
 	}
-	t := &table{file: file, header: header}
+	t := &table{file: file, header: header, text: map[int][]string{}}
 	C := len(header)
 	for {
 		mark()
@@ -162,6 +176,9 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 		for k, cell := range rec {
 			switch kinds[k] {
 			case colSkip:
+				t.data = append(t.data, math.NaN())
+			case colText:
+				t.text[k] = append(t.text[k], strings.TrimSpace(cell))
 				t.data = append(t.data, math.NaN())
 			case colID:
 				id, ok := parseID(strings.TrimSpace(cell))

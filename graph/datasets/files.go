@@ -1,0 +1,439 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fairmp/fairmp/graph"
+)
+
+// FilesConfig describes a data set of your own in the documented file
+// format (see "Your own files" in the package doc): a node table, an edge
+// list and, optionally, a split.
+type FilesConfig struct {
+	// Name is the Dataset's name. Default: the node table's base name
+	// without its extension.
+	Name string
+	// Nodes is the path of the node table: CSV, or TSV when the file name
+	// ends in .tsv or .tab or when Comma is '\t'. Required.
+	Nodes string
+	// Edges is the path of the edge list. Required.
+	Edges string
+	// Split, if set, is the path of a split file in the format of
+	// split.json ({"train": [...], "val": [...], "test": [...]}, 0-based
+	// rows of labelled nodes).
+	Split string
+	// SplitColumn, if set, names a column of the node table holding
+	// train, val or test per node (any other value, or an empty cell:
+	// in no list). Split and SplitColumn exclude each other; with
+	// neither, the split is RandomSplit with Options.SplitFractions and
+	// Options.SplitSeed.
+	SplitColumn string
+	// IDColumn names the node id column; its values are any text, unique,
+	// and the edge list names nodes by them. Empty: nodes are the table's
+	// rows in order and the edge list names them by 0-based row index.
+	IDColumn string
+	// LabelColumn and SensColumn name the label and the sensitive column
+	// (required). Their values are any text or numbers; see Missing and
+	// PositiveLabel for how they become class and group ids.
+	LabelColumn, SensColumn string
+	// PositiveLabel, if set, is the label value that becomes class 1 of a
+	// two-class task (the class whose selection rate ΔDP compares); the
+	// other value becomes class 0. Empty: the values' sorted order.
+	PositiveLabel string
+	// Missing lists the cell values that mean "unknown" in the label and
+	// sensitive columns (compared after trimming, case-insensitively;
+	// numbers in any spelling: "-1" matches "-1.0"). Default: the empty
+	// cell, NA, N/A, NaN, null, None and ?.
+	Missing []string
+	// Drop lists columns left out of the features.
+	Drop []string
+	// Comma is the node table's field delimiter. 0 detects it: a tab for
+	// .tsv and .tab files or when the header line holds a tab and no
+	// comma, else a comma.
+	Comma rune
+	// MinMaxScale maps every feature column to [−1, 1] by its minimum and
+	// maximum over all nodes (a constant column becomes 0). Default true.
+	MinMaxScale bool
+	// Options: the sensitive column among the features (as its group id),
+	// the random split's fractions and seed. IgnoreSplitFile is not used.
+	Options Options
+}
+
+// DefaultMissing is the default FilesConfig.Missing.
+var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
+
+// DefaultFilesConfig returns a FilesConfig with the defaults: min-max
+// scaling, DefaultMissing, DefaultOptions. The paths and the label and
+// sensitive columns are left for the caller.
+func DefaultFilesConfig() FilesConfig {
+	return FilesConfig{MinMaxScale: true, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
+}
+
+// Validate checks that the paths and the columns are set, the columns
+// are distinct from each other and from Drop, Split and SplitColumn are
+// not both set, Comma is a valid delimiter and the Options.
+func (c FilesConfig) Validate() error {
+	if c.Nodes == "" {
+		return errors.New("datasets: FilesConfig.Nodes is empty, want the node table's path")
+	}
+	if c.Edges == "" {
+		return errors.New("datasets: FilesConfig.Edges is empty, want the edge list's path")
+	}
+	cols := [][2]string{{"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}
+	if c.IDColumn != "" {
+		cols = append(cols, [2]string{"IDColumn", c.IDColumn})
+	}
+	if c.SplitColumn != "" {
+		cols = append(cols, [2]string{"SplitColumn", c.SplitColumn})
+	}
+	if err := checkColumns("FilesConfig", c.Nodes, c.Drop, cols); err != nil {
+		return err
+	}
+	if c.Split != "" && c.SplitColumn != "" {
+		return errors.New("datasets: FilesConfig.Split and SplitColumn are both set, want at most one")
+	}
+	switch c.Comma {
+	case 0, ',', '\t', ';', '|':
+	default:
+		return fmt.Errorf("datasets: FilesConfig.Comma = %q, want 0 (detect), ',', '\\t', ';' or '|'", c.Comma)
+	}
+	return c.Options.Validate()
+}
+
+// LoadFiles reads a data set in the documented file format (see the
+// package doc, "Your own files"). The label and sensitive values are
+// mapped to class and group ids in sorted order (numeric order when
+// every known value is a number), recorded in Dataset.ClassNames and
+// Dataset.GroupNames; the node ids (IDColumn) in Dataset.IDs. Errors
+// name file:line:column; warnings (edge weights ignored, a header line in
+// the edge list, a last line without a newline) go to Dataset.Warnings.
+func LoadFiles(c FilesConfig) (*Dataset, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	comma := c.Comma
+	if comma == 0 {
+		var err error
+		if comma, err = detectComma(c.Nodes); err != nil {
+			return nil, err
+		}
+	}
+	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colText, c.SensColumn: colText}, comma: comma}
+	for _, d := range c.Drop {
+		spec.kinds[d] = colSkip
+	}
+	if c.IDColumn != "" {
+		spec.kinds[c.IDColumn] = colText
+	}
+	if c.SplitColumn != "" {
+		spec.kinds[c.SplitColumn] = colText
+	}
+	spec.need = append([]string{c.LabelColumn, c.SensColumn}, c.Drop...)
+	if c.IDColumn != "" {
+		spec.need = append(spec.need, c.IDColumn)
+	}
+	if c.SplitColumn != "" {
+		spec.need = append(spec.need, c.SplitColumn)
+	}
+	t, err := loadTable(c.Nodes, spec)
+	if err != nil {
+		return nil, featureHint(err)
+	}
+	name := c.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(c.Nodes), filepath.Ext(c.Nodes))
+	}
+	missing := map[string]bool{}
+	for _, m := range c.Missing {
+		missing[strings.ToLower(normKey(m))] = true
+	}
+	lc, sc := t.col(c.LabelColumn), t.col(c.SensColumn)
+	labels, classNames, err := mapValues(t, lc, missing, c.PositiveLabel)
+	if err != nil {
+		return nil, err
+	}
+	sens, groupNames, err := mapValues(t, sc, missing, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(groupNames) < 2 {
+		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two groups", c.SensColumn, len(groupNames), strings.Join(groupNames, ", "))
+	}
+	if len(classNames) < 2 {
+		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
+	}
+	exclude := append([]string{}, c.Drop...)
+	var ids []string
+	var index map[string]int
+	if c.IDColumn != "" {
+		exclude = append(exclude, c.IDColumn)
+		ids = t.text[t.col(c.IDColumn)]
+		index = make(map[string]int, t.rows)
+		for r, id := range ids {
+			if id == "" {
+				return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): empty node id, want a unique id per row", c.IDColumn, t.col(c.IDColumn)+1)
+			}
+			if prev, dup := index[id]; dup {
+				return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): node id %s repeats line %d, want unique ids", c.IDColumn, t.col(c.IDColumn)+1, quote(id), t.lines[prev])
+			}
+			index[id] = r
+		}
+	}
+	if c.SplitColumn != "" {
+		exclude = append(exclude, c.SplitColumn)
+	}
+	ds := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, sens)
+	ds.Labels, ds.Sens = labels, sens
+	ds.ClassNames, ds.GroupNames, ds.IDs = classNames, groupNames, ids
+	edges, err := loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
+		return parseUserEdges(r, c.Edges, t.rows, index, ds)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ds.Graph, err = graph.FromEdges(t.rows, edges); err != nil {
+		return nil, fmt.Errorf("datasets: %s: %w", c.Edges, err)
+	}
+	switch {
+	case c.SplitColumn != "":
+		ds.Split, err = splitFromColumn(t, t.col(c.SplitColumn), labels)
+	case c.Split != "":
+		var b []byte
+		if b, err = readSplitFile(c.Split, ds.N()); err == nil {
+			ds.Split, err = parseSplitFile(b, c.Split, ds.N(), labels)
+		}
+	default:
+		ds.Split, err = RandomSplit(labels, c.Options.SplitFractions, c.Options.SplitSeed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// featureHint adds, to a "not a number" error in a feature column, how to
+// leave the column out.
+func featureHint(err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) && strings.Contains(fe.Msg, "is not a number") {
+		fe.Msg += " (every column but the id, label, sensitive and split columns is a numeric feature: list text columns in Drop, or encode them as numbers)"
+	}
+	return err
+}
+
+// detectComma returns '\t' for .tsv and .tab files and for a header line
+// with a tab and no comma, else ','.
+func detectComma(path string) (rune, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".tsv", ".tab":
+		return '\t', nil
+	}
+	tf, err := openText(path)
+	if err != nil {
+		return 0, err
+	}
+	defer tf.Close()
+	head, _ := tf.br.Peek(sniffBytes)
+	if i := strings.IndexByte(string(head), '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if strings.ContainsRune(string(head), '\t') && !strings.ContainsRune(string(head), ',') {
+		return '\t', nil
+	}
+	return ',', nil
+}
+
+// mapValues maps the text column k to ids 0.. in sorted order of its
+// distinct known values (numeric order when all are numbers), −1 for the
+// missing ones. positive, if set, must be one of two values and becomes
+// id 1.
+func mapValues(t *table, k int, missing map[string]bool, positive string) ([]int, []string, error) {
+	cells := t.text[k]
+	canon := make([]string, len(cells))
+	known := make([]bool, len(cells))
+	distinct := map[string]bool{}
+	allNum := true
+	for r, s := range cells {
+		key := normKey(s)
+		if missing[strings.ToLower(key)] {
+			continue
+		}
+		canon[r], known[r] = key, true
+		if !distinct[key] {
+			distinct[key] = true
+			if _, err := strconv.ParseFloat(key, 64); err != nil {
+				allNum = false
+			}
+		}
+	}
+	names := make([]string, 0, len(distinct))
+	for v := range distinct {
+		names = append(names, v)
+	}
+	if allNum {
+		sort.Slice(names, func(a, b int) bool {
+			x, _ := strconv.ParseFloat(names[a], 64)
+			y, _ := strconv.ParseFloat(names[b], 64)
+			return x < y
+		})
+	} else {
+		sort.Strings(names)
+	}
+	if positive != "" {
+		p := normKey(positive)
+		if len(names) != 2 || !distinct[p] {
+			return nil, nil, fileErr(t.file, 0, 0, "column %q: positive label %s is not one of exactly two label values (found %s)", t.header[k], quote(positive), strings.Join(names, ", "))
+		}
+		if names[1] != p {
+			names[0], names[1] = names[1], names[0]
+		}
+	}
+	id := make(map[string]int, len(names))
+	for i, v := range names {
+		id[v] = i
+	}
+	out := make([]int, len(cells))
+	for r := range cells {
+		out[r] = -1
+		if known[r] {
+			out[r] = id[canon[r]]
+		}
+	}
+	return out, names, nil
+}
+
+// features builds the feature matrix from every column of t but the label
+// (lc), the excluded ones and, unless includeSens, the sensitive one (sc),
+// whose group ids (sens) are used when it is included.
+func (t *table) features(name string, lc, sc int, exclude []string, includeSens, scale bool, sens []int) *Dataset {
+	var cols []int
+	for k, h := range t.header {
+		if k == lc || contains(exclude, h) || (k == sc && !includeSens) {
+			continue
+		}
+		cols = append(cols, k)
+	}
+	n, d := t.rows, len(cols)
+	feats := make([]float64, n*d)
+	names := make([]string, d)
+	for q, k := range cols {
+		names[q] = t.header[k]
+		if k == sc {
+			for r := 0; r < n; r++ {
+				feats[r*d+q] = float64(sens[r])
+			}
+			continue
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for r := 0; r < n; r++ {
+			v := t.at(r, k)
+			feats[r*d+q] = v
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		if scale {
+			for r := 0; r < n; r++ {
+				if hi > lo {
+					feats[r*d+q] = 2*(feats[r*d+q]-lo)/(hi-lo) - 1
+				} else {
+					feats[r*d+q] = 0
+				}
+			}
+		}
+	}
+	return &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names}
+}
+
+// splitFromColumn reads train/val/test from the text column k; other
+// values leave the node out. A listed node must have a known label.
+func splitFromColumn(t *table, k int, labels []int) (Split, error) {
+	var s Split
+	for r, v := range t.text[k] {
+		var list *[]int
+		switch strings.ToLower(v) {
+		case "train":
+			list = &s.Train
+		case "val", "valid", "validation":
+			list = &s.Val
+		case "test":
+			list = &s.Test
+		default:
+			continue
+		}
+		if labels[r] < 0 {
+			return Split{}, fileErr(t.file, t.lines[r], 0, "column %q (field %d): node in %s has an unknown label, want labelled nodes only in the split", t.header[k], k+1, v)
+		}
+		*list = append(*list, r)
+	}
+	if len(s.Train) == 0 || len(s.Test) == 0 {
+		return Split{}, fileErr(t.file, 0, 0, "column %q: %d train and %d test nodes, want at least one of each (values train, val, test)", t.header[k], len(s.Train), len(s.Test))
+	}
+	return s, nil
+}
+
+// parseUserEdges reads an edge list of the user format: two node
+// references per line (ids through index, or 0-based rows when index is
+// nil) separated by whitespace or a comma, optionally a numeric third
+// field (a weight, ignored with a warning). A first line naming no known
+// node in both fields is taken as a header, with a warning.
+func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *Dataset) ([][2]int, error) {
+	var edges [][2]int
+	look := func(s string) (int, bool) {
+		if index != nil {
+			r, ok := index[s]
+			return r, ok
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v < 0 || v >= int64(n) {
+			return 0, false
+		}
+		return int(v), true
+	}
+	bad := func(line, col int, s string) error {
+		if index != nil {
+			return fileErr(file, line, col, "node id %s is not in the node table's id column", quote(s))
+		}
+		return fileErr(file, line, col, "%s is not a row index, want an integer in [0, %d) (the node table has no id column)", quote(s), n)
+	}
+	first := true
+	weighted := 0
+	err := scanFields(r, file, true, func(line int, f []field) error {
+		if len(f) != 2 && len(f) != 3 {
+			return fileErr(file, line, 0, "%d fields, want 2 node references (and optionally a weight) separated by spaces, tabs or a comma", len(f))
+		}
+		u, okU := look(f[0].s)
+		v, okV := look(f[1].s)
+		if first {
+			first = false
+			if !okU && !okV {
+				ds.warnf("%s:%d: line taken as a header (%s, %s name no node)", file, line, quote(f[0].s), quote(f[1].s))
+				return nil
+			}
+		}
+		if !okU {
+			return bad(line, f[0].col, f[0].s)
+		}
+		if !okV {
+			return bad(line, f[1].col, f[1].s)
+		}
+		if len(f) == 3 {
+			w, err := strconv.ParseFloat(f[2].s, 64)
+			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
+				return fileErr(file, line, f[2].col, "third field %s is not a finite number, want an edge weight (ignored) or no third field", quote(f[2].s))
+			}
+			weighted++
+		}
+		edges = append(edges, [2]int{u, v})
+		return nil
+	})
+	if weighted > 0 {
+		ds.warnf("%s: %d edges carry a third field (a weight): ignored, the graph is unweighted", file, weighted)
+	}
+	return edges, err
+}
