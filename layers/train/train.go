@@ -33,6 +33,10 @@ type Task struct {
 	// switches it between training and evaluation. May be nil for a model
 	// without stochastic layers.
 	Phase *layers.Phase
+	// Sens, if not nil, holds each node's sensitive group (0, 1, ...; −1
+	// unknown): the evaluation pass then also reports the validation ΔDP
+	// (EpochStats.ValDP), for progress lines. Training does not use it.
+	Sens []int
 }
 
 // Validate checks the task's fields against each other.
@@ -59,6 +63,16 @@ func (t *Task) Validate() error {
 	}
 	if len(t.Train) == 0 {
 		return fmt.Errorf("empty Train index set")
+	}
+	if t.Sens != nil {
+		if len(t.Sens) != n {
+			return fmt.Errorf("%d sensitive values for %d nodes, want one per node (or Sens nil)", len(t.Sens), n)
+		}
+		for i, g := range t.Sens {
+			if g < -1 {
+				return fmt.Errorf("Sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", i, g)
+			}
+		}
 	}
 	for name, idx := range map[string][]int{"Train": t.Train, "Val": t.Val} {
 		for k, i := range idx {
@@ -242,7 +256,11 @@ type EpochStats struct {
 	TrainAcc float64 // accuracy on Train, in [0, 1]
 	ValAcc   float64 // accuracy on Val (0 when Val is empty)
 	ValLoss  float64 // cross-entropy on Val (0 when Val is empty)
-	Best     bool    // this epoch is the best so far
+	// ValDP is the validation ΔDP of the argmax decisions (the gap
+	// between the groups' rates of predicting class 1), when Task.Sens is
+	// set; 0 otherwise.
+	ValDP float64
+	Best  bool // this epoch is the best so far
 	// StepTime and EvalTime are the wall-clock times of the training step
 	// (forward, backward, Adam) and of the evaluation pass.
 	StepTime, EvalTime time.Duration
@@ -526,6 +544,9 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	st.TrainAcc, _ = evalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
 	if len(t.task.Val) > 0 {
 		st.ValAcc, st.ValLoss = evalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+		if t.task.Sens != nil {
+			st.ValDP = selectionGap(z, t.task.Sens, t.task.Val, t.task.Classes)
+		}
 	}
 	return nil
 }
@@ -606,6 +627,46 @@ func describeDense(d *tensor.Dense) string {
 
 // evalIdx returns the accuracy and the mean cross-entropy of the n × c
 // logits z on the nodes idx.
+// selectionGap is ΔDP of the argmax decisions on the nodes idx: the
+// largest minus the smallest rate at which a group's nodes are predicted
+// as class 1, over the groups with nodes in idx (nodes of unknown group
+// left out); 0 with fewer than two such groups.
+func selectionGap(z *tensor.Dense, sens, idx []int, c int) float64 {
+	var count, sel []int
+	for _, i := range idx {
+		g := sens[i]
+		if g < 0 {
+			continue
+		}
+		for len(count) <= g {
+			count, sel = append(count, 0), append(sel, 0)
+		}
+		count[g]++
+		var k int
+		switch s := z.Data().(type) {
+		case []float64:
+			k = opkit.Argmax(s[i*c : (i+1)*c])
+		case []float32:
+			k = opkit.Argmax(s[i*c : (i+1)*c])
+		}
+		if k == 1 {
+			sel[g]++
+		}
+	}
+	lo, hi, groups := 1.0, 0.0, 0
+	for g := range count {
+		if count[g] == 0 {
+			continue
+		}
+		r := float64(sel[g]) / float64(count[g])
+		lo, hi, groups = min(lo, r), max(hi, r), groups+1
+	}
+	if groups < 2 {
+		return 0
+	}
+	return hi - lo
+}
+
 func evalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
 	correct := 0
 	switch s := z.Data().(type) {

@@ -252,6 +252,8 @@ func TestTrainErrors(t *testing.T) {
 		"classes 1":     func(k *Task) { k.Classes = 1 },
 		"short labels":  func(k *Task) { k.Labels = k.Labels[:5] },
 		"wrong classes": func(k *Task) { k.Classes = 3 },
+		"short sens":    func(k *Task) { k.Sens = []int{0, 1} },
+		"sens -2":       func(k *Task) { k.Sens = make([]int, 20); k.Sens[3] = -2 },
 	}
 	for name, mut := range badTask {
 		k := *task
@@ -291,5 +293,41 @@ func TestTrainTwice(t *testing.T) {
 		require.NoError(t, err)
 		assert.Less(t, r2.History[0].CE, r1.History[0].CE-0.1, "%v: the second run must continue from the first", dt)
 		assert.LessOrEqual(t, r2.Last.CE, r1.Last.CE+0.05, "%v: the second run must not end worse than the first", dt)
+	}
+}
+
+// TestValDP checks EpochStats.ValDP against metrics computed by hand
+// from the predictions of the last epoch's parameters.
+func TestValDP(t *testing.T) {
+	p := problem.New(t, 11, 200, 6, 2, 400, 0.5)
+	for _, dt := range testutil.Dtypes {
+		task := newTask(t, p, dt, layers.NewPhase())
+		task.Sens = make([]int, p.N)
+		for i := range task.Sens {
+			task.Sens[i] = i%3 - 1 // −1 (unknown), 0, 1
+		}
+		mc := layers.DefaultMLPConfig(p.D, p.C)
+		mc.Hidden, mc.Dtype = 8, dt
+		m, err := layers.NewMLP(task.Graph, mc, task.Phase)
+		require.NoError(t, err)
+		cfg := fastTrain(3)
+		cfg.Select = SelectLast
+		res, err := Fit(m, task, cfg)
+		require.NoError(t, err)
+		pred, err := Predict(m, task, nil)
+		require.NoError(t, err)
+		var count, sel [2]float64
+		for _, i := range task.Val {
+			if g := task.Sens[i]; g >= 0 {
+				count[g]++
+				if pred.Probs[2*i+1] > 0.5 {
+					sel[g]++
+				}
+			}
+		}
+		require.Positive(t, count[0])
+		require.Positive(t, count[1])
+		want := math.Abs(sel[0]/count[0] - sel[1]/count[1])
+		assert.InDelta(t, want, res.Last.ValDP, 1e-12, "%v", dt)
 	}
 }
