@@ -40,8 +40,9 @@
 //   - The edge list: one undirected edge per line, two node references
 //     (ids, or 0-based rows without an id column) separated by spaces,
 //     tabs or a comma; blank lines and lines starting with # are skipped;
-//     a first line naming no node in both fields is a header (skipped,
-//     with a warning); a third numeric field (a weight) is ignored, with a
+//     a first line naming no node in both fields (without an id column:
+//     holding no integer) is a header, skipped; a third numeric field (a
+//     weight) is ignored, with a
 //     warning: the graph is unweighted. Direction, repeats and self-loops
 //     are dropped (graph.FromEdges).
 //   - The split, optional: a column of the node table

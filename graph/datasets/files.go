@@ -1,10 +1,13 @@
 package datasets
 
 import (
+	"bufio"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -380,8 +383,8 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 // parseUserEdges reads an edge list of the user format: two node
 // references per line (ids through index, or 0-based rows when index is
 // nil) separated by whitespace or a comma, optionally a numeric third
-// field (a weight, ignored with a warning). A first line naming no known
-// node in both fields is taken as a header, with a warning.
+// field (a weight, ignored with a warning). A first line naming no node in
+// both fields (with rows: holding no integer) is a header and skipped.
 func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *Dataset) ([][2]int, error) {
 	var edges [][2]int
 	look := func(s string) (int, bool) {
@@ -411,9 +414,8 @@ func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *D
 		v, okV := look(f[1].s)
 		if first {
 			first = false
-			if !okU && !okV {
-				ds.warnf("%s:%d: line taken as a header (%s, %s name no node)", file, line, quote(f[0].s), quote(f[1].s))
-				return nil
+			if !okU && !okV && (index != nil || (!isInteger(f[0].s) && !isInteger(f[1].s))) {
+				return nil // a header line
 			}
 		}
 		if !okU {
@@ -436,4 +438,115 @@ func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *D
 		ds.warnf("%s: %d edges carry a third field (a weight): ignored, the graph is unweighted", file, weighted)
 	}
 	return edges, err
+}
+
+// WriteFiles writes ds in the format LoadFiles reads: nodesPath, a CSV
+// node table with the columns node (ds.IDs, or "n" and the row), the
+// features (ds.FeatureNames, values as parsed, shortest exact form),
+// label and group (ds.ClassNames and ds.GroupNames when set, else the
+// ids; empty when unknown) and split (train, val, test or empty); and
+// edgesPath, a CSV edge list (source,target by node id, each undirected
+// edge once). It returns the FilesConfig that reads them back: with it,
+// LoadFiles gives ds's features, labels, groups, graph and split (the
+// split as lists in ascending order). It is an error for a feature to be
+// named node, label, group or split.
+func WriteFiles(ds *Dataset, nodesPath, edgesPath string) (FilesConfig, error) {
+	c := DefaultFilesConfig()
+	c.Name, c.Nodes, c.Edges, c.IDColumn, c.LabelColumn, c.SensColumn, c.SplitColumn = ds.Name, nodesPath, edgesPath, "node", "label", "group", "split"
+	c.MinMaxScale = false
+	for _, f := range ds.FeatureNames {
+		switch f {
+		case "node", "label", "group", "split":
+			return c, fmt.Errorf("datasets: WriteFiles: a feature is named %q, a column name the format reserves", f)
+		}
+	}
+	id := func(i int) string {
+		if ds.IDs != nil {
+			return ds.IDs[i]
+		}
+		return "n" + strconv.Itoa(i)
+	}
+	name := func(names []string, k int) string {
+		switch {
+		case k < 0:
+			return ""
+		case k < len(names):
+			return names[k]
+		}
+		return strconv.Itoa(k)
+	}
+	split := make([]string, ds.N())
+	for _, s := range []struct {
+		name string
+		idx  []int
+	}{{"train", ds.Split.Train}, {"val", ds.Split.Val}, {"test", ds.Split.Test}} {
+		for _, i := range s.idx {
+			if split[i] == "" {
+				split[i] = s.name
+			}
+		}
+	}
+	err := writeCSV(nodesPath, func(w *csv.Writer) error {
+		head := append(append([]string{"node"}, ds.FeatureNames...), "label", "group", "split")
+		if err := w.Write(head); err != nil {
+			return err
+		}
+		row := make([]string, len(head))
+		d := ds.NumFeatures
+		for i := 0; i < ds.N(); i++ {
+			row[0] = id(i)
+			for q := 0; q < d; q++ {
+				row[1+q] = strconv.FormatFloat(ds.Features[i*d+q], 'g', -1, 64)
+			}
+			row[d+1], row[d+2], row[d+3] = name(ds.ClassNames, ds.Labels[i]), name(ds.GroupNames, ds.Sens[i]), split[i]
+			if err := w.Write(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return c, err
+	}
+	err = writeCSV(edgesPath, func(w *csv.Writer) error {
+		if err := w.Write([]string{"source", "target"}); err != nil {
+			return err
+		}
+		for _, e := range ds.Graph.Edges() {
+			if err := w.Write([]string{id(e[0]), id(e[1])}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return c, err
+}
+
+func writeCSV(path string, fill func(*csv.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("datasets: WriteFiles: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	w := csv.NewWriter(bw)
+	err = fill(w)
+	if err == nil {
+		w.Flush()
+		err = w.Error()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("datasets: WriteFiles: %s: %w", path, err)
+	}
+	return nil
+}
+
+func isInteger(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
 }

@@ -50,9 +50,9 @@ func TestLoadFiles(t *testing.T) {
 	assert.Equal(t, []float64{-1, -1, -0.5, -0.5, 0, 0, 0.5, 0.5, 1, 1}, ds.Features)
 	assert.Equal(t, [][2]int{{0, 1}, {0, 4}, {1, 2}, {2, 3}}, ds.Graph.Edges())
 	assert.Equal(t, Split{Train: []int{0, 1}, Val: []int{3}, Test: []int{4}}, ds.Split)
-	require.Len(t, ds.Warnings, 2)
-	assert.Contains(t, ds.Warnings[0], "links.txt:1: line taken as a header")
-	assert.Contains(t, ds.Warnings[1], "2 edges carry a third field")
+	// The header line is skipped; the weights are ignored, with a warning.
+	require.Len(t, ds.Warnings, 1)
+	assert.Contains(t, ds.Warnings[0], "2 edges carry a third field")
 }
 
 func TestLoadFilesRowsTSVAndPositive(t *testing.T) {
@@ -190,4 +190,31 @@ func TestFilesConfigValidate(t *testing.T) {
 		_, err = LoadFiles(c)
 		assert.Error(t, err, "LoadFiles must validate")
 	}
+}
+
+// WriteFiles and LoadFiles round-trip a data set exactly.
+func TestWriteFilesRoundTrip(t *testing.T) {
+	sc := DefaultSyntheticConfig()
+	sc.N = 300
+	ds, err := Synthetic(sc)
+	require.NoError(t, err)
+	ds.Labels[7] = -1 // an unlabelled node
+	ds.Split = Split{Train: []int{0, 1, 2, 3}, Val: []int{4, 5}, Test: []int{6, 8, 9}}
+	dir := t.TempDir()
+	c, err := WriteFiles(ds, filepath.Join(dir, "n.csv"), filepath.Join(dir, "e.csv"))
+	require.NoError(t, err)
+	got, err := LoadFiles(c)
+	require.NoError(t, err)
+	assert.Equal(t, ds.Features, got.Features)
+	assert.Equal(t, ds.FeatureNames, got.FeatureNames)
+	assert.Equal(t, ds.Labels, got.Labels)
+	assert.Equal(t, ds.Sens, got.Sens)
+	assert.Equal(t, ds.Graph.Edges(), got.Graph.Edges())
+	assert.Equal(t, ds.Split, got.Split)
+	assert.Equal(t, "n0", got.IDs[0])
+	assert.Empty(t, got.Warnings)
+
+	ds.FeatureNames[0] = "label"
+	_, err = WriteFiles(ds, filepath.Join(dir, "n2.csv"), filepath.Join(dir, "e2.csv"))
+	assert.ErrorContains(t, err, `a feature is named "label"`)
 }

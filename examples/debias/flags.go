@@ -1,0 +1,273 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/fairmp/fairmp/examples/internal/exp"
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/metrics"
+	"gorgonia.org/tensor"
+)
+
+type options struct {
+	// Input: files or a preset.
+	files         datasets.FilesConfig
+	dataset, data string
+	synthN        int
+	// Model and training.
+	backbone string
+	spec     exp.Spec
+	train    exp.TrainOptions
+	// Debiasing.
+	lambdaF, lambdaS []float64
+	fmp              fmp.Config
+	rule             metrics.Rule
+	// Output.
+	out, model string
+	export     string
+	overwrite  bool
+	quiet      bool
+}
+
+var backbones = []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet"}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("debias", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `debias trains a GNN on a graph, debiases it with FMP and with per-group
+thresholds (both chosen on validation nodes by one rule), and writes
+metrics, predictions, the frontier (CSV and SVG) and the model to -out.
+
+  debias -nodes FILE -edges FILE -label COL -sens COL [-id COL] -out DIR [flags]
+  debias -dataset bail|credit|nba|german|pokec_z|pokec_n|synthetic [-data DIR] -out DIR [flags]
+  debias (the same input flags) -model FILE -out DIR
+
+The node table is CSV or TSV with a header; every column but the id,
+label, sensitive, split and -drop columns is a numeric feature. The edge
+list holds two node ids (or 0-based rows without -id) per line. The full
+format: go doc github.com/fairmp/fairmp/graph/datasets.
+
+Exit status 2 for bad input, 1 for a failure while running.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	def := datasets.DefaultFilesConfig()
+	tr := exp.DefaultTrainOptions()
+	fdef := fmp.DefaultConfig()
+	var (
+		drop      = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
+		missing   = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown (the empty cell always does)")
+		comma     = fs.String("comma", "", "node table delimiter: comma, tab, semicolon or pipe (default: tab for .tsv/.tab or a header with tabs, else comma)")
+		noScale   = fs.Bool("no-scale", false, "keep the features as they are (default: min-max scale each to [-1, 1])")
+		fracs     = fs.String("split-fractions", "0.5,0.25,0.25", "train,val,test fractions of the labelled nodes, when there is no split file or column")
+		seed      = fs.Int64("seed", 1, "seed of the model (initialisation, dropout) and of the random split")
+		hidden    = fs.Int("hidden", 64, "hidden width (GAT: 4 heads × 16 whatever this says)")
+		dtype     = fs.String("dtype", "float64", "float64 or float32")
+		lambdaF   = fs.String("lambda-f", "", "FMP λf values to try, comma-separated (default: 20 values from 0 to 16)")
+		lambdaS   = fs.String("lambda-s", "0,1", "FMP λs values to try, comma-separated (0: no extra propagation)")
+		maxLoss   = fs.Float64("max-acc-loss", 1, "rule: the lowest validation ΔDP within this many accuracy points of the backbone's")
+		maxDP     = fs.Float64("max-dp", 0, "rule instead: the highest validation accuracy with ΔDP at most this many points")
+		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones, ", "))
+		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
+	)
+	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
+	fs.StringVar(&o.files.Edges, "edges", "", "edge list (two node ids per line, spaces, tabs or a comma)")
+	fs.StringVar(&o.files.Split, "split", "", "split file {\"train\": [...], \"val\": [...], \"test\": [...]} of 0-based rows (optional)")
+	fs.StringVar(&o.files.SplitColumn, "split-column", "", "column holding train, val or test per node (optional)")
+	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows and edges name 0-based rows)")
+	fs.StringVar(&o.files.LabelColumn, "label", "", "label column")
+	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column (any number of groups)")
+	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (default: the larger of two values in sorted order)")
+	fs.StringVar(&o.dataset, "dataset", "", "a preset instead of files: "+strings.Join(datasets.Presets, ", ")+", or synthetic (generated)")
+	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
+	fs.IntVar(&o.synthN, "synthetic-nodes", 2000, "nodes of the generated graph (-dataset synthetic)")
+	o.train = tr
+	fs.IntVar(&o.train.Epochs, "epochs", tr.Epochs, "training epochs (the best validation epoch is kept)")
+	fs.Float64Var(&o.train.Adam.LR, "lr", tr.Adam.LR, "Adam learning rate")
+	fs.Float64Var(&o.train.Adam.WeightDecay, "weight-decay", tr.Adam.WeightDecay, "Adam weight decay")
+	fs.IntVar(&o.fmp.K, "k", fdef.K, "FMP unrolled steps K")
+	fs.Float64Var(&o.fmp.Temperature, "tau", fdef.Temperature, "FMP temperature τ")
+	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
+	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out if it exists (only once the new results are complete)")
+	fs.StringVar(&o.model, "model", "", "predict with this saved model instead of training")
+	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
+	fs.StringVar(&o.export, "export", "", "write the input graph as nodes.csv and edges.csv in the documented format to this folder, and stop (a preset or -dataset synthetic becomes files you can edit)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, err
+		}
+		return nil, inputError{err}
+	}
+	if fs.NArg() > 0 {
+		return nil, badInput("unexpected arguments %q (flags go before them? every input is a flag)", fs.Args())
+	}
+	// Input.
+	files := o.files.Nodes != "" || o.files.Edges != ""
+	switch {
+	case files && o.dataset != "":
+		return nil, badInput("-dataset %s and -nodes/-edges both given, want one input", o.dataset)
+	case !files && o.dataset == "":
+		return nil, badInput("no input: give -nodes and -edges (with -label and -sens), or -dataset")
+	case files && (o.files.Nodes == "" || o.files.Edges == ""):
+		return nil, badInput("-nodes and -edges go together, want both")
+	case files && (o.files.LabelColumn == "" || o.files.SensColumn == ""):
+		return nil, badInput("-label and -sens name the node table's label and sensitive columns, want both")
+	case o.dataset != "" && o.dataset != "synthetic" && !contains(datasets.Presets, o.dataset):
+		return nil, badInput("-dataset %q, want one of %s or synthetic", o.dataset, strings.Join(datasets.Presets, ", "))
+	case o.dataset != "" && o.dataset != "synthetic" && o.data == "":
+		return nil, badInput("-dataset %s needs -data or $FAIRMP_DATA", o.dataset)
+	case o.dataset == "synthetic" && o.synthN < 50:
+		return nil, badInput("-synthetic-nodes %d, want ≥ 50", o.synthN)
+	}
+	if files {
+		c := o.files
+		o.files = def
+		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
+		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
+		o.files.Drop = splitList(*drop)
+		o.files.Missing = append([]string{""}, splitList(*missing)...)
+		o.files.MinMaxScale = !*noScale
+		o.files.Options.IncludeSens = *dataFlags
+		o.files.Options.SplitSeed = *seed
+		switch *comma {
+		case "":
+		case "comma", ",":
+			o.files.Comma = ','
+		case "tab", "\\t", "\t":
+			o.files.Comma = '\t'
+		case "semicolon", ";":
+			o.files.Comma = ';'
+		case "pipe", "|":
+			o.files.Comma = '|'
+		default:
+			return nil, badInput("-comma %q, want comma, tab, semicolon or pipe", *comma)
+		}
+		f, err := parseFloats(*fracs)
+		if err != nil || len(f) != 3 {
+			return nil, badInput("-split-fractions %q, want three numbers train,val,test", *fracs)
+		}
+		copy(o.files.Options.SplitFractions[:], f)
+		if err := o.files.Validate(); err != nil {
+			return nil, inputError{err}
+		}
+	}
+	// Model and training.
+	if !contains(backbones, *backbone) {
+		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones, ", "))
+	}
+	o.backbone = *backbone
+	o.spec = exp.DefaultSpec(*backbone)
+	o.spec.Seed, o.spec.Hidden = *seed, *hidden
+	switch *dtype {
+	case "float64":
+		o.spec.Dtype = tensor.Float64
+	case "float32":
+		o.spec.Dtype = tensor.Float32
+	default:
+		return nil, badInput("-dtype %q, want float64 or float32", *dtype)
+	}
+	switch {
+	case o.train.Epochs < 1:
+		return nil, badInput("-epochs %d, want ≥ 1", o.train.Epochs)
+	case !(o.train.Adam.LR > 0):
+		return nil, badInput("-lr %v, want > 0", o.train.Adam.LR)
+	case !(o.train.Adam.WeightDecay >= 0):
+		return nil, badInput("-weight-decay %v, want ≥ 0", o.train.Adam.WeightDecay)
+	case *hidden < 1:
+		return nil, badInput("-hidden %d, want ≥ 1", *hidden)
+	}
+	// Debiasing.
+	k, tau := o.fmp.K, o.fmp.Temperature
+	o.fmp = fdef
+	o.fmp.K, o.fmp.Temperature = k, tau
+	if err := o.fmp.Validate(); err != nil {
+		return nil, badInput("-k %d -tau %v: %v", k, tau, err)
+	}
+	fc := fmp.DefaultFrontierConfig()
+	o.lambdaF = fc.LambdaF
+	if *lambdaF != "" {
+		v, err := parseFloats(*lambdaF)
+		if err != nil {
+			return nil, badInput("-lambda-f %q: %v", *lambdaF, err)
+		}
+		o.lambdaF = v
+	}
+	v, err := parseFloats(*lambdaS)
+	if err != nil {
+		return nil, badInput("-lambda-s %q: %v", *lambdaS, err)
+	}
+	o.lambdaS = v
+	fc.LambdaF, fc.LambdaS = o.lambdaF, o.lambdaS
+	switch {
+	case *maxDP != 0:
+		o.rule = metrics.Rule{MaxDP: *maxDP / 100}
+		if !(*maxDP > 0 && *maxDP <= 100) {
+			return nil, badInput("-max-dp %v, want ΔDP points in (0, 100]", *maxDP)
+		}
+	default:
+		o.rule = metrics.Rule{MaxAccuracyLoss: *maxLoss / 100}
+		if !(*maxLoss > 0 && *maxLoss <= 100) {
+			return nil, badInput("-max-acc-loss %v, want accuracy points in (0, 100]", *maxLoss)
+		}
+	}
+	fc.Rule = o.rule
+	if err := fc.Validate(); err != nil {
+		return nil, badInput("-lambda-f/-lambda-s: %v", err)
+	}
+	if o.export != "" {
+		return o, nil
+	}
+	if o.out == "" {
+		return nil, badInput("-out is required: the folder the results go to")
+	}
+	if _, err := os.Stat(o.out); err == nil && !o.overwrite {
+		return nil, badInput("-out %s exists; choose a new folder or add -overwrite", o.out)
+	}
+	return o, nil
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// splitList splits a comma-separated list, trimming blanks and dropping
+// empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, v := range splitList(s) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", v)
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no values")
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+// Command debias takes a graph (your own node table and edge list, or a
+// preset data set), trains a GNN backbone on it, debiases the backbone
+// with FMP (its setting chosen on validation data by a rule you give) and
+// with per-group thresholds, and writes what it found: metrics overall
+// and per group, a prediction per node for each method, the
+// accuracy/fairness frontier as CSV and SVG, and the debiased model.
+//
+// Usage:
+//
+//	go run ./examples/debias -nodes people.csv -edges links.csv -id name \
+//	    -label outcome -sens region -out results
+//	go run ./examples/debias -dataset bail -data $FAIRMP_DATA -out results/bail
+//	go run ./examples/debias -nodes people.csv -edges links.csv -id name \
+//	    -label outcome -sens region -model results/model.fmp -out results/again
+//
+// The file format is documented in package graph/datasets ("Your own
+// files") and in the README ("Your own data"). Run with -h for every flag.
+//
+// Output (-out DIR; written to a temporary folder beside DIR and renamed
+// at the end, so a failed run leaves nothing behind; an existing DIR is
+// refused unless -overwrite):
+//
+//	metrics.json     the data, the settings, and for each method
+//	                 (backbone, fmp, thresholds) the validation and test
+//	                 metrics, overall and by group
+//	predictions.csv  per node: id, group, label, split, and for each method
+//	                 the probability of class 1 and the decision
+//	frontier.csv     every FMP setting tried: validation and test accuracy
+//	                 and ΔDP, the chosen one marked
+//	frontier.svg     the same as a plot (accuracy against ΔDP), with the
+//	                 backbone, the thresholds and the chosen point
+//	model.fmp        the debiased model (layers/modelio format)
+//
+// With -model FILE the command trains nothing: it loads the model (which
+// must have been saved for the same graph and sensitive attribute) and
+// writes metrics.json and predictions.csv for it.
+//
+// Exit status: 0 on success, 2 for bad input (a flag, a file, a model
+// file for another graph; one line naming the flag or file:line:column),
+// 1 for a failure while running.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// inputError marks an error caused by the command's input (flags, files,
+// a model file): exit status 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(format string, args ...any) error {
+	return inputError{fmt.Errorf(format, args...)}
+}
+
+// run is the command; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err == nil {
+		err = execute(o, stdout, stderr)
+	}
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "debias:", err)
+	var ie inputError
+	if errors.As(err, &ie) {
+		return 2
+	}
+	return 1
+}

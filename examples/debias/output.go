@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"io"
+	"strconv"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/metrics"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// className and groupName give the names the input used.
+func className(ds *datasets.Dataset, k int) string {
+	if k < 0 {
+		return ""
+	}
+	if k < len(ds.ClassNames) {
+		return ds.ClassNames[k]
+	}
+	return strconv.Itoa(k)
+}
+
+func groupName(ds *datasets.Dataset, g int) string {
+	if g < 0 {
+		return ""
+	}
+	if g < len(ds.GroupNames) {
+		return ds.GroupNames[g]
+	}
+	return strconv.Itoa(g)
+}
+
+func writeMetrics(path string, o *options, r *result) error {
+	ds := r.ds
+	names := func(n int, f func(*datasets.Dataset, int) string) []string {
+		out := make([]string, n)
+		for k := range out {
+			out[k] = f(ds, k)
+		}
+		return out
+	}
+	doc := map[string]any{
+		"data": map[string]any{
+			"name": ds.Name, "nodes": ds.N(), "edges": ds.Graph.NumEdges(), "features": ds.NumFeatures,
+			"classes": names(ds.NumClasses(), className), "groups": names(groups(ds), groupName),
+			"positive_class": className(ds, 1),
+			"train":          len(ds.Split.Train), "val": len(ds.Split.Val), "test": len(ds.Split.Test),
+			"warnings": ds.Warnings,
+		},
+		"run": r.training,
+	}
+	if o.model == "" {
+		doc["settings"] = map[string]any{
+			"backbone": o.backbone, "hidden": o.spec.Hidden, "dtype": o.spec.Dtype.String(), "seed": o.spec.Seed,
+			"epochs": o.train.Epochs, "lr": o.train.Adam.LR, "weight_decay": o.train.Adam.WeightDecay,
+			"selection": "best validation accuracy", "rule": o.rule.String(),
+			"lambda_f": o.lambdaF, "lambda_s": o.lambdaS, "k": o.fmp.K, "tau": o.fmp.Temperature,
+		}
+	}
+	methods := map[string]any{}
+	for _, me := range r.methods {
+		methods[me.Name] = me
+	}
+	doc["methods"] = methods
+	if r.thNote != "" {
+		doc["notes"] = []string{r.thNote}
+	}
+	return writeFile(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	})
+}
+
+// writePredictions writes one row per node: id (or row), group, label,
+// split, then per method the probability of class 1 and the decision.
+func writePredictions(path string, r *result) error {
+	ds := r.ds
+	split := make([]string, ds.N())
+	for _, s := range []struct {
+		name string
+		idx  []int
+	}{{"train", ds.Split.Train}, {"val", ds.Split.Val}, {"test", ds.Split.Test}} {
+		for _, i := range s.idx {
+			if split[i] == "" {
+				split[i] = s.name
+			}
+		}
+	}
+	return writeFile(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		head := []string{"node", "group", "label", "split"}
+		for _, me := range r.methods {
+			head = append(head, me.Name+"_p1", me.Name+"_decision")
+		}
+		if err := cw.Write(head); err != nil {
+			return err
+		}
+		c := ds.NumClasses()
+		row := make([]string, len(head))
+		for i := 0; i < ds.N(); i++ {
+			row[0] = strconv.Itoa(i)
+			if ds.IDs != nil {
+				row[0] = ds.IDs[i]
+			}
+			row[1], row[2], row[3] = groupName(ds, ds.Sens[i]), className(ds, ds.Labels[i]), split[i]
+			for k, me := range r.methods {
+				row[4+2*k] = strconv.FormatFloat(me.probs[i*c+1], 'f', 6, 64)
+				row[5+2*k] = className(ds, me.decision[i])
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+func writeFrontier(path string, f *fmp.Frontier) error {
+	return writeFile(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"lambda_s", "lambda_f", "val_accuracy", "val_dp", "test_accuracy", "test_dp", "test_eo", "chosen"})
+		for k, p := range f.Points {
+			ch := "0"
+			if k == f.Chosen {
+				ch = "1"
+			}
+			g := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+			cw.Write([]string{g(p.Config.LambdaS), g(p.Config.LambdaF), g(p.Val.Accuracy), g(p.Val.DemographicParity),
+				g(p.Test.Accuracy), g(p.Test.DemographicParity), g(p.Test.EqualOpportunity), ch})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+var lineColors = []color.Color{
+	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+}
+
+// plotFrontier draws two panels, validation (where the choice is made)
+// and test: accuracy against ΔDP for every FMP setting (one line per λs,
+// λf growing along it), the backbone (cross), the thresholds (triangle)
+// and the chosen setting (circled).
+func plotFrontier(path string, r *result) error {
+	f := r.frontier
+	var panels []*plot.Plot
+	for _, part := range []string{"validation (choice)", "test"} {
+		p := plot.New()
+		p.Title.Text = r.ds.Name + ": " + part
+		p.X.Label.Text = "demographic parity gap (%)"
+		p.Y.Label.Text = "accuracy (%)"
+		p.Add(plotter.NewGrid())
+		at := func(fp fmp.FrontierPoint) plotter.XY {
+			rep := fp.Val
+			if part == "test" {
+				rep = fp.Test
+			}
+			return plotter.XY{X: 100 * rep.DemographicParity, Y: 100 * rep.Accuracy}
+		}
+		var ls []float64
+		for _, q := range f.Points {
+			if !containsF(ls, q.Config.LambdaS) {
+				ls = append(ls, q.Config.LambdaS)
+			}
+		}
+		for k, s := range ls {
+			var xy plotter.XYs
+			for _, q := range f.Points {
+				if q.Config.LambdaS == s {
+					xy = append(xy, at(q))
+				}
+			}
+			lp, sc, err := plotter.NewLinePoints(xy)
+			if err != nil {
+				return err
+			}
+			col := lineColors[k%len(lineColors)]
+			lp.Color, sc.Color, sc.Radius = col, col, vg.Points(2.5)
+			p.Add(lp, sc)
+			p.Legend.Add(fmt.Sprintf("FMP, lambda_s %g", s), lp, sc)
+		}
+		ch, err := plotter.NewScatter(plotter.XYs{at(f.Best())})
+		if err != nil {
+			return err
+		}
+		ch.Shape, ch.Radius, ch.Color = draw.RingGlyph{}, vg.Points(7), color.Black
+		p.Add(ch)
+		p.Legend.Add("FMP chosen", ch)
+		for _, me := range r.methods {
+			if me.Name == "fmp" {
+				continue
+			}
+			rep := me.Val
+			if part == "test" {
+				rep = me.Test
+			}
+			if rep == nil {
+				continue
+			}
+			sc, err := plotter.NewScatter(plotter.XYs{{X: 100 * rep.DemographicParity, Y: 100 * rep.Accuracy}})
+			if err != nil {
+				return err
+			}
+			sc.Radius, sc.Color = vg.Points(5), color.Black
+			sc.Shape = draw.CrossGlyph{}
+			if me.Name == "thresholds" {
+				sc.Shape, sc.Color = draw.TriangleGlyph{}, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+			}
+			p.Add(sc)
+			p.Legend.Add(me.Name, sc)
+		}
+		// The points lie high and to the left of 1/1.5 of the width: the
+		// legend goes bottom right, text after the symbols (a viewer whose
+		// font is wider than the one measured then overflows the panel,
+		// not the symbols).
+		p.Legend.Top, p.Legend.Left = false, true
+		p.Legend.XOffs = 2.5 * vg.Inch
+		p.X.Min, p.Y.Max = 0, p.Y.Max+0.5
+		p.X.Max *= 1.5
+		panels = append(panels, p)
+	}
+	w, h := 5*vg.Inch, 4*vg.Inch
+	c := vgsvg.New(2*w, h)
+	dc := draw.New(c)
+	tiles := draw.Tiles{Rows: 1, Cols: 2}
+	canvases := plot.Align([][]*plot.Plot{panels}, tiles, dc)
+	for k, p := range panels {
+		p.Draw(canvases[0][k])
+	}
+	return writeFile(path, func(wr io.Writer) error {
+		_, err := c.WriteTo(wr)
+		return err
+	})
+}
+
+func containsF(s []float64, x float64) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// printSummary prints the table of methods on stdout.
+func printSummary(w io.Writer, o *options, r *result) {
+	ds := r.ds
+	fmt.Fprintf(w, "%s: %d nodes, %d edges; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), len(ds.Split.Val), len(ds.Split.Test))
+	if o.model == "" {
+		fmt.Fprintf(w, "backbone %s, %d epochs; rule: %s\n", o.backbone, o.train.Epochs, o.rule)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| method | val accuracy % | val ΔDP % | test accuracy % | test ΔDP % | test ΔEO % | setting |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	pct := func(rep *metrics.Report, f func(*metrics.Report) float64) string {
+		if rep == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", 100*f(rep))
+	}
+	acc := func(r *metrics.Report) float64 { return r.Accuracy }
+	dp := func(r *metrics.Report) float64 { return r.DemographicParity }
+	eo := func(r *metrics.Report) float64 { return r.EqualOpportunity }
+	for _, me := range r.methods {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", me.Name, pct(me.Val, acc), pct(me.Val, dp),
+			pct(me.Test, acc), pct(me.Test, dp), pct(me.Test, eo), settingText(me))
+	}
+	if r.thNote != "" {
+		fmt.Fprintf(w, "\nnote: %s\n", r.thNote)
+	}
+}
+
+func settingText(me *method) string {
+	switch me.Name {
+	case "fmp":
+		return fmt.Sprintf("λs %g, λf %g", me.Setting["lambda_s"], me.Setting["lambda_f"])
+	case "thresholds":
+		return fmt.Sprintf("t(group 0) %.3f, t(group 1) %.3f", me.Setting["threshold_group0"], me.Setting["threshold_group1"])
+	}
+	return ""
+}

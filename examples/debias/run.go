@@ -1,0 +1,406 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fairmp/fairmp/examples/internal/exp"
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/train"
+	"github.com/fairmp/fairmp/metrics"
+	"gorgonia.org/tensor"
+)
+
+// method is one way of deciding: its probabilities of every class for
+// every node (n × classes) and its decisions.
+type method struct {
+	Name string `json:"-"`
+	// probs are the probabilities written to predictions.csv; decision
+	// their argmax unless thresholded (then set by the thresholds).
+	probs       []float64
+	decision    []int
+	thresholded bool
+	Val         *metrics.Report `json:"val,omitempty"`
+	Test        *metrics.Report `json:"test,omitempty"`
+	// Setting says what was chosen (FMP's λs and λf, the thresholds).
+	Setting map[string]float64 `json:"setting,omitempty"`
+}
+
+// result is everything execute writes.
+type result struct {
+	ds       *datasets.Dataset
+	methods  []*method
+	frontier *fmp.Frontier
+	thNote   string
+	model    layers.Model
+	training map[string]any
+}
+
+func loadData(o *options) (*datasets.Dataset, error) {
+	var ds *datasets.Dataset
+	var err error
+	switch {
+	case o.dataset == "synthetic":
+		c := datasets.DefaultSyntheticConfig()
+		c.N = o.synthN
+		ds, err = datasets.Synthetic(c)
+	case o.dataset != "":
+		ds, err = datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+	default:
+		ds, err = datasets.LoadFiles(o.files)
+	}
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return ds, nil
+}
+
+func execute(o *options, stdout, stderr io.Writer) error {
+	start := time.Now()
+	ds, err := loadData(o)
+	if err != nil {
+		return err
+	}
+	exp.PrintWarnings(stderr, ds)
+	if o.export != "" {
+		return export(o, ds, stdout)
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, %d classes, %d groups; split %d/%d/%d (loaded in %v)\n",
+			ds.Name, ds.N(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses(), groups(ds), len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test), time.Since(start).Round(time.Millisecond))
+	}
+	if len(ds.Split.Val) == 0 {
+		return badInput("%s: the split has no validation nodes; the choice of FMP's setting and of the thresholds needs them", ds.Name)
+	}
+	var r *result
+	if o.model != "" {
+		r, err = predictSaved(o, ds)
+	} else {
+		r, err = trainAndDebias(o, ds, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeAll(o, r); err != nil {
+		return err
+	}
+	printSummary(stdout, o, r)
+	if !o.quiet {
+		fmt.Fprintf(stderr, "wrote %s in %v\n", o.out, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func groups(ds *datasets.Dataset) int {
+	g := 0
+	for _, s := range ds.Sens {
+		g = max(g, s+1)
+	}
+	return g
+}
+
+// export writes ds in the documented format and prints the flags that
+// read it back.
+func export(o *options, ds *datasets.Dataset, stdout io.Writer) error {
+	if err := os.MkdirAll(o.export, 0o755); err != nil {
+		return inputError{fmt.Errorf("-export: %w", err)}
+	}
+	c, err := datasets.WriteFiles(ds, filepath.Join(o.export, "nodes.csv"), filepath.Join(o.export, "edges.csv"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s (%d nodes, %d edges); read them with\n  -nodes %s -edges %s -id %s -label %s -sens %s -split-column %s -no-scale\n",
+		c.Nodes, c.Edges, ds.N(), ds.Graph.NumEdges(), c.Nodes, c.Edges, c.IDColumn, c.LabelColumn, c.SensColumn, c.SplitColumn)
+	return nil
+}
+
+// trainAndDebias trains the backbone, computes FMP's frontier and fits
+// the thresholds.
+func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
+	p, err := exp.NewProblem(ds, o.spec.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	p.Task.Sens = ds.Sens
+	m, err := exp.Build(p, o.spec)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("building %s: %w", o.backbone, err)}
+	}
+	tc := train.DefaultConfig()
+	tc.Epochs, tc.Select, tc.Adam = o.train.Epochs, o.train.Select, o.train.Adam
+	begin := time.Now()
+	last := time.Time{}
+	tc.OnEpoch = func(st train.EpochStats) error {
+		if o.quiet {
+			return nil
+		}
+		now := time.Now()
+		if st.Epoch != tc.Epochs && st.Epoch != 1 && now.Sub(last) < 2*time.Second {
+			return nil
+		}
+		last = now
+		el := now.Sub(begin)
+		left := time.Duration(float64(el) / float64(st.Epoch) * float64(tc.Epochs-st.Epoch))
+		fmt.Fprintf(stderr, "%s epoch %d/%d  loss %.4f  val acc %.2f%%  val ΔDP %.2f%%  (%v, about %v left)\n",
+			exp.DisplayName(o.backbone), st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), left.Round(time.Second))
+		return nil
+	}
+	res, err := train.Fit(m, p.Task, tc)
+	if err != nil {
+		return nil, fmt.Errorf("training %s: %w", o.backbone, err)
+	}
+	trainTime := time.Since(begin)
+	r := &result{ds: ds, training: map[string]any{
+		"epochs_run": res.Epochs, "best_epoch": res.Best.Epoch, "seconds": trainTime.Seconds(),
+		"best_val_accuracy": res.Best.ValAcc,
+	}}
+	pred, err := train.Predict(m, p.Task, nil)
+	if err != nil {
+		return nil, err
+	}
+	bb := &method{Name: "backbone", probs: pred.Probs}
+	r.methods = append(r.methods, bb)
+
+	// FMP on the trained backbone, λs = 0 as the base so that the
+	// frontier's reference (λf = 0) is the backbone itself.
+	base := o.fmp
+	base.LambdaS = 0
+	fm, err := fmp.On(m, ds.Graph, ds.Sens, base, p.Task.Phase)
+	if err != nil {
+		return nil, fmt.Errorf("FMP on %s: %w", o.backbone, err)
+	}
+	fc := fmp.DefaultFrontierConfig()
+	fc.LambdaF, fc.LambdaS, fc.Rule, fc.Test = o.lambdaF, o.lambdaS, o.rule, ds.Split.Test
+	if !o.quiet {
+		fmt.Fprintf(stderr, "FMP frontier: %d settings (λs %v × λf %v), rule: %s\n", len(fc.LambdaF)*len(fc.LambdaS), fc.LambdaS, fc.LambdaF, o.rule)
+	}
+	begin = time.Now()
+	f, err := fmp.NewFrontier(fm, p.Task, fc)
+	if err != nil {
+		if errors.Is(err, metrics.ErrNoCandidate) {
+			return nil, fmt.Errorf("FMP: no setting meets the rule %s on validation: %w (loosen -max-acc-loss or -max-dp)", o.rule, err)
+		}
+		return nil, fmt.Errorf("FMP frontier: %w", err)
+	}
+	r.training["frontier_seconds"] = time.Since(begin).Seconds()
+	r.frontier = f
+	chosen, err := f.Model()
+	if err != nil {
+		return nil, err
+	}
+	r.model = chosen
+	fpred, err := train.Predict(chosen, p.Task, nil)
+	if err != nil {
+		return nil, err
+	}
+	best := f.Best()
+	r.methods = append(r.methods, &method{Name: "fmp", probs: fpred.Probs,
+		Setting: map[string]float64{"lambda_s": best.Config.LambdaS, "lambda_f": best.Config.LambdaF, "k": float64(best.Config.K), "tau": best.Config.Temperature}})
+
+	// Per-group thresholds on the backbone's P(y = 1): binary tasks with
+	// two groups.
+	switch {
+	case ds.NumClasses() != 2:
+		r.thNote = fmt.Sprintf("per-group thresholds need two classes, the task has %d", ds.NumClasses())
+	case groups(ds) != 2:
+		r.thNote = fmt.Sprintf("per-group thresholds are implemented for two groups, the data has %d", groups(ds))
+	default:
+		p1 := make([]float64, ds.N())
+		for i := range p1 {
+			p1[i] = pred.Probs[2*i+1]
+		}
+		thc := fair.DefaultThresholdsConfig()
+		thc.Rule = o.rule
+		th, err := fair.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
+		if err != nil {
+			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
+			break
+		}
+		r.methods = append(r.methods, &method{Name: "thresholds", probs: pred.Probs, decision: th.Decide(p1, ds.Sens), thresholded: true,
+			Setting: map[string]float64{"threshold_group0": th.T[0], "threshold_group1": th.T[1]}})
+	}
+	for _, me := range r.methods {
+		if err := me.evaluate(ds); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// evaluate sets the decisions (the argmax, lowest class on ties: for two
+// classes class 1 when its probability is above 0.5, as metrics.Evaluate)
+// unless thresholded, and the metrics.
+func (me *method) evaluate(ds *datasets.Dataset) error {
+	c := len(me.probs) / ds.N()
+	if !me.thresholded {
+		me.decision = make([]int, ds.N())
+		for i := range me.decision {
+			row := me.probs[i*c : (i+1)*c]
+			k := 0
+			for j := range row {
+				if row[j] > row[k] {
+					k = j
+				}
+			}
+			me.decision[i] = k
+		}
+	}
+	// The metrics of the decisions: the probabilities when the decisions
+	// are their argmax (AUC then ranks by them), else one-hot rows.
+	scored := me.probs
+	if me.thresholded {
+		scored = make([]float64, len(me.probs))
+		for i, k := range me.decision {
+			scored[i*c+k] = 1
+		}
+	}
+	for _, part := range []struct {
+		idx []int
+		dst **metrics.Report
+	}{{ds.Split.Val, &me.Val}, {ds.Split.Test, &me.Test}} {
+		if len(part.idx) == 0 {
+			continue
+		}
+		rep, err := metrics.Evaluate(scored, c, ds.Labels, ds.Sens, part.idx, metrics.DefaultOptions())
+		if err != nil {
+			return fmt.Errorf("%s: metrics: %w", me.Name, err)
+		}
+		*part.dst = &rep
+	}
+	return nil
+}
+
+// predictSaved loads o.model for ds's graph and predicts every node.
+func predictSaved(o *options, ds *datasets.Dataset) (*result, error) {
+	b, err := os.ReadFile(o.model)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-model: %w", err)}
+	}
+	dt, err := headerDtype(b)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-model %s: %w", o.model, err)}
+	}
+	p, err := exp.NewProblem(ds, dt)
+	if err != nil {
+		return nil, err
+	}
+	m, err := modelio.Load(bytes.NewReader(b), p.Task.Graph, modelio.Env{Graph: ds.Graph, Phase: p.Task.Phase, Sens: ds.Sens})
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-model %s: %w", o.model, err)}
+	}
+	pred, err := train.Predict(m, p.Task, nil)
+	if err != nil {
+		return nil, err
+	}
+	me := &method{Name: "model", probs: pred.Probs}
+	if err := me.evaluate(ds); err != nil {
+		return nil, err
+	}
+	r := &result{ds: ds, methods: []*method{me}, training: map[string]any{"model_file": o.model, "kind": m.(interface{ Kind() string }).Kind()}}
+	return r, nil
+}
+
+// headerDtype reads the dtype from a model file's header line (the whole
+// file is verified by modelio.Load).
+func headerDtype(b []byte) (tensor.Dtype, error) {
+	line, err := bufio.NewReader(bytes.NewReader(b)).ReadSlice('\n')
+	if err != nil {
+		return tensor.Float64, fmt.Errorf("%w: no header line", modelio.ErrFormat)
+	}
+	var h struct {
+		Dtype string `json:"dtype"`
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return tensor.Float64, fmt.Errorf("%w: header: %v", modelio.ErrFormat, err)
+	}
+	switch h.Dtype {
+	case "float32":
+		return tensor.Float32, nil
+	case "float64":
+		return tensor.Float64, nil
+	}
+	return tensor.Float64, fmt.Errorf("%w: dtype %q, want float32 or float64", modelio.ErrFormat, h.Dtype)
+}
+
+// writeAll writes every output to a temporary folder beside o.out and
+// renames it to o.out at the end; an existing o.out (with -overwrite) is
+// replaced only then.
+func writeAll(o *options, r *result) (err error) {
+	parent := filepath.Dir(filepath.Clean(o.out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return inputError{fmt.Errorf("-out: %w", err)}
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(o.out)+".tmp-")
+	if err != nil {
+		return inputError{fmt.Errorf("-out: %w", err)}
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := writeMetrics(filepath.Join(tmp, "metrics.json"), o, r); err != nil {
+		return err
+	}
+	if err := writePredictions(filepath.Join(tmp, "predictions.csv"), r); err != nil {
+		return err
+	}
+	if r.frontier != nil {
+		if err := writeFrontier(filepath.Join(tmp, "frontier.csv"), r.frontier); err != nil {
+			return err
+		}
+		if err := plotFrontier(filepath.Join(tmp, "frontier.svg"), r); err != nil {
+			return err
+		}
+	}
+	if r.model != nil {
+		if err := writeFile(filepath.Join(tmp, "model.fmp"), func(w io.Writer) error { return modelio.Save(w, r.model) }); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(o.out); err == nil {
+		if !o.overwrite {
+			return badInput("-out %s appeared while running; results left in %s", o.out, tmp)
+		}
+		old := tmp + ".old"
+		if err := os.Rename(o.out, old); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, o.out); err != nil {
+			os.Rename(old, o.out)
+			return err
+		}
+		return os.RemoveAll(old)
+	}
+	return os.Rename(tmp, o.out)
+}
+
+// writeFile creates path, lets fill write it through a buffer, and
+// closes it, returning the first error.
+func writeFile(path string, fill func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := fill(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
