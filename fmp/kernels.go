@@ -28,7 +28,8 @@ func forBlocks(n int, f func(b, lo, hi int)) {
 func numBlocks(n int) int { return max(1, (n+blockRows-1)/blockRows) }
 
 // expandRow writes a = Σ_r Δs[r,i]·u[r,:] (row i of U = Δsᵀu) and reports
-// whether it is non-zero.
+// whether it is non-zero (every expression of the kernels is linear in a,
+// so a zero row has a zero result).
 func expandRow[T float32 | float64](ds []float64, rows, n, i int, u []T, c int, a []float64) bool {
 	for j := range a {
 		a[j] = 0
@@ -39,13 +40,27 @@ func expandRow[T float32 | float64](ds []float64, rows, n, i int, u []T, c int, 
 		if d == 0 {
 			continue
 		}
-		nz = true
 		ur := u[r*c : (r+1)*c]
 		for j := range a {
 			a[j] += d * float64(ur[j])
 		}
 	}
+	for _, v := range a {
+		if v != 0 {
+			nz = true
+		}
+	}
 	return nz
+}
+
+// allZero reports whether every entry of u is zero.
+func allZero[T float32 | float64](u []T) bool {
+	for _, v := range u {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // jvpRow writes J(s)·v = s ⊙ v − (s·v) s into out, scaled by scale.

@@ -170,6 +170,12 @@ func (op *gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 		return nil, fmt.Errorf("%v: shapes %v and %v, want (%d, c) and (%d, c)", op, sh[0], sh[1], op.ds.N(), op.ds.Rows())
 	}
 	out := opkit.Reuse(prealloc, in[0].Dtype(), n, c)
+	if zeroDual(in[1]) {
+		// ∇(F, 0) = 0 exactly: the InferenceOnly mode's training passes
+		// and the first step skip the softmax.
+		out.Zero()
+		return out, nil
+	}
 	switch f := in[0].Data().(type) {
 	case []float64:
 		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), out.Data().([]float64), c, op.scale/op.temp, 1/op.temp)
@@ -240,6 +246,11 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 		return nil, fmt.Errorf("%v: shapes %v, %v, %v, want (%d, c), (%d, c), (%d, c)", op, sh[0], sh[1], sh[2], op.ds.N(), op.ds.Rows(), op.ds.N())
 	}
 	out := opkit.Reuse(prealloc, in[0].Dtype(), n, c)
+	if zeroDual(in[1]) {
+		// Linear in u: zero for u = 0.
+		out.Zero()
+		return out, nil
+	}
 	switch f := in[0].Data().(type) {
 	case []float64:
 		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), in[2].Data().([]float64), out.Data().([]float64), c, op.scale/(op.temp*op.temp), 1/op.temp)
@@ -459,4 +470,16 @@ func (op *projOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 		return nil, err
 	}
 	return G.Nodes{dx}, nil
+}
+
+// zeroDual reports whether the dual u (a small rows × c matrix) is all
+// zeros.
+func zeroDual(u *tensor.Dense) bool {
+	switch d := u.Data().(type) {
+	case []float64:
+		return allZero(d)
+	case []float32:
+		return allZero(d)
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -328,6 +329,41 @@ func TestFairGradForwardAndGradients(t *testing.T) {
 					testutil.AllClose(t, "d/du f32 vs f64", du, du64, 1e-6, 1e-4)
 				})
 			}
+		}
+	}
+}
+
+// TestFairGradZeroDual: with u = 0 (InferenceOnly training, the first
+// step) FairGrad and its F-gradient are exactly zero (the ops skip the
+// softmax), while its u-gradient is not, and matches central differences.
+func TestFairGradZeroDual(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for _, dc := range deltaCases {
+		oc := newOpCase(rng, dc, 23, 2, 3)
+		clear(oc.u)
+		for _, dt := range testutil.Dtypes {
+			g := G.NewGraph()
+			f := G.NewMatrix(g, dt, G.WithShape(oc.n, 2), G.WithName("F"), G.WithValue(testutil.Tensor(dt, oc.f, oc.n, 2)))
+			u := G.NewMatrix(g, dt, G.WithShape(oc.rows, 2), G.WithName("u"), G.WithValue(testutil.Tensor(dt, oc.u, oc.rows, 2)))
+			w := G.NewConstant(testutil.Tensor(dt, oc.w, oc.n, 2), G.WithName("W"))
+			y, err := FairGrad(f, u, oc.ds)
+			require.NoError(t, err)
+			var yv G.Value
+			G.Read(y, &yv)
+			grads, err := G.Grad(G.Must(G.Sum(G.Must(G.HadamardProd(y, w)))), f, u)
+			require.NoError(t, err)
+			testutil.Run(t, g)
+			zero := make([]float64, oc.n*2)
+			assert.Equal(t, zero, testutil.ToF64(yv), "%s %v: ∇(F, 0)", dc.name, dt)
+			assert.Equal(t, zero, testutil.ToF64(grads[0].Value()), "%s %v: d/dF at u = 0", dc.name, dt)
+			loss := func() float64 { return dot(oc.w, naiveGrad(oc.d, oc.rows, oc.f, oc.u, oc.n, 2)) }
+			num := testutil.NumGrad(loss, oc.u, 1e-6)
+			require.NotEqual(t, make([]float64, len(num)), num, "the u-gradient at u = 0 is not zero")
+			atol, rtol := 1e-8, 1e-5
+			if dt == tensor.Float32 {
+				atol, rtol = 1e-5, 1e-3
+			}
+			testutil.AllClose(t, "d/du at u = 0", testutil.ToF64(grads[1].Value()), num, atol, rtol)
 		}
 	}
 }

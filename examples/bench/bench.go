@@ -32,7 +32,7 @@ import (
 )
 
 // models lists the -model values.
-var models = []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet", "fmp", "fmp-prop"}
+var models = []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet", "fmp", "fmp-prop", "fmp-default"}
 
 type options struct {
 	model                  string
@@ -106,7 +106,7 @@ type Result struct {
 //
 // Flags:
 //
-//	-model     mlp|gcn|sgc|appnp|gat|jknet|fmp|fmp-prop (default fmp)
+//	-model     mlp|gcn|sgc|appnp|gat|jknet|fmp|fmp-prop|fmp-default (default fmp)
 //	-nodes -features -edges   graph shape (default Pokec-z: 67796, 276, 617958)
 //	-graph     synthetic (datasets.Synthetic, a biased SBM) or uniform
 //	           (uniform random edges, standard normal features, random
@@ -117,14 +117,17 @@ type Result struct {
 //	-k         propagation steps: FMP and SGC (default 2), APPNP (default 10)
 //	-lambda-s -lambda-f   FMP's λs and λf (default 5, 100; Paper scaling)
 //	-json      print the Result as JSON
-//	-trainer   also time train.Fit's full epoch (step + evaluation)
+//	-trainer   also time train.Fit's full epoch (step + evaluation;
+//	           fmp-default: fmp.FitTwoStage's, the recommended way)
 //	-cpuprofile -memprofile   pprof files (CPU: the timed epochs only)
 //
 // Models match the PyTorch peer (../shared/peers/models.py): no dropout,
 // hidden 64, 2 classes; "fmp" is fmp.Model, a 2-layer MLP followed by an
 // fmp.Layer (λs = 5, λf = 100, K = 2, Paper scaling, end-to-end), "fmp-prop" the
 // fmp.Layer alone on an n × 2 learnable leaf (the peer takes no optimizer
-// step there; here the trainer's Adam step on the n × 2 leaf is included).
+// step there; here the trainer's Adam step on the n × 2 leaf is included);
+// "fmp-default" is fmp.Model at the library's defaults (K = 10, λs 1, λf
+// 2, Normalized scaling, InferenceOnly training), the model users get.
 //
 // An epoch is one train.Trainer.Step, the code train.Fit runs: one
 // run of the training tape (forward and backward, pruned to the gradients
@@ -374,12 +377,23 @@ func newModel(o options, d *data, g *G.ExprGraph, x *G.Node, phase *layers.Phase
 		cfg.Heads, cfg.Hidden, cfg.Dtype, cfg.Seed = 4, h/4, dt, o.seed+1
 		m, err := layers.NewGATModel(g, cfg, d.g, phase)
 		return m, 0, err
+	case "fmp-default":
+		// FMP as the library recommends it: fmp.DefaultModelConfig (MLP
+		// backbone, K = 10, λs 1, λf 2, Normalized scaling,
+		// InferenceOnly), dropout off as in every bench model.
+		cfg := fmp.DefaultModelConfig(o.features, c)
+		cfg.MLP.Hidden, cfg.MLP.Dropout, cfg.MLP.InputDropout, cfg.MLP.Dtype, cfg.MLP.Seed = h, 0, 0, dt, o.seed+1
+		if k != 0 {
+			cfg.FMP.K = k
+		}
+		m, err := fmp.NewModel(g, d.g, d.sens, cfg, phase)
+		return m, cfg.FMP.K, err
 	case "fmp", "fmp-prop":
 		if k == 0 {
 			k = 2
 		}
 		fc := fmp.DefaultConfig()
-		fc.LambdaS, fc.LambdaF, fc.K, fc.Scaling = o.lambdaS, o.lambdaF, k, fmp.Paper
+		fc.LambdaS, fc.LambdaF, fc.K, fc.Scaling, fc.TrainMode = o.lambdaS, o.lambdaF, k, fmp.Paper, fmp.EndToEnd
 		if o.model == "fmp" {
 			cfg := fmp.DefaultModelConfig(o.features, c)
 			cfg.MLP.Hidden, cfg.MLP.Dropout, cfg.MLP.Dtype, cfg.MLP.Seed = h, 0, dt, o.seed+1
@@ -568,7 +582,14 @@ func timeTrainer(o options, d *data, res *Result) error {
 	}
 	task := &train.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
 	last = time.Now()
-	if _, err := train.Fit(m, task, cfg); err != nil {
+	if fm, ok := m.(*fmp.Model); ok && o.model == "fmp-default" {
+		// The recommended way (fmp.FitTwoStage): the backbone trained
+		// through propagation alone, λf = 0.
+		_, err = fmp.FitTwoStage(fm, task, cfg)
+	} else {
+		_, err = train.Fit(m, task, cfg)
+	}
+	if err != nil {
 		return err
 	}
 	res.TrainerEpochMS = median(times)

@@ -194,6 +194,27 @@ func UniqueName(g *G.ExprGraph, name string) error {
 // one row softmax of fairmp's ops, kernels and predictions. len(p) must
 // be len(x).
 func SoftmaxRow[T float32 | float64](x []T, p []float64, invT float64) {
+	if len(x) == 2 {
+		// Two classes: one exp, the same operations as the general
+		// path below (the larger entry's exp(0) = 1 exactly), so the
+		// result is bit-identical.
+		a, b := float64(x[0]), float64(x[1])
+		if a >= b {
+			e := math.Exp((b - a) * invT)
+			sum := 1 + e
+			p[0], p[1] = 1/sum, e/sum
+		} else {
+			e := math.Exp((a - b) * invT)
+			sum := e + 1
+			p[0], p[1] = e/sum, 1/sum
+		}
+		return
+	}
+	softmaxGeneral(x, p, invT)
+}
+
+// softmaxGeneral is SoftmaxRow for any number of entries.
+func softmaxGeneral[T float32 | float64](x []T, p []float64, invT float64) {
 	m := math.Inf(-1)
 	for _, v := range x {
 		if float64(v) > m {

@@ -53,6 +53,25 @@ func TestSoftmaxRow(t *testing.T) {
 	assert.Equal(t, []float64{0.5, 0.5}, p[:2])
 }
 
+// The two-class path takes one exp and gives the general path's bits.
+func TestSoftmaxRowTwoClassesBitIdentical(t *testing.T) {
+	vals := []float64{0, -0, 1, -1, 0.3, -2.5, 1e-300, 40, -745, 710, 1e4, -1e4, math.SmallestNonzeroFloat64}
+	p, q := make([]float64, 2), make([]float64, 2)
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, invT := range []float64{1, 2, 0.1, 7.3} {
+				SoftmaxRow([]float64{a, b}, p, invT)
+				softmaxGeneral([]float64{a, b}, q, invT)
+				require.Equal(t, math.Float64bits(q[0]), math.Float64bits(p[0]), "%v %v %v", a, b, invT)
+				require.Equal(t, math.Float64bits(q[1]), math.Float64bits(p[1]), "%v %v %v", a, b, invT)
+				SoftmaxRow([]float32{float32(a), float32(b)}, p, invT)
+				softmaxGeneral([]float32{float32(a), float32(b)}, q, invT)
+				require.Equal(t, q, p)
+			}
+		}
+	}
+}
+
 func TestArgmaxMeanCE(t *testing.T) {
 	assert.Equal(t, 1, Argmax([]float64{0, 3, 3, 1}), "first of the ties")
 	assert.Equal(t, 0, Argmax([]float32{5}))
