@@ -208,15 +208,31 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 
 // tail computes rows [i0, i1) × columns [j0, j1) of C in plain Go, with
 // the same chunking of the inner dimension as the kernels.
+//
+// Each element's chunk sum runs over p in order, as before, but the
+// columns are the innermost loop (one partial sum per column): B is read
+// row by row, contiguously, instead of one strided column at a time,
+// which on a tall B (the k = 18,876 rows of Xᵀ·dH on the Bail shape) cost
+// a cache miss per product.
 func tail[T float32 | float64](i0, i1, j0, j1, k, kc int, alpha T, a []T, sr, sp int, b []T, ldb int, c []T, ldc int) {
+	w := j1 - j0
+	if w <= 0 {
+		return
+	}
+	acc := make([]T, w)
 	for i := i0; i < i1; i++ {
-		for j := j0; j < j1; j++ {
-			for p0 := 0; p0 < k; p0 += kc {
-				var s T
-				for p := p0; p < min(p0+kc, k); p++ {
-					s += a[i*sr+p*sp] * b[p*ldb+j]
+		ci := c[i*ldc+j0 : i*ldc+j1]
+		for p0 := 0; p0 < k; p0 += kc {
+			clear(acc)
+			for p := p0; p < min(p0+kc, k); p++ {
+				av := a[i*sr+p*sp]
+				br := b[p*ldb+j0 : p*ldb+j1]
+				for j, bv := range br {
+					acc[j] += av * bv
 				}
-				c[i*ldc+j] += alpha * s
+			}
+			for j, s := range acc {
+				ci[j] += alpha * s
 			}
 		}
 	}
