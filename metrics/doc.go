@@ -72,4 +72,17 @@
 // Evaluate returns a Report only when every metric is defined; ByGroup
 // still answers for groups without positives or negatives, reporting their
 // TPR or FPR as 0 next to the zero count that explains it.
+//
+// # Uncertainty
+//
+// Bootstrap puts a percentile bootstrap interval (95% by default) around
+// the accuracy, ΔDP and ΔEO that Evaluate reports, by resampling the
+// evaluated test nodes with replacement within each sensitive group:
+// it measures how much the metric depends on which nodes happen to be in
+// the test split. Summarize's ± over seeds measures something else, the
+// variation from initialisation and dropout on one fixed split, and on a
+// small split it can be far smaller. On NBA's 63 test nodes
+// (19 in group 1) the interval, not the ± over seeds, is the number to
+// read: a ΔDP difference between two models that lies well inside both
+// intervals is not evidence of anything.
 package metrics

@@ -170,3 +170,38 @@ func ExampleSummarize() {
 	//   75.00±25.00   75.00±25.00   87.50±12.50   50.00±50.00   50.00±50.00   50.00±50.00    2
 	// ΔDP 50.00±50.00
 }
+
+func ExampleBootstrap() {
+	// A perfect classifier on 12 test nodes in two groups: group 0 has 4
+	// positives of 6, group 1 has 2 of 6.
+	labels := []int{1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0}
+	sens := []int{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}
+	probs := make([]float64, 0, 2*len(labels))
+	for _, y := range labels {
+		p := 0.1 // P(y = 1)
+		if y == 1 {
+			p = 0.9
+		}
+		probs = append(probs, 1-p, p)
+	}
+	iv, err := metrics.Bootstrap(probs, 2, labels, sens, nil, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Every resample is classified perfectly; ΔDP is the gap in positive
+	// rates, 4/6 − 2/6, which 6 nodes per group pin down poorly.
+	fmt.Printf("%.0f%% intervals, %d resamples of %d nodes\n", 100*iv.Level, iv.Resamples, iv.Evaluated)
+	fmt.Println("accuracy%", iv.Accuracy)
+	fmt.Println("ΔDP%     ", iv.DemographicParity)
+	fmt.Println("ΔEO%     ", iv.EqualOpportunity)
+	// ΔEO is undefined, and skipped, on resamples where group 1 drew
+	// neither of its 2 positives (probability (4/6)⁶ ≈ 9%).
+	fmt.Printf("ΔEO defined on %d of %d resamples\n", iv.EqualOpportunity.Used, iv.Resamples)
+	// Output:
+	// 95% intervals, 1000 resamples of 12 nodes
+	// accuracy% 100.00 [100.00, 100.00]
+	// ΔDP%      33.33 [0.00, 83.33]
+	// ΔEO%      0.00 [0.00, 0.00]
+	// ΔEO defined on 909 of 1000 resamples
+}
