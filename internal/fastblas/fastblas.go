@@ -183,6 +183,12 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 	}
 	tasks := (blocks + per - 1) / per
 	work := func(t int) {
+		if t == tasks {
+			// The last m − mFull rows (fewer than 4), in plain Go, as
+			// one more task beside the others.
+			tail(mFull, m, 0, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+			return
+		}
 		lo, hi := t*per*4, min((t+1)*per*4, mFull)
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
@@ -200,10 +206,11 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 			tail(lo, hi, nFull, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
 		}
 	}
-	par.For(tasks, work)
 	if mFull < m {
-		tail(mFull, m, 0, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+		par.For(tasks+1, work)
+		return
 	}
+	par.For(tasks, work)
 }
 
 // tail computes rows [i0, i1) × columns [j0, j1) of C in plain Go, with

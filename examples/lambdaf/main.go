@@ -1,0 +1,420 @@
+// Command lambdaf measures what FMP's fairness budget λf does to the
+// decisions: for each data set and seed it trains the paper's MLP → FMP
+// backbone once (two-stage, λf = 0), then debiases it with every λf of a
+// fine grid (Model.WithFMP, forward passes only) and records, on the
+// validation nodes, the thresholded ΔDP, the signed gap of selection
+// rates (group 1 minus group 0, the sign says who is favoured), the
+// signed gap of the mean soft probabilities softmax(F) (what FMP
+// equalises at τ = 1), the accuracy, and whether the dual reached its
+// bound. It does this for several dual step factors ρ, and checks
+// whether the thresholded validation ΔDP ever rises as λf grows.
+//
+// Usage:
+//
+//	go run ./examples/lambdaf -data $FAIRMP_DATA -datasets synthetic,bail,credit,nba -seeds 3 -out results
+//
+// Output: a table per data set on stdout, and with -out DIR lambdaf.csv
+// (one row per data set, seed, ρ and λf) and lambdaf.svg (signed gap of
+// the decisions against λf, mean over seeds, one panel per data set, a
+// line per ρ). Progress goes to stderr (-q for none).
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fairmp/fairmp/examples/internal/exp"
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers/train"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "lambdaf:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+type options struct {
+	data, out   string
+	sets        []string
+	seeds       int
+	epochs      int
+	lambdaF     []float64
+	rhos        []float64
+	quiet       bool
+	synthNodes  int
+	temperature float64
+	k           int
+}
+
+// row is one data set, seed, ρ and λf, measured on the validation nodes.
+type row struct {
+	set                 string
+	seed                int
+	rho, lambdaF        float64
+	acc, dp, gap, soft  float64
+	bound               bool
+	testAcc, testDP     float64
+	testGap, testSoftGp float64
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%q is not a finite number ≥ 0", v)
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no values")
+	}
+	return out, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o := &options{}
+	fs := flag.NewFlagSet("lambdaf", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sets := fs.String("datasets", "synthetic", "comma-separated: synthetic, nba, bail, credit, german, pokec_z, pokec_n")
+	lf := fs.String("lambda-f", "0,0.1,0.2,0.3,0.4,0.5,0.6,0.8,1,1.25,1.5,1.75,2,2.5,3,4,5,6,8,10,16", "λf grid")
+	rhos := fs.String("rho", "4,1", "dual step factors ρ to compare (the default is 4)")
+	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the data sets (default $FAIRMP_DATA)")
+	fs.IntVar(&o.seeds, "seeds", 3, "seeds")
+	fs.IntVar(&o.epochs, "epochs", 300, "training epochs of the backbone")
+	fs.IntVar(&o.synthNodes, "synthetic-nodes", 2000, "nodes of the generated graph")
+	fs.Float64Var(&o.temperature, "tau", fmp.DefaultConfig().Temperature, "FMP temperature τ")
+	fs.IntVar(&o.k, "k", fmp.DefaultConfig().K, "FMP steps K")
+	fs.StringVar(&o.out, "out", "", "folder for lambdaf.csv and lambdaf.svg")
+	fs.BoolVar(&o.quiet, "q", false, "no progress")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var err error
+	if o.lambdaF, err = parseFloats(*lf); err != nil {
+		return fmt.Errorf("-lambda-f: %w", err)
+	}
+	if o.rhos, err = parseFloats(*rhos); err != nil {
+		return fmt.Errorf("-rho: %w", err)
+	}
+	for _, s := range strings.Split(*sets, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			o.sets = append(o.sets, s)
+		}
+	}
+	switch {
+	case o.seeds < 1 || o.epochs < 1:
+		return fmt.Errorf("-seeds %d -epochs %d, want ≥ 1", o.seeds, o.epochs)
+	case len(o.sets) == 0:
+		return errors.New("-datasets: none given")
+	}
+	var all []row
+	start := time.Now()
+	for _, set := range o.sets {
+		ds, err := load(o, set)
+		if err != nil {
+			return err
+		}
+		for seed := 1; seed <= o.seeds; seed++ {
+			if !o.quiet {
+				fmt.Fprintf(stderr, "%s seed %d (%v elapsed)\n", set, seed, time.Since(start).Round(time.Second))
+			}
+			rs, err := sweep(o, ds, set, int64(seed))
+			if err != nil {
+				return fmt.Errorf("%s seed %d: %w", set, seed, err)
+			}
+			all = append(all, rs...)
+		}
+	}
+	report(stdout, o, all)
+	if o.out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	if err := writeCSV(filepath.Join(o.out, "lambdaf.csv"), all); err != nil {
+		return err
+	}
+	return plotGaps(filepath.Join(o.out, "lambdaf.svg"), o, all)
+}
+
+func load(o *options, set string) (*datasets.Dataset, error) {
+	if set == "synthetic" {
+		c := datasets.DefaultSyntheticConfig()
+		c.N = o.synthNodes
+		return datasets.Synthetic(c)
+	}
+	if o.data == "" {
+		return nil, fmt.Errorf("-datasets %s needs -data or $FAIRMP_DATA", set)
+	}
+	return datasets.Load(o.data, set, datasets.DefaultOptions())
+}
+
+// sweep trains one backbone and measures every ρ and λf on it.
+func sweep(o *options, ds *datasets.Dataset, set string, seed int64) ([]row, error) {
+	p, err := exp.NewProblem(ds, exp.DefaultSpec("fmp").Dtype)
+	if err != nil {
+		return nil, err
+	}
+	spec := exp.DefaultSpec("fmp")
+	spec.Seed = seed
+	spec.FMP.K, spec.FMP.Temperature = o.k, o.temperature
+	tc := exp.DefaultTrainOptions()
+	tc.Epochs = o.epochs
+	out, err := exp.Run(p, spec, tc)
+	if err != nil {
+		return nil, err
+	}
+	m := out.Model.(*fmp.Model)
+	logits, err := train.Logits(m.Backbone(), p.Task)
+	if err != nil {
+		return nil, err
+	}
+	var rs []row
+	for _, rho := range o.rhos {
+		// The budget binds when the output differs from the output with
+		// an unbounded dual (λf = 1e6): the same K steps whose projection
+		// never acts.
+		cfg := m.Config()
+		cfg.Rho, cfg.LambdaF = rho, 1e6
+		free, err := fmp.Explain(logits, m.Matrix(), ds.Sens, cfg)
+		if err != nil {
+			return nil, err
+		}
+		for _, lf := range o.lambdaF {
+			cfg.LambdaF = lf
+			mm, err := m.WithFMP(cfg)
+			if err != nil {
+				return nil, err
+			}
+			pred, err := train.Predict(mm, p.Task, nil)
+			if err != nil {
+				return nil, err
+			}
+			r := row{set: set, seed: int(seed), rho: rho, lambdaF: lf}
+			r.acc, r.dp, r.gap, r.soft = measure(pred.Probs, ds, ds.Split.Val)
+			r.testAcc, r.testDP, r.testGap, r.testSoftGp = measure(pred.Probs, ds, ds.Split.Test)
+			if lf > 0 {
+				a, err := fmp.Explain(logits, m.Matrix(), ds.Sens, cfg)
+				if err != nil {
+					return nil, err
+				}
+				r.bound = !equal(a.Output, free.Output)
+			}
+			rs = append(rs, r)
+		}
+	}
+	return rs, nil
+}
+
+func equal(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// measure returns accuracy, ΔDP, the signed gap of selection rates
+// (group 1 − group 0) and the signed gap of mean P(y = 1), on nodes idx
+// with a known group (binary groups).
+func measure(probs []float64, ds *datasets.Dataset, idx []int) (acc, dp, gap, soft float64) {
+	var n, sel, sum [2]float64
+	correct, total := 0.0, 0.0
+	for _, i := range idx {
+		p1 := probs[2*i+1]
+		yhat := 0
+		if p1 > 0.5 {
+			yhat = 1
+		}
+		if ds.Labels[i] >= 0 {
+			total++
+			if yhat == ds.Labels[i] {
+				correct++
+			}
+		}
+		g := ds.Sens[i]
+		if g < 0 || g > 1 {
+			continue
+		}
+		n[g]++
+		sel[g] += float64(yhat)
+		sum[g] += p1
+	}
+	gap = sel[1]/n[1] - sel[0]/n[0]
+	soft = sum[1]/n[1] - sum[0]/n[0]
+	return correct / total, math.Abs(gap), gap, soft
+}
+
+func report(w io.Writer, o *options, all []row) {
+	for _, set := range o.sets {
+		fmt.Fprintf(w, "\n%s: validation, mean over %d seeds (%%): accuracy / ΔDP / signed gap of decisions (group 1 − group 0) / signed gap of mean P(y=1); * = the budget binds (output differs from an unbounded dual's) in every seed\n\n", set, o.seeds)
+		head := "| λf |"
+		sep := "|---|"
+		for _, rho := range o.rhos {
+			head += fmt.Sprintf(" ρ = %g |", rho)
+			sep += "---|"
+		}
+		fmt.Fprintln(w, head)
+		fmt.Fprintln(w, sep)
+		for _, lf := range o.lambdaF {
+			line := fmt.Sprintf("| %g |", lf)
+			for _, rho := range o.rhos {
+				var acc, dp, gap, soft float64
+				n, bound := 0.0, true
+				for _, r := range all {
+					if r.set == set && r.rho == rho && r.lambdaF == lf {
+						acc, dp, gap, soft, n = acc+r.acc, dp+r.dp, gap+r.gap, soft+r.soft, n+1
+						bound = bound && r.bound
+					}
+				}
+				mark := ""
+				if bound && lf > 0 {
+					mark = "*"
+				}
+				line += fmt.Sprintf(" %.2f / %.2f / %+.2f / %+.2f%s |", 100*acc/n, 100*dp/n, 100*gap/n, 100*soft/n, mark)
+			}
+			fmt.Fprintln(w, line)
+		}
+		for _, rho := range o.rhos {
+			fmt.Fprintf(w, "\nρ = %g: %s\n", rho, monotone(all, set, rho, o))
+		}
+	}
+}
+
+// monotone says, per seed, whether the validation ΔDP ever rises as λf
+// grows (by more than one validation node's worth), and where.
+func monotone(all []row, set string, rho float64, o *options) string {
+	var notes []string
+	for seed := 1; seed <= o.seeds; seed++ {
+		var rs []row
+		for _, r := range all {
+			if r.set == set && r.rho == rho && r.seed == seed {
+				rs = append(rs, r)
+			}
+		}
+		best := math.Inf(1)
+		for _, r := range rs {
+			if r.dp > best+1e-9 {
+				notes = append(notes, fmt.Sprintf("seed %d: ΔDP rises to %.2f at λf %g after %.2f", seed, 100*r.dp, r.lambdaF, 100*best))
+				break
+			}
+			best = math.Min(best, r.dp)
+		}
+	}
+	if len(notes) == 0 {
+		return "validation ΔDP never rises with λf"
+	}
+	return strings.Join(notes, "; ")
+}
+
+func writeCSV(path string, all []row) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"dataset", "seed", "rho", "lambda_f", "val_accuracy", "val_dp", "val_gap", "val_soft_gap", "dual_at_bound", "test_accuracy", "test_dp", "test_gap", "test_soft_gap"})
+	g := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+	for _, r := range all {
+		w.Write([]string{r.set, strconv.Itoa(r.seed), g(r.rho), g(r.lambdaF), g(r.acc), g(r.dp), g(r.gap), g(r.soft), strconv.FormatBool(r.bound), g(r.testAcc), g(r.testDP), g(r.testGap), g(r.testSoftGp)})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+var colors = []color.Color{
+	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+}
+
+// plotGaps draws, per data set, the validation signed gap of decisions
+// (solid) and of mean probabilities (dashed) against λf, a line per ρ.
+func plotGaps(path string, o *options, all []row) error {
+	var panels []*plot.Plot
+	for _, set := range o.sets {
+		p := plot.New()
+		p.Title.Text = set
+		p.X.Label.Text = "lambda_f"
+		p.Y.Label.Text = "group 1 - group 0, validation (%)"
+		p.Add(plotter.NewGrid())
+		for k, rho := range o.rhos {
+			var dec, soft plotter.XYs
+			for _, lf := range o.lambdaF {
+				var g, s, n float64
+				for _, r := range all {
+					if r.set == set && r.rho == rho && r.lambdaF == lf {
+						g, s, n = g+r.gap, s+r.soft, n+1
+					}
+				}
+				dec = append(dec, plotter.XY{X: lf, Y: 100 * g / n})
+				soft = append(soft, plotter.XY{X: lf, Y: 100 * s / n})
+			}
+			col := colors[k%len(colors)]
+			l1, pts, err := plotter.NewLinePoints(dec)
+			if err != nil {
+				return err
+			}
+			l1.Color, pts.Color, pts.Radius = col, col, vg.Points(2)
+			l2, err := plotter.NewLine(soft)
+			if err != nil {
+				return err
+			}
+			l2.Color, l2.Dashes = col, []vg.Length{vg.Points(3), vg.Points(3)}
+			p.Add(l1, pts, l2)
+			p.Legend.Add(fmt.Sprintf("decisions, rho %g", rho), l1, pts)
+			p.Legend.Add(fmt.Sprintf("mean P(y=1), rho %g", rho), l2)
+		}
+		zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: o.lambdaF[len(o.lambdaF)-1], Y: 0}})
+		zero.Color = color.Black
+		p.Add(zero)
+		p.Legend.Top = true
+		panels = append(panels, p)
+	}
+	w, h := vg.Length(len(panels))*4*vg.Inch, 3.5*vg.Inch
+	c := vgsvg.New(w, h)
+	canvases := plot.Align([][]*plot.Plot{panels}, draw.Tiles{Rows: 1, Cols: len(panels)}, draw.New(c))
+	for k, p := range panels {
+		p.Draw(canvases[0][k])
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
