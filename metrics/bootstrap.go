@@ -332,3 +332,114 @@ func quantile(sorted []float64, q float64) float64 {
 	k = max(1, min(k, b))
 	return sorted[k-1]
 }
+
+// BootstrapMean is Bootstrap for the mean over several predictions of the
+// same nodes, such as the runs of several seeds: probs[s] holds run s's
+// n × classes probabilities. Each Point is the mean over runs of
+// Evaluate's value; each resample draws one stratified multiset of nodes
+// (as Bootstrap does), evaluates every run on it and averages, so the
+// interval covers the sampling of the evaluated nodes for the seed-averaged
+// metric (the ± over seeds covers the runs' variation on fixed nodes, not
+// this). With one run it gives Bootstrap's points and, for the same seed,
+// the same intervals up to the order of draws (the draws pick nodes, not
+// codes).
+//
+// It returns Bootstrap's errors for any run, an error wrapping ErrValue
+// for no runs, and one wrapping ErrNoPositives when ΔEO is undefined on
+// every resample.
+func BootstrapMean(probs [][]float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Intervals, error) {
+	if err := cfg.Validate(); err != nil {
+		return Intervals{}, err
+	}
+	if len(probs) == 0 {
+		return Intervals{}, fmt.Errorf("%w: BootstrapMean: no runs, want at least one probability matrix", ErrValue)
+	}
+	var pAcc, pDP, pEO float64
+	var bs []*bootstrapper
+	evaluated := 0
+	for s, p := range probs {
+		r, err := Evaluate(p, classes, labels, sens, nodes, opt)
+		if err != nil {
+			return Intervals{}, fmt.Errorf("run %d: %w", s, err)
+		}
+		pAcc, pDP, pEO = pAcc+r.Accuracy, pDP+r.DemographicParity, pEO+r.EqualOpportunity
+		bs = append(bs, newBootstrapper(p, classes, labels, sens, nodes, opt, len(r.Groups)))
+		evaluated = r.Evaluated
+	}
+	runs := float64(len(probs))
+	groups := len(bs[0].members)
+	acc := make([]float64, 0, cfg.Resamples)
+	dp := make([]float64, 0, cfg.Resamples)
+	eo := make([]float64, 0, cfg.Resamples)
+	cnt := make([][]codeCounts, len(bs))
+	for s := range cnt {
+		cnt[s] = make([]codeCounts, groups)
+	}
+	idx := make([][]int32, groups)
+	for g := range idx {
+		idx[g] = make([]int32, len(bs[0].members[g]))
+	}
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	for range cfg.Resamples {
+		for g := range idx {
+			drawIndices(rng, idx[g])
+		}
+		var a, d, e float64
+		eoOK := true
+		for s, b := range bs {
+			for g, m := range b.members {
+				c := &cnt[s][g]
+				*c = codeCounts{}
+				for _, i := range idx[g] {
+					c[m[i]]++
+				}
+			}
+			st := statsOf(cnt[s])
+			a, d, e = a+st.acc, d+st.dp, e+st.eo
+			eoOK = eoOK && st.eoOK
+		}
+		acc = append(acc, a/runs)
+		dp = append(dp, d/runs)
+		if eoOK {
+			eo = append(eo, e/runs)
+		}
+	}
+	if len(eo) == 0 {
+		return Intervals{}, fmt.Errorf("%w: ΔEO is undefined on all %d resamples (some group drew no positive node every time)", ErrNoPositives, cfg.Resamples)
+	}
+	return Intervals{
+		Accuracy:          percentile(acc, pAcc/runs, cfg.Level),
+		DemographicParity: percentile(dp, pDP/runs, cfg.Level),
+		EqualOpportunity:  percentile(eo, pEO/runs, cfg.Level),
+		Level:             cfg.Level,
+		Resamples:         cfg.Resamples,
+		Evaluated:         evaluated,
+	}, nil
+}
+
+// drawIndices fills idx with indices drawn uniformly with replacement
+// from [0, len(idx)), by drawCounts' method.
+func drawIndices(rng *rand.Rand, idx []int32) {
+	n := uint32(len(idx))
+	if n == 0 {
+		return
+	}
+	thresh := -n % n
+	n64 := uint64(n)
+	for k := 0; k < len(idx); {
+		w := rng.Uint64()
+		prod := (w >> 32) * n64
+		if uint32(prod) >= thresh {
+			idx[k] = int32(prod >> 32)
+			k++
+			if k == len(idx) {
+				return
+			}
+		}
+		prod = (w & 0xffffffff) * n64
+		if uint32(prod) >= thresh {
+			idx[k] = int32(prod >> 32)
+			k++
+		}
+	}
+}

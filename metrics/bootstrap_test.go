@@ -558,3 +558,56 @@ func sum(xs []int) int {
 	}
 	return s
 }
+
+func TestBootstrapMean(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	p1, labels, sens := randomCase(rng, 2000, 2)
+	p2 := make([]float64, len(p1))
+	for i := range p2 {
+		p2[i] = math.Min(1, math.Max(0, p1[i]+0.3*(rng.Float64()-0.5)))
+	}
+	a, b := binaryRows(p1), binaryRows(p2)
+	opt, cfg := DefaultOptions(), DefaultBootstrapConfig()
+	ra, err := Evaluate(a, 2, labels, sens, nil, opt)
+	require.NoError(t, err)
+	rb, err := Evaluate(b, 2, labels, sens, nil, opt)
+	require.NoError(t, err)
+	m, err := BootstrapMean([][]float64{a, b}, 2, labels, sens, nil, opt, cfg)
+	require.NoError(t, err)
+	// Points: the mean over runs of Evaluate's values.
+	assert.InDelta(t, (ra.Accuracy+rb.Accuracy)/2, m.Accuracy.Point, 1e-15)
+	assert.InDelta(t, (ra.DemographicParity+rb.DemographicParity)/2, m.DemographicParity.Point, 1e-15)
+	assert.InDelta(t, (ra.EqualOpportunity+rb.EqualOpportunity)/2, m.EqualOpportunity.Point, 1e-15)
+	assert.Equal(t, ra.Evaluated, m.Evaluated)
+	// The same run twice is the run once, bit for bit (x + x and / 2 are
+	// exact).
+	once, err := BootstrapMean([][]float64{a}, 2, labels, sens, nil, opt, cfg)
+	require.NoError(t, err)
+	twice, err := BootstrapMean([][]float64{a, a}, 2, labels, sens, nil, opt, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, once, twice)
+	// One run: the same resampling distribution as Bootstrap (other
+	// draws): the intervals agree to a fraction of their width.
+	single, err := Bootstrap(a, 2, labels, sens, nil, opt, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, single.Accuracy.Point, once.Accuracy.Point)
+	for _, pair := range [][2]Interval{{single.Accuracy, once.Accuracy}, {single.DemographicParity, once.DemographicParity}} {
+		w := pair[0].Hi - pair[0].Lo
+		require.Positive(t, w)
+		assert.InDelta(t, pair[0].Lo, pair[1].Lo, 0.25*w)
+		assert.InDelta(t, pair[0].Hi, pair[1].Hi, 0.25*w)
+	}
+	// Deterministic.
+	again, err := BootstrapMean([][]float64{a, b}, 2, labels, sens, nil, opt, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, m, again)
+	// Errors.
+	_, err = BootstrapMean(nil, 2, labels, sens, nil, opt, cfg)
+	assert.ErrorIs(t, err, ErrValue)
+	_, err = BootstrapMean([][]float64{a, b[:10]}, 2, labels, sens, nil, opt, cfg)
+	assert.ErrorIs(t, err, ErrLength)
+	assert.ErrorContains(t, err, "run 1")
+	cfg.Resamples = 5
+	_, err = BootstrapMean([][]float64{a}, 2, labels, sens, nil, opt, cfg)
+	assert.ErrorIs(t, err, ErrValue)
+}

@@ -124,6 +124,9 @@ type runResult struct {
 	// whole frontier; thresholds: the fit).
 	epoch, post time.Duration
 	points      int
+	// probs are the method's n × 2 probabilities (decisions as one-hot
+	// rows for thresholds), for the bootstrap intervals.
+	probs []float64
 }
 
 var methods = []string{"backbone", "FMP", "thresholds"}
@@ -188,7 +191,7 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 		return nil, err
 	}
 	epoch := out.Train / time.Duration(out.Result.Epochs)
-	rs := []runResult{{backbone: b, method: "backbone", seed: int(seed), test: out.Report, epoch: epoch}}
+	rs := []runResult{{backbone: b, method: "backbone", seed: int(seed), test: out.Report, epoch: epoch, probs: out.Probs}}
 	// FMP on the trained backbone: λs = 0 as the base, so that the
 	// frontier's reference (λf = 0) is the backbone itself.
 	base := fmp.DefaultConfig()
@@ -205,8 +208,17 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 		return nil, err
 	}
 	best := f.Best()
-	rs = append(rs, runResult{backbone: b, method: "FMP", seed: int(seed), test: best.Test, epoch: epoch, post: time.Since(start), points: len(f.Points),
-		setting: fmt.Sprintf("λs=%g λf=%g", best.Config.LambdaS, best.Config.LambdaF)})
+	post := time.Since(start)
+	chosen, err := f.Model()
+	if err != nil {
+		return nil, err
+	}
+	fpred, err := train.Predict(chosen, p.Task, nil)
+	if err != nil {
+		return nil, err
+	}
+	rs = append(rs, runResult{backbone: b, method: "FMP", seed: int(seed), test: best.Test, epoch: epoch, post: post, points: len(f.Points),
+		setting: fmt.Sprintf("λs=%g λf=%g", best.Config.LambdaS, best.Config.LambdaF), probs: fpred.Probs})
 	pred, err := train.Predict(out.Model, p.Task, nil)
 	if err != nil {
 		return nil, err
@@ -222,35 +234,45 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	if err != nil {
 		return nil, err
 	}
-	rep, err := metrics.Evaluate(th.Probs(p1, ds.Sens), 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
+	thProbs := th.Probs(p1, ds.Sens)
+	thPost := time.Since(start)
+	rep, err := metrics.Evaluate(thProbs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}
-	rs = append(rs, runResult{backbone: b, method: "thresholds", seed: int(seed), test: rep, epoch: epoch, post: time.Since(start), points: th.Tried,
-		setting: fmt.Sprintf("t0=%.3g t1=%.3g", th.T[0], th.T[1])})
+	rs = append(rs, runResult{backbone: b, method: "thresholds", seed: int(seed), test: rep, epoch: epoch, post: thPost, points: th.Tried,
+		setting: fmt.Sprintf("t0=%.3g t1=%.3g", th.T[0], th.T[1]), probs: thProbs})
 	return rs, nil
 }
 
 func writeTable(w io.Writer, o *options, ds *datasets.Dataset, rule metrics.Rule, all []runResult) {
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d test nodes; %d seeds, %d epochs, Adam lr %g, weight decay %g; rule: %s\n\n",
 		o.dataset, ds.N(), ds.Graph.NumEdges(), len(ds.Split.Test), o.seeds, o.epochs, o.lr, o.wd, rule)
-	fmt.Fprintln(w, "| backbone | method | test accuracy % | ΔDP % | ΔEO % | settings chosen |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| backbone | method | test accuracy % | ΔDP % | ΔEO % | 95% intervals: accuracy; ΔDP; ΔEO | settings chosen |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, b := range o.backbones {
 		for _, m := range methods {
 			var acc, dp, eo []float64
 			var settings []string
+			var probs [][]float64
 			for _, r := range all {
 				if r.backbone == b && r.method == m {
 					acc, dp, eo = append(acc, r.test.Accuracy), append(dp, r.test.DemographicParity), append(eo, r.test.EqualOpportunity)
+					probs = append(probs, r.probs)
 					if r.setting != "" {
 						settings = append(settings, r.setting)
 					}
 				}
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", b, m, ms(acc), ms(dp), ms(eo), strings.Join(settings, "; "))
+			ci := "–"
+			if iv, err := metrics.BootstrapMean(probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig()); err == nil {
+				ci = fmt.Sprintf("[%.1f, %.1f]; [%.1f, %.1f]; [%.1f, %.1f]", 100*iv.Accuracy.Lo, 100*iv.Accuracy.Hi,
+					100*iv.DemographicParity.Lo, 100*iv.DemographicParity.Hi, 100*iv.EqualOpportunity.Lo, 100*iv.EqualOpportunity.Hi)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", b, m, ms(acc), ms(dp), ms(eo), ci, strings.Join(settings, "; "))
 		}
 	}
+	fmt.Fprintln(w, "\n± is the standard deviation over seeds; the 95% intervals are a bootstrap over the test nodes (resampled within each group) of the seed-averaged metric (metrics.BootstrapMean).")
 	fmt.Fprintln(w, "\nTime after training (mean over seeds), in the backbone's training epochs (each with its evaluation pass):")
 	for _, b := range o.backbones {
 		for _, m := range methods[1:] {

@@ -264,7 +264,7 @@ func printSummary(w io.Writer, o *options, r *result) {
 		fmt.Fprintf(w, "backbone %s, %d epochs; rule: %s\n", o.backbone, o.train.Epochs, o.rule)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| method | val accuracy % | val ΔDP % | test accuracy % | test ΔDP % | test ΔEO % | setting |")
+	fmt.Fprintln(w, "| method | val accuracy % | val ΔDP % | test accuracy % [95% interval] | test ΔDP % [95%] | test ΔEO % [95%] | setting |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	pct := func(rep *metrics.Report, f func(*metrics.Report) float64) string {
 		if rep == nil {
@@ -274,10 +274,15 @@ func printSummary(w io.Writer, o *options, r *result) {
 	}
 	acc := func(r *metrics.Report) float64 { return r.Accuracy }
 	dp := func(r *metrics.Report) float64 { return r.DemographicParity }
-	eo := func(r *metrics.Report) float64 { return r.EqualOpportunity }
 	for _, me := range r.methods {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", me.Name, pct(me.Val, acc), pct(me.Val, dp),
-			pct(me.Test, acc), pct(me.Test, dp), pct(me.Test, eo), settingText(me))
+		ta, td, te := "–", "–", "–"
+		if me.TestCI != nil {
+			ta, td, te = me.TestCI.Accuracy.String(), me.TestCI.DemographicParity.String(), me.TestCI.EqualOpportunity.String()
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", me.Name, pct(me.Val, acc), pct(me.Val, dp), ta, td, te, settingText(me))
+	}
+	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
+		fmt.Fprintf(w, "\nIntervals: percentile bootstrap over the %d test nodes (resampled within each group, 1000 times): which nodes happen to be in the test split moves the numbers this much.\n", r.methods[0].TestCI.Evaluated)
 	}
 	if r.thNote != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.thNote)

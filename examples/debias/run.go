@@ -33,6 +33,11 @@ type method struct {
 	thresholded bool
 	Val         *metrics.Report `json:"val,omitempty"`
 	Test        *metrics.Report `json:"test,omitempty"`
+	// TestCI holds 95% bootstrap intervals of the test accuracy, ΔDP and
+	// ΔEO (metrics.Bootstrap: 1000 resamples of the test nodes within
+	// each group, seed 1): the uncertainty that comes from which nodes
+	// were tested.
+	TestCI *metrics.Intervals `json:"test_interval_95,omitempty"`
 	// Setting says what was chosen (FMP's λs and λf, the thresholds).
 	Setting map[string]float64 `json:"setting,omitempty"`
 }
@@ -277,6 +282,13 @@ func (me *method) evaluate(ds *datasets.Dataset) error {
 			return fmt.Errorf("%s: metrics: %w", me.Name, err)
 		}
 		*part.dst = &rep
+	}
+	if len(ds.Split.Test) > 0 {
+		iv, err := metrics.Bootstrap(scored, c, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+		if err != nil {
+			return fmt.Errorf("%s: bootstrap: %w", me.Name, err)
+		}
+		me.TestCI = &iv
 	}
 	return nil
 }

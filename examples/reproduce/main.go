@@ -176,6 +176,9 @@ type modelResult struct {
 	Model   string           `json:"model"`
 	Summary metrics.Summary  `json:"summary"`
 	Runs    []metrics.Report `json:"runs"`
+	// Interval holds 95% bootstrap intervals of the seed-averaged test
+	// metrics (metrics.BootstrapMean over the test nodes).
+	Interval metrics.Intervals `json:"test_interval_95"`
 	// TrainSeconds is the mean wall time of one training run.
 	TrainSeconds float64   `json:"train_seconds"`
 	Paper        *paperRow `json:"paper,omitempty"`
@@ -241,6 +244,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			mr.Paper = &row
 		}
 		var trainTime time.Duration
+		var probs [][]float64
 		for seed := 1; seed <= o.seeds; seed++ {
 			spec := exp.DefaultSpec(name)
 			spec.Seed, spec.Hidden, spec.FMP = int64(seed), o.hidden, o.fmp
@@ -261,9 +265,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 				done, total, name, seed, metrics.Percent(r.Accuracy), metrics.Percent(r.DemographicParity),
 				metrics.Percent(r.EqualOpportunity), res.Train.Seconds(), eta.Round(time.Second))
 			mr.Runs = append(mr.Runs, r)
+			probs = append(probs, res.Probs)
 		}
 		if mr.Summary, err = metrics.Summarize(mr.Runs); err != nil {
 			return err
+		}
+		if mr.Interval, err = metrics.BootstrapMean(probs, ds.NumClasses(), ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig()); err != nil {
+			return fmt.Errorf("%s: bootstrap: %w", name, err)
 		}
 		mr.TrainSeconds = trainTime.Seconds() / float64(o.seeds)
 		out.Results = append(out.Results, mr)
@@ -294,17 +302,19 @@ func writeHeader(w io.Writer, out *output) {
 	}
 	fmt.Fprintln(w)
 	if _, paper := paperTable1[out.Dataset]; paper {
-		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | paper accuracy | paper ΔDP | paper ΔEO | train s/run |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | 95% intervals: accuracy; ΔDP; ΔEO | paper accuracy | paper ΔDP | paper ΔEO | train s/run |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	} else {
-		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | train s/run |")
-		fmt.Fprintln(w, "|---|---|---|---|---|")
+		fmt.Fprintln(w, "| model | accuracy % | ΔDP % | ΔEO % | 95% intervals: accuracy; ΔDP; ΔEO | train s/run |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	}
 }
 
 func writeRow(w io.Writer, out *output, r modelResult) {
 	s := r.Summary
-	fmt.Fprintf(w, "| %s | %s | %s | %s |", exp.DisplayName(r.Model), s.Accuracy, s.DemographicParity, s.EqualOpportunity)
+	iv := r.Interval
+	fmt.Fprintf(w, "| %s | %s | %s | %s | %s; %s; %s |", exp.DisplayName(r.Model), s.Accuracy, s.DemographicParity, s.EqualOpportunity,
+		bracket(iv.Accuracy), bracket(iv.DemographicParity), bracket(iv.EqualOpportunity))
 	if _, paper := paperTable1[out.Dataset]; paper {
 		if r.Paper != nil {
 			fmt.Fprintf(w, " %s | %s | %s |", r.Paper.Acc, r.Paper.DP, r.Paper.EO)
@@ -315,7 +325,13 @@ func writeRow(w io.Writer, out *output, r modelResult) {
 	fmt.Fprintf(w, " %.1f |\n", r.TrainSeconds)
 }
 
+// bracket formats an interval's bounds in percent: "[60.3, 80.9]".
+func bracket(i metrics.Interval) string {
+	return fmt.Sprintf("[%.1f, %.1f]", 100*i.Lo, 100*i.Hi)
+}
+
 func writeFooter(w io.Writer, out *output) {
+	fmt.Fprintf(w, "\n± is the standard deviation over seeds (the runs' variation on these test nodes); the 95%% intervals come from a bootstrap over the %d test nodes, resampled within each group, of the seed-averaged metric (metrics.BootstrapMean): the uncertainty from which nodes were tested, usually the larger.\n", out.Test)
 	if _, paper := paperTable1[out.Dataset]; paper {
 		fmt.Fprintln(w, "\nPaper: Table 1 of Jiang et al., AAAI 2024 (test, %, mean±std over 5 runs).")
 	}

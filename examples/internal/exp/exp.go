@@ -158,13 +158,18 @@ func DefaultTrainOptions() TrainOptions {
 type Outcome struct {
 	Model  layers.Model
 	Report metrics.Report
+	// Probs are the model's n × classes probabilities for every node (the
+	// ones Report was computed from), for bootstrap intervals
+	// (metrics.BootstrapMean over seeds).
+	Probs []float64
 	// Train is the wall time of train.Fit.
 	Train  time.Duration
 	Result *train.Result
 }
 
 // Run builds the model of s on p, trains it with o and evaluates it on the
-// test split of p's data set through metrics.Evaluate (threshold 0.5).
+// test split of p's data set through metrics.Evaluate (threshold 0.5),
+// keeping the probabilities (Outcome.Probs).
 //
 // FMP in InferenceOnly mode (the default) with best-validation selection
 // is trained with fmp.FitTwoStage: with λf = 0, so that the epoch is
@@ -194,11 +199,15 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 		return nil, fmt.Errorf("%s: training: %w", s.Model, err)
 	}
 	elapsed := time.Since(start)
-	rep, err := Evaluate(m, p, p.Data.Split.Test)
+	pred, err := train.Predict(m, p.Task, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Model, err)
 	}
-	return &Outcome{Model: m, Report: rep, Train: elapsed, Result: res}, nil
+	rep, err := metrics.Evaluate(pred.Probs, pred.Classes, p.Data.Labels, p.Data.Sens, p.Data.Split.Test, metrics.DefaultOptions())
+	if err != nil {
+		return nil, fmt.Errorf("%s: evaluating the test split: %w", s.Model, err)
+	}
+	return &Outcome{Model: m, Report: rep, Probs: pred.Probs, Train: elapsed, Result: res}, nil
 }
 
 // trainLast trains m for tc.Epochs training steps with the library's

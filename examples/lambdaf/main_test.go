@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSmoke runs the study on a small generated graph and checks the table
+// and the CSV: one row per seed, ρ and λf; λf = 0 is the same for every ρ
+// (no fairness step is built), and its budget never binds.
+func TestSmoke(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	err := run([]string{"-synthetic-nodes", "300", "-seeds", "2", "-epochs", "20", "-lambda-f", "0,1,4", "-rho", "4,1", "-q", "-out", dir}, &out, &errb)
+	require.NoError(t, err, errb.String())
+	assert.Contains(t, out.String(), "| λf | ρ = 4 | ρ = 1 |")
+	assert.Contains(t, out.String(), "ρ = 4: ")
+	f, err := os.Open(filepath.Join(dir, "lambdaf.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 1+2*2*3)
+	byKey := map[string][]string{}
+	for _, r := range rows[1:] {
+		byKey[r[1]+"/"+r[2]+"/"+r[3]] = r
+	}
+	for _, seed := range []string{"1", "2"} {
+		a, b := byKey[seed+"/4.000000/0.000000"], byKey[seed+"/1.000000/0.000000"]
+		require.NotNil(t, a)
+		require.NotNil(t, b)
+		assert.Equal(t, a[4:8], b[4:8], "λf = 0 does not depend on ρ")
+		assert.Equal(t, "false", a[8])
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "lambdaf.svg"))
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(svg), "<svg"))
+	// Bad flags are errors.
+	assert.Error(t, run([]string{"-lambda-f", "x"}, &out, &errb))
+	assert.Error(t, run([]string{"-seeds", "0"}, &out, &errb))
+}
