@@ -22,6 +22,9 @@ var methodStyle = map[string]struct {
 	"adversary":   {color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}},
 	"mixup":       {color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, draw.SquareGlyph{}},
 	"fmp":         {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
+	"fmp-post-s0": {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
+	"fmp-post-s1": {color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, draw.PlusGlyph{}},
+	"thresholds":  {color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, draw.RingGlyph{}},
 }
 
 // plotFronts draws one panel per backbone: every configuration's mean
@@ -77,8 +80,15 @@ func plotFronts(path, title string, o *options, ps []point) error {
 			ln.LineStyle.Color, ln.LineStyle.Width = st.color, vg.Points(1.2)
 			p.Add(sc, ln)
 			label := meth
-			if meth == "fmp" {
-				label = "FMP (α = λf)"
+			switch meth {
+			case "fmp":
+				label = "FMP backbone (a = lambda_f)"
+			case "fmp-post-s0":
+				label = "FMP, lambda_s 0"
+			case "fmp-post-s1":
+				label = "FMP, lambda_s 1"
+			case "thresholds":
+				label = "thresholds"
 			}
 			p.Legend.Add(label, sc, ln)
 		}
@@ -95,9 +105,12 @@ func plotFronts(path, title string, o *options, ps []point) error {
 		pl.GlyphStyle.Shape, pl.GlyphStyle.Radius = draw.CrossGlyph{}, vg.Points(5)
 		pl.GlyphStyle.Color = color.Black
 		p.Add(pl)
-		p.Legend.Add("plain (α = 0)", pl)
-		// Shared axes across panels; room on the right for the legend.
-		p.Legend.Top, p.Legend.Left = true, false
+		p.Legend.Add("plain (a = 0)", pl)
+		// Shared axes across panels; room on the right for the legend,
+		// text after the symbols (a viewer with a wider font overflows the
+		// panel, not the symbols).
+		p.Legend.Top, p.Legend.Left = false, true
+		p.Legend.XOffs = 2.6 * vg.Inch
 		p.X.Min, p.X.Max = 0, 1.6*maxDP
 		p.Y.Min, p.Y.Max = minAcc-1, maxAcc+1
 		row = append(row, p)

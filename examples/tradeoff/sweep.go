@@ -50,6 +50,13 @@ type options struct {
 	lambdaS                  float64
 	fromCSV                  []string
 	adv                      fair.AdversaryConfig // schedule and adversary (Alpha, Seed set per run)
+	// post lists the post-processing methods run on every plain run's
+	// trained model: "fmp-post" (FMP on the backbone, λs 0 and 1 over
+	// postLambdaF) and "thresholds" (per-group thresholds chosen on
+	// validation within postLosses accuracy points).
+	post        []string
+	postLambdaF []float64
+	postLosses  []float64
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -81,6 +88,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.selectBest, "select-best", false, "evaluate the best-validation epoch instead of the last")
 	fs.BoolVar(&o.png, "png", false, "also write the plot as PNG")
 	from := fs.String("from-csv", "", "comma-separated CSVs of earlier runs: aggregate and plot them instead of training (-dataset and -epochs label the plot)")
+	post := fs.String("post", "", `post-processing of every plain run's trained model: comma-separated "fmp-post" (FMP on the backbone: λs 0 and 1 × the -post-lambda-f grid; methods fmp-post-s0 and fmp-post-s1) and "thresholds" (per-group thresholds, lowest validation ΔDP within each of -post-losses accuracy points)`)
+	postLF := fs.String("post-lambda-f", "0.25,0.5,1,2,4,8,16", "λf grid of fmp-post")
+	postLoss := fs.String("post-losses", "0.25,0.5,1,2,3,5", "accuracy-loss budgets (points) of the thresholds")
 	fs.StringVar(&o.out, "out", ".", "output folder")
 	fs.StringVar(&o.name, "name", "", "base name of the output files (default <dataset>_tradeoff)")
 	if err := fs.Parse(args); err != nil {
@@ -141,6 +151,22 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.name = o.dataset + "_tradeoff"
 	}
 	o.fromCSV = splitList(*from)
+	o.post = splitList(*post)
+	for _, m := range o.post {
+		if m != "fmp-post" && m != "thresholds" {
+			return nil, fmt.Errorf("-post: unknown method %q, want fmp-post or thresholds", m)
+		}
+		if slices.Contains(o.models, "fmp") && m == "fmp-post" {
+			return nil, errors.New("-post fmp-post on the fmp backbone would stack two FMP layers; use -models without fmp")
+		}
+	}
+	var err error
+	if o.postLambdaF, err = parseGrid(*postLF); err != nil {
+		return nil, fmt.Errorf("-post-lambda-f: %w", err)
+	}
+	if o.postLosses, err = parseGrid(*postLoss); err != nil {
+		return nil, fmt.Errorf("-post-losses: %w", err)
+	}
 	return o, nil
 }
 
@@ -275,11 +301,11 @@ func strategy(o *options, method string, alpha float64, seed int64) (fair.Strate
 }
 
 // train runs one job and evaluates it on the test split.
-func runJob(o *options, ds *datasets.Dataset, j job) (result, error) {
+func runJob(o *options, ds *datasets.Dataset, j job) ([]result, error) {
 	start := time.Now()
 	m, task, err := buildModel(o, ds, j)
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR, tc.Adam.WeightDecay = o.epochs, o.lr, o.weightDecay
@@ -289,19 +315,19 @@ func runJob(o *options, ds *datasets.Dataset, j job) (result, error) {
 	}
 	s, err := strategy(o, j.method, j.alpha, j.seed)
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
 	if s != nil {
 		if tc, err = s.Apply(tc, task, ds.Sens); err != nil {
-			return result{}, err
+			return nil, err
 		}
 	}
 	if _, err := train.Fit(m, task, tc); err != nil {
-		return result{}, err
+		return nil, err
 	}
 	p, err := train.Predict(m, task, ds.Split.Test)
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
 	labels := make([]int, len(ds.Split.Test))
 	sens := make([]int, len(ds.Split.Test))
@@ -310,9 +336,83 @@ func runJob(o *options, ds *datasets.Dataset, j job) (result, error) {
 	}
 	rep, err := metrics.Evaluate(p.Probs, p.Classes, labels, sens, nil, metrics.DefaultOptions())
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
-	return result{job: j, report: rep, seconds: time.Since(start).Seconds()}, nil
+	rs := []result{{job: j, report: rep, seconds: time.Since(start).Seconds()}}
+	if j.method == "plain" && len(o.post) > 0 {
+		more, err := postProcess(o, ds, j, m, task)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, more...)
+	}
+	return rs, nil
+}
+
+// postProcess debiases the trained plain model m with FMP (every setting
+// of the grid, one point each) and with per-group thresholds (one point
+// per accuracy-loss budget), all chosen or evaluated without retraining.
+// seconds is each method's whole post-processing time.
+func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *train.Task) ([]result, error) {
+	var rs []result
+	if slices.Contains(o.post, "fmp-post") {
+		start := time.Now()
+		base := fmp.DefaultConfig()
+		base.LambdaS = 0
+		fm, err := fmp.On(m, ds.Graph, ds.Sens, base, task.Phase)
+		if err != nil {
+			return nil, err
+		}
+		fc := fmp.DefaultFrontierConfig()
+		fc.LambdaF = append([]float64{0}, o.postLambdaF...)
+		fc.LambdaS, fc.Test = []float64{0, 1}, ds.Split.Test
+		f, err := fmp.NewFrontier(fm, task, fc)
+		if err != nil {
+			return nil, fmt.Errorf("fmp-post: %w", err)
+		}
+		secs := time.Since(start).Seconds()
+		for _, pt := range f.Points {
+			if pt.Config.LambdaF == 0 && pt.Config.LambdaS == 0 {
+				continue // the plain run itself
+			}
+			meth := "fmp-post-s0"
+			if pt.Config.LambdaS != 0 {
+				meth = "fmp-post-s1"
+			}
+			rs = append(rs, result{job: job{model: j.model, method: meth, alpha: pt.Config.LambdaF, seed: j.seed}, report: pt.Test, seconds: secs})
+		}
+	}
+	if slices.Contains(o.post, "thresholds") {
+		start := time.Now()
+		pred, err := train.Predict(m, task, nil)
+		if err != nil {
+			return nil, err
+		}
+		p1 := make([]float64, ds.N())
+		for i := range p1 {
+			p1[i] = pred.Probs[2*i+1]
+		}
+		var pts []result
+		for _, loss := range o.postLosses {
+			c := fair.DefaultThresholdsConfig()
+			c.Rule = metrics.Rule{MaxAccuracyLoss: loss / 100}
+			th, err := fair.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
+			if err != nil {
+				return nil, fmt.Errorf("thresholds within %g points: %w", loss, err)
+			}
+			rep, err := metrics.Evaluate(th.Probs(p1, ds.Sens), 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
+			if err != nil {
+				return nil, err
+			}
+			pts = append(pts, result{job: job{model: j.model, method: "thresholds", alpha: loss, seed: j.seed}, report: rep})
+		}
+		secs := time.Since(start).Seconds()
+		for k := range pts {
+			pts[k].seconds = secs
+		}
+		rs = append(rs, pts...)
+	}
+	return rs, nil
 }
 
 func jobs(o *options) []job {
@@ -346,7 +446,7 @@ func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer, partial
 	pw := csv.NewWriter(pf)
 	pw.Write(strings.Split(csvHeader, ","))
 	pw.Flush()
-	res := make([]result, len(js))
+	res := make([][]result, len(js))
 	errs := make([]error, len(js))
 	next := make(chan int)
 	var mu sync.Mutex
@@ -358,8 +458,12 @@ func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer, partial
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, err := runJob(o, ds, js[i])
-				res[i], errs[i] = r, err
+				rr, err := runJob(o, ds, js[i])
+				res[i], errs[i] = rr, err
+				var r result
+				if len(rr) > 0 {
+					r = rr[0]
+				}
 				mu.Lock()
 				done++
 				el := time.Since(start)
@@ -371,7 +475,9 @@ func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer, partial
 						done, len(js), js[i].model, js[i].method, js[i].alpha, js[i].seed,
 						metrics.Percent(r.report.Accuracy), metrics.Percent(r.report.DemographicParity), r.seconds,
 						el.Round(time.Second), eta.Round(time.Second))
-					pw.Write(csvRow(r))
+					for _, x := range rr {
+						pw.Write(csvRow(x))
+					}
 					pw.Flush()
 				}
 				mu.Unlock()
@@ -383,12 +489,14 @@ func sweep(o *options, ds *datasets.Dataset, js []job, stderr io.Writer, partial
 	}
 	close(next)
 	wg.Wait()
+	var out []result
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s α=%g seed %d: %w", js[i].model, js[i].method, js[i].alpha, js[i].seed, err)
 		}
+		out = append(out, res[i]...)
 	}
-	return res, nil
+	return out, nil
 }
 
 func writeCSV(path string, rs []result) error {
@@ -603,6 +711,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		partial := filepath.Join(o.out, o.name+".partial.csv")
 		if rs, err = sweep(o, ds, js, stderr, partial); err != nil {
 			return err
+		}
+		for _, r := range rs {
+			if r.method != "plain" && !slices.Contains(o.methods, r.method) {
+				o.methods = append(o.methods, r.method)
+			}
 		}
 		defer os.Remove(partial)
 	}
