@@ -38,6 +38,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers/train"
 	"gonum.org/v1/plot"
+	"gorgonia.org/tensor"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -64,11 +65,14 @@ type options struct {
 	synthNodes  int
 	temperature float64
 	k           int
+	targets     []string
 }
 
 // row is one data set, seed, ρ and λf, measured on the validation nodes.
 type row struct {
 	set                 string
+	target              string
+	eo, testEO          float64
 	seed                int
 	rho, lambdaF        float64
 	acc, dp, gap, soft  float64
@@ -102,6 +106,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	sets := fs.String("datasets", "synthetic", "comma-separated: synthetic, nba, bail, credit, german, pokec_z, pokec_n")
 	lf := fs.String("lambda-f", "0,0.1,0.2,0.3,0.4,0.5,0.6,0.8,1,1.25,1.5,1.75,2,2.5,3,4,5,6,8,10,16", "λf grid")
 	rhos := fs.String("rho", "4,1", "dual step factors ρ to compare (the default is 4)")
+	targets := fs.String("target", "dp", `fairness terms to compare: "dp" (Δs over every node with a known group: demographic parity) and "eo" (Δs over the training nodes with label 1 only: an equal-opportunity surrogate)`)
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the data sets (default $FAIRMP_DATA)")
 	fs.IntVar(&o.seeds, "seeds", 3, "seeds")
 	fs.IntVar(&o.epochs, "epochs", 300, "training epochs of the backbone")
@@ -119,6 +124,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.rhos, err = parseFloats(*rhos); err != nil {
 		return fmt.Errorf("-rho: %w", err)
+	}
+	for _, t := range strings.Split(*targets, ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "dp", "eo":
+			o.targets = append(o.targets, t)
+		case "":
+		default:
+			return fmt.Errorf("-target %q, want dp or eo", t)
+		}
+	}
+	if len(o.targets) == 0 {
+		return errors.New("-target: none given")
 	}
 	for _, s := range strings.Split(*sets, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -195,13 +212,51 @@ func sweep(o *options, ds *datasets.Dataset, set string, seed int64) ([]row, err
 		return nil, err
 	}
 	var rs []row
+	for _, target := range o.targets {
+		tm, err := targetModel(m, ds, target)
+		if err != nil {
+			return nil, err
+		}
+		r, err := sweepTarget(o, ds, set, seed, p, tm, logits, target)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r...)
+	}
+	return rs, nil
+}
+
+// targetModel returns m itself for "dp", and for "eo" the same trained
+// backbone under an FMP layer whose sensitive attribute is known only on
+// the training nodes with label 1 (−1 elsewhere): its Δs compares the
+// groups' mean predictions among known positives, the quantity ΔEO
+// compares among positives.
+func targetModel(m *fmp.Model, ds *datasets.Dataset, target string) (*fmp.Model, error) {
+	if target == "dp" {
+		return m, nil
+	}
+	sens := make([]int, ds.N())
+	for i := range sens {
+		sens[i] = -1
+	}
+	for _, i := range ds.Split.Train {
+		if ds.Labels[i] == 1 {
+			sens[i] = ds.Sens[i]
+		}
+	}
+	return fmp.On(m.Backbone(), ds.Graph, sens, m.Config(), m.Phase())
+}
+
+// sweepTarget measures every ρ and λf for one fairness term.
+func sweepTarget(o *options, ds *datasets.Dataset, set string, seed int64, p *exp.Problem, m *fmp.Model, logits *tensor.Dense, target string) ([]row, error) {
+	var rs []row
 	for _, rho := range o.rhos {
 		// The budget binds when the output differs from the output with
 		// an unbounded dual (λf = 1e6): the same K steps whose projection
 		// never acts.
 		cfg := m.Config()
 		cfg.Rho, cfg.LambdaF = rho, 1e6
-		free, err := fmp.Explain(logits, m.Matrix(), ds.Sens, cfg)
+		free, err := fmp.Explain(logits, m.Matrix(), m.SensitiveAttribute(), cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -215,11 +270,11 @@ func sweep(o *options, ds *datasets.Dataset, set string, seed int64) ([]row, err
 			if err != nil {
 				return nil, err
 			}
-			r := row{set: set, seed: int(seed), rho: rho, lambdaF: lf}
-			r.acc, r.dp, r.gap, r.soft = measure(pred.Probs, ds, ds.Split.Val)
-			r.testAcc, r.testDP, r.testGap, r.testSoftGp = measure(pred.Probs, ds, ds.Split.Test)
+			r := row{set: set, target: target, seed: int(seed), rho: rho, lambdaF: lf}
+			r.acc, r.dp, r.gap, r.soft, r.eo = measure(pred.Probs, ds, ds.Split.Val)
+			r.testAcc, r.testDP, r.testGap, r.testSoftGp, r.testEO = measure(pred.Probs, ds, ds.Split.Test)
 			if lf > 0 {
-				a, err := fmp.Explain(logits, m.Matrix(), ds.Sens, cfg)
+				a, err := fmp.Explain(logits, m.Matrix(), m.SensitiveAttribute(), cfg)
 				if err != nil {
 					return nil, err
 				}
@@ -241,10 +296,10 @@ func equal(a, b []float64) bool {
 }
 
 // measure returns accuracy, ΔDP, the signed gap of selection rates
-// (group 1 − group 0) and the signed gap of mean P(y = 1), on nodes idx
-// with a known group (binary groups).
-func measure(probs []float64, ds *datasets.Dataset, idx []int) (acc, dp, gap, soft float64) {
-	var n, sel, sum [2]float64
+// (group 1 − group 0), the signed gap of mean P(y = 1) and ΔEO, on nodes
+// idx with a known group (binary groups).
+func measure(probs []float64, ds *datasets.Dataset, idx []int) (acc, dp, gap, soft, eo float64) {
+	var n, sel, sum, pos, tp [2]float64
 	correct, total := 0.0, 0.0
 	for _, i := range idx {
 		p1 := probs[2*i+1]
@@ -265,56 +320,67 @@ func measure(probs []float64, ds *datasets.Dataset, idx []int) (acc, dp, gap, so
 		n[g]++
 		sel[g] += float64(yhat)
 		sum[g] += p1
+		if ds.Labels[i] == 1 {
+			pos[g]++
+			tp[g] += float64(yhat)
+		}
 	}
 	gap = sel[1]/n[1] - sel[0]/n[0]
 	soft = sum[1]/n[1] - sum[0]/n[0]
-	return correct / total, math.Abs(gap), gap, soft
+	eo = math.Abs(tp[1]/pos[1] - tp[0]/pos[0])
+	return correct / total, math.Abs(gap), gap, soft, eo
 }
 
 func report(w io.Writer, o *options, all []row) {
 	for _, set := range o.sets {
-		fmt.Fprintf(w, "\n%s: validation, mean over %d seeds (%%): accuracy / ΔDP / signed gap of decisions (group 1 − group 0) / signed gap of mean P(y=1); * = the budget binds (output differs from an unbounded dual's) in every seed\n\n", set, o.seeds)
+		fmt.Fprintf(w, "\n%s: validation, mean over %d seeds (%%): accuracy / ΔDP / signed gap of decisions (group 1 − group 0) / signed gap of mean P(y=1) / ΔEO; * = the budget binds (output differs from an unbounded dual's) in every seed\n\n", set, o.seeds)
 		head := "| λf |"
 		sep := "|---|"
-		for _, rho := range o.rhos {
-			head += fmt.Sprintf(" ρ = %g |", rho)
-			sep += "---|"
+		for _, target := range o.targets {
+			for _, rho := range o.rhos {
+				head += fmt.Sprintf(" %s, ρ = %g |", target, rho)
+				sep += "---|"
+			}
 		}
 		fmt.Fprintln(w, head)
 		fmt.Fprintln(w, sep)
 		for _, lf := range o.lambdaF {
 			line := fmt.Sprintf("| %g |", lf)
-			for _, rho := range o.rhos {
-				var acc, dp, gap, soft float64
-				n, bound := 0.0, true
-				for _, r := range all {
-					if r.set == set && r.rho == rho && r.lambdaF == lf {
-						acc, dp, gap, soft, n = acc+r.acc, dp+r.dp, gap+r.gap, soft+r.soft, n+1
-						bound = bound && r.bound
+			for _, target := range o.targets {
+				for _, rho := range o.rhos {
+					var acc, dp, gap, soft, eo float64
+					n, bound := 0.0, true
+					for _, r := range all {
+						if r.set == set && r.target == target && r.rho == rho && r.lambdaF == lf {
+							acc, dp, gap, soft, eo, n = acc+r.acc, dp+r.dp, gap+r.gap, soft+r.soft, eo+r.eo, n+1
+							bound = bound && r.bound
+						}
 					}
+					mark := ""
+					if bound && lf > 0 {
+						mark = "*"
+					}
+					line += fmt.Sprintf(" %.2f / %.2f / %+.2f / %+.2f / %.2f%s |", 100*acc/n, 100*dp/n, 100*gap/n, 100*soft/n, 100*eo/n, mark)
 				}
-				mark := ""
-				if bound && lf > 0 {
-					mark = "*"
-				}
-				line += fmt.Sprintf(" %.2f / %.2f / %+.2f / %+.2f%s |", 100*acc/n, 100*dp/n, 100*gap/n, 100*soft/n, mark)
 			}
 			fmt.Fprintln(w, line)
 		}
-		for _, rho := range o.rhos {
-			fmt.Fprintf(w, "\nρ = %g: %s\n", rho, monotone(all, set, rho, o))
+		for _, target := range o.targets {
+			for _, rho := range o.rhos {
+				fmt.Fprintf(w, "\n%s, ρ = %g: %s\n", target, rho, monotone(all, set, target, rho, o))
+			}
 		}
 	}
 }
 
 // monotone says, per seed, whether the validation ΔDP ever rises as λf
 // grows (by more than one validation node's worth), and where.
-func monotone(all []row, set string, rho float64, o *options) string {
+func monotone(all []row, set, target string, rho float64, o *options) string {
 	var notes []string
 	for seed := 1; seed <= o.seeds; seed++ {
 		var rs []row
 		for _, r := range all {
-			if r.set == set && r.rho == rho && r.seed == seed {
+			if r.set == set && r.target == target && r.rho == rho && r.seed == seed {
 				rs = append(rs, r)
 			}
 		}
@@ -339,10 +405,10 @@ func writeCSV(path string, all []row) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"dataset", "seed", "rho", "lambda_f", "val_accuracy", "val_dp", "val_gap", "val_soft_gap", "dual_at_bound", "test_accuracy", "test_dp", "test_gap", "test_soft_gap"})
+	w.Write([]string{"dataset", "target", "seed", "rho", "lambda_f", "val_accuracy", "val_dp", "val_gap", "val_soft_gap", "dual_at_bound", "test_accuracy", "test_dp", "test_gap", "test_soft_gap", "val_eo", "test_eo"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 	for _, r := range all {
-		w.Write([]string{r.set, strconv.Itoa(r.seed), g(r.rho), g(r.lambdaF), g(r.acc), g(r.dp), g(r.gap), g(r.soft), strconv.FormatBool(r.bound), g(r.testAcc), g(r.testDP), g(r.testGap), g(r.testSoftGp)})
+		w.Write([]string{r.set, r.target, strconv.Itoa(r.seed), g(r.rho), g(r.lambdaF), g(r.acc), g(r.dp), g(r.gap), g(r.soft), strconv.FormatBool(r.bound), g(r.testAcc), g(r.testDP), g(r.testGap), g(r.testSoftGp), g(r.eo), g(r.testEO)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -374,7 +440,7 @@ func plotGaps(path string, o *options, all []row) error {
 			for _, lf := range o.lambdaF {
 				var g, s, n float64
 				for _, r := range all {
-					if r.set == set && r.rho == rho && r.lambdaF == lf {
+					if r.set == set && r.target == o.targets[0] && r.rho == rho && r.lambdaF == lf {
 						g, s, n = g+r.gap, s+r.soft, n+1
 					}
 				}

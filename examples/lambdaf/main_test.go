@@ -18,26 +18,29 @@ import (
 func TestSmoke(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	err := run([]string{"-synthetic-nodes", "300", "-seeds", "2", "-epochs", "20", "-lambda-f", "0,1,4", "-rho", "4,1", "-q", "-out", dir}, &out, &errb)
+	err := run([]string{"-synthetic-nodes", "300", "-seeds", "2", "-epochs", "20", "-lambda-f", "0,1,4", "-rho", "4,1", "-target", "dp,eo", "-q", "-out", dir}, &out, &errb)
 	require.NoError(t, err, errb.String())
-	assert.Contains(t, out.String(), "| λf | ρ = 4 | ρ = 1 |")
-	assert.Contains(t, out.String(), "ρ = 4: ")
+	assert.Contains(t, out.String(), "| λf | dp, ρ = 4 | dp, ρ = 1 | eo, ρ = 4 | eo, ρ = 1 |")
+	assert.Contains(t, out.String(), "dp, ρ = 4: ")
 	f, err := os.Open(filepath.Join(dir, "lambdaf.csv"))
 	require.NoError(t, err)
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
-	require.Len(t, rows, 1+2*2*3)
+	require.Len(t, rows, 1+2*2*2*3)
 	byKey := map[string][]string{}
 	for _, r := range rows[1:] {
-		byKey[r[1]+"/"+r[2]+"/"+r[3]] = r
+		byKey[r[1]+"/"+r[2]+"/"+r[3]+"/"+r[4]] = r
 	}
 	for _, seed := range []string{"1", "2"} {
-		a, b := byKey[seed+"/4.000000/0.000000"], byKey[seed+"/1.000000/0.000000"]
+		a, b := byKey["dp/"+seed+"/4.000000/0.000000"], byKey["dp/"+seed+"/1.000000/0.000000"]
+		e := byKey["eo/"+seed+"/4.000000/0.000000"]
 		require.NotNil(t, a)
 		require.NotNil(t, b)
-		assert.Equal(t, a[4:8], b[4:8], "λf = 0 does not depend on ρ")
-		assert.Equal(t, "false", a[8])
+		require.NotNil(t, e)
+		assert.Equal(t, a[5:9], b[5:9], "λf = 0 does not depend on ρ")
+		assert.Equal(t, a[5:9], e[5:9], "λf = 0 does not depend on the fairness term")
+		assert.Equal(t, "false", a[9])
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "lambdaf.svg"))
 	require.NoError(t, err)
@@ -45,4 +48,5 @@ func TestSmoke(t *testing.T) {
 	// Bad flags are errors.
 	assert.Error(t, run([]string{"-lambda-f", "x"}, &out, &errb))
 	assert.Error(t, run([]string{"-seeds", "0"}, &out, &errb))
+	assert.Error(t, run([]string{"-target", "eq"}, &out, &errb))
 }
