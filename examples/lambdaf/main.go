@@ -38,11 +38,11 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers/train"
 	"gonum.org/v1/plot"
-	"gorgonia.org/tensor"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+	"gorgonia.org/tensor"
 )
 
 func main() {
