@@ -66,6 +66,7 @@ type options struct {
 	temperature float64
 	k           int
 	targets     []string
+	lambdaS     []float64
 }
 
 // row is one data set, seed, ρ and λf, measured on the validation nodes.
@@ -75,6 +76,7 @@ type row struct {
 	eo, testEO          float64
 	seed                int
 	rho, lambdaF        float64
+	lambdaS             float64
 	acc, dp, gap, soft  float64
 	bound               bool
 	testAcc, testDP     float64
@@ -106,6 +108,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	sets := fs.String("datasets", "synthetic", "comma-separated: synthetic, nba, bail, credit, german, pokec_z, pokec_n")
 	lf := fs.String("lambda-f", "0,0.1,0.2,0.3,0.4,0.5,0.6,0.8,1,1.25,1.5,1.75,2,2.5,3,4,5,6,8,10,16", "λf grid")
 	rhos := fs.String("rho", "4,1", "dual step factors ρ to compare (the default is 4)")
+	ls := fs.String("lambda-s", "1", "λs values: one backbone is trained per λs (two-stage, λf = 0), then debiased over the λf grid")
 	targets := fs.String("target", "dp", `fairness terms to compare: "dp" (Δs over every node with a known group: demographic parity) and "eo" (Δs over the training nodes with label 1 only: an equal-opportunity surrogate)`)
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the data sets (default $FAIRMP_DATA)")
 	fs.IntVar(&o.seeds, "seeds", 3, "seeds")
@@ -124,6 +127,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.rhos, err = parseFloats(*rhos); err != nil {
 		return fmt.Errorf("-rho: %w", err)
+	}
+	if o.lambdaS, err = parseFloats(*ls); err != nil {
+		return fmt.Errorf("-lambda-s: %w", err)
 	}
 	for _, t := range strings.Split(*targets, ",") {
 		switch t = strings.TrimSpace(t); t {
@@ -159,11 +165,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 			if !o.quiet {
 				fmt.Fprintf(stderr, "%s seed %d (%v elapsed)\n", set, seed, time.Since(start).Round(time.Second))
 			}
-			rs, err := sweep(o, ds, set, int64(seed))
-			if err != nil {
-				return fmt.Errorf("%s seed %d: %w", set, seed, err)
+			for _, ls := range o.lambdaS {
+				rs, err := sweep(o, ds, set, int64(seed), ls)
+				if err != nil {
+					return fmt.Errorf("%s seed %d λs %g: %w", set, seed, ls, err)
+				}
+				all = append(all, rs...)
 			}
-			all = append(all, rs...)
 		}
 	}
 	report(stdout, o, all)
@@ -192,14 +200,14 @@ func load(o *options, set string) (*datasets.Dataset, error) {
 }
 
 // sweep trains one backbone and measures every ρ and λf on it.
-func sweep(o *options, ds *datasets.Dataset, set string, seed int64) ([]row, error) {
+func sweep(o *options, ds *datasets.Dataset, set string, seed int64, lambdaS float64) ([]row, error) {
 	p, err := exp.NewProblem(ds, exp.DefaultSpec("fmp").Dtype)
 	if err != nil {
 		return nil, err
 	}
 	spec := exp.DefaultSpec("fmp")
 	spec.Seed = seed
-	spec.FMP.K, spec.FMP.Temperature = o.k, o.temperature
+	spec.FMP.K, spec.FMP.Temperature, spec.FMP.LambdaS = o.k, o.temperature, lambdaS
 	tc := exp.DefaultTrainOptions()
 	tc.Epochs = o.epochs
 	out, err := exp.Run(p, spec, tc)
@@ -270,7 +278,7 @@ func sweepTarget(o *options, ds *datasets.Dataset, set string, seed int64, p *ex
 			if err != nil {
 				return nil, err
 			}
-			r := row{set: set, target: target, seed: int(seed), rho: rho, lambdaF: lf}
+			r := row{set: set, target: target, seed: int(seed), rho: rho, lambdaF: lf, lambdaS: cfg.LambdaS}
 			r.acc, r.dp, r.gap, r.soft, r.eo = measure(pred.Probs, ds, ds.Split.Val)
 			r.testAcc, r.testDP, r.testGap, r.testSoftGp, r.testEO = measure(pred.Probs, ds, ds.Split.Test)
 			if lf > 0 {
@@ -332,6 +340,91 @@ func measure(probs []float64, ds *datasets.Dataset, idx []int) (acc, dp, gap, so
 }
 
 func report(w io.Writer, o *options, all []row) {
+	for _, ls := range o.lambdaS {
+		var sub []row
+		for _, r := range all {
+			if r.lambdaS == ls {
+				sub = append(sub, r)
+			}
+		}
+		if len(o.lambdaS) > 1 {
+			fmt.Fprintf(w, "\n## λs = %g\n", ls)
+		}
+		reportOne(w, o, sub)
+	}
+	if len(o.lambdaS) > 1 {
+		grid(w, o, all)
+	}
+}
+
+// grid prints, per data set, validation accuracy and ΔDP over λs × λf
+// (the first target and ρ), and the setting the default rule (lowest
+// validation ΔDP within one accuracy point of the model at λs = 1, λf =
+// 0 when λs = 1 is in the grid, else of the first λs) chooses per seed.
+func grid(w io.Writer, o *options, all []row) {
+	t, rho := o.targets[0], o.rhos[0]
+	ref := o.lambdaS[0]
+	for _, ls := range o.lambdaS {
+		if ls == 1 {
+			ref = 1
+		}
+	}
+	for _, set := range o.sets {
+		for _, what := range []string{"accuracy", "ΔDP"} {
+			fmt.Fprintf(w, "\n%s, validation %s %% (mean over %d seeds; rows λs, columns λf; %s, ρ = %g)\n\n| λs \\ λf |", set, what, o.seeds, t, rho)
+			for _, lf := range o.lambdaF {
+				fmt.Fprintf(w, " %g |", lf)
+			}
+			fmt.Fprint(w, "\n|---|")
+			for range o.lambdaF {
+				fmt.Fprint(w, "---|")
+			}
+			fmt.Fprintln(w)
+			for _, ls := range o.lambdaS {
+				fmt.Fprintf(w, "| %g |", ls)
+				for _, lf := range o.lambdaF {
+					v, n := 0.0, 0.0
+					for _, r := range all {
+						if r.set == set && r.target == t && r.rho == rho && r.lambdaS == ls && r.lambdaF == lf {
+							if what == "accuracy" {
+								v += r.acc
+							} else {
+								v += r.dp
+							}
+							n++
+						}
+					}
+					fmt.Fprintf(w, " %.2f |", 100*v/n)
+				}
+				fmt.Fprintln(w)
+			}
+		}
+		fmt.Fprintf(w, "\n%s: chosen on validation (lowest ΔDP within 1 accuracy point of λs = %g, λf = 0), with its test accuracy / ΔDP:\n", set, ref)
+		for seed := 1; seed <= o.seeds; seed++ {
+			var refAcc float64
+			for _, r := range all {
+				if r.set == set && r.target == t && r.rho == rho && r.seed == seed && r.lambdaS == ref && r.lambdaF == 0 {
+					refAcc = r.acc
+				}
+			}
+			var best *row
+			for k := range all {
+				r := &all[k]
+				if r.set != set || r.target != t || r.rho != rho || r.seed != seed || r.acc < refAcc-0.01-1e-12 {
+					continue
+				}
+				if best == nil || r.dp < best.dp || (r.dp == best.dp && r.acc > best.acc) {
+					best = r
+				}
+			}
+			if best != nil {
+				fmt.Fprintf(w, "- seed %d: λs %g, λf %g: validation %.2f / %.2f, test %.2f / %.2f\n", seed, best.lambdaS, best.lambdaF, 100*best.acc, 100*best.dp, 100*best.testAcc, 100*best.testDP)
+			}
+		}
+	}
+}
+
+func reportOne(w io.Writer, o *options, all []row) {
 	for _, set := range o.sets {
 		fmt.Fprintf(w, "\n%s: validation, mean over %d seeds (%%): accuracy / ΔDP / signed gap of decisions (group 1 − group 0) / signed gap of mean P(y=1) / ΔEO; * = the budget binds (output differs from an unbounded dual's) in every seed\n\n", set, o.seeds)
 		head := "| λf |"
@@ -405,10 +498,10 @@ func writeCSV(path string, all []row) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"dataset", "target", "seed", "rho", "lambda_f", "val_accuracy", "val_dp", "val_gap", "val_soft_gap", "dual_at_bound", "test_accuracy", "test_dp", "test_gap", "test_soft_gap", "val_eo", "test_eo"})
+	w.Write([]string{"dataset", "target", "seed", "rho", "lambda_f", "lambda_s", "val_accuracy", "val_dp", "val_gap", "val_soft_gap", "dual_at_bound", "test_accuracy", "test_dp", "test_gap", "test_soft_gap", "val_eo", "test_eo"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 	for _, r := range all {
-		w.Write([]string{r.set, r.target, strconv.Itoa(r.seed), g(r.rho), g(r.lambdaF), g(r.acc), g(r.dp), g(r.gap), g(r.soft), strconv.FormatBool(r.bound), g(r.testAcc), g(r.testDP), g(r.testGap), g(r.testSoftGp), g(r.eo), g(r.testEO)})
+		w.Write([]string{r.set, r.target, strconv.Itoa(r.seed), g(r.rho), g(r.lambdaF), g(r.lambdaS), g(r.acc), g(r.dp), g(r.gap), g(r.soft), strconv.FormatBool(r.bound), g(r.testAcc), g(r.testDP), g(r.testGap), g(r.testSoftGp), g(r.eo), g(r.testEO)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -38,9 +38,9 @@ func TestSmoke(t *testing.T) {
 		require.NotNil(t, a)
 		require.NotNil(t, b)
 		require.NotNil(t, e)
-		assert.Equal(t, a[5:9], b[5:9], "λf = 0 does not depend on ρ")
-		assert.Equal(t, a[5:9], e[5:9], "λf = 0 does not depend on the fairness term")
-		assert.Equal(t, "false", a[9])
+		assert.Equal(t, a[6:10], b[6:10], "λf = 0 does not depend on ρ")
+		assert.Equal(t, a[6:10], e[6:10], "λf = 0 does not depend on the fairness term")
+		assert.Equal(t, "false", a[10])
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "lambdaf.svg"))
 	require.NoError(t, err)
@@ -49,4 +49,12 @@ func TestSmoke(t *testing.T) {
 	assert.Error(t, run([]string{"-lambda-f", "x"}, &out, &errb))
 	assert.Error(t, run([]string{"-seeds", "0"}, &out, &errb))
 	assert.Error(t, run([]string{"-target", "eq"}, &out, &errb))
+
+	// A λs grid: one backbone per λs, the matrices and the choice.
+	out.Reset()
+	err = run([]string{"-synthetic-nodes", "300", "-seeds", "1", "-epochs", "10", "-lambda-f", "0,2", "-rho", "4", "-lambda-s", "0,1", "-q"}, &out, &errb)
+	require.NoError(t, err, errb.String())
+	assert.Contains(t, out.String(), "## λs = 0")
+	assert.Contains(t, out.String(), "validation ΔDP % (mean over 1 seeds; rows λs, columns λf")
+	assert.Contains(t, out.String(), "- seed 1: λs ")
 }
