@@ -29,6 +29,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -118,6 +119,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.k, "k", fmp.DefaultConfig().K, "FMP steps K")
 	fs.StringVar(&o.out, "out", "", "folder for lambdaf.csv and lambdaf.svg")
 	fs.BoolVar(&o.quiet, "q", false, "no progress")
+	from := fs.String("from-csv", "", "a lambdaf.csv of an earlier run: print its tables and plot it (with -out) instead of training")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -155,6 +157,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return errors.New("-datasets: none given")
 	}
 	var all []row
+	if *from != "" {
+		if all, err = readCSV(*from, o); err != nil {
+			return err
+		}
+		return finish(stdout, o, all)
+	}
 	start := time.Now()
 	for _, set := range o.sets {
 		ds, err := load(o, set)
@@ -174,6 +182,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	return finish(stdout, o, all)
+}
+
+// finish prints the tables and writes the CSV and the plot.
+func finish(stdout io.Writer, o *options, all []row) error {
 	report(stdout, o, all)
 	if o.out == "" {
 		return nil
@@ -524,7 +537,7 @@ func plotGaps(path string, o *options, all []row) error {
 	var panels []*plot.Plot
 	for _, set := range o.sets {
 		p := plot.New()
-		p.Title.Text = set
+		p.Title.Text = set + " (solid: decisions, dashed: mean P(y=1))"
 		p.X.Label.Text = "lambda_f"
 		p.Y.Label.Text = "group 1 - group 0, validation (%)"
 		p.Add(plotter.NewGrid())
@@ -552,13 +565,17 @@ func plotGaps(path string, o *options, all []row) error {
 			}
 			l2.Color, l2.Dashes = col, []vg.Length{vg.Points(3), vg.Points(3)}
 			p.Add(l1, pts, l2)
-			p.Legend.Add(fmt.Sprintf("decisions, rho %g", rho), l1, pts)
-			p.Legend.Add(fmt.Sprintf("mean P(y=1), rho %g", rho), l2)
+			p.Legend.Add(fmt.Sprintf("rho %g", rho), l1, pts)
 		}
 		zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: o.lambdaF[len(o.lambdaF)-1], Y: 0}})
 		zero.Color = color.Black
 		p.Add(zero)
-		p.Legend.Top = true
+		// Room above the curves for the legend (text after the symbols,
+		// so that a viewer's wider font overflows to the right, not over
+		// the symbols).
+		p.Y.Max += 0.5 * (p.Y.Max - p.Y.Min)
+		p.Legend.Top, p.Legend.Left = true, true
+		p.Legend.XOffs = 0.4 * vg.Inch
 		panels = append(panels, p)
 	}
 	w, h := vg.Length(len(panels))*4*vg.Inch, 3.5*vg.Inch
@@ -576,4 +593,55 @@ func plotGaps(path string, o *options, all []row) error {
 		return err
 	}
 	return f.Close()
+}
+
+// readCSV reads a lambdaf.csv written by writeCSV and sets o's data sets,
+// targets, ρ, λf and λs values and seed count from it, in first-seen
+// order.
+func readCSV(path string, o *options) ([]row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) < 2 || len(recs[0]) != 17 || recs[0][0] != "dataset" {
+		return nil, fmt.Errorf("%s: not a lambdaf.csv (want its 17-column header and at least one row)", path)
+	}
+	o.sets, o.targets, o.rhos, o.lambdaF, o.lambdaS = nil, nil, nil, nil, nil
+	seeds := map[int]bool{}
+	var all []row
+	for n, r := range recs[1:] {
+		var v [14]float64
+		for k, col := range []int{2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16} {
+			if v[k], err = strconv.ParseFloat(r[col], 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: column %s: %w", path, n+2, recs[0][col], err)
+			}
+		}
+		x := row{set: r[0], target: r[1], seed: int(v[0]), rho: v[1], lambdaF: v[2], lambdaS: v[3],
+			acc: v[4], dp: v[5], gap: v[6], soft: v[7], bound: r[10] == "true",
+			testAcc: v[8], testDP: v[9], testGap: v[10], testSoftGp: v[11], eo: v[12], testEO: v[13]}
+		all = append(all, x)
+		if !slices.Contains(o.sets, x.set) {
+			o.sets = append(o.sets, x.set)
+		}
+		if !slices.Contains(o.targets, x.target) {
+			o.targets = append(o.targets, x.target)
+		}
+		if !slices.Contains(o.rhos, x.rho) {
+			o.rhos = append(o.rhos, x.rho)
+		}
+		if !slices.Contains(o.lambdaF, x.lambdaF) {
+			o.lambdaF = append(o.lambdaF, x.lambdaF)
+		}
+		if !slices.Contains(o.lambdaS, x.lambdaS) {
+			o.lambdaS = append(o.lambdaS, x.lambdaS)
+		}
+		seeds[x.seed] = true
+	}
+	o.seeds = len(seeds)
+	return all, nil
 }

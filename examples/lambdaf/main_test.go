@@ -42,6 +42,10 @@ func TestSmoke(t *testing.T) {
 		assert.Equal(t, a[6:10], e[6:10], "λf = 0 does not depend on the fairness term")
 		assert.Equal(t, "false", a[10])
 	}
+	// -from-csv prints the same tables from the CSV.
+	var again bytes.Buffer
+	require.NoError(t, run([]string{"-from-csv", filepath.Join(dir, "lambdaf.csv")}, &again, &errb))
+	assert.Equal(t, out.String(), again.String())
 	svg, err := os.ReadFile(filepath.Join(dir, "lambdaf.svg"))
 	require.NoError(t, err)
 	assert.True(t, strings.Contains(string(svg), "<svg"))
