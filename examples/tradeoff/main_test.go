@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -79,4 +80,29 @@ func TestSmoke(t *testing.T) {
 	if err := run([]string{"-models", "nope"}, &out, &errb); err == nil {
 		t.Errorf("unknown model accepted")
 	}
+}
+
+// TestPost: -post adds, for every plain run, FMP on the trained backbone
+// (λs 0 and 1 over the λf grid) and the thresholds (one point per
+// budget), and refuses FMP on the fmp backbone.
+func TestPost(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"-dataset", "synthetic", "-n", "200", "-models", "gcn", "-methods", "", "-seeds", "2", "-epochs", "10",
+		"-lr", "0.01", "-hidden", "8", "-post", "fmp-post,thresholds", "-post-lambda-f", "1,4", "-post-losses", "1,5", "-out", dir}
+	require.NoError(t, run(args, &out, &errb), errb.String())
+	csv, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.csv"))
+	require.NoError(t, err)
+	text := string(csv)
+	// Per seed: plain, fmp-post-s0 {1, 4}, fmp-post-s1 {0, 1, 4}, thresholds {1, 5}.
+	require.Equal(t, 1+2*(1+2+3+2), strings.Count(text, "\n"), text)
+	for _, want := range []string{"gcn,fmp-post-s0,1,1,", "gcn,fmp-post-s1,0,2,", "gcn,fmp-post-s1,4,1,", "gcn,thresholds,5,2,"} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "gcn,fmp-post-s0,0,", "λs 0, λf 0 is the plain run itself")
+	svg, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "thresholds")
+	assert.Error(t, run([]string{"-models", "fmp", "-post", "fmp-post"}, &out, &errb))
+	assert.Error(t, run([]string{"-post", "calibrate"}, &out, &errb))
 }
