@@ -50,7 +50,13 @@
 //     scaling it bounds how far the fairness steps move a node's logits:
 //     at most λf/2 per logit without propagation, λf/4 root-mean-square
 //     with it, whatever the graph's size. λf = 0 is propagation only, bit
-//     for bit.
+//     for bit. It is a bound, not a target: past a value that depends on
+//     the data, ρ and K the dual never reaches it within the K steps and a
+//     larger λf changes nothing; and the thresholded ΔDP need not fall
+//     monotonically in λf (the steps equalise the groups' mean
+//     softmax(F/τ), and decision rates can cross parity first). Choose
+//     λf with NewFrontier, which evaluates every value on validation
+//     data; DESIGN.md has the measurements.
 //   - K (default 10): unrolled steps.
 //   - Temperature (τ, default 0.5): the fairness term acts on softmax(F/τ);
 //     smaller τ tracks thresholded decisions more closely but slows the
