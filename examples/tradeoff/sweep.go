@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -569,7 +570,10 @@ type point struct {
 	model, method string
 	alpha         float64
 	summary       metrics.Summary
-	acc, dp       float64
+	acc, dp, eo   float64
+	// seconds is the mean wall time of a run (training, or the
+	// post-processing of a trained plain run for fmp-post and thresholds).
+	seconds float64
 }
 
 // aggregate averages the runs of each (model, method, α) over seeds, in
@@ -581,12 +585,14 @@ func aggregate(rs []result) ([]point, error) {
 	}
 	var order []key
 	groups := map[key][]metrics.Report{}
+	secs := map[key]float64{}
 	for _, r := range rs {
 		k := key{r.model, r.method, r.alpha}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], r.report)
+		secs[k] += math.Round(r.seconds*10) / 10 // as the CSV keeps it
 	}
 	var ps []point
 	for _, k := range order {
@@ -595,7 +601,8 @@ func aggregate(rs []result) ([]point, error) {
 			return nil, err
 		}
 		ps = append(ps, point{model: k.model, method: k.method, alpha: k.alpha, summary: s,
-			acc: metrics.Percent(s.Accuracy.Mean), dp: metrics.Percent(s.DemographicParity.Mean)})
+			acc: metrics.Percent(s.Accuracy.Mean), dp: metrics.Percent(s.DemographicParity.Mean),
+			eo: metrics.Percent(s.EqualOpportunity.Mean), seconds: secs[k] / float64(len(groups[k]))})
 	}
 	return ps, nil
 }
@@ -644,7 +651,7 @@ func hasMethod(ps []point, model, method string) bool {
 // summarize writes, per model and method, the plain numbers and the best
 // ΔDP among the configurations within 2 accuracy points of plain.
 func summarize(w io.Writer, o *options, ps []point) {
-	fmt.Fprintf(w, "%-6s %-12s %8s %8s %8s   (%s, test split, %%)\n", "model", "method", "α", "acc", "ΔDP", seedsText(o.seeds))
+	fmt.Fprintf(w, "%s, test split, %% (%s of each setting); per backbone and method: the setting with the lowest ΔDP whose accuracy is within 1 and within 2 points of the plain run's, the lowest ΔDP at any accuracy, and the mean seconds per run\n", o.dataset, seedsText(o.seeds))
 	for _, m := range o.models {
 		var plain point
 		for _, p := range ps {
@@ -652,18 +659,40 @@ func summarize(w io.Writer, o *options, ps []point) {
 				plain = p
 			}
 		}
-		fmt.Fprintf(w, "%-6s %-12s %8g %8.2f %8.2f\n", m, "plain", 0.0, plain.acc, plain.dp)
+		fmt.Fprintf(w, "\n%s, plain: accuracy %.2f, ΔDP %.2f, ΔEO %.2f (%.1f s a run)\n\n", m, plain.acc, plain.dp, plain.eo, plain.seconds)
+		fmt.Fprintln(w, "| method | within 1 point: α, acc / ΔDP / ΔEO | within 2 points: α, acc / ΔDP / ΔEO | lowest ΔDP: α, acc / ΔDP | s a run |")
+		fmt.Fprintln(w, "|---|---|---|---|---|")
 		for _, meth := range o.methods {
 			if !hasMethod(ps, m, meth) {
 				continue
 			}
-			best := plain
-			for _, p := range methodPoints(ps, m, meth) {
-				if p.acc >= plain.acc-2 && p.dp < best.dp {
-					best = p
+			pts := methodPoints(ps, m, meth)
+			within := func(loss float64) string {
+				best := plain
+				found := false
+				for _, p := range pts {
+					if p.method == meth && p.acc >= plain.acc-loss && p.dp < best.dp {
+						best, found = p, true
+					}
 				}
+				if !found {
+					return "none below plain"
+				}
+				return fmt.Sprintf("%g, %.2f / %.2f / %.2f", best.alpha, best.acc, best.dp, best.eo)
 			}
-			fmt.Fprintf(w, "%-6s %-12s %8g %8.2f %8.2f   best ΔDP within 2 accuracy points of plain\n", m, meth, best.alpha, best.acc, best.dp)
+			low := point{dp: 1e9}
+			var secs, n float64
+			for _, p := range pts {
+				if p.method != meth {
+					continue
+				}
+				if p.dp < low.dp {
+					low = p
+				}
+				secs += p.seconds
+				n++
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %g, %.2f / %.2f | %.1f |\n", meth, within(1), within(2), low.alpha, low.acc, low.dp, secs/n)
 		}
 	}
 }
