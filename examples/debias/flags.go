@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -122,7 +123,7 @@ Flags:
 		return nil, badInput("-nodes and -edges go together, want both")
 	case files && (o.files.LabelColumn == "" || o.files.SensColumn == ""):
 		return nil, badInput("-label and -sens name the node table's label and sensitive columns, want both")
-	case o.dataset != "" && o.dataset != "synthetic" && !contains(datasets.Presets, o.dataset):
+	case o.dataset != "" && o.dataset != "synthetic" && !slices.Contains(datasets.Presets, o.dataset):
 		return nil, badInput("-dataset %q, want one of %s or synthetic", o.dataset, strings.Join(datasets.Presets, ", "))
 	case o.dataset != "" && o.dataset != "synthetic" && o.data == "":
 		return nil, badInput("-dataset %s needs -data or $FAIRMP_DATA", o.dataset)
@@ -162,7 +163,7 @@ Flags:
 		}
 	}
 	// Model and training.
-	if !contains(backbones, *backbone) {
+	if !slices.Contains(backbones, *backbone) {
 		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones, ", "))
 	}
 	o.backbone = *backbone
@@ -234,15 +235,6 @@ Flags:
 		return nil, badInput("-out %s exists; choose a new folder or add -overwrite", o.out)
 	}
 	return o, nil
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // splitList splits a comma-separated list, trimming blanks and dropping

@@ -85,17 +85,7 @@ func writeMetrics(path string, o *options, r *result) error {
 // split, then per method the probability of class 1 and the decision.
 func writePredictions(path string, r *result) error {
 	ds := r.ds
-	split := make([]string, ds.N())
-	for _, s := range []struct {
-		name string
-		idx  []int
-	}{{"train", ds.Split.Train}, {"val", ds.Split.Val}, {"test", ds.Split.Test}} {
-		for _, i := range s.idx {
-			if split[i] == "" {
-				split[i] = s.name
-			}
-		}
-	}
+	split := ds.Split.Names(ds.N())
 	return writeFile(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		head := []string{"node", "group", "label", "split"}

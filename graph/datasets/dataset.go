@@ -65,3 +65,21 @@ func (d *Dataset) NumClasses() int {
 	}
 	return c
 }
+
+// Names returns, for each of n nodes, the list it is in: "train", "val",
+// "test", or "" for none. A node listed twice (NBA's validation list is
+// its test list) takes the first of train, val, test.
+func (s Split) Names(n int) []string {
+	out := make([]string, n)
+	for _, l := range []struct {
+		name string
+		idx  []int
+	}{{"train", s.Train}, {"val", s.Val}, {"test", s.Test}} {
+		for _, i := range l.idx {
+			if i >= 0 && i < n && out[i] == "" {
+				out[i] = l.name
+			}
+		}
+	}
+	return out
+}

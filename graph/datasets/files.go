@@ -475,17 +475,7 @@ func WriteFiles(ds *Dataset, nodesPath, edgesPath string) (FilesConfig, error) {
 		}
 		return strconv.Itoa(k)
 	}
-	split := make([]string, ds.N())
-	for _, s := range []struct {
-		name string
-		idx  []int
-	}{{"train", ds.Split.Train}, {"val", ds.Split.Val}, {"test", ds.Split.Test}} {
-		for _, i := range s.idx {
-			if split[i] == "" {
-				split[i] = s.name
-			}
-		}
-	}
+	split := ds.Split.Names(ds.N())
 	err := writeCSV(nodesPath, func(w *csv.Writer) error {
 		head := append(append([]string{"node"}, ds.FeatureNames...), "label", "group", "split")
 		if err := w.Write(head); err != nil {

@@ -218,3 +218,8 @@ func TestWriteFilesRoundTrip(t *testing.T) {
 	_, err = WriteFiles(ds, filepath.Join(dir, "n2.csv"), filepath.Join(dir, "e2.csv"))
 	assert.ErrorContains(t, err, `a feature is named "label"`)
 }
+
+func TestSplitNames(t *testing.T) {
+	s := Split{Train: []int{0, 3}, Val: []int{1, 2}, Test: []int{1, 2, 4}}
+	assert.Equal(t, []string{"train", "val", "val", "train", "test", ""}, s.Names(6))
+}
