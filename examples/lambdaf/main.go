@@ -537,9 +537,9 @@ func plotGaps(path string, o *options, all []row) error {
 	var panels []*plot.Plot
 	for _, set := range o.sets {
 		p := plot.New()
-		p.Title.Text = set + " (solid: decisions, dashed: mean P(y=1))"
-		p.X.Label.Text = "lambda_f"
-		p.Y.Label.Text = "group 1 - group 0, validation (%)"
+		p.Title.Text = set
+		p.X.Label.Text = "lambda_f (solid: decisions, dashed: P(y=1))"
+		p.Y.Label.Text = "group 1 - group 0 (%)"
 		p.Add(plotter.NewGrid())
 		for k, rho := range o.rhos {
 			var dec, soft plotter.XYs
