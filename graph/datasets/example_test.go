@@ -73,3 +73,45 @@ func ExampleLoadNIFTY() {
 	// [[0 1] [1 2] [2 3]]
 	// toy.csv 3 3 column "group": "c" is not a number nor one of the mapped values "a", "b"
 }
+
+// LoadFiles reads a graph of your own: a node table with an id column,
+// text labels and groups, and an edge list by id.
+func ExampleLoadFiles() {
+	dir, err := os.MkdirTemp("", "fairmp-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	nodes := "name,age,income,approved,region\n" +
+		"ann,34,52,yes,north\nbob,51,38,no,south\ncid,29,,,east\n" +
+		"dan,45,61,yes,north\neve,38,44,no,south\nfay,60,30,yes,east\n"
+	edges := "source,target\nann,bob\nbob,cid\ncid,dan\ndan,eve\neve,fay\nfay,ann\n"
+	os.WriteFile(filepath.Join(dir, "people.csv"), []byte(nodes), 0o644)
+	os.WriteFile(filepath.Join(dir, "links.csv"), []byte(edges), 0o644)
+
+	c := datasets.DefaultFilesConfig()
+	c.Nodes, c.Edges = filepath.Join(dir, "people.csv"), filepath.Join(dir, "links.csv")
+	c.IDColumn, c.LabelColumn, c.SensColumn = "name", "approved", "region"
+	c.PositiveLabel = "yes"
+	_, err = datasets.LoadFiles(c)
+	var fe *datasets.FileError
+	if errors.As(err, &fe) {
+		// cid's income is empty: features must be numbers.
+		fmt.Printf("line %d, column %d: %s\n", fe.Line, fe.Column, fe.Msg)
+	}
+	c.Drop = []string{"income"}
+	ds, err := datasets.LoadFiles(c)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("classes", ds.ClassNames, "groups", ds.GroupNames)
+	fmt.Println("labels", ds.Labels, "groups", ds.Sens)
+	fmt.Println("features", ds.FeatureNames, ds.N(), "nodes,", ds.Graph.NumEdges(), "edges")
+	// Output:
+	// line 4, column 8: column "income": empty cell, want a number
+	// classes [no yes] groups [east north south]
+	// labels [1 0 -1 1 0 1] groups [1 2 0 1 2 0]
+	// features [age] 6 nodes, 6 edges
+}
