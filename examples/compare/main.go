@@ -223,10 +223,7 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	if err != nil {
 		return nil, err
 	}
-	p1 := make([]float64, ds.N())
-	for i := range p1 {
-		p1[i] = pred.Probs[2*i+1]
-	}
+	p1 := pred.Column(1)
 	start = time.Now()
 	thc := fair.DefaultThresholdsConfig()
 	thc.Rule = rule

@@ -14,6 +14,7 @@ import (
 	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fair"
 	"github.com/fairmp/fairmp/layers/modelio"
@@ -221,10 +222,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	case groups(ds) != 2:
 		r.thNote = fmt.Sprintf("per-group thresholds are implemented for two groups, the data has %d", groups(ds))
 	default:
-		p1 := make([]float64, ds.N())
-		for i := range p1 {
-			p1[i] = pred.Probs[2*i+1]
-		}
+		p1 := pred.Column(1)
 		thc := fair.DefaultThresholdsConfig()
 		thc.Rule = o.rule
 		th, err := fair.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
@@ -251,14 +249,7 @@ func (me *method) evaluate(ds *datasets.Dataset) error {
 	if !me.thresholded {
 		me.decision = make([]int, ds.N())
 		for i := range me.decision {
-			row := me.probs[i*c : (i+1)*c]
-			k := 0
-			for j := range row {
-				if row[j] > row[k] {
-					k = j
-				}
-			}
-			me.decision[i] = k
+			me.decision[i] = opkit.Argmax(me.probs[i*c : (i+1)*c])
 		}
 	}
 	// The metrics of the decisions: the probabilities when the decisions

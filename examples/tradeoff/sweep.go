@@ -389,10 +389,7 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 		if err != nil {
 			return nil, err
 		}
-		p1 := make([]float64, ds.N())
-		for i := range p1 {
-			p1[i] = pred.Probs[2*i+1]
-		}
+		p1 := pred.Column(1)
 		var pts []result
 		for _, loss := range o.postLosses {
 			c := fair.DefaultThresholdsConfig()

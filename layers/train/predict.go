@@ -29,6 +29,17 @@ type Prediction struct {
 // Prob returns the probability of class c for the k-th predicted node.
 func (p *Prediction) Prob(k, c int) float64 { return p.Probs[k*p.Classes+c] }
 
+// Column returns a new slice of P(class c) for every predicted node, in
+// Nodes order: for a binary task, Column(1) is the P(y = 1) that
+// per-group thresholds (layers/fair) decide on.
+func (p *Prediction) Column(c int) []float64 {
+	out := make([]float64, len(p.Nodes))
+	for k := range out {
+		out[k] = p.Probs[k*p.Classes+c]
+	}
+	return out
+}
+
 // Accuracy returns the fraction of predicted nodes whose label equals
 // labels[node] (labels indexed by node id). It returns NaN when no node is
 // predicted.

@@ -331,3 +331,18 @@ func TestValDP(t *testing.T) {
 		assert.InDelta(t, want, res.Last.ValDP, 1e-12, "%v", dt)
 	}
 }
+
+// TestPredictionColumn: Column(c) is P(class c) per predicted node, in
+// Nodes order, a copy of the matrix's column.
+func TestPredictionColumn(t *testing.T) {
+	p := &Prediction{Nodes: []int{4, 0, 7}, Classes: 3, Probs: []float64{
+		0.1, 0.2, 0.7,
+		0.5, 0.25, 0.25,
+		0, 1, 0,
+	}}
+	assert.Equal(t, []float64{0.2, 0.25, 1}, p.Column(1))
+	col := p.Column(0)
+	assert.Equal(t, []float64{0.1, 0.5, 0}, col)
+	col[0] = 9
+	assert.Equal(t, 0.1, p.Probs[0], "Column returns a copy")
+}
