@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -18,9 +19,11 @@ type Graph struct {
 	cleanup Cleanup
 }
 
-// Cleanup reports what FromEdges removed from its input.
+// Cleanup reports what FromEdges removed from its input (FromCSR removes
+// nothing: its Cleanup holds only Input).
 type Cleanup struct {
-	// Input is the number of edges given to FromEdges.
+	// Input is the number of edges given to FromEdges (for FromCSR, the
+	// number of undirected edges, len(indices)/2).
 	Input int
 	// SelfLoops is the number of input edges (i, i) that were dropped.
 	SelfLoops int
@@ -96,13 +99,107 @@ func FromEdges(n int, edges [][2]int) (*Graph, error) {
 	return &Graph{n: n, indptr: indptr, indices: indices, cleanup: c}, nil
 }
 
+// FromCSR builds a graph directly from its compressed sparse row arrays,
+// without an edge list: the neighbours of node i are
+// indices[indptr[i]:indptr[i+1]], and n = len(indptr) − 1. It takes
+// ownership of both slices (they are not copied; the caller must not
+// modify them afterwards), so that a graph of 10 million nodes and 200
+// million stored entries costs only its own 880 MB.
+//
+// The arrays must already describe a simple undirected graph; nothing is
+// repaired. FromCSR checks, in O(len(indices)) time plus one binary search
+// per stored entry (u, v) with u < v, and no extra memory: n >= 1 (as
+// FromEdges) and n <= 2³¹−1; indptr[0] = 0; indptr non-decreasing;
+// indptr[n] = len(indices); every index in [0, n); every row strictly
+// ascending (no duplicates); no self-loop; symmetry (v in row u exactly
+// when u in row v). An error names the row and the position in the row
+// (and the offset in indices) of the first violation found.
+//
+// Cleanup of the result reports Input = len(indices)/2 and nothing
+// removed.
+func FromCSR(indptr []int, indices []int32) (*Graph, error) {
+	if len(indptr) < 2 {
+		return nil, fmt.Errorf("graph: FromCSR: len(indptr) = %d, want >= 2 (n+1 entries for n >= 1 nodes)", len(indptr))
+	}
+	n := len(indptr) - 1
+	if n > 1<<31-1 {
+		return nil, fmt.Errorf("graph: FromCSR: n = %d exceeds the limit of %d nodes", n, 1<<31-1)
+	}
+	if indptr[0] != 0 {
+		return nil, fmt.Errorf("graph: FromCSR: indptr[0] = %d, want 0", indptr[0])
+	}
+	for i := 0; i < n; i++ {
+		if indptr[i+1] < indptr[i] {
+			return nil, fmt.Errorf("graph: FromCSR: indptr[%d] = %d < indptr[%d] = %d, want indptr non-decreasing (row %d has a negative length)", i+1, indptr[i+1], i, indptr[i], i)
+		}
+	}
+	if indptr[n] != len(indices) {
+		return nil, fmt.Errorf("graph: FromCSR: indptr[%d] = %d, want len(indices) = %d", n, indptr[n], len(indices))
+	}
+	// Rows: range, order, self-loops; count the entries above and below
+	// the diagonal.
+	upper := 0
+	for u := 0; u < n; u++ {
+		start := indptr[u]
+		row := indices[start:indptr[u+1]]
+		for k, v := range row {
+			switch {
+			case v < 0 || int(v) >= n:
+				return nil, fmt.Errorf("graph: FromCSR: row %d, position %d (indices[%d]) is %d, want a node in [0, %d)", u, k, start+k, v, n)
+			case int(v) == u:
+				return nil, fmt.Errorf("graph: FromCSR: row %d, position %d (indices[%d]) is a self-loop (%d, %d), want none", u, k, start+k, u, u)
+			case k > 0 && v <= row[k-1]:
+				return nil, fmt.Errorf("graph: FromCSR: row %d, position %d (indices[%d]) is %d after %d, want strictly ascending rows (no duplicates)", u, k, start+k, v, row[k-1])
+			}
+			if int(v) > u {
+				upper++
+			}
+		}
+	}
+	// Symmetry: every upper entry (u, v) must have its mirror (v, u).
+	// Mirrors of distinct upper entries are distinct lower entries, so if
+	// all exist and there are as many lower entries as upper ones, every
+	// lower entry is a mirror too; otherwise a second scan finds a lower
+	// entry without one.
+	if err := csrMirrors(indptr, indices, func(u int, v int32) bool { return int(v) > u }); err != nil {
+		return nil, err
+	}
+	if len(indices)-upper != upper {
+		if err := csrMirrors(indptr, indices, func(u int, v int32) bool { return int(v) < u }); err != nil {
+			return nil, err
+		}
+		// Unreachable: more lower than upper entries means some lower
+		// entry has no mirror.
+		return nil, fmt.Errorf("graph: FromCSR: %d entries above the diagonal and %d below, want equal counts (a symmetric graph)", upper, len(indices)-upper)
+	}
+	return &Graph{n: n, indptr: indptr, indices: indices, cleanup: Cleanup{Input: len(indices) / 2}}, nil
+}
+
+// csrMirrors checks that every entry (u, v) of the CSR arrays selected by
+// want has its mirror (v, u), by binary search in row v.
+func csrMirrors(indptr []int, indices []int32, want func(u int, v int32) bool) error {
+	for u := 0; u+1 < len(indptr); u++ {
+		start := indptr[u]
+		row := indices[start:indptr[u+1]]
+		for k, v := range row {
+			if !want(u, v) {
+				continue
+			}
+			if _, ok := slices.BinarySearch(indices[indptr[v]:indptr[v+1]], int32(u)); !ok {
+				return fmt.Errorf("graph: FromCSR: row %d, position %d (indices[%d]) holds %d, but row %d does not hold %d: want a symmetric graph (each undirected edge stored in both rows)", u, k, start+k, v, v, u)
+			}
+		}
+	}
+	return nil
+}
+
 // N returns the number of nodes.
 func (g *Graph) N() int { return g.n }
 
 // NumEdges returns the number of undirected edges (each counted once).
 func (g *Graph) NumEdges() int { return len(g.indices) / 2 }
 
-// Cleanup returns what FromEdges removed from its input.
+// Cleanup returns what FromEdges removed from its input (see Cleanup).
 func (g *Graph) Cleanup() Cleanup { return g.cleanup }
 
 // Degree returns the number of neighbours of node i. It panics if i is out
