@@ -541,11 +541,11 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	if err != nil {
 		return fmt.Errorf("epoch %d: logits: %w", st.Epoch, err)
 	}
-	st.TrainAcc, _ = evalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
+	st.TrainAcc, _ = opkit.EvalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
 	if len(t.task.Val) > 0 {
-		st.ValAcc, st.ValLoss = evalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
 		if t.task.Sens != nil {
-			st.ValDP = selectionGap(z, t.task.Sens, t.task.Val, t.task.Classes)
+			st.ValDP = opkit.SelectionGap(z, t.task.Sens, t.task.Val, t.task.Classes)
 		}
 	}
 	return nil
@@ -623,67 +623,4 @@ func describeDense(d *tensor.Dense) string {
 		return "nil"
 	}
 	return fmt.Sprintf("%v %v", d.Dtype(), d.Shape())
-}
-
-// evalIdx returns the accuracy and the mean cross-entropy of the n × c
-// logits z on the nodes idx.
-// selectionGap is ΔDP of the argmax decisions on the nodes idx: the
-// largest minus the smallest rate at which a group's nodes are predicted
-// as class 1, over the groups with nodes in idx (nodes of unknown group
-// left out); 0 with fewer than two such groups.
-func selectionGap(z *tensor.Dense, sens, idx []int, c int) float64 {
-	var count, sel []int
-	for _, i := range idx {
-		g := sens[i]
-		if g < 0 {
-			continue
-		}
-		for len(count) <= g {
-			count, sel = append(count, 0), append(sel, 0)
-		}
-		count[g]++
-		var k int
-		switch s := z.Data().(type) {
-		case []float64:
-			k = opkit.Argmax(s[i*c : (i+1)*c])
-		case []float32:
-			k = opkit.Argmax(s[i*c : (i+1)*c])
-		}
-		if k == 1 {
-			sel[g]++
-		}
-	}
-	lo, hi, groups := 1.0, 0.0, 0
-	for g := range count {
-		if count[g] == 0 {
-			continue
-		}
-		r := float64(sel[g]) / float64(count[g])
-		lo, hi, groups = min(lo, r), max(hi, r), groups+1
-	}
-	if groups < 2 {
-		return 0
-	}
-	return hi - lo
-}
-
-func evalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
-	correct := 0
-	switch s := z.Data().(type) {
-	case []float64:
-		for _, i := range idx {
-			if opkit.Argmax(s[i*c:(i+1)*c]) == labels[i] {
-				correct++
-			}
-		}
-		loss = opkit.MeanCE(s, labels, idx, c)
-	case []float32:
-		for _, i := range idx {
-			if opkit.Argmax(s[i*c:(i+1)*c]) == labels[i] {
-				correct++
-			}
-		}
-		loss = opkit.MeanCE(s, labels, idx, c)
-	}
-	return float64(correct) / float64(len(idx)), loss
 }
