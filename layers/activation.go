@@ -73,6 +73,13 @@ func (a Activation) String() string {
 	return fmt.Sprintf("%s(%g)", a.Kind, a.Alpha)
 }
 
+// Apply returns the activation of v: what Activate computes for one
+// element, for code that runs a trained model outside gorgonia.
+func (a Activation) Apply(v float64) float64 {
+	y, _ := a.f(v)
+	return y
+}
+
 // f returns the activation of v and its derivative.
 func (a Activation) f(v float64) (y, dy float64) {
 	if v > 0 {

@@ -1,0 +1,53 @@
+// Package minibatch trains the layers' models in mini-batches with
+// sampled neighbourhoods, for graphs whose full-batch training would not
+// fit in memory, and computes their whole-graph logits layer by layer,
+// the input of whole-graph FMP (fmp.Layer.Apply).
+//
+// # Training
+//
+// Fit takes a model configuration (a layers.MLPConfig, GCNConfig,
+// SGCConfig or APPNPConfig value), a Task (the whole graph's propagation
+// matrix, the features, the labels and the splits) and a Config (the
+// full-batch trainer's train.Config, the sampler's sample.Config). Every
+// epoch visits the training nodes in batches; each batch samples its
+// targets' neighbourhoods hop by hop (package graph/sample: PyG's
+// NeighborLoader rule, with the whole graph's normalisation kept and the
+// sampled neighbours rescaled), builds a small gorgonia graph of the
+// model on the batch's blocks (layers.BlockModel), and takes one Adam
+// step. The evaluation pass runs on Val with every neighbour (exact) or
+// with Config.EvalFanouts, and selection, early stopping and the OnEpoch
+// hook behave as in train.Fit.
+//
+// What holds, and is tested:
+//   - with every neighbour sampled, a batch's logits are the full-batch
+//     model's on its targets (up to summation order);
+//   - with every neighbour, one batch of all the training nodes and no
+//     shuffling, an epoch is one full-batch step: Fit gives train.Fit's
+//     parameters;
+//   - the same configuration gives bit-identical results.
+//
+// The features come through the Features interface: Dense wraps an
+// in-memory matrix, and graph/features' Matrix (a memory-mapped float32
+// file) serves matrices that do not fit in memory. Only a batch's rows
+// are read.
+//
+// # Whole-graph inference and FMP
+//
+// Logits computes every node's logits with the trained parameters,
+// layer by layer over the whole graph (no sampling), with a few n × width
+// buffers and no expression graph. fmp.Layer.Apply then runs FMP's K
+// steps on those n × c logits: K sparse products on c columns, so FMP
+// over a 10-million-node graph costs seconds and a few hundred megabytes.
+// This is FMP in its InferenceOnly mode (the backbone never sees the
+// fairness steps while training), the only mode that mini-batch training
+// supports: EndToEnd and ConstantDual couple every node through the
+// groups' mean predictions at every step, which a batch does not see
+// (see the README's scale section for what they would take).
+//
+// NewModel puts mini-batch-trained parameters into the full-batch model,
+// for the full-batch tools (train.Predict, fmp.On, modelio) on graphs
+// that fit.
+//
+// GAT and JKNet are not supported yet: their attention and layer
+// aggregation would need bipartite versions of their ops.
+package minibatch

@@ -1,0 +1,608 @@
+package minibatch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/sample"
+	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
+)
+
+// Task is a node-classification problem for mini-batch training: the
+// whole graph's propagation matrix, the features (in memory or in a file)
+// and the labels. Nothing in it is copied.
+type Task struct {
+	// Adj is the whole graph's propagation matrix (Matrix of the model's
+	// configuration): batches are sampled from its rows. Nil for an MLP.
+	Adj *graph.Matrix
+	// Features gives each node's features (Rows() = n).
+	Features Features
+	// Labels holds one class per node (any value outside Train and Val).
+	Labels []int
+	// Train and Val are node indices: the loss uses Train, selection and
+	// early stopping Val (which may be empty: the last epoch is then
+	// selected and no evaluation pass runs).
+	Train, Val []int
+	// Classes is the number of classes.
+	Classes int
+	// Sens, if not nil, holds each node's group: the evaluation pass then
+	// reports the validation ΔDP (train.EpochStats.ValDP).
+	Sens []int
+}
+
+// Validate checks the task's sizes and indices.
+func (t *Task) Validate() error {
+	if t.Features == nil {
+		return fmt.Errorf("Features is nil")
+	}
+	n := t.Features.Rows()
+	if t.Adj != nil {
+		if r, c := t.Adj.Dims(); r != n || c != n {
+			return fmt.Errorf("Adj is %d × %d for %d feature rows, want %d × %d", r, c, n, n, n)
+		}
+	}
+	if len(t.Labels) != n {
+		return fmt.Errorf("Labels has %d entries for %d nodes", len(t.Labels), n)
+	}
+	if t.Sens != nil && len(t.Sens) != n {
+		return fmt.Errorf("Sens has %d entries for %d nodes", len(t.Sens), n)
+	}
+	if t.Classes < 2 {
+		return fmt.Errorf("Classes is %d, want ≥ 2", t.Classes)
+	}
+	if len(t.Train) == 0 {
+		return fmt.Errorf("Train is empty")
+	}
+	for _, s := range []struct {
+		name string
+		idx  []int
+	}{{"Train", t.Train}, {"Val", t.Val}} {
+		for k, i := range s.idx {
+			if i < 0 || i >= n {
+				return fmt.Errorf("%s[%d] = %d, want a node in [0, %d)", s.name, k, i, n)
+			}
+			if y := t.Labels[i]; y < 0 || y >= t.Classes {
+				return fmt.Errorf("%s[%d] = node %d has label %d, want a class in [0, %d)", s.name, k, i, y, t.Classes)
+			}
+		}
+	}
+	return nil
+}
+
+// Config configures Fit.
+type Config struct {
+	// Model is the backbone: a layers.MLPConfig, GCNConfig, SGCConfig or
+	// APPNPConfig value. Its Seed seeds the initialisation (the same
+	// initial parameters as the full-batch model with that seed).
+	Model any
+	// Train holds the optimiser and the selection rules, with the
+	// full-batch meaning (Epochs, Adam, Select, Patience, SelectAfter,
+	// LogEvery, Log, OnEpoch); an epoch is one pass over the training
+	// nodes in batches. ExtraLoss and AfterStep are full-batch hooks and
+	// must be nil.
+	Train train.Config
+	// Sampler draws the training batches: Fanouts (one per hop of the
+	// model; ignored for an MLP), BatchSize, Shuffle and Seed, which
+	// also seeds the batches' dropout masks.
+	Sampler sample.Config
+	// EvalFanouts are the fan-outs of the evaluation pass; nil takes
+	// every neighbour, which makes the validation logits those of the
+	// full-batch model (exact, and the most expensive).
+	EvalFanouts []int
+	// EvalBatch is the number of nodes per evaluation batch (≥ 1).
+	// Default 4096.
+	EvalBatch int
+	// BatchLog, if not nil, receives a progress line every BatchLogEvery
+	// batches (≥ 1 then): for epochs long enough to watch.
+	BatchLog      io.Writer
+	BatchLogEvery int
+}
+
+// DefaultConfig returns the paper's optimiser and selection (train's
+// DefaultConfig), PyG-like sampling (fan-outs 10 per hop, batches of
+// 1024, shuffled) and exact evaluation, for the model configuration
+// model.
+func DefaultConfig(model any) Config {
+	sc := sample.DefaultConfig()
+	if h, err := Hops(model); err == nil && h > 0 {
+		sc.Fanouts = make([]int, h)
+		for i := range sc.Fanouts {
+			sc.Fanouts[i] = 10
+		}
+	}
+	return Config{Model: model, Train: train.DefaultConfig(), Sampler: sc, EvalBatch: 4096}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	s, err := newSpec(c.Model)
+	if err != nil {
+		return err
+	}
+	if err := c.Train.Validate(); err != nil {
+		return fmt.Errorf("Train: %w", err)
+	}
+	if c.Train.ExtraLoss != nil || c.Train.AfterStep != nil {
+		return fmt.Errorf("Train: ExtraLoss and AfterStep are full-batch hooks, want nil")
+	}
+	if err := c.Sampler.Validate(); err != nil {
+		return fmt.Errorf("Sampler: %w", err)
+	}
+	if s.hops > 0 && len(c.Sampler.Fanouts) != s.hops {
+		return fmt.Errorf("Sampler.Fanouts has %d entries, want %d (one per hop of the %T)", len(c.Sampler.Fanouts), s.hops, c.Model)
+	}
+	if c.EvalFanouts != nil && len(c.EvalFanouts) != s.hops {
+		return fmt.Errorf("EvalFanouts has %d entries, want nil or %d", len(c.EvalFanouts), s.hops)
+	}
+	for i, f := range c.EvalFanouts {
+		if f != -1 && f < 1 {
+			return fmt.Errorf("EvalFanouts[%d] = %d, want -1 (every neighbour) or ≥ 1", i, f)
+		}
+	}
+	if c.EvalBatch < 1 {
+		return fmt.Errorf("EvalBatch = %d, want ≥ 1", c.EvalBatch)
+	}
+	if c.BatchLog != nil && c.BatchLogEvery < 1 {
+		return fmt.Errorf("BatchLogEvery = %d with a BatchLog, want ≥ 1", c.BatchLogEvery)
+	}
+	if c.Train.Log == nil && c.Train.LogEvery > 0 {
+		return fmt.Errorf("Train.LogEvery = %d without a Train.Log", c.Train.LogEvery)
+	}
+	return nil
+}
+
+// Result reports a mini-batch training run.
+type Result struct {
+	// Epochs is the number of epochs run.
+	Epochs int
+	// Best is the epoch with the highest validation accuracy (the last
+	// when Val is empty), Last the final one.
+	Best, Last train.EpochStats
+	// History holds every epoch's statistics. TrainAcc and CE are the
+	// running means over the epoch's batches (dropout on, parameters
+	// before each update), not a separate pass.
+	History []train.EpochStats
+	// Stopped reports early stopping or train.ErrStop.
+	Stopped bool
+	// Params are the selected parameters (Train.Select), in the model's
+	// Learnables order: NewModel puts them in a full-batch model, Logits
+	// computes the whole graph's logits with them.
+	Params []*tensor.Dense
+	// BestParams and LastParams are the best and the last epoch's.
+	BestParams, LastParams []*tensor.Dense
+}
+
+// Fit trains the model of cfg on task in mini-batches: every epoch
+// visits the training nodes in batches of cfg.Sampler.BatchSize, each
+// with its sampled neighbourhood (package graph/sample), one Adam step
+// per batch; then an evaluation pass over Val selects and stops as the
+// full-batch trainer does. The same configuration gives bit-identical
+// results.
+//
+// Each batch is its own small gorgonia graph (blocks of different sizes
+// cannot share one), built from the model's layers (layers.BlockModel)
+// with the current parameters; its gradients update the parameters.
+func Fit(task *Task, cfg Config) (*Result, error) {
+	if task == nil {
+		return nil, fmt.Errorf("minibatch: Fit: nil task")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("minibatch: Fit: %w", err)
+	}
+	if err := task.Validate(); err != nil {
+		return nil, fmt.Errorf("minibatch: Fit: task: %w", err)
+	}
+	s, _ := newSpec(cfg.Model)
+	if task.Features.Cols() != s.in {
+		return nil, fmt.Errorf("minibatch: Fit: the features have %d columns, the model takes %d", task.Features.Cols(), s.in)
+	}
+	if task.Classes != s.classes {
+		return nil, fmt.Errorf("minibatch: Fit: the task has %d classes, the model outputs %d", task.Classes, s.classes)
+	}
+	if s.hops > 0 && task.Adj == nil {
+		return nil, fmt.Errorf("minibatch: Fit: Task.Adj is nil for a %T (build it with Matrix)", cfg.Model)
+	}
+	r := &runner{task: task, cfg: cfg, spec: s}
+	if err := r.init(); err != nil {
+		return nil, fmt.Errorf("minibatch: Fit: %w", err)
+	}
+	return r.run()
+}
+
+type runner struct {
+	task   *Task
+	cfg    Config
+	spec   spec
+	params G.Nodes // the master parameters, updated by Adam
+	adam   *train.Adam
+	train  *sample.Sampler
+	eval   *sample.Sampler
+}
+
+func (r *runner) init() error {
+	g := G.NewGraph()
+	m, err := r.spec.build(g, r.spec.seed(), nil)
+	if err != nil {
+		return err
+	}
+	r.params = m.Learnables()
+	if r.adam, err = train.NewAdam(r.cfg.Train.Adam, r.params); err != nil {
+		return err
+	}
+	if r.spec.hops == 0 {
+		return nil
+	}
+	if r.train, err = sample.NewSampler(r.task.Adj, r.cfg.Sampler); err != nil {
+		return fmt.Errorf("Sampler: %w", err)
+	}
+	ec := sample.Config{Fanouts: r.cfg.EvalFanouts, BatchSize: r.cfg.EvalBatch, Seed: r.cfg.Sampler.Seed}
+	if ec.Fanouts == nil {
+		ec.Fanouts = make([]int, r.spec.hops)
+		for i := range ec.Fanouts {
+			ec.Fanouts[i] = -1
+		}
+	}
+	if r.eval, err = sample.NewSampler(r.task.Adj, ec); err != nil {
+		return fmt.Errorf("evaluation sampler: %w", err)
+	}
+	return nil
+}
+
+func (r *runner) values() []*tensor.Dense {
+	out := make([]*tensor.Dense, len(r.params))
+	for i, p := range r.params {
+		out[i] = p.Value().(*tensor.Dense).Clone().(*tensor.Dense)
+	}
+	return out
+}
+
+func (r *runner) run() (*Result, error) {
+	tc := r.cfg.Train
+	res := &Result{}
+	bestAcc := math.Inf(-1)
+	sinceBest := 0
+	for epoch := 1; epoch <= tc.Epochs; epoch++ {
+		st, err := r.epoch(epoch)
+		if err != nil {
+			return nil, fmt.Errorf("minibatch: Fit: epoch %d: %w", epoch, err)
+		}
+		res.Epochs = epoch
+		selectable := epoch > tc.SelectAfter
+		if len(r.task.Val) == 0 || (selectable && st.ValAcc > bestAcc) {
+			if selectable {
+				bestAcc = st.ValAcc
+			}
+			st.Best = true
+			sinceBest = 0
+			res.Best = st
+			res.BestParams = r.values()
+		} else if selectable {
+			sinceBest++
+		}
+		res.History = append(res.History, st)
+		res.Last = st
+		if tc.LogEvery > 0 && (epoch%tc.LogEvery == 0 || epoch == tc.Epochs) {
+			fmt.Fprintf(tc.Log, "epoch %4d  loss %.4f  train acc %.4f  val acc %.4f  val loss %.4f  val ΔDP %.4f  (%v step, %v eval)\n",
+				epoch, st.Loss, st.TrainAcc, st.ValAcc, st.ValLoss, st.ValDP, st.StepTime.Round(time.Millisecond), st.EvalTime.Round(time.Millisecond))
+		}
+		stop := tc.Patience > 0 && sinceBest >= tc.Patience
+		if tc.OnEpoch != nil {
+			if err := tc.OnEpoch(st); err != nil {
+				if !errors.Is(err, train.ErrStop) {
+					return nil, fmt.Errorf("minibatch: Fit: epoch %d: %w", epoch, err)
+				}
+				stop = true
+			}
+		}
+		if stop {
+			res.Stopped = true
+			break
+		}
+	}
+	res.LastParams = r.values()
+	if res.BestParams == nil {
+		res.BestParams = res.LastParams
+	}
+	res.Params = res.BestParams
+	if tc.Select == train.SelectLast {
+		res.Params = res.LastParams
+	}
+	return res, nil
+}
+
+// epoch runs one pass over the training nodes and the evaluation pass.
+func (r *runner) epoch(epoch int) (train.EpochStats, error) {
+	st := train.EpochStats{Epoch: epoch}
+	start := time.Now()
+	nb := r.numBatches()
+	var ceSum float64
+	var correct, seen int
+	for i := 0; i < nb; i++ {
+		b, err := r.batch(epoch, i)
+		if err != nil {
+			return st, err
+		}
+		ce, c, err := r.step(b, batchSeed(r.cfg.Sampler.Seed, epoch, i))
+		if err != nil {
+			return st, fmt.Errorf("batch %d of %d: %w", i+1, nb, err)
+		}
+		t := len(b.targets)
+		ceSum += ce * float64(t)
+		correct += c
+		seen += t
+		if r.cfg.BatchLog != nil && ((i+1)%r.cfg.BatchLogEvery == 0 || i+1 == nb) {
+			el := time.Since(start)
+			eta := time.Duration(float64(el) / float64(i+1) * float64(nb-i-1))
+			fmt.Fprintf(r.cfg.BatchLog, "epoch %d: batch %d/%d  loss %.4f  acc %.4f  %d nodes  elapsed %v  ETA %v\n",
+				epoch, i+1, nb, ceSum/float64(seen), float64(correct)/float64(seen), len(b.nodes), el.Round(time.Second), eta.Round(time.Second))
+		}
+	}
+	st.CE = ceSum / float64(seen)
+	st.Loss = st.CE
+	st.TrainAcc = float64(correct) / float64(seen)
+	st.StepTime = time.Since(start)
+	if len(r.task.Val) > 0 {
+		t0 := time.Now()
+		z, err := r.logits(r.task.Val, r.eval)
+		if err != nil {
+			return st, fmt.Errorf("evaluation: %w", err)
+		}
+		st.ValAcc, st.ValLoss, st.ValDP = evalLocal(z, r.task.Labels, r.task.Sens, r.task.Val, r.task.Classes)
+		st.EvalTime = time.Since(t0)
+	}
+	return st, nil
+}
+
+// batchSeed mixes the sampler seed, the epoch and the batch index into
+// the seed of a batch's dropout masks (splitmix64's finaliser).
+func batchSeed(seed int64, epoch, i int) int64 {
+	x := uint64(seed) ^ uint64(epoch)*0x9e3779b97f4a7c15 ^ uint64(i+1)*0xbf58476d1ce4e5b9
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return int64(x >> 1)
+}
+
+// mbatch is a batch: the nodes whose features it reads, its blocks, and
+// its targets (the first len(targets) nodes).
+type mbatch struct {
+	nodes   []int
+	targets []int
+	blocks  []*graph.Matrix
+}
+
+func (r *runner) numBatches() int {
+	if r.train != nil {
+		return r.train.NumBatches(r.task.Train)
+	}
+	bs := r.cfg.Sampler.BatchSize
+	return (len(r.task.Train) + bs - 1) / bs
+}
+
+func (r *runner) batch(epoch, i int) (mbatch, error) {
+	if r.train != nil {
+		b, err := r.train.Batch(r.task.Train, epoch, i)
+		if err != nil {
+			return mbatch{}, err
+		}
+		return mbatch{nodes: b.Nodes, targets: b.Nodes[:b.Sizes[0]], blocks: b.Blocks}, nil
+	}
+	// An MLP: the same permutation rule as the sampler, without sampling.
+	perm := permutation(r.task.Train, r.cfg.Sampler, epoch)
+	bs := r.cfg.Sampler.BatchSize
+	t := perm[i*bs : min((i+1)*bs, len(perm))]
+	return mbatch{nodes: t, targets: t}, nil
+}
+
+// permutation returns the training nodes in an epoch's order for an MLP.
+// The sampler, which shuffles the same way for graph models, is not used
+// since an MLP has no neighbours to sample.
+func permutation(nodes []int, c sample.Config, epoch int) []int {
+	p := append([]int(nil), nodes...)
+	if !c.Shuffle {
+		return p
+	}
+	s := uint64(batchSeed(c.Seed, epoch, -1))
+	for i := len(p) - 1; i > 0; i-- {
+		s += 0x9e3779b97f4a7c15
+		z := s
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		z ^= z >> 31
+		j := int(z % uint64(i+1))
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+// input gathers the batch's features into a new input node of g.
+func (r *runner) input(g *G.ExprGraph, nodes []int) (*G.Node, error) {
+	d := r.task.Features.Cols()
+	var t *tensor.Dense
+	if r.spec.dtype == tensor.Float64 {
+		buf := make([]float64, len(nodes)*d)
+		if err := gatherInto(r.task.Features, nodes, nil, buf); err != nil {
+			return nil, err
+		}
+		t = tensor.New(tensor.WithShape(len(nodes), d), tensor.WithBacking(buf))
+	} else {
+		buf := make([]float32, len(nodes)*d)
+		if err := gatherInto(r.task.Features, nodes, buf, nil); err != nil {
+			return nil, err
+		}
+		t = tensor.New(tensor.WithShape(len(nodes), d), tensor.WithBacking(buf))
+	}
+	return G.NewMatrix(g, r.spec.dtype, G.WithShape(len(nodes), d), G.WithName("x"), G.WithValue(t)), nil
+}
+
+// step runs forward, backward and one Adam step on a batch, and returns
+// the batch's mean cross-entropy and number of correct predictions.
+func (r *runner) step(b mbatch, seed int64) (ce float64, correct int, err error) {
+	g := G.NewGraph()
+	phase := layers.NewPhase()
+	phase.SetTraining(true)
+	m, err := r.spec.build(g, seed, phase)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := setParams(m, r.masterValues()); err != nil {
+		return 0, 0, err
+	}
+	x, err := r.input(g, b.nodes)
+	if err != nil {
+		return 0, 0, err
+	}
+	logits, err := m.ForwardBlocks(x, b.blocks)
+	if err != nil {
+		return 0, 0, err
+	}
+	t := len(b.targets)
+	labels := make([]int, t)
+	idx := make([]int, t)
+	for k, v := range b.targets {
+		labels[k], idx[k] = r.task.Labels[v], k
+	}
+	loss, err := layers.CrossEntropy(logits, labels, idx)
+	if err != nil {
+		return 0, 0, err
+	}
+	params := m.Learnables()
+	if _, err := G.Grad(loss, params...); err != nil {
+		return 0, 0, fmt.Errorf("gradient: %w", err)
+	}
+	var lv, zv G.Value
+	G.Read(loss, &lv)
+	G.Read(logits, &zv)
+	vm := G.NewTapeMachine(g, G.BindDualValues(params...))
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		return 0, 0, err
+	}
+	grads := make([]G.Value, len(params))
+	for i, p := range params {
+		if grads[i], err = p.Grad(); err != nil {
+			return 0, 0, fmt.Errorf("gradient of %s: %w", p.Name(), err)
+		}
+	}
+	if err := r.adam.StepWith(grads); err != nil {
+		return 0, 0, err
+	}
+	z, err := opkit.Dense(zv)
+	if err != nil {
+		return 0, 0, err
+	}
+	acc, _ := opkit.EvalIdx(z, labels, idx, r.task.Classes)
+	return scalarValue(lv), int(math.Round(acc * float64(t))), nil
+}
+
+func scalarValue(v G.Value) float64 {
+	switch x := v.Data().(type) {
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	}
+	return math.NaN()
+}
+
+func (r *runner) masterValues() []*tensor.Dense {
+	out := make([]*tensor.Dense, len(r.params))
+	for i, p := range r.params {
+		out[i] = p.Value().(*tensor.Dense)
+	}
+	return out
+}
+
+func setParams(m layers.Model, values []*tensor.Dense) error {
+	return train.SetParams(m, values)
+}
+
+// logits returns the logits of nodes (in order, len(nodes) × classes)
+// with the current parameters, in evaluation mode, in batches of the
+// evaluation sampler (full batches of nodes for an MLP).
+func (r *runner) logits(nodes []int, sm *sample.Sampler) (*tensor.Dense, error) {
+	return forwardNodes(r.spec, r.masterValues(), r.task.Features, nodes, sm, r.cfg.EvalBatch)
+}
+
+// forwardNodes computes the logits of nodes in evaluation mode.
+func forwardNodes(s spec, values []*tensor.Dense, x Features, nodes []int, sm *sample.Sampler, batch int) (*tensor.Dense, error) {
+	c := s.classes
+	out := tensor.New(tensor.WithShape(len(nodes), c), tensor.Of(s.dtype))
+	r := &runner{task: &Task{Features: x}, spec: s}
+	for lo := 0; lo < len(nodes); lo += batch {
+		hi := min(lo+batch, len(nodes))
+		b := mbatch{nodes: nodes[lo:hi], targets: nodes[lo:hi]}
+		if sm != nil {
+			sb, err := sm.Sample(nodes[lo:hi], int64(lo))
+			if err != nil {
+				return nil, err
+			}
+			b = mbatch{nodes: sb.Nodes, targets: sb.Nodes[:sb.Sizes[0]], blocks: sb.Blocks}
+		}
+		g := G.NewGraph()
+		m, err := s.build(g, s.seed(), nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := setParams(m, values); err != nil {
+			return nil, err
+		}
+		xn, err := r.input(g, b.nodes)
+		if err != nil {
+			return nil, err
+		}
+		z, err := m.ForwardBlocks(xn, b.blocks)
+		if err != nil {
+			return nil, err
+		}
+		var zv G.Value
+		G.Read(z, &zv)
+		vm := G.NewTapeMachine(g)
+		err = vm.RunAll()
+		vm.Close()
+		if err != nil {
+			return nil, err
+		}
+		zd, err := opkit.Dense(zv)
+		if err != nil {
+			return nil, err
+		}
+		switch o := out.Data().(type) {
+		case []float64:
+			copy(o[lo*c:hi*c], zd.Data().([]float64))
+		case []float32:
+			copy(o[lo*c:hi*c], zd.Data().([]float32))
+		}
+	}
+	return out, nil
+}
+
+// evalLocal: accuracy, mean cross-entropy and ΔDP of logits z whose row
+// k is node idx[k].
+func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int) (acc, loss, dp float64) {
+	local := make([]int, len(idx))
+	lab := make([]int, len(idx))
+	for k, i := range idx {
+		local[k], lab[k] = k, labels[i]
+	}
+	acc, loss = opkit.EvalIdx(z, lab, local, c)
+	if sens != nil {
+		sl := make([]int, len(idx))
+		for k, i := range idx {
+			sl[k] = sens[i]
+		}
+		dp = opkit.SelectionGap(z, sl, local, c)
+	}
+	return acc, loss, dp
+}
