@@ -41,6 +41,57 @@ func newMatrix(rows, cols int, indptr []int, indices []int32, val []float64, sym
 		val32: v32, symmetric: symmetric, id: matrixIDs.Add(1)}
 }
 
+// NewMatrixCSR builds a rows × cols sparse matrix from compressed sparse
+// rows: the entries of row i are indices[indptr[i]:indptr[i+1]] (column
+// ids, strictly ascending) with values val at the same positions. It takes
+// ownership of the slices (no copy; do not modify them afterwards), which
+// makes it the cheap constructor for code that builds rows in order, such
+// as a neighbour sampler's blocks. It returns an error, naming the row and
+// position, for sizes that do not match, a column out of range or out of
+// order, and a non-finite value.
+func NewMatrixCSR(rows, cols int, indptr []int, indices []int32, val []float64) (*Matrix, error) {
+	if rows <= 0 || cols <= 0 {
+		return nil, fmt.Errorf("graph: NewMatrixCSR: size %d × %d, want both > 0", rows, cols)
+	}
+	if len(indptr) != rows+1 || indptr[0] != 0 || indptr[rows] != len(indices) || len(val) != len(indices) {
+		return nil, fmt.Errorf("graph: NewMatrixCSR: %d row pointers (first %d, last %d), %d column ids and %d values for %d rows, want %d pointers from 0 to the number of entries and as many values as column ids",
+			len(indptr), first(indptr), last(indptr), len(indices), len(val), rows, rows+1)
+	}
+	for i := 0; i < rows; i++ {
+		if indptr[i+1] < indptr[i] {
+			return nil, fmt.Errorf("graph: NewMatrixCSR: row %d ends at %d before it starts at %d", i, indptr[i+1], indptr[i])
+		}
+	}
+	for i := 0; i < rows; i++ {
+		lo, hi := indptr[i], indptr[i+1]
+		for p := lo; p < hi; p++ {
+			if j := indices[p]; j < 0 || int(j) >= cols || (p > lo && j <= indices[p-1]) {
+				return nil, fmt.Errorf("graph: NewMatrixCSR: row %d, position %d: column %d, want columns in [0, %d), strictly ascending within a row", i, p, j, cols)
+			}
+			if v := val[p]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("graph: NewMatrixCSR: row %d, column %d is %v, want a finite value", i, indices[p], v)
+			}
+		}
+	}
+	m := newMatrix(rows, cols, indptr, indices, val, false)
+	m.symmetric = m.isSymmetric()
+	return m, nil
+}
+
+func first(s []int) int {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[0]
+}
+
+func last(s []int) int {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)-1]
+}
+
 // NewMatrix builds a rows × cols sparse matrix from coordinate triplets
 // (r[k], c[k], v[k]). Entries with the same coordinates are summed. It
 // returns an error on mismatched lengths, non-positive sizes, coordinates

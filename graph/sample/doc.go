@@ -90,12 +90,12 @@
 // # Cost
 //
 // A batch costs time and memory in proportion to its sampled nodes and
-// edges (plus the construction of its blocks by graph.NewMatrix, which
-// sorts each row), never O(n): the Sampler keeps an n-entry int32 table per
+// edges, never O(n): the Sampler keeps an n-entry int32 table per
 // concurrent caller and resets only the entries a batch used. On a graph of
-// 10 million nodes this is 40 MB per concurrent caller. On a random graph
-// of 200,000 nodes and mean degree 20, a batch of 1024 targets with fan-outs
-// {10, 10} (about 82,000 nodes and 132,000 block entries) takes 20 to 35 ms
-// on one core of a shared machine, about half of it in graph.NewMatrix
-// (BenchmarkBatch).
+// 10 million nodes this is 40 MB per concurrent caller. Its blocks share
+// one compressed-row copy of the batch's entries (graph.NewMatrixCSR): 11
+// allocations a batch. On a random graph of 200,000 nodes and mean degree
+// 20, a batch of 1024 targets with fan-outs {10, 10} (about 82,000 nodes
+// and 132,000 block entries) takes about 24 ms on one core of a shared
+// machine (BenchmarkBatch), most of it in the random reads of the rows.
 package sample

@@ -263,10 +263,30 @@ func (s *Sampler) sample(sc *scratch, targets, orig []int, seed uint64, fn strin
 	for i, v := range sc.nodes {
 		b.Nodes[i] = int(v)
 	}
+	// One CSR copy of the entries, shared by every block: block l is its
+	// first sizes[L-1-l] rows (blocks are immutable). Each row's local
+	// column ids are sorted (a row holds at most fan-out + 1 entries).
+	nr := sizes[L-1]
+	m := sc.rowEnd[nr-1]
+	indptr := make([]int, nr+1)
+	indices := make([]int32, m)
+	vals := make([]float64, m)
+	for i := 0; i < nr; i++ {
+		lo, hi := indptr[i], sc.rowEnd[i]
+		indptr[i+1] = hi
+		for p := lo; p < hi; p++ {
+			c, v := int32(sc.cols[p]), sc.vals[p]
+			q := p
+			for ; q > lo && indices[q-1] > c; q-- {
+				indices[q], vals[q] = indices[q-1], vals[q-1]
+			}
+			indices[q], vals[q] = c, v
+		}
+	}
 	for l := 0; l < L; l++ {
 		rows, cols := sizes[L-1-l], sizes[L-l]
-		m := sc.rowEnd[rows-1]
-		blk, err := graph.NewMatrix(rows, cols, sc.rows[:m], sc.cols[:m], sc.vals[:m])
+		e := indptr[rows]
+		blk, err := graph.NewMatrixCSR(rows, cols, indptr[:rows+1:rows+1], indices[:e:e], vals[:e:e])
 		if err != nil {
 			return nil, fmt.Errorf("sample: %s: block %d: %w", fn, l, err)
 		}
