@@ -94,9 +94,12 @@ type Config struct {
 	// model; ignored for an MLP), BatchSize, Shuffle and Seed, which
 	// also seeds the batches' dropout masks.
 	Sampler sample.Config
-	// EvalFanouts are the fan-outs of the evaluation pass; nil takes
-	// every neighbour, which makes the validation logits those of the
-	// full-batch model (exact, and the most expensive).
+	// EvalFanouts are the fan-outs of the evaluation pass over Val. nil
+	// computes the whole graph's logits layer by layer (Logits), exactly
+	// the full-batch model's, at the cost of a few sparse products over
+	// the whole graph per epoch; on a graph too large for that each epoch,
+	// set fan-outs (-1 for every neighbour, exact too) and only the
+	// validation nodes' neighbourhoods are read.
 	EvalFanouts []int
 	// EvalBatch is the number of nodes per evaluation batch (≥ 1).
 	// Default 4096.
@@ -109,7 +112,7 @@ type Config struct {
 
 // DefaultConfig returns the paper's optimiser and selection (train's
 // DefaultConfig), PyG-like sampling (fan-outs 10 per hop, batches of
-// 1024, shuffled) and exact evaluation, for the model configuration
+// 1024, shuffled) and exact layer-wise evaluation, for the model configuration
 // model.
 func DefaultConfig(model any) Config {
 	sc := sample.DefaultConfig()
@@ -244,13 +247,10 @@ func (r *runner) init() error {
 	if r.train, err = sample.NewSampler(r.task.Adj, r.cfg.Sampler); err != nil {
 		return fmt.Errorf("Sampler: %w", err)
 	}
-	ec := sample.Config{Fanouts: r.cfg.EvalFanouts, BatchSize: r.cfg.EvalBatch, Seed: r.cfg.Sampler.Seed}
-	if ec.Fanouts == nil {
-		ec.Fanouts = make([]int, r.spec.hops)
-		for i := range ec.Fanouts {
-			ec.Fanouts[i] = -1
-		}
+	if r.cfg.EvalFanouts == nil {
+		return nil // exact layer-wise evaluation (Logits)
 	}
+	ec := sample.Config{Fanouts: r.cfg.EvalFanouts, BatchSize: r.cfg.EvalBatch, Seed: r.cfg.Sampler.Seed}
 	if r.eval, err = sample.NewSampler(r.task.Adj, ec); err != nil {
 		return fmt.Errorf("evaluation sampler: %w", err)
 	}
@@ -352,7 +352,7 @@ func (r *runner) epoch(epoch int) (train.EpochStats, error) {
 	st.StepTime = time.Since(start)
 	if len(r.task.Val) > 0 {
 		t0 := time.Now()
-		z, err := r.logits(r.task.Val, r.eval)
+		z, err := r.valLogits()
 		if err != nil {
 			return st, fmt.Errorf("evaluation: %w", err)
 		}
@@ -528,11 +528,33 @@ func setParams(m layers.Model, values []*tensor.Dense) error {
 	return train.SetParams(m, values)
 }
 
-// logits returns the logits of nodes (in order, len(nodes) × classes)
-// with the current parameters, in evaluation mode, in batches of the
-// evaluation sampler (full batches of nodes for an MLP).
-func (r *runner) logits(nodes []int, sm *sample.Sampler) (*tensor.Dense, error) {
-	return forwardNodes(r.spec, r.masterValues(), r.task.Features, nodes, sm, r.cfg.EvalBatch)
+// valLogits returns the validation nodes' logits (in Val's order) with
+// the current parameters, in evaluation mode: from the whole graph's
+// layer-wise logits (exact) for a graph model without EvalFanouts, else
+// in batches of the evaluation sampler (batches of nodes for an MLP).
+func (r *runner) valLogits() (*tensor.Dense, error) {
+	if r.spec.hops > 0 && r.eval == nil {
+		all, err := Logits(r.cfg.Model, r.masterValues(), r.task.Adj, r.task.Features)
+		if err != nil {
+			return nil, err
+		}
+		c := r.spec.classes
+		out := tensor.New(tensor.WithShape(len(r.task.Val), c), tensor.Of(r.spec.dtype))
+		switch o := out.Data().(type) {
+		case []float64:
+			a := all.Data().([]float64)
+			for k, i := range r.task.Val {
+				copy(o[k*c:(k+1)*c], a[i*c:(i+1)*c])
+			}
+		case []float32:
+			a := all.Data().([]float32)
+			for k, i := range r.task.Val {
+				copy(o[k*c:(k+1)*c], a[i*c:(i+1)*c])
+			}
+		}
+		return out, nil
+	}
+	return forwardNodes(r.spec, r.masterValues(), r.task.Features, r.task.Val, r.eval, r.cfg.EvalBatch)
 }
 
 // forwardNodes computes the logits of nodes in evaluation mode.

@@ -199,6 +199,18 @@ func TestFitDeterministic(t *testing.T) {
 		assert.Equal(t, a.History[e].ValAcc, b.History[e].ValAcc)
 	}
 	assert.NotEqual(t, a.LastParams[0].Data(), other.LastParams[0].Data())
+
+	// Sampled evaluation with every neighbour is exact too: the same
+	// validation accuracy as the layer-wise pass, epoch by epoch.
+	c := mc
+	c.Sampler.Seed = 1
+	c.EvalFanouts, c.EvalBatch = []int{-1, -1}, 50
+	sampled, err := Fit(task(t, ds, cfg), c)
+	require.NoError(t, err)
+	for e := range a.History {
+		assert.Equal(t, a.History[e].ValAcc, sampled.History[e].ValAcc, "epoch %d", e+1)
+		assert.InDelta(t, a.History[e].ValLoss, sampled.History[e].ValLoss, 1e-12, "epoch %d", e+1)
+	}
 }
 
 // TestFitLearns: sampled mini-batch GCN training on the generated graph
