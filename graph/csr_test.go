@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -82,4 +83,44 @@ func TestFromCSREmpty(t *testing.T) {
 	want, err := FromEdges(2, nil)
 	require.NoError(t, err)
 	assert.Equal(t, want.Fingerprint(), g.Fingerprint())
+}
+
+// TestFromCSRLargeAsymmetric checks the parallel symmetry check on a graph
+// large enough to use it: the error names the first bad row, with any
+// number of procs.
+func TestFromCSRLargeAsymmetric(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	n := 20000
+	edges := make([][2]int, 100000)
+	for k := range edges {
+		edges[k] = [2]int{rng.Intn(n), rng.Intn(n)}
+	}
+	g, err := FromEdges(n, edges)
+	require.NoError(t, err)
+	require.Greater(t, len(g.indices), 1<<16)
+	ok, err := FromCSR(slices.Clone(g.indptr), slices.Clone(g.indices))
+	require.NoError(t, err)
+	assert.Equal(t, g.Fingerprint(), ok.Fingerprint())
+	// Break the mirror of one edge in a late row and of one in an early
+	// row, by moving the entry to a neighbour not yet in the row.
+	indices := slices.Clone(g.indices)
+	breakRow := func(u int) int32 {
+		row := indices[g.indptr[u]:g.indptr[u+1]]
+		require.NotEmpty(t, row)
+		last := row[len(row)-1]
+		require.Less(t, int(last)+1, n)
+		row[len(row)-1] = last + 1 // strictly ascending still
+		return last + 1
+	}
+	breakRow(n - 50)
+	u := 100
+	for int(g.indices[g.indptr[u+1]-1]) >= n-1 || g.indptr[u+1] == g.indptr[u] {
+		u++
+	}
+	v := breakRow(u)
+	_, err = FromCSR(slices.Clone(g.indptr), indices)
+	require.Error(t, err)
+	if int(v) > u {
+		assert.Contains(t, err.Error(), fmt.Sprintf("row %d, position %d", u, g.Degree(u)-1))
+	}
 }

@@ -2,8 +2,11 @@ package graph
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // Graph is an undirected simple graph on nodes 0..N()-1 stored in compressed
@@ -108,7 +111,8 @@ func FromEdges(n int, edges [][2]int) (*Graph, error) {
 //
 // The arrays must already describe a simple undirected graph; nothing is
 // repaired. FromCSR checks, in O(len(indices)) time plus one binary search
-// per stored entry (u, v) with u < v, and no extra memory: n >= 1 (as
+// per stored entry (u, v) with u < v (run in parallel over ranges of
+// rows), and no extra memory: n >= 1 (as
 // FromEdges) and n <= 2³¹−1; indptr[0] = 0; indptr non-decreasing;
 // indptr[n] = len(indices); every index in [0, n); every row strictly
 // ascending (no duplicates); no self-loop; symmetry (v in row u exactly
@@ -176,18 +180,48 @@ func FromCSR(indptr []int, indices []int32) (*Graph, error) {
 }
 
 // csrMirrors checks that every entry (u, v) of the CSR arrays selected by
-// want has its mirror (v, u), by binary search in row v.
+// want has its mirror (v, u), by binary search in row v. Ranges of rows
+// are checked in parallel (the searches are random reads, bound by memory
+// latency); the error is that of the first bad row, whatever the number
+// of procs.
 func csrMirrors(indptr []int, indices []int32, want func(u int, v int32) bool) error {
-	for u := 0; u+1 < len(indptr); u++ {
-		start := indptr[u]
-		row := indices[start:indptr[u+1]]
-		for k, v := range row {
-			if !want(u, v) {
-				continue
+	n := len(indptr) - 1
+	ranges := 1
+	if len(indices) >= 1<<16 {
+		ranges = min(n, 16*runtime.GOMAXPROCS(0))
+	}
+	errs := make([]error, ranges)
+	check := func(r int) {
+		lo, hi := int(int64(n)*int64(r)/int64(ranges)), int(int64(n)*int64(r+1)/int64(ranges))
+		for u := lo; u < hi; u++ {
+			start := indptr[u]
+			row := indices[start:indptr[u+1]]
+			for k, v := range row {
+				if !want(u, v) {
+					continue
+				}
+				if _, ok := slices.BinarySearch(indices[indptr[v]:indptr[v+1]], int32(u)); !ok {
+					errs[r] = fmt.Errorf("graph: FromCSR: row %d, position %d (indices[%d]) holds %d, but row %d does not hold %d: want a symmetric graph (each undirected edge stored in both rows)", u, k, start+k, v, v, u)
+					return
+				}
 			}
-			if _, ok := slices.BinarySearch(indices[indptr[v]:indptr[v+1]], int32(u)); !ok {
-				return fmt.Errorf("graph: FromCSR: row %d, position %d (indices[%d]) holds %d, but row %d does not hold %d: want a symmetric graph (each undirected edge stored in both rows)", u, k, start+k, v, v, u)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(ranges, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := int(next.Add(1) - 1); r < ranges; r = int(next.Add(1) - 1) {
+				check(r)
 			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
