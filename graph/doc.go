@@ -6,7 +6,9 @@
 // # Graphs and matrices
 //
 // A Graph is built once by FromEdges, which symmetrises the edge list and
-// drops self-loops and duplicates (Cleanup says how many). Propagation
+// drops self-loops and duplicates (Cleanup says how many), or, for graphs
+// too large for an edge list, by FromCSR, which takes ready CSR arrays
+// without copying them and only checks them. Propagation
 // matrices are built from it explicitly, once, by NormalizedAdjacency or
 // GCNNorm: nothing in fairmp caches a normalisation behind the user's
 // back. A Matrix stores its values in float64 and float32, so models of

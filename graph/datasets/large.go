@@ -44,7 +44,7 @@ const (
 //     large graphs).
 //   - The features are not kept in memory: they are streamed, as float32,
 //     to a feature file at featuresPath (package graph/features; written
-//     to featuresPath+".tmp" and renamed when complete). The returned
+//     to a temporary file beside it and renamed when complete). The returned
 //     Dataset has Features == nil, NumFeatures = cfg.NumFeatures and
 //     FeatureNames x0, x1, ...; open the features with
 //     features.Open(featuresPath), which maps the file without reading it

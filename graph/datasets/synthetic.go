@@ -177,30 +177,12 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	if m > 0 {
 		// Every populated block must reach a populated block with
 		// positive probability, or the block choice below never ends.
+		var sizes [4]int
 		for b, blk := range blocks {
-			if len(blk) == 0 {
-				continue
-			}
-			y, s := b>>1, b&1
-			p := 0.0
-			for _, sy := range []bool{true, false} {
-				for _, ss := range []bool{true, false} {
-					ty, ts := y, s
-					py, ps := cfg.LabelHomophily, cfg.SensHomophily
-					if !sy {
-						ty, py = 1-y, 1-py
-					}
-					if !ss {
-						ts, ps = 1-s, 1-ps
-					}
-					if len(blocks[2*ty+ts]) > 0 {
-						p += py * ps
-					}
-				}
-			}
-			if p == 0 {
-				return nil, fmt.Errorf("datasets: Synthetic: nodes with label %d and group %d can get no edge: every block LabelHomophily = %v and SensHomophily = %v allow is empty; change a knob or raise N", y, s, cfg.LabelHomophily, cfg.SensHomophily)
-			}
+			sizes[b] = len(blk)
+		}
+		if err := checkBlocksReachable("Synthetic", cfg, sizes); err != nil {
+			return nil, err
 		}
 	}
 	keys := make([]uint64, 0, m)

@@ -5,8 +5,8 @@
 // # Writing and reading
 //
 // A Writer streams rows into a new file: Create(path, rows, cols), then
-// WriteRow once per row in order, then Close. The rows go to path+".tmp",
-// which Close flushes, syncs to disk and renames to path only when every
+// WriteRow once per row in order, then Close. The rows go to a temporary
+// file beside path (unique to the Writer), which Close flushes, syncs to disk and renames to path only when every
 // declared row was written, so a crash or an error never leaves a file at
 // path that looks complete. Write does the same for a whole in-memory
 // matrix (a datasets.Dataset's Features), converting float64 to float32.

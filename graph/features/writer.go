@@ -8,10 +8,12 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
+	"path/filepath"
 )
 
 // Writer streams the rows of a feature matrix into a new file. It writes
-// to path+".tmp" and renames that file to path on a successful Close, so
+// to a temporary file beside path (path.NNNN.tmp, unique to the Writer)
+// and renames that file to path on a successful Close, so
 // a crash, an error or an Abort never leaves a file at path that looks
 // complete. A Writer is not safe for concurrent use.
 //
@@ -36,8 +38,7 @@ type Writer struct {
 }
 
 // Create starts a feature file of rows × cols float32 values at path
-// (written to path+".tmp" until Close; an existing temporary file is
-// overwritten). It returns an error if rows or cols is < 1, if the file
+// (written to a temporary file of its own beside path until Close). It returns an error if rows or cols is < 1, if the file
 // would exceed what this machine can address, or if the temporary file
 // cannot be created (wrapping the os error).
 func Create(path string, rows, cols int) (*Writer, error) {
@@ -50,9 +51,16 @@ func Create(path string, rows, cols int) (*Writer, error) {
 	if _, err := fileSize(uint64(rows), uint64(cols)); err != nil {
 		return nil, fmt.Errorf("features: Create %s: %w", path, err)
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// A temporary name of its own, so that two writers of one path never
+	// write into the same file.
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
+		return nil, fmt.Errorf("features: Create %s: %w", path, err)
+	}
+	tmp := f.Name()
+	if err := f.Chmod(0o644); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
 		return nil, fmt.Errorf("features: Create %s: %w", path, err)
 	}
 	w := &Writer{path: path, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, 1<<20), rows: rows, cols: cols, buf: make([]byte, 4*cols)}
