@@ -75,6 +75,18 @@
 //   - PerGroupRows: one Δs row and dual row per group also for a binary
 //     attribute (three or more groups always use them).
 //
+// # Graphs larger than memory
+//
+// Layer.Apply runs the same K steps on plain n × c logits, without an
+// expression graph: four n × c buffers whatever K is, bit-identical to
+// Forward's evaluation pass. With a backbone trained in mini-batches
+// (package layers/minibatch, whose Logits computes the whole graph's
+// logits layer by layer) it debiases a graph of any size that its sparse
+// matrix fits: on a generated graph of 10 million nodes and 100 million
+// edges, K = 10 steps take seconds (see the README's scale section). This
+// is the InferenceOnly mode; EndToEnd and ConstantDual need every node's
+// logits at every training step and stay full-batch.
+//
 // # Auditing
 //
 // The sensitive attribute enters only in the fairness steps.
