@@ -121,3 +121,45 @@ func BenchmarkFMPOps(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkApply: FMP's K = 10 evaluation steps outside gorgonia
+// (Layer.Apply) on 2-column logits, the whole-graph FMP of mini-batch
+// training, on the Pokec-z shape and the Bail shape (generated: 18,876
+// nodes, mean degree 33).
+func BenchmarkApply(b *testing.B) {
+	bail := datasets.DefaultSyntheticConfig()
+	bail.N, bail.MeanDegree = 18876, 33
+	bailDS, err := datasets.Synthetic(bail)
+	require.NoError(b, err)
+	shapes := []struct {
+		name string
+		get  func() (*datasets.Dataset, *graph.Matrix)
+	}{
+		{"bail", func() (*datasets.Dataset, *graph.Matrix) { return bailDS, graph.NormalizedAdjacency(bailDS.Graph) }},
+		{"pokec-z", func() (*datasets.Dataset, *graph.Matrix) { return pokecShaped(b) }},
+	}
+	for _, sh := range shapes {
+		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+			b.Run(sh.name+"/"+dt.String(), func(b *testing.B) {
+				d, adj := sh.get()
+				l, err := New(adj, d.Sens, DefaultConfig())
+				require.NoError(b, err)
+				x := tensor.New(tensor.WithShape(d.N(), 2), tensor.Of(dt))
+				for i := 0; i < d.N(); i++ {
+					v := float64(d.Labels[i]) - 0.5
+					if dt == tensor.Float32 {
+						x.Data().([]float32)[2*i+1] = float32(v)
+					} else {
+						x.Data().([]float64)[2*i+1] = v
+					}
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := l.Apply(x); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

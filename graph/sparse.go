@@ -357,6 +357,30 @@ func (m *Matrix) MulDense32(out, x []float32, cols int) {
 	mulDense(m.indptr, m.indices, m.val32, out, x, cols)
 }
 
+// MulDenseRows32 computes rows lo..hi−1 of m · x into out, which must
+// hold (hi−lo)·cols values: the product one block of rows at a time, for
+// callers that cannot hold the whole rows × cols result (whole-graph
+// inference on a graph of millions of nodes). Each row is the same sum,
+// in the same order, as in MulDense32. It panics if the range or a
+// buffer is out of bounds.
+func (m *Matrix) MulDenseRows32(out, x []float32, cols, lo, hi int) {
+	m.checkRows(len(out), len(x), cols, lo, hi)
+	mulDense(m.indptr[lo:hi+1], m.indices, m.val32, out, x, cols)
+}
+
+// MulDenseRows64 is MulDenseRows32 in float64.
+func (m *Matrix) MulDenseRows64(out, x []float64, cols, lo, hi int) {
+	m.checkRows(len(out), len(x), cols, lo, hi)
+	mulDense(m.indptr[lo:hi+1], m.indices, m.val64, out, x, cols)
+}
+
+func (m *Matrix) checkRows(lout, lx, cols, lo, hi int) {
+	if lo < 0 || hi > m.rows || lo >= hi || cols < 1 || lout < (hi-lo)*cols || lx < m.cols*cols {
+		panic(fmt.Sprintf("graph: MulDenseRows: rows [%d, %d) of a %d × %d matrix, %d columns, out has %d values and x %d, want 0 ≤ lo < hi ≤ %d, cols ≥ 1, ≥ %d and ≥ %d",
+			lo, hi, m.rows, m.cols, cols, lout, lx, m.rows, (hi-lo)*cols, m.cols*cols))
+	}
+}
+
 func (m *Matrix) checkMul(lout, lx, cols int) {
 	if cols < 1 || lout < m.rows*cols || lx < m.cols*cols {
 		panic(fmt.Sprintf("graph: MulDense: out has %d values and x %d for a %d × %d matrix and %d columns, want cols >= 1, >= %d and >= %d",

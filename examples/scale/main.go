@@ -73,6 +73,7 @@ type options struct {
 	batchLogEvery int
 	quiet         bool
 	compareShapeN int
+	memLimit      float64
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -97,6 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fl.StringVar(&o.out, "out", "", "folder for the results (JSON and Markdown); none when empty")
 	fl.IntVar(&o.batchLogEvery, "log-every", 10, "progress line every this many batches")
 	fl.BoolVar(&o.quiet, "q", false, "no progress lines")
+	fl.Float64Var(&o.memLimit, "mem-limit", 10, "soft limit of the Go heap in GB (debug.SetMemoryLimit; 0: none): the collector then returns freed memory to the system instead of letting the heap grow to twice its live size")
 	fl.StringVar(&compare, "compare", "", "instead of the scale run: compare mini-batch with full-batch training on these data sets (bail, credit, nba, pokec-z: the generated graph of Pokec-z's shape, synthetic)")
 	fl.IntVar(&o.seeds, "seeds", 5, "-compare: seeds")
 	fl.IntVar(&o.compareEpochs, "compare-epochs", 300, "-compare: epochs of both trainings (Adam lr 1e-3, weight decay 1e-5, best validation epoch)")
@@ -163,6 +165,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	progress := stderr
 	if o.quiet {
 		progress = io.Discard
+	}
+	if o.memLimit < 0 {
+		return usageError{fmt.Errorf("-mem-limit %g: want ≥ 0", o.memLimit)}
+	}
+	if o.memLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(o.memLimit * 1e9)))
 	}
 	if o.compare != nil {
 		return compare(o, stdout, progress)
@@ -234,6 +242,8 @@ func scaleRun(o *options, stdout, progress io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		runtime.GC() // the phase's garbage goes before the next phase starts
+		debug.FreeOSMemory()
 		p := phase{Name: name, Seconds: time.Since(start).Seconds(), PeakRSSGB: peakRSS(), RSSGB: currentRSS(), Note: note}
 		res.Phases = append(res.Phases, p)
 		fmt.Fprintf(progress, "   %.1f s, peak RSS %.2f GB, RSS %.2f GB %s\n", p.Seconds, p.PeakRSSGB, p.RSSGB, note)
@@ -289,8 +299,6 @@ func scaleRun(o *options, stdout, progress io.Writer) error {
 		}
 		task = &minibatch.Task{Adj: adj, Features: fx, Labels: ds.Labels, Train: ds.Split.Train, Classes: 2}
 		ds.Graph = nil // the matrix is all that is needed from here
-		runtime.GC()
-		debug.FreeOSMemory()
 		return fmt.Sprintf("(GCN normalisation, %d entries; the graph itself freed)", adj.NNZ()), nil
 	}); err != nil {
 		return err

@@ -24,7 +24,9 @@ const chunkRows = 1 << 15
 //
 // adj is the whole graph's propagation matrix (Matrix; nil for an MLP)
 // and x the features, read in chunks of rows. Memory, besides adj and x:
-// for GCN two n × Hidden buffers, for SGC two n × d, for APPNP and the
+// for GCN one n × Hidden buffer when the features are one slice of the
+// model's dtype (a memory-mapped file for float32, Dense for float64),
+// else two; for SGC two n × d, for APPNP and the
 // MLP three n × classes; everything in the model's dtype. This is the
 // inference of mini-batch training (its evaluation pass samples with
 // every neighbour instead, which is exact too but reads each node's
@@ -222,29 +224,19 @@ func logits[T float32 | float64](s spec, params []*tensor.Dense, adj *graph.Matr
 		return out, nil
 	case layers.GCNConfig:
 		ls := stack[T](params, c.Layers, c.Bias)
-		// Layer 1 reads the features in chunks: t = X·W₁.
-		t := make([]T, n*ls[0].out)
-		in := x.Cols()
-		buf := make([]T, chunkRows*in)
-		rows := make([]int, 0, chunkRows)
-		for lo := 0; lo < n; lo += chunkRows {
-			hi := min(lo+chunkRows, n)
-			if err := readRows(x, lo, hi, buf[:(hi-lo)*in], rows); err != nil {
-				return nil, fmt.Errorf("minibatch: Logits: features: %w", err)
-			}
-			ls[0].apply(buf[:(hi-lo)*in], t[lo*ls[0].out:hi*ls[0].out], hi-lo, false)
+		h, err := gcnFirst(ls[0], adj, x, n, c.Layers == 1, c.Activation)
+		if err != nil {
+			return nil, err
 		}
-		buf = nil
-		var h []T
-		for l, d := range ls {
-			if l > 0 {
-				if cap(t) < n*d.out {
-					t = make([]T, n*d.out)
-				}
-				t = t[:n*d.out]
-				d.apply(h, t, n, false)
+		var t []T
+		for l := 1; l < len(ls); l++ {
+			d := ls[l]
+			if cap(t) < n*d.out {
+				t = make([]T, n*d.out)
 			}
-			if len(h) < n*d.out || l == len(ls)-1 {
+			t = t[:n*d.out]
+			d.apply(h, t, n, false)
+			if l == len(ls)-1 || len(h) < n*d.out {
 				h = make([]T, n*d.out)
 			}
 			h = h[:n*d.out]
@@ -259,4 +251,74 @@ func logits[T float32 | float64](s spec, params []*tensor.Dense, adj *graph.Matr
 		return h, nil
 	}
 	return nil, fmt.Errorf("minibatch: Logits: unknown model %T", s.cfg)
+}
+
+// direct returns the features as one n × d slice of T when x holds them
+// so (a memory-mapped float32 file for a float32 model, a Dense for a
+// float64 one).
+func direct[T float32 | float64](x Features) ([]T, bool) {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		if d, ok := x.(interface{ Data() []float32 }); ok {
+			return any(d.Data()).([]T), true
+		}
+	case float64:
+		if d, ok := x.(*Dense); ok {
+			return any(d.x).([]T), true
+		}
+	}
+	return nil, false
+}
+
+// gcnFirst returns the first GCN layer's output over the whole graph,
+// act(Ã·X·W₁ + b₁) (no activation when it is the last layer). When the
+// features are one slice of T it works one block of rows at a time,
+// (Ã·X)[rows]·W₁, and holds only the n × out result; otherwise it gathers
+// X·W₁ in chunks and multiplies it by Ã (two n × out buffers).
+func gcnFirst[T float32 | float64](d dense[T], adj *graph.Matrix, x Features, n int, last bool, act layers.Activation) ([]T, error) {
+	in := x.Cols()
+	h := make([]T, n*d.out)
+	if xs, ok := direct[T](x); ok {
+		buf := make([]T, chunkRows*in)
+		for lo := 0; lo < n; lo += chunkRows {
+			hi := min(lo+chunkRows, n)
+			ax := buf[:(hi-lo)*in]
+			switch a := any(ax).(type) {
+			case []float32:
+				adj.MulDenseRows32(a, any(xs).([]float32), in, lo, hi)
+			case []float64:
+				adj.MulDenseRows64(a, any(xs).([]float64), in, lo, hi)
+			}
+			y := h[lo*d.out : hi*d.out]
+			d.apply(ax, y, hi-lo, true)
+			if !last {
+				activate(y, act)
+			}
+		}
+		return h, nil
+	}
+	t := make([]T, n*d.out)
+	buf := make([]T, chunkRows*in)
+	rows := make([]int, 0, chunkRows)
+	for lo := 0; lo < n; lo += chunkRows {
+		hi := min(lo+chunkRows, n)
+		if err := readRows(x, lo, hi, buf[:(hi-lo)*in], rows); err != nil {
+			return nil, fmt.Errorf("minibatch: Logits: features: %w", err)
+		}
+		d.apply(buf[:(hi-lo)*in], t[lo*d.out:hi*d.out], hi-lo, false)
+	}
+	switch o := any(h).(type) {
+	case []float32:
+		adj.MulDense32(o, any(t).([]float32), d.out)
+	case []float64:
+		adj.MulDense64(o, any(t).([]float64), d.out)
+	}
+	if d.b != nil {
+		addBias(h, d.b, d.out)
+	}
+	if !last {
+		activate(h, act)
+	}
+	return h, nil
 }

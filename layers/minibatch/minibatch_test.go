@@ -63,7 +63,7 @@ func fullLogits(t *testing.T, cfg any, gr *graph.Graph, ds *datasets.Dataset, pa
 	return testutil.ToF64(zv)
 }
 
-func initParams(t *testing.T, cfg any) []*tensor.Dense {
+func initParams(t testing.TB, cfg any) []*tensor.Dense {
 	t.Helper()
 	s, err := newSpec(cfg)
 	require.NoError(t, err)
