@@ -75,7 +75,7 @@ func compare(o *options, stdout, progress io.Writer) error {
 				start := time.Now()
 				var z *tensor.Dense
 				if training == "full-batch" {
-					z, err = fullBatch(cfg, ds, o.compareEpochs)
+					z, err = fullBatch(cfg, ds, o)
 				} else {
 					z, err = miniBatch(cfg, ds, adj, x, o, s)
 				}
@@ -121,7 +121,7 @@ func compare(o *options, stdout, progress io.Writer) error {
 	return writeCompareCSV(filepath.Join(o.out, "compare.csv"), rows)
 }
 
-func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, epochs int) (*tensor.Dense, error) {
+func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, o *options) (*tensor.Dense, error) {
 	g := G.NewGraph()
 	phase := layers.NewPhase()
 	m, err := layers.NewGCN(g, cfg, ds.Graph, phase)
@@ -134,7 +134,7 @@ func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, epochs int) (*tensor.
 	}
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
-	tc.Epochs = epochs
+	tc.Epochs, tc.Adam.LR = o.compareEpochs, o.compareLR
 	if _, err := train.Fit(m, task, tc); err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, epochs int) (*tensor.
 
 func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, adj *graph.Matrix, x minibatch.Features, o *options, seed int64) (*tensor.Dense, error) {
 	mc := minibatch.DefaultConfig(cfg)
-	mc.Train.Epochs = o.compareEpochs
+	mc.Train.Epochs, mc.Train.Adam.LR = o.compareEpochs, o.compareLR
 	mc.Sampler.Fanouts, mc.Sampler.BatchSize, mc.Sampler.Seed = o.fanouts, o.batch, seed
 	task := &minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2}
 	res, err := minibatch.Fit(task, mc)
@@ -154,8 +154,8 @@ func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, adj *graph.Matrix, x 
 }
 
 func writeCompare(w io.Writer, o *options, rows []compareRow) error {
-	fmt.Fprintf(w, "GCN (hidden 64, 2 layers, dropout 0.5, float32), Adam lr 1e-3, weight decay 1e-5, %d epochs, best validation epoch; mini-batch: fan-outs %v, batches of %d; FMP: the defaults (λs 1, λf 2, K 10, τ 0.5) on the whole graph's logits. Test split, mean ± std over %d seeds, %%.\n\n",
-		o.compareEpochs, o.fanouts, o.batch, o.seeds)
+	fmt.Fprintf(w, "GCN (hidden 64, 2 layers, dropout 0.5, float32), Adam lr %g, weight decay 1e-5, %d epochs, best validation epoch; mini-batch: fan-outs %v, batches of %d; FMP: the defaults (λs 1, λf 2, K 10, τ 0.5) on the whole graph's logits. Test split, mean ± std over %d seeds, %%.\n\n",
+		o.compareLR, o.compareEpochs, o.fanouts, o.batch, o.seeds)
 	fmt.Fprintln(w, "| data set | training | accuracy | ΔDP | ΔEO | + FMP accuracy | + FMP ΔDP | + FMP ΔEO | s a run |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	type key struct{ d, t string }

@@ -74,6 +74,7 @@ type options struct {
 	quiet         bool
 	compareShapeN int
 	memLimit      float64
+	compareLR     float64
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -101,7 +102,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fl.Float64Var(&o.memLimit, "mem-limit", 10, "soft limit of the Go heap in GB (debug.SetMemoryLimit; 0: none): the collector then returns freed memory to the system instead of letting the heap grow to twice its live size")
 	fl.StringVar(&compare, "compare", "", "instead of the scale run: compare mini-batch with full-batch training on these data sets (bail, credit, nba, pokec-z: the generated graph of Pokec-z's shape, synthetic)")
 	fl.IntVar(&o.seeds, "seeds", 5, "-compare: seeds")
-	fl.IntVar(&o.compareEpochs, "compare-epochs", 300, "-compare: epochs of both trainings (Adam lr 1e-3, weight decay 1e-5, best validation epoch)")
+	fl.IntVar(&o.compareEpochs, "compare-epochs", 300, "-compare: epochs of both trainings (Adam, weight decay 1e-5, best validation epoch)")
+	fl.Float64Var(&o.compareLR, "compare-lr", 0.001, "-compare: Adam learning rate of both trainings")
 	fl.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "-compare: folder of the real data sets (default $FAIRMP_DATA)")
 	fl.IntVar(&o.compareShapeN, "synthetic-n", 2000, "-compare: nodes of the small generated graph (synthetic)")
 	if err := fl.Parse(args); err != nil {

@@ -37,7 +37,8 @@
 // layer by layer over the whole graph (no sampling), with a few n × width
 // buffers and no expression graph. fmp.Layer.Apply then runs FMP's K
 // steps on those n × c logits: K sparse products on c columns, so FMP
-// over a 10-million-node graph costs seconds and a few hundred megabytes.
+// over a 10-million-node graph costs about a minute and half a gigabyte
+// besides the matrix.
 // This is FMP in its InferenceOnly mode (the backbone never sees the
 // fairness steps while training), the only mode that mini-batch training
 // supports: EndToEnd and ConstantDual couple every node through the
