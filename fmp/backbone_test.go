@@ -140,6 +140,23 @@ func TestFrontierPointsAreModels(t *testing.T) {
 		chosen, err := f.Model()
 		require.NoError(t, err)
 		assert.Equal(t, best.Config, chosen.Config())
+
+		// The same grid on the backbone's logits, computed outside the
+		// model (as for a backbone trained in mini-batches), gives the
+		// same points and the same choice.
+		z, err := train.Logits(m.Backbone(), task)
+		require.NoError(t, err)
+		lf, err := fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
+		require.NoError(t, err)
+		assert.Equal(t, f.Points, lf.Points)
+		assert.Equal(t, f.Reference, lf.Reference)
+		assert.Equal(t, f.Chosen, lf.Chosen)
+		_, err = lf.Model()
+		assert.ErrorContains(t, err, "has no model")
+		_, err = fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, nil, m.Config(), fc)
+		assert.ErrorContains(t, err, "no validation nodes")
+		_, err = fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels[1:], ds.Split.Val, m.Config(), fc)
+		assert.ErrorContains(t, err, "labels for")
 	}
 }
 

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
-	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -85,8 +85,14 @@ type Frontier struct {
 func (f *Frontier) Best() FrontierPoint { return f.Points[f.Chosen] }
 
 // Model returns the debiased model with the chosen setting; it shares the
-// backbone of the model the frontier was computed on.
-func (f *Frontier) Model() (*Model, error) { return f.model.WithFMP(f.Best().Config) }
+// backbone of the model the frontier was computed on. A frontier of
+// NewLogitsFrontier has no model: it returns an error.
+func (f *Frontier) Model() (*Model, error) {
+	if f.model == nil {
+		return nil, fmt.Errorf("fmp: Frontier.Model: a frontier on logits (NewLogitsFrontier) has no model; build the chosen layer with New and its Apply")
+	}
+	return f.model.WithFMP(f.Best().Config)
+}
 
 // NewFrontier evaluates every FMP setting of cfg's grid on m's trained
 // backbone and chooses one by cfg.Rule on the task's validation nodes. The
@@ -117,27 +123,80 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 	if err != nil {
 		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)
 	}
-	f := &Frontier{Rule: cfg.Rule, model: m}
+	f, err := frontier(xt, m.adj, m.layer, task.Labels, task.Val, m.Config(), cfg, "NewFrontier")
+	if err != nil {
+		return nil, err
+	}
+	f.model = m
+	return f, nil
+}
+
+// NewLogitsFrontier is NewFrontier for backbone logits computed elsewhere:
+// z (n × c, float32 or float64) are the whole graph's logits of a trained
+// backbone, for example of a model trained in mini-batches
+// (layers/minibatch.Logits), adj the graph's propagation matrix, sens and
+// labels the nodes' groups and labels, val the validation nodes the rule
+// chooses on. base gives the settings the grid does not vary (start from
+// DefaultConfig). Each point runs Layer.Apply once; the adjacency is
+// checked once. Frontier.Model is not available: build the chosen layer
+// with New(adj, sens, f.Best().Config) and Apply it to z.
+func NewLogitsFrontier(z *tensor.Dense, adj *graph.Matrix, sens, labels, val []int, base Config, cfg FrontierConfig) (*Frontier, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if z == nil {
+		return nil, fmt.Errorf("fmp: NewLogitsFrontier: nil logits")
+	}
+	if len(val) == 0 {
+		return nil, fmt.Errorf("fmp: NewLogitsFrontier: no validation nodes to choose on")
+	}
+	ref, err := New(adj, sens, base)
+	if err != nil {
+		return nil, fmt.Errorf("fmp: NewLogitsFrontier: %w", err)
+	}
+	if len(labels) != len(sens) {
+		return nil, fmt.Errorf("fmp: NewLogitsFrontier: %d labels for %d nodes", len(labels), len(sens))
+	}
+	return frontier(z, adj, ref, labels, val, base, cfg, "NewLogitsFrontier")
+}
+
+// frontier evaluates the grid of cfg around base on the logits xt with
+// layers sharing proto's checked adjacency and group contrast.
+func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []int, base Config, cfg FrontierConfig, fn string) (*Frontier, error) {
+	s := xt.Shape()
+	if len(s) != 2 || s[1] < 2 {
+		return nil, fmt.Errorf("fmp: %s: logits of shape %v, want n × c with c ≥ 2", fn, s)
+	}
+	classes := s[1]
+	f := &Frontier{Rule: cfg.Rule}
 	eval := func(c Config) (FrontierPoint, error) {
-		out, err := m.layerOutput(xt, c)
+		l, err := proto.with(c)
+		if err != nil {
+			return FrontierPoint{}, fmt.Errorf("fmp: %s: %+v: %w", fn, c, err)
+		}
+		out, err := l.Apply(xt)
+		if err != nil {
+			return FrontierPoint{}, err
+		}
+		z, err := toF64(out)
 		if err != nil {
 			return FrontierPoint{}, err
 		}
 		p := FrontierPoint{Config: c}
-		probs := softmaxRows(out, task.Classes)
-		if p.Val, err = metrics.Evaluate(probs, task.Classes, task.Labels, m.layer.sens, task.Val, metrics.DefaultOptions()); err != nil {
-			return p, fmt.Errorf("fmp: NewFrontier: validation metrics of %+v: %w", c, err)
+		probs := softmaxRows(z, classes)
+		if p.Val, err = metrics.Evaluate(probs, classes, labels, proto.sens, val, metrics.DefaultOptions()); err != nil {
+			return p, fmt.Errorf("fmp: %s: validation metrics of %+v: %w", fn, c, err)
 		}
 		if len(cfg.Test) > 0 {
-			if p.Test, err = metrics.Evaluate(probs, task.Classes, task.Labels, m.layer.sens, cfg.Test, metrics.DefaultOptions()); err != nil {
-				return p, fmt.Errorf("fmp: NewFrontier: test metrics of %+v: %w", c, err)
+			if p.Test, err = metrics.Evaluate(probs, classes, labels, proto.sens, cfg.Test, metrics.DefaultOptions()); err != nil {
+				return p, fmt.Errorf("fmp: %s: test metrics of %+v: %w", fn, c, err)
 			}
 		}
 		return p, nil
 	}
-	base := m.Config()
 	ref := base
 	ref.LambdaF = 0
+	var err error
 	if f.Reference, err = eval(ref); err != nil {
 		return nil, err
 	}
@@ -154,7 +213,7 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 	}
 	r := metrics.Candidate{Accuracy: f.Reference.Val.Accuracy, DemographicParity: f.Reference.Val.DemographicParity}
 	if f.Chosen, err = metrics.Choose(cands, r, cfg.Rule); err != nil {
-		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)
+		return nil, fmt.Errorf("fmp: %s: %w", fn, err)
 	}
 	return f, nil
 }
@@ -186,28 +245,21 @@ func grid(base Config, cfg FrontierConfig) []Config {
 	return out
 }
 
-// layerOutput runs an FMP layer configured by c on m's graph and
-// sensitive attribute, in evaluation mode, on the backbone logits xt: the
-// same ops, on the same values, as the model's Forward, so the same bits.
-func (m *Model) layerOutput(xt *tensor.Dense, c Config) ([]float64, error) {
-	l, err := New(m.adj, m.layer.sens, c)
-	if err != nil {
+// with returns a layer of l's graph and attribute with the settings c,
+// without checking the adjacency again; the group contrast is shared when
+// c uses the same rows.
+func (l *Layer) with(c Config) (*Layer, error) {
+	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	l.SetPhase(nil)
-	g := G.NewGraph()
-	x := G.NewMatrix(g, xt.Dtype(), G.WithShape(xt.Shape()...), G.WithName("X_trans"), G.WithValue(xt))
-	out, err := l.Forward(x)
-	if err != nil {
-		return nil, err
+	ds := l.ds
+	if c.PerGroupRows != l.cfg.PerGroupRows {
+		var err error
+		if ds, err = NewDeltaS(l.sens, c.PerGroupRows); err != nil {
+			return nil, err
+		}
 	}
-	var ov G.Value
-	vm := G.NewTapeMachine(g.SubgraphRoots(G.Read(out, &ov)))
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		return nil, err
-	}
-	return toF64(ov)
+	return newChecked(l.adj, l.sens, ds, c), nil
 }
 
 // softmaxRows returns the row softmax of the n × c logits z.

@@ -183,7 +183,13 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Layer{cfg: cfg, adj: adj, ds: ds, sens: append([]int(nil), sens...)}
+	return newChecked(adj, append([]int(nil), sens...), ds, cfg), nil
+}
+
+// newChecked builds a layer from a checked adjacency, a sensitive
+// attribute (not copied) and its group contrast, and a valid cfg.
+func newChecked(adj *graph.Matrix, sens []int, ds *DeltaS, cfg Config) *Layer {
+	l := &Layer{cfg: cfg, adj: adj, ds: ds, sens: sens}
 	gamma := cfg.Gamma()
 	switch cfg.Scaling {
 	case Paper:
@@ -192,7 +198,7 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 		tau := cfg.Temperature
 		l.beta, l.rad = cfg.Rho*tau*tau/(gamma*ds.NormSq()), cfg.LambdaF*tau/ds.NormSq()
 	}
-	return l, nil
+	return l
 }
 
 // SetPhase sets the training/evaluation switch the layer reads (shared
