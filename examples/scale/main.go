@@ -69,7 +69,8 @@ type options struct {
 	compare       []string
 	seeds         int
 	data          string
-	compareEpochs int
+	fullEpochs    int
+	miniEpochs    int
 	batchLogEvery int
 	quiet         bool
 	compareShapeN int
@@ -102,8 +103,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fl.Float64Var(&o.memLimit, "mem-limit", 10, "soft limit of the Go heap in GB (debug.SetMemoryLimit; 0: none): the collector then returns freed memory to the system instead of letting the heap grow to twice its live size")
 	fl.StringVar(&compare, "compare", "", "instead of the scale run: compare mini-batch with full-batch training on these data sets (bail, credit, nba, pokec-z: the generated graph of Pokec-z's shape, synthetic)")
 	fl.IntVar(&o.seeds, "seeds", 5, "-compare: seeds")
-	fl.IntVar(&o.compareEpochs, "compare-epochs", 300, "-compare: epochs of both trainings (Adam, weight decay 1e-5, best validation epoch)")
-	fl.Float64Var(&o.compareLR, "compare-lr", 0.001, "-compare: Adam learning rate of both trainings")
+	fl.IntVar(&o.fullEpochs, "full-epochs", 300, "-compare: full-batch training epochs (one Adam step each; the paper's protocol: 300)")
+	fl.IntVar(&o.miniEpochs, "mini-epochs", 100, "-compare: mini-batch training epochs (one Adam step per batch)")
+	fl.Float64Var(&o.compareLR, "compare-lr", 0.001, "-compare: Adam learning rate of both trainings (weight decay 1e-5, best validation epoch)")
 	fl.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "-compare: folder of the real data sets (default $FAIRMP_DATA)")
 	fl.IntVar(&o.compareShapeN, "synthetic-n", 2000, "-compare: nodes of the small generated graph (synthetic)")
 	if err := fl.Parse(args); err != nil {
@@ -127,6 +129,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	switch {
 	case o.n < 4:
 		return nil, usageError{fmt.Errorf("-n %d: want ≥ 4", o.n)}
+	case o.fullEpochs < 1 || o.miniEpochs < 1:
+		return nil, usageError{fmt.Errorf("-full-epochs %d, -mini-epochs %d: want ≥ 1", o.fullEpochs, o.miniEpochs)}
 	case o.seeds < 1:
 		return nil, usageError{fmt.Errorf("-seeds %d: want ≥ 1", o.seeds)}
 	case o.batchLogEvery < 1:

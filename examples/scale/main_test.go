@@ -47,7 +47,7 @@ func TestScaleRunSmall(t *testing.T) {
 func TestCompareSmall(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	err := run([]string{"-compare", "synthetic", "-synthetic-n", "600", "-seeds", "2", "-compare-epochs", "20", "-out", dir, "-q"}, &out, &bytes.Buffer{})
+	err := run([]string{"-compare", "synthetic", "-synthetic-n", "600", "-seeds", "2", "-full-epochs", "20", "-mini-epochs", "10", "-out", dir, "-q"}, &out, &bytes.Buffer{})
 	require.NoError(t, err)
 	assert.Contains(t, out.String(), "| synthetic | full-batch |")
 	assert.Contains(t, out.String(), "| synthetic | mini-batch |")
