@@ -88,31 +88,7 @@ func (m *GCN) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) 
 	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
 		return nil, err
 	}
-	h, err := Dropout(x, m.cfg.InputDropout, m.seeds[0], m.phase)
-	if err != nil {
-		return nil, err
-	}
-	for l, c := range m.convs {
-		if h, err = c.lin.Forward(h); err != nil {
-			return nil, err
-		}
-		if h, err = SpMM(blocks[l], h); err != nil {
-			return nil, fmt.Errorf("layers: %s: block %d: %w", where, l, err)
-		}
-		if h, err = addBias(h, c.B); err != nil {
-			return nil, err
-		}
-		if l == len(m.convs)-1 {
-			break
-		}
-		if h, err = Activate(h, m.cfg.Activation); err != nil {
-			return nil, err
-		}
-		if h, err = Dropout(h, m.cfg.Dropout, m.seeds[l+1], m.phase); err != nil {
-			return nil, err
-		}
-	}
-	return h, nil
+	return m.forward(x, blocks) // Hops ≥ 1, so blocks is not nil
 }
 
 // Hops returns K.

@@ -168,12 +168,16 @@ func (l *GCNConv) Learnables() G.Nodes {
 }
 
 // Forward returns Ã·(x·W) + b for an n × In node x.
-func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) {
+func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) { return l.forwardWith(l.a, x) }
+
+// forwardWith is Forward with the propagation matrix a (a sampled block,
+// for ForwardBlocks).
+func (l *GCNConv) forwardWith(a *graph.Matrix, x *G.Node) (*G.Node, error) {
 	h, err := l.lin.Forward(x)
 	if err != nil {
 		return nil, err
 	}
-	if h, err = SpMM(l.a, h); err != nil {
+	if h, err = SpMM(a, h); err != nil {
 		return nil, fmt.Errorf("layers: GCNConv %q: %w", l.cfg.Name, err)
 	}
 	return addBias(h, l.B)
@@ -326,7 +330,11 @@ func (m *GCN) Learnables() G.Nodes {
 }
 
 // Forward returns the n × Classes logits for the n × In features x.
-func (m *GCN) Forward(x *G.Node) (*G.Node, error) {
+func (m *GCN) Forward(x *G.Node) (*G.Node, error) { return m.forward(x, nil) }
+
+// forward runs the layers, layer l propagating with blocks[l] when blocks
+// is not nil (ForwardBlocks) and with the whole graph's Ã otherwise.
+func (m *GCN) forward(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
 	if err := checkInput(x, m.convs[0].lin.W, "GCN "+m.cfg.Name); err != nil {
 		return nil, err
 	}
@@ -335,7 +343,11 @@ func (m *GCN) Forward(x *G.Node) (*G.Node, error) {
 		return nil, err
 	}
 	for l, c := range m.convs {
-		if h, err = c.Forward(h); err != nil {
+		a := c.a
+		if blocks != nil {
+			a = blocks[l]
+		}
+		if h, err = c.forwardWith(a, h); err != nil {
 			return nil, err
 		}
 		if l == len(m.convs)-1 {

@@ -298,8 +298,8 @@ func largeEdges(cfg SyntheticConfig, m int, blockOf []uint8, blocks *[4][]int32)
 func largeFeatures(cfg SyntheticConfig, w *features.Writer, labels, sens []int) error {
 	n, d := cfg.N, cfg.NumFeatures
 	rng := largeRNG(cfg.Seed, 3, 0)
-	a := unitVectorPCG(rng, d)
-	b := unitVectorPCG(rng, d)
+	a := unitVector(rng.NormFloat64, d)
+	b := unitVector(rng.NormFloat64, d)
 	nb := (n + largeFeatureBlock - 1) / largeFeatureBlock
 	workers := runtime.GOMAXPROCS(0)
 	bufs := make([][]float32, workers)
@@ -384,23 +384,4 @@ func splitMix64(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-// unitVectorPCG is unitVector for a math/rand/v2 generator.
-func unitVectorPCG(rng *rand.Rand, d int) []float64 {
-	for {
-		v := make([]float64, d)
-		s := 0.0
-		for k := range v {
-			v[k] = rng.NormFloat64()
-			s += v[k] * v[k]
-		}
-		if s > 0 {
-			s = math.Sqrt(s)
-			for k := range v {
-				v[k] /= s
-			}
-			return v
-		}
-	}
 }

@@ -133,7 +133,7 @@ func TestSyntheticLargeFeatures(t *testing.T) {
 	require.Equal(t, cfg.NumFeatures, m.Cols())
 	d := cfg.NumFeatures
 	rng := largeRNG(cfg.Seed, 3, 0)
-	a, b := unitVectorPCG(rng, d), unitVectorPCG(rng, d)
+	a, b := unitVector(rng.NormFloat64, d), unitVector(rng.NormFloat64, d)
 
 	// Means per (label, group) block.
 	var sum [4][]float64

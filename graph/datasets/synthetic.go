@@ -238,8 +238,8 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	edges = nil
 
 	// Features.
-	a := unitVector(rng, d)
-	b := unitVector(rng, d)
+	a := unitVector(rng.NormFloat64, d)
+	b := unitVector(rng.NormFloat64, d)
 	feats := make([]float64, n*d)
 	for i := 0; i < n; i++ {
 		ly := cfg.LabelSignal * float64(2*labels[i]-1)
@@ -269,12 +269,14 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	}, nil
 }
 
-func unitVector(rng *rand.Rand, d int) []float64 {
+// unitVector draws a uniformly random unit vector of R^d from the
+// standard normal draws of normal (math/rand's or math/rand/v2's).
+func unitVector(normal func() float64, d int) []float64 {
 	for {
 		v := make([]float64, d)
 		s := 0.0
 		for k := range v {
-			v[k] = rng.NormFloat64()
+			v[k] = normal()
 			s += v[k] * v[k]
 		}
 		if s > 0 {

@@ -130,26 +130,51 @@ func (s *Sampler) Batch(targets []int, epoch, i int) (*Batch, error) {
 	if i < 0 || i >= nb {
 		return nil, fmt.Errorf("sample: %s: batch %d, want an index in [0, %d) (%d targets in batches of %d)", fn, i, nb, len(targets), s.cfg.BatchSize)
 	}
-	lo := i * s.cfg.BatchSize
-	hi := min(lo+s.cfg.BatchSize, len(targets))
-
 	sc := s.get()
 	defer s.put(sc)
-	sc.chunk, sc.orig = sc.chunk[:0], sc.orig[:0]
-	if s.cfg.Shuffle {
-		p := newPerm(len(targets), permKey(s.cfg.Seed, epoch))
-		for q := lo; q < hi; q++ {
-			o := p.at(q)
-			sc.chunk = append(sc.chunk, targets[o])
-			sc.orig = append(sc.orig, o)
-		}
-	} else {
-		for q := lo; q < hi; q++ {
-			sc.chunk = append(sc.chunk, targets[q])
-			sc.orig = append(sc.orig, q)
-		}
-	}
+	sc.chunk, sc.orig = chunk(targets, s.cfg, epoch, i, sc.chunk[:0], sc.orig[:0])
 	return s.sample(sc, sc.chunk, sc.orig, batchSeed(s.cfg.Seed, epoch, i), fn)
+}
+
+// chunk appends the targets of batch i of an epoch to dst, and their
+// positions in targets to orig.
+func chunk(targets []int, cfg Config, epoch, i int, dst, orig []int) ([]int, []int) {
+	lo := i * cfg.BatchSize
+	hi := min(lo+cfg.BatchSize, len(targets))
+	var p perm
+	if cfg.Shuffle {
+		p = newPerm(len(targets), permKey(cfg.Seed, epoch))
+	}
+	for q := lo; q < hi; q++ {
+		o := q
+		if cfg.Shuffle {
+			o = p.at(q)
+		}
+		dst = append(dst, targets[o])
+		orig = append(orig, o)
+	}
+	return dst, orig
+}
+
+// Chunk returns the target nodes of batch i of an epoch, in batch order:
+// the rule of Sampler.Batch (the seeded permutation when cfg.Shuffle, then
+// chunks of cfg.BatchSize), without sampling any neighbour, for models
+// that need none (an MLP). Only BatchSize, Shuffle and Seed are used. It
+// returns an error for an invalid BatchSize, a negative epoch or a batch
+// index out of range.
+func Chunk(targets []int, cfg Config, epoch, i int) ([]int, error) {
+	if cfg.BatchSize < 1 {
+		return nil, fmt.Errorf("sample: Chunk: BatchSize = %d, want >= 1", cfg.BatchSize)
+	}
+	if epoch < 0 {
+		return nil, fmt.Errorf("sample: Chunk: epoch %d, want >= 0", epoch)
+	}
+	nb := (len(targets) + cfg.BatchSize - 1) / cfg.BatchSize
+	if i < 0 || i >= nb {
+		return nil, fmt.Errorf("sample: Chunk: batch %d, want an index in [0, %d) (%d targets in batches of %d)", i, nb, len(targets), cfg.BatchSize)
+	}
+	out, _ := chunk(targets, cfg, epoch, i, nil, nil)
+	return out, nil
 }
 
 // Sample samples the given target nodes as one batch (in the given order,

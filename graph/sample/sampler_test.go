@@ -401,3 +401,33 @@ func TestErrors(t *testing.T) {
 	c.Fanouts[0] = 99
 	assert.Equal(t, []int{10, 10}, s4.Config().Fanouts)
 }
+
+// TestChunkIsBatchTargets: Chunk gives every batch's targets, in order,
+// with and without shuffling, and its errors.
+func TestChunkIsBatchTargets(t *testing.T) {
+	a := gcnNorm(t, randomGraph(t, 200, 6, 9), true)
+	targets := make([]int, 0, 150)
+	for i := 0; i < 150; i++ {
+		targets = append(targets, (i*7)%200)
+	}
+	for _, shuffle := range []bool{true, false} {
+		cfg := Config{Fanouts: []int{2}, BatchSize: 40, Shuffle: shuffle, Seed: 5}
+		s, err := NewSampler(a, cfg)
+		require.NoError(t, err)
+		for i := 0; i < s.NumBatches(targets); i++ {
+			b, err := s.Batch(targets, 3, i)
+			require.NoError(t, err)
+			c, err := Chunk(targets, cfg, 3, i)
+			require.NoError(t, err)
+			assert.Equal(t, b.Nodes[:b.Sizes[0]], c, "shuffle %v batch %d", shuffle, i)
+		}
+	}
+	cfg := Config{BatchSize: 40, Shuffle: true, Seed: 5}
+	_, err := Chunk(targets, cfg, 0, 4)
+	assert.ErrorContains(t, err, "batch 4, want an index in [0, 4)")
+	_, err = Chunk(targets, cfg, -1, 0)
+	assert.ErrorContains(t, err, "epoch -1")
+	cfg.BatchSize = 0
+	_, err = Chunk(targets, cfg, 0, 0)
+	assert.ErrorContains(t, err, "BatchSize = 0")
+}

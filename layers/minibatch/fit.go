@@ -398,32 +398,12 @@ func (r *runner) batch(epoch, i int) (mbatch, error) {
 		}
 		return mbatch{nodes: b.Nodes, targets: b.Nodes[:b.Sizes[0]], blocks: b.Blocks}, nil
 	}
-	// An MLP: the same permutation rule as the sampler, without sampling.
-	perm := permutation(r.task.Train, r.cfg.Sampler, epoch)
-	bs := r.cfg.Sampler.BatchSize
-	t := perm[i*bs : min((i+1)*bs, len(perm))]
+	// An MLP: the sampler's batches, without neighbours.
+	t, err := sample.Chunk(r.task.Train, r.cfg.Sampler, epoch, i)
+	if err != nil {
+		return mbatch{}, err
+	}
 	return mbatch{nodes: t, targets: t}, nil
-}
-
-// permutation returns the training nodes in an epoch's order for an MLP.
-// The sampler, which shuffles the same way for graph models, is not used
-// since an MLP has no neighbours to sample.
-func permutation(nodes []int, c sample.Config, epoch int) []int {
-	p := append([]int(nil), nodes...)
-	if !c.Shuffle {
-		return p
-	}
-	s := uint64(batchSeed(c.Seed, epoch, -1))
-	for i := len(p) - 1; i > 0; i-- {
-		s += 0x9e3779b97f4a7c15
-		z := s
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		j := int(z % uint64(i+1))
-		p[i], p[j] = p[j], p[i]
-	}
-	return p
 }
 
 // input gathers the batch's features into a new input node of g.
