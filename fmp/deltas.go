@@ -51,25 +51,14 @@ type DeltaS struct {
 // NewDeltaS returns an error for values below −1, for an empty group, and
 // for fewer than two groups.
 func NewDeltaS(sens []int, perGroup bool) (*DeltaS, error) {
-	return newDeltaS("NewDeltaS", sens, nil, perGroup)
-}
-
-// newDeltaS builds Δs for NewDeltaS (weights nil: every node weighs 1)
-// and NewWeightedDeltaS (weights validated by the caller, one per node);
-// fn names the caller in errors. Node i of group g gets w_i/W_g in the
-// binary row (W_g: the total weight of group g), and w_i/W_g − w_i/W in
-// row g of the per-group form (W: the total weight of the known nodes).
-// With unit weights W_g = n_g and W = n_known are exact, so the entries
-// are bit for bit 1/n_g and 1/n_g − 1/n_known.
-func newDeltaS(fn string, sens []int, weights []float64, perGroup bool) (*DeltaS, error) {
 	n := len(sens)
 	if n == 0 {
-		return nil, fmt.Errorf("fmp: %s: empty sensitive attribute", fn)
+		return nil, fmt.Errorf("fmp: NewDeltaS: empty sensitive attribute")
 	}
 	maxG := -1
 	for i, s := range sens {
 		if s < -1 {
-			return nil, fmt.Errorf("fmp: %s: sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", fn, i, s)
+			return nil, fmt.Errorf("fmp: NewDeltaS: sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", i, s)
 		}
 		if s > maxG {
 			maxG = s
@@ -77,59 +66,50 @@ func newDeltaS(fn string, sens []int, weights []float64, perGroup bool) (*DeltaS
 	}
 	groups := maxG + 1
 	if groups < 2 {
-		return nil, fmt.Errorf("fmp: %s: %d known group(s), want at least 2", fn, groups)
+		return nil, fmt.Errorf("fmp: NewDeltaS: %d known group(s), want at least 2", groups)
 	}
 	if groups > n {
-		return nil, fmt.Errorf("fmp: %s: largest group id %d exceeds the %d nodes", fn, maxG, n)
-	}
-	w := func(i int) float64 {
-		if weights == nil {
-			return 1
-		}
-		return weights[i]
+		return nil, fmt.Errorf("fmp: NewDeltaS: largest group id %d exceeds the %d nodes", maxG, n)
 	}
 	counts := make([]int, groups)
-	wsum := make([]float64, groups)
-	known, wall := 0, 0.0
-	for i, s := range sens {
+	known := 0
+	for _, s := range sens {
 		if s >= 0 {
 			counts[s]++
 			known++
-			wsum[s] += w(i)
-			wall += w(i)
 		}
 	}
 	for g, c := range counts {
 		if c == 0 {
-			return nil, fmt.Errorf("fmp: %s: group %d has no known member (group ids must be 0..%d without gaps)", fn, g, maxG)
-		}
-		if !(wsum[g] > 0) {
-			return nil, fmt.Errorf("fmp: %s: group %d has total weight %v over its %d members, want > 0", fn, g, wsum[g], c)
+			return nil, fmt.Errorf("fmp: NewDeltaS: group %d has no known member (group ids must be 0..%d without gaps)", g, maxG)
 		}
 	}
 	ds := &DeltaS{n: n, groups: groups, counts: counts, known: known, id: deltaIDs.Add(1)}
 	if groups == 2 && !perGroup {
 		ds.rows = 1
 		ds.d64 = make([]float64, n)
+		pos, neg := 1/float64(counts[1]), -1/float64(counts[0])
 		for i, s := range sens {
 			switch s {
 			case 1:
-				ds.d64[i] = w(i) / wsum[1]
+				ds.d64[i] = pos
 			case 0:
-				ds.d64[i] = -(w(i) / wsum[0])
+				ds.d64[i] = neg
 			}
 		}
 	} else {
 		ds.rows = groups
 		ds.d64 = make([]float64, groups*n)
+		all := 1 / float64(known)
 		for g := 0; g < groups; g++ {
+			inv := 1 / float64(counts[g])
 			row := ds.d64[g*n : (g+1)*n]
 			for i, s := range sens {
 				switch {
 				case s == g:
-					row[i] = w(i)/wsum[g] - w(i)/wall
+					row[i] = inv - all
 				case s >= 0:
-					row[i] = -(w(i) / wall)
+					row[i] = -all
 				}
 			}
 		}

@@ -7,14 +7,7 @@
 // signed gap of the mean soft probabilities softmax(F) (what FMP
 // equalises at τ = 1), the accuracy, and whether the dual reached its
 // bound. It does this for several dual step factors ρ, and checks
-// whether the thresholded validation ΔDP ever rises as λf grows, and
-// the ΔEO (gap of true-positive rates).
-//
-// -target compares fairness terms on the same backbone: "dp" (FMP's Δs,
-// demographic parity), "eo" (Δs over the training nodes with label 1)
-// and "eo-w" (Δs over every node, node i weighted by the backbone's
-// P(y_i = 1): fmp.NewWeightedDeltaS, run with Layer.Apply on the
-// backbone's logits).
+// whether the thresholded validation ΔDP ever rises as λf grows.
 //
 // Usage:
 //
@@ -44,7 +37,6 @@ import (
 	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -118,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	lf := fs.String("lambda-f", "0,0.1,0.2,0.3,0.4,0.5,0.6,0.8,1,1.25,1.5,1.75,2,2.5,3,4,5,6,8,10,16", "λf grid")
 	rhos := fs.String("rho", "4,1", "dual step factors ρ to compare (the default is 4)")
 	ls := fs.String("lambda-s", "1", "λs values: one backbone is trained per λs (two-stage, λf = 0), then debiased over the λf grid")
-	targets := fs.String("target", "dp", `fairness terms to compare: "dp" (Δs over every node with a known group: demographic parity), "eo" (Δs over the training nodes with label 1 only: an equal-opportunity surrogate) and "eo-w" (Δs over every node, each weighted by the backbone's P(y = 1): a soft true-positive-rate gap)`)
+	targets := fs.String("target", "dp", `fairness terms to compare: "dp" (Δs over every node with a known group: demographic parity) and "eo" (Δs over the training nodes with label 1 only: an equal-opportunity surrogate)`)
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the data sets (default $FAIRMP_DATA)")
 	fs.IntVar(&o.seeds, "seeds", 3, "seeds")
 	fs.IntVar(&o.epochs, "epochs", 300, "training epochs of the backbone")
@@ -143,11 +135,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, t := range strings.Split(*targets, ",") {
 		switch t = strings.TrimSpace(t); t {
-		case "dp", "eo", "eo-w":
+		case "dp", "eo":
 			o.targets = append(o.targets, t)
 		case "":
 		default:
-			return fmt.Errorf("-target %q, want dp, eo or eo-w", t)
+			return fmt.Errorf("-target %q, want dp or eo", t)
 		}
 	}
 	if len(o.targets) == 0 {
@@ -242,19 +234,11 @@ func sweep(o *options, ds *datasets.Dataset, set string, seed int64, lambdaS flo
 	}
 	var rs []row
 	for _, target := range o.targets {
-		var ev evaluator
-		if target == "eo-w" {
-			if ev, err = weightedEvaluator(m, logits); err != nil {
-				return nil, err
-			}
-		} else {
-			tm, err := targetModel(m, ds, target)
-			if err != nil {
-				return nil, err
-			}
-			ev = modelEvaluator(tm, p, logits)
+		tm, err := targetModel(m, ds, target)
+		if err != nil {
+			return nil, err
 		}
-		r, err := sweepTarget(o, ds, set, seed, m.Config(), ev, target)
+		r, err := sweepTarget(o, ds, set, seed, p, tm, logits, target)
 		if err != nil {
 			return nil, err
 		}
@@ -284,19 +268,21 @@ func targetModel(m *fmp.Model, ds *datasets.Dataset, target string) (*fmp.Model,
 	return fmp.On(m.Backbone(), ds.Graph, sens, m.Config(), m.Phase())
 }
 
-// An evaluator gives, for an FMP setting on one trained backbone, every
-// node's predicted probabilities (n × c, row-major) and FMP's output
-// logits (compared with an unbounded dual's to tell whether the budget
-// binds).
-type evaluator struct {
-	probs, output func(cfg fmp.Config) ([]float64, error)
-}
-
-// modelEvaluator evaluates m with Model.WithFMP and train.Predict, and its
-// output with fmp.Explain on the backbone's logits.
-func modelEvaluator(m *fmp.Model, p *exp.Problem, logits *tensor.Dense) evaluator {
-	return evaluator{
-		probs: func(cfg fmp.Config) ([]float64, error) {
+// sweepTarget measures every ρ and λf for one fairness term.
+func sweepTarget(o *options, ds *datasets.Dataset, set string, seed int64, p *exp.Problem, m *fmp.Model, logits *tensor.Dense, target string) ([]row, error) {
+	var rs []row
+	for _, rho := range o.rhos {
+		// The budget binds when the output differs from the output with
+		// an unbounded dual (λf = 1e6): the same K steps whose projection
+		// never acts.
+		cfg := m.Config()
+		cfg.Rho, cfg.LambdaF = rho, 1e6
+		free, err := fmp.Explain(logits, m.Matrix(), m.SensitiveAttribute(), cfg)
+		if err != nil {
+			return nil, err
+		}
+		for _, lf := range o.lambdaF {
+			cfg.LambdaF = lf
 			mm, err := m.WithFMP(cfg)
 			if err != nil {
 				return nil, err
@@ -305,103 +291,15 @@ func modelEvaluator(m *fmp.Model, p *exp.Problem, logits *tensor.Dense) evaluato
 			if err != nil {
 				return nil, err
 			}
-			return pred.Probs, nil
-		},
-		output: func(cfg fmp.Config) ([]float64, error) {
-			a, err := fmp.Explain(logits, m.Matrix(), m.SensitiveAttribute(), cfg)
-			if err != nil {
-				return nil, err
-			}
-			return a.Output, nil
-		},
-	}
-}
-
-// weightedEvaluator is target "eo-w": the FMP layer of m's graph and
-// attribute with the contrast weighted by the backbone's own P(y = 1)
-// (softmax of its logits in evaluation mode), so that its steps pull
-// together the groups' P(y = 1)-weighted mean predictions, a soft
-// estimate of their true-positive rates, over every node. The layer runs
-// with Layer.Apply on the backbone's logits: the arithmetic of the
-// model's evaluation pass.
-func weightedEvaluator(m *fmp.Model, logits *tensor.Dense) (evaluator, error) {
-	z, ok := logits.Data().([]float64)
-	s := logits.Shape()
-	if !ok || len(s) != 2 || s[1] != 2 {
-		return evaluator{}, fmt.Errorf("eo-w: backbone logits of shape %v and type %v, want n × 2 float64", s, logits.Dtype())
-	}
-	n, c := s[0], s[1]
-	soft := softmax(z, c)
-	w := make([]float64, n)
-	for i := range w {
-		w[i] = soft[i*c+1]
-	}
-	sens := m.SensitiveAttribute()
-	ds, err := fmp.NewWeightedDeltaS(sens, w, m.Config().PerGroupRows)
-	if err != nil {
-		return evaluator{}, err
-	}
-	output := func(cfg fmp.Config) ([]float64, error) {
-		l, err := fmp.NewWithDeltaS(m.Matrix(), sens, ds, cfg)
-		if err != nil {
-			return nil, err
-		}
-		out, err := l.Apply(logits)
-		if err != nil {
-			return nil, err
-		}
-		return out.Data().([]float64), nil
-	}
-	return evaluator{
-		output: output,
-		probs: func(cfg fmp.Config) ([]float64, error) {
-			f, err := output(cfg)
-			if err != nil {
-				return nil, err
-			}
-			return softmax(f, c), nil
-		},
-	}, nil
-}
-
-// softmax returns the row softmax of the n × c logits z, with the
-// arithmetic of train.Predict.
-func softmax(z []float64, c int) []float64 {
-	p := make([]float64, len(z))
-	for i := 0; i < len(z); i += c {
-		opkit.SoftmaxRow(z[i:i+c], p[i:i+c], 1)
-	}
-	return p
-}
-
-// sweepTarget measures every ρ and λf for one fairness term.
-func sweepTarget(o *options, ds *datasets.Dataset, set string, seed int64, base fmp.Config, ev evaluator, target string) ([]row, error) {
-	var rs []row
-	for _, rho := range o.rhos {
-		// The budget binds when the output differs from the output with
-		// an unbounded dual (λf = 1e6): the same K steps whose projection
-		// never acts.
-		cfg := base
-		cfg.Rho, cfg.LambdaF = rho, 1e6
-		free, err := ev.output(cfg)
-		if err != nil {
-			return nil, err
-		}
-		for _, lf := range o.lambdaF {
-			cfg.LambdaF = lf
-			probs, err := ev.probs(cfg)
-			if err != nil {
-				return nil, err
-			}
 			r := row{set: set, target: target, seed: int(seed), rho: rho, lambdaF: lf, lambdaS: cfg.LambdaS}
-			r.acc, r.dp, r.gap, r.soft, r.eo = measure(probs, ds, ds.Split.Val)
-			r.testAcc, r.testDP, r.testGap, r.testSoftGp, r.testEO = measure(probs, ds, ds.Split.Test)
+			r.acc, r.dp, r.gap, r.soft, r.eo = measure(pred.Probs, ds, ds.Split.Val)
+			r.testAcc, r.testDP, r.testGap, r.testSoftGp, r.testEO = measure(pred.Probs, ds, ds.Split.Test)
 			if lf > 0 {
-				out, err := ev.output(cfg)
+				a, err := fmp.Explain(logits, m.Matrix(), m.SensitiveAttribute(), cfg)
 				if err != nil {
 					return nil, err
 				}
-				r.bound = !equal(out, free)
+				r.bound = !equal(a.Output, free.Output)
 			}
 			rs = append(rs, r)
 		}
