@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,6 +77,7 @@ type options struct {
 	compareShapeN int
 	memLimit      float64
 	compareLR     float64
+	frontier      []float64
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -96,7 +98,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fl.IntVar(&o.hidden, "hidden", 64, "GCN hidden width")
 	fl.Float64Var(&o.lr, "lr", 0.01, "Adam learning rate")
 	fl.IntVar(&o.k, "k", 10, "FMP steps")
-	fl.Float64Var(&o.lambdaF, "lambda-f", fmp.DefaultConfig().LambdaF, "FMP λf")
+	fl.Float64Var(&o.lambdaF, "lambda-f", fmp.DefaultConfig().LambdaF, "FMP λf (when -frontier is empty)")
+	var frontier string
+	fl.StringVar(&frontier, "frontier", "", "λf values to choose from on the validation nodes (fmp.NewLogitsFrontier, the default rule: the lowest validation ΔDP within one accuracy point of λf = 0); each costs one FMP pass over the whole graph")
 	fl.StringVar(&o.out, "out", "", "folder for the results (JSON and Markdown); none when empty")
 	fl.IntVar(&o.batchLogEvery, "log-every", 10, "progress line every this many batches")
 	fl.BoolVar(&o.quiet, "q", false, "no progress lines")
@@ -125,6 +129,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	copy(o.fracs[:], fr)
 	if compare != "" {
 		o.compare = strings.Split(compare, ",")
+	}
+	if frontier != "" {
+		if o.frontier, err = floats(frontier); err != nil {
+			return nil, usageError{fmt.Errorf("-frontier: %w", err)}
+		}
 	}
 	switch {
 	case o.n < 4:
@@ -221,21 +230,22 @@ func currentRSS() float64 {
 }
 
 type scaleResult struct {
-	Date       string             `json:"date"`
-	Command    string             `json:"command"`
-	Nodes      int                `json:"nodes"`
-	Edges      int                `json:"edges"`
-	Features   int                `json:"features"`
-	Train      int                `json:"train_nodes"`
-	Test       int                `json:"test_nodes"`
-	Batches    int                `json:"batches_per_epoch"`
-	Phases     []phase            `json:"phases"`
-	Backbone   metrics.Report     `json:"backbone_test"`
-	FMP        metrics.Report     `json:"fmp_test"`
-	FMPConfig  fmp.Config         `json:"fmp_config"`
-	Sampler    []int              `json:"fanouts"`
-	History    []train.EpochStats `json:"history"`
-	GOMAXPROCS int                `json:"gomaxprocs"`
+	Date       string              `json:"date"`
+	Command    string              `json:"command"`
+	Nodes      int                 `json:"nodes"`
+	Edges      int                 `json:"edges"`
+	Features   int                 `json:"features"`
+	Train      int                 `json:"train_nodes"`
+	Test       int                 `json:"test_nodes"`
+	Batches    int                 `json:"batches_per_epoch"`
+	Phases     []phase             `json:"phases"`
+	Backbone   metrics.Report      `json:"backbone_test"`
+	FMP        metrics.Report      `json:"fmp_test"`
+	FMPConfig  fmp.Config          `json:"fmp_config"`
+	Frontier   []fmp.FrontierPoint `json:"frontier,omitempty"`
+	Sampler    []int               `json:"fanouts"`
+	History    []train.EpochStats  `json:"history"`
+	GOMAXPROCS int                 `json:"gomaxprocs"`
 }
 
 func scaleRun(o *options, stdout, progress io.Writer) error {
@@ -334,6 +344,24 @@ func scaleRun(o *options, stdout, progress io.Writer) error {
 	}
 	fc := fmp.DefaultConfig()
 	fc.K, fc.LambdaF = o.k, o.lambdaF
+	if len(o.frontier) > 0 {
+		if err := measure("FMP frontier on validation", func() (string, error) {
+			fcfg := fmp.DefaultFrontierConfig()
+			fcfg.LambdaF = o.frontier
+			if !slices.Contains(fcfg.LambdaF, 0) {
+				fcfg.LambdaF = append([]float64{0}, fcfg.LambdaF...) // no debiasing is always a candidate
+			}
+			fr, err := fmp.NewLogitsFrontier(z, task.Adj, ds.Sens, ds.Labels, ds.Split.Val, fc, fcfg)
+			if err != nil {
+				return "", err
+			}
+			fc = fr.Best().Config
+			res.Frontier = fr.Points
+			return fmt.Sprintf("(%d values of λf on %d validation nodes; chose λf = %g)", len(fcfg.LambdaF), len(ds.Split.Val), fc.LambdaF), nil
+		}); err != nil {
+			return err
+		}
+	}
 	res.FMPConfig = fc
 	var f *tensor.Dense
 	if err := measure("FMP over the whole graph", func() (string, error) {
@@ -402,6 +430,18 @@ func writeScale(w io.Writer, r *scaleResult) {
 		r    metrics.Report
 	}{{"GCN, mini-batch", r.Backbone}, {fmt.Sprintf("+ FMP (K = %d, λf = %g) over the whole graph", r.FMPConfig.K, r.FMPConfig.LambdaF), r.FMP}} {
 		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f |\n", m.name, metrics.Percent(m.r.Accuracy), metrics.Percent(m.r.DemographicParity), metrics.Percent(m.r.EqualOpportunity))
+	}
+	if len(r.Frontier) > 0 {
+		fmt.Fprintln(w, "\nThe validation frontier FMP was chosen from (default rule: the lowest validation ΔDP within one accuracy point of λf = 0):")
+		fmt.Fprintln(w, "\n| λf | validation accuracy % | validation ΔDP % | validation ΔEO % |")
+		fmt.Fprintln(w, "|---|---|---|---|")
+		for _, p := range r.Frontier {
+			mark := ""
+			if p.Config == r.FMPConfig {
+				mark = " (chosen)"
+			}
+			fmt.Fprintf(w, "| %g%s | %.2f | %.2f | %.2f |\n", p.Config.LambdaF, mark, metrics.Percent(p.Val.Accuracy), metrics.Percent(p.Val.DemographicParity), metrics.Percent(p.Val.EqualOpportunity))
+		}
 	}
 }
 

@@ -19,10 +19,10 @@ import (
 func TestScaleRunSmall(t *testing.T) {
 	dir := t.TempDir()
 	var out, log bytes.Buffer
-	err := run([]string{"-n", "3000", "-features", "8", "-split", "0.2,0.1,0.7", "-batch", "128", "-epochs", "3", "-dir", dir, "-out", dir, "-log-every", "5"}, &out, &log)
+	err := run([]string{"-n", "3000", "-features", "8", "-split", "0.2,0.1,0.7", "-batch", "128", "-epochs", "3", "-dir", dir, "-out", dir, "-log-every", "5", "-frontier", "0.5,2,8"}, &out, &log)
 	require.NoError(t, err, log.String())
 	s := out.String()
-	for _, p := range []string{"generate", "open features", "propagation matrix", "mini-batch training", "whole-graph inference", "FMP over the whole graph", "test metrics"} {
+	for _, p := range []string{"generate", "open features", "propagation matrix", "mini-batch training", "whole-graph inference", "FMP frontier on validation", "FMP over the whole graph", "test metrics"} {
 		assert.Contains(t, s, "| "+p+" |")
 	}
 	assert.Contains(t, log.String(), "epoch 3: batch 5/5")
@@ -34,6 +34,9 @@ func TestScaleRunSmall(t *testing.T) {
 	assert.Equal(t, 600, r.Train)
 	assert.Equal(t, 5, r.Batches)
 	assert.Len(t, r.History, 3)
+	require.Len(t, r.Frontier, 4, "λf = 0 is added to the grid")
+	assert.Contains(t, []float64{0, 0.5, 2, 8}, r.FMPConfig.LambdaF, "the chosen λf is one of the grid's")
+	assert.Contains(t, s, "(chosen)")
 	assert.Less(t, r.FMP.DemographicParity, r.Backbone.DemographicParity)
 	assert.Greater(t, r.Backbone.Accuracy, 0.6)
 	_, err = os.Stat(filepath.Join(dir, "scale-3000.md"))
