@@ -49,6 +49,10 @@
 // for the full-batch tools (train.Predict, fmp.On, modelio) on graphs
 // that fit.
 //
-// GAT and JKNet are not supported yet: their attention and layer
-// aggregation would need bipartite versions of their ops.
+// GAT and JKNet are not supported yet. GAT's attention kernels
+// (internal/spkern) run on a square, symmetric edge structure whose
+// backward pass uses each edge's reverse; a block is rectangular and has
+// no reverse edges, so GAT needs bipartite versions of its six kernels.
+// JKNet needs every layer's output on the targets, which the blocks' chain
+// gives, but its layer aggregation was not ported.
 package minibatch
