@@ -288,7 +288,7 @@ func scaleRun(o *options, stdout, progress io.Writer) error {
 	var ds *datasets.Dataset
 	if err := measure("generate", func() (string, error) {
 		var err error
-		ds, err = datasets.SyntheticLarge(cfg, featPath)
+		ds, err = datasets.SyntheticLarge(cfg, featPath, progress)
 		if err != nil {
 			return "", err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/fairmp/fairmp/graph/features"
@@ -35,7 +36,7 @@ func TestSyntheticLargeDeterministic(t *testing.T) {
 	for run, procs := range []int{1, 2, 2} {
 		runtime.GOMAXPROCS(procs)
 		path := filepath.Join(dir, "x.fmx")
-		ds, err := SyntheticLarge(cfg, path)
+		ds, err := SyntheticLarge(cfg, path, nil)
 		require.NoError(t, err, "run %d", run)
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -51,7 +52,7 @@ func TestSyntheticLargeDeterministic(t *testing.T) {
 		assert.True(t, string(firstBytes) == string(b), "run %d: features file differs", run)
 	}
 	cfg.Seed++
-	other, err := SyntheticLarge(cfg, filepath.Join(dir, "y.fmx"))
+	other, err := SyntheticLarge(cfg, filepath.Join(dir, "y.fmx"), nil)
 	require.NoError(t, err)
 	assert.NotEqual(t, first.Graph.Fingerprint(), other.Graph.Fingerprint(), "another seed, another graph")
 }
@@ -63,7 +64,7 @@ func TestSyntheticLargeModel(t *testing.T) {
 		cfg := largeTestConfig()
 		cfg.LabelHomophily, cfg.SensHomophily, cfg.LabelBias = k.hy, k.hs, k.bias
 		path := filepath.Join(t.TempDir(), "x.fmx")
-		ds, err := SyntheticLarge(cfg, path)
+		ds, err := SyntheticLarge(cfg, path, nil)
 		require.NoError(t, err)
 		g := ds.Graph
 		assert.Equal(t, "synthetic-large", ds.Name)
@@ -124,7 +125,7 @@ func TestSyntheticLargeFeatures(t *testing.T) {
 	cfg.NumFeatures, cfg.LabelBias = 4, 0
 	cfg.LabelSignal, cfg.GroupSignal, cfg.Noise = 2, 1, 0.5
 	path := filepath.Join(t.TempDir(), "x.fmx")
-	ds, err := SyntheticLarge(cfg, path)
+	ds, err := SyntheticLarge(cfg, path, nil)
 	require.NoError(t, err)
 	m, err := features.Open(path)
 	require.NoError(t, err)
@@ -179,25 +180,25 @@ func TestSyntheticLargeErrors(t *testing.T) {
 	path := filepath.Join(dir, "x.fmx")
 	cfg := largeTestConfig()
 	cfg.N = 3
-	_, err := SyntheticLarge(cfg, path)
+	_, err := SyntheticLarge(cfg, path, nil)
 	assert.ErrorContains(t, err, "SyntheticConfig.N = 3, want >= 4")
 	cfg = largeTestConfig()
 	cfg.SensHomophily = math.NaN()
-	_, err = SyntheticLarge(cfg, path)
+	_, err = SyntheticLarge(cfg, path, nil)
 	assert.ErrorContains(t, err, "SyntheticConfig.SensHomophily")
 
 	// Labels equal groups and edges must cross groups but keep the label:
 	// no block can be reached.
 	cfg = largeTestConfig()
 	cfg.LabelBias, cfg.LabelHomophily, cfg.SensHomophily = 1, 1, 0
-	_, err = SyntheticLarge(cfg, path)
+	_, err = SyntheticLarge(cfg, path, nil)
 	assert.ErrorContains(t, err, "datasets: SyntheticLarge: nodes with label 0 and group 0 can get no edge")
 
 	bad := filepath.Join(dir, "no", "such", "dir", "x.fmx")
-	_, err = SyntheticLarge(largeTestConfig(), bad)
+	_, err = SyntheticLarge(largeTestConfig(), bad, nil)
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	assert.ErrorContains(t, err, "datasets: SyntheticLarge: features file: features: Create "+bad)
-	_, err = SyntheticLarge(largeTestConfig(), "")
+	_, err = SyntheticLarge(largeTestConfig(), "", nil)
 	assert.ErrorContains(t, err, "empty path")
 
 	entries, err := os.ReadDir(dir)
@@ -209,10 +210,16 @@ func TestSyntheticLargeErrors(t *testing.T) {
 func TestSyntheticLargeNoEdges(t *testing.T) {
 	cfg := largeTestConfig()
 	cfg.N, cfg.MeanDegree = 10, 0
-	ds, err := SyntheticLarge(cfg, filepath.Join(t.TempDir(), "x.fmx"))
+	var progress strings.Builder
+	ds, err := SyntheticLarge(cfg, filepath.Join(t.TempDir(), "x.fmx"), &progress)
 	require.NoError(t, err)
 	assert.Equal(t, 0, ds.Graph.NumEdges())
 	assert.Empty(t, ds.Warnings)
+	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
+	require.Len(t, lines, 5, "one progress line per stage")
+	assert.Contains(t, lines[0], "SyntheticLarge: 10 nodes: groups and labels drawn (")
+	assert.Contains(t, lines[3], "graph checked (0 edges)")
+	assert.Contains(t, lines[4], "10 × 8 features written")
 }
 
 // BenchmarkSyntheticLarge1M generates 1,000,000 nodes of mean degree 20
@@ -225,7 +232,7 @@ func BenchmarkSyntheticLarge1M(b *testing.B) {
 	cfg.N, cfg.MeanDegree, cfg.NumFeatures = 1000000, 20, 64
 	path := filepath.Join(b.TempDir(), "x.fmx")
 	for i := 0; i < b.N; i++ {
-		ds, err := SyntheticLarge(cfg, path)
+		ds, err := SyntheticLarge(cfg, path, nil)
 		require.NoError(b, err)
 		b.ReportMetric(float64(ds.Graph.NumEdges()), "edges")
 	}
