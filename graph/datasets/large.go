@@ -102,16 +102,7 @@ func SyntheticLarge(cfg SyntheticConfig, featuresPath string, progress io.Writer
 	blockOf := make([]uint8, n)
 	var sizes [4]int
 	for i := 0; i < n; i++ {
-		if rng.Float64() < cfg.GroupFrac {
-			sens[i] = 1
-		}
-		p := (1 - cfg.LabelBias) / 2
-		if sens[i] == 1 {
-			p = (1 + cfg.LabelBias) / 2
-		}
-		if rng.Float64() < p {
-			labels[i] = 1
-		}
+		sens[i], labels[i] = drawNode(rng.Float64, cfg)
 		blockOf[i] = uint8(2*labels[i] + sens[i])
 		sizes[blockOf[i]]++
 	}

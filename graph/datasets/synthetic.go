@@ -157,16 +157,7 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	labels := make([]int, n)
 	var blocks [4][]int32 // index 2*y + s
 	for i := 0; i < n; i++ {
-		if rng.Float64() < cfg.GroupFrac {
-			sens[i] = 1
-		}
-		p := (1 - cfg.LabelBias) / 2
-		if sens[i] == 1 {
-			p = (1 + cfg.LabelBias) / 2
-		}
-		if rng.Float64() < p {
-			labels[i] = 1
-		}
+		sens[i], labels[i] = drawNode(rng.Float64, cfg)
 		b := 2*labels[i] + sens[i]
 		blocks[b] = append(blocks[b], int32(i))
 	}
@@ -267,6 +258,23 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 		Sens:         sens,
 		Split:        split,
 	}, nil
+}
+
+// drawNode draws a node's group (1 with probability GroupFrac) and then
+// its label (1 with probability (1 ± LabelBias)/2 in group 1 / 0) from the
+// uniform draws of uniform (math/rand's or math/rand/v2's).
+func drawNode(uniform func() float64, cfg SyntheticConfig) (s, y int) {
+	if uniform() < cfg.GroupFrac {
+		s = 1
+	}
+	p := (1 - cfg.LabelBias) / 2
+	if s == 1 {
+		p = (1 + cfg.LabelBias) / 2
+	}
+	if uniform() < p {
+		y = 1
+	}
+	return s, y
 }
 
 // unitVector draws a uniformly random unit vector of R^d from the
