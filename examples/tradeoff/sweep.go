@@ -648,7 +648,19 @@ func hasMethod(ps []point, model, method string) bool {
 // summarize writes, per model and method, the plain numbers and the best
 // ΔDP among the configurations within 2 accuracy points of plain.
 func summarize(w io.Writer, o *options, ps []point) {
-	fmt.Fprintf(w, "%s, test split, %% (%s of each setting); per backbone and method: the setting with the lowest ΔDP whose accuracy is within 1 and within 2 points of the plain run's, the lowest ΔDP at any accuracy, and the mean seconds per run\n", o.dataset, seedsText(o.seeds))
+	// Backbones may have different numbers of seeds (runs merged with
+	// -from-csv): say so where they do.
+	runs := map[int]bool{}
+	for _, p := range ps {
+		if p.method == "plain" {
+			runs[p.summary.Runs] = true
+		}
+	}
+	seeds := seedsText(o.seeds)
+	if len(runs) > 1 {
+		seeds = "mean over each backbone's seeds"
+	}
+	fmt.Fprintf(w, "%s, test split, %% (%s of each setting); per backbone and method: the setting with the lowest ΔDP whose accuracy is within 1 and within 2 points of the plain run's, the lowest ΔDP at any accuracy, and the mean seconds per run\n", o.dataset, seeds)
 	for _, m := range o.models {
 		var plain point
 		for _, p := range ps {
@@ -656,7 +668,7 @@ func summarize(w io.Writer, o *options, ps []point) {
 				plain = p
 			}
 		}
-		fmt.Fprintf(w, "\n%s, plain: accuracy %.2f, ΔDP %.2f, ΔEO %.2f (%.1f s a run)\n\n", m, plain.acc, plain.dp, plain.eo, plain.seconds)
+		fmt.Fprintf(w, "\n%s, plain (%s): accuracy %.2f, ΔDP %.2f, ΔEO %.2f (%.1f s a run)\n\n", m, seedsText(plain.summary.Runs), plain.acc, plain.dp, plain.eo, plain.seconds)
 		fmt.Fprintln(w, "| method | within 1 point: α, acc / ΔDP / ΔEO | within 2 points: α, acc / ΔDP / ΔEO | lowest ΔDP: α, acc / ΔDP | s a run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|")
 		for _, meth := range o.methods {
