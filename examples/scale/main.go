@@ -450,6 +450,9 @@ func saveScale(dir string, r *scaleResult) error {
 		return err
 	}
 	name := fmt.Sprintf("scale-%d", r.Nodes)
+	if len(r.Frontier) > 0 {
+		name += "-frontier"
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

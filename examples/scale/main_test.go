@@ -27,7 +27,7 @@ func TestScaleRunSmall(t *testing.T) {
 	}
 	assert.Contains(t, log.String(), "epoch 3: batch 5/5")
 	var r scaleResult
-	b, err := os.ReadFile(filepath.Join(dir, "scale-3000.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "scale-3000-frontier.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &r))
 	assert.Equal(t, 3000, r.Nodes)
@@ -39,7 +39,7 @@ func TestScaleRunSmall(t *testing.T) {
 	assert.Contains(t, s, "(chosen)")
 	assert.Less(t, r.FMP.DemographicParity, r.Backbone.DemographicParity)
 	assert.Greater(t, r.Backbone.Accuracy, 0.6)
-	_, err = os.Stat(filepath.Join(dir, "scale-3000.md"))
+	_, err = os.Stat(filepath.Join(dir, "scale-3000-frontier.md"))
 	assert.NoError(t, err)
 	matches, _ := filepath.Glob(filepath.Join(dir, "*.fmx"))
 	assert.Empty(t, matches, "the features file is removed without -keep")
