@@ -65,7 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	o := &options{grids: map[string][]float64{}}
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder holding the data sets (default $FAIRMP_DATA)")
-	fs.StringVar(&o.dataset, "dataset", "bail", `data set: a datasets preset ("nba", "bail", "credit", ...) or "synthetic"`)
+	fs.StringVar(&o.dataset, "dataset", "bail", `data set: a datasets preset ("nba", "bail", "credit", ...), "synthetic" (generated, -n nodes) or "pokec-z" (generated, Pokec-z's shape)`)
 	fs.IntVar(&o.synthN, "n", 2000, "number of nodes of the synthetic data set")
 	models := fs.String("models", "gcn", "comma-separated backbones: mlp, gcn, sgc, appnp, gat, fmp (MLP → FMP, which adds its λf sweep)")
 	methods := fs.String("methods", "regularizer,adversary,mixup", "comma-separated strategies")
@@ -225,6 +225,11 @@ func loadData(o *options) (*datasets.Dataset, error) {
 		c := datasets.DefaultSyntheticConfig()
 		c.N = o.synthN
 		return datasets.Synthetic(c)
+	}
+	if o.dataset == "pokec-z" {
+		// The generated graph of Pokec-z's shape (67,796 nodes, 276
+		// features), for timings at that size.
+		return datasets.Synthetic(datasets.PokecZShape(1))
 	}
 	if o.data == "" {
 		return nil, errors.New("no data folder: set -data or $FAIRMP_DATA")
