@@ -115,6 +115,9 @@ func TestFrontierPointsAreModels(t *testing.T) {
 		fc.LambdaF = []float64{0, 0.5, 2, 8}
 		fc.LambdaS = []float64{0, 1}
 		fc.Test = ds.Split.Test
+		bc := metrics.DefaultBootstrapConfig()
+		bc.Resamples = 200
+		fc.TestBootstrap = &bc
 		f, err := fmp.NewFrontier(m, task, fc)
 		require.NoError(t, err)
 		require.Len(t, f.Points, 8)
@@ -129,6 +132,10 @@ func TestFrontierPointsAreModels(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, val, p.Val, "%v λs %v λf %v: validation", dt, p.Config.LambdaS, p.Config.LambdaF)
 			assert.Equal(t, test, p.Test, "%v λs %v λf %v: test", dt, p.Config.LambdaS, p.Config.LambdaF)
+			iv, err := metrics.Bootstrap(pred.Probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), bc)
+			require.NoError(t, err)
+			assert.Equal(t, iv, p.TestIntervals, "%v λs %v λf %v: test intervals", dt, p.Config.LambdaS, p.Config.LambdaF)
+			assert.Less(t, p.TestIntervals.DemographicParity.Lo, p.TestIntervals.DemographicParity.Hi, "a nonempty ΔDP interval")
 		}
 		best := f.Best()
 		assert.GreaterOrEqual(t, best.Val.Accuracy, f.Reference.Val.Accuracy-0.01, "within one point of the reference")
@@ -155,6 +162,15 @@ func TestFrontierPointsAreModels(t *testing.T) {
 		assert.ErrorContains(t, err, "has no model")
 		_, err = fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, nil, m.Config(), fc)
 		assert.ErrorContains(t, err, "no validation nodes")
+		noTest := fc
+		noTest.Test = nil
+		_, err = fmp.NewFrontier(m, task, noTest)
+		assert.ErrorContains(t, err, "TestBootstrap is set but Test is empty")
+		bad := bc
+		bad.Resamples = 10
+		noTest.Test, noTest.TestBootstrap = ds.Split.Test, &bad
+		_, err = fmp.NewFrontier(m, task, noTest)
+		assert.ErrorIs(t, err, metrics.ErrValue)
 		_, err = fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels[1:], ds.Split.Val, m.Config(), fc)
 		assert.ErrorContains(t, err, "labels for")
 	}

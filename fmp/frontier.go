@@ -30,6 +30,12 @@ type FrontierConfig struct {
 	// evaluated, for reporting only: the choice uses the validation nodes
 	// (the task's Val) alone.
 	Test []int
+	// TestBootstrap, if not nil, also gives every point bootstrap
+	// intervals of its Test metrics (FrontierPoint.TestIntervals, from
+	// metrics.Bootstrap with this config), for reporting the uncertainty
+	// that comes from which nodes were tested. It needs Test. About 15 ms
+	// a point on 5,000 test nodes with the default 1000 resamples.
+	TestBootstrap *metrics.BootstrapConfig
 }
 
 // DefaultFrontierConfig returns a 20-point λf grid (0, 0.25, 0.5, 0.75,
@@ -55,6 +61,14 @@ func (c FrontierConfig) Validate() error {
 	if err := c.Rule.Validate(); err != nil {
 		return fmt.Errorf("fmp: FrontierConfig.Rule: %w", err)
 	}
+	if c.TestBootstrap != nil {
+		if len(c.Test) == 0 {
+			return fmt.Errorf("fmp: FrontierConfig.TestBootstrap is set but Test is empty, want the test nodes to bootstrap")
+		}
+		if err := c.TestBootstrap.Validate(); err != nil {
+			return fmt.Errorf("fmp: FrontierConfig.TestBootstrap: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -64,6 +78,9 @@ type FrontierPoint struct {
 	// Val is the report on the task's validation nodes; Test on
 	// FrontierConfig.Test (zero when it is empty).
 	Val, Test metrics.Report
+	// TestIntervals are the bootstrap intervals of Test's accuracy, ΔDP
+	// and ΔEO when FrontierConfig.TestBootstrap is set (zero otherwise).
+	TestIntervals metrics.Intervals
 }
 
 // Frontier is the accuracy/fairness trade-off of FMP settings on one
@@ -190,6 +207,11 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 		if len(cfg.Test) > 0 {
 			if p.Test, err = metrics.Evaluate(probs, classes, labels, proto.sens, cfg.Test, metrics.DefaultOptions()); err != nil {
 				return p, fmt.Errorf("fmp: %s: test metrics of %+v: %w", fn, c, err)
+			}
+		}
+		if cfg.TestBootstrap != nil {
+			if p.TestIntervals, err = metrics.Bootstrap(probs, classes, labels, proto.sens, cfg.Test, metrics.DefaultOptions(), *cfg.TestBootstrap); err != nil {
+				return p, fmt.Errorf("fmp: %s: test intervals of %+v: %w", fn, c, err)
 			}
 		}
 		return p, nil

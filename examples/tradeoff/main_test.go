@@ -108,6 +108,35 @@ func TestPost(t *testing.T) {
 		assert.Contains(t, text, want)
 	}
 	assert.NotContains(t, text, "gcn,fmp-post-s0,0,", "λs 0, λf 0 is the plain run itself")
+	// Every run carries its bootstrap intervals: nonempty, and the
+	// accuracy's around its point.
+	rs, err := readCSV(filepath.Join(dir, "synthetic_tradeoff.csv"))
+	require.NoError(t, err)
+	for _, r := range rs {
+		require.NotNil(t, r.iv, "%s %s α=%g seed %d: no intervals", r.model, r.method, r.alpha, r.seed)
+		assert.Less(t, r.iv.DemographicParity.Lo, r.iv.DemographicParity.Hi, "%s %s α=%g", r.model, r.method, r.alpha)
+		assert.Less(t, r.iv.Accuracy.Lo, r.iv.Accuracy.Hi, "%s %s α=%g", r.model, r.method, r.alpha)
+		assert.LessOrEqual(t, r.iv.Accuracy.Lo, r.report.Accuracy+1e-6)
+		assert.GreaterOrEqual(t, r.iv.Accuracy.Hi, r.report.Accuracy-1e-6)
+	}
+	assert.Contains(t, out.String(), "ΔDP [lo, hi]: the mean over seeds")
+	// A CSV from before the intervals is still read; its summary has
+	// none, and mixing it with new runs leaves those settings without.
+	old := filepath.Join(dir, "old.csv")
+	var b strings.Builder
+	b.WriteString(csvHeaderV1 + "\n")
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n")[1:] {
+		f := strings.Split(l, ",")
+		b.WriteString(strings.Join(f[:10], ",") + "\n")
+	}
+	require.NoError(t, os.WriteFile(old, []byte(b.String()), 0o644))
+	out.Reset()
+	require.NoError(t, run([]string{"-from-csv", old, "-dataset", "synthetic", "-out", t.TempDir()}, &out, &errb))
+	assert.NotContains(t, out.String(), "ΔDP [lo, hi]")
+	assert.NotContains(t, out.String(), "[")
+	out.Reset()
+	require.NoError(t, run([]string{"-from-csv", old + "," + filepath.Join(dir, "synthetic_tradeoff.csv"), "-dataset", "synthetic", "-out", t.TempDir()}, &out, &errb))
+	assert.NotContains(t, out.String(), "] /", "a setting with runs lacking intervals prints none")
 	svg, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "thresholds")

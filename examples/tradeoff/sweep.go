@@ -216,8 +216,21 @@ type job struct {
 // result is one run's test metrics.
 type result struct {
 	job
-	report  metrics.Report
+	report metrics.Report
+	// iv are the run's 95% bootstrap intervals over the test nodes (nil
+	// for runs read from a CSV written before they were recorded).
+	iv      *metrics.Intervals
 	seconds float64
+}
+
+// testIntervals bootstraps one run's test metrics (metrics.Bootstrap with
+// its defaults: 1000 resamples within each group, 95%, seed 1).
+func testIntervals(probs []float64, classes int, ds *datasets.Dataset) (*metrics.Intervals, error) {
+	iv, err := metrics.Bootstrap(probs, classes, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+	if err != nil {
+		return nil, fmt.Errorf("test intervals: %w", err)
+	}
+	return &iv, nil
 }
 
 func loadData(o *options) (*datasets.Dataset, error) {
@@ -331,20 +344,20 @@ func runJob(o *options, ds *datasets.Dataset, j job) ([]result, error) {
 	if _, err := train.Fit(m, task, tc); err != nil {
 		return nil, err
 	}
-	p, err := train.Predict(m, task, ds.Split.Test)
+	p, err := train.Predict(m, task, nil)
 	if err != nil {
 		return nil, err
 	}
-	labels := make([]int, len(ds.Split.Test))
-	sens := make([]int, len(ds.Split.Test))
-	for k, i := range ds.Split.Test {
-		labels[k], sens[k] = ds.Labels[i], ds.Sens[i]
-	}
-	rep, err := metrics.Evaluate(p.Probs, p.Classes, labels, sens, nil, metrics.DefaultOptions())
+	rep, err := metrics.Evaluate(p.Probs, p.Classes, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}
-	rs := []result{{job: j, report: rep, seconds: time.Since(start).Seconds()}}
+	secs := time.Since(start).Seconds()
+	iv, err := testIntervals(p.Probs, p.Classes, ds)
+	if err != nil {
+		return nil, err
+	}
+	rs := []result{{job: j, report: rep, iv: iv, seconds: secs}}
 	if j.method == "plain" && len(o.post) > 0 {
 		more, err := postProcess(o, ds, j, m, task)
 		if err != nil {
@@ -372,6 +385,8 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 		fc := fmp.DefaultFrontierConfig()
 		fc.LambdaF = append([]float64{0}, o.postLambdaF...)
 		fc.LambdaS, fc.Test = []float64{0, 1}, ds.Split.Test
+		bc := metrics.DefaultBootstrapConfig()
+		fc.TestBootstrap = &bc
 		f, err := fmp.NewFrontier(fm, task, fc)
 		if err != nil {
 			return nil, fmt.Errorf("fmp-post: %w", err)
@@ -385,7 +400,8 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 			if pt.Config.LambdaS != 0 {
 				meth = "fmp-post-s1"
 			}
-			rs = append(rs, result{job: job{model: j.model, method: meth, alpha: pt.Config.LambdaF, seed: j.seed}, report: pt.Test, seconds: secs})
+			iv := pt.TestIntervals
+			rs = append(rs, result{job: job{model: j.model, method: meth, alpha: pt.Config.LambdaF, seed: j.seed}, report: pt.Test, iv: &iv, seconds: secs})
 		}
 	}
 	if slices.Contains(o.post, "thresholds") {
@@ -403,11 +419,16 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 			if err != nil {
 				return nil, fmt.Errorf("thresholds within %g points: %w", loss, err)
 			}
-			rep, err := metrics.Evaluate(th.Probs(p1, ds.Sens), 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
+			probs := th.Probs(p1, ds.Sens)
+			rep, err := metrics.Evaluate(probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
 			if err != nil {
 				return nil, err
 			}
-			pts = append(pts, result{job: job{model: j.model, method: "thresholds", alpha: loss, seed: j.seed}, report: rep})
+			iv, err := testIntervals(probs, 2, ds)
+			if err != nil {
+				return nil, err
+			}
+			pts = append(pts, result{job: job{model: j.model, method: "thresholds", alpha: loss, seed: j.seed}, report: rep, iv: iv})
 		}
 		secs := time.Since(start).Seconds()
 		for k := range pts {
@@ -528,12 +549,18 @@ func seedsText(n int) string {
 	return fmt.Sprintf("mean of %d seeds", n)
 }
 
-// csvRow formats one run: metrics in percent with four decimals.
+// csvRow formats one run: metrics in percent with four decimals, then
+// the bounds of its bootstrap intervals (empty when the run has none).
 func csvRow(r result) []string {
 	pc := func(x float64) string { return strconv.FormatFloat(metrics.Percent(x), 'f', 4, 64) }
-	return []string{r.model, r.method, strconv.FormatFloat(r.alpha, 'g', -1, 64), strconv.FormatInt(r.seed, 10),
+	row := []string{r.model, r.method, strconv.FormatFloat(r.alpha, 'g', -1, 64), strconv.FormatInt(r.seed, 10),
 		pc(r.report.Accuracy), pc(r.report.DemographicParity), pc(r.report.EqualOpportunity),
 		pc(r.report.F1), pc(r.report.AUC), strconv.FormatFloat(r.seconds, 'f', 1, 64)}
+	if r.iv == nil {
+		return append(row, "", "", "", "", "", "")
+	}
+	return append(row, pc(r.iv.Accuracy.Lo), pc(r.iv.Accuracy.Hi), pc(r.iv.DemographicParity.Lo),
+		pc(r.iv.DemographicParity.Hi), pc(r.iv.EqualOpportunity.Lo), pc(r.iv.EqualOpportunity.Hi))
 }
 
 // readCSV reads the runs written by writeCSV (the metrics the plot and
@@ -548,8 +575,9 @@ func readCSV(path string) ([]result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(recs) < 2 || strings.Join(recs[0], ",") != csvHeader {
-		return nil, fmt.Errorf("%s: want a header %q and at least one run", path, csvHeader)
+	header := strings.Join(recs[0], ",")
+	if len(recs) < 2 || (header != csvHeader && header != csvHeaderV1) {
+		return nil, fmt.Errorf("%s: want a header %q (or, from before the intervals, %q) and at least one run", path, csvHeader, csvHeaderV1)
 	}
 	var rs []result
 	for line, r := range recs[1:] {
@@ -560,12 +588,33 @@ func readCSV(path string) ([]result, error) {
 			}
 		}
 		rep := metrics.Report{Accuracy: v[2] / 100, DemographicParity: v[3] / 100, EqualOpportunity: v[4] / 100, F1: v[5] / 100, AUC: v[6] / 100}
-		rs = append(rs, result{job: job{model: r[0], method: r[1], alpha: v[0], seed: int64(v[1])}, report: rep, seconds: v[7]})
+		res := result{job: job{model: r[0], method: r[1], alpha: v[0], seed: int64(v[1])}, report: rep, seconds: v[7]}
+		if header == csvHeader && r[10] != "" {
+			var b [6]float64
+			for k := range b {
+				if b[k], err = strconv.ParseFloat(r[10+k], 64); err != nil {
+					return nil, fmt.Errorf("%s:%d: column %s: %w", path, line+2, recs[0][10+k], err)
+				}
+				b[k] /= 100
+			}
+			res.iv = &metrics.Intervals{
+				Accuracy:          metrics.Interval{Point: rep.Accuracy, Lo: b[0], Hi: b[1]},
+				DemographicParity: metrics.Interval{Point: rep.DemographicParity, Lo: b[2], Hi: b[3]},
+				EqualOpportunity:  metrics.Interval{Point: rep.EqualOpportunity, Lo: b[4], Hi: b[5]},
+			}
+		}
+		rs = append(rs, res)
 	}
 	return rs, nil
 }
 
-const csvHeader = "model,method,alpha,seed,accuracy,dp,eo,f1,auc,seconds"
+// csvHeader names writeCSV's columns: the run, its test metrics (%), its
+// seconds, and the bounds of its 95% bootstrap intervals over the test
+// nodes (%). csvHeaderV1 is the header before the intervals, still read.
+const (
+	csvHeader   = "model,method,alpha,seed,accuracy,dp,eo,f1,auc,seconds,acc_lo,acc_hi,dp_lo,dp_hi,eo_lo,eo_hi"
+	csvHeaderV1 = "model,method,alpha,seed,accuracy,dp,eo,f1,auc,seconds"
+)
 
 // point is one configuration's mean over seeds, in percent.
 type point struct {
@@ -576,6 +625,10 @@ type point struct {
 	// seconds is the mean wall time of a run (training, or the
 	// post-processing of a trained plain run for fmp-post and thresholds).
 	seconds float64
+	// dpLo and dpHi are the means over seeds of the runs' 95% bootstrap
+	// ΔDP bounds (%), when every run has them (hasIV).
+	dpLo, dpHi float64
+	hasIV      bool
 }
 
 // aggregate averages the runs of each (model, method, α) over seeds, in
@@ -588,6 +641,8 @@ func aggregate(rs []result) ([]point, error) {
 	var order []key
 	groups := map[key][]metrics.Report{}
 	secs := map[key]float64{}
+	lo, hi := map[key]float64{}, map[key]float64{}
+	withIV := map[key]int{}
 	for _, r := range rs {
 		k := key{r.model, r.method, r.alpha}
 		if _, ok := groups[k]; !ok {
@@ -595,6 +650,11 @@ func aggregate(rs []result) ([]point, error) {
 		}
 		groups[k] = append(groups[k], r.report)
 		secs[k] += math.Round(r.seconds*10) / 10 // as the CSV keeps it
+		if r.iv != nil {
+			lo[k] += metrics.Percent(r.iv.DemographicParity.Lo)
+			hi[k] += metrics.Percent(r.iv.DemographicParity.Hi)
+			withIV[k]++
+		}
 	}
 	var ps []point
 	for _, k := range order {
@@ -605,6 +665,10 @@ func aggregate(rs []result) ([]point, error) {
 		ps = append(ps, point{model: k.model, method: k.method, alpha: k.alpha, summary: s,
 			acc: metrics.Percent(s.Accuracy.Mean), dp: metrics.Percent(s.DemographicParity.Mean),
 			eo: metrics.Percent(s.EqualOpportunity.Mean), seconds: secs[k] / float64(len(groups[k]))})
+		if n := withIV[k]; n == len(groups[k]) {
+			p := &ps[len(ps)-1]
+			p.dpLo, p.dpHi, p.hasIV = lo[k]/float64(n), hi[k]/float64(n), true
+		}
 	}
 	return ps, nil
 }
@@ -650,6 +714,14 @@ func hasMethod(ps []point, model, method string) bool {
 	return false
 }
 
+// dpText formats a point's ΔDP, with its interval when it has one.
+func dpText(p point) string {
+	if !p.hasIV {
+		return fmt.Sprintf("%.2f", p.dp)
+	}
+	return fmt.Sprintf("%.2f [%.1f, %.1f]", p.dp, p.dpLo, p.dpHi)
+}
+
 // summarize writes, per model and method, the plain numbers and the best
 // ΔDP among the configurations within 2 accuracy points of plain.
 func summarize(w io.Writer, o *options, ps []point) {
@@ -666,6 +738,12 @@ func summarize(w io.Writer, o *options, ps []point) {
 		seeds = "mean over each backbone's seeds"
 	}
 	fmt.Fprintf(w, "%s, test split, %% (%s of each setting); per backbone and method: the setting with the lowest ΔDP whose accuracy is within 1 and within 2 points of the plain run's, the lowest ΔDP at any accuracy, and the mean seconds per run\n", o.dataset, seeds)
+	for _, p := range ps {
+		if p.hasIV {
+			fmt.Fprintln(w, "ΔDP [lo, hi]: the mean over seeds of each run's 95% bootstrap interval over the test nodes (metrics.Bootstrap, resampled within each group): one run's uncertainty from which nodes were tested; settings run before the intervals were recorded have none")
+			break
+		}
+	}
 	for _, m := range o.models {
 		var plain point
 		for _, p := range ps {
@@ -673,7 +751,7 @@ func summarize(w io.Writer, o *options, ps []point) {
 				plain = p
 			}
 		}
-		fmt.Fprintf(w, "\n%s, plain (%s): accuracy %.2f, ΔDP %.2f, ΔEO %.2f (%.1f s a run)\n\n", m, seedsText(plain.summary.Runs), plain.acc, plain.dp, plain.eo, plain.seconds)
+		fmt.Fprintf(w, "\n%s, plain (%s): accuracy %.2f, ΔDP %s, ΔEO %.2f (%.1f s a run)\n\n", m, seedsText(plain.summary.Runs), plain.acc, dpText(plain), plain.eo, plain.seconds)
 		fmt.Fprintln(w, "| method | within 1 point: α, acc / ΔDP / ΔEO | within 2 points: α, acc / ΔDP / ΔEO | lowest ΔDP: α, acc / ΔDP | s a run |")
 		fmt.Fprintln(w, "|---|---|---|---|---|")
 		for _, meth := range o.methods {
@@ -692,7 +770,7 @@ func summarize(w io.Writer, o *options, ps []point) {
 				if !found {
 					return "none below plain"
 				}
-				return fmt.Sprintf("%g, %.2f / %.2f / %.2f", best.alpha, best.acc, best.dp, best.eo)
+				return fmt.Sprintf("%g, %.2f / %s / %.2f", best.alpha, best.acc, dpText(best), best.eo)
 			}
 			low := point{dp: 1e9}
 			var secs, n float64
