@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fairmp/fairmp/examples/internal/exp"
@@ -135,8 +134,8 @@ Flags:
 		o.files = def
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
 		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
-		o.files.Drop = splitList(*drop)
-		o.files.Missing = append([]string{""}, splitList(*missing)...)
+		o.files.Drop = exp.SplitList(*drop)
+		o.files.Missing = append([]string{""}, exp.SplitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
@@ -153,7 +152,7 @@ Flags:
 		default:
 			return nil, badInput("-comma %q, want comma, tab, semicolon or pipe", *comma)
 		}
-		f, err := parseFloats(*fracs)
+		f, err := exp.ParseFloats(*fracs, 0)
 		if err != nil || len(f) != 3 {
 			return nil, badInput("-split-fractions %q, want three numbers train,val,test", *fracs)
 		}
@@ -197,13 +196,13 @@ Flags:
 	fc := fmp.DefaultFrontierConfig()
 	o.lambdaF = fc.LambdaF
 	if *lambdaF != "" {
-		v, err := parseFloats(*lambdaF)
+		v, err := exp.ParseFloats(*lambdaF, 0)
 		if err != nil {
 			return nil, badInput("-lambda-f %q: %v", *lambdaF, err)
 		}
 		o.lambdaF = v
 	}
-	v, err := parseFloats(*lambdaS)
+	v, err := exp.ParseFloats(*lambdaS, 0)
 	if err != nil {
 		return nil, badInput("-lambda-s %q: %v", *lambdaS, err)
 	}
@@ -239,27 +238,3 @@ Flags:
 
 // splitList splits a comma-separated list, trimming blanks and dropping
 // empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func parseFloats(s string) ([]float64, error) {
-	var out []float64
-	for _, v := range splitList(s) {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", v)
-		}
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no values")
-	}
-	return out, nil
-}

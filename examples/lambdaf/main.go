@@ -38,6 +38,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers/train"
+	"github.com/fairmp/fairmp/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -84,24 +85,6 @@ type row struct {
 	testGap, testSoftGp float64
 }
 
-func parseFloats(s string) ([]float64, error) {
-	var out []float64
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v == "" {
-			continue
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%q is not a finite number ≥ 0", v)
-		}
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no values")
-	}
-	return out, nil
-}
-
 func run(args []string, stdout, stderr io.Writer) error {
 	o := &options{}
 	fs := flag.NewFlagSet("lambdaf", flag.ContinueOnError)
@@ -124,13 +107,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var err error
-	if o.lambdaF, err = parseFloats(*lf); err != nil {
+	if o.lambdaF, err = exp.ParseFloats(*lf, 0); err != nil {
 		return fmt.Errorf("-lambda-f: %w", err)
 	}
-	if o.rhos, err = parseFloats(*rhos); err != nil {
+	if o.rhos, err = exp.ParseFloats(*rhos, 0); err != nil {
 		return fmt.Errorf("-rho: %w", err)
 	}
-	if o.lambdaS, err = parseFloats(*ls); err != nil {
+	if o.lambdaS, err = exp.ParseFloats(*ls, 0); err != nil {
 		return fmt.Errorf("-lambda-s: %w", err)
 	}
 	for _, t := range strings.Split(*targets, ",") {
@@ -292,8 +275,12 @@ func sweepTarget(o *options, ds *datasets.Dataset, set string, seed int64, p *ex
 				return nil, err
 			}
 			r := row{set: set, target: target, seed: int(seed), rho: rho, lambdaF: lf, lambdaS: cfg.LambdaS}
-			r.acc, r.dp, r.gap, r.soft, r.eo = measure(pred.Probs, ds, ds.Split.Val)
-			r.testAcc, r.testDP, r.testGap, r.testSoftGp, r.testEO = measure(pred.Probs, ds, ds.Split.Test)
+			if r.acc, r.dp, r.gap, r.soft, r.eo, err = measure(pred.Probs, ds, ds.Split.Val); err != nil {
+				return nil, fmt.Errorf("%s seed %d λf %g: validation: %w", set, seed, lf, err)
+			}
+			if r.testAcc, r.testDP, r.testGap, r.testSoftGp, r.testEO, err = measure(pred.Probs, ds, ds.Split.Test); err != nil {
+				return nil, fmt.Errorf("%s seed %d λf %g: test: %w", set, seed, lf, err)
+			}
 			if lf > 0 {
 				a, err := fmp.Explain(logits, m.Matrix(), m.SensitiveAttribute(), cfg)
 				if err != nil {
@@ -317,39 +304,28 @@ func equal(a, b []float64) bool {
 }
 
 // measure returns accuracy, ΔDP, the signed gap of selection rates
-// (group 1 − group 0), the signed gap of mean P(y = 1) and ΔEO, on nodes
-// idx with a known group (binary groups).
-func measure(probs []float64, ds *datasets.Dataset, idx []int) (acc, dp, gap, soft, eo float64) {
-	var n, sel, sum, pos, tp [2]float64
-	correct, total := 0.0, 0.0
+// (group 1 − group 0), the signed gap of mean P(y = 1) and ΔEO on the
+// nodes idx, as metrics.Evaluate computes them (nodes with an unknown
+// label or group left out; binary groups). The mean-probability gap, which
+// Evaluate does not report, is taken over the same nodes.
+func measure(probs []float64, ds *datasets.Dataset, idx []int) (acc, dp, gap, soft, eo float64, err error) {
+	r, err := metrics.Evaluate(probs, 2, ds.Labels, ds.Sens, idx, metrics.DefaultOptions())
+	if err != nil {
+		return 0, 0, 0, 0, 0, err
+	}
+	if len(r.Groups) != 2 {
+		return 0, 0, 0, 0, 0, fmt.Errorf("%d sensitive groups, want 2 for a signed gap", len(r.Groups))
+	}
+	var sum, n [2]float64
 	for _, i := range idx {
-		p1 := probs[2*i+1]
-		yhat := 0
-		if p1 > 0.5 {
-			yhat = 1
-		}
-		if ds.Labels[i] >= 0 {
-			total++
-			if yhat == ds.Labels[i] {
-				correct++
-			}
-		}
-		g := ds.Sens[i]
-		if g < 0 || g > 1 {
-			continue
-		}
-		n[g]++
-		sel[g] += float64(yhat)
-		sum[g] += p1
-		if ds.Labels[i] == 1 {
-			pos[g]++
-			tp[g] += float64(yhat)
+		if g := ds.Sens[i]; g >= 0 && ds.Labels[i] >= 0 {
+			sum[g] += probs[2*i+1]
+			n[g]++
 		}
 	}
-	gap = sel[1]/n[1] - sel[0]/n[0]
+	gap = r.Groups[1].SelectionRate - r.Groups[0].SelectionRate
 	soft = sum[1]/n[1] - sum[0]/n[0]
-	eo = math.Abs(tp[1]/pos[1] - tp[0]/pos[0])
-	return correct / total, math.Abs(gap), gap, soft, eo
+	return r.Accuracy, r.DemographicParity, gap, soft, r.EqualOpportunity, nil
 }
 
 func report(w io.Writer, o *options, all []row) {

@@ -30,6 +30,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
@@ -119,19 +120,19 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{fmt.Errorf("unexpected arguments %q", fl.Args())}
 	}
 	var err error
-	if o.fanouts, err = ints(fan); err != nil {
+	if o.fanouts, err = exp.ParseInts(fan, -1); err != nil {
 		return nil, usageError{fmt.Errorf("-fanouts: %w", err)}
 	}
-	fr, err := floats(fracs)
+	fr, err := exp.ParseFloats(fracs, 0)
 	if err != nil || len(fr) != 3 {
 		return nil, usageError{fmt.Errorf("-split %q: want three fractions", fracs)}
 	}
 	copy(o.fracs[:], fr)
 	if compare != "" {
-		o.compare = strings.Split(compare, ",")
+		o.compare = exp.SplitList(compare)
 	}
 	if frontier != "" {
-		if o.frontier, err = floats(frontier); err != nil {
+		if o.frontier, err = exp.ParseFloats(frontier, 0); err != nil {
 			return nil, usageError{fmt.Errorf("-frontier: %w", err)}
 		}
 	}
@@ -146,30 +147,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{fmt.Errorf("-log-every %d: want ≥ 1", o.batchLogEvery)}
 	}
 	return o, nil
-}
-
-func ints(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func floats(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) error {

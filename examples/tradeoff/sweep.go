@@ -108,17 +108,17 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	default:
 		return nil, fmt.Errorf("-dtype %q, want float32 or float64", *dt)
 	}
-	o.models = splitList(*models)
+	o.models = exp.SplitList(*models)
 	for _, m := range o.models {
 		if !validModel(m) {
 			return nil, fmt.Errorf("-models: unknown backbone %q, want mlp, gcn, sgc, appnp, gat or fmp", m)
 		}
 	}
 	// The fmp backbone comes with its own λf sweep.
-	if slices.Contains(o.models, "fmp") && !slices.Contains(splitList(*methods), "fmp") {
+	if slices.Contains(o.models, "fmp") && !slices.Contains(exp.SplitList(*methods), "fmp") {
 		*methods += ",fmp"
 	}
-	o.methods = splitList(*methods)
+	o.methods = exp.SplitList(*methods)
 	for _, m := range o.methods {
 		var g string
 		switch m {
@@ -151,8 +151,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.name == "" {
 		o.name = o.dataset + "_tradeoff"
 	}
-	o.fromCSV = splitList(*from)
-	o.post = splitList(*post)
+	o.fromCSV = exp.SplitList(*from)
+	o.post = exp.SplitList(*post)
 	for _, m := range o.post {
 		if m != "fmp-post" && m != "thresholds" {
 			return nil, fmt.Errorf("-post: unknown method %q, want fmp-post or thresholds", m)
@@ -171,25 +171,18 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // parseGrid parses comma-separated weights, drops 0 (the plain run
 // stands for it) and sorts them.
 func parseGrid(s string) ([]float64, error) {
+	if len(exp.SplitList(s)) == 0 {
+		return nil, nil
+	}
+	all, err := exp.ParseFloats(s, 0)
+	if err != nil {
+		return nil, err
+	}
 	var out []float64
-	for _, f := range splitList(s) {
-		a, err := strconv.ParseFloat(f, 64)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("%q is not a weight >= 0", f)
-		}
+	for _, a := range all {
 		if a > 0 {
 			out = append(out, a)
 		}

@@ -1,0 +1,43 @@
+package exp
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLists(t *testing.T) {
+	assert.Equal(t, []string{"a", "b", "c"}, SplitList(" a, b,,c ,"))
+	assert.Nil(t, SplitList(" , "))
+
+	f, err := ParseFloats("2, 0.5,1e1", 0)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{2, 0.5, 10}, f, "in the order given")
+	f, err = ParseFloats("-3,4", math.Inf(-1))
+	require.NoError(t, err)
+	assert.Equal(t, []float64{-3, 4}, f)
+	for s, want := range map[string]string{
+		"1,-0.5": `"-0.5" is below 0`,
+		"1,x":    `"x" is not a finite number`,
+		"NaN":    `"NaN" is not a finite number`,
+		"1,Inf":  `"Inf" is not a finite number`,
+		" , ":    "no values",
+	} {
+		_, err := ParseFloats(s, 0)
+		assert.EqualError(t, err, want, s)
+	}
+
+	n, err := ParseInts("10, -1", -1)
+	require.NoError(t, err)
+	assert.Equal(t, []int{10, -1}, n)
+	for s, want := range map[string]string{
+		"10,-2": `"-2" is below -1`,
+		"1.5":   `"1.5" is not an integer`,
+		"":      "no values",
+	} {
+		_, err := ParseInts(s, -1)
+		assert.EqualError(t, err, want, s)
+	}
+}
