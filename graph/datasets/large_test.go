@@ -90,18 +90,10 @@ func TestSyntheticLargeModel(t *testing.T) {
 		// little more. Allow 1 point.
 		assert.InDelta(t, k.hy, hy, 0.01, "%+v label homophily", k)
 		assert.InDelta(t, k.hs, hs, 0.01, "%+v sensitive homophily", k)
-		var n1, y1s1, y1s0 int
-		for i, s := range ds.Sens {
-			if s == 1 {
-				n1++
-				y1s1 += ds.Labels[i]
-			} else {
-				y1s0 += ds.Labels[i]
-			}
-		}
-		assert.InDelta(t, cfg.GroupFrac, float64(n1)/float64(cfg.N), 0.015, "%+v group fraction", k)
-		assert.InDelta(t, (1+k.bias)/2, float64(y1s1)/float64(n1), 0.03, "%+v P(y=1|s=1)", k)
-		assert.InDelta(t, (1-k.bias)/2, float64(y1s0)/float64(cfg.N-n1), 0.03, "%+v P(y=1|s=0)", k)
+		frac, p1, p0 := groupRates(ds)
+		assert.InDelta(t, cfg.GroupFrac, frac, 0.015, "%+v group fraction", k)
+		assert.InDelta(t, (1+k.bias)/2, p1, 0.03, "%+v P(y=1|s=1)", k)
+		assert.InDelta(t, (1-k.bias)/2, p0, 0.03, "%+v P(y=1|s=0)", k)
 		assert.Len(t, ds.Split.Train, 10000)
 		assert.Len(t, ds.Split.Val, 5000)
 		assert.Len(t, ds.Split.Test, 5000)

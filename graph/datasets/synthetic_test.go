@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,22 +33,27 @@ func TestSyntheticHomophilyMatchesKnobs(t *testing.T) {
 		if math.Abs(hy-k.hy) > 0.0064 || math.Abs(hs-k.hs) > 0.0064 {
 			t.Errorf("%+v: measured label homophily %.4f, sensitive %.4f", k, hy, hs)
 		}
-		var n1, y1s1, y1s0 int
-		for i, s := range ds.Sens {
-			if s == 1 {
-				n1++
-				y1s1 += ds.Labels[i]
-			} else {
-				y1s0 += ds.Labels[i]
-			}
-		}
-		frac := float64(n1) / float64(cfg.N)
-		p1 := float64(y1s1) / float64(n1)
-		p0 := float64(y1s0) / float64(cfg.N-n1)
-		if math.Abs(frac-0.3) > 0.015 || math.Abs(p1-(1+k.bias)/2) > 0.03 || math.Abs(p0-(1-k.bias)/2) > 0.03 {
-			t.Errorf("%+v: group-1 fraction %.3f, P(y=1|s=1) %.3f, P(y=1|s=0) %.3f", k, frac, p1, p0)
+		frac, p1, p0 := groupRates(ds)
+		assert.InDelta(t, cfg.GroupFrac, frac, 0.015, "%+v group-1 fraction", k)
+		assert.InDelta(t, (1+k.bias)/2, p1, 0.03, "%+v P(y=1|s=1)", k)
+		assert.InDelta(t, (1-k.bias)/2, p0, 0.03, "%+v P(y=1|s=0)", k)
+	}
+}
+
+// groupRates returns the fraction of nodes in group 1 and P(y = 1 | s = 1)
+// and P(y = 1 | s = 0) over all nodes of a generated data set.
+func groupRates(ds *Dataset) (frac, p1, p0 float64) {
+	var n1, y1s1, y1s0 int
+	for i, s := range ds.Sens {
+		if s == 1 {
+			n1++
+			y1s1 += ds.Labels[i]
+		} else {
+			y1s0 += ds.Labels[i]
 		}
 	}
+	n := len(ds.Sens)
+	return float64(n1) / float64(n), float64(y1s1) / float64(n1), float64(y1s0) / float64(n-n1)
 }
 
 // TestSyntheticFeatures checks the feature model: the mean feature vector
