@@ -20,6 +20,15 @@
 // Accuracy and ΔDP are computed by the metrics package and reported in
 // percent; the plot shows the mean over seeds.
 //
+// Each run also records its 95% bootstrap intervals over the test nodes
+// (metrics.Bootstrap: 1000 resamples within each sensitive group, seed 1;
+// columns acc_lo … eo_hi of the CSV), and the summary prints, beside each
+// chosen setting's ΔDP, the mean over seeds of those bounds: the
+// uncertainty of one run from which nodes were tested. The seeds share
+// the test nodes, so the interval of their mean is about as wide.
+// -from-csv still reads CSVs written before the intervals (no acc_lo …
+// columns); settings with such runs are printed without an interval.
+//
 // Progress, with an estimate of the remaining time, goes to stderr;
 // independent runs are trained in parallel by -workers goroutines, and
 // the results do not depend on their number.
