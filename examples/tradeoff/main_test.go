@@ -134,9 +134,25 @@ func TestPost(t *testing.T) {
 	require.NoError(t, run([]string{"-from-csv", old, "-dataset", "synthetic", "-out", t.TempDir()}, &out, &errb))
 	assert.NotContains(t, out.String(), "ΔDP [lo, hi]")
 	assert.NotContains(t, out.String(), "[")
-	out.Reset()
-	require.NoError(t, run([]string{"-from-csv", old + "," + filepath.Join(dir, "synthetic_tradeoff.csv"), "-dataset", "synthetic", "-out", t.TempDir()}, &out, &errb))
-	assert.NotContains(t, out.String(), "] /", "a setting with runs lacking intervals prints none")
+	// Merged with the CSV that has them, every run gets its intervals
+	// back and nothing is counted twice: the summary is the original's.
+	summary := func(s string) string { return s[:strings.Index(s, "wrote")] }
+	var merged bytes.Buffer
+	newCSV := filepath.Join(dir, "synthetic_tradeoff.csv")
+	require.NoError(t, run([]string{"-from-csv", old + "," + newCSV, "-dataset", "synthetic", "-out", t.TempDir()}, &merged, &errb))
+	var again bytes.Buffer
+	require.NoError(t, run([]string{"-from-csv", newCSV, "-dataset", "synthetic", "-out", t.TempDir()}, &again, &errb))
+	assert.Equal(t, summary(again.String()), summary(merged.String()))
+	assert.Regexp(t, `plain \(mean of 2 seeds\): accuracy [0-9.]+, ΔDP [0-9.]+ \[`, merged.String())
+	// A run whose copies disagree is refused.
+	bad := filepath.Join(dir, "bad.csv")
+	lines := strings.Split(b.String(), "\n")
+	f := strings.Split(lines[1], ",")
+	f[4] = "12.3456"
+	lines[1] = strings.Join(f, ",")
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644))
+	err = run([]string{"-from-csv", newCSV + "," + bad, "-dataset", "synthetic", "-out", t.TempDir()}, &out, &errb)
+	assert.ErrorContains(t, err, "appears twice with different metrics")
 	svg, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "thresholds")

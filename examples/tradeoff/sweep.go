@@ -601,6 +601,33 @@ func readCSV(path string) ([]result, error) {
 	return rs, nil
 }
 
+// mergeRuns merges runs read from several CSVs: a run (model, method, α,
+// seed) that appears more than once is kept once, in its first place,
+// with its first seconds. Runs are deterministic per seed, so its copies
+// must have the same metrics; a copy with intervals gives them to a run
+// without (a rerun of some settings adds intervals to an older sweep).
+func mergeRuns(rs []result) ([]result, error) {
+	at := map[job]int{}
+	var out []result
+	for _, r := range rs {
+		i, ok := at[r.job]
+		if !ok {
+			at[r.job] = len(out)
+			out = append(out, r)
+			continue
+		}
+		a, b := out[i].report, r.report
+		if a.Accuracy != b.Accuracy || a.DemographicParity != b.DemographicParity || a.EqualOpportunity != b.EqualOpportunity || a.F1 != b.F1 || a.AUC != b.AUC {
+			return nil, fmt.Errorf("-from-csv: %s %s α=%g seed %d appears twice with different metrics (accuracy %.4f and %.4f, ΔDP %.4f and %.4f): runs are deterministic per seed, so the CSVs come from different settings",
+				r.model, r.method, r.alpha, r.seed, metrics.Percent(a.Accuracy), metrics.Percent(b.Accuracy), metrics.Percent(a.DemographicParity), metrics.Percent(b.DemographicParity))
+		}
+		if out[i].iv == nil {
+			out[i].iv = r.iv
+		}
+	}
+	return out, nil
+}
+
 // csvHeader names writeCSV's columns: the run, its test metrics (%), its
 // seconds, and the bounds of its 95% bootstrap intervals over the test
 // nodes (%). csvHeaderV1 is the header before the intervals, still read.
@@ -799,6 +826,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			rs = append(rs, r...)
+		}
+		if rs, err = mergeRuns(rs); err != nil {
+			return err
 		}
 		// The backbones and methods are those of the runs, in order.
 		o.models, o.methods = nil, nil
