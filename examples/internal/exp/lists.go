@@ -24,35 +24,33 @@ func SplitList(s string) []string {
 // least min (math.Inf(-1) for no bound), in the order given. It returns
 // an error naming the first bad item, or one for a list without values.
 func ParseFloats(s string, min float64) ([]float64, error) {
-	var out []float64
-	for _, v := range SplitList(s) {
+	return parseList(s, min, "a finite number", func(v string) (float64, bool) {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%q is not a finite number", v)
-		}
-		if f < min {
-			return nil, fmt.Errorf("%q is below %g", v, min)
-		}
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no values")
-	}
-	return out, nil
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+	})
 }
 
 // ParseInts is ParseFloats for integers.
 func ParseInts(s string, min int) ([]int, error) {
-	var out []int
-	for _, v := range SplitList(s) {
+	return parseList(s, min, "an integer", func(v string) (int, bool) {
 		n, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", v)
+		return n, err == nil
+	})
+}
+
+// parseList parses SplitList(s) with parse, which reports whether an
+// item is a valid what, and checks each value against min.
+func parseList[T int | float64](s string, min T, what string, parse func(string) (T, bool)) ([]T, error) {
+	var out []T
+	for _, v := range SplitList(s) {
+		x, ok := parse(v)
+		if !ok {
+			return nil, fmt.Errorf("%q is not %s", v, what)
 		}
-		if n < min {
-			return nil, fmt.Errorf("%q is below %d", v, min)
+		if x < min {
+			return nil, fmt.Errorf("%q is below %v", v, min)
 		}
-		out = append(out, n)
+		out = append(out, x)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no values")
