@@ -128,11 +128,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(o.targets) == 0 {
 		return errors.New("-target: none given")
 	}
-	for _, s := range strings.Split(*sets, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			o.sets = append(o.sets, s)
-		}
-	}
+	o.sets = exp.SplitList(*sets)
 	switch {
 	case o.seeds < 1 || o.epochs < 1:
 		return fmt.Errorf("-seeds %d -epochs %d, want ≥ 1", o.seeds, o.epochs)

@@ -32,6 +32,12 @@ func TestStudyFlags(t *testing.T) {
 	assert.ErrorContains(t, run([]string{"-seeds", "0"}, &out, &log), "-seeds")
 	assert.ErrorContains(t, run([]string{"-part", "nope", "-datasets", "synthetic", "-epochs", "1", "-seeds", "1"}, &out, &log), "unknown -part")
 	assert.ErrorContains(t, run([]string{"extra"}, &out, &log), "unexpected arguments")
+	// The sweep's lists are checked, not read as zeros.
+	quick := []string{"-datasets", "synthetic", "-epochs", "1", "-seeds", "1"}
+	assert.ErrorContains(t, run(append(quick, "-k", "2,x"), &out, &log), `-k: "x" is not an integer`)
+	assert.ErrorContains(t, run(append(quick, "-k", "0"), &out, &log), `-k: "0" is below 1`)
+	assert.ErrorContains(t, run(append(quick, "-ls", "-1"), &out, &log), `-ls: "-1" is below 0`)
+	assert.ErrorContains(t, run(append(quick, "-temps", "0.5,y"), &out, &log), `-temps: "y" is not a finite number`)
 	log.Reset()
 	require.NoError(t, run([]string{"-datasets", "bail", "-data", "", "-seeds", "1", "-epochs", "1"}, &out, &log))
 	assert.Contains(t, log.String(), "bail: skipped")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 
 	"github.com/fairmp/fairmp/graph"
@@ -234,28 +235,23 @@ func study(t tb) {
 func studySweep(t tb, d *datasets.Dataset, adj *graph.Matrix, seeds, epochs int) {
 	lambdaS := []float64{1}
 	if v := getenv("FAIRMP_STUDY_LS"); v != "" {
-		lambdaS = nil
-		for _, s := range strings.Split(v, ",") {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lambdaS = append(lambdaS, x)
+		var err error
+		if lambdaS, err = exp.ParseFloats(v, 0); err != nil {
+			t.Fatalf("-ls: %v", err)
 		}
 	}
 	ks := []int{2, 5, 10}
 	if v := getenv("FAIRMP_STUDY_K"); v != "" {
-		ks = nil
-		for _, s := range strings.Split(v, ",") {
-			k, _ := strconv.Atoi(s)
-			ks = append(ks, k)
+		var err error
+		if ks, err = exp.ParseInts(v, 1); err != nil {
+			t.Fatalf("-k: %v", err)
 		}
 	}
 	var temps []float64
 	if v := getenv("FAIRMP_STUDY_TEMPS"); v != "" {
-		for _, s := range strings.Split(v, ",") {
-			x, _ := strconv.ParseFloat(s, 64)
-			temps = append(temps, x)
+		var err error
+		if temps, err = exp.ParseFloats(v, 0); err != nil {
+			t.Fatalf("-temps: %v", err)
 		}
 	}
 	grid := map[fmp.Scaling][]float64{
