@@ -29,6 +29,14 @@
 // -from-csv still reads CSVs written before the intervals (no acc_lo …
 // columns); settings with such runs are printed without an interval.
 //
+// -from-csv merges CSVs (a run in several is kept once, and its copies
+// must agree), so an expensive sweep can be run a few seeds at a time
+// with -first-seed. When a method has fewer seeds than its backbone's
+// plain runs (say, the cheap post-processing on 5 seeds and the training
+// strategies on 1), its summary row is judged against the plain runs of
+// its own seeds and names them, because the plain mean over other seeds
+// is not its reference.
+//
 // Progress, with an estimate of the remaining time, goes to stderr;
 // independent runs are trained in parallel by -workers goroutines, and
 // the results do not depend on their number.

@@ -159,3 +159,27 @@ func TestPost(t *testing.T) {
 	assert.Error(t, run([]string{"-models", "fmp", "-post", "fmp-post"}, &out, &errb))
 	assert.Error(t, run([]string{"-post", "calibrate"}, &out, &errb))
 }
+
+// TestSummaryMatchesSeeds: a method run on fewer seeds than the plain runs
+// (merged with -from-csv) is compared with the plain runs of its own seeds.
+// Over both seeds the plain mean (85 / 20) would put the regulariser's
+// seed-1 run (86 / 15) within one point and below; against seed 1's plain
+// run (90 / 10) it is neither.
+func TestSummaryMatchesSeeds(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "runs.csv")
+	rows := csvHeaderV1 + "\n" +
+		"gcn,plain,0,1,90,10,5,80,90,1.0\n" +
+		"gcn,plain,0,2,80,30,5,80,90,1.0\n" +
+		"gcn,regularizer,1,1,86,15,5,80,90,1.0\n" +
+		"gcn,thresholds,1,1,89.5,4,5,80,90,0.1\n" +
+		"gcn,thresholds,1,2,79.5,20,5,80,90,0.1\n"
+	require.NoError(t, os.WriteFile(path, []byte(rows), 0o644))
+	var out, errb bytes.Buffer
+	require.NoError(t, run([]string{"-from-csv", path, "-dataset", "synthetic", "-out", dir}, &out, &errb))
+	text := out.String()
+	assert.Contains(t, text, "gcn, plain (mean of 2 seeds): accuracy 85.00, ΔDP 20.00")
+	assert.Contains(t, text, "| regularizer (seeds 1 only; plain on them: 90.00 / 10.00) | none below plain | none below plain | 1, 86.00 / 15.00 |")
+	// Thresholds ran on both seeds: compared with the two-seed mean.
+	assert.Contains(t, text, "| thresholds | 1, 84.50 / 12.00 / 5.00 |")
+}
