@@ -182,4 +182,8 @@ func TestSummaryMatchesSeeds(t *testing.T) {
 	assert.Contains(t, text, "| regularizer (seeds 1 only; plain on them: 90.00 / 10.00) | none below plain | none below plain | 1, 86.00 / 15.00 |")
 	// Thresholds ran on both seeds: compared with the two-seed mean.
 	assert.Contains(t, text, "| thresholds | 1, 84.50 / 12.00 / 5.00 |")
+	// The plot's panel says which methods have fewer seeds.
+	svg, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "gcn (mean of 2 seeds; regularizer: one seed)")
 }

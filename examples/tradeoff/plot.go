@@ -27,6 +27,38 @@ var methodStyle = map[string]struct {
 	"thresholds":  {color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, draw.RingGlyph{}},
 }
 
+// fewerSeeds names model's methods whose points average fewer runs than
+// its plain point's (runs merged with -from-csv), as "; adversary, mixup:
+// one seed", or returns "".
+func fewerSeeds(ps []point, model string, methods []string, plainRuns int) string {
+	var counts []int
+	names := map[int][]string{}
+	for _, meth := range methods {
+		n := 0
+		for _, q := range ps {
+			if q.model == model && q.method == meth {
+				n = max(n, q.summary.Runs)
+			}
+		}
+		if n == 0 || n == plainRuns {
+			continue
+		}
+		if names[n] == nil {
+			counts = append(counts, n)
+		}
+		names[n] = append(names[n], meth)
+	}
+	var b strings.Builder
+	for _, n := range counts {
+		text := seedsText(n)
+		if n > 1 {
+			text = fmt.Sprintf("%d seeds", n)
+		}
+		fmt.Fprintf(&b, "; %s: %s", strings.Join(names[n], ", "), text)
+	}
+	return b.String()
+}
+
 // plotFronts draws one panel per backbone: every configuration's mean
 // (ΔDP, accuracy) per method, the method's Pareto front as a line, and
 // the plain run as a black cross.
@@ -44,7 +76,7 @@ func plotFronts(path, title string, o *options, ps []point) error {
 				runs = q.summary.Runs
 			}
 		}
-		p.Title.Text = fmt.Sprintf("%s (%s)", m, seedsText(runs))
+		p.Title.Text = fmt.Sprintf("%s (%s%s)", m, seedsText(runs), fewerSeeds(ps, m, o.methods, runs))
 		if len(o.models) == 1 {
 			p.Title.Text = title + " — " + p.Title.Text
 		}
