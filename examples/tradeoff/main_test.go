@@ -186,4 +186,10 @@ func TestSummaryMatchesSeeds(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "gcn (mean of 2 seeds; regularizer: one seed)")
+	// A method run on a seed without a plain run has no reference: an
+	// error, not a comparison with the seeds that happen to be there.
+	orphan := filepath.Join(dir, "orphan.csv")
+	require.NoError(t, os.WriteFile(orphan, []byte(rows+"gcn,regularizer,1,3,86,15,5,80,90,1.0\n"), 0o644))
+	err = run([]string{"-from-csv", orphan, "-dataset", "synthetic", "-out", dir}, &out, &errb)
+	assert.ErrorContains(t, err, "runs on seeds 1, 3 but the plain runs of only 1 of them")
 }

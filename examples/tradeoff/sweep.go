@@ -762,12 +762,12 @@ func plainOn(rs []result, model string, seeds []int64) (point, error) {
 			sub = append(sub, r)
 		}
 	}
+	if len(sub) != len(seeds) {
+		return point{}, fmt.Errorf("%s: a method has runs on seeds %s but the plain runs of only %d of them: no reference to compare it with", model, seedsList(seeds), len(sub))
+	}
 	ps, err := aggregate(sub)
 	if err != nil {
 		return point{}, err
-	}
-	if len(ps) != 1 {
-		return point{}, fmt.Errorf("%s: no plain run for seeds %v", model, seeds)
 	}
 	return ps[0], nil
 }
