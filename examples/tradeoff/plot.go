@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"os"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -27,30 +28,26 @@ var methodStyle = map[string]struct {
 	"thresholds":  {color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, draw.RingGlyph{}},
 }
 
-// fewerSeeds names model's methods whose points average fewer runs than
-// its plain point's (runs merged with -from-csv), as "; adversary, mixup:
-// one seed", or returns "".
-func fewerSeeds(ps []point, model string, methods []string, plainRuns int) string {
+// fewerSeeds names model's methods whose runs cover other seeds than its
+// plain runs (runs merged with -from-csv; the summary's criterion), as
+// "; adversary, mixup: one seed", or returns "".
+func fewerSeeds(rs []result, model string, methods []string) string {
+	plain := seedSet(rs, model, "plain")
 	var counts []int
 	names := map[int][]string{}
 	for _, meth := range methods {
-		n := 0
-		for _, q := range ps {
-			if q.model == model && q.method == meth {
-				n = max(n, q.summary.Runs)
-			}
-		}
-		if n == 0 || n == plainRuns {
+		s := seedSet(rs, model, meth)
+		if len(s) == 0 || slices.Equal(s, plain) {
 			continue
 		}
-		if names[n] == nil {
-			counts = append(counts, n)
+		if names[len(s)] == nil {
+			counts = append(counts, len(s))
 		}
-		names[n] = append(names[n], meth)
+		names[len(s)] = append(names[len(s)], meth)
 	}
 	var b strings.Builder
 	for _, n := range counts {
-		text := seedsText(n)
+		text := "one seed"
 		if n > 1 {
 			text = fmt.Sprintf("%d seeds", n)
 		}
@@ -62,7 +59,7 @@ func fewerSeeds(ps []point, model string, methods []string, plainRuns int) strin
 // plotFronts draws one panel per backbone: every configuration's mean
 // (ΔDP, accuracy) per method, the method's Pareto front as a line, and
 // the plain run as a black cross.
-func plotFronts(path, title string, o *options, ps []point) error {
+func plotFronts(path, title string, o *options, rs []result, ps []point) error {
 	maxDP, minAcc, maxAcc := 1.0, 100.0, 0.0
 	for _, q := range ps {
 		maxDP, minAcc, maxAcc = max(maxDP, q.dp), min(minAcc, q.acc), max(maxAcc, q.acc)
@@ -76,7 +73,7 @@ func plotFronts(path, title string, o *options, ps []point) error {
 				runs = q.summary.Runs
 			}
 		}
-		p.Title.Text = fmt.Sprintf("%s (%s%s)", m, seedsText(runs), fewerSeeds(ps, m, o.methods, runs))
+		p.Title.Text = fmt.Sprintf("%s (%s%s)", m, seedsText(runs), fewerSeeds(rs, m, o.methods))
 		if len(o.models) == 1 {
 			p.Title.Text = title + " — " + p.Title.Text
 		}

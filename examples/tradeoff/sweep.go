@@ -929,11 +929,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
 	svgPath := filepath.Join(o.out, o.name+".svg")
 	title := fmt.Sprintf("%s: test accuracy vs ΔDP (%d epochs)", o.dataset, o.epochs)
-	if err := plotFronts(svgPath, title, o, ps); err != nil {
+	if err := plotFronts(svgPath, title, o, rs, ps); err != nil {
 		return err
 	}
 	if o.png {
-		if err := plotFronts(filepath.Join(o.out, o.name+".png"), title, o, ps); err != nil {
+		if err := plotFronts(filepath.Join(o.out, o.name+".png"), title, o, rs, ps); err != nil {
 			return err
 		}
 	}
