@@ -343,7 +343,10 @@ func parallelRows(indptr []int, f func(lo, hi int)) { par.Rows(indptr, 1<<14, f)
 // number of columns (x has m's column count of rows). out must have
 // rows × cols elements; it is overwritten. Rows are processed in parallel
 // blocks; each output row is summed in a fixed order, so results are
-// bit-for-bit deterministic. It panics if cols < 1 or out or x is too
+// bit-for-bit deterministic. For 8 or more columns it runs on AVX2 kernels
+// (internal/spkern) where the CPU has them; they add the same products in
+// the same order with the same roundings as the Go loops, so the result
+// does not depend on the CPU. It panics if cols < 1 or out or x is too
 // short.
 func (m *Matrix) MulDense64(out, x []float64, cols int) {
 	m.checkMul(len(out), len(x), cols)
@@ -392,6 +395,11 @@ func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 	if v32, ok := any(val).([]float32); ok && cols >= 8 && spkern.Enabled() {
 		o32, x32 := any(out).([]float32), any(x).([]float32)
 		parallelRows(indptr, func(lo, hi int) { mulRowsStrips32(indptr, indices, v32, o32, x32, cols, lo, hi) })
+		return
+	}
+	if v64, ok := any(val).([]float64); ok && cols >= 8 && spkern.Enabled() {
+		o64, x64 := any(out).([]float64), any(x).([]float64)
+		parallelRows(indptr, func(lo, hi int) { mulRowsStrips64(indptr, indices, v64, o64, x64, cols, lo, hi) })
 		return
 	}
 	parallelRows(indptr, func(lo, hi int) {
@@ -511,6 +519,37 @@ func mulRowsStrips32(indptr []int, indices []int32, val []float32, out, x []floa
 		}
 		for ; c0 < cols; c0++ {
 			var s float32
+			for p, j := range idx {
+				s += vv[p] * x[int(j)*cols+c0]
+			}
+			o[c0] = s
+		}
+	}
+}
+
+// mulRowsStrips64 is mulRowsN for float64 with the assembly kernels of
+// internal/spkern: strips of 32, then 8 columns, then mulRowsN's Go loops
+// for the last columns. The kernels multiply and add without fusing, in
+// index order, so every element equals mulRowsN's bit for bit: the two
+// paths give the same model on every CPU.
+func mulRowsStrips64(indptr []int, indices []int32, val []float64, out, x []float64, cols, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		ps, pe := indptr[i], indptr[i+1]
+		idx, vv := indices[ps:pe], val[ps:pe]
+		o := out[i*cols : (i+1)*cols : (i+1)*cols]
+		if len(idx) == 0 {
+			clear(o)
+			continue
+		}
+		c0 := 0
+		for ; c0+32 <= cols; c0 += 32 {
+			spkern.RowStrip64(32, idx, vv, x[c0:], cols, o[c0:])
+		}
+		for ; c0+8 <= cols; c0 += 8 {
+			spkern.RowStrip64(8, idx, vv, x[c0:], cols, o[c0:])
+		}
+		for ; c0 < cols; c0++ {
+			var s float64
 			for p, j := range idx {
 				s += vv[p] * x[int(j)*cols+c0]
 			}

@@ -11,6 +11,12 @@ func spmmRow64(n int, idx *int32, val *float32, x *float32, ldx int, out *float3
 func spmmRow8(n int, idx *int32, val *float32, x *float32, ldx int, out *float32)
 
 //go:noescape
+func spmmRow32d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64)
+
+//go:noescape
+func spmmRow8d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64)
+
+//go:noescape
 func heads4x16Row(n int, idx *int32, alpha *float32, x *float32, ldx int, out *float32)
 
 //go:noescape

@@ -274,3 +274,140 @@ hdloop:
 hddone:
 	VZEROUPPER
 	RET
+
+// func spmmRow32d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64)
+// out[0:32] = Σ_{p<n} val[p] * x[idx[p]*ldx : idx[p]*ldx+32], in float64.
+// Each step is a multiply then an add (no fused multiply-add), in index
+// order from +0, so every sum equals the plain Go loop's bit for bit.
+TEXT ·spmmRow32d(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ idx+8(FP), SI
+	MOVQ val+16(FP), DI
+	MOVQ x+24(FP), R8
+	MOVQ ldx+32(FP), R9
+	MOVQ out+40(FP), DX
+	SHLQ $3, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	// The first n−8 steps prefetch the strip of step p+8 (its 4 lines).
+	MOVQ CX, BX
+	SUBQ $8, BX
+	JLE  d32tail
+	MOVQ $8, CX
+
+d32pf:
+	MOVLQSX      32(SI), R10
+	IMULQ        R9, R10
+	ADDQ         R8, R10
+	PREFETCHT0   (R10)
+	PREFETCHT0   64(R10)
+	PREFETCHT0   128(R10)
+	PREFETCHT0   192(R10)
+	MOVLQSX      (SI), AX
+	IMULQ        R9, AX
+	ADDQ         R8, AX
+	VBROADCASTSD (DI), Y8
+	VMULPD       (AX), Y8, Y9
+	VMULPD       32(AX), Y8, Y10
+	VMULPD       64(AX), Y8, Y11
+	VMULPD       96(AX), Y8, Y12
+	VADDPD       Y9, Y0, Y0
+	VADDPD       Y10, Y1, Y1
+	VADDPD       Y11, Y2, Y2
+	VADDPD       Y12, Y3, Y3
+	VMULPD       128(AX), Y8, Y13
+	VMULPD       160(AX), Y8, Y14
+	VMULPD       192(AX), Y8, Y15
+	VMULPD       224(AX), Y8, Y9
+	VADDPD       Y13, Y4, Y4
+	VADDPD       Y14, Y5, Y5
+	VADDPD       Y15, Y6, Y6
+	VADDPD       Y9, Y7, Y7
+	ADDQ         $4, SI
+	ADDQ         $8, DI
+	DECQ         BX
+	JNZ          d32pf
+
+d32tail:
+	TESTQ CX, CX
+	JZ   d32done
+
+d32loop:
+	MOVLQSX      (SI), AX
+	IMULQ        R9, AX
+	ADDQ         R8, AX
+	VBROADCASTSD (DI), Y8
+	VMULPD       (AX), Y8, Y9
+	VMULPD       32(AX), Y8, Y10
+	VMULPD       64(AX), Y8, Y11
+	VMULPD       96(AX), Y8, Y12
+	VADDPD       Y9, Y0, Y0
+	VADDPD       Y10, Y1, Y1
+	VADDPD       Y11, Y2, Y2
+	VADDPD       Y12, Y3, Y3
+	VMULPD       128(AX), Y8, Y13
+	VMULPD       160(AX), Y8, Y14
+	VMULPD       192(AX), Y8, Y15
+	VMULPD       224(AX), Y8, Y9
+	VADDPD       Y13, Y4, Y4
+	VADDPD       Y14, Y5, Y5
+	VADDPD       Y15, Y6, Y6
+	VADDPD       Y9, Y7, Y7
+	ADDQ         $4, SI
+	ADDQ         $8, DI
+	DECQ         CX
+	JNZ          d32loop
+
+d32done:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	VZEROUPPER
+	RET
+
+// func spmmRow8d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64)
+// out[0:8] = Σ_{p<n} val[p] * x[idx[p]*ldx : idx[p]*ldx+8], in float64,
+// multiply then add as spmmRow32d.
+TEXT ·spmmRow8d(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ idx+8(FP), SI
+	MOVQ val+16(FP), DI
+	MOVQ x+24(FP), R8
+	MOVQ ldx+32(FP), R9
+	MOVQ out+40(FP), DX
+	SHLQ $3, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	TESTQ CX, CX
+	JZ   d8done
+
+d8loop:
+	MOVLQSX      (SI), AX
+	IMULQ        R9, AX
+	ADDQ         R8, AX
+	VBROADCASTSD (DI), Y8
+	VMULPD       (AX), Y8, Y9
+	VMULPD       32(AX), Y8, Y10
+	VADDPD       Y9, Y0, Y0
+	VADDPD       Y10, Y1, Y1
+	ADDQ         $4, SI
+	ADDQ         $8, DI
+	DECQ         CX
+	JNZ          d8loop
+
+d8done:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VZEROUPPER
+	RET

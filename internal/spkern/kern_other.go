@@ -12,6 +12,14 @@ func spmmRow8(n int, idx *int32, val *float32, x *float32, ldx int, out *float32
 	panic("spkern: no kernel on this architecture")
 }
 
+func spmmRow32d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func spmmRow8d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64) {
+	panic("spkern: no kernel on this architecture")
+}
+
 func heads4x16Row(n int, idx *int32, alpha *float32, x *float32, ldx int, out *float32) {
 	panic("spkern: no kernel on this architecture")
 }

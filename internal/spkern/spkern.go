@@ -1,8 +1,11 @@
 // Package spkern holds the inner loops of fairmp's sparse × dense
 // products: one CSR row times a dense row-major matrix, for float32 strips
-// of 64 and 8 columns, in AVX2/FMA Go assembly where the CPU has it. The
-// sums run over the row's non-zeros in index order with fused
-// multiply-adds, so results are deterministic.
+// of 64 and 8 columns and float64 strips of 32 and 8, in AVX2 Go assembly
+// where the CPU has it. The sums run over the row's non-zeros in index
+// order, so results are deterministic: float32 with fused multiply-adds,
+// float64 with a rounded multiply then a rounded add, which makes each
+// float64 sum equal, bit for bit, to the plain Go loop's as Go compiles it
+// for amd64 by default (GOAMD64 v1 and v2 never fuse a multiply and an add).
 package spkern
 
 // Enabled reports whether the assembly kernels run on this CPU.
@@ -23,6 +26,27 @@ func RowStrip32(width int, idx []int32, val []float32, x []float32, ldx int, out
 		spmmRow64(len(idx), &idx[0], &val[0], &x[0], ldx, &out[0])
 	case 8:
 		spmmRow8(len(idx), &idx[0], &val[0], &x[0], ldx, &out[0])
+	default:
+		return false
+	}
+	return true
+}
+
+// RowStrip64 is RowStrip32 in float64, for widths 32 and 8: out[c] =
+// Σ_p val[p] · x[idx[p]·ldx + c], summed from +0 in index order with a
+// rounded multiply and a rounded add per step, exactly as
+// `var s float64; for p := range idx { s += val[p] * x[...] }` computes
+// it. It reports false, doing nothing, when the kernels are not available
+// or width is another value.
+func RowStrip64(width int, idx []int32, val []float64, x []float64, ldx int, out []float64) bool {
+	if !kernels || len(idx) == 0 {
+		return false
+	}
+	switch width {
+	case 32:
+		spmmRow32d(len(idx), &idx[0], &val[0], &x[0], ldx, &out[0])
+	case 8:
+		spmmRow8d(len(idx), &idx[0], &val[0], &x[0], ldx, &out[0])
 	default:
 		return false
 	}

@@ -114,3 +114,43 @@ func TestHeads4x16(t *testing.T) {
 		}
 	}
 }
+
+// TestRowStrip64 checks both float64 widths against the plain Go loop,
+// bit for bit (the kernels multiply and add without fusing, in index
+// order), including rows with more than 8 non-zeros (the prefetching
+// loop), an offset start column and an unsupported width.
+func TestRowStrip64(t *testing.T) {
+	const ldx, rows = 70, 40
+	x := make([]float64, rows*ldx)
+	for i := range x {
+		x[i] = math.Sin(float64(i)) * math.Exp(float64(i%13)-6)
+	}
+	for _, nnz := range []int{1, 3, 8, 9, 25} {
+		idx := make([]int32, nnz)
+		val := make([]float64, nnz)
+		for p := range idx {
+			idx[p] = int32((p*7 + 3) % rows)
+			val[p] = float64(p)/3 - 2.5
+		}
+		for _, w := range []int{32, 8} {
+			for _, off := range []int{0, 6} {
+				out := make([]float64, w)
+				if !RowStrip64(w, idx, val, x[off:], ldx, out) {
+					if Enabled() {
+						t.Fatalf("width %d: kernel not run on a CPU that has it", w)
+					}
+					t.Skip("no AVX2/FMA")
+				}
+				for c := 0; c < w; c++ {
+					var want float64
+					for p, j := range idx {
+						want += float64(val[p] * x[int(j)*ldx+off+c]) // the conversion forbids fusing
+					}
+					require.Equal(t, math.Float64bits(want), math.Float64bits(out[c]), "nnz %d width %d offset %d: out[%d] = %v, want %v", nnz, w, off, c, out[c], want)
+				}
+			}
+		}
+	}
+	assert.False(t, RowStrip64(16, []int32{0}, []float64{1}, x, ldx, make([]float64, 16)), "width 16 reported as run")
+	assert.False(t, RowStrip64(32, nil, nil, x, ldx, make([]float64, 32)), "an empty row reported as run")
+}
