@@ -43,6 +43,11 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("SVG lacks %q", want)
 		}
 	}
+	rt, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff-runtime.svg"))
+	require.NoError(t, err)
+	for _, want := range []string{"<svg", "seconds per run", "plain", "regularizer", "adversary", "mixup", "mlp", "gcn"} {
+		assert.Contains(t, string(rt), want, "runtime SVG")
+	}
 	if !strings.Contains(errb.String(), "[10/10]") || !strings.Contains(errb.String(), "ETA") {
 		t.Errorf("progress lacks the count or ETA:\n%s", errb.String())
 	}
@@ -192,4 +197,36 @@ func TestSummaryMatchesSeeds(t *testing.T) {
 	require.NoError(t, os.WriteFile(orphan, []byte(rows+"gcn,regularizer,1,3,86,15,5,80,90,1.0\n"), 0o644))
 	err = run([]string{"-from-csv", orphan, "-dataset", "synthetic", "-out", dir}, &out, &errb)
 	assert.ErrorContains(t, err, "runs on seeds 1, 3 but the plain runs of only 1 of them")
+}
+
+// TestRuntimeBars checks the running-time figure's numbers: a bar per
+// backbone and method at the summary's mean seconds, training before
+// post-processing, and an error when there is nothing to draw.
+func TestRuntimeBars(t *testing.T) {
+	ps := []point{
+		{model: "mlp", method: "plain", seconds: 30},
+		{model: "mlp", method: "thresholds", alpha: 1, seconds: 0.2},
+		{model: "mlp", method: "regularizer", alpha: 1, seconds: 20},
+		{model: "mlp", method: "regularizer", alpha: 2, seconds: 40},
+		{model: "gcn", method: "plain", seconds: 150},
+	}
+	s, ok := meanSeconds(ps, "mlp", "regularizer")
+	require.True(t, ok)
+	assert.InDelta(t, 30.0, s, 1e-12, "mean over the regulariser's two settings")
+	_, ok = meanSeconds(ps, "gcn", "regularizer")
+	assert.False(t, ok, "gcn has no regulariser run")
+	dir := t.TempDir()
+	o := &options{models: []string{"mlp", "gcn"}, methods: []string{"thresholds", "regularizer"}}
+	path := filepath.Join(dir, "rt.svg")
+	require.NoError(t, plotRuntime(path, "test", o, ps))
+	svg, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text := string(svg)
+	for _, want := range []string{">30<", ">0.2<", ">150<"} {
+		assert.Contains(t, text, want, "bar label")
+	}
+	assert.Less(t, strings.Index(text, ">regularizer<"), strings.Index(text, ">thresholds<"), "legend: training before post-processing")
+	assert.Equal(t, "<0.1", secondsText(0.01))
+	assert.Equal(t, "2.5", secondsText(2.5))
+	assert.Error(t, plotRuntime(filepath.Join(dir, "none.svg"), "test", &options{models: []string{"sgc"}}, ps), "no runs for the backbones asked")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -174,4 +175,129 @@ func plotFronts(path, title string, o *options, rs []result, ps []point) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// methodLabel is a method's name in the plots' legends.
+func methodLabel(meth string) string {
+	switch meth {
+	case "fmp":
+		return "FMP backbone"
+	case "fmp-post-s0":
+		return "FMP, lambda_s 0"
+	case "fmp-post-s1":
+		return "FMP, lambda_s 1"
+	}
+	return meth
+}
+
+// meanSeconds is the summary's "s a run" of a backbone's method: the
+// mean over its settings of each setting's mean seconds over seeds. ok is
+// false when the method has no setting on that backbone.
+func meanSeconds(ps []point, model, method string) (secs float64, ok bool) {
+	n := 0
+	for _, q := range ps {
+		if q.model == model && q.method == method {
+			secs += q.seconds
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return secs / float64(n), true
+}
+
+// plotRuntime draws the running-time figure: per backbone, one bar per
+// method (plain training first) with its mean seconds per run on a log
+// axis, the value written above each bar. Training strategies' bars are
+// whole training runs; FMP's and the thresholds' are the post-processing
+// of a trained plain run (the training itself is the plain bar).
+func plotRuntime(path, title string, o *options, ps []point) error {
+	// Training first (plain, then the strategies), post-processing last.
+	rank := map[string]int{"plain": 0, "regularizer": 1, "adversary": 2, "mixup": 3, "fmp": 4, "fmp-post-s0": 5, "fmp-post-s1": 6, "thresholds": 7}
+	methods := append([]string{"plain"}, o.methods...)
+	slices.SortStableFunc(methods, func(a, b string) int { return rank[a] - rank[b] })
+	type bar struct {
+		group, slot int
+		secs        float64
+	}
+	var bars []bar
+	lo, hi := math.Inf(1), 0.0
+	for g, m := range o.models {
+		for k, meth := range methods {
+			if s, ok := meanSeconds(ps, m, meth); ok {
+				s = math.Max(s, 0.01) // the CSV keeps tenths of a second: 0.0 is "under 0.05 s"
+				bars = append(bars, bar{g, k, s})
+				lo, hi = math.Min(lo, s), math.Max(hi, s)
+			}
+		}
+	}
+	if len(bars) == 0 {
+		return fmt.Errorf("runtime plot %s: no runs", path)
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "seconds per run (log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	base := math.Pow(10, math.Floor(math.Log10(lo)))
+	p.Y.Min, p.Y.Max = base, hi*300 // the top decades hold the legend
+	p.Add(plotter.NewGrid())
+	width := 0.8 / float64(len(methods))
+	var ticks []plot.Tick
+	for g, m := range o.models {
+		ticks = append(ticks, plot.Tick{Value: float64(g), Label: m})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.5, float64(len(o.models))-0.5
+	var labels plotter.XYLabels
+	for k, meth := range methods {
+		var rings []plotter.XYer
+		for _, b := range bars {
+			if b.slot != k {
+				continue
+			}
+			x0 := float64(b.group) - 0.4 + float64(k)*width
+			rings = append(rings, plotter.XYs{{X: x0, Y: base}, {X: x0 + width, Y: base}, {X: x0 + width, Y: b.secs}, {X: x0, Y: b.secs}})
+			labels.XYs = append(labels.XYs, plotter.XY{X: x0 + width/2, Y: b.secs * 1.15})
+			labels.Labels = append(labels.Labels, secondsText(b.secs))
+		}
+		if len(rings) == 0 {
+			continue
+		}
+		poly, err := plotter.NewPolygon(rings...)
+		if err != nil {
+			return err
+		}
+		c := color.Color(color.Gray{Y: 0x60})
+		if st, ok := methodStyle[meth]; ok {
+			c = st.color
+		}
+		poly.Color, poly.LineStyle.Width = c, 0
+		p.Add(poly)
+		p.Legend.Add(methodLabel(meth), poly)
+	}
+	lb, err := plotter.NewLabels(labels)
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].XAlign, lb.TextStyle[i].Font.Size = draw.XCenter, vg.Points(7)
+	}
+	p.Add(lb)
+	p.Legend.Top, p.Legend.Left = true, true
+	w := vg.Length(2+2*len(o.models)) * vg.Inch
+	return p.Save(w, 4*vg.Inch, path)
+}
+
+// secondsText writes a bar's value: tenths below 10 s, whole seconds
+// above, "<0.1" for the CSV's 0.0.
+func secondsText(s float64) string {
+	if s < 0.05 {
+		return "<0.1"
+	}
+	if s < 10 {
+		return fmt.Sprintf("%.1f", s)
+	}
+	return fmt.Sprintf("%.0f", s)
 }

@@ -937,9 +937,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	rtPath := filepath.Join(o.out, o.name+"-runtime.svg")
+	rtTitle := fmt.Sprintf("%s: seconds per run (%d epochs; FMP and thresholds: post-processing a trained plain run)", o.dataset, o.epochs)
+	if err := plotRuntime(rtPath, rtTitle, o, ps); err != nil {
+		return err
+	}
+	if o.png {
+		if err := plotRuntime(filepath.Join(o.out, o.name+"-runtime.png"), rtTitle, o, ps); err != nil {
+			return err
+		}
+	}
 	if err := summarize(stdout, o, rs, ps); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s and %s\n", csvPath, svgPath)
+	fmt.Fprintf(stdout, "wrote %s, %s and %s\n", csvPath, svgPath, rtPath)
 	return nil
 }
