@@ -307,6 +307,15 @@ func GATAggregate[T Float](c *GATCSR, alpha, h []T, heads, f int, mean bool, out
 		})
 		return
 	}
+	if a64, h64, o64, ok := gatKernel64(heads, f, mean, alpha, h, out); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p0, p1 := indptr[i], indptr[i+1]
+				Heads4x16d(src[p0:p1], nil, a64[4*p0:], h64, 64, o64[i*64:(i+1)*64])
+			}
+		})
+		return
+	}
 	scale := 1 / T(heads)
 	gatParallelRows(indptr, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -351,6 +360,15 @@ func GATAggregateT[T Float](c *GATCSR, alpha, dout []T, heads, f int, mean bool,
 			for j := lo; j < hi; j++ {
 				q0, q1 := indptr[j], indptr[j+1]
 				Heads4x16(src[q0:q1], rev[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
+			}
+		})
+		return
+	}
+	if a64, d64, g64, ok := gatKernel64(heads, f, mean, alpha, dout, dh); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				q0, q1 := indptr[j], indptr[j+1]
+				Heads4x16d(src[q0:q1], rev[q0:q1], a64, d64, 64, g64[j*64:(j+1)*64])
 			}
 		})
 		return
@@ -405,6 +423,17 @@ func GATEdgeDot[T Float](c *GATCSR, dout, h []T, heads, f int, mean bool, dalpha
 		})
 		return
 	}
+	if d64, h64, g64, ok := gatKernel64(heads, f, mean, dout, h, dalpha); ok {
+		gatParallelRows(indptr, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p0, p1 := indptr[i], indptr[i+1]
+				if p1 > p0 {
+					Heads4x16Dotd(src[p0:p1], h64, 64, d64[i*64:(i+1)*64], g64[4*p0:4*p1], 1)
+				}
+			}
+		})
+		return
+	}
 	scale := T(1)
 	if mean {
 		scale = 1 / T(heads)
@@ -443,6 +472,19 @@ func gatKernel32[T Float](heads, f int, mean bool, a, b, c []T) ([]float32, []fl
 	b32, ok2 := any(b).([]float32)
 	c32, ok3 := any(c).([]float32)
 	return a32, b32, c32, ok1 && ok2 && ok3
+}
+
+// gatKernel64 is gatKernel32 for the float64 aggregation kernels
+// (Heads4x16d, Heads4x16Dotd), which add in the Go loops' order with the Go loops'
+// roundings: their results equal the Go loops' bit for bit.
+func gatKernel64[T Float](heads, f int, mean bool, a, b, c []T) ([]float64, []float64, []float64, bool) {
+	if heads != 4 || f != 16 || mean || !Enabled() {
+		return nil, nil, nil, false
+	}
+	a64, ok1 := any(a).([]float64)
+	b64, ok2 := any(b).([]float64)
+	c64, ok3 := any(c).([]float64)
+	return a64, b64, c64, ok1 && ok2 && ok3
 }
 
 // gatAxpy computes y += a·x (len(y) >= len(x)), unrolled by four.

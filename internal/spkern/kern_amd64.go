@@ -17,6 +17,12 @@ func spmmRow32d(n int, idx *int32, val *float64, x *float64, ldx int, out *float
 func spmmRow8d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64)
 
 //go:noescape
+func heads2x16d(n int, idx *int32, arow *int32, alpha *float64, x *float64, ldx int, out *float64)
+
+//go:noescape
+func heads4x16Dotd(n int, idx *int32, x *float64, ldx int, d *float64, out *float64, scale float64)
+
+//go:noescape
 func heads4x16Row(n int, idx *int32, alpha *float32, x *float32, ldx int, out *float32)
 
 //go:noescape

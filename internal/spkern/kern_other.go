@@ -20,6 +20,14 @@ func spmmRow8d(n int, idx *int32, val *float64, x *float64, ldx int, out *float6
 	panic("spkern: no kernel on this architecture")
 }
 
+func heads2x16d(n int, idx *int32, arow *int32, alpha *float64, x *float64, ldx int, out *float64) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func heads4x16Dotd(n int, idx *int32, x *float64, ldx int, d *float64, out *float64, scale float64) {
+	panic("spkern: no kernel on this architecture")
+}
+
 func heads4x16Row(n int, idx *int32, alpha *float32, x *float32, ldx int, out *float32) {
 	panic("spkern: no kernel on this architecture")
 }

@@ -75,6 +75,30 @@ func Heads4x16(idx, arow []int32, alpha []float32, x []float32, ldx int, out []f
 	return true
 }
 
+// Heads4x16d is Heads4x16 in float64 (two passes of two heads): out[16k+q]
+// = Σ_p w_p[k] · x[idx[p]·ldx + 16k + q], with w_p = alpha[4p : 4p+4], or
+// alpha[4·arow[p] : +4] when arow is not nil, summed from +0 in p order
+// with a rounded multiply and a rounded add per step: bit for bit what
+// `o[q] = 0; for p { o[q] += w * x }` computes in Go. It reports false,
+// doing nothing, when the kernels are not available. Lengths are the
+// caller's responsibility.
+func Heads4x16d(idx, arow []int32, alpha []float64, x []float64, ldx int, out []float64) bool {
+	if !kernels {
+		return false
+	}
+	if len(idx) == 0 {
+		clear(out[:64])
+		return true
+	}
+	var ar *int32
+	if arow != nil {
+		ar = &arow[0]
+	}
+	heads2x16d(len(idx), &idx[0], ar, &alpha[0], &x[0], ldx, &out[0])
+	heads2x16d(len(idx), &idx[0], ar, &alpha[2], &x[32], ldx, &out[32])
+	return true
+}
+
 // Heads4x16Dot sets out[4p+k] = scale · Σ_q x[idx[p]·ldx + 16k + q] ·
 // d[16k+q] for k < 4, q < 16 (per-head dot products of 16). The sum of
 // each head runs as ((x0d0+x8d8) + … ) in a fixed pairwise order. It
@@ -89,5 +113,23 @@ func Heads4x16Dot(idx []int32, x []float32, ldx int, d []float32, out []float32,
 	_ = d[63]
 	_ = out[4*len(idx)-1]
 	heads4x16Dot(len(idx), &idx[0], &x[0], ldx, &d[0], &out[0], scale)
+	return true
+}
+
+// Heads4x16Dotd is Heads4x16Dot in float64, summed exactly as the Go loop
+// (gatDot) sums it: four interleaved partial sums of rounded products,
+// combined as (s0+s1)+(s2+s3), then times scale; its results equal the Go
+// loop's bit for bit. It reports false, doing nothing, when the kernels
+// are not available.
+func Heads4x16Dotd(idx []int32, x []float64, ldx int, d []float64, out []float64, scale float64) bool {
+	if !kernels {
+		return false
+	}
+	if len(idx) == 0 {
+		return true
+	}
+	_ = d[63]
+	_ = out[4*len(idx)-1]
+	heads4x16Dotd(len(idx), &idx[0], &x[0], ldx, &d[0], &out[0], scale)
 	return true
 }
