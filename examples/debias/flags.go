@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/metrics"
@@ -22,8 +21,8 @@ type options struct {
 	synthN        int
 	// Model and training.
 	backbone string
-	spec     exp.Spec
-	train    exp.TrainOptions
+	spec     Spec
+	train    TrainOptions
 	// Debiasing.
 	lambdaF, lambdaS []float64
 	fmp              fmp.Config
@@ -62,7 +61,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	def := datasets.DefaultFilesConfig()
-	tr := exp.DefaultTrainOptions()
+	tr := DefaultTrainOptions()
 	fdef := fmp.DefaultConfig()
 	var (
 		drop      = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
@@ -134,8 +133,8 @@ Flags:
 		o.files = def
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
 		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
-		o.files.Drop = exp.SplitList(*drop)
-		o.files.Missing = append([]string{""}, exp.SplitList(*missing)...)
+		o.files.Drop = SplitList(*drop)
+		o.files.Missing = append([]string{""}, SplitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
@@ -152,7 +151,7 @@ Flags:
 		default:
 			return nil, badInput("-comma %q, want comma, tab, semicolon or pipe", *comma)
 		}
-		f, err := exp.ParseFloats(*fracs, 0)
+		f, err := ParseFloats(*fracs, 0)
 		if err != nil || len(f) != 3 {
 			return nil, badInput("-split-fractions %q, want three numbers train,val,test", *fracs)
 		}
@@ -166,7 +165,7 @@ Flags:
 		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones, ", "))
 	}
 	o.backbone = *backbone
-	o.spec = exp.DefaultSpec(*backbone)
+	o.spec = DefaultSpec(*backbone)
 	o.spec.Seed, o.spec.Hidden = *seed, *hidden
 	switch *dtype {
 	case "float64":
@@ -196,13 +195,13 @@ Flags:
 	fc := fmp.DefaultFrontierConfig()
 	o.lambdaF = fc.LambdaF
 	if *lambdaF != "" {
-		v, err := exp.ParseFloats(*lambdaF, 0)
+		v, err := ParseFloats(*lambdaF, 0)
 		if err != nil {
 			return nil, badInput("-lambda-f %q: %v", *lambdaF, err)
 		}
 		o.lambdaF = v
 	}
-	v, err := exp.ParseFloats(*lambdaS, 0)
+	v, err := ParseFloats(*lambdaS, 0)
 	if err != nil {
 		return nil, badInput("-lambda-s %q: %v", *lambdaS, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -78,7 +77,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	exp.PrintWarnings(stderr, ds)
+	PrintWarnings(stderr, ds)
 	if o.export != "" {
 		return export(o, ds, stdout)
 	}
@@ -134,12 +133,12 @@ func export(o *options, ds *datasets.Dataset, stdout io.Writer) error {
 // trainAndDebias trains the backbone, computes FMP's frontier and fits
 // the thresholds.
 func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
-	p, err := exp.NewProblem(ds, o.spec.Dtype)
+	p, err := NewProblem(ds, o.spec.Dtype)
 	if err != nil {
 		return nil, err
 	}
 	p.Task.Sens = ds.Sens
-	m, err := exp.Build(p, o.spec)
+	m, err := Build(p, o.spec)
 	if err != nil {
 		return nil, inputError{fmt.Errorf("building %s: %w", o.backbone, err)}
 	}
@@ -159,7 +158,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		el := now.Sub(begin)
 		left := time.Duration(float64(el) / float64(st.Epoch) * float64(tc.Epochs-st.Epoch))
 		fmt.Fprintf(stderr, "%s epoch %d/%d  loss %.4f  val acc %.2f%%  val ΔDP %.2f%%  (%v, about %v left)\n",
-			exp.DisplayName(o.backbone), st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), left.Round(time.Second))
+			DisplayName(o.backbone), st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), left.Round(time.Second))
 		return nil
 	}
 	res, err := train.Fit(m, p.Task, tc)
@@ -294,7 +293,7 @@ func predictSaved(o *options, ds *datasets.Dataset) (*result, error) {
 	if err != nil {
 		return nil, inputError{fmt.Errorf("-model %s: %w", o.model, err)}
 	}
-	p, err := exp.NewProblem(ds, dt)
+	p, err := NewProblem(ds, dt)
 	if err != nil {
 		return nil, err
 	}

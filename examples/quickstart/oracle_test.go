@@ -5,9 +5,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/fairmp/fairmp/examples/internal/exp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,27 +67,18 @@ func TestQuickstartOracleBound(t *testing.T) {
 	cfg := defaultConfig()
 	ds, err := datasets.Synthetic(cfg.Data)
 	require.NoError(t, err)
-	trainOn := func(model string) (*exp.Outcome, *exp.Problem) {
-		spec := exp.DefaultSpec(model)
-		p, err := exp.NewProblem(ds, spec.Dtype)
-		require.NoError(t, err)
-		out, err := exp.Run(p, spec, cfg.Train)
-		require.NoError(t, err)
-		return out, p
-	}
-	mlp, _ := trainOn("mlp")
-	gcn, p := trainOn("gcn")
-	pred, err := train.Predict(gcn.Model, p.Task, nil)
+	require.Equal(t, "mlp", models[0].name)
+	require.Equal(t, "gcn", models[1].name)
+	mlp, _, _, err := trainAndTest(models[0], ds, cfg.Train)
 	require.NoError(t, err)
-	p1 := make([]float64, ds.N())
-	for i := range p1 {
-		p1[i] = pred.Probs[2*i+1]
-	}
-	mlpDP, gcnAcc := mlp.Report.DemographicParity, gcn.Report.Accuracy
+	gcn, pred, _, err := trainAndTest(models[1], ds, cfg.Train)
+	require.NoError(t, err)
+	p1 := pred.Column(1)
+	mlpDP, gcnAcc := mlp.DemographicParity, gcn.Accuracy
 	atMLP := oracleAccuracy(p1, ds.Labels, ds.Sens, ds.Split.Test, mlpDP)
 	below := oracleAccuracy(p1, ds.Labels, ds.Sens, ds.Split.Test, mlpDP-0.03)
 	t.Logf("GCN accuracy %.4f, MLP ΔDP %.4f; oracle accuracy %.4f at ΔDP < MLP's, %.4f at ΔDP < MLP's − 3 points", gcnAcc, mlpDP, atMLP, below)
-	assert.Greater(t, gcn.Report.DemographicParity, mlpDP, "GCN is more biased than the MLP on this graph")
+	assert.Greater(t, gcn.DemographicParity, mlpDP, "GCN is more biased than the MLP on this graph")
 	assert.LessOrEqual(t, below, atMLP, "the oracle is monotone in the ΔDP budget")
 	assert.Less(t, below, gcnAcc-0.03, "with ΔDP 3 points below the MLP's, even the oracle stays more than 3 points below GCN")
 }
