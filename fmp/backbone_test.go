@@ -27,22 +27,22 @@ var backbones = map[string]func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.
 	"gcn": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultGCNConfig(ds.NumFeatures, 2)
 		c.Hidden, c.Dtype = 16, dt
-		return layers.NewGCN(g, c, ds.Graph, ph)
+		return layers.NewGCN(g, ds.Graph, c, ph)
 	},
 	"sgc": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultSGCConfig(ds.NumFeatures, 2)
 		c.Dtype = dt
-		return layers.NewSGC(g, c, ds.Graph)
+		return layers.NewSGC(g, ds.Graph, c)
 	},
 	"appnp": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultAPPNPConfig(ds.NumFeatures, 2)
 		c.Hidden, c.Dtype = 16, dt
-		return layers.NewAPPNP(g, c, ds.Graph, ph)
+		return layers.NewAPPNP(g, ds.Graph, c, ph)
 	},
 	"gat": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
-		c := layers.DefaultGATModelConfig(ds.NumFeatures, 2)
+		c := layers.DefaultGATConfig(ds.NumFeatures, 2)
 		c.Heads, c.Hidden, c.Dtype = 2, 8, dt
-		return layers.NewGATModel(g, c, ds.Graph, ph)
+		return layers.NewGAT(g, ds.Graph, c, ph)
 	},
 }
 

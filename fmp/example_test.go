@@ -64,7 +64,7 @@ func ExampleOn() {
 		panic(err)
 	}
 	phase := layers.NewPhase()
-	gcn, err := layers.NewGCN(g, layers.DefaultGCNConfig(ds.NumFeatures, 2), ds.Graph, phase)
+	gcn, err := layers.NewGCN(g, ds.Graph, layers.DefaultGCNConfig(ds.NumFeatures, 2), phase)
 	if err != nil {
 		panic(err)
 	}

@@ -1,7 +1,6 @@
 package fmp
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
@@ -9,9 +8,6 @@ import (
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 )
-
-// KindModel is the kind name of Model in layers/modelio's table of kinds.
-const KindModel = "fmp"
 
 // ModelConfig configures an FMP node classifier: an MLP (the feature
 // transformation, producing X_trans = logits) followed by an FMP layer on
@@ -53,8 +49,8 @@ func (c ModelConfig) Validate() error {
 // n × c class logits (MLP, GCN, SGC, APPNP, GAT, JKNet, or the user's
 // own), so that the paper's MLP → FMP is one case of it. Model is a
 // layers.Model itself: train.Fit trains it, train.Predict evaluates it,
-// modelio.Save and modelio.Load handle it (KindModel; the backbone must
-// be savable too). The backbone's dropout and the FMP layer share one
+// modelio.Save and modelio.Load handle it (its kind, "fmp", is a
+// wrapper: the backbone must be of a declared kind too). The backbone's dropout and the FMP layer share one
 // *layers.Phase, which the trainer switches.
 type Model struct {
 	backbone layers.Model
@@ -68,6 +64,7 @@ type Model struct {
 var (
 	_ layers.GraphModel = (*Model)(nil)
 	_ layers.Phased     = (*Model)(nil)
+	_ layers.Wrapper    = (*Model)(nil)
 )
 
 // On puts an FMP layer configured by cfg on backbone: the model's output
@@ -204,58 +201,39 @@ func FitTwoStage(m *Model, task *train.Task, tc train.Config) (*train.Result, er
 	return res, nil
 }
 
-// Kind returns KindModel.
-func (m *Model) Kind() string { return KindModel }
-
-// SavedConfig is the configuration modelio.Save writes for a Model: the
-// backbone's kind and configuration, the FMP configuration, the
-// propagation and the sensitive attribute. Name mirrors the backbone's
-// configured name (modelio.Env.Name renames both).
-type SavedConfig struct {
-	Name           string             `json:"name"`
-	Backbone       string             `json:"backbone"`
-	BackboneConfig json.RawMessage    `json:"backbone_config"`
-	Propagation    layers.Propagation `json:"propagation"`
-	FMP            Config             `json:"fmp"`
-	Sens           []int              `json:"sens"`
-}
-
-// savable is what a backbone needs to be saved inside a Model (the
-// methods of modelio.Savable).
-type savable interface {
-	Kind() string
-	SaveConfig() any
-}
-
-// SaveConfig returns the SavedConfig modelio.Save writes. A backbone that
-// is not savable (no Kind and SaveConfig methods) makes it return a
-// SavedConfig with an empty Backbone, which modelio.Save refuses.
-func (m *Model) SaveConfig() any {
-	s := SavedConfig{Propagation: m.prop, FMP: m.layer.cfg, Sens: m.layer.sens}
-	if b, ok := m.backbone.(savable); ok {
-		raw, err := json.Marshal(b.SaveConfig())
-		if err == nil {
-			s.Backbone, s.BackboneConfig = b.Kind(), raw
-			var named struct {
-				Name string `json:"name"`
-			}
-			if json.Unmarshal(raw, &named) == nil {
-				s.Name = named.Name
-			}
+// kindFMP declares Model to layers' registry of kinds as a wrapper: a
+// model file of an fmp.Model records the backbone's kind, configuration
+// and parameters, and the FMP layer's configuration (savedConfig).
+var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[savedConfig, *Model]{
+	Name:    "fmp",
+	Title:   "FMP",
+	Summary: "fair message passing on a backbone (Jiang et al., AAAI 2024)",
+	Wrap: func(backbone layers.Model, gr *graph.Graph, s savedConfig, phase *layers.Phase) (*Model, error) {
+		if gr == nil {
+			return nil, fmt.Errorf("fmp: no graph given, want the graph the model was trained on")
 		}
-	}
-	return s
+		return newModel(backbone, gr, s.Sens, s.FMP, s.Propagation, phase)
+	},
+	Config: func(m *Model) savedConfig {
+		return savedConfig{Propagation: m.prop, FMP: m.layer.cfg, Sens: m.layer.sens}
+	},
+})
+
+// savedConfig is what a model file records of a Model besides its
+// backbone: the propagation, the FMP layer's configuration and the
+// sensitive attribute.
+type savedConfig struct {
+	Propagation layers.Propagation `json:"propagation"`
+	FMP         Config             `json:"fmp"`
+	Sens        []int              `json:"sens"`
 }
 
-// BuildSaved rebuilds a Model from its SavedConfig, given the backbone
-// already rebuilt (layers/modelio builds it from Backbone and
-// BackboneConfig through its table of kinds), the graph gr and the phase.
-// layers/modelio calls it; programs use modelio.Load.
-func BuildSaved(s SavedConfig, backbone layers.Model, gr *graph.Graph, phase *layers.Phase) (*Model, error) {
-	if gr == nil {
-		return nil, fmt.Errorf("fmp: loading a model: no graph given, want the graph the model was trained on")
+// Validate checks the propagation and the FMP configuration.
+func (s savedConfig) Validate() error {
+	if err := s.Propagation.Validate(); err != nil {
+		return err
 	}
-	return newModel(backbone, gr, s.Sens, s.FMP, s.Propagation, phase)
+	return s.FMP.Validate()
 }
 
 // MarshalText encodes the scaling by name.

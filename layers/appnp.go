@@ -6,8 +6,10 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 )
 
 // APPNPConfig configures APPNP (Gasteiger et al.): an MLP H = f(X) followed
@@ -26,15 +28,13 @@ type APPNPConfig struct {
 	EdgeDropout float64 `json:"edge_dropout"`
 	// Bias adds biases to the MLP's layers. Default true.
 	Bias bool `json:"bias"`
-	// Seed seeds the initialisation and all dropout masks.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultAPPNPConfig returns APPNP with a 2-layer MLP (64 hidden, ReLU,
 // dropout 0.5), K = 10, α = 0.1, no edge dropout, PyG's propagation,
 // biases, float64, seed 1, named "appnp".
 func DefaultAPPNPConfig(in, classes int) APPNPConfig {
-	return APPNPConfig{StackConfig: defaultStack("appnp", in, classes), K: 10, Alpha: 0.1, Bias: true, Seed: 1}
+	return APPNPConfig{StackConfig: defaultStack("appnp", in, classes), K: 10, Alpha: 0.1, Bias: true}
 }
 
 // Validate checks every field.
@@ -51,6 +51,17 @@ func (c APPNPConfig) Validate() error {
 	return checkProb("EdgeDropout", c.EdgeDropout)
 }
 
+// kindAPPNP declares APPNP to the registry of kinds (see Declare).
+var kindAPPNP = MustDeclare(KindSpec[APPNPConfig, *APPNP]{
+	Name:    "appnp",
+	Title:   "APPNP",
+	Summary: "an MLP, then K steps of personalised-PageRank propagation (Gasteiger et al.)",
+	Default: DefaultAPPNPConfig,
+	New:     NewAPPNP,
+	Config:  (*APPNP).Config,
+	Hidden:  func(c *APPNPConfig, w int) error { c.Hidden = w; return nil },
+})
+
 // APPNP is an MLP followed by approximate personalised-PageRank
 // propagation.
 type APPNP struct {
@@ -63,13 +74,17 @@ type APPNP struct {
 	edgeSeeds []int64
 }
 
-var _ Model = (*APPNP)(nil)
+var (
+	_ BlockModel = (*APPNP)(nil)
+	_ GraphModel = (*APPNP)(nil)
+	_ Phased     = (*APPNP)(nil)
+)
 
 // NewAPPNP builds Ã from gr once and adds the MLP's parameters to g.
 // phase switches dropout and edge dropout (nil: always evaluation). It
 // returns an error for an invalid configuration, a nil graph or a name
 // already used in g.
-func NewAPPNP(g *G.ExprGraph, cfg APPNPConfig, gr *graph.Graph, phase *Phase) (*APPNP, error) {
+func NewAPPNP(g *G.ExprGraph, gr *graph.Graph, cfg APPNPConfig, phase *Phase) (*APPNP, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewAPPNP %q: %w", cfg.Name, err)
 	}
@@ -117,6 +132,83 @@ func (m *APPNP) Forward(x *G.Node) (*G.Node, error) {
 		}
 		if z, err = linComb(coef, az, h); err != nil {
 			return nil, fmt.Errorf("layers: APPNP %q: step %d: %w", m.cfg.Name, k, err)
+		}
+	}
+	return z, nil
+}
+
+// Graph returns the graph the model was built on.
+func (m *APPNP) Graph() *graph.Graph { return m.gr }
+
+// Phase returns the phase the model was built with.
+func (m *APPNP) Phase() *Phase { return m.phase }
+
+// Hops returns K.
+func (m *APPNP) Hops() int { return m.cfg.K }
+
+// ForwardBlocks runs the MLP on every node of the batch and the K
+// personalised-PageRank steps on the blocks: step k keeps the first
+// rows(blocks[k]) nodes, and its teleport term is the MLP's output on
+// those rows.
+func (m *APPNP) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
+	where := "APPNP " + m.cfg.Name
+	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
+		return nil, err
+	}
+	h, err := mlpForward(x, m.layers, m.cfg.Activation, m.cfg.InputDropout, m.cfg.Dropout, m.seeds, m.phase)
+	if err != nil {
+		return nil, err
+	}
+	z := h
+	coef := []float64{1 - m.cfg.Alpha, m.cfg.Alpha}
+	for k, b := range blocks {
+		az, err := EdgeDropoutSpMM(b, z, m.cfg.EdgeDropout, m.edgeSeeds[k], m.phase)
+		if err != nil {
+			return nil, fmt.Errorf("layers: %s: step %d: %w", where, k, err)
+		}
+		hk := h
+		if r, _ := b.Dims(); r != h.Shape()[0] {
+			if hk, err = G.Slice(h, G.S(0, r)); err != nil {
+				return nil, fmt.Errorf("layers: %s: step %d: %w", where, k, err)
+			}
+		}
+		if z, err = linComb(coef, az, hk); err != nil {
+			return nil, fmt.Errorf("layers: %s: step %d: %w", where, k, err)
+		}
+	}
+	return z, nil
+}
+
+// LayerwiseLogits returns every node's logits with the current
+// parameters in evaluation mode (see BlockModel): the MLP a chunk of rows
+// at a time, then the K propagation steps over the whole graph. Memory
+// besides adj and x: three n × Classes buffers.
+func (m *APPNP) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
+	where := "APPNP " + m.cfg.Name
+	if err := checkWholeGraph(where, m.cfg.In, adj, x, m.Hops()); err != nil {
+		return nil, err
+	}
+	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
+		return nil, err
+	}
+	n := x.Rows()
+	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
+		func() ([]float32, error) { return appnpLayerwise[float32](m, adj, x, n) },
+		func() ([]float64, error) { return appnpLayerwise[float64](m, adj, x, n) })
+}
+
+func appnpLayerwise[T float32 | float64](m *APPNP, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
+	h, err := mlpRows(denseOf[T](m.layers), m.cfg.Activation, x, n)
+	if err != nil {
+		return nil, err
+	}
+	z := append([]T(nil), h...)
+	az := make([]T, len(h))
+	a0, a1 := T(1-m.cfg.Alpha), T(m.cfg.Alpha)
+	for k := 0; k < m.cfg.K; k++ {
+		mul(adj, az, z, m.cfg.Classes)
+		for i := range z {
+			z[i] = T(a0*az[i]) + T(a1*h[i])
 		}
 	}
 	return z, nil

@@ -23,15 +23,15 @@ func TestForwardBlocksErrors(t *testing.T) {
 	}
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(5, 3), G.WithName("x"), G.WithInit(G.Zeroes()))
-	gcn, err := NewGCN(g, GCNConfig{StackConfig: defaultStack("gcn", 3, 2), Bias: true, Seed: 1}, gr, nil)
+	gcn, err := NewGCN(g, gr, DefaultGCNConfig(3, 2), nil)
 	require.NoError(t, err)
 	sgcCfg := DefaultSGCConfig(3, 2)
 	sgcCfg.K = 2
-	sgc, err := NewSGC(g, sgcCfg, gr)
+	sgc, err := NewSGC(g, gr, sgcCfg)
 	require.NoError(t, err)
 	appCfg := DefaultAPPNPConfig(3, 2)
 	appCfg.K = 2
-	app, err := NewAPPNP(g, appCfg, gr, nil)
+	app, err := NewAPPNP(g, gr, appCfg, nil)
 	require.NoError(t, err)
 	mlp, err := NewMLP(g, DefaultMLPConfig(3, 2), nil)
 	require.NoError(t, err)

@@ -28,7 +28,7 @@
 //     edge dropout (EdgeDropoutSpMM).
 //   - JKNet: stacked GCN convolutions with jumping-knowledge aggregation
 //     (concatenation or element-wise max) and a linear output layer.
-//   - GAT, GATModel: PyG's GATConv (per-head attention over each node's
+//   - GAT, GAT: PyG's GATConv (per-head attention over each node's
 //     in-edges and itself, softmax per destination with the maximum
 //     subtracted, heads concatenated or averaged, attention dropout),
 //     computed per edge in memory O(edges × heads), never n × n; and the

@@ -11,10 +11,10 @@ import (
 	"github.com/fairmp/fairmp/layers"
 )
 
-// A two-head GAT layer on a path 0–1–2–3: each node attends to its
+// A two-head GATConv layer on a path 0–1–2–3: each node attends to its
 // neighbours and itself, and each head's attention over a node's in-edges
 // sums to 1.
-func ExampleGAT() {
+func ExampleGATConv() {
 	gr, err := graph.FromEdges(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	if err != nil {
 		log.Fatal(err)
@@ -22,9 +22,9 @@ func ExampleGAT() {
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(4, 2), G.WithName("x"),
 		G.WithValue(tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float64{1, 0, 0, 1, 1, 1, -1, 2}))))
-	cfg := layers.DefaultGATConfig(2, 3) // 2 features in, 3 out per head
+	cfg := layers.DefaultGATConvConfig(2, 3) // 2 features in, 3 out per head
 	cfg.Heads = 2
-	l, err := layers.NewGAT(g, cfg, gr, nil)
+	l, err := layers.NewGATConv(g, gr, cfg, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func ExampleGAT() {
 
 // The two-layer GAT node classifier: 4 heads × 16 hidden features,
 // ELU, then one head producing the class logits.
-func ExampleNewGATModel() {
+func ExampleNewGAT() {
 	gr, err := graph.FromEdges(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}})
 	if err != nil {
 		log.Fatal(err)
@@ -64,9 +64,9 @@ func ExampleNewGATModel() {
 	x := G.NewMatrix(g, tensor.Float32, G.WithShape(5, 3), G.WithName("x"),
 		G.WithValue(tensor.New(tensor.WithShape(5, 3), tensor.WithBacking([]float32{
 			1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1}))))
-	cfg := layers.DefaultGATModelConfig(3, 2) // 3 features, 2 classes
+	cfg := layers.DefaultGATConfig(3, 2) // 3 features, 2 classes
 	cfg.Dtype = tensor.Float32
-	model, err := layers.NewGATModel(g, cfg, gr, nil) // nil phase: evaluation mode
+	model, err := layers.NewGAT(g, gr, cfg, nil) // nil phase: evaluation mode
 	if err != nil {
 		log.Fatal(err)
 	}

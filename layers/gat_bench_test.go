@@ -46,9 +46,9 @@ func BenchmarkGATModelPokec(b *testing.B) {
 	g := G.NewGraph()
 	x := G.NewMatrix(g, dt, G.WithShape(n, d), G.WithName("x"), G.WithValue(testutil.Tensor(dt, testutil.RandSlice(rng, n*d, -1, 1), n, d)))
 	r := G.NewMatrix(g, dt, G.WithShape(n, classes), G.WithName("r"), G.WithValue(testutil.Tensor(dt, testutil.RandSlice(rng, n*classes, -1, 1), n, classes)))
-	cfg := DefaultGATModelConfig(d, classes)
+	cfg := DefaultGATConfig(d, classes)
 	cfg.Dtype = dt
-	m, err := NewGATModel(g, cfg, gr, nil)
+	m, err := NewGAT(g, gr, cfg, nil)
 	require.NoError(b, err)
 	y, err := m.Forward(x)
 	require.NoError(b, err)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
-	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,7 +37,7 @@ type gatNaiveParams struct {
 	w, as, ad, b []float64
 }
 
-func gatParamsOf(l *GAT) gatNaiveParams {
+func gatParamsOf(l *GATConv) gatNaiveParams {
 	p := gatNaiveParams{
 		w:  testutil.ToF64(l.w.Value()),
 		as: testutil.ToF64(l.attSrc.Value()),
@@ -51,7 +51,7 @@ func gatParamsOf(l *GAT) gatNaiveParams {
 
 // gatNaive is a dense plain-Go GAT layer. It returns the output and the
 // dense attention att[k][i][j] (0 where j→i is not an edge).
-func gatNaive(gr *graph.Graph, cfg GATConfig, x []float64, p gatNaiveParams) ([]float64, [][][]float64) {
+func gatNaive(gr *graph.Graph, cfg GATConvConfig, x []float64, p gatNaiveParams) ([]float64, [][][]float64) {
 	n, in, heads, f := gr.N(), cfg.In, cfg.Heads, cfg.Out
 	hf := heads * f
 	h := make([]float64, n*hf)
@@ -147,8 +147,8 @@ var gatCases = []gatCase{
 	{heads: 4, out: 16, concat: true, selfLoops: true, bias: true, slope: 0.2},
 }
 
-func (c gatCase) config(in int, dt tensor.Dtype, seed int64) GATConfig {
-	cfg := DefaultGATConfig(in, c.out)
+func (c gatCase) config(in int, dt tensor.Dtype, seed int64) GATConvConfig {
+	cfg := DefaultGATConvConfig(in, c.out)
 	cfg.Heads, cfg.Concat, cfg.AddSelfLoops, cfg.Bias, cfg.NegativeSlope = c.heads, c.concat, c.selfLoops, c.bias, c.slope
 	cfg.Dtype, cfg.Seed = dt, seed
 	return cfg
@@ -160,7 +160,7 @@ func (c gatCase) String() string {
 
 // gatRandomizeBias sets a layer's bias to random values, so that its
 // gradient and its addition are tested with non-zero values.
-func gatRandomizeBias(t *testing.T, l *GAT, rng *rand.Rand) {
+func gatRandomizeBias(t *testing.T, l *GATConv, rng *rand.Rand) {
 	t.Helper()
 	if l.bias == nil {
 		return
@@ -189,7 +189,7 @@ func TestGATForwardMatchesNaive(t *testing.T) {
 				xv := testutil.RandSlice(rng, n*in, -2, 2)
 				g := G.NewGraph()
 				x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
-				l, err := NewGAT(g, cfg, gr, nil)
+				l, err := NewGATConv(g, gr, cfg, nil)
 				require.NoError(t, err)
 				gatRandomizeBias(t, l, rng)
 				y, err := l.Forward(x)
@@ -252,7 +252,7 @@ func TestGATGradients(t *testing.T) {
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 			r := G.NewMatrix(g, dt, G.WithShape(n, cfg.outWidth()), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, cfg.outWidth())))
-			l, err := NewGAT(g, cfg, gr, nil)
+			l, err := NewGATConv(g, gr, cfg, nil)
 			require.NoError(t, err)
 			gatRandomizeBias(t, l, rng)
 			y, err := l.Forward(x)
@@ -284,13 +284,13 @@ func TestGATGradients(t *testing.T) {
 // gatRunLayer builds a GAT layer with cfg on gr, runs forward and the
 // gradient of sum(R ⊙ out) and returns the output and every gradient
 // (X, then the learnables) as float64.
-func gatRunLayer(t *testing.T, gr *graph.Graph, cfg GATConfig, xv, rv []float64) (out []float64, grads [][]float64) {
+func gatRunLayer(t *testing.T, gr *graph.Graph, cfg GATConvConfig, xv, rv []float64) (out []float64, grads [][]float64) {
 	t.Helper()
 	n, dt := gr.N(), cfg.Dtype
 	g := G.NewGraph()
 	x := G.NewMatrix(g, dt, G.WithShape(n, cfg.In), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, cfg.In)))
 	r := G.NewMatrix(g, dt, G.WithShape(n, cfg.outWidth()), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, cfg.outWidth())))
-	l, err := NewGAT(g, cfg, gr, nil)
+	l, err := NewGATConv(g, gr, cfg, nil)
 	require.NoError(t, err)
 	y, err := l.Forward(x)
 	require.NoError(t, err)
@@ -356,7 +356,7 @@ func TestGATDeterministic(t *testing.T) {
 }
 
 // gatNaiveModel is the dense two-layer model: GAT₂(ELU(GAT₁(x))).
-func gatNaiveModel(gr *graph.Graph, m *GATModel, x []float64, p1, p2 gatNaiveParams) []float64 {
+func gatNaiveModel(gr *graph.Graph, m *GAT, x []float64, p1, p2 gatNaiveParams) []float64 {
 	h, _ := gatNaive(gr, m.l1.cfg, x, p1)
 	for i, v := range h {
 		if v <= 0 {
@@ -379,12 +379,12 @@ func TestGATModel(t *testing.T) {
 	var logits64 []float64
 	for _, dt := range testutil.Dtypes {
 		t.Run(dt.String(), func(t *testing.T) {
-			cfg := DefaultGATModelConfig(in, classes)
+			cfg := DefaultGATConfig(in, classes)
 			cfg.Heads, cfg.Hidden, cfg.Dtype, cfg.Seed = 2, 3, dt, 21
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
 			r := G.NewMatrix(g, dt, G.WithShape(n, classes), G.WithName("r"), G.WithValue(testutil.Tensor(dt, rv, n, classes)))
-			m, err := NewGATModel(g, cfg, gr, nil)
+			m, err := NewGAT(g, gr, cfg, nil)
 			require.NoError(t, err)
 			brng := rand.New(rand.NewSource(99)) // same biases in both dtypes
 			gatRandomizeBias(t, m.l1, brng)
@@ -432,39 +432,39 @@ func TestGATModel(t *testing.T) {
 func TestGATNames(t *testing.T) {
 	gr := mustGraph(t, 4, [][2]int{{0, 1}, {1, 2}})
 	g := G.NewGraph()
-	cfg := DefaultGATConfig(3, 2)
-	a, err := NewGAT(g, cfg, gr, nil)
+	cfg := DefaultGATConvConfig(3, 2)
+	a, err := NewGATConv(g, gr, cfg, nil)
 	require.NoError(t, err)
-	if _, err := NewGAT(g, cfg, gr, nil); err == nil || !strings.Contains(err.Error(), "already used") {
+	if _, err := NewGATConv(g, gr, cfg, nil); err == nil || !strings.Contains(err.Error(), "already used") {
 		t.Errorf("second layer named %q: err = %v, want a name clash", cfg.Name, err)
 	}
 	cfg.Name = "other"
-	b, err := NewGAT(g, cfg, gr, nil)
+	b, err := NewGATConv(g, gr, cfg, nil)
 	require.NoError(t, err)
 	for k, p := range a.Learnables() {
 		if p == b.Learnables()[k] {
 			t.Errorf("learnable %d (%s) shared by two layers", k, p.Name())
 		}
 	}
-	if _, err := NewGATModel(g, DefaultGATModelConfig(3, 2), gr, nil); err != nil {
+	if _, err := NewGAT(g, gr, DefaultGATConfig(3, 2), nil); err != nil {
 		t.Errorf("a model next to a layer: %v", err)
 	}
 }
 
 func TestGATConfigErrors(t *testing.T) {
-	ok := DefaultGATConfig(3, 2)
+	ok := DefaultGATConvConfig(3, 2)
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("default config: %v", err)
 	}
-	bad := map[string]func(c *GATConfig){
-		"Name":           func(c *GATConfig) { c.Name = "" },
-		"In":             func(c *GATConfig) { c.In = 0 },
-		"Out":            func(c *GATConfig) { c.Out = -1 },
-		"Heads":          func(c *GATConfig) { c.Heads = 0 },
-		"NegativeSlope":  func(c *GATConfig) { c.NegativeSlope = math.NaN() },
-		"NegativeSlope ": func(c *GATConfig) { c.NegativeSlope = -0.1 },
-		"Dropout":        func(c *GATConfig) { c.Dropout = 1 },
-		"Dtype":          func(c *GATConfig) { c.Dtype = tensor.Int },
+	bad := map[string]func(c *GATConvConfig){
+		"Name":           func(c *GATConvConfig) { c.Name = "" },
+		"In":             func(c *GATConvConfig) { c.In = 0 },
+		"Out":            func(c *GATConvConfig) { c.Out = -1 },
+		"Heads":          func(c *GATConvConfig) { c.Heads = 0 },
+		"NegativeSlope":  func(c *GATConvConfig) { c.NegativeSlope = math.NaN() },
+		"NegativeSlope ": func(c *GATConvConfig) { c.NegativeSlope = -0.1 },
+		"Dropout":        func(c *GATConvConfig) { c.Dropout = 1 },
+		"Dtype":          func(c *GATConvConfig) { c.Dtype = tensor.Int },
 	}
 	for want, mod := range bad {
 		c := ok
@@ -474,19 +474,19 @@ func TestGATConfigErrors(t *testing.T) {
 			t.Errorf("%s: Validate() = %v, want an error naming it", want, err)
 		}
 	}
-	mc := DefaultGATModelConfig(3, 2)
+	mc := DefaultGATConfig(3, 2)
 	if err := mc.Validate(); err != nil {
 		t.Fatalf("default model config: %v", err)
 	}
-	badModel := map[string]func(c *GATModelConfig){
-		"Name":             func(c *GATModelConfig) { c.Name = "" },
-		"Hidden":           func(c *GATModelConfig) { c.Hidden = 0 },
-		"Heads":            func(c *GATModelConfig) { c.Heads = -2 },
-		"Classes":          func(c *GATModelConfig) { c.Classes = 0 },
-		"InputDropout":     func(c *GATModelConfig) { c.InputDropout = 1 },
-		"AttentionDropout": func(c *GATModelConfig) { c.AttentionDropout = -0.1 },
-		"NegativeSlope":    func(c *GATModelConfig) { c.NegativeSlope = math.Inf(1) },
-		"Dtype":            func(c *GATModelConfig) { c.Dtype = tensor.Int },
+	badModel := map[string]func(c *GATConfig){
+		"Name":             func(c *GATConfig) { c.Name = "" },
+		"Hidden":           func(c *GATConfig) { c.Hidden = 0 },
+		"Heads":            func(c *GATConfig) { c.Heads = -2 },
+		"Classes":          func(c *GATConfig) { c.Classes = 0 },
+		"InputDropout":     func(c *GATConfig) { c.InputDropout = 1 },
+		"AttentionDropout": func(c *GATConfig) { c.AttentionDropout = -0.1 },
+		"NegativeSlope":    func(c *GATConfig) { c.NegativeSlope = math.Inf(1) },
+		"Dtype":            func(c *GATConfig) { c.Dtype = tensor.Int },
 	}
 	for want, mod := range badModel {
 		c := mc
@@ -500,24 +500,24 @@ func TestGATConfigErrors(t *testing.T) {
 func TestGATConstructionErrors(t *testing.T) {
 	gr := mustGraph(t, 4, [][2]int{{0, 1}, {1, 2}})
 	g := G.NewGraph()
-	cfg := DefaultGATConfig(3, 2)
-	if _, err := NewGAT(nil, cfg, gr, nil); err == nil {
-		t.Error("NewGAT accepted a nil expression graph")
+	cfg := DefaultGATConvConfig(3, 2)
+	if _, err := NewGATConv(nil, gr, cfg, nil); err == nil {
+		t.Error("NewGATConv accepted a nil expression graph")
 	}
-	if _, err := NewGAT(g, cfg, nil, nil); err == nil {
+	if _, err := NewGATConv(g, nil, cfg, nil); err == nil {
+		t.Error("NewGATConv accepted a nil graph")
+	}
+	if _, err := NewGAT(g, nil, DefaultGATConfig(3, 2), nil); err == nil {
 		t.Error("NewGAT accepted a nil graph")
 	}
-	if _, err := NewGATModel(g, DefaultGATModelConfig(3, 2), nil, nil); err == nil {
-		t.Error("NewGATModel accepted a nil graph")
-	}
 	cfg.Heads = 0
-	if _, err := NewGAT(g, cfg, gr, nil); err == nil {
-		t.Error("NewGAT accepted Heads = 0")
+	if _, err := NewGATConv(g, gr, cfg, nil); err == nil {
+		t.Error("NewGATConv accepted Heads = 0")
 	}
-	if _, err := NewGATModel(g, GATModelConfig{}, gr, nil); err == nil {
-		t.Error("NewGATModel accepted a zero config")
+	if _, err := NewGAT(g, gr, GATConfig{}, nil); err == nil {
+		t.Error("NewGAT accepted a zero config")
 	}
-	l, err := NewGAT(g, DefaultGATConfig(3, 2), gr, nil)
+	l, err := NewGATConv(g, gr, DefaultGATConvConfig(3, 2), nil)
 	require.NoError(t, err)
 	for name, x := range map[string]*G.Node{
 		"rows":    G.NewMatrix(g, tensor.Float64, G.WithShape(5, 3), G.WithName("x_rows")),
@@ -549,7 +549,7 @@ func TestGATLargeScores(t *testing.T) {
 			}
 			g := G.NewGraph()
 			x := G.NewMatrix(g, dt, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(dt, xv, n, in)))
-			l, err := NewGAT(g, cfg, gr, nil)
+			l, err := NewGATConv(g, gr, cfg, nil)
 			require.NoError(t, err)
 			y, err := l.Forward(x)
 			require.NoError(t, err)
@@ -593,7 +593,7 @@ func TestGATAttentionDropout(t *testing.T) {
 		phase.SetTraining(training)
 		g := G.NewGraph()
 		x := G.NewMatrix(g, cfg.Dtype, G.WithShape(n, in), G.WithName("x"), G.WithValue(testutil.Tensor(cfg.Dtype, xv, n, in)))
-		l, err := NewGAT(g, cfg, gr, phase)
+		l, err := NewGATConv(g, gr, cfg, phase)
 		require.NoError(t, err)
 		y, err := l.Forward(x)
 		require.NoError(t, err)
@@ -629,9 +629,9 @@ func TestGATModelGradients(t *testing.T) {
 	g, x := p.Features(t, tensor.Float64)
 	phase := NewPhase()
 	phase.SetTraining(true)
-	c := DefaultGATModelConfig(p.D, p.C)
+	c := DefaultGATConfig(p.D, p.C)
 	c.Heads, c.Hidden, c.Dropout = 2, 3, 0
-	m, err := NewGATModel(g, c, p.Graph, phase)
+	m, err := NewGAT(g, p.Graph, c, phase)
 	require.NoError(t, err)
 	p1, p2 := gatParamsOf(m.l1), gatParamsOf(m.l2)
 	logits, err := m.Forward(x)

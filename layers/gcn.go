@@ -8,214 +8,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 )
-
-// Propagation says how the propagation matrix Ã is built from a graph, as
-// PyG's gcn_norm: self-loops of weight 1 (2 when Improved) are added when
-// AddSelfLoops, and Ã = D̂^-1/2 Â D̂^-1/2 when Normalize. The matrix is
-// built once, when a layer or model is constructed.
-type Propagation struct {
-	// Improved uses self-loops of weight 2 (PyG's improved GCN). Default false.
-	Improved bool `json:"improved"`
-	// AddSelfLoops adds the self-loops. Default true.
-	AddSelfLoops bool `json:"add_self_loops"`
-	// Normalize applies the symmetric normalisation. Default true.
-	Normalize bool `json:"normalize"`
-}
-
-// DefaultPropagation returns PyG's GCNConv defaults: self-loops of weight
-// 1 and symmetric normalisation.
-func DefaultPropagation() Propagation {
-	return Propagation{AddSelfLoops: true, Normalize: true}
-}
-
-// Validate returns an error for Improved without AddSelfLoops (the
-// improved weight applies to the self-loops).
-func (p Propagation) Validate() error {
-	if p.Improved && !p.AddSelfLoops {
-		return fmt.Errorf("Propagation: Improved without AddSelfLoops, want AddSelfLoops when Improved")
-	}
-	return nil
-}
-
-// Matrix returns the propagation matrix of gr (see graph.GCNNorm). It
-// returns an error for a nil graph or an invalid Propagation.
-func (p Propagation) Matrix(gr *graph.Graph) (*graph.Matrix, error) {
-	if gr == nil {
-		return nil, fmt.Errorf("layers: Propagation.Matrix: nil graph")
-	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: %w", err)
-	}
-	w := 1.0
-	if p.Improved {
-		w = 2
-	}
-	return graph.GCNNorm(gr, graph.NormOptions{AddSelfLoops: p.AddSelfLoops, SelfLoopWeight: w, Normalize: p.Normalize})
-}
-
-// GCNConvConfig configures one graph convolution Ã·(x·W) + b (PyG's
-// GCNConv).
-type GCNConvConfig struct {
-	// Name prefixes the parameter names; unique per graph.
-	Name string `json:"name"`
-	// In and Out are the input and output widths (> 0).
-	In  int `json:"in"`
-	Out int `json:"out"`
-	// Propagation builds Ã from the graph (NewGCNConv only).
-	Propagation Propagation `json:"propagation"`
-	// Bias adds a learnable bias after the propagation. Default true.
-	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
-	// Seed seeds the Glorot-uniform initialisation of W.
-	Seed int64 `json:"seed"`
-}
-
-// DefaultGCNConvConfig returns an in → out convolution with PyG's
-// defaults (self-loops, normalisation, bias), float64, seed 1, named "gcnconv".
-func DefaultGCNConvConfig(in, out int) GCNConvConfig {
-	return GCNConvConfig{Name: "gcnconv", In: in, Out: out, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
-}
-
-// Validate checks every field.
-func (c GCNConvConfig) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
-	}
-	if err := positive("In", c.In); err != nil {
-		return err
-	}
-	if err := positive("Out", c.Out); err != nil {
-		return err
-	}
-	if err := c.Propagation.Validate(); err != nil {
-		return err
-	}
-	return checkDtype(c.Dtype)
-}
-
-// GCNConv is a graph convolution: linear transform without bias, sparse
-// propagation with Ã, then the bias (PyG's order).
-type GCNConv struct {
-	cfg GCNConvConfig
-	a   *graph.Matrix
-	gr  *graph.Graph // nil when built from a matrix
-	lin *Linear      // bias-free
-	B   *G.Node
-}
-
-// NewGCNConv builds Ã from gr with cfg.Propagation and adds the layer's
-// parameters to g. It returns an error for an invalid configuration, a
-// nil graph or a name already used in g.
-func NewGCNConv(g *G.ExprGraph, cfg GCNConvConfig, gr *graph.Graph) (*GCNConv, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
-	}
-	a, err := cfg.Propagation.Matrix(gr)
-	if err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
-	}
-	l, err := newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
-	if err != nil {
-		return nil, err
-	}
-	l.gr = gr
-	return l, nil
-}
-
-// NewGCNConvMatrix is NewGCNConv with a prebuilt n × n propagation matrix
-// a (for example shared by several layers); cfg.Propagation is not used.
-func NewGCNConvMatrix(g *G.ExprGraph, cfg GCNConvConfig, a *graph.Matrix) (*GCNConv, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConvMatrix %q: %w", cfg.Name, err)
-	}
-	return newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
-}
-
-func newGCNConv(g *G.ExprGraph, cfg GCNConvConfig, a *graph.Matrix, rng *rand.Rand) (*GCNConv, error) {
-	if a == nil {
-		return nil, fmt.Errorf("layers: GCNConv %q: nil propagation matrix", cfg.Name)
-	}
-	if r, c := a.Dims(); r != c {
-		return nil, fmt.Errorf("layers: GCNConv %q: propagation matrix is %d × %d, want square", cfg.Name, r, c)
-	}
-	l := &GCNConv{cfg: cfg, a: a}
-	var err error
-	if l.lin, err = newLinear(g, cfg.Name, cfg.In, cfg.Out, false, cfg.Dtype, rng, LinearConfig{}); err != nil {
-		return nil, err
-	}
-	if cfg.Bias {
-		if l.B, err = newBias(g, cfg.Dtype, cfg.Out, cfg.Name+".b"); err != nil {
-			return nil, err
-		}
-	}
-	return l, nil
-}
-
-// Config returns the layer's configuration.
-func (l *GCNConv) Config() GCNConvConfig { return l.cfg }
-
-// Matrix returns the propagation matrix Ã.
-func (l *GCNConv) Matrix() *graph.Matrix { return l.a }
-
-// Learnables returns W and, with bias, b.
-func (l *GCNConv) Learnables() G.Nodes {
-	if l.B == nil {
-		return G.Nodes{l.lin.W}
-	}
-	return G.Nodes{l.lin.W, l.B}
-}
-
-// Forward returns Ã·(x·W) + b for an n × In node x.
-func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) { return l.forwardWith(l.a, x) }
-
-// forwardWith is Forward with the propagation matrix a (a sampled block,
-// for ForwardBlocks).
-func (l *GCNConv) forwardWith(a *graph.Matrix, x *G.Node) (*G.Node, error) {
-	h, err := l.lin.Forward(x)
-	if err != nil {
-		return nil, err
-	}
-	if h, err = SpMM(a, h); err != nil {
-		return nil, fmt.Errorf("layers: GCNConv %q: %w", l.cfg.Name, err)
-	}
-	return addBias(h, l.B)
-}
-
-// StackConfig is what the configurations of the stacked graph models
-// (GCNConfig, APPNPConfig, JKNetConfig) share: names, widths, depth,
-// activation, dropout, propagation and dtype. It is embedded, so its
-// fields read as the model configuration's own (cfg.Hidden) and encode to
-// the same JSON keys.
-type StackConfig struct {
-	// Name prefixes the parameter names; unique per graph.
-	Name string `json:"name"`
-	// In is the number of input features, Classes the number of outputs.
-	In      int `json:"in"`
-	Classes int `json:"classes"`
-	// Hidden is the width of the hidden layers. Default 64.
-	Hidden int `json:"hidden"`
-	// Layers is the number of layers (>= 1). Default 2.
-	Layers int `json:"layers"`
-	// Activation follows every hidden layer. Default ReLU.
-	Activation Activation `json:"activation"`
-	// Dropout after each hidden activation. Default 0.5.
-	Dropout float64 `json:"dropout"`
-	// InputDropout on the input features. Default 0.
-	InputDropout float64 `json:"input_dropout"`
-	// Propagation builds Ã. Default PyG's.
-	Propagation Propagation `json:"propagation"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
-}
-
-// defaultStack returns the shared defaults: 2 layers of width 64, ReLU,
-// dropout 0.5, PyG's propagation, float64.
-func defaultStack(name string, in, classes int) StackConfig {
-	return StackConfig{Name: name, In: in, Classes: classes, Hidden: 64, Layers: 2, Activation: ReLU(),
-		Dropout: 0.5, Propagation: DefaultPropagation(), Dtype: tensor.Float64}
-}
 
 // GCNConfig configures a GCN node classifier (Kipf & Welling): Layers
 // graph convolutions with activation and dropout between them.
@@ -223,46 +17,27 @@ type GCNConfig struct {
 	StackConfig
 	// Bias adds biases to every convolution. Default true.
 	Bias bool `json:"bias"`
-	// Seed seeds the initialisation and the dropout masks.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultGCNConfig returns the 2-layer GCN in → 64 → classes with ReLU,
 // dropout 0.5, PyG's propagation, biases, float64, seed 1, named "gcn".
 func DefaultGCNConfig(in, classes int) GCNConfig {
-	return GCNConfig{StackConfig: defaultStack("gcn", in, classes), Bias: true, Seed: 1}
+	return GCNConfig{StackConfig: defaultStack("gcn", in, classes), Bias: true}
 }
 
 // Validate checks every field.
 func (c GCNConfig) Validate() error { return c.StackConfig.Validate() }
 
-// Validate checks every field.
-func (c StackConfig) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
-	}
-	for _, f := range []struct {
-		n string
-		v int
-	}{{"In", c.In}, {"Classes", c.Classes}, {"Hidden", c.Hidden}, {"Layers", c.Layers}} {
-		if err := positive(f.n, f.v); err != nil {
-			return err
-		}
-	}
-	if err := c.Activation.Validate(); err != nil {
-		return fmt.Errorf("Activation: %w", err)
-	}
-	if err := checkProb("Dropout", c.Dropout); err != nil {
-		return err
-	}
-	if err := checkProb("InputDropout", c.InputDropout); err != nil {
-		return err
-	}
-	if err := c.Propagation.Validate(); err != nil {
-		return err
-	}
-	return checkDtype(c.Dtype)
-}
+// kindGCN declares the GCN to the registry of kinds (see Declare).
+var kindGCN = MustDeclare(KindSpec[GCNConfig, *GCN]{
+	Name:    "gcn",
+	Title:   "GCN",
+	Summary: "graph convolutional network (Kipf & Welling): PyG's GCNConv stacked",
+	Default: DefaultGCNConfig,
+	New:     NewGCN,
+	Config:  (*GCN).Config,
+	Hidden:  func(c *GCNConfig, w int) error { c.Hidden = w; return nil },
+})
 
 // GCN is a stack of GCNConv layers sharing one propagation matrix.
 type GCN struct {
@@ -273,12 +48,16 @@ type GCN struct {
 	seeds []int64
 }
 
-var _ Model = (*GCN)(nil)
+var (
+	_ BlockModel = (*GCN)(nil)
+	_ GraphModel = (*GCN)(nil)
+	_ Phased     = (*GCN)(nil)
+)
 
 // NewGCN builds Ã from gr once and adds the model's parameters to g.
 // phase switches its dropout (nil: always evaluation). It returns an error
 // for an invalid configuration, a nil graph or a name already used in g.
-func NewGCN(g *G.ExprGraph, cfg GCNConfig, gr *graph.Graph, phase *Phase) (*GCN, error) {
+func NewGCN(g *G.ExprGraph, gr *graph.Graph, cfg GCNConfig, phase *Phase) (*GCN, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewGCN %q: %w", cfg.Name, err)
 	}
@@ -359,6 +138,128 @@ func (m *GCN) forward(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
 		if h, err = Dropout(h, m.cfg.Dropout, m.seeds[l+1], m.phase); err != nil {
 			return nil, err
 		}
+	}
+	return h, nil
+}
+
+// Graph returns the graph the model was built on.
+func (m *GCN) Graph() *graph.Graph { return m.gr }
+
+// Phase returns the phase the model was built with.
+func (m *GCN) Phase() *Phase { return m.phase }
+
+// Hops returns the number of layers.
+func (m *GCN) Hops() int { return m.cfg.Layers }
+
+// ForwardBlocks is Forward with layer l propagating with blocks[l].
+func (m *GCN) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
+	where := "GCN " + m.cfg.Name
+	if err := checkInput(x, m.convs[0].lin.W, where); err != nil {
+		return nil, err
+	}
+	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
+		return nil, err
+	}
+	return m.forward(x, blocks) // Hops ≥ 1, so blocks is not nil
+}
+
+// LayerwiseLogits returns every node's logits with the current
+// parameters in evaluation mode (see BlockModel). Memory besides adj and
+// x: one n × Hidden buffer when the features are one slice of the
+// model's dtype (a memory-mapped file for float32, a features.Dense for
+// float64), else two, and two n × Hidden for the later layers.
+func (m *GCN) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
+	where := "GCN " + m.cfg.Name
+	if err := checkWholeGraph(where, m.cfg.In, adj, x, m.Hops()); err != nil {
+		return nil, err
+	}
+	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
+		return nil, err
+	}
+	n := x.Rows()
+	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
+		func() ([]float32, error) { return gcnLayerwise[float32](m, adj, x, n) },
+		func() ([]float64, error) { return gcnLayerwise[float64](m, adj, x, n) })
+}
+
+func gcnLayerwise[T float32 | float64](m *GCN, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
+	ls := make([]dense[T], len(m.convs))
+	for l, c := range m.convs {
+		ls[l] = denseOf[T]([]*Linear{c.lin})[0]
+		if c.B != nil {
+			ls[l].b = c.B.Value().Data().([]T)
+		}
+	}
+	h, err := gcnFirst(ls[0], adj, x, n, len(ls) == 1, m.cfg.Activation)
+	if err != nil {
+		return nil, err
+	}
+	var t []T
+	for l := 1; l < len(ls); l++ {
+		d := ls[l]
+		if cap(t) < n*d.out {
+			t = make([]T, n*d.out)
+		}
+		t = t[:n*d.out]
+		d.apply(h, t, n, false)
+		if l == len(ls)-1 || len(h) < n*d.out {
+			h = make([]T, n*d.out)
+		}
+		h = h[:n*d.out]
+		mul(adj, h, t, d.out)
+		if d.b != nil {
+			addRows(h, d.b, d.out)
+		}
+		if l < len(ls)-1 {
+			activateRows(h, m.cfg.Activation)
+		}
+	}
+	return h, nil
+}
+
+// gcnFirst returns the first GCN layer's output over the whole graph,
+// act(Ã·X·W₁ + b₁) (no activation when it is the last layer). When the
+// features are one slice of T it works one block of rows at a time,
+// (Ã·X)[rows]·W₁, and holds only the n × out result; otherwise it gathers
+// X·W₁ in chunks and multiplies it by Ã (two n × out buffers).
+func gcnFirst[T float32 | float64](d dense[T], adj *graph.Matrix, x features.Source, n int, last bool, act Activation) ([]T, error) {
+	in := x.Cols()
+	h := make([]T, n*d.out)
+	if xs, ok := direct[T](x); ok {
+		buf := make([]T, chunkRows*in)
+		for lo := 0; lo < n; lo += chunkRows {
+			hi := min(lo+chunkRows, n)
+			ax := buf[:(hi-lo)*in]
+			switch a := any(ax).(type) {
+			case []float32:
+				adj.MulDenseRows32(a, any(xs).([]float32), in, lo, hi)
+			case []float64:
+				adj.MulDenseRows64(a, any(xs).([]float64), in, lo, hi)
+			}
+			y := h[lo*d.out : hi*d.out]
+			d.apply(ax, y, hi-lo, true)
+			if !last {
+				activateRows(y, act)
+			}
+		}
+		return h, nil
+	}
+	t := make([]T, n*d.out)
+	buf := make([]T, chunkRows*in)
+	rows := make([]int, 0, chunkRows)
+	for lo := 0; lo < n; lo += chunkRows {
+		hi := min(lo+chunkRows, n)
+		if err := readRows(x, lo, hi, buf[:(hi-lo)*in], rows); err != nil {
+			return nil, fmt.Errorf("features: %w", err)
+		}
+		d.apply(buf[:(hi-lo)*in], t[lo*d.out:hi*d.out], hi-lo, false)
+	}
+	mul(adj, h, t, d.out)
+	if d.b != nil {
+		addRows(h, d.b, d.out)
+	}
+	if !last {
+		activateRows(h, act)
 	}
 	return h, nil
 }

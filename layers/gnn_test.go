@@ -11,8 +11,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,7 +51,7 @@ func TestGCN(t *testing.T) {
 			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := cfg
 				cfg.Dtype = dt
-				return NewGCN(g, cfg, p.Graph, phase)
+				return NewGCN(g, p.Graph, cfg, phase)
 			},
 			naive: func(p *problem.Problem, params [][]float64) []float64 {
 				h, width := p.X, p.D
@@ -77,7 +77,7 @@ func TestGCNConv(t *testing.T) {
 		build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 			cfg := DefaultGCNConvConfig(p.D, p.C)
 			cfg.Dtype = dt
-			return NewGCNConv(g, cfg, p.Graph)
+			return NewGCNConv(g, p.Graph, cfg)
 		},
 		naive: func(p *problem.Problem, params [][]float64) []float64 {
 			z, _, _ := gcnLayerNaive(a, p.N, p.X, p.D, params, true)
@@ -89,7 +89,7 @@ func TestGCNConv(t *testing.T) {
 		build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 			cfg := DefaultGCNConvConfig(p.D, p.C)
 			cfg.Dtype = dt
-			return NewGCNConvMatrix(g, cfg, graph.NormalizedAdjacency(p.Graph))
+			return NewGCNConvMatrix(g, graph.NormalizedAdjacency(p.Graph), cfg)
 		},
 		naive: func(p *problem.Problem, params [][]float64) []float64 {
 			z, _, _ := gcnLayerNaive(a, p.N, p.X, p.D, params, true)
@@ -107,7 +107,7 @@ func TestSGC(t *testing.T) {
 			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := DefaultSGCConfig(p.D, p.C)
 				cfg.K, cfg.Dtype = k, dt
-				return NewSGC(g, cfg, p.Graph)
+				return NewSGC(g, p.Graph, cfg)
 			},
 			naive: func(p *problem.Problem, params [][]float64) []float64 {
 				h := p.X
@@ -122,7 +122,7 @@ func TestSGC(t *testing.T) {
 	g, x := p.Features(t, tensor.Float64)
 	cfg := DefaultSGCConfig(p.D, p.C)
 	cfg.K = 2
-	m, err := NewSGC(g, cfg, p.Graph)
+	m, err := NewSGC(g, p.Graph, cfg)
 	require.NoError(t, err)
 	if m.Propagated() != nil {
 		t.Error("Propagated() before Forward is not nil")
@@ -140,7 +140,7 @@ func TestSGC(t *testing.T) {
 		t.Error("Forward with a second input was accepted")
 	}
 	g2 := G.NewGraph()
-	m2, _ := NewSGC(g2, cfg, p.Graph)
+	m2, _ := NewSGC(g2, p.Graph, cfg)
 	derived := G.Must(G.Mul(G.NewMatrix(g2, tensor.Float64, G.WithShape(p.N, p.D), G.WithName("u"), G.WithInit(G.Zeroes())), G.NewConstant(2.0)))
 	if _, err := m2.Forward(derived); err == nil {
 		t.Error("Forward with a computed node was accepted")
@@ -161,7 +161,7 @@ func TestAPPNP(t *testing.T) {
 			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := cfg
 				cfg.Dtype = dt
-				return NewAPPNP(g, cfg, p.Graph, phase)
+				return NewAPPNP(g, p.Graph, cfg, phase)
 			},
 			naive: func(p *problem.Problem, params [][]float64) []float64 {
 				h := mlpNaive(MLPConfig{Layers: cfg.Layers, Bias: cfg.Bias, Activation: cfg.Activation})(p, params)
@@ -191,7 +191,7 @@ func TestJKNet(t *testing.T) {
 				build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 					cfg := cfg
 					cfg.Dtype = dt
-					return NewJKNet(g, cfg, p.Graph, phase)
+					return NewJKNet(g, p.Graph, cfg, phase)
 				},
 				naive: func(p *problem.Problem, params [][]float64) []float64 {
 					h, width := p.X, p.D
@@ -296,10 +296,10 @@ func TestGNNConfigErrors(t *testing.T) {
 	g := G.NewGraph()
 	gcn := DefaultGCNConfig(3, 2)
 	gcn.Propagation = Propagation{Improved: true}
-	if _, err := NewGCN(g, gcn, p.Graph, nil); err == nil {
+	if _, err := NewGCN(g, p.Graph, gcn, nil); err == nil {
 		t.Error("Improved without self-loops accepted")
 	}
-	if _, err := NewGCN(g, DefaultGCNConfig(3, 2), nil, nil); err == nil {
+	if _, err := NewGCN(g, nil, DefaultGCNConfig(3, 2), nil); err == nil {
 		t.Error("nil graph accepted")
 	}
 	ap := DefaultAPPNPConfig(3, 2)
@@ -311,22 +311,22 @@ func TestGNNConfigErrors(t *testing.T) {
 	} {
 		c := ap
 		mut(&c)
-		if _, err := NewAPPNP(g, c, p.Graph, nil); err == nil {
+		if _, err := NewAPPNP(g, p.Graph, c, nil); err == nil {
 			t.Errorf("APPNP config %+v accepted", c)
 		}
 	}
 	jk := DefaultJKNetConfig(3, 2)
 	jk.Mode = "lstm"
-	if _, err := NewJKNet(g, jk, p.Graph, nil); err == nil {
+	if _, err := NewJKNet(g, p.Graph, jk, nil); err == nil {
 		t.Error("JK mode lstm accepted")
 	}
 	sgc := DefaultSGCConfig(3, 2)
 	sgc.K = -1
-	if _, err := NewSGC(g, sgc, p.Graph); err == nil {
+	if _, err := NewSGC(g, p.Graph, sgc); err == nil {
 		t.Error("SGC K = -1 accepted")
 	}
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(11, 3), G.WithName("x11"), G.WithInit(G.Zeroes()))
-	m, err := NewGCN(g, DefaultGCNConfig(3, 2), p.Graph, nil)
+	m, err := NewGCN(g, p.Graph, DefaultGCNConfig(3, 2), nil)
 	require.NoError(t, err)
 	if _, err := m.Forward(x); err == nil {
 		t.Error("GCN accepted 11 rows for a 10-node graph")

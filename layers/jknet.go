@@ -34,15 +34,13 @@ type JKNetConfig struct {
 	Mode JKMode `json:"mode"`
 	// Bias adds biases to the convolutions and the final layer. Default true.
 	Bias bool `json:"bias"`
-	// Seed seeds the initialisation and the dropout masks.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultJKNetConfig returns a JKNet with 2 convolutions of width 64,
 // concatenation, ReLU, dropout 0.5, PyG's propagation, biases, float64,
 // seed 1, named "jknet".
 func DefaultJKNetConfig(in, classes int) JKNetConfig {
-	return JKNetConfig{StackConfig: defaultStack("jknet", in, classes), Mode: JKConcat, Bias: true, Seed: 1}
+	return JKNetConfig{StackConfig: defaultStack("jknet", in, classes), Mode: JKConcat, Bias: true}
 }
 
 // Validate checks every field.
@@ -56,6 +54,17 @@ func (c JKNetConfig) Validate() error {
 	return nil
 }
 
+// kindJKNET declares JKNet to the registry of kinds (see Declare).
+var kindJKNET = MustDeclare(KindSpec[JKNetConfig, *JKNet]{
+	Name:    "jknet",
+	Title:   "JKNet",
+	Summary: "jumping-knowledge network (Xu et al.): GCN layers aggregated by concatenation or max",
+	Default: DefaultJKNetConfig,
+	New:     NewJKNet,
+	Config:  (*JKNet).Config,
+	Hidden:  func(c *JKNetConfig, w int) error { c.Hidden = w; return nil },
+})
+
 // JKNet is a stack of GCNConv layers with jumping-knowledge aggregation.
 type JKNet struct {
 	cfg   JKNetConfig
@@ -66,12 +75,15 @@ type JKNet struct {
 	seeds []int64
 }
 
-var _ Model = (*JKNet)(nil)
+var (
+	_ GraphModel = (*JKNet)(nil)
+	_ Phased     = (*JKNet)(nil)
+)
 
 // NewJKNet builds Ã from gr once and adds the parameters to g. phase
 // switches its dropout (nil: always evaluation). It returns an error for
 // an invalid configuration, a nil graph or a name already used in g.
-func NewJKNet(g *G.ExprGraph, cfg JKNetConfig, gr *graph.Graph, phase *Phase) (*JKNet, error) {
+func NewJKNet(g *G.ExprGraph, gr *graph.Graph, cfg JKNetConfig, phase *Phase) (*JKNet, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewJKNet %q: %w", cfg.Name, err)
 	}
@@ -100,6 +112,12 @@ func (m *JKNet) Config() JKNetConfig { return m.cfg }
 
 // Matrix returns the propagation matrix Ã.
 func (m *JKNet) Matrix() *graph.Matrix { return m.convs[0].a }
+
+// Graph returns the graph the model was built on.
+func (m *JKNet) Graph() *graph.Graph { return m.gr }
+
+// Phase returns the phase the model was built with.
+func (m *JKNet) Phase() *Phase { return m.phase }
 
 // Learnables returns each convolution's W and b, then the output layer's.
 func (m *JKNet) Learnables() G.Nodes {

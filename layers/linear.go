@@ -2,13 +2,10 @@ package layers
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // LinearConfig configures a Linear layer y = x·W + b.
@@ -45,34 +42,6 @@ func (c LinearConfig) Validate() error {
 		return err
 	}
 	return checkDtype(c.Dtype)
-}
-
-func positive(field string, v int) error {
-	if v <= 0 {
-		return fmt.Errorf("%s = %d, want > 0", field, v)
-	}
-	return nil
-}
-
-func checkDtype(dt tensor.Dtype) error {
-	if err := opkit.CheckFloat(dt); err != nil {
-		return fmt.Errorf("Dtype: %w", err)
-	}
-	return nil
-}
-
-func checkProb(field string, p float64) error {
-	if !(p >= 0 && p < 1) {
-		return fmt.Errorf("%s = %v, want 0 <= p < 1", field, p)
-	}
-	return nil
-}
-
-func checkFinite(field string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s = %v, want a finite value", field, v)
-	}
-	return nil
 }
 
 // Linear is a fully connected layer y = x·W + b, W of shape In × Out

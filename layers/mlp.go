@@ -6,15 +6,14 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 )
 
 // MLPConfig configures a multi-layer perceptron node classifier.
 type MLPConfig struct {
-	// Name prefixes the parameter names (Name+".0.W", ...); unique per graph.
-	Name string `json:"name"`
-	// In is the number of input features, Classes the number of outputs.
-	In      int `json:"in"`
-	Classes int `json:"classes"`
+	Base
 	// Hidden is the width of the hidden layers (ignored when Layers = 1).
 	Hidden int `json:"hidden"`
 	// Layers is the number of linear layers (>= 1; 1 is logistic
@@ -29,32 +28,26 @@ type MLPConfig struct {
 	InputDropout float64 `json:"input_dropout"`
 	// Bias adds biases to every layer. Default true.
 	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
-	// Seed seeds the initialisation and the dropout masks.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultMLPConfig returns a 2-layer MLP in → 64 → classes with ReLU,
 // dropout 0.5 between the layers, no input dropout, biases, float64,
 // seed 1, named "mlp".
 func DefaultMLPConfig(in, classes int) MLPConfig {
-	return MLPConfig{Name: "mlp", In: in, Classes: classes, Hidden: 64, Layers: 2,
-		Activation: ReLU(), Dropout: 0.5, Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return MLPConfig{Base: DefaultBase("mlp", in, classes), Hidden: 64, Layers: 2,
+		Activation: ReLU(), Dropout: 0.5, Bias: true}
 }
 
 // Validate checks every field.
 func (c MLPConfig) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
+	if err := c.Base.Validate(); err != nil {
+		return err
 	}
-	for _, f := range []struct {
-		n string
-		v int
-	}{{"In", c.In}, {"Classes", c.Classes}, {"Hidden", c.Hidden}, {"Layers", c.Layers}} {
-		if err := positive(f.n, f.v); err != nil {
-			return err
-		}
+	if err := positive("Hidden", c.Hidden); err != nil {
+		return err
+	}
+	if err := positive("Layers", c.Layers); err != nil {
+		return err
 	}
 	if err := c.Activation.Validate(); err != nil {
 		return fmt.Errorf("Activation: %w", err)
@@ -62,11 +55,21 @@ func (c MLPConfig) Validate() error {
 	if err := checkProb("Dropout", c.Dropout); err != nil {
 		return err
 	}
-	if err := checkProb("InputDropout", c.InputDropout); err != nil {
-		return err
-	}
-	return checkDtype(c.Dtype)
+	return checkProb("InputDropout", c.InputDropout)
 }
+
+// kindMLP declares the MLP to the registry of kinds (see Declare).
+var kindMLP = MustDeclare(KindSpec[MLPConfig, *MLP]{
+	Name:    "mlp",
+	Title:   "MLP",
+	Summary: "multi-layer perceptron: ignores the graph (the structure-free baseline)",
+	Default: DefaultMLPConfig,
+	New: func(g *G.ExprGraph, _ *graph.Graph, cfg MLPConfig, phase *Phase) (*MLP, error) {
+		return NewMLP(g, cfg, phase)
+	},
+	Config: (*MLP).Config,
+	Hidden: func(c *MLPConfig, w int) error { c.Hidden = w; return nil },
+})
 
 // MLP is a stack of Linear layers with activations and dropout between
 // them. It ignores the graph: it is the structure-free baseline.
@@ -77,7 +80,10 @@ type MLP struct {
 	seeds  []int64 // dropout seeds: input, then after each hidden layer
 }
 
-var _ Model = (*MLP)(nil)
+var (
+	_ BlockModel = (*MLP)(nil)
+	_ Phased     = (*MLP)(nil)
+)
 
 // NewMLP adds an MLP's parameters to g. phase switches its dropout
 // between training and evaluation (nil: always evaluation). It returns an
@@ -168,4 +174,39 @@ func mlpForward(x *G.Node, layers []*Linear, act Activation, inDrop, drop float6
 		}
 	}
 	return h, nil
+}
+
+// Phase returns the phase the model was built with.
+func (m *MLP) Phase() *Phase { return m.phase }
+
+// Hops returns 0: an MLP does not propagate.
+func (m *MLP) Hops() int { return 0 }
+
+// Matrix returns nil: an MLP has no propagation matrix.
+func (m *MLP) Matrix() *graph.Matrix { return nil }
+
+// ForwardBlocks is Forward on the targets' features (blocks must be
+// empty).
+func (m *MLP) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
+	if err := checkBlocks(x, blocks, 0, "MLP "+m.cfg.Name); err != nil {
+		return nil, err
+	}
+	return m.Forward(x)
+}
+
+// LayerwiseLogits returns every row's logits with the current parameters
+// in evaluation mode, a chunk of feature rows at a time (adj is not used
+// and may be nil). Memory: three n × Classes buffers at most.
+func (m *MLP) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
+	where := "MLP " + m.cfg.Name
+	if err := checkWholeGraph(where, m.cfg.In, adj, x, 0); err != nil {
+		return nil, err
+	}
+	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
+		return nil, err
+	}
+	n := x.Rows()
+	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
+		func() ([]float32, error) { return mlpRows(denseOf[float32](m.layers), m.cfg.Activation, x, n) },
+		func() ([]float64, error) { return mlpRows(denseOf[float64](m.layers), m.cfg.Activation, x, n) })
 }

@@ -8,17 +8,14 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/opkit"
 )
 
 // SGCConfig configures Simplified Graph Convolution (Wu et al., PyG's
 // SGConv): logits = (Ã^K X)·W + b, with Ã^K X computed once.
 type SGCConfig struct {
-	// Name prefixes the parameter names; unique per graph.
-	Name string `json:"name"`
-	// In is the number of input features, Classes the number of outputs.
-	In      int `json:"in"`
-	Classes int `json:"classes"`
+	Base
 	// K is the number of propagation steps (>= 0; 0 is logistic
 	// regression). Default 1 (PyG's default).
 	K int `json:"k"`
@@ -26,37 +23,36 @@ type SGCConfig struct {
 	Propagation Propagation `json:"propagation"`
 	// Bias adds a learnable bias. Default true.
 	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
-	// Seed seeds the initialisation.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultSGCConfig returns SGC with K = 1, PyG's propagation, bias,
 // float64, seed 1, named "sgc".
 func DefaultSGCConfig(in, classes int) SGCConfig {
-	return SGCConfig{Name: "sgc", In: in, Classes: classes, K: 1, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return SGCConfig{Base: DefaultBase("sgc", in, classes), K: 1, Propagation: DefaultPropagation(), Bias: true}
 }
 
 // Validate checks every field.
 func (c SGCConfig) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
-	}
-	if err := positive("In", c.In); err != nil {
-		return err
-	}
-	if err := positive("Classes", c.Classes); err != nil {
+	if err := c.Base.Validate(); err != nil {
 		return err
 	}
 	if c.K < 0 {
 		return fmt.Errorf("K = %d, want >= 0", c.K)
 	}
-	if err := c.Propagation.Validate(); err != nil {
-		return err
-	}
-	return checkDtype(c.Dtype)
+	return c.Propagation.Validate()
 }
+
+// kindSGC declares SGC to the registry of kinds (see Declare).
+var kindSGC = MustDeclare(KindSpec[SGCConfig, *SGC]{
+	Name:    "sgc",
+	Title:   "SGC",
+	Summary: "simplified graph convolution (Wu et al.): a linear model on Ã^K X",
+	Default: DefaultSGCConfig,
+	New: func(g *G.ExprGraph, gr *graph.Graph, cfg SGCConfig, _ *Phase) (*SGC, error) {
+		return NewSGC(g, gr, cfg)
+	},
+	Config: (*SGC).Config,
+})
 
 // SGC is a linear classifier on the propagated features Ã^K X.
 type SGC struct {
@@ -69,11 +65,14 @@ type SGC struct {
 	pnode      *G.Node
 }
 
-var _ Model = (*SGC)(nil)
+var (
+	_ BlockModel = (*SGC)(nil)
+	_ GraphModel = (*SGC)(nil)
+)
 
 // NewSGC builds Ã from gr and adds the parameters to g. It returns an
 // error for an invalid configuration, a nil graph or a name already used.
-func NewSGC(g *G.ExprGraph, cfg SGCConfig, gr *graph.Graph) (*SGC, error) {
+func NewSGC(g *G.ExprGraph, gr *graph.Graph, cfg SGCConfig) (*SGC, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewSGC %q: %w", cfg.Name, err)
 	}
@@ -90,6 +89,12 @@ func NewSGC(g *G.ExprGraph, cfg SGCConfig, gr *graph.Graph) (*SGC, error) {
 
 // Config returns the model's configuration.
 func (m *SGC) Config() SGCConfig { return m.cfg }
+
+// Graph returns the graph the model was built on.
+func (m *SGC) Graph() *graph.Graph { return m.gr }
+
+// Matrix returns the propagation matrix Ã.
+func (m *SGC) Matrix() *graph.Matrix { return m.a }
 
 // Learnables returns W and, with bias, b.
 func (m *SGC) Learnables() G.Nodes { return m.lin.Learnables() }
@@ -164,4 +169,67 @@ func SGCPropagate(a *graph.Matrix, k int, x G.Value) (*tensor.Dense, error) {
 		cur, next = next, cur
 	}
 	return cur, nil
+}
+
+// Hops returns K.
+func (m *SGC) Hops() int { return m.cfg.K }
+
+// ForwardBlocks propagates x through the blocks (no gradient flows to x)
+// and applies the linear layer. Unlike Forward it caches nothing: every
+// batch has its own blocks.
+func (m *SGC) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
+	where := "SGC " + m.cfg.Name
+	if err := checkInput(x, m.lin.W, where); err != nil {
+		return nil, err
+	}
+	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
+		return nil, err
+	}
+	h := x
+	var err error
+	for l, b := range blocks {
+		if h, err = SpMM(b, h); err != nil {
+			return nil, fmt.Errorf("layers: %s: block %d: %w", where, l, err)
+		}
+	}
+	return m.lin.Forward(h)
+}
+
+// LayerwiseLogits returns every node's logits with the current
+// parameters (see BlockModel): Ã^K X by K sparse products over the whole
+// graph, then the linear layer. Memory besides adj and x: two n × In
+// buffers and the n × Classes result.
+func (m *SGC) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
+	where := "SGC " + m.cfg.Name
+	if err := checkWholeGraph(where, m.cfg.In, adj, x, m.Hops()); err != nil {
+		return nil, err
+	}
+	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
+		return nil, err
+	}
+	n := x.Rows()
+	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
+		func() ([]float32, error) { return sgcLayerwise[float32](m, adj, x, n) },
+		func() ([]float64, error) { return sgcLayerwise[float64](m, adj, x, n) })
+}
+
+func sgcLayerwise[T float32 | float64](m *SGC, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
+	d := x.Cols()
+	p := make([]T, n*d)
+	rows := make([]int, 0, chunkRows)
+	for lo := 0; lo < n; lo += chunkRows {
+		hi := min(lo+chunkRows, n)
+		if err := readRows(x, lo, hi, p[lo*d:hi*d], rows); err != nil {
+			return nil, fmt.Errorf("features: %w", err)
+		}
+	}
+	q := make([]T, n*d)
+	for k := 0; k < m.cfg.K; k++ {
+		mul(adj, q, p, d)
+		p, q = q, p
+	}
+	lin := denseOf[T]([]*Linear{m.lin})[0]
+	out := make([]T, n*m.cfg.Classes)
+	lin.apply(p, out, n, true)
+	return out, nil
 }

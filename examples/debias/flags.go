@@ -8,10 +8,14 @@ import (
 	"slices"
 	"strings"
 
+	"gorgonia.org/tensor"
+
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/cli"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
-	"gorgonia.org/tensor"
 )
 
 type options struct {
@@ -20,21 +24,32 @@ type options struct {
 	dataset, data string
 	synthN        int
 	// Model and training.
-	backbone string
-	spec     Spec
-	train    TrainOptions
+	backbone string         // the -backbone kind's name
+	kind     *layers.Kind   // its declaration
+	model    layers.Options // -hidden, -dtype, -seed
+	train    train.Config   // -epochs, -lr, -weight-decay
 	// Debiasing.
 	lambdaF, lambdaS []float64
 	fmp              fmp.Config
 	rule             metrics.Rule
 	// Output.
-	out, model string
-	export     string
-	overwrite  bool
-	quiet      bool
+	out, modelFile string
+	export         string
+	overwrite      bool
+	quiet          bool
 }
 
-var backbones = []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet"}
+// backbones lists the kinds -backbone takes: every declared kind that
+// is built from a configuration (not a wrapper such as fmp).
+func backbones() []string {
+	var out []string
+	for _, k := range layers.Kinds() {
+		if !k.Wraps() {
+			out = append(out, k.Name())
+		}
+	}
+	return out
+}
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
@@ -61,7 +76,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	def := datasets.DefaultFilesConfig()
-	tr := DefaultTrainOptions()
+	tr := train.DefaultConfig()
 	fdef := fmp.DefaultConfig()
 	var (
 		drop      = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
@@ -70,13 +85,13 @@ Flags:
 		noScale   = fs.Bool("no-scale", false, "keep the features as they are (default: min-max scale each to [-1, 1])")
 		fracs     = fs.String("split-fractions", "0.5,0.25,0.25", "train,val,test fractions of the labelled nodes, when there is no split file or column")
 		seed      = fs.Int64("seed", 1, "seed of the model (initialisation, dropout) and of the random split")
-		hidden    = fs.Int("hidden", 64, "hidden width (GAT: 4 heads × 16 whatever this says)")
+		hidden    = fs.Int("hidden", 64, "hidden width (GAT: heads × per-head width, 4 × 16 by default; SGC has none)")
 		dtype     = fs.String("dtype", "float64", "float64 or float32")
 		lambdaF   = fs.String("lambda-f", "", "FMP λf values to try, comma-separated (default: 20 values from 0 to 16)")
 		lambdaS   = fs.String("lambda-s", "0,1", "FMP λs values to try, comma-separated (0: no extra propagation)")
 		maxLoss   = fs.Float64("max-acc-loss", 1, "rule: the lowest validation ΔDP within this many accuracy points of the backbone's")
 		maxDP     = fs.Float64("max-dp", 0, "rule instead: the highest validation accuracy with ΔDP at most this many points")
-		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones, ", "))
+		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", "))
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
 	)
 	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
@@ -98,7 +113,7 @@ Flags:
 	fs.Float64Var(&o.fmp.Temperature, "tau", fdef.Temperature, "FMP temperature τ")
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out if it exists (only once the new results are complete)")
-	fs.StringVar(&o.model, "model", "", "predict with this saved model instead of training")
+	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&o.export, "export", "", "write the input graph as nodes.csv and edges.csv in the documented format to this folder, and stop (a preset or -dataset synthetic becomes files you can edit)")
 	if err := fs.Parse(args); err != nil {
@@ -133,8 +148,8 @@ Flags:
 		o.files = def
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
 		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
-		o.files.Drop = SplitList(*drop)
-		o.files.Missing = append([]string{""}, SplitList(*missing)...)
+		o.files.Drop = cli.SplitList(*drop)
+		o.files.Missing = append([]string{""}, cli.SplitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
@@ -151,7 +166,7 @@ Flags:
 		default:
 			return nil, badInput("-comma %q, want comma, tab, semicolon or pipe", *comma)
 		}
-		f, err := ParseFloats(*fracs, 0)
+		f, err := cli.ParseFloats(*fracs, 0)
 		if err != nil || len(f) != 3 {
 			return nil, badInput("-split-fractions %q, want three numbers train,val,test", *fracs)
 		}
@@ -161,19 +176,33 @@ Flags:
 		}
 	}
 	// Model and training.
-	if !slices.Contains(backbones, *backbone) {
-		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones, ", "))
+	k, err := layers.LookupKind(*backbone)
+	if err != nil || k.Wraps() {
+		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones(), ", "))
 	}
-	o.backbone = *backbone
-	o.spec = DefaultSpec(*backbone)
-	o.spec.Seed, o.spec.Hidden = *seed, *hidden
+	o.backbone, o.kind = *backbone, k
+	o.model = layers.DefaultOptions()
+	o.model.Seed = *seed
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case *hidden < 1:
+		return nil, badInput("-hidden %d, want ≥ 1", *hidden)
+	case k.HasHidden():
+		o.model.Hidden = *hidden
+	case set["hidden"]:
+		return nil, badInput("-hidden %d: the %s backbone has no hidden layer; leave -hidden out", *hidden, k.Name())
+	}
 	switch *dtype {
 	case "float64":
-		o.spec.Dtype = tensor.Float64
+		o.model.Dtype = tensor.Float64
 	case "float32":
-		o.spec.Dtype = tensor.Float32
+		o.model.Dtype = tensor.Float32
 	default:
 		return nil, badInput("-dtype %q, want float64 or float32", *dtype)
+	}
+	if _, err := k.Configure(1, 2, o.model); err != nil {
+		return nil, badInput("-backbone %s -hidden %d: %v", k.Name(), *hidden, err)
 	}
 	switch {
 	case o.train.Epochs < 1:
@@ -182,26 +211,24 @@ Flags:
 		return nil, badInput("-lr %v, want > 0", o.train.Adam.LR)
 	case !(o.train.Adam.WeightDecay >= 0):
 		return nil, badInput("-weight-decay %v, want ≥ 0", o.train.Adam.WeightDecay)
-	case *hidden < 1:
-		return nil, badInput("-hidden %d, want ≥ 1", *hidden)
 	}
 	// Debiasing.
-	k, tau := o.fmp.K, o.fmp.Temperature
+	steps, tau := o.fmp.K, o.fmp.Temperature
 	o.fmp = fdef
-	o.fmp.K, o.fmp.Temperature = k, tau
+	o.fmp.K, o.fmp.Temperature = steps, tau
 	if err := o.fmp.Validate(); err != nil {
-		return nil, badInput("-k %d -tau %v: %v", k, tau, err)
+		return nil, badInput("-k %d -tau %v: %v", steps, tau, err)
 	}
 	fc := fmp.DefaultFrontierConfig()
 	o.lambdaF = fc.LambdaF
 	if *lambdaF != "" {
-		v, err := ParseFloats(*lambdaF, 0)
+		v, err := cli.ParseFloats(*lambdaF, 0)
 		if err != nil {
 			return nil, badInput("-lambda-f %q: %v", *lambdaF, err)
 		}
 		o.lambdaF = v
 	}
-	v, err := ParseFloats(*lambdaS, 0)
+	v, err := cli.ParseFloats(*lambdaS, 0)
 	if err != nil {
 		return nil, badInput("-lambda-s %q: %v", *lambdaS, err)
 	}
@@ -234,6 +261,3 @@ Flags:
 	}
 	return o, nil
 }
-
-// splitList splits a comma-separated list, trimming blanks and dropping
-// empty items.

@@ -58,9 +58,9 @@ func writeMetrics(path string, o *options, r *result) error {
 		},
 		"run": r.training,
 	}
-	if o.model == "" {
+	if o.modelFile == "" {
 		doc["settings"] = map[string]any{
-			"backbone": o.backbone, "hidden": o.spec.Hidden, "dtype": o.spec.Dtype.String(), "seed": o.spec.Seed,
+			"backbone": o.backbone, "hidden": o.model.Hidden, "dtype": o.model.Dtype.String(), "seed": o.model.Seed,
 			"epochs": o.train.Epochs, "lr": o.train.Adam.LR, "weight_decay": o.train.Adam.WeightDecay,
 			"selection": "best validation accuracy", "rule": o.rule.String(),
 			"lambda_f": o.lambdaF, "lambda_s": o.lambdaS, "k": o.fmp.K, "tau": o.fmp.Temperature,
@@ -250,7 +250,7 @@ func containsF(s []float64, x float64) bool {
 func printSummary(w io.Writer, o *options, r *result) {
 	ds := r.ds
 	fmt.Fprintf(w, "%s: %d nodes, %d edges; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), len(ds.Split.Val), len(ds.Split.Test))
-	if o.model == "" {
+	if o.modelFile == "" {
 		fmt.Fprintf(w, "backbone %s, %d epochs; rule: %s\n", o.backbone, o.train.Epochs, o.rule)
 	}
 	fmt.Fprintln(w)

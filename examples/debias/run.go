@@ -11,15 +11,17 @@ import (
 	"path/filepath"
 	"time"
 
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fair"
 	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
-	"gorgonia.org/tensor"
 )
 
 // method is one way of deciding: its probabilities of every class for
@@ -77,7 +79,9 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	PrintWarnings(stderr, ds)
+	for _, w := range ds.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	if o.export != "" {
 		return export(o, ds, stdout)
 	}
@@ -89,7 +93,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return badInput("%s: the split has no validation nodes; the choice of FMP's setting and of the thresholds needs them", ds.Name)
 	}
 	var r *result
-	if o.model != "" {
+	if o.modelFile != "" {
 		r, err = predictSaved(o, ds)
 	} else {
 		r, err = trainAndDebias(o, ds, stderr)
@@ -133,17 +137,20 @@ func export(o *options, ds *datasets.Dataset, stdout io.Writer) error {
 // trainAndDebias trains the backbone, computes FMP's frontier and fits
 // the thresholds.
 func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
-	p, err := NewProblem(ds, o.spec.Dtype)
+	task, err := newTask(ds, o.model.Dtype)
 	if err != nil {
 		return nil, err
 	}
-	p.Task.Sens = ds.Sens
-	m, err := Build(p, o.spec)
+	task.Sens = ds.Sens
+	cfg, err := o.kind.Configure(ds.NumFeatures, ds.NumClasses(), o.model)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("building %s: %w", o.backbone, err)}
+		return nil, inputError{fmt.Errorf("-backbone %s: %w", o.backbone, err)}
 	}
-	tc := train.DefaultConfig()
-	tc.Epochs, tc.Select, tc.Adam = o.train.Epochs, o.train.Select, o.train.Adam
+	m, err := o.kind.Build(task.Graph, ds.Graph, cfg, task.Phase)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-backbone %s: %w", o.backbone, err)}
+	}
+	tc := o.train
 	begin := time.Now()
 	last := time.Time{}
 	tc.OnEpoch = func(st train.EpochStats) error {
@@ -158,10 +165,10 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		el := now.Sub(begin)
 		left := time.Duration(float64(el) / float64(st.Epoch) * float64(tc.Epochs-st.Epoch))
 		fmt.Fprintf(stderr, "%s epoch %d/%d  loss %.4f  val acc %.2f%%  val ΔDP %.2f%%  (%v, about %v left)\n",
-			DisplayName(o.backbone), st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), left.Round(time.Second))
+			o.kind.Title(), st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), left.Round(time.Second))
 		return nil
 	}
-	res, err := train.Fit(m, p.Task, tc)
+	res, err := train.Fit(m, task, tc)
 	if err != nil {
 		return nil, fmt.Errorf("training %s: %w", o.backbone, err)
 	}
@@ -170,7 +177,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		"epochs_run": res.Epochs, "best_epoch": res.Best.Epoch, "seconds": trainTime.Seconds(),
 		"best_val_accuracy": res.Best.ValAcc,
 	}}
-	pred, err := train.Predict(m, p.Task, nil)
+	pred, err := train.Predict(m, task, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +188,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	// frontier's reference (λf = 0) is the backbone itself.
 	base := o.fmp
 	base.LambdaS = 0
-	fm, err := fmp.On(m, ds.Graph, ds.Sens, base, p.Task.Phase)
+	fm, err := fmp.On(m, ds.Graph, ds.Sens, base, task.Phase)
 	if err != nil {
 		return nil, fmt.Errorf("FMP on %s: %w", o.backbone, err)
 	}
@@ -191,7 +198,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		fmt.Fprintf(stderr, "FMP frontier: %d settings (λs %v × λf %v), rule: %s\n", len(fc.LambdaF)*len(fc.LambdaS), fc.LambdaS, fc.LambdaF, o.rule)
 	}
 	begin = time.Now()
-	f, err := fmp.NewFrontier(fm, p.Task, fc)
+	f, err := fmp.NewFrontier(fm, task, fc)
 	if err != nil {
 		if errors.Is(err, metrics.ErrNoCandidate) {
 			return nil, fmt.Errorf("FMP: no setting meets the rule %s on validation: %w (loosen -max-acc-loss or -max-dp)", o.rule, err)
@@ -205,7 +212,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		return nil, err
 	}
 	r.model = chosen
-	fpred, err := train.Predict(chosen, p.Task, nil)
+	fpred, err := train.Predict(chosen, task, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -222,9 +229,9 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		r.thNote = fmt.Sprintf("per-group thresholds are implemented for two groups, the data has %d", groups(ds))
 	default:
 		p1 := pred.Column(1)
-		thc := fair.DefaultThresholdsConfig()
+		thc := postprocess.DefaultThresholdsConfig()
 		thc.Rule = o.rule
-		th, err := fair.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
+		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
 		if err != nil {
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
 			break
@@ -285,23 +292,23 @@ func (me *method) evaluate(ds *datasets.Dataset) error {
 
 // predictSaved loads o.model for ds's graph and predicts every node.
 func predictSaved(o *options, ds *datasets.Dataset) (*result, error) {
-	b, err := os.ReadFile(o.model)
+	b, err := os.ReadFile(o.modelFile)
 	if err != nil {
 		return nil, inputError{fmt.Errorf("-model: %w", err)}
 	}
 	dt, err := headerDtype(b)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("-model %s: %w", o.model, err)}
+		return nil, inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)}
 	}
-	p, err := NewProblem(ds, dt)
+	task, err := newTask(ds, dt)
 	if err != nil {
 		return nil, err
 	}
-	m, err := modelio.Load(bytes.NewReader(b), p.Task.Graph, modelio.Env{Graph: ds.Graph, Phase: p.Task.Phase, Sens: ds.Sens})
+	m, err := modelio.Load(bytes.NewReader(b), task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens})
 	if err != nil {
-		return nil, inputError{fmt.Errorf("-model %s: %w", o.model, err)}
+		return nil, inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)}
 	}
-	pred, err := train.Predict(m, p.Task, nil)
+	pred, err := train.Predict(m, task, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +316,11 @@ func predictSaved(o *options, ds *datasets.Dataset) (*result, error) {
 	if err := me.evaluate(ds); err != nil {
 		return nil, err
 	}
-	r := &result{ds: ds, methods: []*method{me}, training: map[string]any{"model_file": o.model, "kind": m.(interface{ Kind() string }).Kind()}}
+	k, err := layers.KindOf(m)
+	if err != nil {
+		return nil, err
+	}
+	r := &result{ds: ds, methods: []*method{me}, training: map[string]any{"model_file": o.modelFile, "kind": k.Name()}}
 	return r, nil
 }
 
@@ -405,4 +416,21 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// newTask puts ds's features in a new gorgonia graph as an n × d node of
+// dtype dt and returns the training task (ds's train and validation
+// splits, a fresh Phase).
+func newTask(ds *datasets.Dataset, dt tensor.Dtype) (*train.Task, error) {
+	g := G.NewGraph()
+	x, err := train.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
+	if err != nil {
+		return nil, err
+	}
+	t := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val,
+		Classes: ds.NumClasses(), Phase: layers.NewPhase()}
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }

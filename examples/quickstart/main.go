@@ -60,7 +60,7 @@ var models = []model{
 	{
 		name: "gcn",
 		build: func(t *train.Task, ds *datasets.Dataset) (layers.Model, error) {
-			return layers.NewGCN(t.Graph, layers.DefaultGCNConfig(ds.NumFeatures, t.Classes), ds.Graph, t.Phase)
+			return layers.NewGCN(t.Graph, ds.Graph, layers.DefaultGCNConfig(ds.NumFeatures, t.Classes), t.Phase)
 		},
 		fit: train.Fit,
 	},

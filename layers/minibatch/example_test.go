@@ -7,6 +7,7 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/minibatch"
 )
@@ -25,7 +26,7 @@ func ExampleFit() {
 	if err != nil {
 		panic(err)
 	}
-	x, err := minibatch.NewDense(ds.Features, ds.N(), ds.NumFeatures) // or features.Open(path)
+	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures) // or features.Open(path)
 	if err != nil {
 		panic(err)
 	}

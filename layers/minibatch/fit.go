@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/graph/sample"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
@@ -24,8 +25,9 @@ type Task struct {
 	// Adj is the whole graph's propagation matrix (Matrix of the model's
 	// configuration): batches are sampled from its rows. Nil for an MLP.
 	Adj *graph.Matrix
-	// Features gives each node's features (Rows() = n).
-	Features Features
+	// Features gives each node's features (Rows() = n): in memory
+	// (features.NewDense) or in a memory-mapped file (features.Open).
+	Features features.Source
 	// Labels holds one class per node (any value outside Train and Val).
 	Labels []int
 	// Train and Val are node indices: the loss uses Train, selection and
@@ -80,10 +82,12 @@ func (t *Task) Validate() error {
 
 // Config configures Fit.
 type Config struct {
-	// Model is the backbone: a layers.MLPConfig, GCNConfig, SGCConfig or
-	// APPNPConfig value. Its Seed seeds the initialisation (the same
-	// initial parameters as the full-batch model with that seed).
-	Model any
+	// Model is the backbone's configuration, of a kind whose models run
+	// on sampled blocks (layers.Kind.Blocks): layers.MLPConfig,
+	// GCNConfig, SGCConfig, APPNPConfig, or such a kind of the user's
+	// own. Its Seed seeds the initialisation (the same initial parameters
+	// as the full-batch model with that seed).
+	Model layers.Config
 	// Train holds the optimiser and the selection rules, with the
 	// full-batch meaning (Epochs, Adam, Select, Patience, SelectAfter,
 	// LogEvery, Log, OnEpoch); an epoch is one pass over the training
@@ -114,7 +118,7 @@ type Config struct {
 // DefaultConfig), PyG-like sampling (fan-outs 10 per hop, batches of
 // 1024, shuffled) and exact layer-wise evaluation, for the model configuration
 // model.
-func DefaultConfig(model any) Config {
+func DefaultConfig(model layers.Config) Config {
 	sc := sample.DefaultConfig()
 	if h, err := Hops(model); err == nil && h > 0 {
 		sc.Fanouts = make([]int, h)
@@ -141,7 +145,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Sampler: %w", err)
 	}
 	if s.hops > 0 && len(c.Sampler.Fanouts) != s.hops {
-		return fmt.Errorf("Sampler.Fanouts has %d entries, want %d (one per hop of the %T)", len(c.Sampler.Fanouts), s.hops, c.Model)
+		return fmt.Errorf("Sampler.Fanouts has %d entries, want %d (one per hop of the %s model)", len(c.Sampler.Fanouts), s.hops, s.kind.Name())
 	}
 	if c.EvalFanouts != nil && len(c.EvalFanouts) != s.hops {
 		return fmt.Errorf("EvalFanouts has %d entries, want nil or %d", len(c.EvalFanouts), s.hops)
@@ -205,14 +209,14 @@ func Fit(task *Task, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("minibatch: Fit: task: %w", err)
 	}
 	s, _ := newSpec(cfg.Model)
-	if task.Features.Cols() != s.in {
-		return nil, fmt.Errorf("minibatch: Fit: the features have %d columns, the model takes %d", task.Features.Cols(), s.in)
+	if task.Features.Cols() != s.base.In {
+		return nil, fmt.Errorf("minibatch: Fit: the features have %d columns, the model takes %d", task.Features.Cols(), s.base.In)
 	}
-	if task.Classes != s.classes {
-		return nil, fmt.Errorf("minibatch: Fit: the task has %d classes, the model outputs %d", task.Classes, s.classes)
+	if task.Classes != s.base.Classes {
+		return nil, fmt.Errorf("minibatch: Fit: the task has %d classes, the model outputs %d", task.Classes, s.base.Classes)
 	}
 	if s.hops > 0 && task.Adj == nil {
-		return nil, fmt.Errorf("minibatch: Fit: Task.Adj is nil for a %T (build it with Matrix)", cfg.Model)
+		return nil, fmt.Errorf("minibatch: Fit: Task.Adj is nil for a %s model (build it with Matrix)", s.kind.Name())
 	}
 	r := &runner{task: task, cfg: cfg, spec: s}
 	if err := r.init(); err != nil {
@@ -233,7 +237,7 @@ type runner struct {
 
 func (r *runner) init() error {
 	g := G.NewGraph()
-	m, err := r.spec.build(g, r.spec.seed(), nil)
+	m, err := r.spec.build(g, r.spec.base.Seed, nil)
 	if err != nil {
 		return err
 	}
@@ -410,20 +414,20 @@ func (r *runner) batch(epoch, i int) (mbatch, error) {
 func (r *runner) input(g *G.ExprGraph, nodes []int) (*G.Node, error) {
 	d := r.task.Features.Cols()
 	var t *tensor.Dense
-	if r.spec.dtype == tensor.Float64 {
+	if r.spec.base.Dtype == tensor.Float64 {
 		buf := make([]float64, len(nodes)*d)
-		if err := gatherInto(r.task.Features, nodes, nil, buf); err != nil {
+		if err := features.Gather(r.task.Features, nodes, buf); err != nil {
 			return nil, err
 		}
 		t = tensor.New(tensor.WithShape(len(nodes), d), tensor.WithBacking(buf))
 	} else {
 		buf := make([]float32, len(nodes)*d)
-		if err := gatherInto(r.task.Features, nodes, buf, nil); err != nil {
+		if err := features.Gather(r.task.Features, nodes, buf); err != nil {
 			return nil, err
 		}
 		t = tensor.New(tensor.WithShape(len(nodes), d), tensor.WithBacking(buf))
 	}
-	return G.NewMatrix(g, r.spec.dtype, G.WithShape(len(nodes), d), G.WithName("x"), G.WithValue(t)), nil
+	return G.NewMatrix(g, r.spec.base.Dtype, G.WithShape(len(nodes), d), G.WithName("x"), G.WithValue(t)), nil
 }
 
 // step runs forward, backward and one Adam step on a batch, and returns
@@ -518,8 +522,8 @@ func (r *runner) valLogits() (*tensor.Dense, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := r.spec.classes
-		out := tensor.New(tensor.WithShape(len(r.task.Val), c), tensor.Of(r.spec.dtype))
+		c := r.spec.base.Classes
+		out := tensor.New(tensor.WithShape(len(r.task.Val), c), tensor.Of(r.spec.base.Dtype))
 		switch o := out.Data().(type) {
 		case []float64:
 			a := all.Data().([]float64)
@@ -538,9 +542,9 @@ func (r *runner) valLogits() (*tensor.Dense, error) {
 }
 
 // forwardNodes computes the logits of nodes in evaluation mode.
-func forwardNodes(s spec, values []*tensor.Dense, x Features, nodes []int, sm *sample.Sampler, batch int) (*tensor.Dense, error) {
-	c := s.classes
-	out := tensor.New(tensor.WithShape(len(nodes), c), tensor.Of(s.dtype))
+func forwardNodes(s spec, values []*tensor.Dense, x features.Source, nodes []int, sm *sample.Sampler, batch int) (*tensor.Dense, error) {
+	c := s.base.Classes
+	out := tensor.New(tensor.WithShape(len(nodes), c), tensor.Of(s.base.Dtype))
 	r := &runner{task: &Task{Features: x}, spec: s}
 	for lo := 0; lo < len(nodes); lo += batch {
 		hi := min(lo+batch, len(nodes))
@@ -553,7 +557,7 @@ func forwardNodes(s spec, values []*tensor.Dense, x Features, nodes []int, sm *s
 			b = mbatch{nodes: sb.Nodes, targets: sb.Nodes[:sb.Sizes[0]], blocks: sb.Blocks}
 		}
 		g := G.NewGraph()
-		m, err := s.build(g, s.seed(), nil)
+		m, err := s.build(g, s.base.Seed, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/graph/sample"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
@@ -29,7 +30,7 @@ func smallData(t testing.TB, n int) *datasets.Dataset {
 
 // configs returns one configuration of every supported model, without
 // dropout (so that evaluation and training passes compare exactly).
-func configs(in, classes int, dt tensor.Dtype) []any {
+func configs(in, classes int, dt tensor.Dtype) []layers.Config {
 	mlp := layers.DefaultMLPConfig(in, classes)
 	mlp.Dropout, mlp.Dtype, mlp.Hidden = 0, dt, 16
 	gcn := layers.DefaultGCNConfig(in, classes)
@@ -42,14 +43,14 @@ func configs(in, classes int, dt tensor.Dtype) []any {
 	appnp.Dropout, appnp.Dtype, appnp.K, appnp.Hidden = 0, dt, 3, 16
 	elu := gcn
 	elu.Activation = layers.ELU(1)
-	return []any{mlp, gcn, gcn3, sgc, appnp, elu}
+	return []layers.Config{mlp, gcn, gcn3, sgc, appnp, elu}
 }
 
 // fullLogits is the full-batch model's evaluation output with params.
-func fullLogits(t *testing.T, cfg any, gr *graph.Graph, ds *datasets.Dataset, params []*tensor.Dense, dt tensor.Dtype) []float64 {
+func fullLogits(t *testing.T, cfg layers.Config, gr *graph.Graph, ds *datasets.Dataset, params []*tensor.Dense, dt tensor.Dtype) []float64 {
 	t.Helper()
 	g := G.NewGraph()
-	m, err := NewModel(g, cfg, gr, nil, params)
+	m, err := NewModel(g, gr, cfg, nil, params)
 	require.NoError(t, err)
 	x, err := train.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
 	require.NoError(t, err)
@@ -63,11 +64,11 @@ func fullLogits(t *testing.T, cfg any, gr *graph.Graph, ds *datasets.Dataset, pa
 	return testutil.ToF64(zv)
 }
 
-func initParams(t testing.TB, cfg any) []*tensor.Dense {
+func initParams(t testing.TB, cfg layers.Config) []*tensor.Dense {
 	t.Helper()
 	s, err := newSpec(cfg)
 	require.NoError(t, err)
-	m, err := s.build(G.NewGraph(), s.seed(), nil)
+	m, err := s.build(G.NewGraph(), s.base.Seed, nil)
 	require.NoError(t, err)
 	var out []*tensor.Dense
 	for _, p := range m.Learnables() {
@@ -92,7 +93,7 @@ func TestFullFanoutIsFullBatch(t *testing.T) {
 				atol, rtol := testutil.Tol(dt)
 				adj, err := Matrix(cfg, ds.Graph)
 				require.NoError(t, err)
-				x, err := NewDense(ds.Features, ds.N(), ds.NumFeatures)
+				x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
 				require.NoError(t, err)
 
 				all, err := Logits(cfg, params, adj, x)
@@ -122,11 +123,11 @@ func TestFullFanoutIsFullBatch(t *testing.T) {
 	}
 }
 
-func task(t testing.TB, ds *datasets.Dataset, cfg any) *Task {
+func task(t testing.TB, ds *datasets.Dataset, cfg layers.Config) *Task {
 	t.Helper()
 	adj, err := Matrix(cfg, ds.Graph)
 	require.NoError(t, err)
-	x, err := NewDense(ds.Features, ds.N(), ds.NumFeatures)
+	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
 	require.NoError(t, err)
 	return &Task{Adj: adj, Features: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Sens: ds.Sens}
 }
@@ -154,9 +155,9 @@ func TestOneBatchIsFullBatchTraining(t *testing.T) {
 
 			g := G.NewGraph()
 			phase := layers.NewPhase()
-			m, err := NewModel(g, cfg, ds.Graph, phase, initParams(t, cfg))
+			m, err := NewModel(g, ds.Graph, cfg, phase, initParams(t, cfg))
 			require.NoError(t, err)
-			x, err := train.FeatureNode(g, s.dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
+			x, err := train.FeatureNode(g, s.base.Dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
 			require.NoError(t, err)
 			tc := mc.Train
 			full, err := train.Fit(m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
@@ -242,7 +243,7 @@ func TestConfigAndTaskErrors(t *testing.T) {
 	good := DefaultConfig(gcn)
 	require.NoError(t, good.Validate())
 	for name, c := range map[string]func(*Config){
-		"gat":        func(c *Config) { c.Model = layers.DefaultGATModelConfig(ds.NumFeatures, 2) },
+		"gat":        func(c *Config) { c.Model = layers.DefaultGATConfig(ds.NumFeatures, 2) },
 		"nil model":  func(c *Config) { c.Model = nil },
 		"fanouts":    func(c *Config) { c.Sampler.Fanouts = []int{10} },
 		"eval fan":   func(c *Config) { c.EvalFanouts = []int{0, 1} },
@@ -272,6 +273,6 @@ func TestConfigAndTaskErrors(t *testing.T) {
 	bad.Adj = nil
 	_, err = Fit(&bad, good)
 	assert.ErrorContains(t, err, "Task.Adj is nil")
-	_, err = NewDense([]float64{1, 2, 3}, 2, 2)
+	_, err = features.NewDense([]float64{1, 2, 3}, 2, 2)
 	assert.Error(t, err)
 }

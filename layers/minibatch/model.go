@@ -21,85 +21,71 @@ var tiny = func() *graph.Graph {
 	return g
 }()
 
-// spec is a validated model configuration.
+// spec is a validated model configuration of a kind that runs on blocks.
 type spec struct {
-	cfg     any
-	dtype   tensor.Dtype
-	in      int
-	classes int
-	prop    layers.Propagation
-	hops    int
+	cfg  layers.Config
+	kind *layers.Kind
+	base layers.Base
+	hops int
 }
 
-// newSpec validates a model configuration: one of layers.MLPConfig,
-// GCNConfig, SGCConfig or APPNPConfig (a value, not a pointer).
-func newSpec(cfg any) (spec, error) {
-	var s spec
-	var err error
-	switch c := cfg.(type) {
-	case layers.MLPConfig:
-		err = c.Validate()
-		s = spec{cfg: c, dtype: c.Dtype, in: c.In, classes: c.Classes}
-	case layers.GCNConfig:
-		err = c.Validate()
-		s = spec{cfg: c, dtype: c.Dtype, in: c.In, classes: c.Classes, prop: c.Propagation, hops: c.Layers}
-	case layers.SGCConfig:
-		err = c.Validate()
-		s = spec{cfg: c, dtype: c.Dtype, in: c.In, classes: c.Classes, prop: c.Propagation, hops: c.K}
-	case layers.APPNPConfig:
-		err = c.Validate()
-		s = spec{cfg: c, dtype: c.Dtype, in: c.In, classes: c.Classes, prop: c.Propagation, hops: c.K}
-	case nil:
-		return s, fmt.Errorf("Model is nil, want a layers.MLPConfig, GCNConfig, SGCConfig or APPNPConfig")
-	default:
-		return s, fmt.Errorf("Model is a %T, want a layers.MLPConfig, GCNConfig, SGCConfig or APPNPConfig (GAT and JKNet cannot be trained in mini-batches yet)", cfg)
+// newSpec validates a model configuration: one of a kind declared in
+// package layers whose models run on sampled blocks (layers.Kind.Blocks:
+// MLP, GCN, SGC, APPNP, and any such kind of the user's own).
+func newSpec(cfg layers.Config) (spec, error) {
+	if cfg == nil {
+		return spec{}, fmt.Errorf("Model is nil, want the configuration of a model that runs on blocks (%s)", blockKinds())
 	}
+	k, err := layers.KindOfConfig(cfg)
 	if err != nil {
-		return s, fmt.Errorf("Model (%T): %w", cfg, err)
+		return spec{}, fmt.Errorf("Model: %w", err)
 	}
+	if !k.Blocks() {
+		return spec{}, fmt.Errorf("Model is a %s configuration: %s models do not run on sampled blocks yet (those that do: %s)", k.Name(), k.Title(), blockKinds())
+	}
+	if err := cfg.Validate(); err != nil {
+		return spec{}, fmt.Errorf("Model (%s): %w", k.Name(), err)
+	}
+	s := spec{cfg: cfg, kind: k, base: layers.BaseOf(cfg)}
+	m, err := s.build(G.NewGraph(), s.base.Seed, nil)
+	if err != nil {
+		return spec{}, fmt.Errorf("Model (%s): %w", k.Name(), err)
+	}
+	s.hops = m.Hops()
 	return s, nil
+}
+
+// blockKinds lists the kinds that run on blocks.
+func blockKinds() string {
+	var s string
+	for _, k := range layers.Kinds() {
+		if k.Blocks() {
+			if s != "" {
+				s += ", "
+			}
+			s += k.Name()
+		}
+	}
+	return s
 }
 
 // build builds the model in g with the given seed (which seeds the
 // initialisation and the dropout masks) and phase.
 func (s spec) build(g *G.ExprGraph, seed int64, phase *layers.Phase) (layers.BlockModel, error) {
-	switch c := s.cfg.(type) {
-	case layers.MLPConfig:
-		c.Seed = seed
-		return layers.NewMLP(g, c, phase)
-	case layers.GCNConfig:
-		c.Seed = seed
-		return layers.NewGCN(g, c, tiny, phase)
-	case layers.SGCConfig:
-		c.Seed = seed
-		return layers.NewSGC(g, c, tiny)
-	case layers.APPNPConfig:
-		c.Seed = seed
-		return layers.NewAPPNP(g, c, tiny, phase)
+	b := s.base
+	b.Seed = seed
+	m, err := s.kind.Build(g, tiny, layers.WithBase(s.cfg, b), phase)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("minibatch: unknown model %T", s.cfg)
-}
-
-// seed returns the configuration's own seed.
-func (s spec) seed() int64 {
-	switch c := s.cfg.(type) {
-	case layers.MLPConfig:
-		return c.Seed
-	case layers.GCNConfig:
-		return c.Seed
-	case layers.SGCConfig:
-		return c.Seed
-	case layers.APPNPConfig:
-		return c.Seed
-	}
-	return 0
+	return m.(layers.BlockModel), nil
 }
 
 // Hops returns the number of propagation steps of a model configuration
 // (the number of fan-outs its sampler needs): Layers for GCN, K for SGC
 // and APPNP, 0 for an MLP. It returns an error for an invalid
-// configuration or an unsupported model.
-func Hops(model any) (int, error) {
+// configuration or a kind that does not run on blocks.
+func Hops(model layers.Config) (int, error) {
 	s, err := newSpec(model)
 	if err != nil {
 		return 0, fmt.Errorf("minibatch: %w", err)
@@ -108,56 +94,46 @@ func Hops(model any) (int, error) {
 }
 
 // Matrix returns the whole graph's propagation matrix of a model
-// configuration (its Propagation applied to gr; nil for an MLP): the
+// configuration (nil for a model without hops, such as the MLP): the
 // matrix a Task samples from and Logits propagates with, the same matrix
-// the full-batch model builds.
-func Matrix(model any, gr *graph.Graph) (*graph.Matrix, error) {
+// the full-batch model builds on gr.
+func Matrix(model layers.Config, gr *graph.Graph) (*graph.Matrix, error) {
 	s, err := newSpec(model)
 	if err != nil {
 		return nil, fmt.Errorf("minibatch: %w", err)
 	}
 	if s.hops == 0 {
-		if _, ok := s.cfg.(layers.MLPConfig); ok {
-			return nil, nil
-		}
+		return nil, nil
 	}
-	a, err := s.prop.Matrix(gr)
+	m, err := s.kind.Build(G.NewGraph(), gr, s.cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("minibatch: %w", err)
 	}
-	return a, nil
+	return m.(layers.BlockModel).Matrix(), nil
 }
 
-// NewModel builds the full-batch model of a configuration on the graph gr
-// and puts params (Result.Params) in it: the mini-batch-trained model,
-// ready for the full-batch tools (train.Predict, fmp.On, modelio.Save).
-// For an MLP gr may be nil.
-func NewModel(g *G.ExprGraph, model any, gr *graph.Graph, phase *layers.Phase, params []*tensor.Dense) (layers.BlockModel, error) {
+// NewModel builds the full-batch model of a configuration in g on the
+// graph gr with phase and puts params (Result.Params) in it: the
+// mini-batch-trained model, ready for the full-batch tools
+// (train.Predict, fmp.On, modelio.Save). For a model without hops gr may
+// be nil.
+func NewModel(g *G.ExprGraph, gr *graph.Graph, model layers.Config, phase *layers.Phase, params []*tensor.Dense) (layers.BlockModel, error) {
 	s, err := newSpec(model)
 	if err != nil {
 		return nil, fmt.Errorf("minibatch: NewModel: %w", err)
 	}
 	if gr == nil {
-		if _, ok := s.cfg.(layers.MLPConfig); !ok {
-			return nil, fmt.Errorf("minibatch: NewModel: nil graph for a %T", s.cfg)
+		if s.hops > 0 {
+			return nil, fmt.Errorf("minibatch: NewModel: nil graph for a %s model", s.kind.Name())
 		}
+		gr = tiny
 	}
-	var m layers.BlockModel
-	switch c := s.cfg.(type) {
-	case layers.MLPConfig:
-		m, err = layers.NewMLP(g, c, phase)
-	case layers.GCNConfig:
-		m, err = layers.NewGCN(g, c, gr, phase)
-	case layers.SGCConfig:
-		m, err = layers.NewSGC(g, c, gr)
-	case layers.APPNPConfig:
-		m, err = layers.NewAPPNP(g, c, gr, phase)
-	}
+	m, err := s.kind.Build(g, gr, s.cfg, phase)
 	if err != nil {
 		return nil, fmt.Errorf("minibatch: NewModel: %w", err)
 	}
 	if err := setParams(m, params); err != nil {
 		return nil, fmt.Errorf("minibatch: NewModel: %w", err)
 	}
-	return m, nil
+	return m.(layers.BlockModel), nil
 }

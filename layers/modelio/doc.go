@@ -1,16 +1,25 @@
 // Package modelio saves and loads fairmp models.
 //
-// Save writes a model's kind, configuration and parameters; Load rebuilds
-// the model in a gorgonia graph from that file (see FormatName for the
-// format). Every model of layers and fmp is in modelio's own table of
-// kinds, so loading any of them works whatever packages a program
-// imports. A model type of the user's own is made savable by
-// implementing Savable (Kind and SaveConfig) and loadable by calling
-// Register with a Builder for its kind, once, before Load.
+// [Save] writes a model's kind, configuration and parameters; [Load]
+// rebuilds the model in a gorgonia graph from that file (see [FormatName]
+// for the format). Both go through the registry of model kinds in package
+// layers ([layers.Declare]): every kind declared there, the library's
+// and the user's own, saves and loads with no code here. The kinds of
+// package layers (mlp, gcn, sgc, appnp, gat, jknet) are always known;
+// fmp's wrapper kind is known once package fmp is imported, as it is by
+// any program that builds an fmp.Model (a program that only loads one
+// imports it with import _ "github.com/fairmp/fairmp/fmp").
+//
+//	f, err := os.Open("model.fmp")
+//	if err != nil { ... }
+//	defer f.Close()
+//	m, err := modelio.Load(f, g, modelio.Env{Graph: ds.Graph, Phase: task.Phase})
+//	if err != nil { ... }
+//	pred, err := train.Predict(m, task, nil)
 //
 // # Integrity
 //
-// A model file (format version 2, see FormatName) ends with a SHA-256
+// A model file (format version 3, see FormatName) ends with a SHA-256
 // checksum of its header and parameters, so truncation and any changed
 // byte are detected before Load adds anything to the gorgonia graph; its
 // header is parsed strictly (exact keys, nothing unknown); non-finite
@@ -19,7 +28,9 @@
 // structure, graph.Graph.Fingerprint) and of the sensitive attribute of a
 // model that carries one (fmp's): loading onto another graph, or with
 // Env.Sens set to another attribute, is an error saying what differs.
-// Version 1 files, written before checksums, are refused (ErrVersion).
+// Files of earlier format versions are refused (ErrVersion). The checksum
+// detects accidents (truncation, a flipped bit), not edits: anyone can
+// recompute it, so load model files only from sources you trust.
 //
 // # Errors
 //

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
@@ -24,7 +24,7 @@ func ExampleLoad() {
 	task := newTask()
 	cfg := layers.DefaultGCNConfig(4, 2)
 	cfg.Hidden, cfg.Dtype = 8, tensor.Float32
-	gcn, err := layers.NewGCN(task.Graph, cfg, gr, task.Phase)
+	gcn, err := layers.NewGCN(task.Graph, gr, cfg, task.Phase)
 	if err != nil {
 		panic(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
@@ -21,32 +20,36 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// The saved-model format (version 2) is one line of JSON, the header,
+// The saved-model format (version 3) is one line of JSON, the header,
 // ended by '\n', then the parameters in binary, then a 32-byte SHA-256
 // checksum of everything before it:
 //
-//	{"format":"fairmp-model","version":2,"kind":"gcn","dtype":"float32",
+//	{"format":"fairmp-model","version":3,"kind":"gcn","dtype":"float32",
 //	 "graph":{"nodes":403,"edges":10621,"fingerprint":"9c0e…"},
-//	 "sens":{"nodes":403,"fingerprint":"…"},
 //	 "config":{...},"params":[{"name":"gcn.0.W","shape":[96,64]},...]}
 //	<parameters><sha256>
 //
-// kind names an entry of the table of kinds (the library's own, or one
-// added with Register), config is the model's configuration as JSON (its
-// dtype is the header's), graph describes the graph a graph model was
-// built on (absent for models without one; see graph.Graph.Fingerprint),
-// sens the sensitive attribute of a model that has one (fmp's), and
-// params lists the learnables in Learnables() order. The parameters
-// follow the newline in that order, each row-major, as little-endian
-// IEEE-754 values of the header's dtype (4 or 8 bytes each). The header
-// is parsed strictly: every key exactly as written here, no other key.
+// kind names a model kind declared in package layers (layers.Declare),
+// config is the model's configuration as JSON (its dtype is the
+// header's), graph describes the graph a graph model was built on (absent
+// for models without one; see graph.Graph.Fingerprint), and params lists
+// the learnables in Learnables() order. A model of a wrapper kind (fmp's:
+// FMP on a backbone) also records its backbone,
 //
-// Version 1 files (no checksum, no fingerprints) are refused with
-// ErrVersion: load them with the release that wrote them and save them
-// again.
+//	"backbone":{"kind":"gcn","config":{...}},"sens":{"nodes":403,"fingerprint":"…"}
+//
+// with config then the wrapper's own configuration, and sens the
+// fingerprint of the sensitive attribute of a model that carries one. The
+// parameters follow the newline in params order, each row-major, as
+// little-endian IEEE-754 values of the header's dtype (4 or 8 bytes
+// each). The header is parsed strictly: every key exactly as written
+// here, no other key.
+//
+// Files of versions 1 and 2 (written before the registry of kinds) are
+// refused with ErrVersion: load them with the release that wrote them.
 const (
 	FormatName    = "fairmp-model"
-	FormatVersion = 2
+	FormatVersion = 3
 )
 
 // Errors a caller may branch on; Load and Save wrap them with the
@@ -61,37 +64,32 @@ var (
 	// ErrCorrupt: the file is truncated, its checksum does not match, or
 	// it holds a non-finite parameter.
 	ErrCorrupt = errors.New("modelio: corrupt model file")
-	// ErrUnknownKind: the kind is neither the library's nor registered.
-	ErrUnknownKind = errors.New("modelio: unknown kind")
+	// ErrUnknownKind: the file's kind, or the model given to Save, is of
+	// no kind declared in package layers. It is layers.ErrUnknownKind.
+	ErrUnknownKind = layers.ErrUnknownKind
 	// ErrMismatch: the file was saved for another graph or sensitive
 	// attribute than the one given to Load, or its parameters do not
 	// match the model its configuration builds.
 	ErrMismatch = errors.New("modelio: model file does not match")
 )
 
-// Savable is a Model that Save can write: it names its kind and returns
-// its configuration (any value that encodes to the JSON the kind's
-// builder reads).
-type Savable interface {
-	layers.Model
-	Kind() string
-	SaveConfig() any
-}
-
 // sensitive is implemented by models that carry a sensitive attribute
 // (fmp's).
 type sensitive interface{ SensitiveAttribute() []int }
 
-// Env is what a builder needs besides the configuration.
+// Env is what a model is built with besides its configuration.
 type Env struct {
 	// Graph is the graph a graph model is built on (nil for an MLP). Load
 	// refuses a graph whose node count, edge count or structure differs
 	// from the one the model was saved with.
 	Graph *graph.Graph
-	// Phase is given to the model's stochastic layers.
+	// Phase is given to the model's stochastic layers: the task's Phase
+	// when the model is to be trained further or evaluated with
+	// train.Predict on a Task that has one.
 	Phase *layers.Phase
-	// Name, if not empty, replaces the saved configuration's "name", so a
-	// saved model can be loaded twice into one gorgonia graph.
+	// Name, if not empty, replaces the saved configuration's name (the
+	// backbone's, for a wrapper), so a saved model can be loaded twice
+	// into one gorgonia graph.
 	Name string
 	// Sens, if not nil, is the sensitive attribute the caller expects a
 	// model that carries one (fmp's) to have been saved with; Load refuses
@@ -116,15 +114,21 @@ type sensHeader struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
+type specHeader struct {
+	Kind   string          `json:"kind"`
+	Config json.RawMessage `json:"config"`
+}
+
 type header struct {
-	Format  string          `json:"format"`
-	Version int             `json:"version"`
-	Kind    string          `json:"kind"`
-	Dtype   string          `json:"dtype"`
-	Graph   *graphHeader    `json:"graph,omitempty"`
-	Sens    *sensHeader     `json:"sens,omitempty"`
-	Config  json.RawMessage `json:"config"`
-	Params  []paramHeader   `json:"params"`
+	Format   string          `json:"format"`
+	Version  int             `json:"version"`
+	Kind     string          `json:"kind"`
+	Dtype    string          `json:"dtype"`
+	Graph    *graphHeader    `json:"graph,omitempty"`
+	Sens     *sensHeader     `json:"sens,omitempty"`
+	Config   json.RawMessage `json:"config"`
+	Backbone *specHeader     `json:"backbone,omitempty"`
+	Params   []paramHeader   `json:"params"`
 }
 
 func graphInfo(g *graph.Graph) *graphHeader {
@@ -142,36 +146,44 @@ func sensInfo(s []int) *sensHeader {
 }
 
 // Save writes m's kind, configuration and parameters to w in the format
-// described above. It returns an error if m is not Savable, its kind is
-// unknown, its parameters are not finite dense float values of one dtype,
-// or writing fails.
+// described above. It returns an error if m (or, for a wrapper such as an
+// fmp.Model, its backbone) is of no kind declared in package layers, its
+// parameters are not finite dense float values of one dtype, or writing
+// fails.
 func Save(w io.Writer, m layers.Model) error {
-	s, ok := m.(Savable)
-	if !ok {
-		return fmt.Errorf("modelio: Save: %T does not implement Savable", m)
+	if m == nil {
+		return fmt.Errorf("modelio: Save: nil model")
 	}
-	if _, ok := builder(s.Kind()); !ok {
-		return fmt.Errorf("modelio: Save: %w %q: not one of the library's and not registered (modelio.Register)", ErrUnknownKind, s.Kind())
-	}
-	if fm, ok := m.(*fmp.Model); ok {
-		b, ok := fm.Backbone().(Savable)
-		if !ok {
-			return fmt.Errorf("modelio: Save: the fmp model's backbone %T does not implement Savable", fm.Backbone())
-		}
-		if _, ok := builder(b.Kind()); !ok {
-			return fmt.Errorf("modelio: Save: %w %q of the fmp model's backbone", ErrUnknownKind, b.Kind())
-		}
-	}
-	cfg, err := json.Marshal(s.SaveConfig())
+	k, err := layers.KindOf(m)
 	if err != nil {
-		return fmt.Errorf("modelio: Save: configuration: %w", err)
+		return fmt.Errorf("modelio: Save: %w", err)
+	}
+	cfg, err := k.EncodeConfig(m)
+	if err != nil {
+		return fmt.Errorf("modelio: Save: %w", err)
+	}
+	h := header{Format: FormatName, Version: FormatVersion, Kind: k.Name(), Config: cfg}
+	if k.Wraps() {
+		bb := m.(layers.Wrapper).Backbone()
+		bk, err := layers.KindOf(bb)
+		if err != nil {
+			return fmt.Errorf("modelio: Save: the %s model's backbone: %w", k.Name(), err)
+		}
+		if bk.Wraps() {
+			return fmt.Errorf("modelio: Save: the %s model's backbone is itself a wrapper (%s)", k.Name(), bk.Name())
+		}
+		bcfg, err := bk.EncodeConfig(bb)
+		if err != nil {
+			return fmt.Errorf("modelio: Save: the %s model's backbone: %w", k.Name(), err)
+		}
+		h.Backbone = &specHeader{Kind: bk.Name(), Config: bcfg}
 	}
 	params := m.Learnables()
 	if len(params) == 0 {
 		return fmt.Errorf("modelio: Save: the model has no learnables")
 	}
 	dt := params[0].Dtype()
-	h := header{Format: FormatName, Version: FormatVersion, Kind: s.Kind(), Dtype: dt.String(), Config: cfg}
+	h.Dtype = dt.String()
 	if gm, ok := m.(layers.GraphModel); ok && gm.Graph() != nil {
 		h.Graph = graphInfo(gm.Graph())
 	}
@@ -307,20 +319,12 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 		return nil, fmt.Errorf("modelio: Load: %w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
 	}
 	payload = payload[:total]
-	build, ok := builder(h.Kind)
-	if !ok {
-		return nil, fmt.Errorf("modelio: Load: %w %q (known: %v)", ErrUnknownKind, h.Kind, Kinds())
-	}
 	if err := checkGraph(h, env); err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
-	cfg, savedName, err := rename(h.Config, env.Name)
+	m, savedName, err := build(h, g, dt, env)
 	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: %w: configuration: %w", ErrFormat, err)
-	}
-	m, err := build(g, cfg, dt, env)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: building the %s model: %w", h.Kind, err)
+		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
 	params := m.Learnables()
 	if len(params) != len(h.Params) {
@@ -378,7 +382,7 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 }
 
 // headerKeys are the keys a version-2 header may hold, exactly cased.
-var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "config": true, "params": true}
+var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "config": true, "backbone": true, "params": true}
 
 // parseHeader decodes the header line strictly: JSON object keys must be
 // exactly those Save writes (encoding/json alone would match them
@@ -402,7 +406,7 @@ func parseHeader(line []byte) (*header, error) {
 		return nil, fmt.Errorf("%w: version %s", ErrFormat, probe.Version)
 	}
 	if version != FormatVersion {
-		return nil, fmt.Errorf("%w: format version %d, this release reads version %d (version 1 files have no checksum: load them with the release that wrote them and save them again)", ErrVersion, version, FormatVersion)
+		return nil, fmt.Errorf("%w: format version %d, this release reads version %d (load older files with the release that wrote them)", ErrVersion, version, FormatVersion)
 	}
 	for k := range keys {
 		if !headerKeys[k] {
@@ -420,7 +424,7 @@ func parseHeader(line []byte) (*header, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
 	}
-	for _, sub := range []string{"graph", "sens"} {
+	for _, sub := range []string{"graph", "sens", "backbone"} {
 		if raw, ok := keys[sub]; ok {
 			if err := exactKeys(raw, sub); err != nil {
 				return nil, err
@@ -442,9 +446,10 @@ func parseHeader(line []byte) (*header, error) {
 }
 
 var subKeys = map[string][]string{
-	"graph":  {"nodes", "edges", "fingerprint"},
-	"sens":   {"nodes", "fingerprint"},
-	"params": {"name", "shape"},
+	"graph":    {"nodes", "edges", "fingerprint"},
+	"backbone": {"kind", "config"},
+	"sens":     {"nodes", "fingerprint"},
+	"params":   {"name", "shape"},
 }
 
 // exactKeys checks that the JSON object raw has exactly the keys of
@@ -500,26 +505,51 @@ func checkGraph(h *header, env Env) error {
 	return nil
 }
 
-// rename returns the configuration with its "name" replaced by name (when
-// name is not empty) and the saved name.
-func rename(cfg json.RawMessage, name string) (json.RawMessage, string, error) {
-	var mcfg map[string]json.RawMessage
-	if err := json.Unmarshal(cfg, &mcfg); err != nil {
-		return nil, "", err
+// build builds the model a header describes, with fresh parameters,
+// and returns it with the configuration's saved name (the backbone's, for
+// a wrapper).
+func build(h *header, g *G.ExprGraph, dt tensor.Dtype, env Env) (layers.Model, string, error) {
+	k, err := layers.LookupKind(h.Kind)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
 	}
-	var saved string
-	if raw, ok := mcfg["name"]; ok {
-		if err := json.Unmarshal(raw, &saved); err != nil {
-			return nil, "", fmt.Errorf("name: %w", err)
+	if k.Wraps() != (h.Backbone != nil) {
+		if k.Wraps() {
+			return nil, "", fmt.Errorf("%w: the %s kind wraps a backbone, and the header has no \"backbone\"", ErrFormat, k.Name())
+		}
+		return nil, "", fmt.Errorf("%w: the %s kind has no backbone, and the header has one", ErrFormat, k.Name())
+	}
+	spec := specHeader{Kind: h.Kind, Config: h.Config}
+	if k.Wraps() {
+		spec = *h.Backbone
+	}
+	bk, err := layers.LookupKind(spec.Kind)
+	if err != nil {
+		return nil, "", fmt.Errorf("the backbone: %w", err)
+	}
+	if bk.Wraps() {
+		return nil, "", fmt.Errorf("%w: the %s model's backbone is itself a wrapper (%s)", ErrFormat, h.Kind, bk.Name())
+	}
+	cfg, err := bk.DecodeConfig(spec.Config, dt)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	b := layers.BaseOf(cfg)
+	saved := b.Name
+	if env.Name != "" {
+		b.Name = env.Name
+		cfg = layers.WithBase(cfg, b)
+	}
+	m, err := bk.Build(g, env.Graph, cfg, env.Phase)
+	if err != nil {
+		return nil, "", fmt.Errorf("building the %s model: %w", bk.Name(), err)
+	}
+	if k.Wraps() {
+		if m, err = k.Wrap(m, env.Graph, h.Config, env.Phase); err != nil {
+			return nil, "", fmt.Errorf("building the %s model on its %s backbone: %w", k.Name(), bk.Name(), err)
 		}
 	}
-	if name == "" {
-		return cfg, saved, nil
-	}
-	nb, _ := json.Marshal(name)
-	mcfg["name"] = nb
-	out, err := json.Marshal(mcfg)
-	return out, saved, err
+	return m, saved, nil
 }
 
 func readLine(br *bufio.Reader) ([]byte, error) {

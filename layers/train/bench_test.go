@@ -88,27 +88,27 @@ func BenchmarkEpochPokec(b *testing.B) {
 		{"GCN", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultGCNConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return layers.NewGCN(task.Graph, c, pokecG, task.Phase)
+			return layers.NewGCN(task.Graph, pokecG, c, task.Phase)
 		}},
 		{"SGC_K2", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultSGCConfig(pokecD, 2)
 			c.K, c.Dtype = 2, tensor.Float32
-			return layers.NewSGC(task.Graph, c, pokecG)
+			return layers.NewSGC(task.Graph, pokecG, c)
 		}},
 		{"APPNP_K10", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultAPPNPConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return layers.NewAPPNP(task.Graph, c, pokecG, task.Phase)
+			return layers.NewAPPNP(task.Graph, pokecG, c, task.Phase)
 		}},
 		{"APPNP_K10_edgedrop", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultAPPNPConfig(pokecD, 2)
 			c.Dtype, c.EdgeDropout = tensor.Float32, 0.5
-			return layers.NewAPPNP(task.Graph, c, pokecG, task.Phase)
+			return layers.NewAPPNP(task.Graph, pokecG, c, task.Phase)
 		}},
 		{"JKNet_cat", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultJKNetConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return layers.NewJKNet(task.Graph, c, pokecG, task.Phase)
+			return layers.NewJKNet(task.Graph, pokecG, c, task.Phase)
 		}},
 	}
 	for _, m := range models {

@@ -3,8 +3,8 @@ package train_test
 import (
 	"fmt"
 
-	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"

@@ -3,9 +3,9 @@ package train
 import (
 	"testing"
 
-	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
 )
@@ -18,9 +18,9 @@ func TestGATModelTrains(t *testing.T) {
 	p := problem.New(t, 31, 160, 6, 2, 400, 0.85)
 	train := func(dt tensor.Dtype) (layers.Model, *Result) {
 		task := newTask(t, p, dt, layers.NewPhase())
-		c := layers.DefaultGATModelConfig(p.D, p.C)
+		c := layers.DefaultGATConfig(p.D, p.C)
 		c.Heads, c.Hidden, c.InputDropout, c.AttentionDropout, c.Dtype = 2, 8, 0.1, 0.2, dt
-		m, err := layers.NewGATModel(task.Graph, c, p.Graph, task.Phase)
+		m, err := layers.NewGAT(task.Graph, p.Graph, c, task.Phase)
 		require.NoError(t, err)
 		res, err := Fit(m, task, fastTrain(60))
 		require.NoError(t, err)

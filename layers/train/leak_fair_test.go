@@ -6,7 +6,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,7 +34,7 @@ func TestAdversaryReleasesItsGraph(t *testing.T) {
 		task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: ds.NumClasses(), Phase: ph}
 		tc := train.DefaultConfig()
 		tc.Epochs = 4
-		ac := fair.DefaultAdversaryConfig()
+		ac := fairtrain.DefaultAdversaryConfig()
 		ac.PretrainClassifier, ac.PretrainAdversary, ac.Steps = 1, 2, 1
 		tc, err = ac.Apply(tc, task, ds.Sens)
 		require.NoError(t, err)

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -39,7 +39,7 @@ func TestRepeatedTrainingDoesNotLeak(t *testing.T) {
 		task := &Task{Graph: g, X: x, Labels: p.Labels, Train: p.Train, Val: p.Val, Classes: p.C, Phase: phase}
 		c := layers.DefaultGCNConfig(p.D, p.C)
 		c.Hidden = 32
-		m, err := layers.NewGCN(g, c, p.Graph, phase)
+		m, err := layers.NewGCN(g, p.Graph, c, phase)
 		require.NoError(t, err)
 		_, err = Fit(m, task, fastTrain(5))
 		require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestPhaseMismatch(t *testing.T) {
 	p := problem.New(t, 43, 60, 4, 2, 100, 0.7)
 	task := newTask(t, p, tensor.Float64, layers.NewPhase())
 	c := layers.DefaultGCNConfig(p.D, p.C)
-	m, err := layers.NewGCN(task.Graph, c, p.Graph, layers.NewPhase())
+	m, err := layers.NewGCN(task.Graph, p.Graph, c, layers.NewPhase())
 	require.NoError(t, err)
 	_, err = Fit(m, task, fastTrain(1))
 	assert.ErrorIs(t, err, ErrPhaseMismatch)

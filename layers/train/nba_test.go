@@ -53,27 +53,27 @@ func TestNBABaselines(t *testing.T) {
 		{"GCN", 73.7, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultGCNConfig(d, 2)
 			c.Seed = s
-			return layers.NewGCN(g, c, gr, ph)
+			return layers.NewGCN(g, gr, c, ph)
 		}},
 		{"SGC K=2", 62.5, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultSGCConfig(d, 2)
 			c.Seed, c.K = s, 2
-			return layers.NewSGC(g, c, gr)
+			return layers.NewSGC(g, gr, c)
 		}},
 		{"APPNP K=10", 69.2, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultAPPNPConfig(d, 2)
 			c.Seed = s
-			return layers.NewAPPNP(g, c, gr, ph)
+			return layers.NewAPPNP(g, gr, c, ph)
 		}},
 		{"GAT 4x16", 72.4, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
-			c := layers.DefaultGATModelConfig(d, 2)
+			c := layers.DefaultGATConfig(d, 2)
 			c.Seed = s
-			return layers.NewGATModel(g, c, gr, ph)
+			return layers.NewGAT(g, gr, c, ph)
 		}},
 		{"JKNet cat", math.NaN(), func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultJKNetConfig(d, 2)
 			c.Seed = s
-			return layers.NewJKNet(g, c, gr, ph)
+			return layers.NewJKNet(g, gr, c, ph)
 		}},
 	}
 	var table strings.Builder

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers/internal/problem"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -102,7 +102,7 @@ func TestTrainDeterministic(t *testing.T) {
 			task := newTask(t, big, dt, layers.NewPhase())
 			c := layers.DefaultGCNConfig(big.D, big.C)
 			c.Dtype = dt
-			m, err := layers.NewGCN(task.Graph, c, big.Graph, task.Phase)
+			m, err := layers.NewGCN(task.Graph, big.Graph, c, task.Phase)
 			require.NoError(t, err)
 			if _, err := Fit(m, task, cfg); err != nil {
 				t.Fatal(err)
@@ -283,7 +283,7 @@ func TestTrainTwice(t *testing.T) {
 		task := newTask(t, p, dt, layers.NewPhase())
 		c := layers.DefaultGCNConfig(p.D, p.C)
 		c.Hidden, c.Dtype = 16, dt
-		m, err := layers.NewGCN(task.Graph, c, p.Graph, task.Phase)
+		m, err := layers.NewGCN(task.Graph, p.Graph, c, task.Phase)
 		require.NoError(t, err)
 		cfg := fastTrain(40)
 		cfg.Select = SelectLast

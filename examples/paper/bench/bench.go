@@ -349,7 +349,7 @@ func newModel(o options, d *data, g *G.ExprGraph, x *G.Node, phase *layers.Phase
 	case "gcn":
 		cfg := layers.DefaultGCNConfig(o.features, c)
 		cfg.Hidden, cfg.Dropout, cfg.Dtype, cfg.Seed = h, 0, dt, o.seed+1
-		m, err := layers.NewGCN(g, cfg, d.g, phase)
+		m, err := layers.NewGCN(g, d.g, cfg, phase)
 		return m, 0, err
 	case "sgc":
 		if k == 0 {
@@ -357,7 +357,7 @@ func newModel(o options, d *data, g *G.ExprGraph, x *G.Node, phase *layers.Phase
 		}
 		cfg := layers.DefaultSGCConfig(o.features, c)
 		cfg.K, cfg.Dtype, cfg.Seed = k, dt, o.seed+1
-		m, err := layers.NewSGC(g, cfg, d.g)
+		m, err := layers.NewSGC(g, d.g, cfg)
 		return m, k, err
 	case "appnp":
 		if k == 0 {
@@ -365,17 +365,17 @@ func newModel(o options, d *data, g *G.ExprGraph, x *G.Node, phase *layers.Phase
 		}
 		cfg := layers.DefaultAPPNPConfig(o.features, c)
 		cfg.Hidden, cfg.Dropout, cfg.K, cfg.Alpha, cfg.Dtype, cfg.Seed = h, 0, k, 0.1, dt, o.seed+1
-		m, err := layers.NewAPPNP(g, cfg, d.g, phase)
+		m, err := layers.NewAPPNP(g, d.g, cfg, phase)
 		return m, k, err
 	case "jknet":
 		cfg := layers.DefaultJKNetConfig(o.features, c)
 		cfg.Hidden, cfg.Dropout, cfg.Dtype, cfg.Seed = h, 0, dt, o.seed+1
-		m, err := layers.NewJKNet(g, cfg, d.g, phase)
+		m, err := layers.NewJKNet(g, d.g, cfg, phase)
 		return m, 0, err
 	case "gat":
-		cfg := layers.DefaultGATModelConfig(o.features, c)
+		cfg := layers.DefaultGATConfig(o.features, c)
 		cfg.Heads, cfg.Hidden, cfg.Dtype, cfg.Seed = 4, h/4, dt, o.seed+1
-		m, err := layers.NewGATModel(g, cfg, d.g, phase)
+		m, err := layers.NewGAT(g, d.g, cfg, phase)
 		return m, 0, err
 	case "fmp-default":
 		// FMP as the library recommends it: fmp.DefaultModelConfig (MLP

@@ -2,7 +2,7 @@
 // side, on a data set and several backbones: the backbone alone, the
 // backbone + FMP with its settings chosen on validation data (the
 // frontier over λf and λs, fmp.NewFrontier), and the backbone +
-// per-group thresholds chosen by the same rule (fair.FitThresholds).
+// per-group thresholds chosen by the same rule (postprocess.FitThresholds).
 // Each backbone is trained once per seed with the paper's protocol; both
 // debiasing methods post-process that one trained backbone, so the rows
 // differ only in the method.
@@ -34,7 +34,7 @@ import (
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -225,9 +225,9 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	}
 	p1 := pred.Column(1)
 	start = time.Now()
-	thc := fair.DefaultThresholdsConfig()
+	thc := postprocess.DefaultThresholdsConfig()
 	thc.Rule = rule
-	th, err := fair.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
+	th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
 	if err != nil {
 		return nil, err
 	}

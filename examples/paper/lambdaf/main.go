@@ -37,6 +37,7 @@ import (
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	"gonum.org/v1/plot"
@@ -107,13 +108,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var err error
-	if o.lambdaF, err = exp.ParseFloats(*lf, 0); err != nil {
+	if o.lambdaF, err = cli.ParseFloats(*lf, 0); err != nil {
 		return fmt.Errorf("-lambda-f: %w", err)
 	}
-	if o.rhos, err = exp.ParseFloats(*rhos, 0); err != nil {
+	if o.rhos, err = cli.ParseFloats(*rhos, 0); err != nil {
 		return fmt.Errorf("-rho: %w", err)
 	}
-	if o.lambdaS, err = exp.ParseFloats(*ls, 0); err != nil {
+	if o.lambdaS, err = cli.ParseFloats(*ls, 0); err != nil {
 		return fmt.Errorf("-lambda-s: %w", err)
 	}
 	for _, t := range strings.Split(*targets, ",") {
@@ -128,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(o.targets) == 0 {
 		return errors.New("-target: none given")
 	}
-	o.sets = exp.SplitList(*sets)
+	o.sets = cli.SplitList(*sets)
 	switch {
 	case o.seeds < 1 || o.epochs < 1:
 		return fmt.Errorf("-seeds %d -epochs %d, want ≥ 1", o.seeds, o.epochs)

@@ -16,6 +16,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
@@ -62,7 +63,7 @@ func compare(o *options, stdout, progress io.Writer) error {
 		if err != nil {
 			return err
 		}
-		x, err := minibatch.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+		x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
 		if err != nil {
 			return err
 		}
@@ -136,7 +137,7 @@ func compare(o *options, stdout, progress io.Writer) error {
 func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, o *options) (*tensor.Dense, error) {
 	g := G.NewGraph()
 	phase := layers.NewPhase()
-	m, err := layers.NewGCN(g, cfg, ds.Graph, phase)
+	m, err := layers.NewGCN(g, ds.Graph, cfg, phase)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, o *options) (*tensor.
 	return train.Logits(m, task)
 }
 
-func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, adj *graph.Matrix, x minibatch.Features, o *options, seed int64) (*tensor.Dense, error) {
+func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, adj *graph.Matrix, x features.Source, o *options, seed int64) (*tensor.Dense, error) {
 	mc := minibatch.DefaultConfig(cfg)
 	mc.Train.Epochs, mc.Train.Adam.LR = o.miniEpochs, o.compareLR
 	mc.Sampler.Fanouts, mc.Sampler.BatchSize, mc.Sampler.Seed = o.fanouts, o.batch, seed

@@ -30,10 +30,10 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/minibatch"
@@ -120,19 +120,19 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{fmt.Errorf("unexpected arguments %q", fl.Args())}
 	}
 	var err error
-	if o.fanouts, err = exp.ParseInts(fan, -1); err != nil {
+	if o.fanouts, err = cli.ParseInts(fan, -1); err != nil {
 		return nil, usageError{fmt.Errorf("-fanouts: %w", err)}
 	}
-	fr, err := exp.ParseFloats(fracs, 0)
+	fr, err := cli.ParseFloats(fracs, 0)
 	if err != nil || len(fr) != 3 {
 		return nil, usageError{fmt.Errorf("-split %q: want three fractions", fracs)}
 	}
 	copy(o.fracs[:], fr)
 	if compare != "" {
-		o.compare = exp.SplitList(compare)
+		o.compare = cli.SplitList(compare)
 	}
 	if frontier != "" {
-		if o.frontier, err = exp.ParseFloats(frontier, 0); err != nil {
+		if o.frontier, err = cli.ParseFloats(frontier, 0); err != nil {
 			return nil, usageError{fmt.Errorf("-frontier: %w", err)}
 		}
 	}

@@ -10,8 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/internal/cli"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -20,8 +23,6 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
-	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // studyData loads a data set of the study by name.
@@ -236,21 +237,21 @@ func studySweep(t tb, d *datasets.Dataset, adj *graph.Matrix, seeds, epochs int)
 	lambdaS := []float64{1}
 	if v := getenv("FAIRMP_STUDY_LS"); v != "" {
 		var err error
-		if lambdaS, err = exp.ParseFloats(v, 0); err != nil {
+		if lambdaS, err = cli.ParseFloats(v, 0); err != nil {
 			t.Fatalf("-ls: %v", err)
 		}
 	}
 	ks := []int{2, 5, 10}
 	if v := getenv("FAIRMP_STUDY_K"); v != "" {
 		var err error
-		if ks, err = exp.ParseInts(v, 1); err != nil {
+		if ks, err = cli.ParseInts(v, 1); err != nil {
 			t.Fatalf("-k: %v", err)
 		}
 	}
 	var temps []float64
 	if v := getenv("FAIRMP_STUDY_TEMPS"); v != "" {
 		var err error
-		if temps, err = exp.ParseFloats(v, 0); err != nil {
+		if temps, err = cli.ParseFloats(v, 0); err != nil {
 			t.Fatalf("-temps: %v", err)
 		}
 	}

@@ -19,8 +19,10 @@ import (
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/layers/fairtrain"
+	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
@@ -50,7 +52,7 @@ type options struct {
 	synthN                   int
 	lambdaS                  float64
 	fromCSV                  []string
-	adv                      fair.AdversaryConfig // schedule and adversary (Alpha, Seed set per run)
+	adv                      fairtrain.AdversaryConfig // schedule and adversary (Alpha, Seed set per run)
 	// post lists the post-processing methods run on every plain run's
 	// trained model: "fmp-post" (FMP on the backbone, λs 0 and 1 over
 	// postLambdaF) and "thresholds" (per-group thresholds chosen on
@@ -74,7 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	mix := fs.String("mix-alphas", mixGrid, "α grid of fair mixup")
 	fmpL := fs.String("fmp-lambdas", fmpGrid, "λf grid of the fmp backbone's own sweep (method \"fmp\"; λf = 0 is its plain run)")
 	fs.Float64Var(&o.lambdaS, "lambda-s", fmp.DefaultConfig().LambdaS, "λs of the fmp backbone")
-	o.adv = fair.DefaultAdversaryConfig()
+	o.adv = fairtrain.DefaultAdversaryConfig()
 	fs.IntVar(&o.adv.PretrainClassifier, "adv-pretrain", o.adv.PretrainClassifier, "adversary: classifier pre-training epochs")
 	fs.IntVar(&o.adv.PretrainAdversary, "adv-pretrain-steps", o.adv.PretrainAdversary, "adversary: adversary pre-training steps")
 	fs.IntVar(&o.adv.Steps, "adv-steps", o.adv.Steps, "adversary: adversary steps per classifier step")
@@ -108,17 +110,17 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	default:
 		return nil, fmt.Errorf("-dtype %q, want float32 or float64", *dt)
 	}
-	o.models = exp.SplitList(*models)
+	o.models = cli.SplitList(*models)
 	for _, m := range o.models {
 		if !validModel(m) {
 			return nil, fmt.Errorf("-models: unknown backbone %q, want mlp, gcn, sgc, appnp, gat or fmp", m)
 		}
 	}
 	// The fmp backbone comes with its own λf sweep.
-	if slices.Contains(o.models, "fmp") && !slices.Contains(exp.SplitList(*methods), "fmp") {
+	if slices.Contains(o.models, "fmp") && !slices.Contains(cli.SplitList(*methods), "fmp") {
 		*methods += ",fmp"
 	}
-	o.methods = exp.SplitList(*methods)
+	o.methods = cli.SplitList(*methods)
 	for _, m := range o.methods {
 		var g string
 		switch m {
@@ -151,8 +153,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.name == "" {
 		o.name = o.dataset + "_tradeoff"
 	}
-	o.fromCSV = exp.SplitList(*from)
-	o.post = exp.SplitList(*post)
+	o.fromCSV = cli.SplitList(*from)
+	o.post = cli.SplitList(*post)
 	for _, m := range o.post {
 		if m != "fmp-post" && m != "thresholds" {
 			return nil, fmt.Errorf("-post: unknown method %q, want fmp-post or thresholds", m)
@@ -174,10 +176,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 // parseGrid parses comma-separated weights, drops 0 (the plain run
 // stands for it) and sorts them.
 func parseGrid(s string) ([]float64, error) {
-	if len(exp.SplitList(s)) == 0 {
+	if len(cli.SplitList(s)) == 0 {
 		return nil, nil
 	}
-	all, err := exp.ParseFloats(s, 0)
+	all, err := cli.ParseFloats(s, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -262,19 +264,19 @@ func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *train.T
 	case "gcn":
 		mc := layers.DefaultGCNConfig(d, c)
 		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
-		m, err = layers.NewGCN(g, mc, ds.Graph, ph)
+		m, err = layers.NewGCN(g, ds.Graph, mc, ph)
 	case "sgc":
 		mc := layers.DefaultSGCConfig(d, c)
 		mc.K, mc.Dtype, mc.Seed = 2, o.dtype, seed
-		m, err = layers.NewSGC(g, mc, ds.Graph)
+		m, err = layers.NewSGC(g, ds.Graph, mc)
 	case "appnp":
 		mc := layers.DefaultAPPNPConfig(d, c)
 		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
-		m, err = layers.NewAPPNP(g, mc, ds.Graph, ph)
+		m, err = layers.NewAPPNP(g, ds.Graph, mc, ph)
 	case "gat":
-		mc := layers.DefaultGATModelConfig(d, c)
+		mc := layers.DefaultGATConfig(d, c)
 		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = o.hidden/4, 4, o.dtype, seed
-		m, err = layers.NewGATModel(g, mc, ds.Graph, ph)
+		m, err = layers.NewGAT(g, ds.Graph, mc, ph)
 	case "fmp":
 		mc := fmp.DefaultModelConfig(d, c)
 		mc.MLP.Hidden, mc.MLP.Dtype, mc.MLP.Seed = o.hidden, o.dtype, seed
@@ -292,12 +294,12 @@ func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *train.T
 	return m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}, nil
 }
 
-func strategy(o *options, method string, alpha float64, seed int64) (fair.Strategy, error) {
+func strategy(o *options, method string, alpha float64, seed int64) (fairtrain.Strategy, error) {
 	switch method {
 	case "plain", "fmp":
 		return nil, nil
 	case "regularizer":
-		c := fair.DefaultRegularizerConfig()
+		c := fairtrain.DefaultRegularizerConfig()
 		c.Alpha = alpha
 		return c, nil
 	case "adversary":
@@ -305,7 +307,7 @@ func strategy(o *options, method string, alpha float64, seed int64) (fair.Strate
 		c.Alpha, c.Seed = alpha, seed
 		return c, nil
 	case "mixup":
-		c := fair.DefaultMixupConfig()
+		c := fairtrain.DefaultMixupConfig()
 		c.Alpha, c.Seed = alpha, seed
 		return c, nil
 	}
@@ -406,9 +408,9 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 		p1 := pred.Column(1)
 		var pts []result
 		for _, loss := range o.postLosses {
-			c := fair.DefaultThresholdsConfig()
+			c := postprocess.DefaultThresholdsConfig()
 			c.Rule = metrics.Rule{MaxAccuracyLoss: loss / 100}
-			th, err := fair.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
+			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
 			if err != nil {
 				return nil, fmt.Errorf("thresholds within %g points: %w", loss, err)
 			}

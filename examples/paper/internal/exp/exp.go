@@ -112,24 +112,24 @@ func Build(p *Problem, s Spec) (layers.Model, error) {
 	case "gcn":
 		cfg := layers.DefaultGCNConfig(in, c)
 		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return layers.NewGCN(t.Graph, cfg, ds.Graph, t.Phase)
+		return layers.NewGCN(t.Graph, ds.Graph, cfg, t.Phase)
 	case "sgc":
 		cfg := layers.DefaultSGCConfig(in, c)
 		cfg.Dtype, cfg.Seed = s.Dtype, s.Seed
-		return layers.NewSGC(t.Graph, cfg, ds.Graph)
+		return layers.NewSGC(t.Graph, ds.Graph, cfg)
 	case "appnp":
 		cfg := layers.DefaultAPPNPConfig(in, c)
 		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return layers.NewAPPNP(t.Graph, cfg, ds.Graph, t.Phase)
+		return layers.NewAPPNP(t.Graph, ds.Graph, cfg, t.Phase)
 	case "gat":
 		// The GAT model keeps its own default width (4 heads × 16 = 64).
-		cfg := layers.DefaultGATModelConfig(in, c)
+		cfg := layers.DefaultGATConfig(in, c)
 		cfg.Dtype, cfg.Seed = s.Dtype, s.Seed
-		return layers.NewGATModel(t.Graph, cfg, ds.Graph, t.Phase)
+		return layers.NewGAT(t.Graph, ds.Graph, cfg, t.Phase)
 	case "jknet":
 		cfg := layers.DefaultJKNetConfig(in, c)
 		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return layers.NewJKNet(t.Graph, cfg, ds.Graph, t.Phase)
+		return layers.NewJKNet(t.Graph, ds.Graph, cfg, t.Phase)
 	case "fmp":
 		cfg := fmp.DefaultModelConfig(in, c)
 		cfg.MLP.Hidden, cfg.MLP.Dtype, cfg.MLP.Seed = s.Hidden, s.Dtype, s.Seed

@@ -1,4 +1,7 @@
-package main
+// Package cli holds the small command-line helpers that fairmp's commands
+// share (the own-data command and the lab's research drivers): parsing
+// comma-separated flag values.
+package cli
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"fmt"
@@ -102,7 +102,7 @@ func (c MixupConfig) Validate() error {
 // the training nodes.
 func (c MixupConfig) Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error) {
 	if err := c.Validate(); err != nil {
-		return tc, fmt.Errorf("fair: mixup: %w", err)
+		return tc, fmt.Errorf("fairtrain: mixup: %w", err)
 	}
 	n, err := checkTask("mixup", task, sens)
 	if err != nil {
@@ -118,7 +118,7 @@ func (c MixupConfig) Apply(tc train.Config, task *train.Task, sens []int) (train
 		s := newMixSampler(g0, g1, m, c.BetaA, c.BetaB, c.Seed)
 		pen, err := mixupSlope(z, s, n, c.Positive)
 		if err != nil {
-			return nil, fmt.Errorf("fair: mixup: %w", err)
+			return nil, fmt.Errorf("fairtrain: mixup: %w", err)
 		}
 		return scaled(c.Alpha, pen)
 	}), nil

@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"fmt"
@@ -48,19 +48,19 @@ func scalarValue(dt tensor.Dtype, v float64) G.Value {
 // (groups must be numbered 0..G−1 without gaps).
 func DPGap(logits *G.Node, sens []int, idx []int, positive int) (*G.Node, error) {
 	if logits == nil {
-		return nil, fmt.Errorf("fair: DPGap: nil logits node")
+		return nil, fmt.Errorf("fairtrain: DPGap: nil logits node")
 	}
 	s := logits.Shape()
 	if len(s) != 2 || opkit.CheckFloat(logits.Dtype()) != nil {
-		return nil, fmt.Errorf("fair: DPGap: logits %q (node %d) are %v of shape %v, want a float32 or float64 n × classes matrix", logits.Name(), logits.ID(), logits.Dtype(), s)
+		return nil, fmt.Errorf("fairtrain: DPGap: logits %q (node %d) are %v of shape %v, want a float32 or float64 n × classes matrix", logits.Name(), logits.ID(), logits.Dtype(), s)
 	}
 	n, c := s[0], s[1]
 	if positive < 0 || positive >= c {
-		return nil, fmt.Errorf("fair: DPGap: positive class %d, want a class in [0, %d)", positive, c)
+		return nil, fmt.Errorf("fairtrain: DPGap: positive class %d, want a class in [0, %d)", positive, c)
 	}
 	grp, counts, err := groupsOf(sens, idx, n)
 	if err != nil {
-		return nil, fmt.Errorf("fair: DPGap: %w", err)
+		return nil, fmt.Errorf("fairtrain: DPGap: %w", err)
 	}
 	op := &dpGapOp{n: n, c: c, pos: positive, counts: counts}
 	h := fnv.New64a()
@@ -273,17 +273,17 @@ func dpGapGrad[T float32 | float64](f *dpGapOp, out, z []T, g float64) {
 // float m × 1 matrix with m = len(targets) > 0, or a target is not 0 or 1.
 func BCEWithLogits(a *G.Node, targets []int) (*G.Node, error) {
 	if a == nil {
-		return nil, fmt.Errorf("fair: BCEWithLogits: nil node")
+		return nil, fmt.Errorf("fairtrain: BCEWithLogits: nil node")
 	}
 	s := a.Shape()
 	if len(s) != 2 || s[1] != 1 || s[0] != len(targets) || len(targets) == 0 || opkit.CheckFloat(a.Dtype()) != nil {
-		return nil, fmt.Errorf("fair: BCEWithLogits: logits %q (node %d) are %v of shape %v, want a float %d × 1 matrix (one per target)", a.Name(), a.ID(), a.Dtype(), s, len(targets))
+		return nil, fmt.Errorf("fairtrain: BCEWithLogits: logits %q (node %d) are %v of shape %v, want a float %d × 1 matrix (one per target)", a.Name(), a.ID(), a.Dtype(), s, len(targets))
 	}
 	op := &bceOp{y: make([]float64, len(targets))}
 	h := fnv.New64a()
 	for k, t := range targets {
 		if t != 0 && t != 1 {
-			return nil, fmt.Errorf("fair: BCEWithLogits: target %d is %d, want 0 or 1", k, t)
+			return nil, fmt.Errorf("fairtrain: BCEWithLogits: target %d is %d, want 0 or 1", k, t)
 		}
 		op.y[k] = float64(t)
 		opkit.WriteU64(h, uint64(t))

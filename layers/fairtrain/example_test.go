@@ -1,11 +1,11 @@
-package fair_test
+package fairtrain_test
 
 import (
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fair"
+	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
@@ -30,14 +30,14 @@ func Example() {
 		phase := layers.NewPhase()
 		mc := layers.DefaultGCNConfig(ds.NumFeatures, 2)
 		mc.Hidden = 16
-		model, err := layers.NewGCN(g, mc, ds.Graph, phase)
+		model, err := layers.NewGCN(g, ds.Graph, mc, phase)
 		if err != nil {
 			panic(err)
 		}
 		task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 		tc := train.DefaultConfig()
 		tc.Epochs, tc.Adam.LR, tc.Select = 100, 0.01, train.SelectLast
-		rc := fair.DefaultRegularizerConfig()
+		rc := fairtrain.DefaultRegularizerConfig()
 		rc.Alpha = alpha
 		if tc, err = rc.Apply(tc, task, ds.Sens); err != nil {
 			panic(err)

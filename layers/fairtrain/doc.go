@@ -59,4 +59,4 @@
 // Errors of the loss construction (for example a Positive class the model
 // does not have) are returned by train.Fit. Nothing panics on user
 // input.
-package fair
+package fairtrain

@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"fmt"
@@ -118,7 +118,7 @@ func (c AdversaryConfig) mlp(name string, in int, dt tensor.Dtype) layers.MLPCon
 // groups among the training nodes, or tc.Epochs <= PretrainClassifier.
 func (c AdversaryConfig) Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error) {
 	if err := c.Validate(); err != nil {
-		return tc, fmt.Errorf("fair: adversary: %w", err)
+		return tc, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	n, err := checkTask("adversary", task, sens)
 	if err != nil {
@@ -128,7 +128,7 @@ func (c AdversaryConfig) Apply(tc train.Config, task *train.Task, sens []int) (t
 		return tc, err
 	}
 	if tc.Epochs <= c.PretrainClassifier {
-		return tc, fmt.Errorf("fair: adversary: Epochs = %d, want > PretrainClassifier = %d (else the adversary never acts)", tc.Epochs, c.PretrainClassifier)
+		return tc, fmt.Errorf("fairtrain: adversary: Epochs = %d, want > PretrainClassifier = %d (else the adversary never acts)", tc.Epochs, c.PretrainClassifier)
 	}
 	var rows, targets []int
 	for _, i := range task.Train {
@@ -170,7 +170,7 @@ type adversary struct {
 func (a *adversary) build(z *G.Node) (*G.Node, error) {
 	sh := z.Shape()
 	if len(sh) != 2 || sh[0] != a.n {
-		return nil, fmt.Errorf("fair: adversary: logits %q have shape %v, want %d × classes", z.Name(), sh, a.n)
+		return nil, fmt.Errorf("fairtrain: adversary: logits %q have shape %v, want %d × classes", z.Name(), sh, a.n)
 	}
 	c, m := sh[1], len(a.rows)
 	a.dt = z.Dtype()
@@ -182,27 +182,27 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 	}
 	sel, err := graph.NewMatrix(m, a.n, rs, cols, vals)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: selection matrix: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: selection matrix: %w", err)
 	}
 	zs, err := layers.SpMM(sel, z)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	p, err := G.SoftMax(zs)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	pc, capt, err := capture(p)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	a.capt = capt
 	if a.inCls, err = layers.NewMLP(z.Graph(), a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil); err != nil {
-		return nil, fmt.Errorf("fair: adversary: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	logit, err := a.inCls.Forward(pc)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	bce, err := BCEWithLogits(logit, a.targets)
 	if err != nil {
@@ -211,11 +211,11 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 	a.weight = G.NewScalar(z.Graph(), a.dt, G.WithName(fmt.Sprintf("fair.adversary#%d.weight", capt.id)), G.WithValue(scalarValue(a.dt, 0)))
 	wb, err := G.Mul(a.weight, bce)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	extra, err := G.Neg(wb)
 	if err != nil {
-		return nil, fmt.Errorf("fair: adversary: %w", err)
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	return extra, a.buildTrainer(c)
 }
@@ -229,11 +229,11 @@ func (a *adversary) buildTrainer(c int) error {
 	a.pin = G.NewMatrix(g, a.dt, G.WithShape(m, c), G.WithName("p"), G.WithValue(opkit.Alloc(a.dt, m, c)))
 	var err error
 	if a.inTrain, err = layers.NewMLP(g, a.cfg.mlp("adversary", c, a.dt), nil); err != nil {
-		return fmt.Errorf("fair: adversary: %w", err)
+		return fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	logit, err := a.inTrain.Forward(a.pin)
 	if err != nil {
-		return fmt.Errorf("fair: adversary: %w", err)
+		return fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	bce, err := BCEWithLogits(logit, a.targets)
 	if err != nil {
@@ -242,10 +242,10 @@ func (a *adversary) buildTrainer(c int) error {
 	params := a.inTrain.Learnables()
 	grads, err := G.Grad(bce, params...)
 	if err != nil {
-		return fmt.Errorf("fair: adversary: gradients: %w", err)
+		return fmt.Errorf("fairtrain: adversary: gradients: %w", err)
 	}
 	if a.adam, err = train.NewAdam(a.cfg.Adam, params); err != nil {
-		return fmt.Errorf("fair: adversary: %w", err)
+		return fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, a.lossV)}, grads...)...), G.BindDualValues(params...))
 	return nil
@@ -270,7 +270,7 @@ func (a *adversary) afterStep(epoch int) error {
 // adversary's parameters into the classifier's graph.
 func (a *adversary) train(epoch, k int) error {
 	if a.m == nil {
-		return fmt.Errorf("fair: adversary: not built (the configuration from Apply must go through train.Fit)")
+		return fmt.Errorf("fairtrain: adversary: not built (the configuration from Apply must go through train.Fit)")
 	}
 	dst := a.pin.Value().(*tensor.Dense)
 	switch d := dst.Data().(type) {
@@ -284,27 +284,27 @@ func (a *adversary) train(epoch, k int) error {
 	params := a.inTrain.Learnables()
 	for s := 0; s < k; s++ {
 		if err := a.m.RunAll(); err != nil {
-			return fmt.Errorf("fair: adversary step: %w", err)
+			return fmt.Errorf("fairtrain: adversary step: %w", err)
 		}
 		l, err := opkit.Scalar(*a.lossV)
 		if err != nil {
-			return fmt.Errorf("fair: adversary loss: %w", err)
+			return fmt.Errorf("fairtrain: adversary loss: %w", err)
 		}
 		if a.cfg.Progress != nil {
 			a.cfg.Progress(epoch, l)
 		}
 		a.m.Reset()
 		if err := a.adam.Step(); err != nil {
-			return fmt.Errorf("fair: adversary: %w", err)
+			return fmt.Errorf("fairtrain: adversary: %w", err)
 		}
 		for _, q := range params {
 			g, err := q.Grad()
 			if err != nil {
-				return fmt.Errorf("fair: adversary: %w", err)
+				return fmt.Errorf("fairtrain: adversary: %w", err)
 			}
 			d, err := opkit.Dense(g)
 			if err != nil {
-				return fmt.Errorf("fair: adversary: %w", err)
+				return fmt.Errorf("fairtrain: adversary: %w", err)
 			}
 			d.Zero()
 		}

@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"math/rand"
@@ -80,7 +80,7 @@ func BenchmarkEpochBailShaped(b *testing.B) {
 			x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 			require.NoError(b, err)
 			ph := layers.NewPhase()
-			m, err := layers.NewGCN(g, layers.DefaultGCNConfig(ds.NumFeatures, 2), ds.Graph, ph)
+			m, err := layers.NewGCN(g, ds.Graph, layers.DefaultGCNConfig(ds.NumFeatures, 2), ph)
 			require.NoError(b, err)
 			task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: ph}
 			tc := train.DefaultConfig()

@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"fmt"
@@ -53,14 +53,14 @@ func (c RegularizerConfig) Validate() error {
 // class is reported when the trainer builds the loss.
 func (c RegularizerConfig) Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error) {
 	if err := c.Validate(); err != nil {
-		return tc, fmt.Errorf("fair: regularizer: %w", err)
+		return tc, fmt.Errorf("fairtrain: regularizer: %w", err)
 	}
 	n, err := checkTask("regularizer", task, sens)
 	if err != nil {
 		return tc, err
 	}
 	if _, _, err := groupsOf(sens, task.Train, n); err != nil {
-		return tc, fmt.Errorf("fair: regularizer: training nodes: %w", err)
+		return tc, fmt.Errorf("fairtrain: regularizer: training nodes: %w", err)
 	}
 	sens = append([]int(nil), sens...)
 	train := append([]int(nil), task.Train...)

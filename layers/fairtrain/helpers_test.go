@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"fmt"
@@ -42,19 +42,19 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 	case "gcn":
 		mc := layers.DefaultGCNConfig(d, c)
 		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
-		m, err = layers.NewGCN(g, mc, ds.Graph, ph)
+		m, err = layers.NewGCN(g, ds.Graph, mc, ph)
 	case "sgc":
 		mc := layers.DefaultSGCConfig(d, c)
 		mc.K, mc.Dtype, mc.Seed = 2, dt, seed
-		m, err = layers.NewSGC(g, mc, ds.Graph)
+		m, err = layers.NewSGC(g, ds.Graph, mc)
 	case "appnp":
 		mc := layers.DefaultAPPNPConfig(d, c)
 		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
-		m, err = layers.NewAPPNP(g, mc, ds.Graph, ph)
+		m, err = layers.NewAPPNP(g, ds.Graph, mc, ph)
 	case "gat":
-		mc := layers.DefaultGATModelConfig(d, c)
+		mc := layers.DefaultGATConfig(d, c)
 		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = 8, 2, dt, seed
-		m, err = layers.NewGATModel(g, mc, ds.Graph, ph)
+		m, err = layers.NewGAT(g, ds.Graph, mc, ph)
 	case "fmp":
 		mc := fmp.DefaultModelConfig(d, c)
 		mc.MLP.Hidden, mc.MLP.Dtype, mc.MLP.Seed = 16, dt, seed

@@ -1,4 +1,4 @@
-package fair
+package fairtrain
 
 import (
 	"fmt"
@@ -50,11 +50,11 @@ func checkAlpha(a float64) error {
 // and returns the node count and the logits' width.
 func checkTask(name string, task *train.Task, sens []int) (int, error) {
 	if err := task.Validate(); err != nil {
-		return 0, fmt.Errorf("fair: %s: task: %w", name, err)
+		return 0, fmt.Errorf("fairtrain: %s: task: %w", name, err)
 	}
 	n := task.X.Shape()[0]
 	if len(sens) != n {
-		return 0, fmt.Errorf("fair: %s: %d sensitive values for %d nodes, want one per node", name, len(sens), n)
+		return 0, fmt.Errorf("fairtrain: %s: %d sensitive values for %d nodes, want one per node", name, len(sens), n)
 	}
 	return n, nil
 }
@@ -70,11 +70,11 @@ func twoGroups(name string, task *train.Task, sens []int) (g0, g1 []int, err err
 		case s == 1:
 			g1 = append(g1, i)
 		case s < -1 || s > 1:
-			return nil, nil, fmt.Errorf("fair: %s: sensitive value %d of training node %d, want 0, 1 or −1 (unknown): this method needs a binary attribute", name, s, i)
+			return nil, nil, fmt.Errorf("fairtrain: %s: sensitive value %d of training node %d, want 0, 1 or −1 (unknown): this method needs a binary attribute", name, s, i)
 		}
 	}
 	if len(g0) == 0 || len(g1) == 0 {
-		return nil, nil, fmt.Errorf("fair: %s: %d training nodes in group 0 and %d in group 1, want both groups present", name, len(g0), len(g1))
+		return nil, nil, fmt.Errorf("fairtrain: %s: %d training nodes in group 0 and %d in group 1, want both groups present", name, len(g0), len(g1))
 	}
 	return g0, g1, nil
 }

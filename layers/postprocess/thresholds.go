@@ -1,4 +1,4 @@
-package fair
+package postprocess
 
 import (
 	"fmt"
@@ -29,10 +29,10 @@ func DefaultThresholdsConfig() ThresholdsConfig {
 // Validate checks the fields.
 func (c ThresholdsConfig) Validate() error {
 	if err := c.Rule.Validate(); err != nil {
-		return fmt.Errorf("fair: ThresholdsConfig.Rule: %w", err)
+		return fmt.Errorf("postprocess: ThresholdsConfig.Rule: %w", err)
 	}
 	if c.Candidates < 2 {
-		return fmt.Errorf("fair: ThresholdsConfig.Candidates = %d, want ≥ 2", c.Candidates)
+		return fmt.Errorf("postprocess: ThresholdsConfig.Candidates = %d, want ≥ 2", c.Candidates)
 	}
 	return nil
 }
@@ -67,7 +67,7 @@ func FitThresholds(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) 
 		return nil, err
 	}
 	if len(labels) != len(p1) || len(sens) != len(p1) {
-		return nil, fmt.Errorf("fair: FitThresholds: %d probabilities, %d labels, %d groups, want one each per node", len(p1), len(labels), len(sens))
+		return nil, fmt.Errorf("postprocess: FitThresholds: %d probabilities, %d labels, %d groups, want one each per node", len(p1), len(labels), len(sens))
 	}
 	// Per group, the validation nodes' probabilities, sorted, with the
 	// labels in the same order.
@@ -77,17 +77,17 @@ func FitThresholds(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) 
 	otherN := 0
 	for k, i := range val {
 		if i < 0 || i >= len(p1) {
-			return nil, fmt.Errorf("fair: FitThresholds: val[%d] = %d, want a node in [0, %d)", k, i, len(p1))
+			return nil, fmt.Errorf("postprocess: FitThresholds: val[%d] = %d, want a node in [0, %d)", k, i, len(p1))
 		}
 		if p := p1[i]; !(p >= 0 && p <= 1) {
-			return nil, fmt.Errorf("fair: FitThresholds: P(y=1) of node %d is %v, want a probability", i, p)
+			return nil, fmt.Errorf("postprocess: FitThresholds: P(y=1) of node %d is %v, want a probability", i, p)
 		}
 		y, g := labels[i], sens[i]
 		if y < 0 {
 			continue
 		}
 		if y > 1 || g > 1 || g < -1 {
-			return nil, fmt.Errorf("fair: FitThresholds: node %d has label %d and group %d, want a binary label and groups 0, 1 (or −1)", i, y, g)
+			return nil, fmt.Errorf("postprocess: FitThresholds: node %d has label %d and group %d, want a binary label and groups 0, 1 (or −1)", i, y, g)
 		}
 		if g < 0 {
 			otherN++
@@ -102,7 +102,7 @@ func FitThresholds(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) 
 	var gs [2]*groupCounts
 	for g := range gs {
 		if len(ps[g]) == 0 {
-			return nil, fmt.Errorf("fair: FitThresholds: group %d has no validation node with a known label", g)
+			return nil, fmt.Errorf("postprocess: FitThresholds: group %d has no validation node with a known label", g)
 		}
 		gs[g] = newGroupCounts(ps[g], ys[g])
 	}
@@ -125,7 +125,7 @@ func FitThresholds(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) 
 	ref := at(0.5, 0.5)
 	k, err := metrics.Choose(cands, ref, cfg.Rule)
 	if err != nil {
-		return nil, fmt.Errorf("fair: FitThresholds: %w", err)
+		return nil, fmt.Errorf("postprocess: FitThresholds: %w", err)
 	}
 	return &Thresholds{T: [2]float64{c0[k/len(c1)], c1[k%len(c1)]}, Val: cands[k], Reference: ref, Tried: len(cands)}, nil
 }

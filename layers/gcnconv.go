@@ -1,0 +1,190 @@
+package layers
+
+import (
+	"fmt"
+	"math/rand"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+)
+
+// Propagation says how the propagation matrix Ã is built from a graph, as
+// PyG's gcn_norm: self-loops of weight 1 (2 when Improved) are added when
+// AddSelfLoops, and Ã = D̂^-1/2 Â D̂^-1/2 when Normalize. The matrix is
+// built once, when a layer or model is constructed.
+type Propagation struct {
+	// Improved uses self-loops of weight 2 (PyG's improved GCN). Default false.
+	Improved bool `json:"improved"`
+	// AddSelfLoops adds the self-loops. Default true.
+	AddSelfLoops bool `json:"add_self_loops"`
+	// Normalize applies the symmetric normalisation. Default true.
+	Normalize bool `json:"normalize"`
+}
+
+// DefaultPropagation returns PyG's GCNConv defaults: self-loops of weight
+// 1 and symmetric normalisation.
+func DefaultPropagation() Propagation {
+	return Propagation{AddSelfLoops: true, Normalize: true}
+}
+
+// Validate returns an error for Improved without AddSelfLoops (the
+// improved weight applies to the self-loops).
+func (p Propagation) Validate() error {
+	if p.Improved && !p.AddSelfLoops {
+		return fmt.Errorf("Propagation: Improved without AddSelfLoops, want AddSelfLoops when Improved")
+	}
+	return nil
+}
+
+// Matrix returns the propagation matrix of gr (see graph.GCNNorm). It
+// returns an error for a nil graph or an invalid Propagation.
+func (p Propagation) Matrix(gr *graph.Graph) (*graph.Matrix, error) {
+	if gr == nil {
+		return nil, fmt.Errorf("layers: Propagation.Matrix: nil graph")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: %w", err)
+	}
+	w := 1.0
+	if p.Improved {
+		w = 2
+	}
+	return graph.GCNNorm(gr, graph.NormOptions{AddSelfLoops: p.AddSelfLoops, SelfLoopWeight: w, Normalize: p.Normalize})
+}
+
+// GCNConvConfig configures one graph convolution Ã·(x·W) + b (PyG's
+// GCNConv).
+type GCNConvConfig struct {
+	// Name prefixes the parameter names; unique per graph.
+	Name string `json:"name"`
+	// In and Out are the input and output widths (> 0).
+	In  int `json:"in"`
+	Out int `json:"out"`
+	// Propagation builds Ã from the graph (NewGCNConv only).
+	Propagation Propagation `json:"propagation"`
+	// Bias adds a learnable bias after the propagation. Default true.
+	Bias bool `json:"bias"`
+	// Dtype is Float32 or Float64. Default Float64.
+	Dtype tensor.Dtype `json:"-"`
+	// Seed seeds the Glorot-uniform initialisation of W.
+	Seed int64 `json:"seed"`
+}
+
+// DefaultGCNConvConfig returns an in → out convolution with PyG's
+// defaults (self-loops, normalisation, bias), float64, seed 1, named "gcnconv".
+func DefaultGCNConvConfig(in, out int) GCNConvConfig {
+	return GCNConvConfig{Name: "gcnconv", In: in, Out: out, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+}
+
+// Validate checks every field.
+func (c GCNConvConfig) Validate() error {
+	if c.Name == "" {
+		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
+	}
+	if err := positive("In", c.In); err != nil {
+		return err
+	}
+	if err := positive("Out", c.Out); err != nil {
+		return err
+	}
+	if err := c.Propagation.Validate(); err != nil {
+		return err
+	}
+	return checkDtype(c.Dtype)
+}
+
+// GCNConv is a graph convolution: linear transform without bias, sparse
+// propagation with Ã, then the bias (PyG's order).
+type GCNConv struct {
+	cfg GCNConvConfig
+	a   *graph.Matrix
+	gr  *graph.Graph // nil when built from a matrix
+	lin *Linear      // bias-free
+	B   *G.Node
+}
+
+// NewGCNConv builds Ã from gr with cfg.Propagation and adds the layer's
+// parameters to g. It returns an error for an invalid configuration, a
+// nil graph or a name already used in g.
+func NewGCNConv(g *G.ExprGraph, gr *graph.Graph, cfg GCNConvConfig) (*GCNConv, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
+	}
+	a, err := cfg.Propagation.Matrix(gr)
+	if err != nil {
+		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
+	}
+	l, err := newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
+	if err != nil {
+		return nil, err
+	}
+	l.gr = gr
+	return l, nil
+}
+
+// NewGCNConvMatrix is NewGCNConv with a prebuilt n × n propagation matrix
+// a (for example shared by several layers); cfg.Propagation is not used.
+func NewGCNConvMatrix(g *G.ExprGraph, a *graph.Matrix, cfg GCNConvConfig) (*GCNConv, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: NewGCNConvMatrix %q: %w", cfg.Name, err)
+	}
+	return newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
+}
+
+func newGCNConv(g *G.ExprGraph, cfg GCNConvConfig, a *graph.Matrix, rng *rand.Rand) (*GCNConv, error) {
+	if a == nil {
+		return nil, fmt.Errorf("layers: GCNConv %q: nil propagation matrix", cfg.Name)
+	}
+	if r, c := a.Dims(); r != c {
+		return nil, fmt.Errorf("layers: GCNConv %q: propagation matrix is %d × %d, want square", cfg.Name, r, c)
+	}
+	l := &GCNConv{cfg: cfg, a: a}
+	var err error
+	if l.lin, err = newLinear(g, cfg.Name, cfg.In, cfg.Out, false, cfg.Dtype, rng, LinearConfig{}); err != nil {
+		return nil, err
+	}
+	if cfg.Bias {
+		if l.B, err = newBias(g, cfg.Dtype, cfg.Out, cfg.Name+".b"); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Config returns the layer's configuration.
+func (l *GCNConv) Config() GCNConvConfig { return l.cfg }
+
+// Matrix returns the propagation matrix Ã.
+func (l *GCNConv) Matrix() *graph.Matrix { return l.a }
+
+// Learnables returns W and, with bias, b.
+func (l *GCNConv) Learnables() G.Nodes {
+	if l.B == nil {
+		return G.Nodes{l.lin.W}
+	}
+	return G.Nodes{l.lin.W, l.B}
+}
+
+// Forward returns Ã·(x·W) + b for an n × In node x.
+func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) { return l.forwardWith(l.a, x) }
+
+// forwardWith is Forward with the propagation matrix a (a sampled block,
+// for ForwardBlocks).
+func (l *GCNConv) forwardWith(a *graph.Matrix, x *G.Node) (*G.Node, error) {
+	h, err := l.lin.Forward(x)
+	if err != nil {
+		return nil, err
+	}
+	if h, err = SpMM(a, h); err != nil {
+		return nil, fmt.Errorf("layers: GCNConv %q: %w", l.cfg.Name, err)
+	}
+	return addBias(h, l.B)
+}
+
+// Graph returns the graph the layer was built on (nil when it was built
+// from a matrix).
+func (l *GCNConv) Graph() *graph.Graph { return l.gr }
+
+var _ GraphModel = (*GCNConv)(nil)
