@@ -31,8 +31,23 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// models lists the -model values.
-var models = []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet", "fmp", "fmp-prop", "fmp-default"}
+// fmpModels are the -model values besides the declared kinds of package
+// layers: FMP as the peer runs it (fmp: MLP → FMP with K = 2 trained end
+// to end; fmp-prop: its propagation alone on fixed logits) and at the
+// library's defaults (fmp-default).
+var fmpModels = []string{"fmp", "fmp-prop", "fmp-default"}
+
+// models lists the -model values: every declared kind that is not a
+// wrapper, then fmpModels.
+func models() []string {
+	var out []string
+	for _, k := range layers.Kinds() {
+		if !k.Wraps() {
+			out = append(out, k.Name())
+		}
+	}
+	return append(out, fmpModels...)
+}
 
 type options struct {
 	model                  string
@@ -193,7 +208,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.model, "model", "fmp", "model: "+strings.Join(models, "|"))
+	fs.StringVar(&o.model, "model", "fmp", "model: "+strings.Join(models(), "|"))
 	fs.IntVar(&o.nodes, "nodes", 67796, "number of nodes")
 	fs.IntVar(&o.features, "features", 276, "number of input features")
 	fs.IntVar(&o.edges, "edges", 617958, "number of undirected edges")
@@ -232,8 +247,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	default:
 		return o, fmt.Errorf("-dtype %q, want float32 or float64", *dtype)
 	}
-	if !slices.Contains(models, o.model) {
-		return o, fmt.Errorf("-model %q, want one of %s", o.model, strings.Join(models, ", "))
+	if !slices.Contains(models(), o.model) {
+		return o, fmt.Errorf("-model %q, want one of %s", o.model, strings.Join(models(), ", "))
 	}
 	switch {
 	case o.nodes < 4:
@@ -333,50 +348,72 @@ type bench struct {
 	adam   *train.Adam
 }
 
+// protocol holds the benchmark's settings beyond the kinds' defaults, by
+// kind and JSON key (layers.Kind.Override): no dropout, as in the PyTorch
+// peer's models, except GAT's (the peer keeps it); SGC two hops.
+var protocol = map[string]map[string]any{
+	"mlp":   {"dropout": 0},
+	"gcn":   {"dropout": 0},
+	"sgc":   {"k": 2},
+	"appnp": {"dropout": 0, "k": 10, "alpha": 0.1},
+	"jknet": {"dropout": 0},
+}
+
+// buildKind builds a model of a declared kind with the benchmark's hidden
+// width (GAT: heads × per-head), dtype, seed and protocol; -k replaces
+// the protocol's propagation steps of a kind that has them. It returns
+// the model and its propagation steps (0 for a kind without "k").
+func buildKind(o options, kind *layers.Kind, d *data, g *G.ExprGraph, phase *layers.Phase) (layers.Model, int, error) {
+	opt := layers.Options{Dtype: o.dtype, Seed: o.seed + 1}
+	if kind.HasHidden() {
+		opt.Hidden = o.hidden
+	}
+	cfg, err := kind.Configure(o.features, 2, opt)
+	if err != nil {
+		return nil, 0, err
+	}
+	set := map[string]any{}
+	for key, v := range protocol[kind.Name()] {
+		set[key] = v
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, 0, err
+	}
+	_, hasK := fields["k"]
+	if hasK && o.k != 0 {
+		set["k"] = o.k
+	}
+	if cfg, err = kind.Override(cfg, set); err != nil {
+		return nil, 0, err
+	}
+	k := 0
+	if hasK {
+		raw, _ = json.Marshal(cfg)
+		var kv struct {
+			K int `json:"k"`
+		}
+		if err := json.Unmarshal(raw, &kv); err != nil {
+			return nil, 0, err
+		}
+		k = kv.K
+	}
+	m, err := kind.Build(g, d.g, cfg, phase)
+	return m, k, err
+}
+
 // newModel builds o.model's model in g for input x (no tapes).
 func newModel(o options, d *data, g *G.ExprGraph, x *G.Node, phase *layers.Phase) (layers.Model, int, error) {
 	dt, h, c := o.dtype, o.hidden, 2
-	mlp := func() (*layers.MLP, error) {
-		cfg := layers.DefaultMLPConfig(o.features, c)
-		cfg.Hidden, cfg.Dropout, cfg.Dtype, cfg.Seed = h, 0, dt, o.seed+1
-		return layers.NewMLP(g, cfg, phase)
-	}
 	k := o.k
+	if kind, err := layers.LookupKind(o.model); err == nil && !kind.Wraps() {
+		return buildKind(o, kind, d, g, phase)
+	}
 	switch o.model {
-	case "mlp":
-		m, err := mlp()
-		return m, 0, err
-	case "gcn":
-		cfg := layers.DefaultGCNConfig(o.features, c)
-		cfg.Hidden, cfg.Dropout, cfg.Dtype, cfg.Seed = h, 0, dt, o.seed+1
-		m, err := layers.NewGCN(g, d.g, cfg, phase)
-		return m, 0, err
-	case "sgc":
-		if k == 0 {
-			k = 2
-		}
-		cfg := layers.DefaultSGCConfig(o.features, c)
-		cfg.K, cfg.Dtype, cfg.Seed = k, dt, o.seed+1
-		m, err := layers.NewSGC(g, d.g, cfg)
-		return m, k, err
-	case "appnp":
-		if k == 0 {
-			k = 10
-		}
-		cfg := layers.DefaultAPPNPConfig(o.features, c)
-		cfg.Hidden, cfg.Dropout, cfg.K, cfg.Alpha, cfg.Dtype, cfg.Seed = h, 0, k, 0.1, dt, o.seed+1
-		m, err := layers.NewAPPNP(g, d.g, cfg, phase)
-		return m, k, err
-	case "jknet":
-		cfg := layers.DefaultJKNetConfig(o.features, c)
-		cfg.Hidden, cfg.Dropout, cfg.Dtype, cfg.Seed = h, 0, dt, o.seed+1
-		m, err := layers.NewJKNet(g, d.g, cfg, phase)
-		return m, 0, err
-	case "gat":
-		cfg := layers.DefaultGATConfig(o.features, c)
-		cfg.Heads, cfg.Hidden, cfg.Dtype, cfg.Seed = 4, h/4, dt, o.seed+1
-		m, err := layers.NewGAT(g, d.g, cfg, phase)
-		return m, 0, err
 	case "fmp-default":
 		// FMP as the library recommends it: fmp.DefaultModelConfig (MLP
 		// backbone, K = 10, λs 1, λf 2, Normalized scaling,

@@ -15,7 +15,7 @@ import (
 // TestRunSmoke runs every model for a few epochs on a tiny graph and checks
 // the report.
 func TestRunSmoke(t *testing.T) {
-	for _, m := range models {
+	for _, m := range models() {
 		for _, kind := range []string{"synthetic", "uniform"} {
 			var out, errb bytes.Buffer
 			args := []string{"-model", m, "-graph", kind, "-nodes", "300", "-features", "12", "-edges", "1500",

@@ -113,7 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.models = cli.SplitList(*models)
 	for _, m := range o.models {
 		if !validModel(m) {
-			return nil, fmt.Errorf("-models: unknown backbone %q, want mlp, gcn, sgc, appnp, gat or fmp", m)
+			return nil, fmt.Errorf("-models: unknown backbone %q, want one of %s", m, strings.Join(layers.KindNames(), ", "))
 		}
 	}
 	// The fmp backbone comes with its own λf sweep.
@@ -193,13 +193,17 @@ func parseGrid(s string) ([]float64, error) {
 	return out, nil
 }
 
+// validModel reports whether m is a backbone the sweep trains: a declared
+// kind of package layers (JKNet included, though the paper's figure has
+// none) or "fmp", the paper's MLP → FMP.
 func validModel(m string) bool {
-	switch m {
-	case "mlp", "gcn", "sgc", "appnp", "gat", "fmp":
-		return true
-	}
-	return false
+	_, err := layers.LookupKind(m)
+	return err == nil
 }
+
+// protocol holds the sweep's settings beyond the kinds' defaults, by kind
+// and JSON key (layers.Kind.Override): SGC propagates two hops here.
+var protocol = map[string]map[string]any{"sgc": {"k": 2}}
 
 // job is one training run.
 type job struct {
@@ -256,28 +260,7 @@ func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *train.T
 	ph := layers.NewPhase()
 	d, c := ds.NumFeatures, ds.NumClasses()
 	var m layers.Model
-	switch name {
-	case "mlp":
-		mc := layers.DefaultMLPConfig(d, c)
-		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
-		m, err = layers.NewMLP(g, mc, ph)
-	case "gcn":
-		mc := layers.DefaultGCNConfig(d, c)
-		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
-		m, err = layers.NewGCN(g, ds.Graph, mc, ph)
-	case "sgc":
-		mc := layers.DefaultSGCConfig(d, c)
-		mc.K, mc.Dtype, mc.Seed = 2, o.dtype, seed
-		m, err = layers.NewSGC(g, ds.Graph, mc)
-	case "appnp":
-		mc := layers.DefaultAPPNPConfig(d, c)
-		mc.Hidden, mc.Dtype, mc.Seed = o.hidden, o.dtype, seed
-		m, err = layers.NewAPPNP(g, ds.Graph, mc, ph)
-	case "gat":
-		mc := layers.DefaultGATConfig(d, c)
-		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = o.hidden/4, 4, o.dtype, seed
-		m, err = layers.NewGAT(g, ds.Graph, mc, ph)
-	case "fmp":
+	if name == "fmp" {
 		mc := fmp.DefaultModelConfig(d, c)
 		mc.MLP.Hidden, mc.MLP.Dtype, mc.MLP.Seed = o.hidden, o.dtype, seed
 		mc.FMP.LambdaS, mc.FMP.LambdaF = o.lambdaS, 0
@@ -285,8 +268,8 @@ func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *train.T
 			mc.FMP.LambdaF = j.alpha
 		}
 		m, err = fmp.NewModel(g, ds.Graph, ds.Sens, mc, ph)
-	default:
-		err = fmt.Errorf("unknown backbone %q", name)
+	} else {
+		m, err = buildKind(name, d, c, layers.Options{Hidden: o.hidden, Dtype: o.dtype, Seed: seed}, g, ds, ph)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -954,4 +937,26 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s, %s and %s\n", csvPath, svgPath, rtPath)
 	return nil
+}
+
+// buildKind builds a backbone of a declared kind with the options (the
+// hidden width only for kinds that have one) and the sweep's protocol.
+func buildKind(name string, d, c int, opt layers.Options, g *G.ExprGraph, ds *datasets.Dataset, ph *layers.Phase) (layers.Model, error) {
+	k, err := layers.LookupKind(name)
+	if err != nil {
+		return nil, err
+	}
+	if !k.HasHidden() {
+		opt.Hidden = 0
+	}
+	cfg, err := k.Configure(d, c, opt)
+	if err != nil {
+		return nil, err
+	}
+	if set, ok := protocol[name]; ok {
+		if cfg, err = k.Override(cfg, set); err != nil {
+			return nil, err
+		}
+	}
+	return k.Build(g, ds.Graph, cfg, ph)
 }

@@ -15,12 +15,15 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Models lists the model names Build accepts, in the order of the FMP
-// paper's tables (JKNet last but one, FMP last).
+// Models lists the models of the FMP paper's Table 1 in its order (JKNet
+// last but one, FMP last): every kind of package layers, by name, and
+// "fmp", the paper's MLP → FMP. Build accepts these and any other
+// declared kind.
 var Models = []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet", "fmp"}
 
 // ParseModels splits a comma-separated list of model names, checking each
-// against Models and refusing duplicates.
+// against the declared kinds (layers.LookupKind; "fmp" is the paper's
+// MLP → FMP) and refusing duplicates.
 func ParseModels(list string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -29,7 +32,7 @@ func ParseModels(list string) ([]string, error) {
 		if m == "" {
 			continue
 		}
-		if !isModel(m) {
+		if _, err := layers.LookupKind(m); err != nil {
 			return nil, fmt.Errorf("unknown model %q, want a comma-separated list of %s", m, strings.Join(Models, ", "))
 		}
 		if seen[m] {
@@ -42,15 +45,6 @@ func ParseModels(list string) ([]string, error) {
 		return nil, fmt.Errorf("no model given, want a comma-separated list of %s", strings.Join(Models, ", "))
 	}
 	return out, nil
-}
-
-func isModel(m string) bool {
-	for _, x := range Models {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 // Spec describes one model to build: its name (one of Models), the seed
@@ -97,46 +91,34 @@ func NewProblem(ds *datasets.Dataset, dt tensor.Dtype) (*Problem, error) {
 	return &Problem{Data: ds, Task: task}, nil
 }
 
-// Build adds the model described by s to p's graph, with the library's
-// default configuration of that model except for the seed, the hidden
-// width and the dtype ("fmp" is fmp.Model: the default MLP followed by an
-// FMP layer configured by s.FMP).
+// Build adds the model described by s to p's graph through its kind's
+// declaration (layers.Kind.Configure and Build), with the kind's default
+// configuration except for the seed, the hidden width (for kinds that
+// have one; GAT's is heads × per-head width, so 64 is its default 4 × 16)
+// and the dtype. "fmp" is fmp.Model: the default MLP followed by an FMP
+// layer configured by s.FMP.
 func Build(p *Problem, s Spec) (layers.Model, error) {
 	ds, t := p.Data, p.Task
 	in, c := ds.NumFeatures, t.Classes
-	switch s.Model {
-	case "mlp":
-		cfg := layers.DefaultMLPConfig(in, c)
-		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return layers.NewMLP(t.Graph, cfg, t.Phase)
-	case "gcn":
-		cfg := layers.DefaultGCNConfig(in, c)
-		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return layers.NewGCN(t.Graph, ds.Graph, cfg, t.Phase)
-	case "sgc":
-		cfg := layers.DefaultSGCConfig(in, c)
-		cfg.Dtype, cfg.Seed = s.Dtype, s.Seed
-		return layers.NewSGC(t.Graph, ds.Graph, cfg)
-	case "appnp":
-		cfg := layers.DefaultAPPNPConfig(in, c)
-		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return layers.NewAPPNP(t.Graph, ds.Graph, cfg, t.Phase)
-	case "gat":
-		// The GAT model keeps its own default width (4 heads × 16 = 64).
-		cfg := layers.DefaultGATConfig(in, c)
-		cfg.Dtype, cfg.Seed = s.Dtype, s.Seed
-		return layers.NewGAT(t.Graph, ds.Graph, cfg, t.Phase)
-	case "jknet":
-		cfg := layers.DefaultJKNetConfig(in, c)
-		cfg.Hidden, cfg.Dtype, cfg.Seed = s.Hidden, s.Dtype, s.Seed
-		return layers.NewJKNet(t.Graph, ds.Graph, cfg, t.Phase)
-	case "fmp":
+	if s.Model == "fmp" {
 		cfg := fmp.DefaultModelConfig(in, c)
 		cfg.MLP.Hidden, cfg.MLP.Dtype, cfg.MLP.Seed = s.Hidden, s.Dtype, s.Seed
 		cfg.FMP = s.FMP
 		return fmp.NewModel(t.Graph, ds.Graph, ds.Sens, cfg, t.Phase)
 	}
-	return nil, fmt.Errorf("unknown model %q, want one of %s", s.Model, strings.Join(Models, ", "))
+	k, err := layers.LookupKind(s.Model)
+	if err != nil {
+		return nil, err
+	}
+	o := layers.Options{Dtype: s.Dtype, Seed: s.Seed}
+	if k.HasHidden() {
+		o.Hidden = s.Hidden
+	}
+	cfg, err := k.Configure(in, c, o)
+	if err != nil {
+		return nil, err
+	}
+	return k.Build(t.Graph, ds.Graph, cfg, t.Phase)
 }
 
 // TrainOptions are the protocol knobs of a run.
@@ -251,12 +233,11 @@ func Evaluate(m layers.Model, p *Problem, idx []int) (metrics.Report, error) {
 	return rep, nil
 }
 
-var displayNames = map[string]string{"mlp": "MLP", "gcn": "GCN", "sgc": "SGC", "appnp": "APPNP", "gat": "GAT", "jknet": "JKNet", "fmp": "FMP"}
-
-// DisplayName returns the name tables and plots use for a model ("GCN").
+// DisplayName returns the name tables and plots use for a model: its
+// kind's title ("GCN"), or the name itself for no declared kind.
 func DisplayName(model string) string {
-	if d, ok := displayNames[model]; ok {
-		return d
+	if k, err := layers.LookupKind(model); err == nil {
+		return k.Title()
 	}
 	return model
 }
