@@ -25,7 +25,20 @@ func biased(t testing.TB, n int) *datasets.Dataset {
 	return ds
 }
 
-// build returns a fresh model of the given backbone on ds, and its task.
+// backbones lists every declared kind that is built from a configuration,
+// and "fmp" (MLP → FMP): the strategies are tested on each.
+func backbones() []string {
+	var out []string
+	for _, k := range layers.Kinds() {
+		if !k.Wraps() {
+			out = append(out, k.Name())
+		}
+	}
+	return append(out, "fmp")
+}
+
+// build returns a fresh model of the given backbone on ds (hidden width
+// 16 where the kind has one), and its task.
 func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, seed int64) (layers.Model, *train.Task) {
 	t.Helper()
 	g := G.NewGraph()
@@ -34,33 +47,20 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 	ph := layers.NewPhase()
 	d, c := ds.NumFeatures, ds.NumClasses()
 	var m layers.Model
-	switch backbone {
-	case "mlp":
-		mc := layers.DefaultMLPConfig(d, c)
-		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
-		m, err = layers.NewMLP(g, mc, ph)
-	case "gcn":
-		mc := layers.DefaultGCNConfig(d, c)
-		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
-		m, err = layers.NewGCN(g, ds.Graph, mc, ph)
-	case "sgc":
-		mc := layers.DefaultSGCConfig(d, c)
-		mc.K, mc.Dtype, mc.Seed = 2, dt, seed
-		m, err = layers.NewSGC(g, ds.Graph, mc)
-	case "appnp":
-		mc := layers.DefaultAPPNPConfig(d, c)
-		mc.Hidden, mc.Dtype, mc.Seed = 16, dt, seed
-		m, err = layers.NewAPPNP(g, ds.Graph, mc, ph)
-	case "gat":
-		mc := layers.DefaultGATConfig(d, c)
-		mc.Hidden, mc.Heads, mc.Dtype, mc.Seed = 8, 2, dt, seed
-		m, err = layers.NewGAT(g, ds.Graph, mc, ph)
-	case "fmp":
+	if backbone == "fmp" {
 		mc := fmp.DefaultModelConfig(d, c)
 		mc.MLP.Hidden, mc.MLP.Dtype, mc.MLP.Seed = 16, dt, seed
 		m, err = fmp.NewModel(g, ds.Graph, ds.Sens, mc, ph)
-	default:
-		t.Fatalf("unknown backbone %q", backbone)
+	} else {
+		k, kerr := layers.LookupKind(backbone)
+		require.NoError(t, kerr)
+		opt := layers.Options{Dtype: dt, Seed: seed}
+		if k.HasHidden() {
+			opt.Hidden = 16
+		}
+		cfg, cerr := k.Configure(d, c, opt)
+		require.NoError(t, cerr)
+		m, err = k.Build(g, ds.Graph, cfg, ph)
 	}
 	require.NoError(t, err)
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}

@@ -54,7 +54,7 @@ func sameParams(a, b []*tensor.Dense) bool {
 // trains, the mixup sampler still draws); with α > 0 they differ.
 func TestAlphaZeroIsPlain(t *testing.T) {
 	ds := biased(t, 200)
-	for _, bb := range []string{"mlp", "gcn", "sgc", "appnp", "gat", "fmp"} {
+	for _, bb := range backbones() {
 		dts := []tensor.Dtype{tensor.Float64}
 		if bb == "gcn" {
 			dts = testutilDtypes
