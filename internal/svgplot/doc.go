@@ -26,8 +26,9 @@
 // generously (about 0.65 em per character, more for wide glyphs) and
 // places every text, the legend and the axes so that they lie inside the
 // canvas and do not overlap each other's boxes. A point label that would
-// overlap a marker, a line or another label wherever it is tried is left
-// out.
+// overlap a line or another label, or come within a few pixels of another
+// point, wherever it is tried beside its point is left out: points too
+// close to tell apart keep no label.
 //
 // The output depends only on the input: the same Figure gives the same
 // bytes.

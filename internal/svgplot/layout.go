@@ -252,15 +252,23 @@ func (pl *panelLayout) data(p *Panel, pt *panelTexts, s sizes) ([]entry, [][]lab
 	return es, refLabels
 }
 
+// pointClear is how far a point label keeps from the other markers, in
+// pixels, lest it seem to belong to them.
+const pointClear = 4.0
+
 // innerLabels places the labels inside the axes, clear of the frame,
 // the markers, the lines and each other: each reference label in its
 // first free place (or its first place if none is free), then each
-// point label in its first free place, if any, beside its point.
+// point label in its first free place beside its point, pointClear away
+// from the other markers, or nowhere. A point whose marker touches
+// another point's keeps no label: the two are too close to tell apart.
+// A mark centred on a point (a ring around it) counts as the point's.
 func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label, s sizes) {
-	var taken []rect
+	var taken []rect // the markers', then the labels' boxes
 	for _, m := range pl.markers {
 		taken = append(taken, m.box())
 	}
+	nm := len(pl.markers)
 	var segs [][4]float64
 	for _, ls := range [][]polyline{pl.refs, pl.lines} {
 		for _, l := range ls {
@@ -270,12 +278,17 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 		}
 	}
 	inner := rect{2, 2, pl.w - 2, pl.h - 2}
-	free := func(t label) bool {
-		b := t.box()
+	// fits reports whether c lies inside the axes, clear of the lines, the
+	// labels so far and the markers: pad pixels clear of those not in own.
+	fits := func(c label, own map[int]bool, pad float64) bool {
+		b := c.box()
 		if !inner.contains(b) {
 			return false
 		}
-		for _, o := range taken {
+		for k, o := range taken {
+			if k < nm && !own[k] {
+				o = rect{o.x0 - pad, o.y0 - pad, o.x1 + pad, o.y1 + pad}
+			}
 			if b.overlaps(o) {
 				return false
 			}
@@ -287,38 +300,60 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 		}
 		return true
 	}
-	place := func(cands []label, always bool) {
+	add := func(c label) {
+		taken = append(taken, c.box())
+		pl.texts = append(pl.texts, c)
+	}
+	// place adds the first of cands that fits, if any.
+	place := func(cands []label, own map[int]bool, pad float64) bool {
 		for _, c := range cands {
-			if free(c) {
-				taken = append(taken, c.box())
-				pl.texts = append(pl.texts, c)
-				return
+			if fits(c, own, pad) {
+				add(c)
+				return true
 			}
 		}
-		if always {
-			taken = append(taken, cands[0].box())
-			pl.texts = append(pl.texts, cands[0])
-		}
+		return false
 	}
 	for _, cands := range refLabels {
-		place(cands, true)
+		if !place(cands, nil, 0) {
+			add(cands[0])
+		}
 	}
-	mi := 0 // the series' markers come first, in order
+	np := 0 // the series' points are the first markers
+	for _, se := range p.Series {
+		np += len(se.X)
+	}
+	mi := -1
 	for j, se := range p.Series {
 		for k := range se.X {
-			m := pl.markers[mi]
 			mi++
+			m := pl.markers[mi]
 			if len(pt.labels[j][k]) == 0 {
 				continue
 			}
+			own := map[int]bool{mi: true}
+			e := m.box().x1 - m.x // from the centre to a label's near edge
+			crowded := false
+			for n, o := range pl.markers {
+				switch {
+				case n >= np && math.Abs(o.x-m.x) < 1 && math.Abs(o.y-m.y) < 1:
+					own[n] = true
+					e = math.Max(e, o.box().x1-o.x)
+				case n < np && n != mi && o.box().overlaps(m.box()):
+					crowded = true
+				}
+			}
+			if crowded {
+				continue
+			}
+			e += 2
+			d := 0.7 * e // the same, diagonally
 			t := label{runs: pt.labels[j][k], size: s.note, class: "pointlabel", halo: true}
-			e := m.box().x1 - m.x + 2 // from the centre to a label's near edge
-			d := 0.7 * e              // the same, diagonally
 			up, down, mid := m.y-e-descentOf(t.runs)*t.size, m.y+e+ascent*t.size, m.y+0.35*t.size
 			place([]label{
 				at(t, m.x+e, mid, "start"), at(t, m.x-e, mid, "end"), at(t, m.x, up, "middle"), at(t, m.x, down, "middle"),
 				at(t, m.x+d, up+e-d, "start"), at(t, m.x+d, down-e+d, "start"), at(t, m.x-d, up+e-d, "end"), at(t, m.x-d, down-e+d, "end"),
-			}, false)
+			}, own, pointClear)
 		}
 	}
 }
