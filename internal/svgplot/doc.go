@@ -28,7 +28,9 @@
 // canvas and do not overlap each other's boxes. A point label that would
 // overlap a line or another label, or come within a few pixels of another
 // point, wherever it is tried beside its point is left out: points too
-// close to tell apart keep no label.
+// close to tell apart keep no label. A reference line's label goes in the
+// first of four places along the line that is clear of the data, or in
+// the first place when none is.
 //
 // The output depends only on the input: the same Figure gives the same
 // bytes.
