@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -130,6 +131,13 @@ func TestSmoke(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(out, "frontier.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "<svg")
+	// A well-formed SVG with both panels, a typeset line per λs, the
+	// baselines and the rule's limit.
+	require.NoError(t, xml.Unmarshal(svg, new(struct{})))
+	for _, want := range []string{": validation (choice)<", ": test<", `FMP, λ<tspan baseline-shift="sub" font-size="8.4">s</tspan> = 0<`,
+		`FMP, λ<tspan baseline-shift="sub" font-size="8.4">s</tspan> = 1<`, ">FMP chosen<", ">backbone<", ">thresholds<", ">rule: accuracy ≥ "} {
+		assert.Contains(t, string(svg), want)
+	}
 
 	// Predict with the saved model: the FMP probabilities, bit for bit.
 	again := filepath.Join(dir, "again")
@@ -143,6 +151,9 @@ func TestSmoke(t *testing.T) {
 	code, _, stderr = runCmd(append(append(append([]string{}, in...), fast...), "-out", out, "-overwrite")...)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, pred, readCSV(t, filepath.Join(out, "predictions.csv")))
+	svg2, err := os.ReadFile(filepath.Join(out, "frontier.svg"))
+	require.NoError(t, err)
+	assert.Equal(t, string(svg), string(svg2), "frontier.svg differs between two runs")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range entries {

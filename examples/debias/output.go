@@ -4,18 +4,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"image/color"
 	"io"
 	"strconv"
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/svgplot"
 	"github.com/fairmp/fairmp/metrics"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // className and groupName give the names the input used.
@@ -134,107 +129,73 @@ func writeFrontier(path string, f *fmp.Frontier) error {
 	})
 }
 
-var lineColors = []color.Color{
-	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-}
-
 // plotFrontier draws two panels, validation (where the choice is made)
 // and test: accuracy against ΔDP for every FMP setting (one line per λs,
-// λf growing along it), the backbone (cross), the thresholds (triangle)
-// and the chosen setting (circled).
+// each point labelled with its λf where the label fits), the backbone
+// (cross), the thresholds (triangle), the chosen setting (ringed) and,
+// on validation, the rule's limit.
 func plotFrontier(path string, r *result) error {
 	f := r.frontier
-	var panels []*plot.Plot
+	var ls []float64
+	for _, q := range f.Points {
+		if !containsF(ls, q.Config.LambdaS) {
+			ls = append(ls, q.Config.LambdaS)
+		}
+	}
+	fig := svgplot.Figure{Legend: svgplot.Legend{Title: "numbers at points: λ_f"}}
 	for _, part := range []string{"validation (choice)", "test"} {
-		p := plot.New()
-		p.Title.Text = r.ds.Name + ": " + part
-		p.X.Label.Text = "demographic parity gap (%)"
-		p.Y.Label.Text = "accuracy (%)"
-		p.Add(plotter.NewGrid())
-		at := func(fp fmp.FrontierPoint) plotter.XY {
-			rep := fp.Val
+		p := svgplot.Panel{Title: svgplot.Escape(r.ds.Name) + ": " + part, XLabel: "ΔDP (%)", YLabel: "accuracy (%)"}
+		pick := func(val, test *metrics.Report) *metrics.Report {
 			if part == "test" {
-				rep = fp.Test
+				return test
 			}
-			return plotter.XY{X: 100 * rep.DemographicParity, Y: 100 * rep.Accuracy}
+			return val
 		}
-		var ls []float64
-		for _, q := range f.Points {
-			if !containsF(ls, q.Config.LambdaS) {
-				ls = append(ls, q.Config.LambdaS)
-			}
-		}
-		for k, s := range ls {
-			var xy plotter.XYs
+		for _, s := range ls {
+			se := svgplot.Series{Name: fmt.Sprintf("FMP, λ_s = %g", s)}
+			var first string // the first λf of the last point drawn
 			for _, q := range f.Points {
-				if q.Config.LambdaS == s {
-					xy = append(xy, at(q))
+				if q.Config.LambdaS != s {
+					continue
 				}
+				rep := pick(&q.Val, &q.Test)
+				x, y, lf := 100*rep.DemographicParity, 100*rep.Accuracy, fmt.Sprintf("%g", q.Config.LambdaF)
+				// Settings with the same metrics as the previous one (λf
+				// past saturation) are one point, labelled with the range.
+				if n := len(se.X); n > 0 && se.X[n-1] == x && se.Y[n-1] == y {
+					se.Labels[n-1] = first + "–" + lf
+					continue
+				}
+				se.X, se.Y, se.Labels, first = append(se.X, x), append(se.Y, y), append(se.Labels, lf), lf
 			}
-			lp, sc, err := plotter.NewLinePoints(xy)
-			if err != nil {
-				return err
-			}
-			col := lineColors[k%len(lineColors)]
-			lp.Color, sc.Color, sc.Radius = col, col, vg.Points(2.5)
-			p.Add(lp, sc)
-			p.Legend.Add(fmt.Sprintf("FMP, lambda_s %g", s), lp, sc)
+			p.Series = append(p.Series, se)
 		}
-		ch, err := plotter.NewScatter(plotter.XYs{at(f.Best())})
-		if err != nil {
-			return err
-		}
-		ch.Shape, ch.Radius, ch.Color = draw.RingGlyph{}, vg.Points(7), color.Black
-		p.Add(ch)
-		p.Legend.Add("FMP chosen", ch)
+		best := f.Best()
+		ch := pick(&best.Val, &best.Test)
+		p.Marks = append(p.Marks, svgplot.Mark{X: 100 * ch.DemographicParity, Y: 100 * ch.Accuracy, Shape: svgplot.Ring, Size: 7, Label: "FMP chosen"})
 		for _, me := range r.methods {
-			if me.Name == "fmp" {
+			rep := pick(me.Val, me.Test)
+			if me.Name == "fmp" || rep == nil {
 				continue
 			}
-			rep := me.Val
-			if part == "test" {
-				rep = me.Test
-			}
-			if rep == nil {
-				continue
-			}
-			sc, err := plotter.NewScatter(plotter.XYs{{X: 100 * rep.DemographicParity, Y: 100 * rep.Accuracy}})
-			if err != nil {
-				return err
-			}
-			sc.Radius, sc.Color = vg.Points(5), color.Black
-			sc.Shape = draw.CrossGlyph{}
+			m := svgplot.Mark{X: 100 * rep.DemographicParity, Y: 100 * rep.Accuracy, Shape: svgplot.Cross, Label: svgplot.Escape(me.Name)}
 			if me.Name == "thresholds" {
-				sc.Shape, sc.Color = draw.TriangleGlyph{}, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+				m.Shape, m.Color = svgplot.Triangle, svgplot.Vermillion
 			}
-			p.Add(sc)
-			p.Legend.Add(me.Name, sc)
+			p.Marks = append(p.Marks, m)
 		}
-		// The points lie high and to the left of 1/1.5 of the width: the
-		// legend goes bottom right, text after the symbols (a viewer whose
-		// font is wider than the one measured then overflows the panel,
-		// not the symbols).
-		p.Legend.Top, p.Legend.Left = false, true
-		p.Legend.XOffs = 2.5 * vg.Inch
-		p.X.Min, p.Y.Max = 0, p.Y.Max+0.5
-		p.X.Max *= 1.5
-		panels = append(panels, p)
+		if part != "test" {
+			switch rule := f.Rule; {
+			case rule.MaxDP > 0:
+				p.Lines = []svgplot.RefLine{{Vertical: true, At: 100 * rule.MaxDP, Label: fmt.Sprintf("rule: ΔDP ≤ %.4g", 100*rule.MaxDP)}}
+			case rule.MaxAccuracyLoss > 0:
+				floor := 100 * (f.Reference.Val.Accuracy - rule.MaxAccuracyLoss)
+				p.Lines = []svgplot.RefLine{{At: floor, Label: fmt.Sprintf("rule: accuracy ≥ %.4g", floor)}}
+			}
+		}
+		fig.Panels = append(fig.Panels, p)
 	}
-	w, h := 5*vg.Inch, 4*vg.Inch
-	c := vgsvg.New(2*w, h)
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: 1, Cols: 2}
-	canvases := plot.Align([][]*plot.Plot{panels}, tiles, dc)
-	for k, p := range panels {
-		p.Draw(canvases[0][k])
-	}
-	return writeFile(path, func(wr io.Writer) error {
-		_, err := c.WriteTo(wr)
-		return err
-	})
+	return writeFile(path, fig.WriteSVG)
 }
 
 func containsF(s []float64, x float64) bool {

@@ -1,0 +1,52 @@
+// Package svgplot draws small 2-D charts as standalone SVG, with the
+// standard library only.
+//
+// # Model
+//
+// A [Figure] is a row of [Panel]s drawn side by side, and one legend
+// shared by all of them. A panel is one pair of axes with a title, an x
+// and a y label, and what is drawn in it:
+//
+//   - [Series]: points joined by a line, each point drawn as a marker,
+//     optionally with a short text label beside it;
+//   - [Mark]s: single markers of a [Shape] (circle, ring, cross, triangle,
+//     square, diamond);
+//   - [RefLine]s: dashed vertical or horizontal lines with a label, such
+//     as a rule's limit.
+//
+// An axis runs over the panel's data (series, marks and reference lines)
+// plus a margin, or over the [Range] the caller fixes. Its ticks are
+// "nice" numbers (steps of 1, 2 or 5 times a power of ten) printed with
+// the same number of decimals along the axis. Every series and every mark
+// with a legend label gets a legend entry; entries with the same label
+// and style in several panels are shown once. The legend lies outside
+// the axes, to the right of the last panel or below the panels.
+//
+// No font metrics are available, so the layout estimates text widths
+// generously (about 0.65 em per character, more for wide glyphs) and
+// places every text, the legend and the axes so that they lie inside the
+// canvas and do not overlap each other's boxes. A point label that would
+// overlap a line or another label, or come within a few pixels of another
+// point, wherever it is tried beside its point is left out: points too
+// close to tell apart keep no label. A reference line's label goes in the
+// first of four places along the line that is clear of the data, or in
+// the first place when none is.
+//
+// The output depends only on the input: the same Figure gives the same
+// bytes.
+//
+// # Text markup
+//
+// Titles, axis labels, legend labels and point and line labels may hold
+// any Unicode text (λ, Δ, ≤) and subscripts:
+//
+//	λ_s       the one character after "_" is a subscript: λ with s below
+//	λ_{max}   a braced group is a subscript: λ with "max" below
+//	a\_b      a backslash makes the next character literal: "a_b"
+//	a\\b      a literal backslash
+//
+// A subscript is drawn as <tspan baseline-shift="sub"> in a smaller font.
+// Subscripts do not nest. Text that is not markup (a file name, a data
+// set's name) should go through [Escape] first. Malformed markup (a
+// trailing "_" or "\", an unclosed "_{") is an error.
+package svgplot

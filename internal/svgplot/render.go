@@ -1,0 +1,434 @@
+package svgplot
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Layout constants, in pixels.
+const (
+	defaultPlotW = 320.0
+	defaultPlotH = 240.0
+	defaultFont  = 12.0
+	margin       = 8.0  // canvas edge to the nearest content
+	panelGap     = 24.0 // between one panel's boxes and the next's
+	legendGap    = 16.0 // between the panels and the legend
+	legendPad    = 8.0  // legend frame to its content
+	tickLen      = 4.0
+	swatchW      = 28.0 // a legend entry's line
+	fontFamily   = "Helvetica, Arial, 'DejaVu Sans', 'Liberation Sans', sans-serif"
+	axisColor    = "#333333"
+	gridColor    = "#E5E5E5"
+	refColor     = "#555555"
+)
+
+// rect is a box from (x0, y0) to (x1, y1), y downwards.
+type rect struct{ x0, y0, x1, y1 float64 }
+
+func (r rect) union(o rect) rect {
+	return rect{math.Min(r.x0, o.x0), math.Min(r.y0, o.y0), math.Max(r.x1, o.x1), math.Max(r.y1, o.y1)}
+}
+
+func (r rect) overlaps(o rect) bool {
+	return r.x0 < o.x1 && o.x0 < r.x1 && r.y0 < o.y1 && o.y0 < r.y1
+}
+
+func (r rect) contains(o rect) bool {
+	return r.x0 <= o.x0 && o.x1 <= r.x1 && r.y0 <= o.y0 && o.y1 <= r.y1
+}
+
+// label is a text placed at (x, y), a point of its baseline.
+type label struct {
+	x, y   float64
+	runs   []run
+	size   float64
+	anchor string // start, middle or end
+	class  string
+	rotate bool // turned a quarter left about (x, y): it reads upwards
+	halo   bool // a white outline keeps it legible over lines
+}
+
+// box is the label's estimated extent.
+func (t label) box() rect {
+	w := textWidth(t.runs, t.size)
+	u := 0.0 // the text's left end, from x along the baseline
+	switch t.anchor {
+	case "middle":
+		u = -w / 2
+	case "end":
+		u = -w
+	}
+	d := descent
+	if hasSub(t.runs) {
+		d = subDescent
+	}
+	if t.rotate {
+		return rect{t.x - ascent*t.size, t.y - u - w, t.x + d*t.size, t.y - u}
+	}
+	return rect{t.x + u, t.y - ascent*t.size, t.x + u + w, t.y + d*t.size}
+}
+
+// marker is a drawn marker, centred at (x, y).
+type marker struct {
+	x, y, r float64
+	shape   Shape
+	color   string
+}
+
+// box is the marker's extent, its outline included.
+func (m marker) box() rect {
+	e := m.r + 1
+	switch m.shape {
+	case Triangle:
+		e = 1.2*m.r + 1
+	case Diamond:
+		e = 1.25*m.r + 1
+	}
+	return rect{m.x - e, m.y - e, m.x + e, m.y + e}
+}
+
+// polyline is a drawn line through points.
+type polyline struct {
+	pts    [][2]float64
+	color  string
+	dashed bool
+}
+
+// panelLayout is a panel ready to draw: everything in canvas
+// coordinates once placed, its axes' top left at (ox, oy).
+type panelLayout struct {
+	ox, oy, w, h float64
+	x, y         axis
+	refs, lines  []polyline
+	markers      []marker
+	texts        []label
+	box          rect // the axes and all texts
+}
+
+// shift moves everything in the panel by (dx, dy).
+func (p *panelLayout) shift(dx, dy float64) {
+	p.ox, p.oy = p.ox+dx, p.oy+dy
+	p.box = rect{p.box.x0 + dx, p.box.y0 + dy, p.box.x1 + dx, p.box.y1 + dy}
+	for _, ls := range [][]polyline{p.refs, p.lines} {
+		for _, l := range ls {
+			for k := range l.pts {
+				l.pts[k][0] += dx
+				l.pts[k][1] += dy
+			}
+		}
+	}
+	for k := range p.markers {
+		p.markers[k].x += dx
+		p.markers[k].y += dy
+	}
+	for k := range p.texts {
+		p.texts[k].x += dx
+		p.texts[k].y += dy
+	}
+}
+
+// entry is a legend entry: a marker, on a line for a series.
+type entry struct {
+	runs []run
+	line bool
+	m    marker
+}
+
+// sizes are the figure's dimensions after defaults.
+type sizes struct {
+	w, h, font, title, tick, note float64
+}
+
+func (f *Figure) sizes() (sizes, error) {
+	s := sizes{w: f.PlotWidth, h: f.PlotHeight, font: f.FontSize}
+	for _, v := range []struct {
+		name string
+		v    *float64
+		def  float64
+	}{{"PlotWidth", &s.w, defaultPlotW}, {"PlotHeight", &s.h, defaultPlotH}, {"FontSize", &s.font, defaultFont}} {
+		if !finite(*v.v) || *v.v < 0 {
+			return s, fmt.Errorf("svgplot: Figure.%s = %v, want a finite size ≥ 0 (0 for the default)", v.name, *v.v)
+		}
+		if *v.v == 0 {
+			*v.v = v.def
+		}
+	}
+	s.title, s.tick, s.note = 1.15*s.font, 0.9*s.font, 0.85*s.font
+	return s, nil
+}
+
+// render draws the figure into b.
+func (f *Figure) render(b *bytes.Buffer) error {
+	if len(f.Panels) == 0 {
+		return fmt.Errorf("svgplot: the figure has no panels")
+	}
+	s, err := f.sizes()
+	if err != nil {
+		return err
+	}
+	if f.Legend.Position < LegendRight || f.Legend.Position > LegendNone {
+		return fmt.Errorf("svgplot: Legend.Position = %d, want LegendRight, LegendBelow or LegendNone", f.Legend.Position)
+	}
+	legendTitle, err := parseMarkup(f.Legend.Title)
+	if err != nil {
+		return fmt.Errorf("svgplot: Legend.Title %q %v", f.Legend.Title, err)
+	}
+	var panels []*panelLayout
+	var entries []entry
+	seen := map[string]bool{}
+	for i := range f.Panels {
+		p, es, err := layoutPanel(i, &f.Panels[i], s)
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+		for _, e := range es {
+			key := fmt.Sprintf("%v|%v|%v|%v|%v", e.runs, e.line, e.m.shape, e.m.color, e.m.r)
+			if !seen[key] {
+				seen[key] = true
+				entries = append(entries, e)
+			}
+		}
+	}
+	// Panels side by side, the tops of their axes aligned.
+	top := math.Inf(1)
+	for _, p := range panels {
+		top = math.Min(top, p.box.y0)
+	}
+	x := margin
+	all := rect{margin, margin, margin, margin}
+	for _, p := range panels {
+		p.shift(x-p.box.x0, margin-top)
+		x = p.box.x1 + panelGap
+		all = all.union(p.box)
+	}
+	var leg *legendLayout
+	if len(entries) > 0 && f.Legend.Position != LegendNone {
+		if f.Legend.Position == LegendRight {
+			leg = layoutLegend(entries, legendTitle, s.font, all.x1+legendGap, panels[0].oy, math.Inf(1))
+		} else {
+			leg = layoutLegend(entries, legendTitle, s.font, margin, all.y1+legendGap, all.x1-margin)
+		}
+		all = all.union(leg.frame)
+	}
+	width, height := all.x1+margin, all.y1+margin
+	fmt.Fprintf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+	fmt.Fprintf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"%s\" font-size=\"%s\">\n",
+		num(width), num(height), num(width), num(height), fontFamily, num(s.font))
+	fmt.Fprintf(b, "<rect width=\"%s\" height=\"%s\" fill=\"#FFFFFF\"/>\n<defs>\n", num(width), num(height))
+	for i, p := range panels {
+		fmt.Fprintf(b, "<clipPath id=\"svgplot-clip-%d\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/></clipPath>\n", i, num(p.ox), num(p.oy), num(p.w), num(p.h))
+	}
+	b.WriteString("</defs>\n")
+	for i, p := range panels {
+		drawPanel(b, i, p)
+	}
+	if leg != nil {
+		fmt.Fprintf(b, "<g class=\"legend\">\n<rect class=\"legend\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#FFFFFF\" stroke=\"#BBBBBB\"/>\n",
+			num(leg.frame.x0), num(leg.frame.y0), num(leg.frame.x1-leg.frame.x0), num(leg.frame.y1-leg.frame.y0))
+		for _, l := range leg.lines {
+			drawLine(b, l, 1.8)
+		}
+		for _, m := range leg.markers {
+			drawMarker(b, m)
+		}
+		for _, t := range leg.texts {
+			drawText(b, t)
+		}
+		b.WriteString("</g>\n")
+	}
+	b.WriteString("</svg>\n")
+	return nil
+}
+
+// at returns t placed at (x, y) with the given anchor.
+func at(t label, x, y float64, anchor string) label {
+	t.x, t.y, t.anchor = x, y, anchor
+	return t
+}
+
+// segmentHits reports whether the segment s (x0, y0, x1, y1) meets r
+// (Liang–Barsky clipping).
+func segmentHits(s [4]float64, r rect) bool {
+	t0, t1 := 0.0, 1.0
+	dx, dy := s[2]-s[0], s[3]-s[1]
+	for _, c := range [4][2]float64{{-dx, s[0] - r.x0}, {dx, r.x1 - s[0]}, {-dy, s[1] - r.y0}, {dy, r.y1 - s[1]}} {
+		p, q := c[0], c[1]
+		if p == 0 {
+			if q < 0 {
+				return false
+			}
+			continue
+		}
+		t := q / p
+		if p < 0 {
+			t0 = math.Max(t0, t)
+		} else {
+			t1 = math.Min(t1, t)
+		}
+		if t0 > t1 {
+			return false
+		}
+	}
+	return true
+}
+
+// legendLayout is a placed legend.
+type legendLayout struct {
+	frame   rect
+	texts   []label
+	markers []marker
+	lines   []polyline
+}
+
+// layoutLegend places the entries in a frame whose top left is (x0, y0):
+// one entry a row, or, when maxW is finite, in rows up to maxW wide.
+func layoutLegend(entries []entry, title []run, font, x0, y0, maxW float64) *legendLayout {
+	l := &legendLayout{}
+	rowH := 1.8 * font
+	for _, e := range entries {
+		rowH = math.Max(rowH, 2*(e.m.box().y1-e.m.y)+4)
+	}
+	y := y0 + legendPad
+	right := x0 + legendPad
+	if len(title) > 0 {
+		t := label{x: x0 + legendPad, y: y + ascent*font, runs: title, size: font, anchor: "start", class: "legend"}
+		l.texts = append(l.texts, t)
+		right = math.Max(right, t.box().x1)
+		y += rowH
+	}
+	x := x0 + legendPad
+	for k, e := range entries {
+		w := swatchW + 6 + textWidth(e.runs, font)
+		if k > 0 && (math.IsInf(maxW, 1) || x+w > x0+maxW-legendPad) {
+			x, y = x0+legendPad, y+rowH
+		}
+		cy := y + rowH/2
+		if e.line {
+			l.lines = append(l.lines, polyline{pts: [][2]float64{{x, cy}, {x + swatchW, cy}}, color: e.m.color})
+		}
+		m := e.m
+		m.x, m.y = x+swatchW/2, cy
+		l.markers = append(l.markers, m)
+		t := label{x: x + swatchW + 6, y: cy + 0.35*font, runs: e.runs, size: font, anchor: "start", class: "legend"}
+		l.texts = append(l.texts, t)
+		right = math.Max(right, t.box().x1)
+		x += w + 18
+	}
+	l.frame = rect{x0, y0, right + legendPad, y + rowH + legendPad}
+	return l
+}
+
+// num prints a coordinate to a hundredth of a pixel.
+func num(v float64) string {
+	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// drawPanel writes panel i: grid, ticks, reference lines, the data
+// clipped to the axes, the frame and the texts.
+func drawPanel(b *bytes.Buffer, i int, p *panelLayout) {
+	fmt.Fprintf(b, "<g class=\"panel\">\n")
+	var grid, ticks bytes.Buffer
+	for _, v := range p.x.ticks {
+		x := num(p.ox + p.x.pos(v, p.w))
+		fmt.Fprintf(&grid, "M%s %sV%s", x, num(p.oy), num(p.oy+p.h))
+		fmt.Fprintf(&ticks, "M%s %sv%s", x, num(p.oy+p.h), num(tickLen))
+	}
+	for _, v := range p.y.ticks {
+		y := num(p.oy + p.h - p.y.pos(v, p.h))
+		fmt.Fprintf(&grid, "M%s %sH%s", num(p.ox), y, num(p.ox+p.w))
+		fmt.Fprintf(&ticks, "M%s %sh%s", num(p.ox), y, num(-tickLen))
+	}
+	fmt.Fprintf(b, "<path class=\"grid\" d=\"%s\" stroke=\"%s\" fill=\"none\"/>\n", grid.String(), gridColor)
+	fmt.Fprintf(b, "<path class=\"ticks\" d=\"%s\" stroke=\"%s\" fill=\"none\"/>\n", ticks.String(), axisColor)
+	fmt.Fprintf(b, "<g clip-path=\"url(#svgplot-clip-%d)\">\n", i)
+	for _, l := range p.refs {
+		drawLine(b, l, 1.2)
+	}
+	for _, l := range p.lines {
+		drawLine(b, l, 1.8)
+	}
+	for _, m := range p.markers {
+		drawMarker(b, m)
+	}
+	b.WriteString("</g>\n")
+	fmt.Fprintf(b, "<rect class=\"plotarea\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"%s\"/>\n", num(p.ox), num(p.oy), num(p.w), num(p.h), axisColor)
+	for _, t := range p.texts {
+		drawText(b, t)
+	}
+	b.WriteString("</g>\n")
+}
+
+func drawLine(b *bytes.Buffer, l polyline, width float64) {
+	b.WriteString("<polyline points=\"")
+	for k, p := range l.pts {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(b, "%s,%s", num(p[0]), num(p[1]))
+	}
+	fmt.Fprintf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-linejoin=\"round\"", esc(l.color), num(width))
+	if l.dashed {
+		b.WriteString(" stroke-dasharray=\"5 4\"")
+	}
+	b.WriteString("/>\n")
+}
+
+func drawMarker(b *bytes.Buffer, m marker) {
+	c, r := esc(m.color), m.r
+	outline := "stroke=\"#FFFFFF\" stroke-width=\"0.8\""
+	poly := func(pts ...float64) {
+		b.WriteString("<polygon points=\"")
+		for k := 0; k < len(pts); k += 2 {
+			if k > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(b, "%s,%s", num(m.x+pts[k]*r), num(m.y+pts[k+1]*r))
+		}
+		fmt.Fprintf(b, "\" fill=\"%s\" %s/>\n", c, outline)
+	}
+	switch m.shape {
+	case Circle:
+		fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" %s/>\n", num(m.x), num(m.y), num(r), c, outline)
+	case Ring:
+		fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\"/>\n", num(m.x), num(m.y), num(r), c)
+	case Cross:
+		d := 0.85 * r
+		fmt.Fprintf(b, "<path d=\"M%s %sL%s %sM%s %sL%s %s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.2\" stroke-linecap=\"round\"/>\n",
+			num(m.x-d), num(m.y-d), num(m.x+d), num(m.y+d), num(m.x-d), num(m.y+d), num(m.x+d), num(m.y-d), c)
+	case Triangle:
+		poly(0, -1.2, 1.04, 0.6, -1.04, 0.6)
+	case Square:
+		poly(-0.9, -0.9, 0.9, -0.9, 0.9, 0.9, -0.9, 0.9)
+	case Diamond:
+		poly(0, -1.25, 1.25, 0, 0, 1.25, -1.25, 0)
+	}
+}
+
+func drawText(b *bytes.Buffer, t label) {
+	fmt.Fprintf(b, "<text class=\"%s\" x=\"%s\" y=\"%s\" font-size=\"%s\"", t.class, num(t.x), num(t.y), num(t.size))
+	if t.anchor != "start" {
+		fmt.Fprintf(b, " text-anchor=\"%s\"", t.anchor)
+	}
+	if t.rotate {
+		fmt.Fprintf(b, " transform=\"rotate(-90 %s %s)\"", num(t.x), num(t.y))
+	}
+	if t.halo {
+		b.WriteString(" stroke=\"#FFFFFF\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"")
+	}
+	b.WriteString(">")
+	for _, r := range t.runs {
+		if r.sub {
+			fmt.Fprintf(b, "<tspan baseline-shift=\"sub\" font-size=\"%s\">%s</tspan>", num(t.size*subScale), esc(r.text))
+		} else {
+			b.WriteString(esc(r.text))
+		}
+	}
+	b.WriteString("</text>\n")
+}

@@ -1,0 +1,171 @@
+package svgplot
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Figure is a row of panels side by side and their shared legend.
+type Figure struct {
+	// Panels are drawn left to right; a figure needs at least one.
+	Panels []Panel
+	// Legend says where the legend goes and its title.
+	Legend Legend
+	// PlotWidth and PlotHeight are the size of each panel's axes in
+	// pixels (0: 320 × 240); the titles, labels and ticks lie around it.
+	PlotWidth, PlotHeight float64
+	// FontSize is the size of labels and legend text in pixels (0: 12);
+	// titles are a little larger, ticks and point labels a little smaller.
+	FontSize float64
+}
+
+// Panel is one pair of axes and what is drawn in them.
+type Panel struct {
+	// Title, XLabel and YLabel are markup (see the package documentation);
+	// empty ones are left out.
+	Title, XLabel, YLabel string
+	// Series are drawn in order, each over the previous ones.
+	Series []Series
+	// Marks are drawn over the series.
+	Marks []Mark
+	// Lines are drawn under the series.
+	Lines []RefLine
+	// XRange and YRange fix an axis's range; their zero values take it
+	// from the panel's data, reference lines included.
+	XRange, YRange Range
+}
+
+// Series is a line through points, a marker at each point.
+type Series struct {
+	// Name is the legend label (markup); an empty name has no entry.
+	Name string
+	// X and Y are the points' coordinates, of the same length (≥ 1).
+	X, Y []float64
+	// Labels, if not nil, has one text per point (markup), drawn beside
+	// it where it fits; "" draws none.
+	Labels []string
+	// Color is an SVG colour; "" is SeriesColor(j) for the panel's j-th
+	// series.
+	Color string
+	// Shape is the points' marker (Circle by default).
+	Shape Shape
+}
+
+// Mark is a single marker.
+type Mark struct {
+	// X and Y are the marker's centre.
+	X, Y float64
+	// Shape is the marker's shape (Circle by default).
+	Shape Shape
+	// Color is an SVG colour; "" is Black.
+	Color string
+	// Size is the marker's radius in pixels (0: 6).
+	Size float64
+	// Label is the legend label (markup); an empty label has no entry.
+	Label string
+}
+
+// RefLine is a dashed line across the axes at one value, with a label
+// beside it, such as a limit.
+type RefLine struct {
+	// Vertical draws the line at x = At; otherwise at y = At.
+	Vertical bool
+	// At is where the line crosses its axis.
+	At float64
+	// Label is drawn beside the line (markup).
+	Label string
+	// Color is an SVG colour; "" is a dark grey.
+	Color string
+}
+
+// Range is an axis's range from Min to Max. The zero value takes the
+// range from the data: their extent plus 5% each side.
+type Range struct {
+	Min, Max float64
+}
+
+// Legend places the figure's legend.
+type Legend struct {
+	// Position is where the legend goes.
+	Position LegendPosition
+	// Title, if not empty, is drawn above the entries (markup).
+	Title string
+}
+
+// LegendPosition is where the legend goes, always outside the axes.
+type LegendPosition int
+
+const (
+	// LegendRight puts the legend to the right of the last panel, at the
+	// height of the axes.
+	LegendRight LegendPosition = iota
+	// LegendBelow puts the legend below the panels, its entries in rows.
+	LegendBelow
+	// LegendNone draws no legend.
+	LegendNone
+)
+
+// Shape is a marker's shape.
+type Shape int
+
+const (
+	// Circle is a filled disc.
+	Circle Shape = iota
+	// Ring is a circle's outline, to circle another marker.
+	Ring
+	// Cross is an X of two strokes.
+	Cross
+	// Triangle is a filled triangle, point up.
+	Triangle
+	// Square is a filled square.
+	Square
+	// Diamond is a filled square standing on a corner.
+	Diamond
+)
+
+// String returns the shape's name.
+func (s Shape) String() string {
+	if s >= Circle && s <= Diamond {
+		return [...]string{"circle", "ring", "cross", "triangle", "square", "diamond"}[s]
+	}
+	return fmt.Sprintf("Shape(%d)", int(s))
+}
+
+// The Okabe–Ito colours, distinguishable with the common kinds of colour
+// blindness.
+const (
+	Black         = "#000000"
+	Orange        = "#E69F00"
+	SkyBlue       = "#56B4E9"
+	BluishGreen   = "#009E73"
+	Yellow        = "#F0E442"
+	Blue          = "#0072B2"
+	Vermillion    = "#D55E00"
+	ReddishPurple = "#CC79A7"
+)
+
+// SeriesColor returns the k-th colour of the series palette: the
+// Okabe–Ito colours without black (left to marks), yellow last, cycling.
+func SeriesColor(k int) string {
+	p := [...]string{Blue, Orange, BluishGreen, ReddishPurple, SkyBlue, Vermillion, Yellow}
+	return p[((k%len(p))+len(p))%len(p)]
+}
+
+// WriteSVG draws the figure as a standalone SVG document on w. It writes
+// nothing when the figure is invalid: no panels, a panel with nothing
+// to set its range, a non-finite coordinate, lengths that differ, an
+// empty or reversed range, an unknown shape, malformed markup; the error
+// names the panel and the series, mark or line.
+func (f *Figure) WriteSVG(w io.Writer) error {
+	var b bytes.Buffer
+	if err := f.render(&b); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

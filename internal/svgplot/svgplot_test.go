@@ -1,0 +1,394 @@
+package svgplot
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// demoFigure is a frontier like the debias command's: three λs series
+// labelled by λf, the chosen point, two baselines, the rule's limits.
+func demoFigure(legend LegendPosition) *Figure {
+	lf := []float64{0, 0.5, 1, 2, 4, 8}
+	f := &Figure{Legend: Legend{Position: legend, Title: "numbers: λ_f"}}
+	for _, part := range []string{"validation (choice)", "test"} {
+		p := Panel{Title: "synthetic: " + part, XLabel: "ΔDP (%)", YLabel: "accuracy (%)"}
+		for k, ls := range []float64{0.5, 1, 2} {
+			s := Series{Name: fmt.Sprintf("FMP, λ_s = %g", ls)}
+			for _, v := range lf {
+				s.X = append(s.X, 14/(1+v*(0.4+0.3*float64(k))))
+				s.Y = append(s.Y, 86.2-0.35*v*(1+0.4*float64(k))-0.3*float64(k))
+				s.Labels = append(s.Labels, strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			p.Series = append(p.Series, s)
+		}
+		p.Marks = []Mark{
+			{X: p.Series[1].X[3], Y: p.Series[1].Y[3], Shape: Ring, Size: 7, Label: "FMP chosen"},
+			{X: 15.2, Y: 86.4, Shape: Cross, Label: "backbone"},
+			{X: 3.1, Y: 83.9, Shape: Triangle, Color: Vermillion, Label: "thresholds"},
+		}
+		if part != "test" {
+			p.Lines = []RefLine{{Vertical: true, At: 5, Label: "ΔDP ≤ 5"}, {At: 84.5, Label: "accuracy floor"}}
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	return f
+}
+
+// longFigure has texts longer than the axes are wide or high.
+func longFigure(legend LegendPosition) *Figure {
+	f := demoFigure(legend)
+	f.Panels[0].Series[0].Name = "a much longer series name, WWW MMM %%% ≤≥"
+	f.Panels[0].Title = "a title wider than the axes of its panel, WWW MMM"
+	f.Panels[0].YLabel = "a y label longer than the axes are high, λ_{fairness}"
+	f.Panels[1].Series = f.Panels[1].Series[:1]
+	f.Panels[1].XLabel = "an x label wider than the axes of its panel, λ_{f}"
+	return f
+}
+
+func render(t *testing.T, f *Figure) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, f.WriteSVG(&b))
+	return b.Bytes()
+}
+
+// TestWriteDemo writes the demo figures to $SVGPLOT_OUT, to look at.
+func TestWriteDemo(t *testing.T) {
+	dir := os.Getenv("SVGPLOT_OUT")
+	if dir == "" {
+		t.Skip("set SVGPLOT_OUT to a folder to write the demo figures")
+	}
+	for name, pos := range map[string]LegendPosition{"right": LegendRight, "below": LegendBelow} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "demo-"+name+".svg"), render(t, demoFigure(pos)), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "long-"+name+".svg"), render(t, longFigure(pos)), 0o644))
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	cases := []struct {
+		lo, hi float64
+		want   []float64
+		dec    int
+	}{
+		{0, 47.3, []float64{0, 10, 20, 30, 40, 50}, 0},
+		{0.81, 0.93, []float64{0.80, 0.82, 0.84, 0.86, 0.88, 0.90, 0.92, 0.94}, 2},
+		{75, 82.5, []float64{74, 76, 78, 80, 82, 84}, 0},
+		{-3, 7.2, []float64{-4, -2, 0, 2, 4, 6, 8}, 0},
+		{0, 1, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}, 1},
+		{1200, 5100, []float64{1000, 2000, 3000, 4000, 5000, 6000}, 0},
+	}
+	for _, c := range cases {
+		ts, dec := niceTicks(c.lo, c.hi, 5)
+		require.Len(t, ts, len(c.want), "[%v, %v]: %v", c.lo, c.hi, ts)
+		for k := range ts {
+			assert.InDelta(t, c.want[k], ts[k], 1e-12, "[%v, %v] tick %d", c.lo, c.hi, k)
+		}
+		assert.Equal(t, c.dec, dec, "[%v, %v]", c.lo, c.hi)
+	}
+	assert.Equal(t, "0.82", formatTick(41.0/50, 2))
+	assert.Equal(t, "0", formatTick(math.Copysign(0, -1), 0))
+	assert.Equal(t, "0.0", formatTick(-1e-17, 1))
+	assert.Equal(t, "−1.5", formatTick(-1.5, 1))
+}
+
+// Every axis prints its labels with one number of decimals.
+func TestTickDecimalsConsistent(t *testing.T) {
+	for _, r := range [][2]float64{{75, 82.5}, {0.81, 0.93}, {-0.37, 2.9}, {0, 47.3}, {81.2, 82.05}, {0.001, 0.0042}, {3, 3.5}} {
+		for _, horizontal := range []bool{true, false} {
+			a := makeAxis(r[0], r[1], 320, 11, horizontal)
+			require.GreaterOrEqual(t, len(a.labels), 2, "%v", r)
+			decimals := func(s string) int {
+				if _, frac, ok := strings.Cut(s, "."); ok {
+					return len(frac)
+				}
+				return 0
+			}
+			for _, l := range a.labels {
+				assert.Equal(t, decimals(a.labels[0]), decimals(l), "%v: %v", r, a.labels)
+			}
+			for _, v := range a.ticks {
+				assert.True(t, v >= r[0]-1e-9 && v <= r[1]+1e-9, "%v: tick %v outside", r, v)
+			}
+		}
+	}
+	// A narrow axis takes fewer ticks rather than crowd its labels.
+	a := makeAxis(0.81, 0.93, 100, 11, true)
+	assert.Less(t, len(a.ticks), len(makeAxis(0.81, 0.93, 320, 11, true).ticks))
+}
+
+func TestAutoRange(t *testing.T) {
+	lo, hi := autoRange([]float64{0, 12, 5})
+	assert.InDelta(t, -0.6, lo, 1e-9)
+	assert.InDelta(t, 12.6, hi, 1e-9)
+	a := makeAxis(lo, hi, 320, 11, true)
+	assert.Equal(t, "0", a.labels[0], "no negative tick for data at or above zero")
+	lo, hi = autoRange([]float64{80, 90})
+	assert.InDelta(t, 79.5, lo, 1e-9)
+	assert.InDelta(t, 90.5, hi, 1e-9)
+	lo, hi = autoRange([]float64{-2, -2})
+	assert.Less(t, lo, -2.0)
+	assert.Greater(t, hi, -2.0)
+}
+
+func TestMarkup(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []run
+	}{
+		{"plain", []run{{"plain", false}}},
+		{"λ_s", []run{{"λ", false}, {"s", true}}},
+		{"FMP, λ_{max} = 1", []run{{"FMP, λ", false}, {"max", true}, {" = 1", false}}},
+		{`a\_b \\ {c}`, []run{{`a_b \ {c}`, false}}},
+		{"", nil},
+	}
+	for _, c := range cases {
+		got, err := parseMarkup(c.in)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.want, got, c.in)
+	}
+	for _, bad := range []string{"a_", `a\`, "λ_{f", "λ_{a_b}"} {
+		_, err := parseMarkup(bad)
+		assert.Error(t, err, bad)
+	}
+	runs, err := parseMarkup(Escape(`my_data\set`))
+	require.NoError(t, err)
+	assert.Equal(t, []run{{`my_data\set`, false}}, runs)
+}
+
+func TestSubscriptTspan(t *testing.T) {
+	f := &Figure{Panels: []Panel{{XLabel: "λ_f", Series: []Series{{X: []float64{1, 2}, Y: []float64{3, 4}}}}}}
+	svg := string(render(t, f))
+	assert.Contains(t, svg, `λ<tspan baseline-shift="sub" font-size="8.4">f</tspan></text>`)
+}
+
+func TestValidXMLAndDeterministic(t *testing.T) {
+	for _, pos := range []LegendPosition{LegendRight, LegendBelow, LegendNone} {
+		a := render(t, demoFigure(pos))
+		assert.Equal(t, a, render(t, demoFigure(pos)), "two renders differ")
+		var doc struct {
+			XMLName xml.Name
+			Width   string `xml:"width,attr"`
+			Height  string `xml:"height,attr"`
+			ViewBox string `xml:"viewBox,attr"`
+		}
+		require.NoError(t, xml.Unmarshal(a, &doc))
+		assert.Equal(t, "http://www.w3.org/2000/svg", doc.XMLName.Space)
+		assert.Equal(t, "svg", doc.XMLName.Local)
+		assert.Equal(t, "0 0 "+doc.Width+" "+doc.Height, doc.ViewBox)
+		assert.Contains(t, string(a), "sans-serif")
+		legend := strings.Contains(string(a), `class="legend"`)
+		assert.Equal(t, pos != LegendNone, legend)
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	f := &Figure{Panels: []Panel{{Title: `a<b & c>"d"`, Series: []Series{{Name: "<&>", X: []float64{1}, Y: []float64{1}, Color: `"red"`}}}}}
+	svg := render(t, f)
+	assert.Contains(t, string(svg), "a&lt;b &amp; c&gt;&#34;d&#34;")
+	assert.Contains(t, string(svg), ">&lt;&amp;&gt;</text>")
+	assert.NotContains(t, string(svg), "<&>")
+	require.NoError(t, xml.Unmarshal(svg, new(struct{})))
+}
+
+func TestErrors(t *testing.T) {
+	one := func() Panel {
+		return Panel{Title: "p", Series: []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1, 2}}}}
+	}
+	cases := []struct {
+		name string
+		edit func(f *Figure)
+		want string
+	}{
+		{"empty figure", func(f *Figure) { f.Panels = nil }, "no panels"},
+		{"NaN", func(f *Figure) { f.Panels[1].Series[0].Y[1] = math.NaN() }, `Panels[1] "p": Series[0] "s" point 1 is (2, NaN)`},
+		{"Inf mark", func(f *Figure) { f.Panels[0].Marks = []Mark{{X: math.Inf(1), Label: "m"}} }, `Panels[0] "p": Marks[0] "m" is at (+Inf, 0)`},
+		{"lengths", func(f *Figure) { f.Panels[0].Series[0].Y = []float64{1} }, `Series[0] "s" has 2 x and 1 y values`},
+		{"labels", func(f *Figure) { f.Panels[0].Series[0].Labels = []string{"a"} }, "1 labels for 2 points"},
+		{"no points", func(f *Figure) { f.Panels[0].Series[0].X, f.Panels[0].Series[0].Y = nil, nil }, "has no points"},
+		{"empty panel", func(f *Figure) { f.Panels[1] = Panel{Title: "q"} }, `Panels[1] "q": nothing to plot and no XRange`},
+		{"reversed range", func(f *Figure) { f.Panels[0].YRange = Range{Min: 2, Max: 1} }, "YRange is [2, 1]"},
+		{"shape", func(f *Figure) { f.Panels[0].Series[0].Shape = 9 }, "unknown Shape(9)"},
+		{"markup", func(f *Figure) { f.Panels[0].XLabel = "λ_{f" }, `XLabel "λ_{f" has an unclosed "_{"`},
+		{"line", func(f *Figure) { f.Panels[0].Lines = []RefLine{{At: math.NaN(), Label: "l"}} }, `Lines[0] "l" is at NaN`},
+		{"size", func(f *Figure) { f.FontSize = -1 }, "FontSize = -1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &Figure{Panels: []Panel{one(), one()}}
+			c.edit(f)
+			var b bytes.Buffer
+			err := f.WriteSVG(&b)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			assert.Zero(t, b.Len(), "wrote on error")
+		})
+	}
+}
+
+// svgText is a parsed <text>: its class and estimated box.
+type svgText struct {
+	class, content string
+	box            rect
+}
+
+// parseSVG returns the canvas size, the boxes of the rects of a class
+// and every text's estimated box, from the SVG itself.
+func parseSVG(t *testing.T, svg []byte) (w, h float64, rects map[string][]rect, texts []svgText) {
+	t.Helper()
+	rects = map[string][]rect{}
+	attr := func(e xml.StartElement, name string) string {
+		for _, a := range e.Attr {
+			if a.Name.Local == name {
+				return a.Value
+			}
+		}
+		return ""
+	}
+	fl := func(e xml.StartElement, name string) float64 {
+		v, err := strconv.ParseFloat(attr(e, name), 64)
+		require.NoError(t, err, "%s of %s", name, e.Name.Local)
+		return v
+	}
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	var cur *label
+	var class string
+	sub := false
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		switch e := tok.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "svg":
+				w, h = fl(e, "width"), fl(e, "height")
+			case "rect":
+				if c := attr(e, "class"); c != "" {
+					x, y := fl(e, "x"), fl(e, "y")
+					rects[c] = append(rects[c], rect{x, y, x + fl(e, "width"), y + fl(e, "height")})
+				}
+			case "text":
+				anchor := attr(e, "text-anchor")
+				if anchor == "" {
+					anchor = "start"
+				}
+				cur = &label{x: fl(e, "x"), y: fl(e, "y"), size: fl(e, "font-size"), anchor: anchor,
+					rotate: strings.HasPrefix(attr(e, "transform"), "rotate(-90 ")}
+				class = attr(e, "class")
+			case "tspan":
+				sub = attr(e, "baseline-shift") == "sub"
+				require.InDelta(t, cur.size*subScale, fl(e, "font-size"), 0.01)
+			}
+		case xml.CharData:
+			if cur != nil {
+				cur.runs = append(cur.runs, run{string(e), sub})
+			}
+		case xml.EndElement:
+			switch e.Name.Local {
+			case "tspan":
+				sub = false
+			case "text":
+				var s strings.Builder
+				for _, r := range cur.runs {
+					s.WriteString(r.text)
+				}
+				texts = append(texts, svgText{class, s.String(), cur.box()})
+				cur = nil
+			}
+		}
+	}
+	return w, h, rects, texts
+}
+
+// Every text lies inside the canvas and overlaps no other; the legend
+// and the texts around the axes stay off the axes, the labels inside
+// them stay in.
+func TestLayoutFits(t *testing.T) {
+	for name, f := range map[string]*Figure{
+		"right": demoFigure(LegendRight), "below": demoFigure(LegendBelow),
+		"long right": longFigure(LegendRight), "long below": longFigure(LegendBelow),
+	} {
+		t.Run(name, func(t *testing.T) {
+			w, h, rects, texts := parseSVG(t, render(t, f))
+			canvas := rect{0, 0, w, h}
+			plots := rects["plotarea"]
+			require.Len(t, plots, len(f.Panels))
+			require.Len(t, rects["legend"], 1)
+			legend := rects["legend"][0]
+			assert.True(t, canvas.contains(legend), "legend %v outside canvas %v", legend, canvas)
+			classes := map[string]int{}
+			for k, tx := range texts {
+				classes[tx.class]++
+				assert.True(t, canvas.contains(tx.box), "%s %q %v outside canvas %v", tx.class, tx.content, tx.box, canvas)
+				inside := tx.class == "pointlabel" || tx.class == "reflabel"
+				in := false
+				for _, p := range plots {
+					if inside && p.contains(tx.box) {
+						in = true
+					}
+					if !inside {
+						assert.False(t, tx.box.overlaps(p), "%s %q %v over the axes %v", tx.class, tx.content, tx.box, p)
+					}
+				}
+				assert.Equal(t, inside, in, "%s %q %v: inside the axes", tx.class, tx.content, tx.box)
+				if tx.class == "legend" {
+					assert.True(t, legend.contains(tx.box), "legend text %q %v outside the legend %v", tx.content, tx.box, legend)
+				} else {
+					assert.False(t, tx.box.overlaps(legend), "%s %q over the legend", tx.class, tx.content)
+				}
+				for _, o := range texts[k+1:] {
+					assert.False(t, tx.box.overlaps(o.box), "%s %q %v overlaps %s %q %v", tx.class, tx.content, tx.box, o.class, o.content, o.box)
+				}
+			}
+			for _, p := range plots {
+				assert.False(t, legend.overlaps(p), "legend over the axes")
+			}
+			for _, c := range []string{"title", "xlabel", "ylabel", "tick", "legend", "pointlabel", "reflabel"} {
+				assert.Positive(t, classes[c], "no %s text", c)
+			}
+		})
+	}
+}
+
+// A point label stays clear of the other points: two points too close
+// to tell apart keep no label, the others keep theirs.
+func TestPointLabelsAvoidPoints(t *testing.T) {
+	f := &Figure{Panels: []Panel{{Series: []Series{{
+		X: []float64{0, 1, 1.02, 2}, Y: []float64{0, 1, 1.01, 2}, Labels: []string{"a", "b", "c", "d"},
+	}}}}}
+	_, _, _, texts := parseSVG(t, render(t, f))
+	var got []string
+	for _, tx := range texts {
+		if tx.class == "pointlabel" {
+			got = append(got, tx.content)
+		}
+	}
+	assert.Equal(t, []string{"a", "d"}, got)
+}
+
+// A fixed range is kept, and its ticks are inside it.
+func TestFixedRange(t *testing.T) {
+	f := &Figure{Panels: []Panel{{XRange: Range{Min: 0, Max: 100}, YRange: Range{Min: 50, Max: 60},
+		Series: []Series{{X: []float64{10, 20}, Y: []float64{55, 56}}}}}}
+	_, _, _, texts := parseSVG(t, render(t, f))
+	var ticks []string
+	for _, tx := range texts {
+		if tx.class == "tick" {
+			ticks = append(ticks, tx.content)
+		}
+	}
+	assert.Equal(t, []string{"50", "52", "54", "56", "58", "60", "0", "20", "40", "60", "80", "100"}, ticks)
+}
