@@ -1,0 +1,246 @@
+package layers_test
+
+// This file is the proof that a model kind is declared in one place: a
+// toy model (a self term plus a mean-aggregation term, as GraphSAGE's
+// layer) is declared here, in a test, and no other file of the library
+// knows of it. It then trains full-batch (train.Fit) and in mini-batches
+// (minibatch.Fit), is saved and loaded alone and under FMP
+// (modelio), and is built by name (layers.LookupKind), like the
+// library's own kinds.
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/minibatch"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/train"
+)
+
+// toyConfig configures the toy: logits = X·Wself + (ÃX)·Wnbr, float64.
+type toyConfig struct {
+	layers.Base
+	Propagation layers.Propagation `json:"propagation"`
+}
+
+func defaultToyConfig(in, classes int) toyConfig {
+	return toyConfig{Base: layers.DefaultBase("toy", in, classes), Propagation: layers.DefaultPropagation()}
+}
+
+func (c toyConfig) Validate() error {
+	if err := c.Base.Validate(); err != nil {
+		return err
+	}
+	if c.Dtype != tensor.Float64 {
+		return fmt.Errorf("Dtype %v: the toy is float64 only", c.Dtype)
+	}
+	return c.Propagation.Validate()
+}
+
+// toy is the model.
+type toy struct {
+	cfg      toyConfig
+	gr       *graph.Graph
+	a        *graph.Matrix
+	self, nb *G.Node
+}
+
+// kindToy is the toy's declaration: the one line of the library's
+// machinery a new model needs.
+var kindToy = layers.MustDeclare(layers.KindSpec[toyConfig, *toy]{
+	Name:    "toy",
+	Title:   "Toy",
+	Summary: "a self term plus a mean-aggregation term (a test's model)",
+	Default: defaultToyConfig,
+	New:     newToy,
+	Config:  func(m *toy) toyConfig { return m.cfg },
+})
+
+func newToy(g *G.ExprGraph, gr *graph.Graph, cfg toyConfig, _ *layers.Phase) (*toy, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a, err := cfg.Propagation.Matrix(gr)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	w := func(suffix string) *G.Node {
+		v := layers.GlorotUniform(rng, cfg.Dtype, cfg.In, cfg.Classes)
+		return G.NewMatrix(g, cfg.Dtype, G.WithShape(cfg.In, cfg.Classes), G.WithName(cfg.Name+suffix), G.WithValue(v))
+	}
+	return &toy{cfg: cfg, gr: gr, a: a, self: w(".self"), nb: w(".nbr")}, nil
+}
+
+func (m *toy) Learnables() G.Nodes   { return G.Nodes{m.self, m.nb} }
+func (m *toy) Graph() *graph.Graph   { return m.gr }
+func (m *toy) Hops() int             { return 1 }
+func (m *toy) Matrix() *graph.Matrix { return m.a }
+
+func (m *toy) Forward(x *G.Node) (*G.Node, error) {
+	return m.ForwardBlocks(x, []*graph.Matrix{m.a})
+}
+
+// ForwardBlocks: the targets are the first rows of x.
+func (m *toy) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
+	if len(blocks) != 1 {
+		return nil, fmt.Errorf("toy: %d blocks, want 1", len(blocks))
+	}
+	r, _ := blocks[0].Dims()
+	xs := x
+	if r != x.Shape()[0] {
+		var err error
+		if xs, err = G.Slice(x, G.S(0, r)); err != nil {
+			return nil, err
+		}
+	}
+	ax, err := layers.SpMM(blocks[0], x)
+	if err != nil {
+		return nil, err
+	}
+	h1, err := G.Mul(xs, m.self)
+	if err != nil {
+		return nil, err
+	}
+	h2, err := G.Mul(ax, m.nb)
+	if err != nil {
+		return nil, err
+	}
+	return G.Add(h1, h2)
+}
+
+// LayerwiseLogits computes X·Wself + (ÃX)·Wnbr in plain Go.
+func (m *toy) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
+	n, d, c := x.Rows(), x.Cols(), m.cfg.Classes
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	xs := make([]float64, n*d)
+	if err := features.Gather(x, rows, xs); err != nil {
+		return nil, err
+	}
+	ax := make([]float64, n*d)
+	adj.MulDense64(ax, xs, d)
+	ws, wn := m.self.Value().Data().([]float64), m.nb.Value().Data().([]float64)
+	out := make([]float64, n*c)
+	for i := 0; i < n; i++ {
+		for k := 0; k < c; k++ {
+			var s float64
+			for j := 0; j < d; j++ {
+				s += xs[i*d+j]*ws[j*c+k] + ax[i*d+j]*wn[j*c+k]
+			}
+			out[i*c+k] = s
+		}
+	}
+	return tensor.New(tensor.WithShape(n, c), tensor.WithBacking(out)), nil
+}
+
+func toyData(t *testing.T) *datasets.Dataset {
+	t.Helper()
+	c := datasets.DefaultSyntheticConfig()
+	c.N, c.MeanDegree = 300, 6
+	ds, err := datasets.Synthetic(c)
+	require.NoError(t, err)
+	return ds
+}
+
+func toyTask(t *testing.T, ds *datasets.Dataset) *train.Task {
+	t.Helper()
+	g := G.NewGraph()
+	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+	require.NoError(t, err)
+	return &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
+}
+
+func TestToyKind(t *testing.T) {
+	ds := toyData(t)
+	k, err := layers.LookupKind("toy")
+	require.NoError(t, err)
+	assert.Same(t, kindToy, k)
+	assert.True(t, k.Blocks(), "the toy implements BlockModel")
+	assert.False(t, k.HasHidden())
+
+	// Built by name and trained full-batch.
+	cfg, err := k.Configure(ds.NumFeatures, 2, layers.DefaultOptions())
+	require.NoError(t, err)
+	task := toyTask(t, ds)
+	m, err := k.Build(task.Graph, ds.Graph, cfg, task.Phase)
+	require.NoError(t, err)
+	tc := train.DefaultConfig()
+	tc.Epochs, tc.Adam.LR = 60, 0.05
+	res, err := train.Fit(m, task, tc)
+	require.NoError(t, err)
+	assert.Less(t, res.Last.CE, res.History[0].CE, "full-batch training lowers the loss")
+	want, err := train.Predict(m, task, nil)
+	require.NoError(t, err)
+
+	// Saved and loaded, alone and as FMP's backbone.
+	for _, wrap := range []bool{false, true} {
+		saved := m
+		if wrap {
+			saved, err = fmp.On(m, ds.Graph, ds.Sens, fmp.DefaultConfig(), task.Phase)
+			require.NoError(t, err)
+		}
+		var buf bytes.Buffer
+		require.NoError(t, modelio.Save(&buf, saved))
+		task2 := toyTask(t, ds)
+		loaded, err := modelio.Load(&buf, task2.Graph, modelio.Env{Graph: ds.Graph, Phase: task2.Phase})
+		require.NoError(t, err, "wrapped in FMP: %v", wrap)
+		lk, err := layers.KindOf(loaded)
+		require.NoError(t, err)
+		ref, err := train.Predict(saved, task, nil)
+		require.NoError(t, err)
+		got, err := train.Predict(loaded, task2, nil)
+		require.NoError(t, err)
+		assert.Equal(t, ref.Probs, got.Probs, "predictions after a save and load (FMP: %v)", wrap)
+		if wrap {
+			assert.Equal(t, "fmp", lk.Name())
+		} else {
+			assert.Equal(t, "toy", lk.Name())
+			assert.Equal(t, want.Probs, got.Probs)
+		}
+	}
+
+	// Trained in mini-batches: with every neighbour, the whole-graph
+	// layer-wise logits equal the full-batch model's with the same
+	// parameters.
+	adj, err := minibatch.Matrix(cfg, ds.Graph)
+	require.NoError(t, err)
+	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+	require.NoError(t, err)
+	mc := minibatch.DefaultConfig(cfg)
+	mc.Train.Epochs, mc.Train.Adam.LR = 5, 0.05
+	mc.Sampler.BatchSize, mc.Sampler.Fanouts = 64, []int{-1}
+	mres, err := minibatch.Fit(&minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels,
+		Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2}, mc)
+	require.NoError(t, err)
+	assert.Equal(t, 5, mres.Epochs)
+	z, err := minibatch.Logits(cfg, mres.Params, adj, x)
+	require.NoError(t, err)
+	task3 := toyTask(t, ds)
+	full, err := minibatch.NewModel(task3.Graph, ds.Graph, cfg, nil, mres.Params)
+	require.NoError(t, err)
+	logits, err := train.Logits(full, task3)
+	require.NoError(t, err)
+	zf, lf := z.Data().([]float64), logits.Data().([]float64)
+	require.Len(t, zf, len(lf))
+	for i := range zf {
+		if math.Abs(zf[i]-lf[i]) > 1e-10 {
+			t.Fatalf("layer-wise logit %d = %v, full-batch %v", i, zf[i], lf[i])
+		}
+	}
+}
