@@ -5,43 +5,64 @@
 // mean predicted probabilities; FMP on any backbone; the fairness
 // frontier, which chooses FMP's settings on validation data; and an audit
 // that shows, from one forward pass, what the sensitive attribute
-// changed. The maths behind the knobs and the measurements behind the
-// defaults are in DESIGN.md beside this package.
+// changed. The maths behind the knobs is in DESIGN.md beside this
+// package; the measurements behind the defaults are in the lab
+// (examples/paper, its study and lambdaf experiments).
+//
+// The other fairness methods FMP is compared with live apart: training
+// strategies (regulariser, adversary, fair mixup) in layers/fairtrain,
+// post-processing (per-group thresholds) in layers/postprocess, and the
+// criteria (ΔDP, ΔEO) in metrics.
+//
+// # Which entry point
+//
+//	you have                                   use
+//	features and a graph, no model yet         NewModel (the paper's MLP → FMP) or On(backbone, ...),
+//	                                           trained with FitTwoStage, then NewFrontier to choose λf
+//	a trained model (any layers.Model)         On(trained, ...), then NewFrontier: no retraining
+//	logits from anywhere (another framework,   NewLogitsFrontier to choose λf on validation nodes,
+//	a mini-batch model, a file)                then New(...).Apply(logits): plain arrays, any size
+//	a gorgonia graph of your own               New(...).Forward(node), or Forward(x, adj, sens, cfg)
+//	a question: what did the attribute change? Explain(logits, ...), or Model.ForwardAudit
 //
 // # FMP on a model
 //
-// On(backbone, graph, sens, cfg, phase) puts an FMP layer on any
-// layers.Model that produces n × c class logits (MLP, GCN, SGC, APPNP,
+// [On](backbone, graph, sens, cfg, phase) puts an FMP layer on any
+// [layers.Model] that produces n × c class logits (MLP, GCN, SGC, APPNP,
 // GAT, JKNet, or a model of the user's own): the output is
-// FMP(backbone(X)). NewModel builds the paper's MLP → FMP. A Model trains
-// with train.Fit, evaluates with train.Predict, and saves and loads with
-// layers/modelio (the file records the backbone's kind and configuration).
+// FMP(backbone(X)). [NewModel] builds the paper's MLP → FMP. A [Model]
+// trains with [train.Fit], evaluates with [train.Predict], and saves and
+// loads with layers/modelio (the file records the backbone's kind and
+// configuration; Model's kind, "fmp", is a wrapper, see
+// [layers.DeclareWrapper]).
 //
-// The recommended workflow has two stages: FitTwoStage trains the backbone
-// with λf = 0 (so that best-validation selection judges propagation-only
-// accuracy), then NewFrontier evaluates a grid of settings (λf, and
-// optionally λs, K, τ) on the trained backbone's logits, from one forward
-// pass of the backbone, and chooses one by a metrics.Rule stated by the
-// user: the lowest validation ΔDP within a given accuracy loss, or the
-// highest validation accuracy under a given ΔDP. Frontier.Model returns
-// the chosen model, sharing the trained backbone. Model.WithFMP debiases
-// (or re-debiases) a trained model with a given setting. No single λf
-// fits every graph: choose it on your validation data.
+// The recommended workflow has two stages: [FitTwoStage] trains the
+// backbone with λf = 0 (so that best-validation selection judges
+// propagation-only accuracy), then [NewFrontier] evaluates a grid of
+// settings (λf, and optionally λs, K, τ) on the trained backbone's
+// logits, from one forward pass of the backbone, and chooses one by a
+// [metrics.Rule] stated by the user: the lowest validation ΔDP within a
+// given accuracy loss, or the highest validation accuracy under a given
+// ΔDP. [Frontier.Model] returns the chosen model, sharing the trained
+// backbone. [Model.WithFMP] debiases (or re-debiases) a trained model
+// with a given setting. No single λf fits every graph: choose it on your
+// validation data.
 //
 // # The layer
 //
-// New(adj, sens, cfg) builds the layer on a normalised propagation matrix
-// (Ã = D̂^-½(A + I)D̂^-½ from graph.NormalizedAdjacency, or graph.GCNNorm
-// with normalisation; anything else is refused with ErrNotPropagation)
-// for the sensitive attribute sens (group ids 0..G−1, −1 unknown). Its
-// Forward runs K unrolled steps of the paper's primal-dual iteration:
-// propagation with a skip connection, then a closed-form gradient step
-// that pulls the groups' mean predicted probabilities together, with a
-// dual variable projected onto an l∞ ball. The steps are custom ops
-// (FairGrad, GroupGap, ProjectLinf) whose derivatives are again ops, so
-// training gradients flow through all K steps.
+// [New](adj, sens, cfg) builds the layer on a normalised propagation
+// matrix (Ã = D̂^-½(A + I)D̂^-½ from [graph.NormalizedAdjacency], or
+// [graph.GCNNorm] with normalisation; anything else is refused with
+// [ErrNotPropagation]) for the sensitive attribute sens (group ids
+// 0..G−1, −1 unknown). Its [Layer.Forward] runs K unrolled steps of the
+// paper's primal-dual iteration: propagation with a skip connection, then
+// a closed-form gradient step that pulls the groups' mean predicted
+// probabilities together, with a dual variable projected onto an l∞
+// ball. The steps are custom ops ([FairGrad], [GroupGap], [ProjectLinf])
+// whose derivatives are again ops, so training gradients flow through all
+// K steps.
 //
-// The knobs (Config; DefaultConfig holds the defaults):
+// The knobs ([Config]; [DefaultConfig] holds the defaults):
 //
 //   - LambdaS (λs ≥ 0, default 1): smoothing. γ = 1/(1+λs) weighs the
 //     backbone's logits against their propagation; λs = 0 debiases
@@ -56,47 +77,59 @@
 //     monotonically in λf (the steps equalise the groups' mean
 //     softmax(F/τ), and decision rates can cross parity first). Choose
 //     λf with NewFrontier, which evaluates every value on validation
-//     data; DESIGN.md has the measurements.
+//     data.
 //   - K (default 10): unrolled steps.
 //   - Temperature (τ, default 0.5): the fairness term acts on softmax(F/τ);
 //     smaller τ tracks thresholded decisions more closely but slows the
 //     dual.
 //   - Rho (ρ ∈ (0, 4], default 4): the dual step, as a fraction of the
 //     largest step the iteration's convergence condition allows.
-//   - Scaling: Normalized (default) measures the dual in units of ‖Δs‖²,
-//     which gives λf the meaning above; Paper is the published step sizes,
-//     under which λf has no effect on large graphs.
-//   - TrainMode: InferenceOnly (default: the fairness steps apply in
-//     evaluation only; the backbone is trained through propagation),
-//     ConstantDual (the dual is a constant in the backward pass) or
-//     EndToEnd (the paper: gradients through every step). An InferenceOnly
-//     layer reads the model's *layers.Phase: call SetPhase (On and
-//     NewModel do), or Forward returns ErrNoPhase.
+//   - Scaling and TrainMode: see the next two sections.
 //   - PerGroupRows: one Δs row and dual row per group also for a binary
 //     attribute (three or more groups always use them).
 //
+// # Scaling
+//
+// [Normalized] (the default) measures the dual in units of ‖Δs‖², which
+// gives λf the meaning above: a budget on how far the fairness steps move
+// a node's logits, independent of the graph's size. [Paper] is the
+// published step sizes, β = 1/(2γ) and radius λf, under which a step
+// moves a node by about γβ/n_group: on graphs of thousands of nodes λf
+// has no visible effect. Paper is kept, exactly as published, for
+// comparison.
+//
+// # Training modes
+//
+// [InferenceOnly] (the default) applies the fairness steps in evaluation
+// only: the backbone is trained through propagation, and FMP debiases at
+// validation, test and deployment. An InferenceOnly layer reads the
+// model's [*layers.Phase]: call [Layer.SetPhase] (On and NewModel do), or
+// Forward returns [ErrNoPhase]. [ConstantDual] trains through the primal
+// steps with the dual held constant in the backward pass; [EndToEnd] (the
+// paper) back-propagates through every step, the dual included. Forward
+// values in evaluation are the same in every mode.
+//
 // # Graphs larger than memory
 //
-// Layer.Apply runs the same K steps on plain n × c logits, without an
+// [Layer.Apply] runs the same K steps on plain n × c logits, without an
 // expression graph: four n × c buffers whatever K is, bit-identical to
 // Forward's evaluation pass. With a backbone trained in mini-batches
 // (package layers/minibatch, whose Logits computes the whole graph's
 // logits layer by layer) it debiases a graph of any size that its sparse
 // matrix fits: on a generated graph of 10 million nodes and 100 million
 // edges, New and K = 10 steps take about 80 s on two shared cores and
-// 0.5 GB besides the matrix, most of it in the ten sparse products, whose
-// reads of the neighbours' rows are bound by memory latency (see the
-// README's scale section). This
-// is the InferenceOnly mode; EndToEnd and ConstantDual need every node's
-// logits at every training step and stay full-batch.
+// 0.5 GB besides the matrix (examples/paper/scale). [NewLogitsFrontier]
+// chooses the setting on such logits. This is the InferenceOnly mode;
+// EndToEnd and ConstantDual need every node's logits at every training
+// step and stay full-batch.
 //
 // # Auditing
 //
 // The sensitive attribute enters only in the fairness steps.
-// Layer.ForwardAudit builds, in the same graph, the output and the output
-// of the same K steps without them; Audit.Report gives both, the per-node
-// influence (their difference), the final dual and the per-group mean
-// probability shifts. Explain does all of it for fixed logits: no
+// [Layer.ForwardAudit] builds, in the same graph, the output and the
+// output of the same K steps without them; [Audit.Report] gives both, the
+// per-node influence (their difference), the final dual and the per-group
+// mean probability shifts. [Explain] does all of it for fixed logits: no
 // training, no model.
 //
 // # Errors
@@ -105,8 +138,8 @@
 // ProjectLinf, Forward, ForwardAudit, Explain, NewFrontier) validate their
 // inputs (config fields, shapes, dtypes, group ids, the propagation
 // matrix, the phase, the graph of a backbone) and return errors naming
-// the node or field and what was expected; sentinels ErrNotPropagation
-// and ErrNoPhase, and train.ErrPhaseMismatch from NewFrontier, can be
+// the node or field and what was expected; sentinels [ErrNotPropagation]
+// and [ErrNoPhase], and [train.ErrPhaseMismatch] from NewFrontier, can be
 // tested with errors.Is. The ops never panic inside a VM. Nothing in this
 // package panics on user input.
 package fmp

@@ -5,13 +5,13 @@
 //
 // # Graphs and matrices
 //
-// A Graph is built once by FromEdges, which symmetrises the edge list and
-// drops self-loops and duplicates (Cleanup says how many), or, for graphs
-// too large for an edge list, by FromCSR, which takes ready CSR arrays
-// without copying them and only checks them. Propagation
-// matrices are built from it explicitly, once, by NormalizedAdjacency or
-// GCNNorm: nothing in fairmp caches a normalisation behind the user's
-// back. A Matrix stores its values in float64 and float32, so models of
+// A [Graph] is built once by [FromEdges], which symmetrises the edge list
+// and drops self-loops and duplicates ([Cleanup] says how many), or, for
+// graphs too large for an edge list, by [FromCSR], which takes ready CSR
+// arrays without copying them and only checks them. Propagation matrices
+// are built from it explicitly, once, by [NormalizedAdjacency] or
+// [GCNNorm]: nothing in fairmp caches a normalisation behind the user's
+// back. A [Matrix] stores its values in float64 and float32, so models of
 // either precision share it.
 //
 // Edge direction: a Matrix row i lists the sources j whose features are
@@ -26,7 +26,7 @@
 // Functions panic only on programmer errors, with a message naming the
 // sizes involved: an index out of range passed to an accessor (as a
 // slice would), or a buffer the caller allocated with the wrong length
-// (Matrix.MulDense64 and MulDense32 panic if out or x is shorter than the
+// ([Matrix.MulDense64] and MulDense32 panic if out or x is shorter than the
 // matrix and cols require, like gonum's BLAS). Custom gorgonia ops never
 // panic inside a machine: they check their inputs when added to a graph.
 package graph

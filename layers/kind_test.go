@@ -183,7 +183,7 @@ func TestDecodeConfig(t *testing.T) {
 	assert.Equal(t, want, cfg)
 
 	for name, c := range map[string]struct{ raw, want string }{
-		"miscased key": {`{"name":"mlp","In":3,"classes":2,"seed":1,"hidden":4,"layers":2,"activation":{"kind":"relu"},"dropout":0,"input_dropout":0,"bias":true}`, `key "In", want "in"`},
+		"miscased key":    {`{"name":"mlp","In":3,"classes":2,"seed":1,"hidden":4,"layers":2,"activation":{"kind":"relu"},"dropout":0,"input_dropout":0,"bias":true}`, `key "In", want "in"`},
 		"miscased nested": {`{"name":"mlp","in":3,"classes":2,"seed":1,"hidden":4,"layers":2,"activation":{"Kind":"relu"},"dropout":0,"input_dropout":0,"bias":true}`, `activation: key "Kind", want "kind"`},
 		"unknown key":     {`{"name":"mlp","in":3,"classes":2,"heads":2}`, `unknown field "heads"`},
 		"trailing data":   {`{"name":"mlp","in":3,"classes":2} {}`, "data after the configuration"},

@@ -37,7 +37,7 @@ func (o Options) Validate() error {
 }
 
 // Report holds every metric of one evaluation, as fractions in [0, 1]. It
-// prints as a table row in percent (String, under Header) and marshals to
+// prints as a table row in percent ([Report.String], under [ReportHeader]) and marshals to
 // JSON.
 type Report struct {
 	// Classes is the number of classes of the task; Positive is the
@@ -88,7 +88,7 @@ func ReportHeader() string {
 		"acc%", "f1%", "auc%", "ΔDP%", "ΔEO%", "ΔEOdd%", "n", "excl")
 }
 
-// String formats r as one table row under Header: accuracy, F1, AUC, ΔDP,
+// String formats r as one table row under [ReportHeader]: accuracy, F1, AUC, ΔDP,
 // ΔEO and equalized odds in percent with two decimals, then the numbers of
 // evaluated and excluded nodes.
 func (r Report) String() string {

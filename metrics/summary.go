@@ -91,7 +91,7 @@ func SummaryHeader() string {
 		"acc%", "f1%", "auc%", "ΔDP%", "ΔEO%", "ΔEOdd%", "runs")
 }
 
-// String formats s as one table row under SummaryHeader: every metric as
+// String formats s as one table row under [SummaryHeader]: every metric as
 // mean±std in percent with two decimals, then the number of runs.
 func (s Summary) String() string {
 	var b strings.Builder

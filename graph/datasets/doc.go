@@ -1,5 +1,5 @@
 // Package datasets loads graphs of your own (a node table and an edge
-// list, LoadFiles) and fairness benchmark graphs (FairGNN's NBA and
+// list, [LoadFiles]) and fairness benchmark graphs (FairGNN's NBA and
 // Pokec files, NIFTY's Bail, Credit and German files) and generates
 // synthetic graphs whose sensitive homophily is set by a knob.
 //
@@ -10,12 +10,12 @@
 // the folder holding the files ($FAIRMP_DATA/nba) or its parent
 // ($FAIRMP_DATA), which then must hold a folder named after the preset
 // (or, for the Pokec presets, FairGNN's shared folder pokec/).
-// For other files or columns, start from FairGNNPreset or NIFTYPreset,
-// change the config and call LoadFairGNN or LoadNIFTY.
+// For other files or columns, start from [FairGNNPreset] or [NIFTYPreset],
+// change the config and call [LoadFairGNN] or [LoadNIFTY].
 //
 // # Your own files
 //
-// LoadFiles reads a graph of your own (FilesConfig, DefaultFilesConfig):
+// LoadFiles reads a graph of your own ([FilesConfig], [DefaultFilesConfig]):
 //
 //   - The node table: one row per node after a header line of column
 //     names; comma-separated, or tab-separated for .tsv and .tab files or
@@ -29,7 +29,7 @@
 //     becomes class 1, the class whose selection rate ΔDP compares. Cells
 //     in FilesConfig.Missing (default: empty, NA, N/A, NaN, null, None,
 //     ?) are unlabelled nodes: they take part in the graph, not in the
-//     split or the metrics. Dataset.ClassNames records the mapping.
+//     split or the metrics. [Dataset].ClassNames records the mapping.
 //   - The sensitive column: any number of groups, text or numbers,
 //     mapped to groups 0, 1, ... in the same sorted order
 //     (Dataset.GroupNames); Missing values are unknown (−1). At least two
@@ -48,7 +48,7 @@
 //   - The split, optional: a column of the node table
 //     (FilesConfig.SplitColumn) holding train, val or test (other values:
 //     in no list), or a file in split.json's format (FilesConfig.Split,
-//     below); without either, RandomSplit over the labelled nodes. Only
+//     below); without either, [RandomSplit] over the labelled nodes. Only
 //     labelled nodes may be listed.
 //
 // The limits and the file:line:column errors below apply to these files
@@ -59,13 +59,13 @@
 // The protocol of the FMP paper (and of FairGNN and NIFTY) is applied:
 // labels < 0 are unknown (−1), labels > 1 become 1; sensitive values < 0
 // are unknown, > 0 become 1; the features are every column except the id,
-// the label, the sensitive column (unless Options.IncludeSens) and the
+// the label, the sensitive column (unless [Options].IncludeSens) and the
 // configured drops, optionally min-max scaled to [−1, 1] (on for every
 // preset but Pokec). User ids are parsed as exact integers (NBA and Pokec
 // ids exceed 2^53). Rows are nodes, in file order.
 //
 // A NIFTY data set without its edges file gets NIFTY's feature-similarity
-// graph (SimilarityEdges): it reproduces the shipped bail_edges.txt and
+// graph ([SimilarityEdges]): it reproduces the shipped bail_edges.txt and
 // credit_edges.txt exactly, in seconds.
 //
 // The split comes from split.json in the data set's folder
@@ -79,13 +79,13 @@
 // Synthetic draws a two-group graph from a stochastic block model with
 // separate label- and sensitive-homophily knobs, labels correlated with
 // the group, and features carrying label signal, group signal and noise
-// (see SyntheticConfig). With the defaults (sensitive homophily 0.9),
+// (see [SyntheticConfig]). With the defaults (sensitive homophily 0.9),
 // propagation over the graph raises the demographic-parity gap of a
 // classifier well above that of a classifier on the features alone, the
-// FMP paper's observation. PokecZShape gives a Pokec-z-sized graph for
+// FMP paper's observation. [PokecZShape] gives a Pokec-z-sized graph for
 // speed work. Generation is O(nodes·features + edges) and seeded.
 //
-// SyntheticLarge draws the same model for graphs too large for an edge
+// [SyntheticLarge] draws the same model for graphs too large for an edge
 // list (10 million nodes and 100 million edges in about 3.5 minutes and
 // 1.6 GB on two cores): the edges go straight into compressed rows
 // (graph.FromCSR) and the features into a file of package graph/features,

@@ -4,19 +4,19 @@
 //
 // # Writing and reading
 //
-// A Writer streams rows into a new file: Create(path, rows, cols), then
+// A [Writer] streams rows into a new file: Create(path, rows, cols), then
 // WriteRow once per row in order, then Close. The rows go to a temporary
 // file beside path (unique to the Writer), which Close flushes, syncs to disk and renames to path only when every
 // declared row was written, so a crash or an error never leaves a file at
-// path that looks complete. Write does the same for a whole in-memory
+// path that looks complete. [Write] does the same for a whole in-memory
 // matrix (a datasets.Dataset's Features), converting float64 to float32.
 // Both refuse non-finite values, naming the row and column.
 //
-// Open maps a file read-only (on unix systems: syscall.Mmap, PROT_READ,
+// [Open] maps a file read-only (on unix systems: syscall.Mmap, PROT_READ,
 // MAP_SHARED) and checks it before returning: the header and its
 // checksum, the exact file size, the checksum of the data and that every
 // value is finite, in one streaming pass over the mapping. The data are
-// not copied: Matrix.Data and Matrix.Row are views of the mapping, and
+// not copied: [Matrix].Data and Matrix.Row are views of the mapping, and
 // the operating system pages them in and out as they are used (they
 // count as reclaimable page cache, not as the program's own memory). On
 // other systems, and on big-endian unix machines, Open reads the file into

@@ -6,10 +6,10 @@
 //
 // # Batches and hop order
 //
-// A Sampler is built once from the n × n propagation matrix a of the whole
+// A [Sampler] is built once from the n × n propagation matrix a of the whole
 // graph (for example graph.GCNNorm of it: the diagonal holds the self-loop
 // weights, the off-diagonal entries of row v are v's neighbours) and a
-// Config whose Fanouts has one entry per model layer, L = len(Fanouts).
+// [Config] whose Fanouts has one entry per model layer, L = len(Fanouts).
 //
 // A batch starts from its target nodes (the nodes whose outputs the loss
 // or the evaluation needs). Hop by hop, every node first reached at hop
@@ -21,7 +21,7 @@
 // input features. Each node's draw is made once per batch and is used in
 // every block where the node is a row.
 //
-// Batch.Nodes lists the global ids of every node the batch needs, in hop
+// [Batch].Nodes lists the global ids of every node the batch needs, in hop
 // order, without repeats:
 //
 //	Nodes[:Sizes[0]]         the targets, in batch order

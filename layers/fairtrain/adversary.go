@@ -25,7 +25,7 @@ import (
 // The schedule:
 //
 // The schedule runs inside train.Fit's epochs (one classifier step per
-// epoch) through TrainConfig.AfterStep:
+// epoch) through [train.Config].AfterStep:
 //
 //   - Epochs 1..PretrainClassifier: the classifier trains on CE alone
 //     (w_t = 0).
@@ -38,7 +38,7 @@ import (
 // The adversary trains on the outputs of the classifier's training forward
 // pass (dropout on, parameters before that step's update), detached: its
 // steps never change the classifier. It has its own Adam optimiser (Adam)
-// and is initialised from Seed. Apply sets TrainConfig.SelectAfter to at
+// and is initialised from Seed. Apply sets [train.Config].SelectAfter to at
 // least PretrainClassifier, so best-validation selection never picks a
 // pre-training epoch, and requires Epochs > PretrainClassifier. With α = 0
 // the adversary still trains but the classifier's parameters are

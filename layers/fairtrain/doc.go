@@ -1,31 +1,34 @@
-// Package fair adds fairness to the training of any fairmp model: three
-// strategies from the FMP paper's baselines that change the loss (and,
-// for the adversary, the schedule) of train.Fit, whatever the backbone
-// (MLP, GCN, SGC, APPNP, GAT, JKNet, FMP's models).
+// Package fairtrain adds fairness to the training of any fairmp model:
+// three strategies from the FMP paper's baselines that change the loss
+// (and, for the adversary, the schedule) of [train.Fit], whatever the
+// backbone (MLP, GCN, SGC, APPNP, GAT, JKNet, FMP's models). They are the
+// in-training methods FMP is compared with; post-processing of a trained
+// model (per-group thresholds) is package layers/postprocess, and FMP
+// itself package fmp.
 //
 // # Strategies
 //
 // Each strategy is a plain configuration struct with a DefaultXxxConfig
-// constructor and a Validate method, and implements Strategy: Apply takes
-// a train.Config and returns it with the strategy added, for one
+// constructor and a Validate method, and implements [Strategy]: Apply
+// takes a [train.Config] and returns it with the strategy added, for one
 // train.Fit call:
 //
 //	tc := train.DefaultConfig()
-//	tc, err := fair.DefaultRegularizerConfig().Apply(tc, task, ds.Sens)
+//	tc, err := fairtrain.DefaultRegularizerConfig().Apply(tc, task, ds.Sens)
 //	...
 //	res, err := train.Fit(model, task, tc)
 //
 // The strategies:
 //
-//   - RegularizerConfig: CE + α·ΔDP in probability space over the training
+//   - [RegularizerConfig]: CE + α·ΔDP in probability space over the training
 //     nodes (DPGap: max − min over groups of the mean P(y = 1); |m₀ − m₁|
 //     for two groups).
-//   - AdversaryConfig: CE − α·BCE of an adversary MLP that predicts the
+//   - [AdversaryConfig]: CE − α·BCE of an adversary MLP that predicts the
 //     group from the softmax output; classifier pre-training, adversary
 //     pre-training, then alternating steps (see AdversaryConfig for the
 //     schedule). The adversary has its own graph and Adam optimiser and
-//     runs in TrainConfig.AfterStep.
-//   - MixupConfig: manifold fair mixup on the logits: CE + α·|g'(λ)|, the
+//     runs in [train.Config].AfterStep.
+//   - [MixupConfig]: manifold fair mixup on the logits: CE + α·|g'(λ)|, the
 //     slope of the mean prediction along the path between logits of the
 //     two groups, computed in closed form (see MixupConfig for why a
 //     straightforward autograd port penalises a constant).
@@ -45,7 +48,7 @@
 //
 // # Ops
 //
-// DPGap and BCEWithLogits are custom gorgonia ops (float32 and float64,
+// [DPGap] and [BCEWithLogits] are custom gorgonia ops (float32 and float64,
 // computed in float64 with max-subtraction or the stable softplus form),
 // checked against plain-Go implementations and by finite differences.
 //

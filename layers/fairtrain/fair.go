@@ -10,7 +10,7 @@ import (
 )
 
 // Strategy is a fairness-training method. Apply returns a copy of a
-// trainer configuration with the method's loss term (TrainConfig.ExtraLoss)
+// trainer configuration with the method's loss term ([train.Config].ExtraLoss)
 // and, where the method needs them, its hooks (AfterStep) and warm-up
 // (SelectAfter) added; the result is passed to train.Fit. Hooks already
 // set in the configuration are kept and run first (extra losses are

@@ -5,18 +5,20 @@
 //
 // # Training
 //
-// Fit takes a model configuration (a layers.MLPConfig, GCNConfig,
-// SGCConfig or APPNPConfig value), a Task (the whole graph's propagation
-// matrix, the features, the labels and the splits) and a Config (the
-// full-batch trainer's train.Config, the sampler's sample.Config). Every
+// [Fit] takes a model configuration ([layers.Config] of any kind whose
+// models run on sampled blocks, [layers.Kind.Blocks]: the library's MLP,
+// GCN, SGC and APPNP, and a kind of the user's own that implements
+// [layers.BlockModel]), a [Task] (the whole graph's propagation matrix,
+// the features, the labels and the splits) and a [Config] (the
+// full-batch trainer's [train.Config], the sampler's [sample.Config]). Every
 // epoch visits the training nodes in batches; each batch samples its
 // targets' neighbourhoods hop by hop (package graph/sample: PyG's
 // NeighborLoader rule, with the whole graph's normalisation kept and the
 // sampled neighbours rescaled), builds a small gorgonia graph of the
-// model on the batch's blocks (layers.BlockModel), and takes one Adam
+// model on the batch's blocks ([layers.BlockModel]), and takes one Adam
 // step. The evaluation pass runs on Val with every neighbour (exact) or
 // with Config.EvalFanouts, and selection, early stopping and the OnEpoch
-// hook behave as in train.Fit.
+// hook behave as in [train.Fit].
 //
 // What holds, and is tested:
 //   - with every neighbour sampled, a batch's logits are the full-batch
@@ -26,16 +28,17 @@
 //     parameters;
 //   - the same configuration gives bit-identical results.
 //
-// The features come through the Features interface: Dense wraps an
-// in-memory matrix, and graph/features' Matrix (a memory-mapped float32
-// file) serves matrices that do not fit in memory. Only a batch's rows
-// are read.
+// The features come through [features.Source]: [features.Dense] wraps an
+// in-memory matrix, and [features.Matrix] (a memory-mapped float32 file)
+// serves matrices that do not fit in memory. Only a batch's rows are
+// read.
 //
 // # Whole-graph inference and FMP
 //
-// Logits computes every node's logits with the trained parameters,
-// layer by layer over the whole graph (no sampling), with a few n × width
-// buffers and no expression graph. fmp.Layer.Apply then runs FMP's K
+// [Logits] computes every node's logits with the trained parameters,
+// layer by layer over the whole graph (no sampling; each model's
+// [layers.BlockModel.LayerwiseLogits]), with a few n × width buffers and
+// no expression graph. fmp.Layer.Apply then runs FMP's K
 // steps on those n × c logits: K sparse products on c columns, so FMP
 // over a 10-million-node graph costs about a minute and half a gigabyte
 // besides the matrix.
@@ -43,11 +46,11 @@
 // fairness steps while training), the only mode that mini-batch training
 // supports: EndToEnd and ConstantDual couple every node through the
 // groups' mean predictions at every step, which a batch does not see
-// (see the README's scale section for what they would take).
+// (examples/paper/scale says what they would take).
 //
-// NewModel puts mini-batch-trained parameters into the full-batch model,
-// for the full-batch tools (train.Predict, fmp.On, modelio) on graphs
-// that fit.
+// [NewModel] puts mini-batch-trained parameters into the full-batch
+// model, for the full-batch tools ([train.Predict], fmp.On, modelio) on
+// graphs that fit.
 //
 // GAT and JKNet are not supported yet. GAT's attention kernels
 // (internal/spkern) run on a square, symmetric edge structure whose

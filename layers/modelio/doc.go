@@ -19,23 +19,23 @@
 //
 // # Integrity
 //
-// A model file (format version 3, see FormatName) ends with a SHA-256
+// A model file (format version 3, see [FormatName]) ends with a SHA-256
 // checksum of its header and parameters, so truncation and any changed
-// byte are detected before Load adds anything to the gorgonia graph; its
+// byte are detected before [Load] adds anything to the gorgonia graph; its
 // header is parsed strictly (exact keys, nothing unknown); non-finite
 // parameters are refused when saving and when loading. The file records
 // a fingerprint of the graph a graph model was built on (nodes, edges and
 // structure, graph.Graph.Fingerprint) and of the sensitive attribute of a
 // model that carries one (fmp's): loading onto another graph, or with
-// Env.Sens set to another attribute, is an error saying what differs.
+// [Env].Sens set to another attribute, is an error saying what differs.
 // Files of earlier format versions are refused (ErrVersion). The checksum
 // detects accidents (truncation, a flipped bit), not edits: anyone can
 // recompute it, so load model files only from sources you trust.
 //
 // # Errors
 //
-// Save and Load return errors, never panic, on anything a file or a
-// caller can cause. Load's errors wrap ErrFormat, ErrVersion, ErrCorrupt,
+// [Save] and Load return errors, never panic, on anything a file or a
+// caller can cause. Load's errors wrap [ErrFormat], ErrVersion, ErrCorrupt,
 // ErrUnknownKind or ErrMismatch (test with errors.Is), or the model
 // constructor's error for a configuration it rejects.
 package modelio

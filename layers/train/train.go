@@ -168,7 +168,7 @@ var ErrClosed = errors.New("train: the trainer is closed")
 // after the current epoch.
 var ErrStop = errors.New("train: stop training")
 
-// Config configures Train.
+// Config configures [Fit] and [NewTrainer].
 //
 // There is no seed here: every random choice of a training run (the
 // initialisation and each dropout mask) belongs to the model and is
@@ -285,17 +285,17 @@ type Result struct {
 	Selected Selection
 }
 
-// Train trains model on task with full-batch Adam and returns the run's
+// Fit trains model on task with full-batch Adam and returns the run's
 // statistics. The model's learnables must be in task.Graph, and the model
-// must have been built with task.Phase. It is NewTrainer followed by
-// cfg.Epochs calls of Trainer.Epoch (fewer after early stopping or
-// ErrStop), the progress output, and the parameter selection of
+// must have been built with task.Phase. It is [NewTrainer] followed by
+// cfg.Epochs calls of [Trainer.Epoch] (fewer after early stopping or
+// [ErrStop]), the progress output, and the parameter selection of
 // cfg.Select. At the end the phase is left in evaluation mode and the
 // model holds the chosen parameters.
 //
-// Train returns the errors of NewTrainer and Trainer.Epoch, and OnEpoch's
+// Fit returns the errors of NewTrainer and Trainer.Epoch, and OnEpoch's
 // errors other than ErrStop (wrapped; then the model holds the parameters
-// of the failing epoch). Calling Train again continues from the model's
+// of the failing epoch). Calling Fit again continues from the model's
 // current parameters with fresh Adam moments.
 func Fit(model layers.Model, task *Task, cfg Config) (*Result, error) {
 	tr, err := NewTrainer(model, task, cfg)
