@@ -305,3 +305,42 @@ func (p *pkg) importPath(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// TestDocLinksDetects: the checker finds a broken link and accepts good
+// ones (a local symbol, a method, an imported package, an index).
+func TestDocLinksDetects(t *testing.T) {
+	dir := t.TempDir()
+	src := `// Package p is [Good], [Good.Do], [os.Open], x[i] and [rows]; but [Missing] and [Good.Nope] are not.
+package p
+
+import "os"
+
+// Good is a type.
+type Good struct{}
+
+// Do does nothing.
+func (Good) Do() { _ = os.Open }
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := loadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pkgs[module]
+	if p == nil {
+		t.Fatalf("package not loaded: %v", pkgs)
+	}
+	var bad []string
+	for _, c := range p.comments() {
+		for _, m := range candidates(c.text) {
+			if p.resolve(m, pkgs) != "" {
+				bad = append(bad, m)
+			}
+		}
+	}
+	if fmt.Sprint(bad) != "[Missing Good.Nope]" {
+		t.Errorf("broken links found: %v, want [Missing Good.Nope]", bad)
+	}
+}
