@@ -34,11 +34,11 @@ func gatPokecGraph(tb testing.TB, seed int64) *graph.Graph {
 	return gr
 }
 
-// BenchmarkGATModelPokec measures forward + backward (the gradients of all
+// BenchmarkGATPokec measures forward + backward (the gradients of all
 // learnables, on a pruned tape) of the default two-layer GAT (4 heads × 16
 // hidden, 2 classes) on a Pokec-shaped random graph, float32. The cost is
 // sum(R ⊙ logits), standing in for the loss.
-func BenchmarkGATModelPokec(b *testing.B) {
+func BenchmarkGATPokec(b *testing.B) {
 	gr := gatPokecGraph(b, 1)
 	n, d, classes := gatPokecNodes, gatPokecFeatures, 2
 	rng := rand.New(rand.NewSource(2))

@@ -367,10 +367,10 @@ func gatNaiveModel(gr *graph.Graph, m *GAT, x []float64, p1, p2 gatNaiveParams) 
 	return out
 }
 
-// TestGATModel checks the two-layer model's logits and the gradients of
+// TestGAT checks the two-layer model's logits and the gradients of
 // all its learnables against the dense implementation (float64), and its
 // float32 logits against float64.
-func TestGATModel(t *testing.T) {
+func TestGAT(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	n, in, classes := 10, 4, 3
 	gr := gatTestGraph(t, rng, n, 16, 1)
@@ -620,11 +620,11 @@ func TestGATAttentionDropout(t *testing.T) {
 	testutil.AllClose(t, "training, same seed", run(0.5, true), train, 0, 0)
 }
 
-// TestGATModelGradients checks the gradients of the training
+// TestGATTrainingGradients checks the gradients of the training
 // cross-entropy of the two-layer GAT model (gorgonia's Grad through the
 // GAT ops, in training mode) against central differences of the dense
 // model's cross-entropy.
-func TestGATModelGradients(t *testing.T) {
+func TestGATTrainingGradients(t *testing.T) {
 	p := problem.New(t, 5, 40, 5, 2, 100, 0.8)
 	g, x := p.Features(t, tensor.Float64)
 	phase := NewPhase()

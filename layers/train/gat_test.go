@@ -10,11 +10,11 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestGATModelTrains trains the two-layer model with every dropout on a
+// TestGATTrains trains the two-layer model with every dropout on a
 // small homophilous problem: the training loss must fall, validation
 // accuracy must be well above chance, and two runs with the same seed
 // must give bit-identical parameters.
-func TestGATModelTrains(t *testing.T) {
+func TestGATTrains(t *testing.T) {
 	p := problem.New(t, 31, 160, 6, 2, 400, 0.85)
 	train := func(dt tensor.Dtype) (layers.Model, *Result) {
 		task := newTask(t, p, dt, layers.NewPhase())

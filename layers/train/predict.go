@@ -31,7 +31,7 @@ func (p *Prediction) Prob(k, c int) float64 { return p.Probs[k*p.Classes+c] }
 
 // Column returns a new slice of P(class c) for every predicted node, in
 // Nodes order: for a binary task, Column(1) is the P(y = 1) that
-// per-group thresholds (layers/fair) decide on.
+// per-group thresholds (layers/postprocess) decide on.
 func (p *Prediction) Column(c int) []float64 {
 	out := make([]float64, len(p.Nodes))
 	for k := range out {

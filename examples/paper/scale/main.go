@@ -8,7 +8,7 @@
 //	go run ./scale -n 1000000            # a smaller run
 //	go run ./scale -compare bail,pokec-z -seeds 5
 //
-// See the README's scale section for the results and what they mean.
+// See scale/README.md beside it for the results and what they mean.
 package main
 
 import (

@@ -1,5 +1,5 @@
 // Command tradeoff sweeps the fairness weight of the fairness-training
-// strategies of layers/fair (the demographic-parity regulariser,
+// strategies of layers/fairtrain (the demographic-parity regulariser,
 // adversarial debiasing and fair mixup) on one or more backbones, over
 // several seeds, and writes a CSV of every run and an SVG plot of ΔDP (x)
 // against accuracy (y) on the test split with each method's Pareto front.
@@ -16,7 +16,7 @@
 // last epoch (the reference code's protocol; -select best uses the
 // best-validation epoch instead). The α = 0 point of every method is the
 // plain run (method "plain" in the CSV): with α = 0 each strategy trains
-// bit-identically to plain training, which layers/fair's tests check.
+// bit-identically to plain training, which layers/fairtrain's tests check.
 // Accuracy and ΔDP are computed by the metrics package and reported in
 // percent; the plot shows the mean over seeds.
 //
