@@ -184,17 +184,9 @@ func (m *APPNP) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error
 // at a time, then the K propagation steps over the whole graph. Memory
 // besides adj and x: three n × Classes buffers.
 func (m *APPNP) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	where := "APPNP " + m.cfg.Name
-	if err := checkWholeGraph(where, m.cfg.In, adj, x, m.Hops()); err != nil {
-		return nil, err
-	}
-	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
-		return nil, err
-	}
-	n := x.Rows()
-	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
-		func() ([]float32, error) { return appnpLayerwise[float32](m, adj, x, n) },
-		func() ([]float64, error) { return appnpLayerwise[float64](m, adj, x, n) })
+	return layerwise("APPNP "+m.cfg.Name, m.cfg.Base, m.Hops(), m.Learnables(), adj, x,
+		func(n int) ([]float32, error) { return appnpLayerwise[float32](m, adj, x, n) },
+		func(n int) ([]float64, error) { return appnpLayerwise[float64](m, adj, x, n) })
 }
 
 func appnpLayerwise[T float32 | float64](m *APPNP, adj *graph.Matrix, x features.Source, n int) ([]T, error) {

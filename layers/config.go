@@ -116,22 +116,28 @@ func (c StackConfig) Validate() error {
 	if err := c.Base.Validate(); err != nil {
 		return err
 	}
-	if err := positive("Hidden", c.Hidden); err != nil {
-		return err
-	}
-	if err := positive("Layers", c.Layers); err != nil {
-		return err
-	}
-	if err := c.Activation.Validate(); err != nil {
-		return fmt.Errorf("Activation: %w", err)
-	}
-	if err := checkProb("Dropout", c.Dropout); err != nil {
-		return err
-	}
-	if err := checkProb("InputDropout", c.InputDropout); err != nil {
+	if err := validateStack(c.Hidden, c.Layers, c.Activation, c.Dropout, c.InputDropout); err != nil {
 		return err
 	}
 	return c.Propagation.Validate()
+}
+
+// validateStack checks the fields a stack of layers shares (StackConfig's
+// and MLPConfig's).
+func validateStack(hidden, layers int, act Activation, dropout, inputDropout float64) error {
+	if err := positive("Hidden", hidden); err != nil {
+		return err
+	}
+	if err := positive("Layers", layers); err != nil {
+		return err
+	}
+	if err := act.Validate(); err != nil {
+		return fmt.Errorf("Activation: %w", err)
+	}
+	if err := checkProb("Dropout", dropout); err != nil {
+		return err
+	}
+	return checkProb("InputDropout", inputDropout)
 }
 
 func positive(field string, v int) error {

@@ -169,17 +169,9 @@ func (m *GCN) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) 
 // model's dtype (a memory-mapped file for float32, a features.Dense for
 // float64), else two, and two n × Hidden for the later layers.
 func (m *GCN) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	where := "GCN " + m.cfg.Name
-	if err := checkWholeGraph(where, m.cfg.In, adj, x, m.Hops()); err != nil {
-		return nil, err
-	}
-	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
-		return nil, err
-	}
-	n := x.Rows()
-	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
-		func() ([]float32, error) { return gcnLayerwise[float32](m, adj, x, n) },
-		func() ([]float64, error) { return gcnLayerwise[float64](m, adj, x, n) })
+	return layerwise("GCN "+m.cfg.Name, m.cfg.Base, m.Hops(), m.Learnables(), adj, x,
+		func(n int) ([]float32, error) { return gcnLayerwise[float32](m, adj, x, n) },
+		func(n int) ([]float64, error) { return gcnLayerwise[float64](m, adj, x, n) })
 }
 
 func gcnLayerwise[T float32 | float64](m *GCN, adj *graph.Matrix, x features.Source, n int) ([]T, error) {

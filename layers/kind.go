@@ -138,13 +138,7 @@ func Declare[C Config, M Model](s KindSpec[C, M]) (*Kind, error) {
 		}
 		return m, nil
 	}
-	k.encode = func(m Model) (any, error) {
-		mm, ok := m.(M)
-		if !ok {
-			return nil, fmt.Errorf("layers: a %T is not a model of the %s kind (%v)", m, s.Name, mt)
-		}
-		return s.Config(mm), nil
-	}
+	k.encode = encoder(s.Name, mt, s.Config)
 	k.decode = func(raw json.RawMessage) (Config, error) {
 		var c C
 		if err := decodeStrict(raw, &c); err != nil {
@@ -173,13 +167,7 @@ func Declare[C Config, M Model](s KindSpec[C, M]) (*Kind, error) {
 // MustDeclare is Declare for package-level declarations: it panics where
 // Declare returns an error (a programmer error, found when the program
 // starts).
-func MustDeclare[C Config, M Model](s KindSpec[C, M]) *Kind {
-	k, err := Declare(s)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
+func MustDeclare[C Config, M Model](s KindSpec[C, M]) *Kind { return must(Declare(s)) }
 
 // DeclareWrapper adds a wrapper kind to the registry; see Declare for its
 // errors.
@@ -205,27 +193,37 @@ func DeclareWrapper[C Validator, M Wrapper](s WrapperSpec[C, M]) (*Kind, error) 
 		}
 		return m, nil
 	}
-	k.encode = func(m Model) (any, error) {
-		mm, ok := m.(M)
-		if !ok {
-			return nil, fmt.Errorf("layers: a %T is not a model of the %s kind (%v)", m, s.Name, mt)
-		}
-		return s.Config(mm), nil
-	}
+	k.encode = encoder(s.Name, mt, s.Config)
 	if err := register(k); err != nil {
 		return nil, err
 	}
 	return k, nil
 }
 
-// MustDeclareWrapper is DeclareWrapper for package-level declarations: it
-// panics where DeclareWrapper returns an error.
-func MustDeclareWrapper[C Validator, M Wrapper](s WrapperSpec[C, M]) *Kind {
-	k, err := DeclareWrapper(s)
+// encoder returns a kind's encode function: the configuration of a model
+// of type M, or an error for a model of another type.
+func encoder[C any, M Model](name string, mt reflect.Type, config func(M) C) func(Model) (any, error) {
+	return func(m Model) (any, error) {
+		mm, ok := m.(M)
+		if !ok {
+			return nil, fmt.Errorf("layers: a %T is not a model of the %s kind (%v)", m, name, mt)
+		}
+		return config(mm), nil
+	}
+}
+
+// must panics on a declaration error: MustDeclare and MustDeclareWrapper.
+func must(k *Kind, err error) *Kind {
 	if err != nil {
 		panic(err)
 	}
 	return k
+}
+
+// MustDeclareWrapper is DeclareWrapper for package-level declarations: it
+// panics where DeclareWrapper returns an error.
+func MustDeclareWrapper[C Validator, M Wrapper](s WrapperSpec[C, M]) *Kind {
+	return must(DeclareWrapper(s))
 }
 
 func validKindName(name string) bool {

@@ -43,19 +43,7 @@ func (c MLPConfig) Validate() error {
 	if err := c.Base.Validate(); err != nil {
 		return err
 	}
-	if err := positive("Hidden", c.Hidden); err != nil {
-		return err
-	}
-	if err := positive("Layers", c.Layers); err != nil {
-		return err
-	}
-	if err := c.Activation.Validate(); err != nil {
-		return fmt.Errorf("Activation: %w", err)
-	}
-	if err := checkProb("Dropout", c.Dropout); err != nil {
-		return err
-	}
-	return checkProb("InputDropout", c.InputDropout)
+	return validateStack(c.Hidden, c.Layers, c.Activation, c.Dropout, c.InputDropout)
 }
 
 // kindMLP declares the MLP to the registry of kinds (see Declare).
@@ -198,15 +186,7 @@ func (m *MLP) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) 
 // in evaluation mode, a chunk of feature rows at a time (adj is not used
 // and may be nil). Memory: three n × Classes buffers at most.
 func (m *MLP) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	where := "MLP " + m.cfg.Name
-	if err := checkWholeGraph(where, m.cfg.In, adj, x, 0); err != nil {
-		return nil, err
-	}
-	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
-		return nil, err
-	}
-	n := x.Rows()
-	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
-		func() ([]float32, error) { return mlpRows(denseOf[float32](m.layers), m.cfg.Activation, x, n) },
-		func() ([]float64, error) { return mlpRows(denseOf[float64](m.layers), m.cfg.Activation, x, n) })
+	return layerwise("MLP "+m.cfg.Name, m.cfg.Base, 0, m.Learnables(), adj, x,
+		func(n int) ([]float32, error) { return mlpRows(denseOf[float32](m.layers), m.cfg.Activation, x, n) },
+		func(n int) ([]float64, error) { return mlpRows(denseOf[float64](m.layers), m.cfg.Activation, x, n) })
 }

@@ -200,17 +200,9 @@ func (m *SGC) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) 
 // graph, then the linear layer. Memory besides adj and x: two n × In
 // buffers and the n × Classes result.
 func (m *SGC) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	where := "SGC " + m.cfg.Name
-	if err := checkWholeGraph(where, m.cfg.In, adj, x, m.Hops()); err != nil {
-		return nil, err
-	}
-	if err := values(where, m.Learnables(), m.cfg.Dtype); err != nil {
-		return nil, err
-	}
-	n := x.Rows()
-	return wholeGraph(m.cfg.Dtype, n, m.cfg.Classes,
-		func() ([]float32, error) { return sgcLayerwise[float32](m, adj, x, n) },
-		func() ([]float64, error) { return sgcLayerwise[float64](m, adj, x, n) })
+	return layerwise("SGC "+m.cfg.Name, m.cfg.Base, m.Hops(), m.Learnables(), adj, x,
+		func(n int) ([]float32, error) { return sgcLayerwise[float32](m, adj, x, n) },
+		func(n int) ([]float64, error) { return sgcLayerwise[float64](m, adj, x, n) })
 }
 
 func sgcLayerwise[T float32 | float64](m *SGC, adj *graph.Matrix, x features.Source, n int) ([]T, error) {

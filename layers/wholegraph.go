@@ -141,53 +141,42 @@ func direct[T float32 | float64](x features.Source) ([]T, bool) {
 	return nil, false
 }
 
-// checkWholeGraph checks the features and propagation matrix given to a
-// model's LayerwiseLogits (adj may be nil for a model without hops).
-func checkWholeGraph(where string, in int, adj *graph.Matrix, x features.Source, hops int) error {
+// layerwise is the common part of the models' LayerwiseLogits: it checks
+// the features, the propagation matrix (for a model with hops) and the
+// parameters' values (params, of the dtype in b), then runs f32 or f64,
+// by b's dtype, on the n feature rows and wraps the n × Classes result.
+func layerwise(where string, b Base, hops int, params G.Nodes, adj *graph.Matrix, x features.Source,
+	f32 func(n int) ([]float32, error), f64 func(n int) ([]float64, error)) (*tensor.Dense, error) {
 	if x == nil {
-		return fmt.Errorf("layers: %s: LayerwiseLogits: nil features", where)
+		return nil, fmt.Errorf("layers: %s: LayerwiseLogits: nil features", where)
 	}
-	if x.Cols() != in {
-		return fmt.Errorf("layers: %s: LayerwiseLogits: the features have %d columns, the model takes %d", where, x.Cols(), in)
-	}
-	if hops == 0 {
-		return nil
+	if x.Cols() != b.In {
+		return nil, fmt.Errorf("layers: %s: LayerwiseLogits: the features have %d columns, the model takes %d", where, x.Cols(), b.In)
 	}
 	n := x.Rows()
-	if adj == nil {
-		return fmt.Errorf("layers: %s: LayerwiseLogits: nil propagation matrix", where)
-	}
-	if r, c := adj.Dims(); r != n || c != n {
-		return fmt.Errorf("layers: %s: LayerwiseLogits: propagation matrix is %d × %d for %d feature rows", where, r, c, n)
-	}
-	return nil
-}
-
-// wholeGraph runs f with the element type of dt and wraps its n × classes
-// result in a Dense.
-func wholeGraph(dt tensor.Dtype, n, classes int, f32 func() ([]float32, error), f64 func() ([]float64, error)) (*tensor.Dense, error) {
-	if dt == tensor.Float32 {
-		out, err := f32()
-		if err != nil {
-			return nil, err
+	if hops > 0 {
+		if adj == nil {
+			return nil, fmt.Errorf("layers: %s: LayerwiseLogits: nil propagation matrix", where)
 		}
-		return tensor.New(tensor.WithShape(n, classes), tensor.WithBacking(out)), nil
+		if r, c := adj.Dims(); r != n || c != n {
+			return nil, fmt.Errorf("layers: %s: LayerwiseLogits: propagation matrix is %d × %d for %d feature rows", where, r, c, n)
+		}
 	}
-	out, err := f64()
-	if err != nil {
-		return nil, err
-	}
-	return tensor.New(tensor.WithShape(n, classes), tensor.WithBacking(out)), nil
-}
-
-// values checks that every node has a dense value of dtype dt (a model
-// whose parameters were set).
-func values(where string, ns G.Nodes, dt tensor.Dtype) error {
-	for _, p := range ns {
+	for _, p := range params {
 		v, ok := p.Value().(*tensor.Dense)
-		if !ok || v.Dtype() != dt {
-			return fmt.Errorf("layers: %s: parameter %q has no dense %v value", where, p.Name(), dt)
+		if !ok || v.Dtype() != b.Dtype {
+			return nil, fmt.Errorf("layers: %s: parameter %q has no dense %v value", where, p.Name(), b.Dtype)
 		}
 	}
-	return nil
+	var out any
+	var err error
+	if b.Dtype == tensor.Float32 {
+		out, err = f32(n)
+	} else {
+		out, err = f64(n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("layers: %s: LayerwiseLogits: %w", where, err)
+	}
+	return tensor.New(tensor.WithShape(n, b.Classes), tensor.WithBacking(out)), nil
 }
