@@ -17,33 +17,34 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// backbones builds each of the library's backbones on ds in g.
-var backbones = map[string]func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error){
-	"mlp": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
-		c := layers.DefaultMLPConfig(ds.NumFeatures, 2)
-		c.Hidden, c.Dtype = 16, dt
-		return layers.NewMLP(g, c, ph)
-	},
-	"gcn": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
-		c := layers.DefaultGCNConfig(ds.NumFeatures, 2)
-		c.Hidden, c.Dtype = 16, dt
-		return layers.NewGCN(g, ds.Graph, c, ph)
-	},
-	"sgc": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
-		c := layers.DefaultSGCConfig(ds.NumFeatures, 2)
-		c.Dtype = dt
-		return layers.NewSGC(g, ds.Graph, c)
-	},
-	"appnp": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
-		c := layers.DefaultAPPNPConfig(ds.NumFeatures, 2)
-		c.Hidden, c.Dtype = 16, dt
-		return layers.NewAPPNP(g, ds.Graph, c, ph)
-	},
-	"gat": func(g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
-		c := layers.DefaultGATConfig(ds.NumFeatures, 2)
-		c.Heads, c.Hidden, c.Dtype = 2, 8, dt
-		return layers.NewGAT(g, ds.Graph, c, ph)
-	},
+// backbone builds a model of the named kind on ds in g, through the
+// registry of kinds, with a hidden width of 16 where the kind has one.
+func backbone(name string, g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+	k, err := layers.LookupKind(name)
+	if err != nil {
+		return nil, err
+	}
+	o := layers.Options{Dtype: dt, Seed: 1}
+	if k.HasHidden() {
+		o.Hidden = 16
+	}
+	cfg, err := k.Configure(ds.NumFeatures, 2, o)
+	if err != nil {
+		return nil, err
+	}
+	return k.Build(g, ds.Graph, cfg, ph)
+}
+
+// backboneKinds lists every declared kind FMP can be put on: all but the
+// wrappers.
+func backboneKinds() []string {
+	var out []string
+	for _, k := range layers.Kinds() {
+		if !k.Wraps() {
+			out = append(out, k.Name())
+		}
+	}
+	return out
 }
 
 // onBackbone builds FMP on the named backbone in a new graph.
@@ -56,7 +57,7 @@ func onBackbone(t *testing.T, name string, ds *datasets.Dataset, dt tensor.Dtype
 	if name == "sgc" {
 		ph = nil // SGC has no stochastic layer and no phase
 	}
-	b, err := backbones[name](g, ds, dt, ph)
+	b, err := backbone(name, g, ds, dt, ph)
 	require.NoError(t, err)
 	m, err := fmp.On(b, ds.Graph, ds.Sens, cfg, ph)
 	require.NoError(t, err)
@@ -73,7 +74,7 @@ func fastConfig(epochs int) train.Config {
 // loads into a new graph with bit-identical predictions.
 func TestOnEveryBackbone(t *testing.T) {
 	ds := smallSynthetic(t)
-	for name := range backbones {
+	for _, name := range backboneKinds() {
 		for _, dt := range testutil.Dtypes {
 			t.Run(name+"/"+dt.String(), func(t *testing.T) {
 				m, task := onBackbone(t, name, ds, dt, fmp.DefaultConfig())
@@ -207,7 +208,7 @@ func TestOnGuardRails(t *testing.T) {
 	ds := smallSynthetic(t)
 	g := G.NewGraph()
 	ph := layers.NewPhase()
-	b, err := backbones["gcn"](g, ds, tensor.Float64, ph)
+	b, err := backbone("gcn", g, ds, tensor.Float64, ph)
 	require.NoError(t, err)
 	_, err = fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultConfig(), layers.NewPhase())
 	assert.ErrorContains(t, err, "another *layers.Phase")

@@ -44,7 +44,8 @@
 // [metrics.Rule] stated by the user: the lowest validation ΔDP within a
 // given accuracy loss, or the highest validation accuracy under a given
 // ΔDP. [Frontier.Model] returns the chosen model, sharing the trained
-// backbone. [Model.WithFMP] debiases (or re-debiases) a trained model
+// backbone; [Frontier.WriteSVG] draws every setting's validation and test
+// accuracy against ΔDP, the choice and the rule. [Model.WithFMP] debiases (or re-debiases) a trained model
 // with a given setting. No single λf fits every graph: choose it on your
 // validation data.
 //

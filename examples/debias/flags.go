@@ -4,15 +4,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -148,8 +149,8 @@ Flags:
 		o.files = def
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
 		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
-		o.files.Drop = cli.SplitList(*drop)
-		o.files.Missing = append([]string{""}, cli.SplitList(*missing)...)
+		o.files.Drop = splitList(*drop)
+		o.files.Missing = append([]string{""}, splitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
@@ -166,7 +167,7 @@ Flags:
 		default:
 			return nil, badInput("-comma %q, want comma, tab, semicolon or pipe", *comma)
 		}
-		f, err := cli.ParseFloats(*fracs, 0)
+		f, err := parseFloats(*fracs, 0)
 		if err != nil || len(f) != 3 {
 			return nil, badInput("-split-fractions %q, want three numbers train,val,test", *fracs)
 		}
@@ -222,13 +223,13 @@ Flags:
 	fc := fmp.DefaultFrontierConfig()
 	o.lambdaF = fc.LambdaF
 	if *lambdaF != "" {
-		v, err := cli.ParseFloats(*lambdaF, 0)
+		v, err := parseFloats(*lambdaF, 0)
 		if err != nil {
 			return nil, badInput("-lambda-f %q: %v", *lambdaF, err)
 		}
 		o.lambdaF = v
 	}
-	v, err := cli.ParseFloats(*lambdaS, 0)
+	v, err := parseFloats(*lambdaS, 0)
 	if err != nil {
 		return nil, badInput("-lambda-s %q: %v", *lambdaS, err)
 	}
@@ -260,4 +261,36 @@ Flags:
 		return nil, badInput("-out %s exists; choose a new folder or add -overwrite", o.out)
 	}
 	return o, nil
+}
+
+// splitList splits a comma-separated flag value into its trimmed,
+// non-empty items ("a, b,,c" → [a b c]).
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// parseFloats parses a comma-separated list of finite numbers, each at
+// least min.
+func parseFloats(s string, min float64) ([]float64, error) {
+	var out []float64
+	for _, v := range splitList(s) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%q is not a finite number", v)
+		}
+		if f < min {
+			return nil, fmt.Errorf("%q is below %v", v, min)
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no values")
+	}
+	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/internal/svgplot"
 	"github.com/fairmp/fairmp/metrics"
 )
 
@@ -135,67 +134,14 @@ func writeFrontier(path string, f *fmp.Frontier) error {
 // (cross), the thresholds (triangle), the chosen setting (ringed) and,
 // on validation, the rule's limit.
 func plotFrontier(path string, r *result) error {
-	f := r.frontier
-	var ls []float64
-	for _, q := range f.Points {
-		if !containsF(ls, q.Config.LambdaS) {
-			ls = append(ls, q.Config.LambdaS)
+	pc := fmp.DefaultPlotConfig()
+	pc.Title = r.ds.Name
+	for _, me := range r.methods {
+		if me.Name != "fmp" {
+			pc.Marks = append(pc.Marks, fmp.PlotMark{Name: me.Name, Val: me.Val, Test: me.Test})
 		}
 	}
-	fig := svgplot.Figure{Legend: svgplot.Legend{Title: "numbers at points: λ_f"}}
-	for _, part := range []string{"validation (choice)", "test"} {
-		p := svgplot.Panel{Title: svgplot.Escape(r.ds.Name) + ": " + part, XLabel: "ΔDP (%)", YLabel: "accuracy (%)"}
-		pick := func(val, test *metrics.Report) *metrics.Report {
-			if part == "test" {
-				return test
-			}
-			return val
-		}
-		for _, s := range ls {
-			se := svgplot.Series{Name: fmt.Sprintf("FMP, λ_s = %g", s)}
-			var first string // the first λf of the last point drawn
-			for _, q := range f.Points {
-				if q.Config.LambdaS != s {
-					continue
-				}
-				rep := pick(&q.Val, &q.Test)
-				x, y, lf := 100*rep.DemographicParity, 100*rep.Accuracy, fmt.Sprintf("%g", q.Config.LambdaF)
-				// Settings with the same metrics as the previous one (λf
-				// past saturation) are one point, labelled with the range.
-				if n := len(se.X); n > 0 && se.X[n-1] == x && se.Y[n-1] == y {
-					se.Labels[n-1] = first + "–" + lf
-					continue
-				}
-				se.X, se.Y, se.Labels, first = append(se.X, x), append(se.Y, y), append(se.Labels, lf), lf
-			}
-			p.Series = append(p.Series, se)
-		}
-		best := f.Best()
-		ch := pick(&best.Val, &best.Test)
-		p.Marks = append(p.Marks, svgplot.Mark{X: 100 * ch.DemographicParity, Y: 100 * ch.Accuracy, Shape: svgplot.Ring, Size: 7, Label: "FMP chosen"})
-		for _, me := range r.methods {
-			rep := pick(me.Val, me.Test)
-			if me.Name == "fmp" || rep == nil {
-				continue
-			}
-			m := svgplot.Mark{X: 100 * rep.DemographicParity, Y: 100 * rep.Accuracy, Shape: svgplot.Cross, Label: svgplot.Escape(me.Name)}
-			if me.Name == "thresholds" {
-				m.Shape, m.Color = svgplot.Triangle, svgplot.Vermillion
-			}
-			p.Marks = append(p.Marks, m)
-		}
-		if part != "test" {
-			switch rule := f.Rule; {
-			case rule.MaxDP > 0:
-				p.Lines = []svgplot.RefLine{{Vertical: true, At: 100 * rule.MaxDP, Label: fmt.Sprintf("rule: ΔDP ≤ %.4g", 100*rule.MaxDP)}}
-			case rule.MaxAccuracyLoss > 0:
-				floor := 100 * (f.Reference.Val.Accuracy - rule.MaxAccuracyLoss)
-				p.Lines = []svgplot.RefLine{{At: floor, Label: fmt.Sprintf("rule: accuracy ≥ %.4g", floor)}}
-			}
-		}
-		fig.Panels = append(fig.Panels, p)
-	}
-	return writeFile(path, fig.WriteSVG)
+	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, pc) })
 }
 
 func containsF(s []float64, x float64) bool {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/postprocess"
@@ -255,7 +254,7 @@ func (me *method) evaluate(ds *datasets.Dataset) error {
 	if !me.thresholded {
 		me.decision = make([]int, ds.N())
 		for i := range me.decision {
-			me.decision[i] = opkit.Argmax(me.probs[i*c : (i+1)*c])
+			me.decision[i] = argmax(me.probs[i*c : (i+1)*c])
 		}
 	}
 	// The metrics of the decisions: the probabilities when the decisions
@@ -433,4 +432,15 @@ func newTask(ds *datasets.Dataset, dt tensor.Dtype) (*train.Task, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// argmax returns the index of the largest value (the first on ties).
+func argmax(p []float64) int {
+	k := 0
+	for i, v := range p {
+		if v > p[k] {
+			k = i
+		}
+	}
+	return k
 }
