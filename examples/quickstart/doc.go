@@ -11,6 +11,7 @@
 //	go run ./examples/quickstart
 //
 // Progress goes to stderr, the table to stdout. It takes well under a
-// minute on two cores. For real data sets, other models and flags, see
-// examples/reproduce.
+// minute on two cores. It uses the public API alone (datasets, layers,
+// fmp, layers/train, metrics): copy it into a program of your own. For
+// your own data and every knob as a flag, see examples/debias.
 package main
