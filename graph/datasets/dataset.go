@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 )
 
 // Dataset is a node-classification data set with a sensitive attribute.
@@ -18,6 +19,10 @@ type Dataset struct {
 	NumFeatures int
 	// FeatureNames names the feature columns, in order.
 	FeatureNames []string
+	// Scaling, if not nil, is the min-max scaling LoadFiles applied to
+	// the raw columns (fitted on this data, or a saved schema's: see
+	// FilesConfig.Schema); nil when the features are as read.
+	Scaling *features.MinMax
 	// Labels holds each node's class (0 or 1 for the binary tasks of the
 	// paper); −1 means unknown.
 	Labels []int
@@ -39,6 +44,13 @@ type Dataset struct {
 	// last line has no newline, and the like (see the package doc). The
 	// examples print them; nil when there is nothing to say.
 	Warnings []string
+}
+
+// Schema returns the feature columns' names and scaling: what a model
+// trained on this data set must be given again (layers/modelio records
+// it in a model file).
+func (d *Dataset) Schema() features.Schema {
+	return features.Schema{Names: append([]string(nil), d.FeatureNames...), Scaling: d.Scaling}
 }
 
 // warnf adds a warning.

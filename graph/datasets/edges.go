@@ -120,7 +120,7 @@ func parseRowEdges(r io.Reader, file string, n int) ([][2]int, error) {
 			}
 			return int(v), nil
 		}
-		v, err := strconv.ParseFloat(s, 64)
+		v, err := parseNumber(s)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
 			return 0, fileErr(file, line, col, "%q is not a row index, want an integer in [0, %d)", s, n)
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 )
 
 // FilesConfig describes a data set of your own in the documented file
@@ -63,7 +64,22 @@ type FilesConfig struct {
 	Comma rune
 	// MinMaxScale maps every feature column to [−1, 1] by its minimum and
 	// maximum over all nodes (a constant column becomes 0). Default true.
+	// A column whose range overflows float64 (values of ±1e308) is an
+	// error.
 	MinMaxScale bool
+	// Schema, if set, is the schema of a model trained on other data (a
+	// model file's, layers/modelio): the feature columns must be its
+	// names, in any order (they are put in the schema's order; a missing
+	// or extra column is an error naming it: leave extra columns out with
+	// Drop), and they are scaled with the schema's scaling instead of one
+	// fitted on this data (MinMaxScale is then not used).
+	Schema *features.Schema
+	// MaxSingletonFraction bounds the nodes that are alone in their group
+	// of the sensitive column: more than MaxSingletonFraction × the nodes
+	// with a known group is an error (a column of ids, say, taken for a
+	// sensitive attribute: a group per node makes every fairness number
+	// meaningless). In (0, 1]. Default 0.5.
+	MaxSingletonFraction float64
 	// Options: the sensitive column among the features (as its group id),
 	// the random split's fractions and seed. IgnoreSplitFile is not used.
 	Options Options
@@ -76,7 +92,7 @@ var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
 // scaling, DefaultMissing, DefaultOptions. The paths and the label and
 // sensitive columns are left for the caller.
 func DefaultFilesConfig() FilesConfig {
-	return FilesConfig{MinMaxScale: true, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
+	return FilesConfig{MinMaxScale: true, MaxSingletonFraction: 0.5, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
 }
 
 // Validate checks that the paths and the columns are set, the columns
@@ -106,6 +122,14 @@ func (c FilesConfig) Validate() error {
 	case 0, ',', '\t', ';', '|':
 	default:
 		return fmt.Errorf("datasets: FilesConfig.Comma = %q, want 0 (detect), ',', '\\t', ';' or '|'", c.Comma)
+	}
+	if !(c.MaxSingletonFraction > 0 && c.MaxSingletonFraction <= 1) {
+		return fmt.Errorf("datasets: FilesConfig.MaxSingletonFraction = %v, want a fraction in (0, 1]", c.MaxSingletonFraction)
+	}
+	if c.Schema != nil {
+		if err := c.Schema.Validate(); err != nil {
+			return fmt.Errorf("datasets: FilesConfig.Schema: %w", err)
+		}
 	}
 	return c.Options.Validate()
 }
@@ -172,6 +196,23 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if len(classNames) < 2 {
 		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
 	}
+	size := make([]int, len(groupNames))
+	known := 0
+	for _, g := range sens {
+		if g >= 0 {
+			size[g]++
+			known++
+		}
+	}
+	alone := 0
+	for _, n := range size {
+		if n == 1 {
+			alone++
+		}
+	}
+	if float64(alone) > c.MaxSingletonFraction*float64(known) {
+		return nil, fileErr(t.file, 0, 0, "column %q: %d of its %d nodes with a known value are alone in their group (%d groups): a sensitive attribute groups nodes, is this the right column? (at most %.0f%% may be alone: MaxSingletonFraction)", c.SensColumn, alone, known, len(groupNames), 100*c.MaxSingletonFraction)
+	}
 	exclude := append([]string{}, c.Drop...)
 	var ids []string
 	var index map[string]int
@@ -192,7 +233,10 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		exclude = append(exclude, c.SplitColumn)
 	}
-	ds := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, sens)
+	ds, err := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, c.Schema, sens)
+	if err != nil {
+		return nil, err
+	}
 	ds.Labels, ds.Sens = labels, sens
 	ds.ClassNames, ds.GroupNames, ds.IDs = classNames, groupNames, ids
 	edges, err := loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
@@ -203,6 +247,9 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	}
 	if ds.Graph, err = graph.FromEdges(t.rows, edges); err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", c.Edges, err)
+	}
+	if ds.Graph.NumEdges() == 0 {
+		return nil, fileErr(c.Edges, 0, 0, "every one of its %d edges joins a node to itself: without its self-loops the graph has no edge and every node is isolated (a graph model would be an MLP); want edges between distinct nodes", len(edges))
 	}
 	switch {
 	case c.SplitColumn != "":
@@ -271,7 +318,7 @@ func mapValues(t *table, k int, missing map[string]bool, positive string) ([]int
 		canon[r], known[r] = key, true
 		if !distinct[key] {
 			distinct[key] = true
-			if _, err := strconv.ParseFloat(key, 64); err != nil {
+			if _, err := parseNumber(key); err != nil {
 				allNum = false
 			}
 		}
@@ -282,8 +329,8 @@ func mapValues(t *table, k int, missing map[string]bool, positive string) ([]int
 	}
 	if allNum {
 		sort.Slice(names, func(a, b int) bool {
-			x, _ := strconv.ParseFloat(names[a], 64)
-			y, _ := strconv.ParseFloat(names[b], 64)
+			x, _ := parseNumber(names[a])
+			y, _ := parseNumber(names[b])
 			return x < y
 		})
 	} else {
@@ -315,7 +362,7 @@ func mapValues(t *table, k int, missing map[string]bool, positive string) ([]int
 // features builds the feature matrix from every column of t but the label
 // (lc), the excluded ones and, unless includeSens, the sensitive one (sc),
 // whose group ids (sens) are used when it is included.
-func (t *table) features(name string, lc, sc int, exclude []string, includeSens, scale bool, sens []int) *Dataset {
+func (t *table) features(name string, lc, sc int, exclude []string, includeSens, scale bool, schema *features.Schema, sens []int) (*Dataset, error) {
 	var cols []int
 	for k, h := range t.header {
 		if k == lc || contains(exclude, h) || (k == sc && !includeSens) {
@@ -323,24 +370,52 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 		}
 		cols = append(cols, k)
 	}
+	if schema != nil {
+		var err error
+		if cols, err = t.schemaColumns(cols, schema); err != nil {
+			return nil, err
+		}
+	}
 	n, d := t.rows, len(cols)
 	feats := make([]float64, n*d)
 	names := make([]string, d)
+	var mm *features.MinMax
+	if scale && schema == nil {
+		mm = &features.MinMax{Min: make([]float64, d), Max: make([]float64, d)}
+	}
 	for q, k := range cols {
 		names[q] = t.header[k]
 		if k == sc {
 			for r := 0; r < n; r++ {
 				feats[r*d+q] = float64(sens[r])
 			}
+			if mm != nil {
+				mm.Min[q], mm.Max[q] = -1, 1 // group ids are kept as they are
+			}
 			continue
 		}
 		lo, hi := math.Inf(1), math.Inf(-1)
+		rlo, rhi := 0, 0
 		for r := 0; r < n; r++ {
 			v := t.at(r, k)
 			feats[r*d+q] = v
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			if v < lo {
+				lo, rlo = v, r
+			}
+			if v > hi {
+				hi, rhi = v, r
+			}
 		}
-		if scale {
+		switch {
+		case schema != nil:
+			for r := 0; r < n; r++ {
+				feats[r*d+q] = schema.Scale(q, feats[r*d+q])
+			}
+		case scale:
+			if math.IsInf(hi-lo, 0) {
+				return nil, fileErr(t.file, t.lines[rhi], k+1, "column %q: its values span %v (line %d) to %v: the range overflows, so min-max scaling cannot map them to [−1, 1]; rescale the column or turn scaling off (-no-scale)", t.header[k], lo, t.lines[rlo], hi)
+			}
+			mm.Min[q], mm.Max[q] = lo, hi
 			for r := 0; r < n; r++ {
 				if hi > lo {
 					feats[r*d+q] = 2*(feats[r*d+q]-lo)/(hi-lo) - 1
@@ -350,7 +425,48 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 			}
 		}
 	}
-	return &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names}
+	ds := &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Scaling: mm}
+	if schema != nil {
+		ds.Scaling = schema.Scaling
+	}
+	return ds, nil
+}
+
+// schemaColumns returns the table columns of the schema's names, in the
+// schema's order, from the candidate feature columns cols. A name the
+// table lacks, or a feature column the schema lacks, is an error naming
+// them.
+func (t *table) schemaColumns(cols []int, schema *features.Schema) ([]int, error) {
+	byName := make(map[string]int, len(cols))
+	for _, k := range cols {
+		byName[t.header[k]] = k
+	}
+	out := make([]int, 0, len(schema.Names))
+	var missing []string
+	for _, nm := range schema.Names {
+		k, ok := byName[nm]
+		if !ok {
+			missing = append(missing, quote(nm))
+			continue
+		}
+		out = append(out, k)
+		delete(byName, nm)
+	}
+	var extra []string
+	for _, k := range cols {
+		if _, ok := byName[t.header[k]]; ok {
+			extra = append(extra, quote(t.header[k]))
+		}
+	}
+	switch {
+	case len(missing) > 0 && len(extra) > 0:
+		return nil, fileErr(t.file, 1, 0, "the model's feature columns %s are missing, and the columns %s are not the model's: the table does not match the model's schema", strings.Join(missing, ", "), strings.Join(extra, ", "))
+	case len(missing) > 0:
+		return nil, fileErr(t.file, 1, 0, "the model's feature columns %s are missing from the table", strings.Join(missing, ", "))
+	case len(extra) > 0:
+		return nil, fileErr(t.file, 1, 0, "the columns %s are not among the model's features: leave them out (Drop)", strings.Join(extra, ", "))
+	}
+	return out, nil
 }
 
 // splitFromColumn reads train/val/test from the text column k; other
@@ -425,7 +541,7 @@ func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *D
 			return bad(line, f[1].col, f[1].s)
 		}
 		if len(f) == 3 {
-			w, err := strconv.ParseFloat(f[2].s, 64)
+			w, err := parseNumber(f[2].s)
 			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
 				return fileErr(file, line, f[2].col, "third field %s is not a finite number, want an edge weight (ignored) or no third field", quote(f[2].s))
 			}

@@ -445,7 +445,10 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includ
 	if len(foldedS) > 0 {
 		d0.warnf("%s: column %q: %s mapped to group 1 (values above 0 count as group 1)", t.file, sensCol, describeFolded(foldedS))
 	}
-	ds := t.features(name, lc, sc, exclude, includeSens, scale, sens)
+	ds, err := t.features(name, lc, sc, exclude, includeSens, scale, nil, sens)
+	if err != nil {
+		return nil, err
+	}
 	ds.Labels, ds.Sens, ds.Warnings = labels, sens, d0.Warnings
 	return ds, nil
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // colKind says how a CSV column is parsed.
@@ -98,10 +99,63 @@ func (t *table) at(r, c int) float64 { return t.data[r*len(t.header)+c] }
 // shortest 'g' form ("-1.0" and "-1" both become "-1"), text is trimmed.
 func normKey(s string) string {
 	s = strings.TrimSpace(s)
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
+	if v, err := parseNumber(s); err == nil {
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	return s
+}
+
+// errNotDecimal is parseNumber's error for text that is not a plain
+// decimal number.
+var errNotDecimal = errors.New("not a decimal number")
+
+// parseNumber parses a plain decimal number: an optional sign, digits
+// with an optional decimal point (or a point and digits), and an optional
+// exponent (1e-3, 2.5E+4). strconv.ParseFloat alone also reads Go's
+// syntax (1_000 as 1000, 0x1p3 as 8, Inf, NaN), which a data file does
+// not mean. Out-of-range values (1e400) return ±Inf with a nil error.
+func parseNumber(s string) (float64, error) {
+	i, n := 0, len(s)
+	if i < n && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < n && s[i] >= '0' && s[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < n && s[i] == '.' {
+		i++
+		for i < n && s[i] >= '0' && s[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, errNotDecimal
+	}
+	if i < n && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < n && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for i < n && s[i] >= '0' && s[i] <= '9' {
+			i++
+			exp++
+		}
+		if exp == 0 {
+			return 0, errNotDecimal
+		}
+	}
+	if i != n {
+		return 0, errNotDecimal
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, errNotDecimal
+	}
+	return v, nil
 }
 
 // readTable parses a comma-separated file with a header line. Every data
@@ -133,6 +187,9 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 	header := make([]string, len(rec))
 	seen := map[string]int{}
 	for k, h := range rec {
+		if !utf8.ValidString(h) {
+			return nil, fileErr(file, 1, k+1, "column %d's name is not valid UTF-8 text; want a UTF-8 file", k+1)
+		}
 		h = strings.TrimSpace(h)
 		if k == 0 {
 			h = strings.TrimPrefix(h, "\ufeff")
@@ -170,7 +227,19 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && C > 1 {
 			continue // a blank line
 		}
+		for k, cell := range rec {
+			if !utf8.ValidString(cell) {
+				l, col := cr.FieldPos(k)
+				return nil, fileErr(file, l, col, "field %d is not valid UTF-8 text (%s); want a UTF-8 file", k+1, quote(strings.ToValidUTF8(cell, "\ufffd")))
+			}
+		}
 		if len(rec) != C {
+			for k, cell := range rec {
+				if strings.Contains(cell, "\n") {
+					l, col := cr.FieldPos(k)
+					return nil, fileErr(file, l, col, "a quoted field that starts here is never closed: it runs on across %d lines; close the quote (\"\")", strings.Count(cell, "\n"))
+				}
+			}
 			return nil, fileErr(file, line, 0, "ragged row: %d fields, want %d (as many as the header)", len(rec), C)
 		}
 		for k, cell := range rec {
@@ -196,8 +265,8 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 					}
 				}
 				s := strings.TrimSpace(cell)
-				v, err := strconv.ParseFloat(s, 64)
-				if err != nil && !errors.Is(err, strconv.ErrRange) {
+				v, err := parseNumber(s)
+				if err != nil {
 					_, col := cr.FieldPos(k)
 					if s == "" {
 						return nil, fileErr(file, line, col, "column %s: empty cell, want a number", quote(header[k]))
@@ -209,6 +278,12 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 						}
 						sort.Strings(keys)
 						return nil, fileErr(file, line, col, "column %s: %s is not a number nor one of the mapped values %s", quote(header[k]), quote(cell), strings.Join(keys, ", "))
+					}
+					if g, gerr := strconv.ParseFloat(s, 64); gerr == nil || errors.Is(gerr, strconv.ErrRange) {
+						if math.IsNaN(g) || math.IsInf(g, 0) {
+							return nil, fileErr(file, line, col, "column %s: %s is not finite, want a finite number", quote(header[k]), quote(cell))
+						}
+						return nil, fileErr(file, line, col, "column %s: %s is not a plain decimal number (Go's syntax, such as 1_000 or 0x1p3, is not read)", quote(header[k]), quote(cell))
 					}
 					return nil, fileErr(file, line, col, "column %s: %s is not a number", quote(header[k]), quote(cell))
 				}
