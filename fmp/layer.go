@@ -79,7 +79,7 @@ type Config struct {
 	// propagation-only output. With Normalized scaling it bounds the
 	// shift of each node's logits (see the package doc).
 	LambdaF float64 `json:"lambda_f"`
-	// K (≥ 1) is the number of unrolled steps.
+	// K (1 ≤ K ≤ layers.MaxSteps) is the number of unrolled steps.
 	K int `json:"k"`
 	// Scaling selects the dual step size and radius.
 	Scaling Scaling `json:"scaling"`
@@ -122,8 +122,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("fmp: Config.LambdaS = %v, want a finite value ≥ 0", c.LambdaS)
 	case !finite(c.LambdaF) || c.LambdaF < 0:
 		return fmt.Errorf("fmp: Config.LambdaF = %v, want a finite value ≥ 0", c.LambdaF)
-	case c.K < 1:
-		return fmt.Errorf("fmp: Config.K = %d, want ≥ 1", c.K)
+	case c.K < 1 || c.K > layers.MaxSteps:
+		return fmt.Errorf("fmp: Config.K = %d, want 1 ≤ K ≤ %d (layers.MaxSteps)", c.K, layers.MaxSteps)
 	case c.Scaling != Normalized && c.Scaling != Paper:
 		return fmt.Errorf("fmp: Config.Scaling = %v, want Normalized or Paper", c.Scaling)
 	case c.Scaling == Normalized && !(c.Rho > 0 && c.Rho <= 4):

@@ -208,24 +208,28 @@ var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[savedConfig, *Model]{
 	Name:    "fmp",
 	Title:   "FMP",
 	Summary: "fair message passing on a backbone (Jiang et al., AAAI 2024)",
-	Wrap: func(backbone layers.Model, gr *graph.Graph, s savedConfig, phase *layers.Phase) (*Model, error) {
+	Wrap: func(backbone layers.Model, gr *graph.Graph, sens []int, s savedConfig, phase *layers.Phase) (*Model, error) {
 		if gr == nil {
 			return nil, fmt.Errorf("fmp: no graph given, want the graph the model was trained on")
 		}
-		return newModel(backbone, gr, s.Sens, s.FMP, s.Propagation, phase)
+		if sens == nil {
+			return nil, fmt.Errorf("fmp: no sensitive attribute given, want the one the model was trained with")
+		}
+		return newModel(backbone, gr, sens, s.FMP, s.Propagation, phase)
 	},
 	Config: func(m *Model) savedConfig {
-		return savedConfig{Propagation: m.prop, FMP: m.layer.cfg, Sens: m.layer.sens}
+		return savedConfig{Propagation: m.prop, FMP: m.layer.cfg}
 	},
 })
 
 // savedConfig is what a model file records of a Model besides its
-// backbone: the propagation, the FMP layer's configuration and the
-// sensitive attribute.
+// backbone: the propagation and the FMP layer's configuration. The
+// sensitive attribute is not in it: the file holds its fingerprint, and
+// the caller gives the attribute back (modelio.Env.Sens), so that what
+// the model uses is what the fingerprint checked.
 type savedConfig struct {
 	Propagation layers.Propagation `json:"propagation"`
 	FMP         Config             `json:"fmp"`
-	Sens        []int              `json:"sens"`
 }
 
 // Validate checks the propagation and the FMP configuration.

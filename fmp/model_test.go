@@ -87,7 +87,7 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		}
 		g2 := G.NewGraph()
 		x2, _ := train.FeatureNode(g2, dt, d.Features, d.N(), d.NumFeatures, "X")
-		lm, err := modelio.Load(&buf, g2, modelio.Env{Graph: d.Graph})
+		lm, err := modelio.Load(&buf, g2, modelio.Env{Graph: d.Graph, Sens: d.Sens})
 		require.NoError(t, err)
 		m2, ok := lm.(*fmp.Model)
 		if !ok {

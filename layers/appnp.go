@@ -19,7 +19,7 @@ type APPNPConfig struct {
 	// StackConfig shapes the MLP (Hidden, Layers, Activation, Dropout,
 	// InputDropout) and builds Ã (Propagation).
 	StackConfig
-	// K is the number of propagation steps (>= 0). Default 10.
+	// K is the number of propagation steps (0 to MaxSteps). Default 10.
 	K int `json:"k"`
 	// Alpha is the teleport probability, in [0, 1]. Default 0.1.
 	Alpha float64 `json:"alpha"`
@@ -42,8 +42,8 @@ func (c APPNPConfig) Validate() error {
 	if err := c.StackConfig.Validate(); err != nil {
 		return err
 	}
-	if c.K < 0 {
-		return fmt.Errorf("K = %d, want >= 0", c.K)
+	if c.K < 0 || c.K > MaxSteps {
+		return fmt.Errorf("K = %d, want 0 ≤ K ≤ %d (MaxSteps)", c.K, MaxSteps)
 	}
 	if !(c.Alpha >= 0 && c.Alpha <= 1) || math.IsNaN(c.Alpha) {
 		return fmt.Errorf("Alpha = %v, want 0 <= Alpha <= 1", c.Alpha)
@@ -59,7 +59,10 @@ var kindAPPNP = MustDeclare(KindSpec[APPNPConfig, *APPNP]{
 	Default: DefaultAPPNPConfig,
 	New:     NewAPPNP,
 	Config:  (*APPNP).Config,
-	Hidden:  func(c *APPNPConfig, w int) error { c.Hidden = w; return nil },
+	Params: func(c APPNPConfig) []Param {
+		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
+	},
+	Hidden: func(c *APPNPConfig, w int) error { c.Hidden = w; return nil },
 })
 
 // APPNP is an MLP followed by approximate personalised-PageRank

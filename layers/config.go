@@ -10,6 +10,12 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 )
 
+// MaxSteps bounds every count of steps a configuration may ask for
+// (SGC's and APPNP's K, FMP's K, the number of layers): a model's running
+// time grows with it, and a model file from elsewhere must not be able to
+// ask for hours. The library's defaults are 1 to 10.
+const MaxSteps = 1000
+
 // Config is a model's configuration: a plain struct that embeds [Base],
 // with a DefaultXxxConfig constructor and a Validate method. Every model
 // kind of the library has one (MLPConfig, GCNConfig, ...), and so does a
@@ -130,6 +136,9 @@ func validateStack(hidden, layers int, act Activation, dropout, inputDropout flo
 	}
 	if err := positive("Layers", layers); err != nil {
 		return err
+	}
+	if layers > MaxSteps {
+		return fmt.Errorf("Layers = %d, want at most %d (MaxSteps)", layers, MaxSteps)
 	}
 	if err := act.Validate(); err != nil {
 		return fmt.Errorf("Activation: %w", err)

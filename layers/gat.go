@@ -72,6 +72,10 @@ var kindGAT = MustDeclare(KindSpec[GATConfig, *GAT]{
 	Default: DefaultGATConfig,
 	New:     NewGAT,
 	Config:  (*GAT).Config,
+	Params: func(c GATConfig) []Param {
+		l1, l2 := c.layerConfigs()
+		return append(l1.params(), l2.params()...)
+	},
 	Hidden: func(c *GATConfig, w int) error {
 		if w%c.Heads != 0 {
 			return fmt.Errorf("a GAT's hidden width is heads × per-head width: %d is not a multiple of its %d heads", w, c.Heads)

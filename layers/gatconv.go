@@ -90,6 +90,16 @@ func gatCheckSlope(v float64) error {
 	return nil
 }
 
+// params returns the layer's parameters (Learnables' names and shapes).
+func (c GATConvConfig) params() []Param {
+	hf := c.Heads * c.Out
+	ps := []Param{{Name: c.Name + ".W", Shape: []int{c.In, hf}}, {Name: c.Name + ".att_src", Shape: []int{1, hf}}, {Name: c.Name + ".att_dst", Shape: []int{1, hf}}}
+	if c.Bias {
+		ps = append(ps, Param{Name: c.Name + ".b", Shape: []int{1, c.outWidth()}})
+	}
+	return ps
+}
+
 // outWidth returns the number of output columns.
 func (c GATConvConfig) outWidth() int {
 	if c.Concat {

@@ -36,7 +36,10 @@ var kindGCN = MustDeclare(KindSpec[GCNConfig, *GCN]{
 	Default: DefaultGCNConfig,
 	New:     NewGCN,
 	Config:  (*GCN).Config,
-	Hidden:  func(c *GCNConfig, w int) error { c.Hidden = w; return nil },
+	Params: func(c GCNConfig) []Param {
+		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
+	},
+	Hidden: func(c *GCNConfig, w int) error { c.Hidden = w; return nil },
 })
 
 // GCN is a stack of GCNConv layers sharing one propagation matrix.

@@ -62,7 +62,15 @@ var kindJKNET = MustDeclare(KindSpec[JKNetConfig, *JKNet]{
 	Default: DefaultJKNetConfig,
 	New:     NewJKNet,
 	Config:  (*JKNet).Config,
-	Hidden:  func(c *JKNetConfig, w int) error { c.Hidden = w; return nil },
+	Params: func(c JKNetConfig) []Param {
+		width := c.Hidden
+		if c.Mode == JKConcat {
+			width *= c.Layers
+		}
+		ps := stackParams(c.Name, c.In, c.Hidden, c.Hidden, c.Layers, c.Bias)
+		return append(ps, linearParams(c.Name+".out", width, c.Classes, c.Bias)...)
+	},
+	Hidden: func(c *JKNetConfig, w int) error { c.Hidden = w; return nil },
 })
 
 // JKNet is a stack of GCNConv layers with jumping-knowledge aggregation.

@@ -47,6 +47,13 @@ type KindSpec[C Config, M Model] struct {
 	// Config returns the configuration a model was built with: the
 	// model's Config method as a method expression ((*GCN).Config).
 	Config func(m M) C
+	// Params returns the names and shapes of the learnables a
+	// configuration builds, in Learnables order, without building
+	// anything: model files check a configuration against the
+	// parameters they hold before the model is built (so that a file
+	// cannot make Load allocate what it does not contain). The registry's
+	// tests check it against the built models of every library kind.
+	Params func(cfg C) []Param
 	// Hidden, if not nil, sets the hidden width of a configuration (the
 	// -hidden of the commands); it returns an error for a width the kind
 	// cannot take. nil: the kind has no hidden width.
@@ -62,8 +69,9 @@ type WrapperSpec[C Validator, M Wrapper] struct {
 	// Name, Title and Summary are as in KindSpec.
 	Name, Title, Summary string
 	// Wrap builds the wrapper on a backbone already built, on the graph
-	// gr, with the backbone's phase.
-	Wrap func(backbone Model, gr *graph.Graph, cfg C, phase *Phase) (M, error)
+	// gr, for the sensitive attribute sens (nil for a wrapper that uses
+	// none), with the backbone's phase: the arguments of fmp.On.
+	Wrap func(backbone Model, gr *graph.Graph, sens []int, cfg C, phase *Phase) (M, error)
 	// Config returns the wrapper's own configuration (without the
 	// backbone's).
 	Config func(m M) C
@@ -91,7 +99,9 @@ type Kind struct {
 
 	def    func(in, classes int) Config
 	build  func(g *G.ExprGraph, gr *graph.Graph, cfg Config, phase *Phase) (Model, error)
-	wrap   func(backbone Model, gr *graph.Graph, raw json.RawMessage, phase *Phase) (Model, error)
+	params func(cfg Config) ([]Param, error)
+	wrap   func(backbone Model, gr *graph.Graph, sens []int, raw json.RawMessage, phase *Phase) (Model, error)
+	check  func(raw json.RawMessage) error
 	encode func(m Model) (any, error)
 	decode func(raw json.RawMessage) (Config, error)
 	hidden func(cfg Config, width int) (Config, error)
@@ -111,8 +121,8 @@ var registry struct {
 // a kind once, in a package-level variable of the file that defines the
 // model (see MustDeclare).
 func Declare[C Config, M Model](s KindSpec[C, M]) (*Kind, error) {
-	if s.Default == nil || s.New == nil || s.Config == nil {
-		return nil, fmt.Errorf("layers: Declare %q: Default, New and Config must all be set", s.Name)
+	if s.Default == nil || s.New == nil || s.Config == nil || s.Params == nil {
+		return nil, fmt.Errorf("layers: Declare %q: Default, New, Config and Params must all be set", s.Name)
 	}
 	var zc C
 	ct := reflect.TypeOf(zc)
@@ -139,6 +149,13 @@ func Declare[C Config, M Model](s KindSpec[C, M]) (*Kind, error) {
 		return m, nil
 	}
 	k.encode = encoder(s.Name, mt, s.Config)
+	k.params = func(cfg Config) ([]Param, error) {
+		c, ok := cfg.(C)
+		if !ok {
+			return nil, fmt.Errorf("layers: a %T is not a configuration of the %s kind (%v)", cfg, s.Name, ct)
+		}
+		return s.Params(c), nil
+	}
 	k.decode = func(raw json.RawMessage) (Config, error) {
 		var c C
 		if err := decodeStrict(raw, &c); err != nil {
@@ -179,15 +196,26 @@ func DeclareWrapper[C Validator, M Wrapper](s WrapperSpec[C, M]) (*Kind, error) 
 	var zm M
 	ct, mt := reflect.TypeOf(&zc).Elem(), reflect.TypeOf(&zm).Elem()
 	k := &Kind{name: s.Name, title: s.Title, summary: s.Summary, cfgType: ct, modelType: mt, wraps: true}
-	k.wrap = func(backbone Model, gr *graph.Graph, raw json.RawMessage, phase *Phase) (Model, error) {
+	decode := func(raw json.RawMessage) (C, error) {
 		var c C
 		if err := decodeStrict(raw, &c); err != nil {
-			return nil, fmt.Errorf("the %s configuration: %w", s.Name, err)
+			return c, fmt.Errorf("the %s configuration: %w", s.Name, err)
 		}
 		if err := c.Validate(); err != nil {
-			return nil, fmt.Errorf("the %s configuration: %w", s.Name, err)
+			return c, fmt.Errorf("the %s configuration: %w", s.Name, err)
 		}
-		m, err := s.Wrap(backbone, gr, c, phase)
+		return c, nil
+	}
+	k.check = func(raw json.RawMessage) error {
+		_, err := decode(raw)
+		return err
+	}
+	k.wrap = func(backbone Model, gr *graph.Graph, sens []int, raw json.RawMessage, phase *Phase) (Model, error) {
+		c, err := decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		m, err := s.Wrap(backbone, gr, sens, c, phase)
 		if err != nil {
 			return nil, err
 		}
@@ -494,15 +522,71 @@ func (k *Kind) Build(g *G.ExprGraph, gr *graph.Graph, cfg Config, phase *Phase) 
 	return k.build(g, gr, cfg, phase)
 }
 
-// Wrap builds a model of a wrapper kind on backbone, from the wrapper's
-// configuration as EncodeConfig wrote it (layers/modelio's use). It
-// returns an error for a kind that is not a wrapper or a configuration
-// it cannot decode.
-func (k *Kind) Wrap(backbone Model, gr *graph.Graph, config json.RawMessage, phase *Phase) (Model, error) {
+// Wrap builds a model of a wrapper kind on backbone, for the sensitive
+// attribute sens, from the wrapper's configuration as EncodeConfig wrote
+// it (layers/modelio's use). It returns an error for a kind that is not a
+// wrapper or a configuration it cannot decode.
+func (k *Kind) Wrap(backbone Model, gr *graph.Graph, sens []int, config json.RawMessage, phase *Phase) (Model, error) {
 	if !k.wraps {
 		return nil, fmt.Errorf("layers: the %s kind is not a wrapper", k.name)
 	}
-	return k.wrap(backbone, gr, config, phase)
+	return k.wrap(backbone, gr, sens, config, phase)
+}
+
+// CheckConfig decodes a configuration of the kind from JSON strictly and
+// validates it, without building anything: a wrapper's own
+// configuration, or (like DecodeConfig) a plain kind's.
+func (k *Kind) CheckConfig(raw json.RawMessage) error {
+	if k.wraps {
+		return k.check(raw)
+	}
+	_, err := k.decode(raw)
+	return err
+}
+
+// Params returns the names and shapes of the learnables the
+// configuration builds, in Learnables order, without building anything.
+// It returns an error for a wrapper kind (its learnables are its
+// backbone's) and a configuration of another kind.
+func (k *Kind) Params(cfg Config) ([]Param, error) {
+	if k.wraps {
+		return nil, fmt.Errorf("layers: the %s kind wraps a backbone: its parameters are the backbone's", k.name)
+	}
+	return k.params(cfg)
+}
+
+// Param is the name and shape of a learnable parameter.
+type Param struct {
+	Name  string
+	Shape []int
+}
+
+// linearParams returns a Linear layer's parameters: name.W (in × out),
+// then name.b (1 × out) with bias.
+func linearParams(name string, in, out int, bias bool) []Param {
+	ps := []Param{{Name: name + ".W", Shape: []int{in, out}}}
+	if bias {
+		ps = append(ps, Param{Name: name + ".b", Shape: []int{1, out}})
+	}
+	return ps
+}
+
+// stackParams returns the parameters of depth linear layers in → hidden
+// → … → out named name.0, name.1, …: the MLP's, APPNP's and (their
+// convolutions having the same names and shapes) GCN's.
+func stackParams(name string, in, hidden, out, depth int, bias bool) []Param {
+	var ps []Param
+	for l := 0; l < depth; l++ {
+		i, o := hidden, hidden
+		if l == 0 {
+			i = in
+		}
+		if l == depth-1 {
+			o = out
+		}
+		ps = append(ps, linearParams(fmt.Sprintf("%s.%d", name, l), i, o, bias)...)
+	}
+	return ps
 }
 
 // EncodeConfig returns, as JSON, the configuration m was built with (a

@@ -55,6 +55,32 @@ func TestLibraryKinds(t *testing.T) {
 		_, isBlock := m.(BlockModel)
 		assert.Equal(t, w.blocks, isBlock, name)
 	}
+	// Every kind's Params, which model files check before building, is
+	// what its constructor builds: defaults and variants.
+	for name := range want {
+		k, err := LookupKind(name)
+		require.NoError(t, err)
+		gr, err := graph.FromEdges(3, [][2]int{{0, 1}, {1, 2}})
+		require.NoError(t, err)
+		for _, set := range []map[string]any{nil, {"hidden": 5}, {"layers": 3}, {"bias": false}, {"heads": 3}, {"mode": "max"}} {
+			cfg, err := k.Configure(7, 3, DefaultOptions())
+			require.NoError(t, err)
+			if set != nil {
+				if cfg, err = k.Override(cfg, set); err != nil {
+					continue // a field this kind does not have
+				}
+			}
+			m, err := k.Build(G.NewGraph(), gr, cfg, nil)
+			require.NoError(t, err, "%s %v", name, set)
+			ps, err := k.Params(cfg)
+			require.NoError(t, err)
+			var got []Param
+			for _, p := range m.Learnables() {
+				got = append(got, Param{Name: p.Name(), Shape: append([]int(nil), p.Shape()...)})
+			}
+			assert.Equal(t, got, ps, "%s %v: Params and the built model's learnables", name, set)
+		}
+	}
 	names := KindNames()
 	assert.IsIncreasing(t, names, "sorted")
 	for name := range want {
@@ -86,16 +112,17 @@ type dupModel struct{ Model }
 func TestDeclareErrors(t *testing.T) {
 	newDup := func(*G.ExprGraph, *graph.Graph, dupConfig, *Phase) (*dupModel, error) { return nil, nil }
 	cfgOf := func(*dupModel) dupConfig { return dupConfig{} }
+	ps := func(dupConfig) []Param { return nil }
 	def := func(in, c int) dupConfig { return dupConfig{DefaultBase("dup", in, c)} }
 	cases := []struct {
 		name string
 		spec KindSpec[dupConfig, *dupModel]
 		want string
 	}{
-		{"taken name", KindSpec[dupConfig, *dupModel]{Name: "gcn", Default: def, New: newDup, Config: cfgOf}, `kind "gcn" is already declared`},
-		{"bad name", KindSpec[dupConfig, *dupModel]{Name: "Dup Kind", Default: def, New: newDup, Config: cfgOf}, "want lower-case letters"},
-		{"empty name", KindSpec[dupConfig, *dupModel]{Default: def, New: newDup, Config: cfgOf}, "want lower-case letters"},
-		{"no constructor", KindSpec[dupConfig, *dupModel]{Name: "dup", Default: def, Config: cfgOf}, "Default, New and Config must all be set"},
+		{"taken name", KindSpec[dupConfig, *dupModel]{Name: "gcn", Default: def, New: newDup, Config: cfgOf, Params: ps}, `kind "gcn" is already declared`},
+		{"bad name", KindSpec[dupConfig, *dupModel]{Name: "Dup Kind", Default: def, New: newDup, Config: cfgOf, Params: ps}, "want lower-case letters"},
+		{"empty name", KindSpec[dupConfig, *dupModel]{Default: def, New: newDup, Config: cfgOf, Params: ps}, "want lower-case letters"},
+		{"no constructor", KindSpec[dupConfig, *dupModel]{Name: "dup", Default: def, Config: cfgOf, Params: ps}, "Default, New, Config and Params must all be set"},
 	}
 	for _, c := range cases {
 		_, err := Declare(c.spec)
@@ -104,12 +131,14 @@ func TestDeclareErrors(t *testing.T) {
 	_, err := Declare(KindSpec[noBase, *dupModel]{Name: "nobase",
 		Default: func(int, int) noBase { return noBase{} },
 		New:     func(*G.ExprGraph, *graph.Graph, noBase, *Phase) (*dupModel, error) { return nil, nil },
-		Config:  func(*dupModel) noBase { return noBase{} }})
+		Config:  func(*dupModel) noBase { return noBase{} },
+		Params:  func(noBase) []Param { return nil }})
 	assert.ErrorContains(t, err, "does not embed layers.Base")
 	// The model type of another kind.
 	_, err = Declare(KindSpec[dupConfig, *MLP]{Name: "dup2", Default: def,
 		New:    func(*G.ExprGraph, *graph.Graph, dupConfig, *Phase) (*MLP, error) { return nil, nil },
-		Config: func(*MLP) dupConfig { return dupConfig{} }})
+		Config: func(*MLP) dupConfig { return dupConfig{} },
+		Params: ps})
 	assert.ErrorContains(t, err, `already the "mlp" kind's`)
 	assert.Panics(t, func() { MustDeclare(cases[0].spec) })
 	_, err = LookupKind("dup")
@@ -167,6 +196,10 @@ func TestOverride(t *testing.T) {
 	assert.ErrorContains(t, err, "cannot unmarshal")
 	_, err = k.Override(cfg, map[string]any{"alpha": 2})
 	assert.ErrorContains(t, err, "Alpha = 2")
+	_, err = k.Override(cfg, map[string]any{"k": MaxSteps + 1})
+	assert.ErrorContains(t, err, "K = 1001, want 0 ≤ K ≤ 1000 (MaxSteps)")
+	_, err = k.Override(cfg, map[string]any{"layers": MaxSteps + 1})
+	assert.ErrorContains(t, err, "Layers = 1001, want at most 1000 (MaxSteps)")
 	_, err = k.Override(DefaultGCNConfig(4, 2), map[string]any{"k": 1})
 	assert.ErrorContains(t, err, "is not a configuration of the appnp kind")
 }

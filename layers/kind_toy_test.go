@@ -67,6 +67,9 @@ var kindToy = layers.MustDeclare(layers.KindSpec[toyConfig, *toy]{
 	Default: defaultToyConfig,
 	New:     newToy,
 	Config:  func(m *toy) toyConfig { return m.cfg },
+	Params: func(c toyConfig) []layers.Param {
+		return []layers.Param{{Name: c.Name + ".self", Shape: []int{c.In, c.Classes}}, {Name: c.Name + ".nbr", Shape: []int{c.In, c.Classes}}}
+	},
 })
 
 func newToy(g *G.ExprGraph, gr *graph.Graph, cfg toyConfig, _ *layers.Phase) (*toy, error) {
@@ -198,7 +201,7 @@ func TestToyKind(t *testing.T) {
 		var buf bytes.Buffer
 		require.NoError(t, modelio.Save(&buf, saved))
 		task2 := toyTask(t, ds)
-		loaded, err := modelio.Load(&buf, task2.Graph, modelio.Env{Graph: ds.Graph, Phase: task2.Phase})
+		loaded, err := modelio.Load(&buf, task2.Graph, modelio.Env{Graph: ds.Graph, Phase: task2.Phase, Sens: ds.Sens})
 		require.NoError(t, err, "wrapped in FMP: %v", wrap)
 		lk, err := layers.KindOf(loaded)
 		require.NoError(t, err)

@@ -56,6 +56,9 @@ var kindMLP = MustDeclare(KindSpec[MLPConfig, *MLP]{
 		return NewMLP(g, cfg, phase)
 	},
 	Config: (*MLP).Config,
+	Params: func(c MLPConfig) []Param {
+		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
+	},
 	Hidden: func(c *MLPConfig, w int) error { c.Hidden = w; return nil },
 })
 

@@ -16,7 +16,7 @@ import (
 // SGConv): logits = (Ã^K X)·W + b, with Ã^K X computed once.
 type SGCConfig struct {
 	Base
-	// K is the number of propagation steps (>= 0; 0 is logistic
+	// K is the number of propagation steps (0 to MaxSteps; 0 is logistic
 	// regression). Default 1 (PyG's default).
 	K int `json:"k"`
 	// Propagation builds Ã. Default PyG's.
@@ -36,8 +36,8 @@ func (c SGCConfig) Validate() error {
 	if err := c.Base.Validate(); err != nil {
 		return err
 	}
-	if c.K < 0 {
-		return fmt.Errorf("K = %d, want >= 0", c.K)
+	if c.K < 0 || c.K > MaxSteps {
+		return fmt.Errorf("K = %d, want 0 ≤ K ≤ %d (MaxSteps)", c.K, MaxSteps)
 	}
 	return c.Propagation.Validate()
 }
@@ -52,6 +52,7 @@ var kindSGC = MustDeclare(KindSpec[SGCConfig, *SGC]{
 		return NewSGC(g, gr, cfg)
 	},
 	Config: (*SGC).Config,
+	Params: func(c SGCConfig) []Param { return linearParams(c.Name, c.In, c.Classes, c.Bias) },
 })
 
 // SGC is a linear classifier on the propagated features Ã^K X.

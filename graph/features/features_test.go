@@ -257,3 +257,39 @@ func TestClose(t *testing.T) {
 	var e *fs.PathError
 	assert.False(t, errors.As(err, &e))
 }
+
+// FuzzOpen: no file makes Open panic, and what it opens is consistent
+// with its header.
+func FuzzOpen(f *testing.F) {
+	dir := f.TempDir()
+	good := filepath.Join(dir, "good.fmx")
+	if err := Write(good, []float64{1, 2, 3, 4, 5, 6}, 3, 2); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte(Magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "x.fmx")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Open(p)
+		if err != nil {
+			return
+		}
+		defer m.Close()
+		if m.Rows()*m.Cols() != len(m.Data()) {
+			t.Fatalf("%d × %d matrix with %d values", m.Rows(), m.Cols(), len(m.Data()))
+		}
+		for i, v := range m.Data() {
+			if v != v || v > 3.4e38 || v < -3.4e38 {
+				t.Fatalf("value %d is %v: Open must refuse non-finite values", i, v)
+			}
+		}
+	})
+}

@@ -13,29 +13,47 @@
 //	f, err := os.Open("model.fmp")
 //	if err != nil { ... }
 //	defer f.Close()
-//	m, err := modelio.Load(f, g, modelio.Env{Graph: ds.Graph, Phase: task.Phase})
+//	m, err := modelio.Load(f, g, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens})
 //	if err != nil { ... }
 //	pred, err := train.Predict(m, task, nil)
 //
-// # Integrity
+// [SaveWith] also records the feature schema the model was trained on
+// ([features.Schema]: column names, order, scaling) and can sign the
+// file; [ReadHeader] reads a file's header alone (kind, dtype, graph,
+// schema), to load new data the model's way before loading the model
+// (datasets.FilesConfig.Schema).
 //
-// A model file (format version 3, see [FormatName]) ends with a SHA-256
-// checksum of its header and parameters, so truncation and any changed
-// byte are detected before [Load] adds anything to the gorgonia graph; its
-// header is parsed strictly (exact keys, nothing unknown); non-finite
-// parameters are refused when saving and when loading. The file records
-// a fingerprint of the graph a graph model was built on (nodes, edges and
-// structure, graph.Graph.Fingerprint) and of the sensitive attribute of a
-// model that carries one (fmp's): loading onto another graph, or with
-// [Env].Sens set to another attribute, is an error saying what differs.
-// Files of earlier format versions are refused (ErrVersion). The checksum
-// detects accidents (truncation, a flipped bit), not edits: anyone can
-// recompute it, so load model files only from sources you trust.
+// # What is guaranteed
+//
+// Loading a file from an untrusted source is bounded: the header line is
+// read in at most 1 MiB; the parameters are read as they come, so memory
+// grows with the bytes the file really holds, not with what its header
+// announces; the configuration is decoded strictly and validated (step
+// and layer counts are at most [layers.MaxSteps]), and the parameter
+// names and shapes it would build ([layers.Kind.Params]) are compared
+// with the file's before anything is built. Prediction time is then
+// bounded by the model's parameters, its steps and the graph given.
+//
+// A model file ends with a SHA-256 checksum of its header and
+// parameters: truncation and any changed byte are detected before Load
+// adds anything to the gorgonia graph. The checksum detects accidents,
+// not edits: anyone can recompute it. For files that come from elsewhere,
+// sign them ([SaveConfig].SigningKey, ed25519) and load them with
+// [Env].TrustedKeys: a file not signed by one of the keys is refused
+// ([ErrSignature]), and any change to a signed file breaks its
+// signature. Non-finite parameters are refused when saving and when
+// loading. The file records a fingerprint of the graph a graph model was
+// built on (nodes, edges and structure, graph.Graph.Fingerprint) and of
+// the sensitive attribute of a model that uses one (fmp's); the attribute
+// itself is not in the file, Env.Sens gives it back, and loading onto
+// another graph or with another attribute is an error saying what
+// differs. Files of earlier format versions are refused ([ErrVersion]).
 //
 // # Errors
 //
-// [Save] and Load return errors, never panic, on anything a file or a
-// caller can cause. Load's errors wrap [ErrFormat], ErrVersion, ErrCorrupt,
-// ErrUnknownKind or ErrMismatch (test with errors.Is), or the model
-// constructor's error for a configuration it rejects.
+// Save and Load return errors, never panic, on anything a file or a
+// caller can cause. Load's errors wrap [ErrFormat], [ErrVersion],
+// [ErrCorrupt], [ErrSignature], [ErrUnknownKind] or [ErrMismatch] (test
+// with errors.Is), or the model constructor's error for a configuration
+// it rejects.
 package modelio

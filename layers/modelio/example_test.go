@@ -3,52 +3,78 @@ package modelio_test
 import (
 	"bytes"
 	"fmt"
+	"log"
 
-	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
-	"github.com/fairmp/fairmp/layers/modelio"
-	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/train"
 )
 
-// Train a GCN, save it, load it into a new gorgonia graph and check that
-// the predictions are unchanged.
+// Train a GCN, save it with its feature schema, read the file's header,
+// load the model into a new gorgonia graph and check that the
+// predictions are unchanged.
 func ExampleLoad() {
-	x, y, gr, trainIdx, val, _ := problem.Toy(300, 4, 2)
+	sc := datasets.DefaultSyntheticConfig()
+	sc.N = 300
+	ds, err := datasets.Synthetic(sc)
+	if err != nil {
+		log.Fatal(err)
+	}
 	newTask := func() *train.Task {
 		g := G.NewGraph()
-		xn, _ := train.FeatureNode(g, tensor.Float32, x, 300, 4, "x")
-		return &train.Task{Graph: g, X: xn, Labels: y, Train: trainIdx, Val: val, Classes: 2, Phase: layers.NewPhase()}
+		x, err := train.FeatureNode(g, tensor.Float32, ds.Features, ds.N(), ds.NumFeatures, "x")
+		if err != nil {
+			log.Fatal(err)
+		}
+		return &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
 	}
 	task := newTask()
-	cfg := layers.DefaultGCNConfig(4, 2)
+	cfg := layers.DefaultGCNConfig(ds.NumFeatures, 2)
 	cfg.Hidden, cfg.Dtype = 8, tensor.Float32
-	gcn, err := layers.NewGCN(task.Graph, gr, cfg, task.Phase)
+	gcn, err := layers.NewGCN(task.Graph, ds.Graph, cfg, task.Phase)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 50, 0.01
 	if _, err := train.Fit(gcn, task, tc); err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := modelio.Save(&buf, gcn); err != nil {
-		panic(err)
+	var file bytes.Buffer
+	schema := ds.Schema()
+	if err := modelio.SaveWith(&file, gcn, modelio.SaveConfig{Features: &schema}); err != nil {
+		log.Fatal(err)
 	}
-	task2 := newTask()
-	loaded, err := modelio.Load(&buf, task2.Graph, modelio.Env{Graph: gr, Phase: task2.Phase})
+
+	h, err := modelio.ReadHeader(bytes.NewReader(file.Bytes())) // the header alone
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
-	before, _ := train.Predict(gcn, task, nil)
-	after, _ := train.Predict(loaded, task2, nil)
+	fmt.Printf("%s, %v, %d features (%s, ...), a graph of %d nodes\n", h.Kind, h.Dtype, len(h.Features.Names), h.Features.Names[0], h.Graph.Nodes)
+
+	task2 := newTask()
+	loaded, err := modelio.Load(&file, task2.Graph, modelio.Env{Graph: ds.Graph, Phase: task2.Phase})
+	if err != nil {
+		log.Fatal(err)
+	}
+	before, err := train.Predict(gcn, task, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	after, err := train.Predict(loaded, task2, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	same := true
 	for i := range before.Probs {
 		same = same && before.Probs[i] == after.Probs[i]
 	}
 	fmt.Printf("%T, identical predictions: %v\n", loaded, same)
 	// Output:
+	// gcn, float32, 16 features (x0, ...), a graph of 300 nodes
 	// *layers.GCN, identical predictions: true
 }

@@ -102,7 +102,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 				t.Fatalf("%s: %v", kind, err)
 			}
 			task2 := newTask(t, p, dt, layers.NewPhase())
-			m2, err := modelio.Load(bytes.NewReader(buf.Bytes()), task2.Graph, modelio.Env{Graph: p.Graph, Phase: task2.Phase})
+			env := modelio.Env{Graph: p.Graph, Phase: task2.Phase, Sens: alternating(p.N)}
+			m2, err := modelio.Load(bytes.NewReader(buf.Bytes()), task2.Graph, env)
 			require.NoError(t, err, "%s %v", kind, dt)
 			got, err := train.Predict(m2, task2, nil)
 			require.NoError(t, err)
@@ -115,10 +116,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, kind, k.Name(), "the loaded model's kind")
 			// A second copy with another name in the same graph.
-			if _, err := modelio.Load(bytes.NewReader(buf.Bytes()), task2.Graph, modelio.Env{Graph: p.Graph, Phase: task2.Phase}); err == nil {
+			if _, err := modelio.Load(bytes.NewReader(buf.Bytes()), task2.Graph, env); err == nil {
 				t.Errorf("%s: loading twice under one name into one graph succeeded", kind)
 			}
-			if _, err := modelio.Load(bytes.NewReader(buf.Bytes()), task2.Graph, modelio.Env{Graph: p.Graph, Phase: task2.Phase, Name: "copy"}); err != nil {
+			env.Name = "copy"
+			if _, err := modelio.Load(bytes.NewReader(buf.Bytes()), task2.Graph, env); err != nil {
 				t.Errorf("%s: loading a renamed copy: %v", kind, err)
 			}
 		}
@@ -127,7 +129,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 // savedGCN saves a small float32 GCN and returns the file, the problem
 // and the model.
-func savedGCN(t *testing.T) ([]byte, *problem.Problem) {
+func savedGCN(t testing.TB) ([]byte, *problem.Problem) {
 	t.Helper()
 	p := problem.New(t, 22, 30, 4, 2, 50, 0.5)
 	task := newTask(t, p, tensor.Float32, nil)
@@ -141,7 +143,7 @@ func savedGCN(t *testing.T) ([]byte, *problem.Problem) {
 }
 
 // split returns a file's header line, parameters and checksum.
-func split(t *testing.T, data []byte) (hdr, params, sum []byte) {
+func split(t testing.TB, data []byte) (hdr, params, sum []byte) {
 	t.Helper()
 	nl := bytes.IndexByte(data, '\n')
 	require.Positive(t, nl)
@@ -157,7 +159,7 @@ func seal(hdr, params []byte) []byte {
 }
 
 // withHeader returns data with its header changed by mut and resealed.
-func withHeader(t *testing.T, data []byte, mut func(h map[string]any)) []byte {
+func withHeader(t testing.TB, data []byte, mut func(h map[string]any)) []byte {
 	t.Helper()
 	hdr, params, _ := split(t, data)
 	var h map[string]any
@@ -307,4 +309,19 @@ func TestLoadSensitiveAttribute(t *testing.T) {
 	assert.ErrorContains(t, err, "another sensitive attribute")
 	_, err = modelio.Load(bytes.NewReader(data), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: sens[:10]})
 	assert.ErrorContains(t, err, "of 40 nodes, Env.Sens has 10")
+	_, err = modelio.Load(bytes.NewReader(data), G.NewGraph(), modelio.Env{Graph: p.Graph})
+	assert.ErrorIs(t, err, modelio.ErrMismatch)
+	assert.ErrorContains(t, err, "the file keeps only its fingerprint: give it as Env.Sens")
+
+	// The file holds no copy of the attribute that a resealed file could
+	// change behind the fingerprint's back (the audit's shuffled copy
+	// changed 14 of 300 decisions): the model uses Env.Sens, which is
+	// what the fingerprint checks.
+	assert.NotContains(t, string(data[:bytes.IndexByte(data, '\n')]), `"sens":[`)
+	forged := withHeader(t, data, func(h map[string]any) {
+		h["config"].(map[string]any)["sens"] = []int{1, 0, 1}
+	})
+	_, err = modelio.Load(bytes.NewReader(forged), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: sens})
+	assert.ErrorIs(t, err, modelio.ErrFormat)
+	assert.ErrorContains(t, err, `unknown field "sens"`)
 }

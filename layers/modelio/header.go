@@ -1,0 +1,319 @@
+package modelio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/layers"
+)
+
+// maxHeader bounds the header line Load and ReadHeader accept; maxParams
+// bounds the parameter bytes a header may announce. Neither is allocated
+// up front: Load reads the parameters as they come, so memory is bounded
+// by the file's real size, not by what its header claims.
+const (
+	maxHeader = 1 << 20
+	maxParams = 1 << 34
+)
+
+type paramHeader struct {
+	Name  string `json:"name"`
+	Shape []int  `json:"shape"`
+}
+
+type graphHeader struct {
+	Nodes       int    `json:"nodes"`
+	Edges       int    `json:"edges"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+type sensHeader struct {
+	Nodes       int    `json:"nodes"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+type specHeader struct {
+	Kind   string          `json:"kind"`
+	Config json.RawMessage `json:"config"`
+}
+
+type header struct {
+	Format   string           `json:"format"`
+	Version  int              `json:"version"`
+	Kind     string           `json:"kind"`
+	Dtype    string           `json:"dtype"`
+	Graph    *graphHeader     `json:"graph,omitempty"`
+	Sens     *sensHeader      `json:"sens,omitempty"`
+	Features *features.Schema `json:"features,omitempty"`
+	Signed   bool             `json:"signed,omitempty"`
+	Config   json.RawMessage  `json:"config"`
+	Backbone *specHeader      `json:"backbone,omitempty"`
+	Params   []paramHeader    `json:"params"`
+}
+
+// Header is what a model file says of itself, read without its
+// parameters (ReadHeader).
+type Header struct {
+	// Kind is the model's kind ("gcn", "fmp"); Backbone a wrapper's
+	// backbone kind ("" for other kinds).
+	Kind, Backbone string
+	// Dtype is the parameters' dtype.
+	Dtype tensor.Dtype
+	// Graph describes the graph a graph model was saved for (nil for a
+	// model without one): its node and edge counts and the fingerprint of
+	// its structure.
+	Graph *GraphInfo
+	// Sens describes the sensitive attribute a model that uses one was
+	// saved with: its length and a SHA-256 fingerprint.
+	Sens *SensInfo
+	// Features is the feature schema the model was trained on, when the
+	// file records it (SaveConfig.Features).
+	Features *features.Schema
+	// Signed reports a signature (checked by Load with Env.TrustedKeys).
+	Signed bool
+	// Params lists the learnables' names and shapes.
+	Params []layers.Param
+}
+
+// GraphInfo describes the graph a model was saved for.
+type GraphInfo struct {
+	Nodes, Edges int
+	Fingerprint  string
+}
+
+// SensInfo describes the sensitive attribute a model was saved with.
+type SensInfo struct {
+	Nodes       int
+	Fingerprint string
+}
+
+// ReadHeader reads a model file's header line from r and nothing else
+// (at most 1 MiB), parsed as strictly as Load parses it: enough to learn
+// the model's dtype, graph and feature schema before loading data for it.
+// It does not verify the checksum or the signature (Load does). It
+// returns an error wrapping ErrFormat or ErrVersion.
+func ReadHeader(r io.Reader) (*Header, error) {
+	line, err := readLine(bufio.NewReader(r))
+	if err != nil {
+		return nil, fmt.Errorf("modelio: ReadHeader: %w", err)
+	}
+	h, err := parseHeader(line)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: ReadHeader: %w", err)
+	}
+	dt, _, err := h.dtype()
+	if err != nil {
+		return nil, fmt.Errorf("modelio: ReadHeader: %w", err)
+	}
+	out := &Header{Kind: h.Kind, Dtype: dt, Features: h.Features, Signed: h.Signed}
+	if h.Backbone != nil {
+		out.Backbone = h.Backbone.Kind
+	}
+	if h.Graph != nil {
+		out.Graph = &GraphInfo{Nodes: h.Graph.Nodes, Edges: h.Graph.Edges, Fingerprint: h.Graph.Fingerprint}
+	}
+	if h.Sens != nil {
+		out.Sens = &SensInfo{Nodes: h.Sens.Nodes, Fingerprint: h.Sens.Fingerprint}
+	}
+	for _, p := range h.Params {
+		out.Params = append(out.Params, layers.Param{Name: p.Name, Shape: append([]int(nil), p.Shape...)})
+	}
+	return out, nil
+}
+
+// dtype returns the header's dtype and its size in bytes.
+func (h *header) dtype() (tensor.Dtype, int, error) {
+	switch h.Dtype {
+	case "float64":
+		return tensor.Float64, 8, nil
+	case "float32":
+		return tensor.Float32, 4, nil
+	}
+	return tensor.Dtype{}, 0, fmt.Errorf("%w: dtype %q, want float32 or float64", ErrFormat, h.Dtype)
+}
+
+// paramBytes returns the bytes the parameters take, checking every shape
+// (positive dimensions, no overflow, at most maxParams in all).
+func (h *header) paramBytes(size int) (int, error) {
+	total := 0
+	for i, p := range h.Params {
+		n := 1
+		if len(p.Shape) == 0 {
+			return 0, fmt.Errorf("%w: parameter %d (%q) has no shape", ErrFormat, i, p.Name)
+		}
+		for _, d := range p.Shape {
+			if d <= 0 || n > maxParams/size/d {
+				return 0, fmt.Errorf("%w: parameter %d (%q) has shape %v", ErrFormat, i, p.Name, p.Shape)
+			}
+			n *= d
+		}
+		if total += n * size; total > maxParams {
+			return 0, fmt.Errorf("%w: the header announces more than %d bytes of parameters", ErrFormat, maxParams)
+		}
+	}
+	return total, nil
+}
+
+// headerKeys are the keys a version-3 header may hold, exactly cased.
+var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "features": true, "signed": true, "config": true, "backbone": true, "params": true}
+
+// parseHeader decodes the header line strictly: JSON object keys must be
+// exactly those Save writes (encoding/json alone would match them
+// case-insensitively and ignore unknown ones).
+func parseHeader(line []byte) (*header, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(line, &keys); err != nil {
+		return nil, fmt.Errorf("%w: the header is not a JSON object: %w", ErrFormat, err)
+	}
+	var format string
+	if json.Unmarshal(keys["format"], &format) != nil || format != FormatName {
+		return nil, fmt.Errorf("%w: format %s, want %q", ErrFormat, keys["format"], FormatName)
+	}
+	var version int
+	if err := json.Unmarshal(keys["version"], &version); err != nil {
+		return nil, fmt.Errorf("%w: version %s", ErrFormat, keys["version"])
+	}
+	if version != FormatVersion {
+		return nil, fmt.Errorf("%w: format version %d, this release reads version %d (load older files with the release that wrote them)", ErrVersion, version, FormatVersion)
+	}
+	for k := range keys {
+		if !headerKeys[k] {
+			return nil, fmt.Errorf("%w: unknown header key %q", ErrFormat, k)
+		}
+	}
+	for _, k := range []string{"kind", "dtype", "config", "params"} {
+		if _, ok := keys[k]; !ok {
+			return nil, fmt.Errorf("%w: the header has no %q", ErrFormat, k)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var h header
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
+	}
+	for _, sub := range []string{"graph", "sens", "backbone"} {
+		if raw, ok := keys[sub]; ok {
+			if err := exactKeys(raw, sub); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if raw, ok := keys["features"]; ok {
+		if err := exactKeys(raw, "features"); err != nil {
+			return nil, err
+		}
+		if h.Features == nil {
+			return nil, fmt.Errorf("%w: features is null", ErrFormat)
+		}
+		if err := h.Features.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+	}
+	var ps []json.RawMessage
+	if err := json.Unmarshal(keys["params"], &ps); err != nil {
+		return nil, fmt.Errorf("%w: params: %w", ErrFormat, err)
+	}
+	for _, p := range ps {
+		if err := exactKeys(p, "params"); err != nil {
+			return nil, err
+		}
+	}
+	if len(h.Params) == 0 {
+		return nil, fmt.Errorf("%w: the header lists no parameter", ErrFormat)
+	}
+	return &h, nil
+}
+
+var subKeys = map[string][]string{
+	"graph":    {"nodes", "edges", "fingerprint"},
+	"backbone": {"kind", "config"},
+	"sens":     {"nodes", "fingerprint"},
+	"params":   {"name", "shape"},
+	"features": {"names", "scaling"},
+}
+
+// exactKeys checks that the JSON object raw has exactly the keys of
+// subKeys[what] ("scaling" of features is optional).
+func exactKeys(raw json.RawMessage, what string) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrFormat, what, err)
+	}
+	want := subKeys[what]
+	optional := map[string]bool{}
+	if what == "features" {
+		optional["scaling"] = true
+		if s, ok := keys["scaling"]; ok {
+			if err := exactObjectKeys(s, "features.scaling", "min", "max"); err != nil {
+				return err
+			}
+		}
+	}
+	for k := range keys {
+		found := false
+		for _, w := range want {
+			found = found || k == w
+		}
+		if !found {
+			got := make([]string, 0, len(keys))
+			for g := range keys {
+				got = append(got, g)
+			}
+			sort.Strings(got)
+			return fmt.Errorf("%w: %s has keys %v, want %v", ErrFormat, what, got, want)
+		}
+	}
+	for _, k := range want {
+		if _, ok := keys[k]; !ok && !optional[k] {
+			return fmt.Errorf("%w: %s has no key %q", ErrFormat, what, k)
+		}
+	}
+	return nil
+}
+
+// exactObjectKeys checks that raw is an object with exactly the keys.
+func exactObjectKeys(raw json.RawMessage, what string, want ...string) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrFormat, what, err)
+	}
+	if len(keys) != len(want) {
+		return fmt.Errorf("%w: %s has %d keys, want %v", ErrFormat, what, len(keys), want)
+	}
+	for _, k := range want {
+		if _, ok := keys[k]; !ok {
+			return fmt.Errorf("%w: %s has no key %q", ErrFormat, what, k)
+		}
+	}
+	return nil
+}
+
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxHeader {
+			return nil, fmt.Errorf("%w: no newline in the first %d bytes", ErrFormat, maxHeader)
+		}
+		if err == nil {
+			return line[:len(line)-1], nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF {
+			return nil, fmt.Errorf("%w: no newline after the header (truncated or not a fairmp model)", ErrFormat)
+		}
+		return nil, err
+	}
+}

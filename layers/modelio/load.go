@@ -1,0 +1,281 @@
+package modelio
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/layers"
+)
+
+// Load reads a model written by Save, builds it in g through its kind's
+// declaration with env, and sets its parameters.
+//
+// Nothing is added to g, and nothing is allocated beyond what the file
+// really holds, before the file is verified: the header line is read
+// (at most 1 MiB) and parsed strictly; the parameters are read as they
+// come (memory grows with the bytes actually read, so a short file that
+// announces a huge parameter fails as truncated, without allocating it);
+// the checksum, and with Env.TrustedKeys the signature, are checked; the
+// graph and the sensitive attribute are compared with env's; the
+// configuration is decoded strictly and validated (step counts are
+// bounded by layers.MaxSteps), and the parameter names and shapes it
+// builds (layers.Kind.Params) are compared with the file's. Only then is
+// the model built. Memory and time are bounded by the file's own size and
+// by env's graph.
+//
+// It returns an error wrapping ErrFormat for data that is not a model
+// file or a malformed header or configuration (unknown or miscased keys
+// included), ErrVersion for another format version, ErrCorrupt for a
+// truncated file, a checksum mismatch or a non-finite parameter,
+// ErrSignature for a file not signed by one of env's TrustedKeys,
+// ErrUnknownKind for a kind no package of the program declares, and
+// ErrMismatch for a graph (node count, edge count or structure) or
+// sensitive attribute other than the one the model was saved with, a
+// model that needs Env.Sens without it, or parameters whose count, names
+// or shapes differ from what the configuration builds.
+//
+// The checksum detects accidents (a truncated copy, a flipped bit), not
+// edits: anyone can recompute it. Load model files from elsewhere with
+// Env.TrustedKeys, or only from sources you trust.
+func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
+	br := bufio.NewReader(r)
+	line, err := readLine(br)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: header: %w", err)
+	}
+	h, err := parseHeader(line)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	dt, size, err := h.dtype()
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	total, err := h.paramBytes(size)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	trailer := sha256.Size
+	if h.Signed {
+		trailer += ed25519.SignatureSize
+	}
+	// Read what is there, up to what the header announces: the buffer
+	// grows with the bytes that arrive.
+	var buf bytes.Buffer
+	want := int64(total + trailer)
+	if n, err := io.CopyN(&buf, br, want); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("modelio: Load: %w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, n, want)
+		}
+		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("modelio: Load: %w: data continues after the checksum", ErrCorrupt)
+	}
+	payload := buf.Bytes()
+	sum := sha256.New()
+	sum.Write(line)
+	sum.Write([]byte{'\n'})
+	sum.Write(payload[:total])
+	digest := sum.Sum(nil)
+	if !bytes.Equal(digest, payload[total:total+sha256.Size]) {
+		return nil, fmt.Errorf("modelio: Load: %w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
+	}
+	if err := checkSignature(h, digest, payload[total+sha256.Size:], env.TrustedKeys); err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	if err := checkGraph(h, env); err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	m, _, err := build(h, g, dt, env)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	params := m.Learnables()
+	if len(params) != len(h.Params) {
+		return nil, fmt.Errorf("modelio: Load: %w: %d saved parameters, the built %s model has %d", ErrMismatch, len(h.Params), h.Kind, len(params))
+	}
+	for i, p := range params {
+		if !tensor.Shape(h.Params[i].Shape).Eq(p.Shape()) || p.Dtype() != dt {
+			return nil, fmt.Errorf("modelio: Load: %w: parameter %d (%q) has saved shape %v (%v), the built model's has %v (%v)", ErrMismatch, i, h.Params[i].Name, h.Params[i].Shape, dt, p.Shape(), p.Dtype())
+		}
+	}
+	// Decode into fresh buffers first, so that a non-finite value leaves
+	// the built parameters untouched.
+	off := 0
+	vals := make([]any, len(params))
+	for i, p := range params {
+		switch p.Value().Data().(type) {
+		case []float64:
+			s := make([]float64, p.Shape().TotalSize())
+			for k := range s {
+				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(payload[off:]))
+				off += 8
+			}
+			vals[i] = s
+		case []float32:
+			s := make([]float32, p.Shape().TotalSize())
+			for k := range s {
+				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(payload[off:]))
+				off += 4
+			}
+			vals[i] = s
+		}
+		if k, v, bad := firstNonFinite(vals[i]); bad {
+			return nil, fmt.Errorf("modelio: Load: %w: parameter %q, value %d is %v", ErrCorrupt, h.Params[i].Name, k, v)
+		}
+	}
+	for i, p := range params {
+		switch d := p.Value().Data().(type) {
+		case []float64:
+			copy(d, vals[i].([]float64))
+		case []float32:
+			copy(d, vals[i].([]float32))
+		}
+	}
+	return m, nil
+}
+
+// checkSignature verifies sig, the file's signature of its checksum,
+// against keys; with no keys a signature is not required.
+func checkSignature(h *header, digest, sig []byte, keys []ed25519.PublicKey) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if !h.Signed {
+		return fmt.Errorf("%w: the file is unsigned", ErrSignature)
+	}
+	for _, k := range keys {
+		if len(k) == ed25519.PublicKeySize && ed25519.Verify(k, digest, sig) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: the signature is by none of the %d trusted keys", ErrSignature, len(keys))
+}
+
+// checkGraph compares the graph and sensitive attribute recorded in h
+// with env's.
+func checkGraph(h *header, env Env) error {
+	if h.Graph != nil {
+		if env.Graph == nil {
+			return fmt.Errorf("%w: the %s model was saved for a graph of %d nodes and %d edges, but Env.Graph is nil", ErrMismatch, h.Kind, h.Graph.Nodes, h.Graph.Edges)
+		}
+		got := graphInfo(env.Graph)
+		switch {
+		case got.Nodes != h.Graph.Nodes:
+			return fmt.Errorf("%w: the %s model was saved for a graph of %d nodes, Env.Graph has %d", ErrMismatch, h.Kind, h.Graph.Nodes, got.Nodes)
+		case got.Edges != h.Graph.Edges:
+			return fmt.Errorf("%w: the %s model was saved for a graph of %d edges, Env.Graph has %d (same %d nodes)", ErrMismatch, h.Kind, h.Graph.Edges, got.Edges, got.Nodes)
+		case got.Fingerprint != h.Graph.Fingerprint:
+			return fmt.Errorf("%w: the %s model was saved for another graph with the same %d nodes and %d edges: the edges differ (structure fingerprint %s, Env.Graph's %s)", ErrMismatch, h.Kind, got.Nodes, got.Edges, h.Graph.Fingerprint, got.Fingerprint)
+		}
+	}
+	if h.Sens != nil {
+		if env.Sens == nil {
+			return fmt.Errorf("%w: the %s model uses a sensitive attribute of %d nodes and the file keeps only its fingerprint: give it as Env.Sens", ErrMismatch, h.Kind, h.Sens.Nodes)
+		}
+		got := sensInfo(env.Sens)
+		if got.Nodes != h.Sens.Nodes {
+			return fmt.Errorf("%w: the %s model was saved with a sensitive attribute of %d nodes, Env.Sens has %d", ErrMismatch, h.Kind, h.Sens.Nodes, got.Nodes)
+		}
+		if got.Fingerprint != h.Sens.Fingerprint {
+			return fmt.Errorf("%w: the %s model was saved with another sensitive attribute than Env.Sens (same %d nodes)", ErrMismatch, h.Kind, got.Nodes)
+		}
+	}
+	return nil
+}
+
+// build builds the model a header describes, with fresh parameters,
+// after checking its configuration's parameters against the header's;
+// it returns the model and the configuration's saved name (the
+// backbone's, for a wrapper).
+func build(h *header, g *G.ExprGraph, dt tensor.Dtype, env Env) (layers.Model, string, error) {
+	k, err := layers.LookupKind(h.Kind)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
+	}
+	if k.Wraps() != (h.Backbone != nil) {
+		if k.Wraps() {
+			return nil, "", fmt.Errorf("%w: the %s kind wraps a backbone, and the header has no \"backbone\"", ErrFormat, k.Name())
+		}
+		return nil, "", fmt.Errorf("%w: the %s kind has no backbone, and the header has one", ErrFormat, k.Name())
+	}
+	spec := specHeader{Kind: h.Kind, Config: h.Config}
+	if k.Wraps() {
+		spec = *h.Backbone
+	}
+	bk, err := layers.LookupKind(spec.Kind)
+	if err != nil {
+		return nil, "", fmt.Errorf("the backbone: %w", err)
+	}
+	if bk.Wraps() {
+		return nil, "", fmt.Errorf("%w: the %s model's backbone is itself a wrapper (%s)", ErrFormat, h.Kind, bk.Name())
+	}
+	if k.Wraps() {
+		if err := k.CheckConfig(h.Config); err != nil {
+			return nil, "", fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+	}
+	cfg, err := bk.DecodeConfig(spec.Config, dt)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	b := layers.BaseOf(cfg)
+	saved := b.Name
+	if env.Name != "" {
+		b.Name = env.Name
+		cfg = layers.WithBase(cfg, b)
+	}
+	if h.Features != nil && len(h.Features.Names) != b.In {
+		return nil, "", fmt.Errorf("%w: the feature schema has %d columns, the %s configuration takes %d", ErrFormat, len(h.Features.Names), bk.Name(), b.In)
+	}
+	if err := checkParams(h, bk, cfg, saved, env.Name); err != nil {
+		return nil, "", err
+	}
+	m, err := bk.Build(g, env.Graph, cfg, env.Phase)
+	if err != nil {
+		return nil, "", fmt.Errorf("building the %s model: %w", bk.Name(), err)
+	}
+	if k.Wraps() {
+		if m, err = k.Wrap(m, env.Graph, env.Sens, h.Config, env.Phase); err != nil {
+			return nil, "", fmt.Errorf("building the %s model on its %s backbone: %w", k.Name(), bk.Name(), err)
+		}
+	}
+	return m, saved, nil
+}
+
+// checkParams compares the parameters cfg builds (their names with the
+// saved name replaced by name, when set) with the header's, before
+// anything is built.
+func checkParams(h *header, k *layers.Kind, cfg layers.Config, saved, name string) error {
+	want, err := k.Params(cfg)
+	if err != nil {
+		return err
+	}
+	if len(want) != len(h.Params) {
+		return fmt.Errorf("%w: the file holds %d parameters, its %s configuration builds %d", ErrMismatch, len(h.Params), k.Name(), len(want))
+	}
+	for i, p := range h.Params {
+		pn := p.Name
+		if name != "" && saved != "" && strings.HasPrefix(pn, saved) {
+			pn = name + strings.TrimPrefix(pn, saved)
+		}
+		if pn != want[i].Name {
+			return fmt.Errorf("%w: parameter %d is %q in the file, its %s configuration builds %q", ErrMismatch, i, p.Name, k.Name(), want[i].Name)
+		}
+		if !tensor.Shape(p.Shape).Eq(tensor.Shape(want[i].Shape)) {
+			return fmt.Errorf("%w: parameter %d (%q) has shape %v in the file, its %s configuration builds %v", ErrMismatch, i, p.Name, p.Shape, k.Name(), want[i].Shape)
+		}
+	}
+	return nil
+}
