@@ -3,6 +3,8 @@ package train
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"sync"
 
 	"github.com/fairmp/fairmp/layers"
 
@@ -59,10 +61,18 @@ func (p *Prediction) Accuracy(labels []int) float64 {
 // Predict evaluates model on task.X in evaluation mode (task.Phase is
 // switched to evaluation and restored afterwards) and returns the
 // probabilities and labels of the nodes idx, or of every node when idx is
-// nil. The model's forward graph is reused when it already exists
-// (gorgonia merges identical nodes); each call adds one read node to the
-// graph and compiles a small machine. It returns an error for an invalid
-// task, an index out of range, or a failing run.
+// nil. It returns an error for an invalid task, an index out of range, or
+// a failing run.
+//
+// Predict is for serving too: the first call for a model compiles its
+// evaluation program in the task and later calls reuse it, so repeated
+// calls add nothing to the graph and keep the heap flat; and it is safe
+// for concurrent use, calls on one Task running one at a time (the
+// program's buffers and the gorgonia graph's nodes are shared). For
+// throughput from several goroutines give each its own model and Task
+// (modelio.Load into a new gorgonia graph). Do not call it while Fit or a
+// Trainer runs on the same model, nor on two Task values that share one
+// gorgonia graph from different goroutines.
 func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
 	if task == nil || task.X == nil {
 		return nil, fmt.Errorf("train: Predict: task without X")
@@ -105,10 +115,10 @@ func softmaxRows[T float32 | float64](p *Prediction, z []T) {
 
 // Logits evaluates model on task.X in evaluation mode (task.Phase is
 // switched to evaluation and restored afterwards) and returns a copy of
-// its n × task.Classes logits. Like Predict, it reuses the model's forward
-// graph and compiles a small machine. It returns an error for a task
-// without Graph or X, a model of another phase (ErrPhaseMismatch), an
-// output of another shape, or a failing run.
+// its n × task.Classes logits. Like Predict, it compiles the model's
+// evaluation program once per Task and is safe for concurrent use. It
+// returns an error for a task without Graph or X, a model of another
+// phase (ErrPhaseMismatch), an output of another shape, or a failing run.
 func Logits(model layers.Model, task *Task) (*tensor.Dense, error) {
 	if task == nil || task.Graph == nil || task.X == nil {
 		return nil, fmt.Errorf("task without Graph or X")
@@ -119,24 +129,81 @@ func Logits(model layers.Model, task *Task) (*tensor.Dense, error) {
 	if err := checkPhase(model, task); err != nil {
 		return nil, err
 	}
-	logits, err := forwardLogits(model, task)
+	ev := task.evaluators()
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	e, cached, err := ev.get(model, task)
 	if err != nil {
 		return nil, err
 	}
-	var zv G.Value
-	m := G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &zv)))
-	defer m.Close()
+	if !cached {
+		defer e.m.Close()
+	}
 	if task.Phase != nil {
 		was := task.Phase.Training()
 		task.Phase.SetTraining(false)
 		defer task.Phase.SetTraining(was)
 	}
-	if err := m.RunAll(); err != nil {
+	defer e.m.Reset()
+	if err := e.m.RunAll(); err != nil {
 		return nil, err
 	}
-	z, err := opkit.Dense(zv)
+	z, err := opkit.Dense(*e.out)
 	if err != nil {
 		return nil, err
 	}
 	return z.Clone().(*tensor.Dense), nil
+}
+
+// evaluators are a Task's compiled evaluation programs, by model.
+type evaluators struct {
+	mu      sync.Mutex
+	byModel map[layers.Model]*evaluator
+}
+
+// evaluator is one model's evaluation program: the machine that computes
+// its logits on X in graph g, and the value the machine reads them into.
+type evaluator struct {
+	g   *G.ExprGraph
+	x   *G.Node
+	out *G.Value
+	m   G.VM
+}
+
+// evalsInit guards the lazy creation of a Task's evaluators.
+var evalsInit sync.Mutex
+
+func (t *Task) evaluators() *evaluators {
+	evalsInit.Lock()
+	defer evalsInit.Unlock()
+	if t.evals == nil {
+		t.evals = &evaluators{byModel: map[layers.Model]*evaluator{}}
+	}
+	return t.evals
+}
+
+// get returns model's program on task, compiling it on first use (or
+// when the task's graph or X changed), and whether it is kept. A model
+// whose type cannot be a map key gets a fresh program each call, which
+// the caller closes.
+func (ev *evaluators) get(model layers.Model, task *Task) (*evaluator, bool, error) {
+	cache := reflect.TypeOf(model).Comparable()
+	if cache {
+		if e, ok := ev.byModel[model]; ok && e.g == task.Graph && e.x == task.X {
+			return e, true, nil
+		}
+	}
+	logits, err := forwardLogits(model, task)
+	if err != nil {
+		return nil, false, err
+	}
+	e := &evaluator{g: task.Graph, x: task.X, out: new(G.Value)}
+	e.m = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, e.out)))
+	if cache {
+		if old, ok := ev.byModel[model]; ok {
+			old.m.Close()
+		}
+		ev.byModel[model] = e
+	}
+	return e, cache, nil
 }

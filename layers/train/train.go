@@ -37,6 +37,10 @@ type Task struct {
 	// unknown): the evaluation pass then also reports the validation ΔDP
 	// (EpochStats.ValDP), for progress lines. Training does not use it.
 	Sens []int
+
+	// evals holds Predict's and Logits' compiled evaluation programs, one
+	// per model, and the lock that serialises them; created on first use.
+	evals *evaluators
 }
 
 // Validate checks the task's fields against each other.
