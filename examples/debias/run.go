@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	G "gorgonia.org/gorgonia"
@@ -67,13 +65,45 @@ func loadData(o *options) (*datasets.Dataset, error) {
 		ds, err = datasets.LoadFiles(o.files)
 	}
 	if err != nil {
+		// In the command's words: the loader's FilesConfig.Drop is -drop.
+		var fe *datasets.FileError
+		if errors.As(err, &fe) {
+			fe.Msg = strings.ReplaceAll(fe.Msg, "leave them out (Drop)", "leave them out with -drop")
+		}
 		return nil, inputError{err}
 	}
 	return ds, nil
 }
 
-func execute(o *options, stdout, stderr io.Writer) error {
+func execute(o *options, stdout, stderr io.Writer) (err error) {
 	start := time.Now()
+	var od *outDir
+	if o.export == "" {
+		// Before anything long: an unwritable -out, or one that holds an
+		// input, is refused at once.
+		if od, err = prepareOut(o.out, o.overwrite, map[string]string{
+			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data,
+		}); err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				od.abort()
+			}
+		}()
+	}
+	var h *modelio.Header
+	if o.modelFile != "" {
+		// The model's feature schema decides how a node table is read:
+		// its columns by name, in the model's order, scaled the model's
+		// way.
+		if h, err = readHeader(o.modelFile); err != nil {
+			return err
+		}
+		if o.dataset == "" {
+			o.files.Schema = h.Features
+		}
+	}
 	ds, err := loadData(o)
 	if err != nil {
 		return err
@@ -93,14 +123,17 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	}
 	var r *result
 	if o.modelFile != "" {
-		r, err = predictSaved(o, ds)
+		r, err = predictSaved(o, h, ds)
 	} else {
 		r, err = trainAndDebias(o, ds, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	if err := writeAll(o, r); err != nil {
+	if err := writeAll(od, o, r); err != nil {
+		return err
+	}
+	if err := od.commit(); err != nil {
 		return err
 	}
 	printSummary(stdout, o, r)
@@ -290,20 +323,21 @@ func (me *method) evaluate(ds *datasets.Dataset) error {
 }
 
 // predictSaved loads o.model for ds's graph and predicts every node.
-func predictSaved(o *options, ds *datasets.Dataset) (*result, error) {
-	b, err := os.ReadFile(o.modelFile)
-	if err != nil {
-		return nil, inputError{fmt.Errorf("-model: %w", err)}
+func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset) (*result, error) {
+	if h.Features != nil && !h.Features.Equal(ds.Schema()) {
+		got, want := ds.Schema().Names, h.Features.Names
+		return nil, badInput("-model %s was trained on the feature columns %s; the input's are %s", o.modelFile, strings.Join(want, ", "), strings.Join(got, ", "))
 	}
-	dt, err := headerDtype(b)
-	if err != nil {
-		return nil, inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)}
-	}
-	task, err := newTask(ds, dt)
+	task, err := newTask(ds, h.Dtype)
 	if err != nil {
 		return nil, err
 	}
-	m, err := modelio.Load(bytes.NewReader(b), task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens})
+	f, err := os.Open(o.modelFile)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-model: %w", err)}
+	}
+	defer f.Close()
+	m, err := modelio.Load(f, task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens})
 	if err != nil {
 		return nil, inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)}
 	}
@@ -323,98 +357,48 @@ func predictSaved(o *options, ds *datasets.Dataset) (*result, error) {
 	return r, nil
 }
 
-// headerDtype reads the dtype from a model file's header line (the whole
-// file is verified by modelio.Load).
-func headerDtype(b []byte) (tensor.Dtype, error) {
-	line, err := bufio.NewReader(bytes.NewReader(b)).ReadSlice('\n')
+// readHeader reads the -model file's header alone (modelio.ReadHeader:
+// at most 1 MiB, whatever the file).
+func readHeader(path string) (*modelio.Header, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return tensor.Float64, fmt.Errorf("%w: no header line", modelio.ErrFormat)
+		return nil, inputError{fmt.Errorf("-model: %w", err)}
 	}
-	var h struct {
-		Dtype string `json:"dtype"`
+	defer f.Close()
+	h, err := modelio.ReadHeader(f)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-model %s: %w", path, err)}
 	}
-	if err := json.Unmarshal(line, &h); err != nil {
-		return tensor.Float64, fmt.Errorf("%w: header: %v", modelio.ErrFormat, err)
-	}
-	switch h.Dtype {
-	case "float32":
-		return tensor.Float32, nil
-	case "float64":
-		return tensor.Float64, nil
-	}
-	return tensor.Float64, fmt.Errorf("%w: dtype %q, want float32 or float64", modelio.ErrFormat, h.Dtype)
+	return h, nil
 }
 
 // writeAll writes every output to a temporary folder beside o.out and
 // renames it to o.out at the end; an existing o.out (with -overwrite) is
 // replaced only then.
-func writeAll(o *options, r *result) (err error) {
-	parent := filepath.Dir(filepath.Clean(o.out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return inputError{fmt.Errorf("-out: %w", err)}
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(o.out)+".tmp-")
-	if err != nil {
-		return inputError{fmt.Errorf("-out: %w", err)}
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := writeMetrics(filepath.Join(tmp, "metrics.json"), o, r); err != nil {
+// writeAll writes the results into the output folder in the making.
+func writeAll(od *outDir, o *options, r *result) error {
+	if err := writeMetrics(od.path("metrics.json"), o, r); err != nil {
 		return err
 	}
-	if err := writePredictions(filepath.Join(tmp, "predictions.csv"), r); err != nil {
+	if err := writePredictions(od.path("predictions.csv"), r); err != nil {
 		return err
 	}
 	if r.frontier != nil {
-		if err := writeFrontier(filepath.Join(tmp, "frontier.csv"), r.frontier); err != nil {
+		if err := writeFrontier(od.path("frontier.csv"), r.frontier); err != nil {
 			return err
 		}
-		if err := plotFrontier(filepath.Join(tmp, "frontier.svg"), r); err != nil {
+		if err := plotFrontier(od.path("frontier.svg"), r); err != nil {
 			return err
 		}
 	}
 	if r.model != nil {
-		if err := writeFile(filepath.Join(tmp, "model.fmp"), func(w io.Writer) error { return modelio.Save(w, r.model) }); err != nil {
+		schema := r.ds.Schema()
+		cfg := modelio.SaveConfig{Features: &schema}
+		if err := writeFile(od.path("model.fmp"), func(w io.Writer) error { return modelio.SaveWith(w, r.model, cfg) }); err != nil {
 			return err
 		}
 	}
-	if _, err := os.Stat(o.out); err == nil {
-		if !o.overwrite {
-			return badInput("-out %s appeared while running; results left in %s", o.out, tmp)
-		}
-		old := tmp + ".old"
-		if err := os.Rename(o.out, old); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, o.out); err != nil {
-			os.Rename(old, o.out)
-			return err
-		}
-		return os.RemoveAll(old)
-	}
-	return os.Rename(tmp, o.out)
-}
-
-// writeFile creates path, lets fill write it through a buffer, and
-// closes it, returning the first error.
-func writeFile(path string, fill func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := fill(w); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return nil
 }
 
 // newTask puts ds's features in a new gorgonia graph as an n × d node of

@@ -1,0 +1,4 @@
+package main
+
+// sysRenameat2 is renameat2's system call number on linux/arm64.
+const sysRenameat2 = 276
