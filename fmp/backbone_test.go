@@ -2,9 +2,11 @@ package fmp_test
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
@@ -218,6 +220,21 @@ func TestOnGuardRails(t *testing.T) {
 	require.NoError(t, err)
 	_, err = fmp.On(b, other.Graph, other.Sens, fmp.DefaultConfig(), ph)
 	assert.ErrorContains(t, err, "another graph")
+	// The same counts, other edges: the message says so (it printed two
+	// equal pairs of counts before).
+	edges := ds.Graph.Edges()
+	has := map[[2]int]bool{}
+	for _, e := range edges {
+		has[e], has[[2]int{e[1], e[0]}] = true, true
+	}
+	for edges[0][1] == edges[0][0] || has[edges[0]] {
+		edges[0][1] = (edges[0][1] + 1) % ds.N()
+	}
+	moved, err := graph.FromEdges(ds.N(), edges)
+	require.NoError(t, err)
+	require.Equal(t, ds.Graph.NumEdges(), moved.NumEdges())
+	_, err = fmp.On(b, moved, ds.Sens, fmp.DefaultConfig(), ph)
+	assert.ErrorContains(t, err, fmt.Sprintf("the same %d nodes and %d edges, but other edges", ds.N(), ds.Graph.NumEdges()))
 	m, err := fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultConfig(), ph)
 	require.NoError(t, err)
 	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")

@@ -86,10 +86,14 @@ func newModel(backbone layers.Model, gr *graph.Graph, sens []int, cfg Config, pr
 		return nil, fmt.Errorf("fmp: On: nil backbone or graph")
 	}
 	if ph, ok := backbone.(layers.Phased); ok && ph.Phase() != phase {
-		return nil, fmt.Errorf("fmp: On: %T was built with another *layers.Phase than the one given: the trainer would switch only one of them", backbone)
+		return nil, fmt.Errorf("fmp: On: %T was built with another *layers.Phase than the one given: the trainer would switch only one of them (give On the backbone's phase; after modelio.Load, that is the Env.Phase it was loaded with)", backbone)
 	}
 	if gm, ok := backbone.(layers.GraphModel); ok && gm.Graph() != nil && gm.Graph() != gr && gm.Graph().Fingerprint() != gr.Fingerprint() {
-		return nil, fmt.Errorf("fmp: On: %T was built on another graph (%d nodes, %d edges) than the one given (%d nodes, %d edges)", backbone, gm.Graph().N(), gm.Graph().NumEdges(), gr.N(), gr.NumEdges())
+		b := gm.Graph()
+		if b.N() == gr.N() && b.NumEdges() == gr.NumEdges() {
+			return nil, fmt.Errorf("fmp: On: %T was built on another graph than the one given: the same %d nodes and %d edges, but other edges (structure fingerprints %016x and %016x)", backbone, gr.N(), gr.NumEdges(), b.Fingerprint(), gr.Fingerprint())
+		}
+		return nil, fmt.Errorf("fmp: On: %T was built on another graph (%d nodes, %d edges) than the one given (%d nodes, %d edges)", backbone, b.N(), b.NumEdges(), gr.N(), gr.NumEdges())
 	}
 	if err := prop.Validate(); err != nil {
 		return nil, fmt.Errorf("fmp: On: %w", err)

@@ -94,6 +94,7 @@ Flags:
 		maxDP     = fs.Float64("max-dp", 0, "rule instead: the highest validation accuracy with ΔDP at most this many points")
 		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", "))
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
+		alone     = fs.Float64("max-singleton-fraction", def.MaxSingletonFraction, "refuse a sensitive column that leaves more than this fraction of its nodes alone in their group")
 	)
 	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
 	fs.StringVar(&o.files.Edges, "edges", "", "edge list (two node ids per line, spaces, tabs or a comma)")
@@ -152,6 +153,7 @@ Flags:
 		o.files.Drop = splitList(*drop)
 		o.files.Missing = append([]string{""}, splitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
+		o.files.MaxSingletonFraction = *alone
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
 		switch *comma {
@@ -173,7 +175,7 @@ Flags:
 		}
 		copy(o.files.Options.SplitFractions[:], f)
 		if err := o.files.Validate(); err != nil {
-			return nil, inputError{err}
+			return nil, inFlags(inputError{err})
 		}
 	}
 	// Model and training.

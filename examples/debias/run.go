@@ -65,12 +65,7 @@ func loadData(o *options) (*datasets.Dataset, error) {
 		ds, err = datasets.LoadFiles(o.files)
 	}
 	if err != nil {
-		// In the command's words: the loader's FilesConfig.Drop is -drop.
-		var fe *datasets.FileError
-		if errors.As(err, &fe) {
-			fe.Msg = strings.ReplaceAll(fe.Msg, "leave them out (Drop)", "leave them out with -drop")
-		}
-		return nil, inputError{err}
+		return nil, inFlags(inputError{err})
 	}
 	return ds, nil
 }
@@ -339,7 +334,7 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset) (*result,
 	defer f.Close()
 	m, err := modelio.Load(f, task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens})
 	if err != nil {
-		return nil, inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)}
+		return nil, inFlags(inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)})
 	}
 	pred, err := train.Predict(m, task, nil)
 	if err != nil {

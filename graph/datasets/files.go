@@ -171,7 +171,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	}
 	t, err := loadTable(c.Nodes, spec)
 	if err != nil {
-		return nil, featureHint(err)
+		return nil, featureHint(err, c.IDColumn)
 	}
 	name := c.Name
 	if name == "" {
@@ -270,10 +270,16 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 
 // featureHint adds, to a "not a number" error in a feature column, how to
 // leave the column out.
-func featureHint(err error) error {
+func featureHint(err error, idColumn string) error {
 	var fe *FileError
 	if errors.As(err, &fe) && strings.Contains(fe.Msg, "is not a number") {
-		fe.Msg += " (every column but the id, label, sensitive and split columns is a numeric feature: list text columns in Drop, or encode them as numbers)"
+		hint := " (every column but the id, label, sensitive and split columns is a numeric feature: "
+		if col, ok := strings.CutPrefix(fe.Msg, "column "); ok && idColumn == "" {
+			if name, _, ok := strings.Cut(col, ":"); ok {
+				hint += "if " + name + " names the nodes, make it the id column (IDColumn); "
+			}
+		}
+		fe.Msg += hint + "list text columns in Drop, or encode them as numbers)"
 	}
 	return err
 }

@@ -394,7 +394,16 @@ func contains(s []string, x string) bool {
 func (t *table) need(cols ...string) error {
 	for _, c := range cols {
 		if t.col(c) < 0 {
-			return fileErr(t.file, 1, 0, "missing column %q; columns present: %s", c, strings.Join(t.header, ", "))
+			hint := ""
+			if len(t.header) == 1 {
+				for _, d := range []string{";", "|", "\t"} {
+					if strings.Contains(t.header[0], d) {
+						hint = fmt.Sprintf(" (the header is one field holding %q: is that the delimiter? set Comma)", d)
+						break
+					}
+				}
+			}
+			return fileErr(t.file, 1, 0, "missing column %q; columns present: %s%s", c, strings.Join(t.header, ", "), hint)
 		}
 	}
 	return nil

@@ -94,12 +94,24 @@ func TestPhaseMismatch(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Fit(m, task, fastTrain(1))
 	assert.ErrorIs(t, err, ErrPhaseMismatch)
-	assert.ErrorContains(t, err, "*layers.GCN")
+	assert.ErrorContains(t, err, "*layers.GCN was built with another *layers.Phase than Task.Phase: build the model with the task's Phase (after modelio.Load: load it with Env.Phase set to the task's Phase)")
+	assert.NotContains(t, err.Error(), "0x", "no pointers in the message")
 	_, err = Predict(m, task, nil)
 	assert.ErrorIs(t, err, ErrPhaseMismatch)
 	task.Phase = nil
 	_, err = Fit(m, task, fastTrain(1))
-	assert.ErrorContains(t, err, "Task.Phase is nil")
+	assert.ErrorContains(t, err, "Task.Phase is nil: set Task.Phase to the model's phase")
+	// A model loaded without Env.Phase, evaluated with a task's Phase.
+	noPhase, err := layers.NewGCN(task.Graph, p.Graph, func() layers.GCNConfig { c := c; c.Name = "other"; return c }(), nil)
+	require.NoError(t, err)
+	task.Phase = layers.NewPhase()
+	_, err = Predict(noPhase, task, nil)
+	assert.ErrorContains(t, err, "built without a *layers.Phase (always evaluation) and Task.Phase is set: build the model with the task's Phase (after modelio.Load: set Env.Phase)")
+	// A task of 3 classes for a model of 2.
+	task.Phase, task.Classes = m.Phase(), 3
+	_, err = Predict(m, task, nil)
+	assert.ErrorContains(t, err, "the *layers.GCN outputs 2 classes and Task.Classes is 3")
+	task.Classes = p.C
 	// The model's own phase: no error.
 	task.Phase = m.Phase()
 	_, err = Fit(m, task, fastTrain(1))

@@ -155,13 +155,13 @@ func checkPhase(model layers.Model, task *Task) error {
 	if !ok || ph.Phase() == task.Phase {
 		return nil
 	}
-	name := func(p *layers.Phase) string {
-		if p == nil {
-			return "nil (always evaluation)"
-		}
-		return fmt.Sprintf("%p", p)
+	switch {
+	case task.Phase == nil:
+		return fmt.Errorf("%w: %T was built with a *layers.Phase and Task.Phase is nil: set Task.Phase to the model's phase", ErrPhaseMismatch, model)
+	case ph.Phase() == nil:
+		return fmt.Errorf("%w: %T was built without a *layers.Phase (always evaluation) and Task.Phase is set: build the model with the task's Phase (after modelio.Load: set Env.Phase), or leave Task.Phase nil", ErrPhaseMismatch, model)
 	}
-	return fmt.Errorf("%w: %T was built with phase %s, Task.Phase is %s: build the model with the task's Phase", ErrPhaseMismatch, model, name(ph.Phase()), name(task.Phase))
+	return fmt.Errorf("%w: %T was built with another *layers.Phase than Task.Phase: build the model with the task's Phase (after modelio.Load: load it with Env.Phase set to the task's Phase)", ErrPhaseMismatch, model)
 }
 
 // ErrClosed is returned by a Trainer's Step, Evaluate and Epoch after
@@ -572,7 +572,13 @@ func forwardLogits(model layers.Model, task *Task) (*G.Node, error) {
 	}
 	n := task.X.Shape()[0]
 	if s := logits.Shape(); len(s) != 2 || s[0] != n || s[1] != task.Classes || logits.Dtype() != task.X.Dtype() {
-		return nil, fmt.Errorf("model output %s, want %d × %d of %v", opkit.DescribeNode(logits), n, task.Classes, task.X.Dtype())
+		switch {
+		case len(s) == 2 && s[0] == n && s[1] != task.Classes:
+			return nil, fmt.Errorf("the %T outputs %d classes and Task.Classes is %d: build the model for the task's classes", model, s[1], task.Classes)
+		case logits.Dtype() != task.X.Dtype():
+			return nil, fmt.Errorf("the %T outputs %v logits and the task's features are %v: build the model and FeatureNode with one dtype", model, logits.Dtype(), task.X.Dtype())
+		}
+		return nil, fmt.Errorf("the %T outputs a %v array of shape %v, want %d × %d (nodes × Task.Classes)", model, logits.Dtype(), s, n, task.Classes)
 	}
 	return logits, nil
 }
