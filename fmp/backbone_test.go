@@ -244,4 +244,9 @@ func TestOnGuardRails(t *testing.T) {
 	assert.ErrorIs(t, err, train.ErrPhaseMismatch)
 	_, err = fmp.NewFrontier(m, task, fmp.DefaultFrontierConfig())
 	assert.ErrorIs(t, err, train.ErrPhaseMismatch)
+	// An untrained backbone is not debiased as if it had been trained
+	// (df69dad chose a setting for it without a word).
+	task.Phase = ph
+	_, err = fmp.NewFrontier(m, task, fmp.DefaultFrontierConfig())
+	assert.ErrorIs(t, err, train.ErrUntrained)
 }

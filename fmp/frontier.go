@@ -136,6 +136,9 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 	if len(task.Val) == 0 {
 		return nil, fmt.Errorf("fmp: NewFrontier: the task has no validation nodes to choose on")
 	}
+	if trained, err := train.Trained(m.backbone); err == nil && !trained {
+		return nil, fmt.Errorf("fmp: NewFrontier: the backbone (%T): %w (FitTwoStage, or train.Fit on the backbone)", m.backbone, train.ErrUntrained)
+	}
 	xt, err := train.Logits(m.backbone, task)
 	if err != nil {
 		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)

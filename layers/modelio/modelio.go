@@ -17,6 +17,7 @@ import (
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 )
 
 // The saved-model format (version 3) is one line of JSON, the header,
@@ -121,6 +122,11 @@ type SaveConfig struct {
 	// covers the checksum, and so the whole file). Load with
 	// Env.TrustedKeys checks it.
 	SigningKey ed25519.PrivateKey
+	// Untrained allows saving a model whose parameters are still those
+	// its configuration initialises (train.Trained); without it SaveWith
+	// refuses one (train.ErrUntrained): a model saved before training is
+	// almost always a mistake.
+	Untrained bool
 }
 
 // DefaultSaveConfig returns no schema and no signature: Save's file.
@@ -158,6 +164,15 @@ func SaveWith(w io.Writer, m layers.Model, cfg SaveConfig) error {
 	h, err := describe(m)
 	if err != nil {
 		return fmt.Errorf("modelio: Save: %w", err)
+	}
+	if !cfg.Untrained {
+		trained, err := train.Trained(m)
+		if err != nil {
+			return fmt.Errorf("modelio: Save: %w", err)
+		}
+		if !trained {
+			return fmt.Errorf("modelio: Save: %w (or set SaveConfig.Untrained to save it anyway)", train.ErrUntrained)
+		}
 	}
 	if cfg.Features != nil {
 		if in := h.inputWidth; in != len(cfg.Features.Names) {

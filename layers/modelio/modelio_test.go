@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"math"
 	"math/rand"
 	"testing"
@@ -138,7 +139,7 @@ func savedGCN(t testing.TB) ([]byte, *problem.Problem) {
 	m, err := layers.NewGCN(task.Graph, p.Graph, c, nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.Save(&buf, m))
+	require.NoError(t, saveUntrained(&buf, m))
 	return buf.Bytes(), p
 }
 
@@ -267,7 +268,7 @@ func TestSaveRefusesNonFinite(t *testing.T) {
 	require.NoError(t, err)
 	m.Learnables()[0].Value().Data().([]float64)[3] = math.Inf(1)
 	var buf bytes.Buffer
-	assert.ErrorContains(t, modelio.Save(&buf, m), "+Inf")
+	assert.ErrorContains(t, saveUntrained(&buf, m), "+Inf")
 }
 
 func newTask(t testing.TB, p *problem.Problem, dt tensor.Dtype, phase *layers.Phase) *train.Task {
@@ -298,7 +299,7 @@ func TestLoadSensitiveAttribute(t *testing.T) {
 	m, err := fmp.NewModel(g, p.Graph, sens, cfg, nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.Save(&buf, m))
+	require.NoError(t, saveUntrained(&buf, m))
 	data := buf.Bytes()
 	_, err = modelio.Load(bytes.NewReader(data), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: sens})
 	require.NoError(t, err)
@@ -324,4 +325,26 @@ func TestLoadSensitiveAttribute(t *testing.T) {
 	_, err = modelio.Load(bytes.NewReader(forged), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: sens})
 	assert.ErrorIs(t, err, modelio.ErrFormat)
 	assert.ErrorContains(t, err, `unknown field "sens"`)
+}
+
+// saveUntrained saves a model that was never trained: the format tests
+// need files, not trained models.
+func saveUntrained(w io.Writer, m layers.Model) error {
+	return modelio.SaveWith(w, m, modelio.SaveConfig{Untrained: true})
+}
+
+// TestSaveRefusesUntrained: saving a model whose parameters are its
+// initialisation is refused unless asked for (df69dad saved it without a
+// word); a trained model saves.
+func TestSaveRefusesUntrained(t *testing.T) {
+	p := problem.New(t, 27, 40, 4, 2, 80, 0.6)
+	task := newTask(t, p, tensor.Float64, layers.NewPhase())
+	m, err := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), task.Phase)
+	require.NoError(t, err)
+	err = modelio.Save(io.Discard, m)
+	assert.ErrorIs(t, err, train.ErrUntrained)
+	assert.ErrorContains(t, err, "SaveConfig.Untrained")
+	_, err = train.Fit(m, task, fastTrain(2))
+	require.NoError(t, err)
+	assert.NoError(t, modelio.Save(io.Discard, m))
 }

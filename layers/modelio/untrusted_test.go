@@ -94,7 +94,7 @@ func TestLoadStepLimit(t *testing.T) {
 		"fmp": {fm, func(h map[string]any) { h["config"].(map[string]any)["fmp"].(map[string]any)["k"] = 10000000 }},
 	} {
 		var buf bytes.Buffer
-		require.NoError(t, modelio.Save(&buf, c.m))
+		require.NoError(t, saveUntrained(&buf, c.m))
 		_, err := modelio.Load(bytes.NewReader(withHeader(t, buf.Bytes(), c.edit)), G.NewGraph(), modelio.Env{Graph: p.Graph, Sens: alternating(p.N)})
 		assert.ErrorIs(t, err, modelio.ErrFormat, name)
 		assert.ErrorContains(t, err, "K = 10000000, want", name)
@@ -142,7 +142,7 @@ func TestSignedFiles(t *testing.T) {
 	sign := func(key ed25519.PrivateKey) []byte {
 		var buf bytes.Buffer
 		cfg := modelio.DefaultSaveConfig()
-		cfg.SigningKey = key
+		cfg.SigningKey, cfg.Untrained = key, true
 		require.NoError(t, modelio.SaveWith(&buf, m, cfg))
 		return buf.Bytes()
 	}
@@ -168,7 +168,7 @@ func TestSignedFiles(t *testing.T) {
 	_, err = modelio.Load(bytes.NewReader(resealed), G.NewGraph(), trusted)
 	assert.ErrorIs(t, err, modelio.ErrSignature)
 	cfg := modelio.DefaultSaveConfig()
-	cfg.SigningKey = priv[:10]
+	cfg.SigningKey, cfg.Untrained = priv[:10], true
 	assert.ErrorContains(t, modelio.SaveWith(io.Discard, m, cfg), "want an ed25519 private key")
 }
 
@@ -180,7 +180,7 @@ func TestFeatureSchema(t *testing.T) {
 	require.NoError(t, err)
 	schema := &features.Schema{Names: []string{"a", "b", "c", "d"}, Scaling: &features.MinMax{Min: []float64{0, 1, 2, 3}, Max: []float64{1, 2, 3, 4}}}
 	var buf bytes.Buffer
-	cfg := modelio.SaveConfig{Features: schema}
+	cfg := modelio.SaveConfig{Features: schema, Untrained: true}
 	require.NoError(t, modelio.SaveWith(&buf, m, cfg))
 	h, err := modelio.ReadHeader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/metrics"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
@@ -101,6 +102,21 @@ func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
 		softmaxRows(p, s)
 	}
 	return p, nil
+}
+
+// Report returns the metrics of the predicted nodes (metrics.Evaluate on
+// p.Nodes), whether p holds every node or a subset: labels and sens are
+// indexed by node id, as Predict's idx.
+func (p *Prediction) Report(labels, sens []int, opt metrics.Options) (metrics.Report, error) {
+	ls, ss := make([]int, len(p.Nodes)), make([]int, len(p.Nodes))
+	idx := make([]int, len(p.Nodes))
+	for k, i := range p.Nodes {
+		if i < 0 || i >= len(labels) || i >= len(sens) {
+			return metrics.Report{}, fmt.Errorf("train: Prediction.Report: node %d, with %d labels and %d groups: %w", i, len(labels), len(sens), metrics.ErrLength)
+		}
+		ls[k], ss[k], idx[k] = labels[i], sens[i], k
+	}
+	return metrics.Evaluate(p.Probs, p.Classes, ls, ss, idx, opt)
 }
 
 func softmaxRows[T float32 | float64](p *Prediction, z []T) {
