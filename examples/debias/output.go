@@ -65,6 +65,7 @@ func writeMetrics(path string, o *options, r *result) error {
 		methods[me.Name] = me
 	}
 	doc["methods"] = methods
+	doc["diagnostics"] = r.diagnostics
 	if r.thNote != "" {
 		doc["notes"] = []string{r.thNote}
 	}
@@ -156,6 +157,12 @@ func containsF(s []float64, x float64) bool {
 // printSummary prints the table of methods on stdout.
 func printSummary(w io.Writer, o *options, r *result) {
 	ds := r.ds
+	for _, d := range r.diagnostics {
+		fmt.Fprintf(w, "warning: %s\n", d)
+	}
+	if len(r.diagnostics) > 0 {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "%s: %d nodes, %d edges; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), len(ds.Split.Val), len(ds.Split.Test))
 	if o.modelFile == "" {
 		fmt.Fprintf(w, "backbone %s, %d epochs; rule: %s\n", o.backbone, o.train.Epochs, o.rule)

@@ -49,6 +49,36 @@ type result struct {
 	thNote   string
 	model    layers.Model
 	training map[string]any
+	// diagnostics are what a careful analyst would say before anyone
+	// reads the table (metrics.Diagnostic), in the command's words.
+	diagnostics []metrics.Diagnostic
+}
+
+// diagnose fills r.diagnostics: the data's (a feature that is the
+// sensitive attribute) and each method's test evaluation's (a model at
+// the majority-class rate, a trivial selection, small groups, a rare
+// class).
+func (r *result) diagnose() error {
+	cfg := metrics.DefaultDiagnoseConfig()
+	ds, err := metrics.DiagnoseFeatures(r.ds.Features, r.ds.NumFeatures, r.ds.FeatureNames, r.ds.Sens, cfg)
+	if err != nil {
+		return err
+	}
+	r.diagnostics = append(r.diagnostics, ds...)
+	for _, me := range r.methods {
+		if me.Test == nil {
+			continue
+		}
+		d, err := metrics.DiagnoseReport(*me.Test, me.Name, cfg)
+		if err != nil {
+			return err
+		}
+		r.diagnostics = append(r.diagnostics, d...)
+	}
+	for k := range r.diagnostics {
+		r.diagnostics[k].Advice = flagWords.Replace(r.diagnostics[k].Advice)
+	}
+	return nil
 }
 
 func loadData(o *options) (*datasets.Dataset, error) {
@@ -123,6 +153,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		r, err = trainAndDebias(o, ds, stderr)
 	}
 	if err != nil {
+		return err
+	}
+	if err := r.diagnose(); err != nil {
 		return err
 	}
 	if err := writeAll(od, o, r); err != nil {

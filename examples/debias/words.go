@@ -33,6 +33,9 @@ var flagWords = strings.NewReplacer(
 	"list text columns in Drop", "leave text columns out with -drop",
 	"leave them out (Drop)", "leave them out with -drop",
 	"set Comma)", "set -comma)",
+	"a higher learning rate", "a higher learning rate (-lr)",
+	"under a ΔDP bound", "under a ΔDP bound (-max-dp)",
+	"out of the features (Drop)", "out of the features (-drop)",
 	"Env.Sens", "the -sens column",
 	"Env.Graph", "the graph of -edges",
 )

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+)
+
+// The audit's credit-graph case, on a generated graph: 70% positives and
+// features that say nothing of the label, so the backbone stays at the
+// majority class. df69dad presented its trivial "select everyone" as a
+// debiased model without a word; the command now warns first.
+func TestWarnsOfTrivialModels(t *testing.T) {
+	dir := t.TempDir()
+	sc := datasets.DefaultSyntheticConfig()
+	sc.N, sc.Seed = 400, 8
+	sc.GroupFrac, sc.LabelBias = 0.9, 0.5 // P(y=1) = 0.9·0.75 + 0.1·0.25 = 0.7
+	sc.LabelSignal, sc.GroupSignal, sc.LabelHomophily, sc.SensHomophily = 0, 0, 0.5, 0.5
+	ds, err := datasets.Synthetic(sc)
+	require.NoError(t, err)
+	c, err := datasets.WriteFiles(ds, filepath.Join(dir, "nodes.csv"), filepath.Join(dir, "edges.csv"))
+	require.NoError(t, err)
+	out := filepath.Join(dir, "res")
+	code, stdout, stderr := runCmd("-nodes", c.Nodes, "-edges", c.Edges, "-id", c.IDColumn, "-label", c.LabelColumn,
+		"-sens", c.SensColumn, "-split-column", c.SplitColumn, "-epochs", "30", "-lambda-f", "0,1", "-q", "-out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "warning: backbone [below-majority]: accuracy")
+	assert.Contains(t, stdout, "warning: backbone [trivial-selection]: it selects every node")
+	assert.Contains(t, stdout, "a higher learning rate (-lr)")
+	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Diagnostics []struct{ Code, Subject, Message, Advice string } `json:"diagnostics"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	found := map[string]bool{}
+	for _, d := range doc.Diagnostics {
+		found[d.Subject+" "+d.Code] = true
+		assert.NotEmpty(t, d.Advice)
+	}
+	assert.True(t, found["backbone below-majority"], "%v", doc.Diagnostics)
+	assert.True(t, found["backbone trivial-selection"], "%v", doc.Diagnostics)
+}

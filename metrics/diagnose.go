@@ -1,0 +1,205 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// DiagnosticCode names what a Diagnostic is about, for callers that
+// branch on it.
+type DiagnosticCode string
+
+// The diagnostics a careful analyst would give before anyone reads a
+// table's numbers.
+const (
+	// BelowMajority: the accuracy is at or below the majority-class rate:
+	// predicting the larger class for every node scores as much.
+	BelowMajority DiagnosticCode = "below-majority"
+	// TrivialSelection: (nearly) every node selected, or none: the
+	// demographic-parity gap is (nearly) 0 by triviality, not fairness.
+	TrivialSelection DiagnosticCode = "trivial-selection"
+	// SmallGroup: a sensitive group with few evaluated nodes: its rates,
+	// and every gap involving it, are uncertain by several points.
+	SmallGroup DiagnosticCode = "small-group"
+	// ImbalancedLabel: one class is rare among the evaluated nodes:
+	// accuracy is then mostly the majority class's.
+	ImbalancedLabel DiagnosticCode = "imbalanced-label"
+	// SensitiveLeak: a feature is (nearly) the sensitive attribute: a
+	// model reads the attribute through it.
+	SensitiveLeak DiagnosticCode = "sensitive-leak"
+	// RuleNotMet: no setting met the selection rule; the reference was
+	// kept.
+	RuleNotMet DiagnosticCode = "rule-not-met"
+)
+
+// Diagnostic is one thing a result's reader should know, with what to
+// try.
+type Diagnostic struct {
+	Code DiagnosticCode `json:"code"`
+	// Subject names what it is about: a method ("backbone", "fmp"), a
+	// split, or "data".
+	Subject string `json:"subject"`
+	// Message says what was found, with the numbers; Advice what to try.
+	Message string `json:"message"`
+	Advice  string `json:"advice"`
+}
+
+// String formats the diagnostic as one line.
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s [%s]: %s; %s", d.Subject, d.Code, d.Message, d.Advice)
+}
+
+// DiagnoseConfig holds the thresholds of the diagnostics.
+type DiagnoseConfig struct {
+	// MajorityMargin: accuracy within this much (a fraction) above the
+	// majority-class rate, or below it, is BelowMajority. Default 0.005.
+	MajorityMargin float64
+	// TrivialRate: a selection rate at most this, or at least 1 minus
+	// this, overall, is TrivialSelection. Default 0.01.
+	TrivialRate float64
+	// MinGroupCount: a group with fewer evaluated nodes is SmallGroup.
+	// Default 30.
+	MinGroupCount int
+	// MinClassRate: a class rarer than this among the evaluated nodes is
+	// ImbalancedLabel. Default 0.1.
+	MinClassRate float64
+	// LeakCorrelation: a feature whose absolute correlation with a group
+	// indicator is at least this is SensitiveLeak. Default 0.95.
+	LeakCorrelation float64
+}
+
+// DefaultDiagnoseConfig returns the defaults above.
+func DefaultDiagnoseConfig() DiagnoseConfig {
+	return DiagnoseConfig{MajorityMargin: 0.005, TrivialRate: 0.01, MinGroupCount: 30, MinClassRate: 0.1, LeakCorrelation: 0.95}
+}
+
+// Validate checks the fields' ranges.
+func (c DiagnoseConfig) Validate() error {
+	switch {
+	case !(c.MajorityMargin >= 0 && c.MajorityMargin < 1):
+		return fmt.Errorf("%w: DiagnoseConfig.MajorityMargin = %v, want in [0, 1)", ErrValue, c.MajorityMargin)
+	case !(c.TrivialRate >= 0 && c.TrivialRate < 0.5):
+		return fmt.Errorf("%w: DiagnoseConfig.TrivialRate = %v, want in [0, 0.5)", ErrValue, c.TrivialRate)
+	case c.MinGroupCount < 0:
+		return fmt.Errorf("%w: DiagnoseConfig.MinGroupCount = %d, want ≥ 0", ErrValue, c.MinGroupCount)
+	case !(c.MinClassRate >= 0 && c.MinClassRate < 0.5):
+		return fmt.Errorf("%w: DiagnoseConfig.MinClassRate = %v, want in [0, 0.5)", ErrValue, c.MinClassRate)
+	case !(c.LeakCorrelation > 0 && c.LeakCorrelation <= 1):
+		return fmt.Errorf("%w: DiagnoseConfig.LeakCorrelation = %v, want in (0, 1]", ErrValue, c.LeakCorrelation)
+	}
+	return nil
+}
+
+// DiagnoseReport returns the diagnostics of one evaluation (a binary
+// task's Report) of the method named subject: BelowMajority,
+// TrivialSelection, SmallGroup and ImbalancedLabel. A report of more than
+// two classes gets SmallGroup only.
+func DiagnoseReport(rep Report, subject string, cfg DiagnoseConfig) ([]Diagnostic, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var out []Diagnostic
+	o := rep.Overall
+	if rep.Classes == 2 && o.Count > 0 {
+		pos := float64(o.Positives) / float64(o.Count)
+		major := math.Max(pos, 1-pos)
+		if rep.Accuracy <= major+cfg.MajorityMargin {
+			out = append(out, Diagnostic{Code: BelowMajority, Subject: subject,
+				Message: fmt.Sprintf("accuracy %.2f%% is at or below the majority-class rate %.2f%% (%d evaluated nodes): predicting the larger class for every node scores as much", 100*rep.Accuracy, 100*major, o.Count),
+				Advice:  "the model has not learnt the task: train longer or with a higher learning rate, and check the labels and the features"})
+		}
+		sel := float64(o.Selected) / float64(o.Count)
+		if sel <= cfg.TrivialRate || sel >= 1-cfg.TrivialRate {
+			what := "every node"
+			if sel <= cfg.TrivialRate {
+				what = "no node"
+			}
+			out = append(out, Diagnostic{Code: TrivialSelection, Subject: subject,
+				Message: fmt.Sprintf("it selects %s (%.2f%% selected): its ΔDP of %.2f%% is parity by triviality, not a fair model", what, 100*sel, 100*rep.DemographicParity),
+				Advice:  "do not read its fairness as debiasing: compare methods on a model that predicts both classes, or choose under a ΔDP bound"})
+		}
+		if minor := math.Min(pos, 1-pos); minor < cfg.MinClassRate {
+			out = append(out, Diagnostic{Code: ImbalancedLabel, Subject: subject,
+				Message: fmt.Sprintf("the rarer class is %.2f%% of the evaluated nodes: accuracy is mostly the majority class's", 100*minor),
+				Advice:  "read F1 and AUC beside accuracy, and ΔEO beside ΔDP"})
+		}
+	}
+	for _, g := range rep.Groups {
+		if g.Count < cfg.MinGroupCount {
+			out = append(out, Diagnostic{Code: SmallGroup, Subject: subject,
+				Message: fmt.Sprintf("group %d has %d evaluated nodes: one node moves its rates by %.1f points", g.Group, g.Count, 100/math.Max(1, float64(g.Count))),
+				Advice:  "read the gaps with their intervals (they are wide), or merge small groups"})
+		}
+	}
+	return out, nil
+}
+
+// DiagnoseFeatures returns a SensitiveLeak diagnostic for each feature
+// column (features n × d, row-major, named by names) whose absolute
+// Pearson correlation with the indicator of some group of sens (−1:
+// unknown, left out) is at least cfg.LeakCorrelation.
+func DiagnoseFeatures(features []float64, d int, names []string, sens []int, cfg DiagnoseConfig) ([]Diagnostic, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if d <= 0 || len(features) != d*len(sens) || (names != nil && len(names) != d) {
+		return nil, fmt.Errorf("%w: DiagnoseFeatures: %d values, %d columns, %d names for %d nodes", ErrLength, len(features), d, len(names), len(sens))
+	}
+	groups := 0
+	for _, s := range sens {
+		groups = max(groups, s+1)
+	}
+	var out []Diagnostic
+	for j := 0; j < d; j++ {
+		best, bestG := 0.0, -1
+		first := 0
+		if groups == 2 {
+			first = 1 // the indicators of two groups are one variable: group 1's
+		}
+		for g := first; g < groups; g++ {
+			r := corr(features, d, j, sens, g)
+			if math.Abs(r) > math.Abs(best) {
+				best, bestG = r, g
+			}
+		}
+		if math.Abs(best) >= cfg.LeakCorrelation {
+			name := fmt.Sprintf("column %d", j)
+			if names != nil {
+				name = fmt.Sprintf("%q", names[j])
+			}
+			out = append(out, Diagnostic{Code: SensitiveLeak, Subject: "data",
+				Message: fmt.Sprintf("feature %s is (nearly) the sensitive attribute: correlation %.3f with membership of group %d", name, best, bestG),
+				Advice:  "a model reads the attribute through it: leave the column out of the features (Drop) unless that is the point"})
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Message < out[b].Message })
+	return out, nil
+}
+
+// corr is the Pearson correlation of column j with the indicator of
+// group g over the nodes of known group (0 when either is constant).
+func corr(x []float64, d, j int, sens []int, g int) float64 {
+	var n, sx, sy, sxx, syy, sxy float64
+	for i, s := range sens {
+		if s < 0 {
+			continue
+		}
+		v, y := x[i*d+j], 0.0
+		if s == g {
+			y = 1
+		}
+		n++
+		sx, sy = sx+v, sy+y
+		sxx, syy, sxy = sxx+v*v, syy+y*y, sxy+v*y
+	}
+	if n < 2 {
+		return 0
+	}
+	cov := sxy - sx*sy/n
+	vx, vy := sxx-sx*sx/n, syy-sy*sy/n
+	if vx <= 0 || vy <= 0 {
+		return 0
+	}
+	return cov / math.Sqrt(vx*vy)
+}
