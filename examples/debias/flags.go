@@ -237,6 +237,20 @@ Flags:
 	}
 	o.lambdaS = v
 	fc.LambdaF, fc.LambdaS = o.lambdaF, o.lambdaS
+	if set["max-dp"] && set["max-acc-loss"] {
+		return nil, badInput("-max-dp and -max-acc-loss are two rules, want one: -max-acc-loss %v keeps the fairest setting within that many accuracy points, -max-dp %v the most accurate under that ΔDP", *maxLoss, *maxDP)
+	}
+	if o.modelFile != "" {
+		var training []string
+		for _, f := range []string{"backbone", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "max-dp", "max-acc-loss"} {
+			if set[f] {
+				training = append(training, "-"+f)
+			}
+		}
+		if len(training) > 0 {
+			return nil, badInput("-model %s predicts with a saved model, which trains and chooses nothing: %s would be ignored; leave them out", o.modelFile, strings.Join(training, ", "))
+		}
+	}
 	switch {
 	case *maxDP != 0:
 		o.rule = metrics.Rule{MaxDP: *maxDP / 100}

@@ -225,12 +225,17 @@ func TestBadInput(t *testing.T) {
 		{"model for another graph", with("-model", otherModel), "model.fmp: modelio:"},
 		{"corrupt model", with("-model", corrupt), "corrupt.fmp: modelio:"},
 		{"out exists", with("-out", existing), "exists; choose a new folder or add -overwrite"},
+		{"two rules", append(with("-max-dp", "5"), "-max-acc-loss", "2"), "-max-dp and -max-acc-loss are two rules, want one"},
+		{"model and backbone", append(with("-model", otherModel), "-backbone", "gat"), "which trains and chooses nothing: -backbone would be ignored"},
 		{"no out", in, "-out is required"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			args := append(append([]string{}, tc.args...), "-q", "-epochs", "2")
+			args := append(append([]string{}, tc.args...), "-q")
+			if !containsArg(tc.args, "-model") {
+				args = append(args, "-epochs", "2")
+			}
 			if tc.name != "no out" && !containsArg(tc.args, "-out") {
 				args = append(args, "-out", out)
 			}
