@@ -132,7 +132,7 @@ func (e *Encoder) forwardBlocks(x *G.Node, blocks []*graph.Matrix) (h, logits *G
 // Rebuild builds an encoder of the same configuration in g on gr and
 // copies the parameters into it (the extra layers included). It returns
 // the errors of NewEncoder and train.SetParams.
-func (e *Encoder) Rebuild(g *G.ExprGraph, gr *graph.Graph, phase *layers.Phase) (*Encoder, error) {
+func (e *Encoder) Rebuild(g *G.ExprGraph, gr *graph.Graph, phase *layers.Phase) (layers.Model, error) {
 	out, err := NewEncoder(g, gr, e.bodyCfg, e.classes, phase)
 	if err != nil {
 		return nil, err
