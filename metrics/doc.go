@@ -4,7 +4,10 @@
 // [Evaluate] helper that computes all of them from predicted probabilities
 // on a node subset; bootstrap intervals ([Bootstrap]); and the selection
 // rules ([Rule], [Choose]) by which FMP's frontier and the per-group
-// thresholds choose a setting on validation data.
+// thresholds choose a setting on validation data; and [ChangeRate], the
+// share of decisions two predictions disagree on, behind NIFTY's
+// counterfactual unfairness and instability (package layers/perturb
+// makes the predictions).
 //
 // # Concepts
 //
