@@ -23,6 +23,8 @@ var methodStyle = map[string]struct {
 	"regularizer": {color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, draw.CircleGlyph{}},
 	"adversary":   {color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}},
 	"mixup":       {color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, draw.SquareGlyph{}},
+	"fairgnn":     {color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}, draw.CrossGlyph{}},
+	"nifty":       {color.RGBA{R: 0xbc, G: 0xbd, B: 0x22, A: 0xff}, draw.BoxGlyph{}},
 	"fmp":         {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
 	"fmp-post-s0": {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
 	"fmp-post-s1": {color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, draw.PlusGlyph{}},
@@ -214,7 +216,7 @@ func meanSeconds(ps []point, model, method string) (secs float64, ok bool) {
 // of a trained plain run (the training itself is the plain bar).
 func plotRuntime(path, title string, o *options, ps []point) error {
 	// Training first (plain, then the strategies), post-processing last.
-	rank := map[string]int{"plain": 0, "regularizer": 1, "adversary": 2, "mixup": 3, "fmp": 4, "fmp-post-s0": 5, "fmp-post-s1": 6, "thresholds": 7}
+	rank := map[string]int{"plain": 0, "regularizer": 1, "adversary": 2, "mixup": 3, "fairgnn": 4, "nifty": 5, "fmp": 6, "fmp-post-s0": 7, "fmp-post-s1": 8, "thresholds": 9}
 	methods := append([]string{"plain"}, o.methods...)
 	slices.SortStableFunc(methods, func(a, b string) int { return rank[a] - rank[b] })
 	type bar struct {
