@@ -39,7 +39,7 @@ const (
 	// its scripts' (1); NIFTY's similarity coefficient λ over [0, 1).
 	fairgnnGrid = "0.01,0.1,1,10"
 	niftyGrid   = "0.1,0.3,0.5,0.7,0.9"
-	fmpGrid = "0.5,1,2,5,10,20"
+	fmpGrid     = "0.5,1,2,5,10,20"
 )
 
 // options are the command's flags.
