@@ -64,6 +64,7 @@ type options struct {
 	fairgnnAlpha, fairgnnBeta    float64
 	fairgnnHidden                int
 	estEpochs                    int
+	curveFMP                     fmp.Config
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -86,6 +87,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.fairgnnBeta, "fairgnn-beta", fairtrain.DefaultFairGNNConfig().Beta, "FairGNN's adversary weight β")
 	fs.IntVar(&o.fairgnnHidden, "fairgnn-hidden", fairtrain.DefaultFairGNNConfig().Hidden, "FairGNN's representation width")
 	fs.IntVar(&o.estEpochs, "estimator-epochs", fairtrain.DefaultEstimatorConfig().Epochs, "FairGNN's estimator epochs")
+	o.curveFMP = fmp.DefaultConfig()
+	o.curveFMP.LambdaS = 0
+	fs.Float64Var(&o.curveFMP.LambdaS, "curve-lambda-s", o.curveFMP.LambdaS, "FMP's λs in the missing-attribute curve (0: debias the backbone's logits without propagating them again)")
+	fs.Float64Var(&o.curveFMP.LambdaF, "curve-lambda-f", o.curveFMP.LambdaF, "FMP's λf in the missing-attribute curve (fixed: the groups of the validation nodes are partly unknown too)")
 	fs.StringVar(&o.out, "out", "", "folder for the run CSV (default: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -504,7 +509,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 	for _, share := range o.known {
 		known := knownSens(ds, share, seed)
 		// FMP on the known groups alone.
-		l, err := fmp.New(adj, known, fmp.DefaultConfig())
+		l, err := fmp.New(adj, known, o.curveFMP)
 		if err != nil {
 			return nil, fmt.Errorf("fmp-known at %g: %w", share, err)
 		}
@@ -527,7 +532,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 				soft[i] = float64(s)
 			}
 		}
-		ls, err := fmp.NewSoft(adj, soft, fmp.DefaultConfig())
+		ls, err := fmp.NewSoft(adj, soft, o.curveFMP)
 		if err != nil {
 			return nil, fmt.Errorf("fmp-est at %g: %w", share, err)
 		}
@@ -597,8 +602,8 @@ func softmax(z *tensor.Dense) []float64 {
 
 // curveTable writes the curve's means over seeds.
 func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
-	fmt.Fprintf(w, "%s, backbone %s, %d seeds, %d epochs: test %% (mean ± std over seeds) on the %d test nodes, whose groups no method sees; \"known\" is the share of the other nodes whose group the methods are given; est. acc: the estimator's accuracy on the test nodes' groups\n\n",
-		o.dataset, o.backbone, o.seeds, o.epochs, len(p.ds.Split.Test))
+	fmt.Fprintf(w, "%s, backbone %s, %d seeds, %d epochs; FMP with λs %g, λf %g on the trained backbone's logits; FairGNN α %g, β %g: test %% (mean ± std over seeds) on the %d test nodes, whose groups no method sees; \"known\" is the share of the other nodes whose group the methods are given; est. acc: the estimator's accuracy on the test nodes' groups\n\n",
+		o.dataset, o.backbone, o.seeds, o.epochs, o.curveFMP.LambdaS, o.curveFMP.LambdaF, o.fairgnnAlpha, o.fairgnnBeta, len(p.ds.Split.Test))
 	fmt.Fprintln(w, "| known | method | accuracy | ΔDP | ΔEO | est. acc |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	type key struct {
