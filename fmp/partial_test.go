@@ -9,6 +9,7 @@ import (
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gorgonia.org/tensor"
 )
 
 // TestDeltaSUnknownNodes: nodes whose group is unknown (−1) get Δs = 0,
@@ -112,6 +113,25 @@ func TestFMPKnownSubset(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, out.Data(), soft.Data(), "%v", dt)
 	}
+	// Without propagation (λs = 0) a node moves by Δs_i·u alone: the
+	// nodes whose group is unknown keep their logits exactly. Debiasing
+	// them needs λs > 0 or estimated memberships (NewSoft).
+	s0 := cfg
+	s0.LambdaS = 0
+	l, err := New(adj, known, s0)
+	require.NoError(t, err)
+	out, err := l.Apply(testutil.Tensor(tensor.Float64, x, n, c))
+	require.NoError(t, err)
+	o := out.Data().([]float64)
+	moved := 0
+	for i := range known {
+		if known[i] < 0 {
+			assert.Equal(t, x[i*c:(i+1)*c], o[i*c:(i+1)*c], "unknown node %d", i)
+		} else if o[i*c+1] != x[i*c+1] {
+			moved++
+		}
+	}
+	assert.Greater(t, moved, 0)
 	_, err = NewSoft(adj, p[:3], cfg)
 	assert.ErrorContains(t, err, "want n × n")
 }
