@@ -18,6 +18,7 @@ const (
 	legendPad    = 8.0  // legend frame to its content
 	tickLen      = 4.0
 	swatchW      = 28.0 // a legend entry's line
+	capHalf      = 3.0  // half an error bar's cap
 	fontFamily   = "Helvetica, Arial, 'DejaVu Sans', 'Liberation Sans', sans-serif"
 	axisColor    = "#333333"
 	gridColor    = "#E5E5E5"
@@ -102,6 +103,7 @@ type panelLayout struct {
 	ox, oy, w, h float64
 	x, y         axis
 	refs, lines  []polyline
+	bars         []polyline // error bars and their caps
 	markers      []marker
 	texts        []label
 	box          rect // the axes and all texts
@@ -111,7 +113,7 @@ type panelLayout struct {
 func (p *panelLayout) shift(dx, dy float64) {
 	p.ox, p.oy = p.ox+dx, p.oy+dy
 	p.box = rect{p.box.x0 + dx, p.box.y0 + dy, p.box.x1 + dx, p.box.y1 + dy}
-	for _, ls := range [][]polyline{p.refs, p.lines} {
+	for _, ls := range [][]polyline{p.refs, p.lines, p.bars} {
 		for _, l := range ls {
 			for k := range l.pts {
 				l.pts[k][0] += dx
@@ -131,9 +133,10 @@ func (p *panelLayout) shift(dx, dy float64) {
 
 // entry is a legend entry: a marker, on a line for a series.
 type entry struct {
-	runs []run
-	line bool
-	m    marker
+	runs   []run
+	line   bool
+	dashed bool
+	m      marker
 }
 
 // sizes are the figure's dimensions after defaults.
@@ -178,18 +181,41 @@ func (f *Figure) render(b *bytes.Buffer) error {
 	var panels []*panelLayout
 	var entries []entry
 	seen := map[string]bool{}
+	addEntries := func(es []entry) {
+		for _, e := range es {
+			key := fmt.Sprintf("%v|%v|%v|%v|%v|%v", e.runs, e.line, e.dashed, e.m.shape, e.m.color, e.m.r)
+			if !seen[key] {
+				seen[key] = true
+				entries = append(entries, e)
+			}
+		}
+	}
 	for i := range f.Panels {
 		p, es, err := layoutPanel(i, &f.Panels[i], s)
 		if err != nil {
 			return err
 		}
 		panels = append(panels, p)
-		for _, e := range es {
-			key := fmt.Sprintf("%v|%v|%v|%v|%v", e.runs, e.line, e.m.shape, e.m.color, e.m.r)
-			if !seen[key] {
-				seen[key] = true
-				entries = append(entries, e)
-			}
+		addEntries(es)
+	}
+	for j, se := range f.Legend.Extra {
+		what := fmt.Sprintf("svgplot: Legend.Extra[%d] %q", j, se.Name)
+		if len(se.X) > 0 || len(se.Y) > 0 || se.Labels != nil || se.YLo != nil || se.YHi != nil {
+			return fmt.Errorf("%s has points, labels or error bars, want a style only", what)
+		}
+		if err := checkStyle(se); err != nil {
+			return fmt.Errorf("%s %v", what, err)
+		}
+		runs, err := parseMarkup(se.Name)
+		if err != nil {
+			return fmt.Errorf("%s Name %v", what, err)
+		}
+		c := se.Color
+		if c == "" {
+			c = Black
+		}
+		if len(runs) > 0 {
+			addEntries([]entry{seriesEntry(runs, se, c)})
 		}
 	}
 	// Panels side by side, the tops of their axes aligned.
@@ -307,7 +333,7 @@ func layoutLegend(entries []entry, title []run, font, x0, y0, maxW float64) *leg
 		}
 		cy := y + rowH/2
 		if e.line {
-			l.lines = append(l.lines, polyline{pts: [][2]float64{{x, cy}, {x + swatchW, cy}}, color: e.m.color})
+			l.lines = append(l.lines, polyline{pts: [][2]float64{{x, cy}, {x + swatchW, cy}}, color: e.m.color, dashed: e.dashed})
 		}
 		m := e.m
 		m.x, m.y = x+swatchW/2, cy
@@ -354,6 +380,9 @@ func drawPanel(b *bytes.Buffer, i int, p *panelLayout) {
 	for _, l := range p.lines {
 		drawLine(b, l, 1.8)
 	}
+	for _, l := range p.bars {
+		drawLine(b, l, 1.2)
+	}
 	for _, m := range p.markers {
 		drawMarker(b, m)
 	}
@@ -383,6 +412,9 @@ func drawLine(b *bytes.Buffer, l polyline, width float64) {
 func drawMarker(b *bytes.Buffer, m marker) {
 	c, r := esc(m.color), m.r
 	outline := "stroke=\"#FFFFFF\" stroke-width=\"0.8\""
+	if r < 3 {
+		outline = "stroke=\"none\""
+	}
 	poly := func(pts ...float64) {
 		b.WriteString("<polygon points=\"")
 		for k := 0; k < len(pts); k += 2 {
