@@ -3,9 +3,11 @@
 //
 // # Model
 //
-// A [Figure] is a row of [Panel]s drawn side by side, and one legend
-// shared by all of them. A panel is one pair of axes with a title, an x
-// and a y label, and what is drawn in it:
+// A [Figure] is a row of [Panel]s drawn side by side (or a grid of them,
+// [Figure.Columns] a row, the axes of a row and of a column aligned),
+// an optional title above them, and one legend shared by all of them. A
+// panel is one pair of axes with a title, an x and a y label, and what
+// is drawn in it:
 //
 //   - [Series]: points joined by a line, each point drawn as a marker,
 //     optionally with a short text label beside it; the line may be
@@ -13,7 +15,7 @@
 //     ([Series.NoLine], with small markers: [Series.Size]), and each
 //     point may carry a vertical error bar ([Series.YLo], [Series.YHi]);
 //   - [Mark]s: single markers of a [Shape] (circle, ring, cross, triangle,
-//     square, diamond);
+//     square, diamond, triangle pointing down);
 //   - [RefLine]s: dashed vertical or horizontal lines with a label, such
 //     as a rule's limit.
 //
@@ -50,8 +52,8 @@
 //
 // # Text markup
 //
-// Titles, axis labels, tick labels given by the caller, legend labels
-// and point and line labels may hold
+// The figure's and the panels' titles, axis labels, tick labels given by
+// the caller, legend labels and point and line labels may hold
 // any Unicode text (λ, Δ, ≤) and subscripts:
 //
 //	λ_s       the one character after "_" is a subscript: λ with s below

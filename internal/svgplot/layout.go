@@ -85,7 +85,7 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 		switch {
 		case !finite(m.X) || !finite(m.Y):
 			return fail("%s is at (%v, %v), want finite coordinates", what, m.X, m.Y)
-		case m.Shape < Circle || m.Shape > Diamond:
+		case m.Shape < Circle || m.Shape > TriangleDown:
 			return fail("%s has unknown %v", what, m.Shape)
 		case !finite(m.Size) || m.Size < 0:
 			return fail("%s has Size %v, want a finite radius ≥ 0", what, m.Size)
@@ -159,7 +159,7 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 // checkStyle checks a series' shape and size.
 func checkStyle(se Series) error {
 	switch {
-	case se.Shape < Circle || se.Shape > Diamond:
+	case se.Shape < Circle || se.Shape > TriangleDown:
 		return fmt.Errorf("has unknown %v", se.Shape)
 	case !finite(se.Size) || se.Size < 0:
 		return fmt.Errorf("has Size %v, want a finite radius ≥ 0", se.Size)

@@ -82,7 +82,7 @@ type marker struct {
 func (m marker) box() rect {
 	e := m.r + 1
 	switch m.shape {
-	case Triangle:
+	case Triangle, TriangleDown:
 		e = 1.2*m.r + 1
 	case Diamond:
 		e = 1.25*m.r + 1
@@ -141,7 +141,7 @@ type entry struct {
 
 // sizes are the figure's dimensions after defaults.
 type sizes struct {
-	w, h, font, title, tick, note float64
+	w, h, font, title, tick, note, figTitle float64
 }
 
 func (f *Figure) sizes() (sizes, error) {
@@ -158,7 +158,7 @@ func (f *Figure) sizes() (sizes, error) {
 			*v.v = v.def
 		}
 	}
-	s.title, s.tick, s.note = 1.15*s.font, 0.9*s.font, 0.85*s.font
+	s.title, s.tick, s.note, s.figTitle = 1.15*s.font, 0.9*s.font, 0.85*s.font, 1.3*s.font
 	return s, nil
 }
 
@@ -177,6 +177,13 @@ func (f *Figure) render(b *bytes.Buffer) error {
 	legendTitle, err := parseMarkup(f.Legend.Title)
 	if err != nil {
 		return fmt.Errorf("svgplot: Legend.Title %q %v", f.Legend.Title, err)
+	}
+	figTitle, err := parseMarkup(f.Title)
+	if err != nil {
+		return fmt.Errorf("svgplot: Title %q %v", f.Title, err)
+	}
+	if f.Columns < 0 {
+		return fmt.Errorf("svgplot: Columns = %d, want ≥ 0 (0 for one row)", f.Columns)
 	}
 	var panels []*panelLayout
 	var entries []entry
@@ -218,17 +225,45 @@ func (f *Figure) render(b *bytes.Buffer) error {
 			addEntries([]entry{seriesEntry(runs, se, c)})
 		}
 	}
-	// Panels side by side, the tops of their axes aligned.
-	top := math.Inf(1)
-	for _, p := range panels {
-		top = math.Min(top, p.box.y0)
+	// The figure's title on top, then the panels in rows of cols, the
+	// axes of a row at one height and those of a column at one x; each
+	// column as wide as its widest panel's texts reach, each row as tall.
+	top := margin
+	var title *label
+	if len(figTitle) > 0 {
+		title = &label{y: margin + ascent*s.figTitle, runs: figTitle, size: s.figTitle, anchor: "middle", class: "figtitle"}
+		top = margin + (ascent+descentOf(figTitle))*s.figTitle + 8
 	}
-	x := margin
-	all := rect{margin, margin, margin, margin}
-	for _, p := range panels {
-		p.shift(x-p.box.x0, margin-top)
-		x = p.box.x1 + panelGap
+	cols := f.Columns
+	if cols == 0 || cols > len(panels) {
+		cols = len(panels)
+	}
+	rows := (len(panels) + cols - 1) / cols
+	left, right, above, below := make([]float64, cols), make([]float64, cols), make([]float64, rows), make([]float64, rows)
+	for i, p := range panels { // laid out with the axes' top left at (0, 0)
+		c, r := i%cols, i/cols
+		left[c], right[c] = math.Max(left[c], -p.box.x0), math.Max(right[c], p.box.x1)
+		above[r], below[r] = math.Max(above[r], -p.box.y0), math.Max(below[r], p.box.y1)
+	}
+	all := rect{margin, top, margin, top}
+	for i, p := range panels {
+		c, r := i%cols, i/cols
+		x, y := margin+left[c], top+above[r]
+		for k := 0; k < c; k++ {
+			x += left[k] + right[k] + panelGap
+		}
+		for k := 0; k < r; k++ {
+			y += above[k] + below[k] + panelGap
+		}
+		p.shift(x, y)
 		all = all.union(p.box)
+	}
+	if title != nil {
+		title.x = (all.x0 + all.x1) / 2
+		if b := title.box(); b.x0 < margin {
+			title.x += margin - b.x0
+		}
+		all = all.union(title.box())
 	}
 	var leg *legendLayout
 	if len(entries) > 0 && f.Legend.Position != LegendNone {
@@ -248,6 +283,9 @@ func (f *Figure) render(b *bytes.Buffer) error {
 		fmt.Fprintf(b, "<clipPath id=\"svgplot-clip-%d\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/></clipPath>\n", i, num(p.ox), num(p.oy), num(p.w), num(p.h))
 	}
 	b.WriteString("</defs>\n")
+	if title != nil {
+		drawText(b, *title)
+	}
 	for i, p := range panels {
 		drawPanel(b, i, p)
 	}
@@ -440,6 +478,8 @@ func drawMarker(b *bytes.Buffer, m marker) {
 		poly(-0.9, -0.9, 0.9, -0.9, 0.9, 0.9, -0.9, 0.9)
 	case Diamond:
 		poly(0, -1.25, 1.25, 0, 0, 1.25, -1.25, 0)
+	case TriangleDown:
+		poly(0, 1.2, 1.04, -0.6, -1.04, -0.6)
 	}
 }
 

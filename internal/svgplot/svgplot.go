@@ -7,10 +7,15 @@ import (
 	"math"
 )
 
-// Figure is a row of panels side by side and their shared legend.
+// Figure is a row (or a grid) of panels and their shared legend.
 type Figure struct {
+	// Title, if not empty, is drawn above the panels (markup).
+	Title string
 	// Panels are drawn left to right; a figure needs at least one.
 	Panels []Panel
+	// Columns is the number of panels in a row (0: all in one row); the
+	// panels fill the rows left to right, top to bottom.
+	Columns int
 	// Legend says where the legend goes and its title.
 	Legend Legend
 	// PlotWidth and PlotHeight are the size of each panel's axes in
@@ -160,12 +165,14 @@ const (
 	Square
 	// Diamond is a filled square standing on a corner.
 	Diamond
+	// TriangleDown is a filled triangle, point down.
+	TriangleDown
 )
 
 // String returns the shape's name.
 func (s Shape) String() string {
-	if s >= Circle && s <= Diamond {
-		return [...]string{"circle", "ring", "cross", "triangle", "square", "diamond"}[s]
+	if s >= Circle && s <= TriangleDown {
+		return [...]string{"circle", "ring", "cross", "triangle", "square", "diamond", "triangle-down"}[s]
 	}
 	return fmt.Sprintf("Shape(%d)", int(s))
 }

@@ -66,7 +66,7 @@ func featureFigure(legend LegendPosition) *Figure {
 		XTicks: []Tick{{0, "MLP"}, {1, "GCN"}, {2, "GAT"}},
 		Lines:  []RefLine{{At: 1, Label: "one second"}}}
 	for k, m := range []string{"plain", "adversary", "FMP, λ_s 1"} {
-		s := Series{Name: m, NoLine: true, Shape: Shape(k + 3)}
+		s := Series{Name: m, NoLine: true, Shape: Shape(k + 4)}
 		for g, secs := range [][]float64{{31, 87, 1.4}, {154, 117, 1.2}, {227, 160, 0.04}} {
 			s.X, s.Y = append(s.X, float64(g)+0.25*float64(k-1)), append(s.Y, secs[k])
 			s.Labels = append(s.Labels, strconv.FormatFloat(secs[k], 'g', -1, 64))
@@ -103,6 +103,17 @@ func featureFigure(legend LegendPosition) *Figure {
 	return f
 }
 
+// gridFigure is demoFigure's panels twice, two a row, under a title.
+func gridFigure(legend LegendPosition) *Figure {
+	f := demoFigure(legend)
+	f.Title = "a figure title: two rows of λ_s panels"
+	f.Columns = 2
+	more := demoFigure(legend).Panels
+	more[0].YLabel = "a longer y label: accuracy (%)"
+	f.Panels = append(f.Panels, more...)
+	return f
+}
+
 func render(t *testing.T, f *Figure) []byte {
 	t.Helper()
 	var b bytes.Buffer
@@ -120,6 +131,7 @@ func TestWriteDemo(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "demo-"+name+".svg"), render(t, demoFigure(pos)), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "long-"+name+".svg"), render(t, longFigure(pos)), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "features-"+name+".svg"), render(t, featureFigure(pos)), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "grid-"+name+".svg"), render(t, gridFigure(pos)), 0o644))
 	}
 }
 
@@ -225,6 +237,7 @@ func TestValidXMLAndDeterministic(t *testing.T) {
 		a := render(t, demoFigure(pos))
 		assert.Equal(t, a, render(t, demoFigure(pos)), "two renders differ")
 		assert.Equal(t, render(t, featureFigure(pos)), render(t, featureFigure(pos)), "two renders of the features differ")
+		assert.Equal(t, render(t, gridFigure(pos)), render(t, gridFigure(pos)), "two renders of the grid differ")
 		var doc struct {
 			XMLName xml.Name
 			Width   string `xml:"width,attr"`
@@ -294,6 +307,8 @@ func TestErrors(t *testing.T) {
 		{"ticks crowded", func(f *Figure) {
 			f.Panels[0].XTicks = []Tick{{At: 1, Label: "a long category name"}, {At: 1.1, Label: "another long one"}}
 		}, `XTicks: tick labels "a long category name" and "another long one" are too close`},
+		{"columns", func(f *Figure) { f.Columns = -1 }, "Columns = -1"},
+		{"title", func(f *Figure) { f.Title = `a\` }, `Title "a\\" ends in a lone`},
 		{"extra with points", func(f *Figure) { f.Legend.Extra = []Series{{Name: "e", X: []float64{1}, Y: []float64{1}}} }, `Legend.Extra[0] "e" has points`},
 		{"extra shape", func(f *Figure) { f.Legend.Extra = []Series{{Name: "e", Shape: -1}} }, `Legend.Extra[0] "e" has unknown Shape(-1)`},
 		{"extra markup", func(f *Figure) { f.Legend.Extra = []Series{{Name: "λ_"}} }, `Legend.Extra[0] "λ_" Name ends in "_"`},
@@ -396,6 +411,7 @@ func TestLayoutFits(t *testing.T) {
 		"right": demoFigure(LegendRight), "below": demoFigure(LegendBelow),
 		"long right": longFigure(LegendRight), "long below": longFigure(LegendBelow),
 		"features right": featureFigure(LegendRight), "features below": featureFigure(LegendBelow),
+		"grid right": gridFigure(LegendRight), "grid below": gridFigure(LegendBelow),
 	} {
 		t.Run(name, func(t *testing.T) {
 			w, h, rects, texts := parseSVG(t, render(t, f))
@@ -550,4 +566,42 @@ func TestSeriesStyles(t *testing.T) {
 	assert.Contains(t, string(svg), `r="3" fill="#009E73" stroke="#FFFFFF"`, "its legend marker, larger")
 	legend := svg[strings.Index(svg, `<g class="legend">`):]
 	assert.Less(t, strings.Index(legend, ">dots<"), strings.Index(legend, ">dashed: soft<"), "the extra entry after the panels'")
+}
+
+// Columns wrap the panels into rows: the axes of a column share their
+// left edge, those of a row their top, and the title lies above them all,
+// centred over the panels.
+func TestGrid(t *testing.T) {
+	f := gridFigure(LegendRight)
+	w, _, rects, texts := parseSVG(t, render(t, f))
+	plots := rects["plotarea"]
+	require.Len(t, plots, 4)
+	assert.Equal(t, plots[0].x0, plots[2].x0, "column 1")
+	assert.Equal(t, plots[1].x0, plots[3].x0, "column 2")
+	assert.Equal(t, plots[0].y0, plots[1].y0, "row 1")
+	assert.Equal(t, plots[2].y0, plots[3].y0, "row 2")
+	assert.Less(t, plots[0].x1, plots[1].x0)
+	assert.Less(t, plots[0].y1, plots[2].y0)
+	var title *svgText
+	for k := range texts {
+		if texts[k].class == "figtitle" {
+			title = &texts[k]
+		}
+	}
+	require.NotNil(t, title)
+	assert.Equal(t, "a figure title: two rows of λs panels", title.content)
+	for _, tx := range texts {
+		if tx.class != "figtitle" {
+			assert.LessOrEqual(t, title.box.y1, tx.box.y0, "%s %q above the title", tx.class, tx.content)
+		}
+	}
+	assert.InDelta(t, (plots[0].x0+plots[1].x1)/2, (title.box.x0+title.box.x1)/2, 40, "centred over the panels")
+	assert.Less(t, title.box.x1, w)
+	// One column: the panels stacked.
+	f.Columns = 1
+	_, _, rects, _ = parseSVG(t, render(t, f))
+	for k := 1; k < 4; k++ {
+		assert.Equal(t, rects["plotarea"][0].x0, rects["plotarea"][k].x0)
+		assert.Less(t, rects["plotarea"][k-1].y1, rects["plotarea"][k].y0)
+	}
 }
