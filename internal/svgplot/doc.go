@@ -12,7 +12,8 @@
 //   - [Series]: points joined by a line, each point drawn as a marker,
 //     optionally with a short text label beside it; the line may be
 //     dashed ([Series.Dashed]) or left out for a scatter
-//     ([Series.NoLine], with small markers: [Series.Size]), and each
+//     ([Series.NoLine], with small markers: [Series.Size]), the markers
+//     may be left out ([Series.NoMarkers]), and each
 //     point may carry a vertical error bar ([Series.YLo], [Series.YHi]);
 //   - [Mark]s: single markers of a [Shape] (circle, ring, cross, triangle,
 //     square, diamond, triangle pointing down);

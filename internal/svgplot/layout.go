@@ -1,6 +1,7 @@
 package svgplot
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -163,6 +164,8 @@ func checkStyle(se Series) error {
 		return fmt.Errorf("has unknown %v", se.Shape)
 	case !finite(se.Size) || se.Size < 0:
 		return fmt.Errorf("has Size %v, want a finite radius ≥ 0", se.Size)
+	case se.NoLine && se.NoMarkers:
+		return errors.New("has NoLine and NoMarkers: nothing to draw")
 	}
 	return nil
 }
@@ -177,7 +180,7 @@ func seriesRadius(se Series) float64 {
 
 // seriesEntry is the legend entry of a series drawn in colour c.
 func seriesEntry(runs []run, se Series, c string) entry {
-	return entry{runs: runs, line: !se.NoLine, dashed: se.Dashed, m: marker{r: math.Max(seriesRadius(se), 3), shape: se.Shape, color: c}}
+	return entry{runs: runs, line: !se.NoLine, dashed: se.Dashed, m: marker{r: math.Max(seriesRadius(se), 3), shape: se.Shape, color: c, hidden: se.NoMarkers}}
 }
 
 // layoutPanel checks panel i, lays it out with its axes' top left at
@@ -324,7 +327,7 @@ func (pl *panelLayout) data(p *Panel, pt *panelTexts, s sizes) ([]entry, [][]lab
 		for k := range se.X {
 			x, y := pl.px(se.X[k]), pl.py(se.Y[k])
 			l.pts = append(l.pts, [2]float64{x, y})
-			pl.markers = append(pl.markers, marker{x: x, y: y, r: seriesRadius(se), shape: se.Shape, color: c})
+			pl.markers = append(pl.markers, marker{x: x, y: y, r: seriesRadius(se), shape: se.Shape, color: c, hidden: se.NoMarkers})
 			if se.YLo != nil {
 				lo, hi := pl.py(se.YLo[k]), pl.py(se.YHi[k])
 				pl.bars = append(pl.bars, polyline{pts: [][2]float64{{x, lo}, {x, hi}}, color: c},

@@ -76,6 +76,7 @@ type marker struct {
 	x, y, r float64
 	shape   Shape
 	color   string
+	hidden  bool // a point of a series drawn without markers
 }
 
 // box is the marker's extent, its outline included.
@@ -190,7 +191,7 @@ func (f *Figure) render(b *bytes.Buffer) error {
 	seen := map[string]bool{}
 	addEntries := func(es []entry) {
 		for _, e := range es {
-			key := fmt.Sprintf("%v|%v|%v|%v|%v|%v", e.runs, e.line, e.dashed, e.m.shape, e.m.color, e.m.r)
+			key := fmt.Sprintf("%v|%v|%v|%v|%v|%v|%v", e.runs, e.line, e.dashed, e.m.shape, e.m.color, e.m.r, e.m.hidden)
 			if !seen[key] {
 				seen[key] = true
 				entries = append(entries, e)
@@ -448,6 +449,9 @@ func drawLine(b *bytes.Buffer, l polyline, width float64) {
 }
 
 func drawMarker(b *bytes.Buffer, m marker) {
+	if m.hidden {
+		return
+	}
 	c, r := esc(m.color), m.r
 	outline := "stroke=\"#FFFFFF\" stroke-width=\"0.8\""
 	if r < 3 {

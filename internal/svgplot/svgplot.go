@@ -83,6 +83,9 @@ type Series struct {
 	Dashed bool
 	// NoLine draws the markers only: a scatter.
 	NoLine bool
+	// NoMarkers draws the line only (the points still keep their labels
+	// clear of each other). A series with neither is an error.
+	NoMarkers bool
 	// YLo and YHi, if not nil, are the ends of an error bar at each point
 	// (such as mean ± one standard deviation or an interval's bounds),
 	// with YLo[k] ≤ Y[k] ≤ YHi[k]; both or neither are set.
@@ -131,7 +134,8 @@ type Legend struct {
 	// Extra are entries drawn after the panels' own, for a style that
 	// several series share (a dashed line meaning one quantity, small
 	// markers meaning other settings): each is drawn as a series of that
-	// Name, Color ("" is Black), Shape, Size, Dashed and NoLine would be.
+	// Name, Color ("" is Black), Shape, Size, Dashed, NoLine and NoMarkers
+	// would be.
 	// Their X, Y, Labels, YLo and YHi must be empty.
 	Extra []Series
 }

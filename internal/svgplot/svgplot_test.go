@@ -309,6 +309,7 @@ func TestErrors(t *testing.T) {
 		}, `XTicks: tick labels "a long category name" and "another long one" are too close`},
 		{"columns", func(f *Figure) { f.Columns = -1 }, "Columns = -1"},
 		{"title", func(f *Figure) { f.Title = `a\` }, `Title "a\\" ends in a lone`},
+		{"nothing drawn", func(f *Figure) { f.Panels[0].Series[0].NoLine, f.Panels[0].Series[0].NoMarkers = true, true }, "has NoLine and NoMarkers"},
 		{"extra with points", func(f *Figure) { f.Legend.Extra = []Series{{Name: "e", X: []float64{1}, Y: []float64{1}}} }, `Legend.Extra[0] "e" has points`},
 		{"extra shape", func(f *Figure) { f.Legend.Extra = []Series{{Name: "e", Shape: -1}} }, `Legend.Extra[0] "e" has unknown Shape(-1)`},
 		{"extra markup", func(f *Figure) { f.Legend.Extra = []Series{{Name: "λ_"}} }, `Legend.Extra[0] "λ_" Name ends in "_"`},
@@ -549,7 +550,7 @@ func TestCustomTicks(t *testing.T) {
 // line, and its small markers no outline; an extra legend entry is
 // drawn once, after the panels' own.
 func TestSeriesStyles(t *testing.T) {
-	f := &Figure{Legend: Legend{Extra: []Series{{Name: "dashed: soft", Dashed: true, NoLine: false}}}, Panels: []Panel{{Series: []Series{
+	f := &Figure{Legend: Legend{Extra: []Series{{Name: "dashed: soft", Dashed: true, NoMarkers: true}}}, Panels: []Panel{{Series: []Series{
 		{Name: "bars", X: []float64{1, 2}, Y: []float64{10, 20}, YLo: []float64{0, 15}, YHi: []float64{12, 40}},
 		{X: []float64{1, 2}, Y: []float64{8, 18}, Dashed: true},
 		{Name: "dots", X: []float64{1, 1.5, 2}, Y: []float64{5, 6, 7}, NoLine: true, Size: 1.5},
@@ -566,6 +567,12 @@ func TestSeriesStyles(t *testing.T) {
 	assert.Contains(t, string(svg), `r="3" fill="#009E73" stroke="#FFFFFF"`, "its legend marker, larger")
 	legend := svg[strings.Index(svg, `<g class="legend">`):]
 	assert.Less(t, strings.Index(legend, ">dots<"), strings.Index(legend, ">dashed: soft<"), "the extra entry after the panels'")
+	assert.Equal(t, 2, strings.Count(legend, "<circle"), "markers for bars and dots, none for the extra entry")
+	// Without markers: the line only, in the panel and in the legend.
+	f.Panels[0].Series[0].NoMarkers = true
+	svg = string(render(t, f))
+	assert.Equal(t, 2+3+1, strings.Count(svg, "<circle"), "the dashed series' two, the scatter's three and its legend marker")
+	assert.Equal(t, 2+3*2+2, strings.Count(svg, "<polyline"))
 }
 
 // Columns wrap the panels into rows: the axes of a column share their
