@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# render-figures.sh converts every committed figure of the lab (the SVGs
-# under */results) and the library's frontier plot for the generated graph
-# (examples/debias -dataset synthetic, trained afresh: about a minute) to
-# PNG, to look at before a report. The PNGs go to the folder given, or to
-# a new temporary folder; never into the repository.
+# render-figures.sh converts every committed figure of the repository (the
+# lab's SVGs under examples/paper/*/results and the README's frontier,
+# examples/debias/frontier-example.svg) and the library's frontier plot for
+# the generated graph (examples/debias -dataset synthetic, trained afresh:
+# under a minute) to PNG, to look at before a report. The PNGs go to the
+# folder given, or to a new temporary folder; never into the repository.
 #
 # Usage, from anywhere:
 #
@@ -35,14 +36,15 @@ mkdir -p "$out"
 width="${WIDTH:-1100}"
 
 n=0
-while IFS= read -r svg; do
-	rel="${svg#"$lab"/}"              # tradeoff/results/bail.svg
-	name="${rel//\/results\//_}"      # tradeoff_bail.svg
+while IFS= read -r rel; do
+	name="${rel#examples/paper/}"      # tradeoff/results/bail.svg
+	name="${name#examples/}"           # debias/frontier-example.svg
+	name="${name//\/results\//_}"      # tradeoff_bail.svg
 	name="${name//\//_}"              # lambdaf_rho_lambdaf.svg
-	rsvg-convert -w "$width" "$svg" -o "$out/${name%.svg}.png"
+	rsvg-convert -w "$width" "$root/$rel" -o "$out/${name%.svg}.png"
 	echo "$rel -> $out/${name%.svg}.png"
 	n=$((n + 1))
-done < <(find "$lab" -path '*/results/*' -name '*.svg' | LC_ALL=C sort)
+done < <(cd "$root" && git ls-files -- '*.svg' | LC_ALL=C sort)
 
 if [[ "${SKIP_FRONTIER:-}" != "1" ]]; then
 	tmp="$(mktemp -d "${TMPDIR:-/tmp}/fairmp-frontier.XXXXXX")"

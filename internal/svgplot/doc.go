@@ -4,17 +4,17 @@
 // # Model
 //
 // A [Figure] is a row of [Panel]s drawn side by side (or a grid of them,
-// [Figure.Columns] a row, the axes of a row and of a column aligned),
+// Figure.Columns a row, the axes of a row and of a column aligned),
 // an optional title above them, and one legend shared by all of them. A
 // panel is one pair of axes with a title, an x and a y label, and what
 // is drawn in it:
 //
 //   - [Series]: points joined by a line, each point drawn as a marker,
 //     optionally with a short text label beside it; the line may be
-//     dashed ([Series.Dashed]) or left out for a scatter
-//     ([Series.NoLine], with small markers: [Series.Size]), the markers
-//     may be left out ([Series.NoMarkers]), and each
-//     point may carry a vertical error bar ([Series.YLo], [Series.YHi]);
+//     dashed (Series.Dashed) or left out for a scatter
+//     (Series.NoLine, with small markers: Series.Size), the markers
+//     may be left out (Series.NoMarkers), and each
+//     point may carry a vertical error bar (Series.YLo, Series.YHi);
 //   - [Mark]s: single markers of a [Shape] (circle, ring, cross, triangle,
 //     square, diamond, triangle pointing down);
 //   - [RefLine]s: dashed vertical or horizontal lines with a label, such
@@ -24,17 +24,17 @@
 // and reference lines) plus a margin, or over the [Range] the caller
 // fixes. Its ticks are "nice" numbers (steps of 1, 2 or 5 times a power
 // of ten) printed with the same number of decimals along the axis. An
-// axis may instead be logarithmic ([Panel.LogX], [Panel.LogY]): its range
+// axis may instead be logarithmic (Panel.LogX, Panel.LogY): its range
 // is the data's in powers of ten plus a margin, not whole decades, and
 // its ticks the powers of ten inside it (every second or third on a long
 // axis; 1, 2 and 5 times them on a short one), printed as short as they
-// go ("0.1", "1", "100"). Or the caller gives the ticks ([Panel.XTicks],
-// [Panel.YTicks]: a value and a label each, such as categories at 0, 1,
+// go ("0.1", "1", "100"). Or the caller gives the ticks (Panel.XTicks,
+// Panel.YTicks: a value and a label each, such as categories at 0, 1,
 // 2); labels too long to sit side by side are an error, not a clash.
 //
 // Every series and every mark with a legend label gets a legend entry;
 // entries with the same label and style in several panels are shown
-// once. [Legend.Extra] adds entries for a style several series share
+// once. Legend.Extra adds entries for a style several series share
 // (such as "dashed: mean P(y = 1)"). The legend lies outside the axes, to
 // the right of the last panel or below the panels.
 //
