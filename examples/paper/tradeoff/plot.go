@@ -295,9 +295,10 @@ func plotRuntime(path, title string, o *options, ps []point) error {
 		}
 		for g, m := range o.models {
 			if s, ok := meanSeconds(ps, m, meth); ok {
-				s = math.Max(s, 0.05) // the CSV keeps tenths of a second: 0.0 is "under 0.05 s", drawn at 0.05 and labelled "<0.1"
 				se.X = append(se.X, float64(g)-0.4+width*(float64(k)+0.5))
-				se.Y, se.Labels = append(se.Y, s), append(se.Labels, secondsText(s))
+				// The CSV keeps tenths of a second: a mean of 0.0 is "under
+				// 0.05 s", drawn at 0.01.
+				se.Y, se.Labels = append(se.Y, math.Max(s, 0.01)), append(se.Labels, secondsText(s))
 			}
 		}
 		if len(se.X) > 0 {
