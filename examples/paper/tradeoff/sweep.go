@@ -48,7 +48,7 @@ type options struct {
 	lr, weightDecay          float64
 	hidden                   int
 	dtype                    tensor.Dtype
-	selectBest, png          bool
+	selectBest               bool
 	synthN                   int
 	lambdaS                  float64
 	fromCSV                  []string
@@ -89,7 +89,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.hidden, "hidden", 64, "hidden width of the backbones (GAT: 4 heads of hidden/4)")
 	dt := fs.String("dtype", "float64", "float32 or float64")
 	fs.BoolVar(&o.selectBest, "select-best", false, "evaluate the best-validation epoch instead of the last")
-	fs.BoolVar(&o.png, "png", false, "also write the plot as PNG")
 	from := fs.String("from-csv", "", "comma-separated CSVs of earlier runs: aggregate and plot them instead of training (-dataset and -epochs label the plot)")
 	post := fs.String("post", "", `post-processing of every plain run's trained model: comma-separated "fmp-post" (FMP on the backbone: λs 0 and 1 × the -post-lambda-f grid; methods fmp-post-s0 and fmp-post-s1) and "thresholds" (per-group thresholds, lowest validation ΔDP within each of -post-losses accuracy points)`)
 	postLF := fs.String("post-lambda-f", "0.25,0.5,1,2,4,8,16", "λf grid of fmp-post")
@@ -913,24 +912,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
 	svgPath := filepath.Join(o.out, o.name+".svg")
-	title := fmt.Sprintf("%s: test accuracy vs ΔDP (%d epochs)", o.dataset, o.epochs)
+	title := fmt.Sprintf("%s: test accuracy against ΔDP, each method's Pareto front (%d epochs)", o.dataset, o.epochs)
 	if err := plotFronts(svgPath, title, o, rs, ps); err != nil {
 		return err
 	}
-	if o.png {
-		if err := plotFronts(filepath.Join(o.out, o.name+".png"), title, o, rs, ps); err != nil {
-			return err
-		}
-	}
 	rtPath := filepath.Join(o.out, o.name+"-runtime.svg")
-	rtTitle := fmt.Sprintf("%s: seconds per run (%d epochs; FMP and thresholds: post-processing a trained plain run)", o.dataset, o.epochs)
+	rtTitle := fmt.Sprintf("%s: seconds per run (%d epochs)", o.dataset, o.epochs)
 	if err := plotRuntime(rtPath, rtTitle, o, ps); err != nil {
 		return err
-	}
-	if o.png {
-		if err := plotRuntime(filepath.Join(o.out, o.name+"-runtime.png"), rtTitle, o, ps); err != nil {
-			return err
-		}
 	}
 	if err := summarize(stdout, o, rs, ps); err != nil {
 		return err
