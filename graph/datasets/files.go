@@ -96,8 +96,11 @@ func (c FilesConfig) Validate() error {
 	if c.SplitColumn != "" {
 		cols = append(cols, [2]string{"SplitColumn", c.SplitColumn})
 	}
-	if err := checkColumns("FilesConfig", c.Nodes, c.Drop, cols); err != nil {
+	if err := checkColumns("FilesConfig", c.Nodes, c.Drop, append(cols, intersectCols(c.Options)...)); err != nil {
 		return err
+	}
+	if c.Options.FoldSens {
+		return errors.New("datasets: FilesConfig.Options.FoldSens is set, but LoadFiles maps any sensitive values, text included, to groups; fold them in the file (or merge small groups with Options.MinGroupSize and MergeSmallGroups)")
 	}
 	if c.Split != "" && c.SplitColumn != "" {
 		return errors.New("datasets: FilesConfig.Split and SplitColumn are both set, want at most one")
@@ -129,6 +132,9 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		}
 	}
 	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colText, c.SensColumn: colText}, comma: comma}
+	for _, s := range c.Options.IntersectSens {
+		spec.kinds[s] = colText
+	}
 	for _, d := range c.Drop {
 		spec.kinds[d] = colSkip
 	}
@@ -138,7 +144,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		spec.kinds[c.SplitColumn] = colText
 	}
-	spec.need = append([]string{c.LabelColumn, c.SensColumn}, c.Drop...)
+	spec.need = append(append([]string{c.LabelColumn, c.SensColumn}, c.Drop...), c.Options.IntersectSens...)
 	if c.IDColumn != "" {
 		spec.need = append(spec.need, c.IDColumn)
 	}
@@ -162,17 +168,14 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	sens, groupNames, err := mapValues(t, sc, missing, "")
+	sens, groupNames, warnings, err := textGroups(t, append([]string{c.SensColumn}, c.Options.IntersectSens...), missing, labels, c.Options)
 	if err != nil {
 		return nil, err
-	}
-	if len(groupNames) < 2 {
-		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two groups", c.SensColumn, len(groupNames), strings.Join(groupNames, ", "))
 	}
 	if len(classNames) < 2 {
 		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
 	}
-	exclude := append([]string{}, c.Drop...)
+	exclude := append(append([]string{}, c.Drop...), c.Options.IntersectSens...)
 	var ids []string
 	var index map[string]int
 	if c.IDColumn != "" {
@@ -194,7 +197,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	}
 	ds := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, sens)
 	ds.Labels, ds.Sens = labels, sens
-	ds.ClassNames, ds.GroupNames, ds.IDs = classNames, groupNames, ids
+	ds.ClassNames, ds.GroupNames, ds.IDs, ds.Warnings = classNames, groupNames, ids, warnings
 	edges, err := loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
 		return parseUserEdges(r, c.Edges, t.rows, index, ds)
 	})
