@@ -264,3 +264,14 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 	}
 	return r, nil
 }
+
+// Breakdown returns the report's per-group breakdown (Overall and Groups;
+// the exclusion counts are the report's).
+func (r Report) Breakdown() *Breakdown {
+	return &Breakdown{Overall: r.Overall, Groups: r.Groups, UnknownLabel: r.UnknownLabel, UnknownSens: r.UnknownSens, Excluded: r.Excluded}
+}
+
+// Frame returns the Frame of the rate over the report's groups (see
+// [Breakdown.Frame]): a Report is a [RateFrames], so that
+// c.Of(report) computes any [Criterion] of an evaluation.
+func (r Report) Frame(rate Rate) (*Frame, error) { return r.Breakdown().Frame(rate) }

@@ -237,12 +237,12 @@ Flags:
 	fc.LambdaF, fc.LambdaS = o.lambdaF, o.lambdaS
 	switch {
 	case *maxDP != 0:
-		o.rule = metrics.Rule{MaxDP: *maxDP / 100}
+		o.rule = metrics.MostAccurateWithin(metrics.DPDifference, *maxDP/100)
 		if !(*maxDP > 0 && *maxDP <= 100) {
 			return nil, badInput("-max-dp %v, want ΔDP points in (0, 100]", *maxDP)
 		}
 	default:
-		o.rule = metrics.Rule{MaxAccuracyLoss: *maxLoss / 100}
+		o.rule = metrics.FairestWithin(metrics.DPDifference, *maxLoss/100)
 		if !(*maxLoss > 0 && *maxLoss <= 100) {
 			return nil, badInput("-max-acc-loss %v, want accuracy points in (0, 100]", *maxLoss)
 		}

@@ -235,8 +235,12 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
 			break
 		}
-		r.methods = append(r.methods, &method{Name: "thresholds", probs: pred.Probs, decision: th.Decide(p1, ds.Sens), thresholded: true,
-			Setting: map[string]float64{"threshold_group0": th.T[0], "threshold_group1": th.T[1]}})
+		d, err := th.Decide(p1, ds.Sens, o.model.Seed)
+		if err != nil {
+			return nil, err
+		}
+		r.methods = append(r.methods, &method{Name: "thresholds", probs: pred.Probs, decision: d, thresholded: true,
+			Setting: map[string]float64{"threshold_group0": th.T()[0], "threshold_group1": th.T()[1]}})
 	}
 	for _, me := range r.methods {
 		if err := me.evaluate(ds); err != nil {
