@@ -110,6 +110,9 @@ type SmallGroupError struct {
 	// the merged group's size.
 	Merged bool
 	Total  int
+	// All is true when every group is below Min and MergeSmallGroups was
+	// asked: merged, they would make a single group.
+	All bool
 }
 
 func (e *SmallGroupError) Error() string {
@@ -120,6 +123,9 @@ func (e *SmallGroupError) Error() string {
 	where := ""
 	if e.File != "" {
 		where = e.File + ": "
+	}
+	if e.All {
+		return fmt.Sprintf("datasets: %severy sensitive group has fewer than %d labelled nodes (%s): merged they would make one group; lower Options.MinGroupSize", where, e.Min, strings.Join(parts, ", "))
 	}
 	if e.Merged {
 		return fmt.Sprintf("datasets: %ssensitive groups %s, merged into one group for having fewer than %d labelled nodes each, still make only %d labelled nodes; lower Options.MinGroupSize", where, strings.Join(parts, ", "), e.Min, e.Total)
@@ -213,6 +219,10 @@ func (s sensSpec) minSize(sens []int, names []string, labels []int) ([]int, []st
 	if !s.merge {
 		return nil, nil, small
 	}
+	if next == 0 {
+		small.All = true
+		return nil, nil, small
+	}
 	if small.Total < s.min {
 		small.Merged = true
 		return nil, nil, small
@@ -230,9 +240,6 @@ func (s sensSpec) minSize(sens []int, names []string, labels []int) ([]int, []st
 		}
 	}
 	out = append(out, other)
-	if len(out) < 2 {
-		return nil, nil, fileErr(s.file, 0, 0, "%s: every group has fewer than %d labelled nodes; merged they make one group, want at least two", s.what(), s.min)
-	}
 	res := make([]int, len(sens))
 	for i, g := range sens {
 		switch {

@@ -101,7 +101,9 @@ func TestLoadFilesIntersections(t *testing.T) {
 
 	c.Options.MinGroupSize = 3
 	_, err = LoadFiles(c)
-	assert.ErrorContains(t, err, "every group has fewer than 3 labelled nodes; merged they make one group")
+	require.True(t, errors.As(err, &small), "%v", err)
+	assert.True(t, small.All)
+	assert.ErrorContains(t, err, "every sensitive group has fewer than 3 labelled nodes")
 
 	c.Options.MinGroupSize, c.Options.MergeSmallGroups = 0, false
 	c.Options.FoldSens = true
