@@ -264,25 +264,9 @@ func statsOf(cnt []codeCounts) resampleStats {
 		st := &b.Groups[g]
 		st.Group = g
 		for code, k := range cnt[g] {
-			for _, s := range [2]*GroupStats{st, &b.Overall} {
-				s.Count += k
-				if code&codePositive != 0 {
-					s.Positives += k
-				} else {
-					s.Negatives += k
-				}
-				if code&codeSelected != 0 {
-					s.Selected += k
-					if code&codePositive != 0 {
-						s.TruePositives += k
-					} else {
-						s.FalsePositives += k
-					}
-				}
-				if code&codeCorrect != 0 {
-					s.Correct += k
-				}
-			}
+			pos, sel, cor := code&codePositive != 0, code&codeSelected != 0, code&codeCorrect != 0
+			st.add(pos, sel, cor, k)
+			b.Overall.add(pos, sel, cor, k)
 		}
 		st.rates()
 	}

@@ -139,25 +139,8 @@ func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
 			}
 			nGroups = s + 1
 		}
-		for _, st := range [2]*GroupStats{&b.Overall, &b.Groups[s]} {
-			st.Count++
-			if y == pos {
-				st.Positives++
-			} else {
-				st.Negatives++
-			}
-			if p == pos {
-				st.Selected++
-				if y == pos {
-					st.TruePositives++
-				} else {
-					st.FalsePositives++
-				}
-			}
-			if p == y {
-				st.Correct++
-			}
-		}
+		b.Overall.add(y == pos, p == pos, p == y, 1)
+		b.Groups[s].add(y == pos, p == pos, p == y, 1)
 	}
 	if b.Overall.Count == 0 {
 		return nil, fmt.Errorf("%w: all %d nodes have an unknown (−1) label or sensitive group", ErrEmpty, len(pred))
@@ -171,6 +154,28 @@ func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
 		b.Groups[g].rates()
 	}
 	return b, nil
+}
+
+// add counts k nodes that are positive or not, selected or not, decided
+// correctly or not.
+func (s *GroupStats) add(positive, selected, correct bool, k int) {
+	s.Count += k
+	if positive {
+		s.Positives += k
+	} else {
+		s.Negatives += k
+	}
+	if selected {
+		s.Selected += k
+		if positive {
+			s.TruePositives += k
+		} else {
+			s.FalsePositives += k
+		}
+	}
+	if correct {
+		s.Correct += k
+	}
 }
 
 func (s *GroupStats) rates() {

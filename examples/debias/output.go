@@ -263,7 +263,7 @@ func settingText(ds *datasets.Dataset, me *method) string {
 			if !ok {
 				break
 			}
-			s := fmt.Sprintf("t(%s) %.3f", groupName(ds, g), t)
+			s := fmt.Sprintf("t(group %s) %.3f", groupName(ds, g), t)
 			if p := me.Setting[fmt.Sprintf("p_threshold2_group%d", g)]; p != 0 {
 				s += fmt.Sprintf(" or %.3f (p %.2f)", me.Setting[fmt.Sprintf("threshold2_group%d", g)], p)
 			}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	G "gorgonia.org/gorgonia"
@@ -84,21 +83,17 @@ func loadData(o *options) (*datasets.Dataset, error) {
 // smallGroups says, in the command's flags, which groups are below
 // -min-group and what to do.
 func smallGroups(e *datasets.SmallGroupError) string {
-	var parts []string
-	for k, g := range e.Groups {
-		parts = append(parts, fmt.Sprintf("%q (%d)", g, e.Sizes[k]))
-	}
 	where := ""
 	if e.File != "" {
 		where = e.File + ": "
 	}
 	if e.All {
-		return fmt.Sprintf("%severy sensitive group has fewer than -min-group %d labelled nodes (%s): merged they would make one group; lower -min-group, or choose other -sens columns", where, e.Min, strings.Join(parts, ", "))
+		return fmt.Sprintf("%severy sensitive group has fewer than -min-group %d labelled nodes (%s): merged they would make one group; lower -min-group, or choose other -sens columns", where, e.Min, e.List())
 	}
 	if e.Merged {
-		return fmt.Sprintf("%sthe sensitive groups below -min-group %d, %s, merged (-merge-small) make only %d labelled nodes: lower -min-group, or choose other -sens columns", where, e.Min, strings.Join(parts, ", "), e.Total)
+		return fmt.Sprintf("%sthe sensitive groups below -min-group %d, %s, merged (-merge-small) make only %d labelled nodes: lower -min-group, or choose other -sens columns", where, e.Min, e.List(), e.Total)
 	}
-	return fmt.Sprintf("%s%d sensitive group(s) with fewer than -min-group %d labelled nodes: %s; add -merge-small to merge them into one group, lower -min-group (0: no minimum), or choose other -sens columns", where, len(e.Groups), e.Min, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s%d sensitive group(s) with fewer than -min-group %d labelled nodes: %s; add -merge-small to merge them into one group, lower -min-group (0: no minimum), or choose other -sens columns", where, len(e.Groups), e.Min, e.List())
 }
 
 // checkSplitGroups returns an error naming a group without labelled

@@ -115,22 +115,29 @@ type SmallGroupError struct {
 	All bool
 }
 
-func (e *SmallGroupError) Error() string {
+// List returns the small groups with their labelled nodes, for messages:
+// "a" (3), "b" (0).
+func (e *SmallGroupError) List() string {
 	var parts []string
 	for k, g := range e.Groups {
 		parts = append(parts, fmt.Sprintf("%s (%d)", quote(g), e.Sizes[k]))
 	}
+	return strings.Join(parts, ", ")
+}
+
+func (e *SmallGroupError) Error() string {
+	list := e.List()
 	where := ""
 	if e.File != "" {
 		where = e.File + ": "
 	}
 	if e.All {
-		return fmt.Sprintf("datasets: %severy sensitive group has fewer than %d labelled nodes (%s): merged they would make one group; lower Options.MinGroupSize", where, e.Min, strings.Join(parts, ", "))
+		return fmt.Sprintf("datasets: %severy sensitive group has fewer than %d labelled nodes (%s): merged they would make one group; lower Options.MinGroupSize", where, e.Min, list)
 	}
 	if e.Merged {
-		return fmt.Sprintf("datasets: %ssensitive groups %s, merged into one group for having fewer than %d labelled nodes each, still make only %d labelled nodes; lower Options.MinGroupSize", where, strings.Join(parts, ", "), e.Min, e.Total)
+		return fmt.Sprintf("datasets: %ssensitive groups %s, merged into one group for having fewer than %d labelled nodes each, still make only %d labelled nodes; lower Options.MinGroupSize", where, list, e.Min, e.Total)
 	}
-	return fmt.Sprintf("datasets: %s%d sensitive group(s) with fewer than %d labelled nodes (Options.MinGroupSize): %s; merge them (Options.MergeSmallGroups) or lower the minimum", where, len(e.Groups), e.Min, strings.Join(parts, ", "))
+	return fmt.Sprintf("datasets: %s%d sensitive group(s) with fewer than %d labelled nodes (Options.MinGroupSize): %s; merge them (Options.MergeSmallGroups) or lower the minimum", where, len(e.Groups), e.Min, list)
 }
 
 // OtherGroup is the name of the group that Options.MergeSmallGroups makes
@@ -251,11 +258,7 @@ func (s sensSpec) minSize(sens []int, names []string, labels []int) ([]int, []st
 			res[i] = keep[g]
 		}
 	}
-	var parts []string
-	for k, g := range small.Groups {
-		parts = append(parts, fmt.Sprintf("%s (%d)", quote(g), small.Sizes[k]))
-	}
-	s.warnf("%s: %d sensitive groups with fewer than %d labelled nodes merged into group %q (%d labelled nodes): %s", s.what(), len(small.Groups), s.min, other, small.Total, strings.Join(parts, ", "))
+	s.warnf("%s: %d sensitive groups with fewer than %d labelled nodes merged into group %q (%d labelled nodes): %s", s.what(), len(small.Groups), s.min, other, small.Total, small.List())
 	return res, out, nil
 }
 
