@@ -103,6 +103,32 @@ func TestFitThresholdsEqualizedOddsExact(t *testing.T) {
 	assert.GreaterOrEqual(t, rnd.Val.Accuracy, 0.79)
 }
 
+// TestFitThresholdsRerun: fitting twice gives the same rules bit for bit,
+// deterministic and randomised, for every criterion.
+func TestFitThresholdsRerun(t *testing.T) {
+	p1, labels, sens := randomScores(rand.New(rand.NewSource(9)), 300, 3)
+	val := make([]int, len(p1))
+	for i := range val {
+		val[i] = i
+	}
+	for _, c := range metrics.Criteria() {
+		for _, randomized := range []bool{false, true} {
+			cfg := DefaultThresholdsConfig()
+			cfg.Rule, cfg.Randomized = metrics.FairestWithin(c, 0.02), randomized
+			a, err := FitThresholds(p1, labels, sens, val, cfg)
+			require.NoError(t, err)
+			b, err := FitThresholds(p1, labels, sens, val, cfg)
+			require.NoError(t, err)
+			assert.Equal(t, a, b, "%s randomised %v", c, randomized)
+			da, err := a.Decide(p1, sens, 3)
+			require.NoError(t, err)
+			db, err := b.Decide(p1, sens, 3)
+			require.NoError(t, err)
+			assert.Equal(t, da, db)
+		}
+	}
+}
+
 // TestDecideSeeded: the same seed gives the same decisions, whatever
 // other nodes are decided with them; the decisions' frequency is the
 // rule's probability.
