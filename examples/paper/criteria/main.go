@@ -18,6 +18,7 @@
 //	go run ./criteria -dataset bail -out criteria/results/bail
 //	go run ./criteria -dataset bail -intersect MALE -out criteria/results/bail_white_male
 //	go run ./criteria -dataset synthetic -groups 3 -out criteria/results/synthetic3
+//	go run ./criteria -dataset synthetic -groups 2 -second -out criteria/results/synthetic2_second
 //
 // The table goes to stdout; -out DIR also writes runs.csv (one row per
 // criterion, method and seed) and table.md. Progress goes to stderr (-q
@@ -62,6 +63,7 @@ type options struct {
 	data, dataset, out, backbone string
 	intersect                    []string
 	groups, synthN               int
+	second                       bool
 	seeds, epochs, resamples     int
 	lr, wd, maxLoss              float64
 	criteria                     []metrics.Criterion
@@ -85,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&intersect, "intersect", "", "further sensitive columns of the preset, intersected with its own (bail: MALE)")
 	fs.IntVar(&o.groups, "groups", 3, "groups of the generated graph: 2 (fractions 0.7/0.3), 3 (0.5/0.3/0.2) or 4 (0.4/0.3/0.2/0.1)")
 	fs.IntVar(&o.synthN, "synthetic-nodes", 4000, "nodes of the generated graph")
+	fs.BoolVar(&o.second, "second", false, "intersect the generated graph's attribute with a second binary one, drawn per node with P(b=1 | y) = 0.3 + 0.4·y (seed 1), in neither the features nor the edges")
 	fs.StringVar(&o.backbone, "backbone", "gcn", "backbone: mlp, gcn, sgc, appnp, gat, jknet")
 	fs.IntVar(&o.seeds, "seeds", 5, "seeds (model seeds 1..seeds)")
 	fs.IntVar(&o.epochs, "epochs", 300, "training epochs (best-validation epoch kept)")
@@ -129,7 +132,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	case o.dataset == "synthetic" && o.synthN < 200:
 		return nil, fmt.Errorf("-synthetic-nodes %d, want ≥ 200", o.synthN)
 	case o.dataset == "synthetic" && len(o.intersect) > 0:
-		return nil, fmt.Errorf("-intersect is for a preset's columns; the generated graph has one attribute (-groups)")
+		return nil, fmt.Errorf("-intersect is for a preset's columns; the generated graph has one attribute (-groups), and -second adds another")
+	case o.dataset != "synthetic" && o.second:
+		return nil, fmt.Errorf("-second is for the generated graph; a preset intersects its own columns (-intersect)")
 	case o.dataset != "synthetic" && o.data == "":
 		return nil, fmt.Errorf("-dataset %s needs -data or $FAIRMP_DATA", o.dataset)
 	}
@@ -142,7 +147,27 @@ func load(o *options) (*datasets.Dataset, error) {
 	if o.dataset == "synthetic" {
 		c := datasets.DefaultSyntheticConfig()
 		c.N, c.GroupFrac, c.GroupFracs = o.synthN, 0, syntheticFracs[o.groups]
-		return datasets.Synthetic(c)
+		ds, err := datasets.Synthetic(c)
+		if err != nil || !o.second {
+			return ds, err
+		}
+		// The second attribute, coupled with the label only.
+		rng := rand.New(rand.NewSource(1))
+		b := make([]int, ds.N())
+		for i, y := range ds.Labels {
+			if rng.Float64() < 0.3+0.4*float64(y) {
+				b[i] = 1
+			}
+		}
+		sens, combos, err := datasets.Intersect(ds.Sens, b)
+		if err != nil {
+			return nil, err
+		}
+		ds.Sens, ds.GroupNames = sens, make([]string, len(combos))
+		for g, c := range combos {
+			ds.GroupNames[g] = fmt.Sprintf("s=%d & b=%d", c[0], c[1])
+		}
+		return ds, nil
 	}
 	opts := datasets.PaperOptions()
 	opts.IntersectSens = o.intersect
@@ -307,15 +332,18 @@ func runSeed(o *options, ds *datasets.Dataset, seed int64, tc exp.TrainOptions) 
 	return rs, nil
 }
 
+// thresholdText writes the groups' thresholds, group 0 first, separated
+// by "/": a randomised group's two thresholds as "t:t2", and "*" when it
+// also decides a share at random (equalized odds).
 func thresholdText(th *postprocess.Thresholds) string {
 	var parts []string
 	for _, g := range th.Groups {
 		s := strconv.FormatFloat(g.T, 'g', 3, 64)
 		if g.P2 != 0 {
-			s += "|" + strconv.FormatFloat(g.T2, 'g', 3, 64)
+			s += ":" + strconv.FormatFloat(g.T2, 'g', 3, 64)
 		}
 		if g.PConstant != 0 {
-			s += "~"
+			s += "*"
 		}
 		parts = append(parts, s)
 	}
@@ -395,6 +423,9 @@ func writeTable(w io.Writer, o *options, ds *datasets.Dataset, all []runResult, 
 	if len(o.intersect) > 0 {
 		name += " × " + strings.Join(o.intersect, " × ")
 	}
+	if o.second {
+		name += " × a second attribute b"
+	}
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d groups, %d validation and %d test nodes; backbone %s, %d seeds, %d epochs, Adam lr %g, weight decay %g; rule: the fairest validation criterion within %g accuracy points of the backbone; %v in all\n\n",
 		name, ds.N(), ds.Graph.NumEdges(), G, len(ds.Split.Val), len(ds.Split.Test), o.backbone, o.seeds, o.epochs, o.lr, o.wd, o.maxLoss, took.Round(time.Second))
 	fmt.Fprintln(w, "| criterion | method | test accuracy % | 95% interval | test criterion | 95% interval | settings chosen (first seeds) |")
@@ -419,7 +450,7 @@ func writeTable(w io.Writer, o *options, ds *datasets.Dataset, all []runResult, 
 				100*s.accIv.Lo, 100*s.accIv.Hi, v, fmtInterval(c, s.valueIv), strings.Join(settings, "; "))
 		}
 	}
-	fmt.Fprintln(w, "\nDifferences are in points; ratios as numbers. ± is the standard deviation over seeds; the intervals are a bootstrap over the test nodes (resampled within each group) of the seed-averaged metric (metrics.BootstrapMean). Randomised thresholds draw their test decisions with the run's seed.")
+	fmt.Fprintln(w, "\nDifferences are in points; ratios as numbers. ± is the standard deviation over seeds; the intervals are a bootstrap over the test nodes (resampled within each group) of the seed-averaged metric (metrics.BootstrapMean). Thresholds: group 0's first; \"a:b\" mixes two, \"*\" also decides a share at random. Randomised thresholds draw their test decisions with the run's seed.")
 	fmt.Fprintln(w, "\nFMP against the thresholds: the seed-averaged test difference FMP − thresholds, with its 95% interval from a paired bootstrap (both methods on the same resampled test nodes). \"Beyond the noise\" means the interval excludes 0.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| criterion | against | criterion: FMP − thresholds [95%] | accuracy points: FMP − thresholds [95%] | fairer (beyond the noise?) | more accurate (beyond the noise?) |")
@@ -446,9 +477,9 @@ func writeTable(w io.Writer, o *options, ds *datasets.Dataset, all []runResult, 
 			}
 			vs := "–"
 			if dvOK {
-				vs = fmt.Sprintf("%s %s", signed(c, dv.point), fmtInterval(c, metrics.Interval{Lo: dv.lo, Hi: dv.hi, Used: dv.used}))
+				vs = fmt.Sprintf("%s [%s, %s]", signed(c, dv.point), signed(c, dv.lo), signed(c, dv.hi))
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %+.2f [%.2f, %.2f] | %s | %s |\n", c.Title(), other, vs, 100*da.point, 100*da.lo, 100*da.hi,
+			fmt.Fprintf(w, "| %s | %s | %s | %+.2f [%+.2f, %+.2f] | %s | %s |\n", c.Title(), other, vs, 100*da.point, 100*da.lo, 100*da.hi,
 				verdict(dv, c.IsRatio()), verdict(da, true))
 		}
 	}

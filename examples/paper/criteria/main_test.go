@@ -11,6 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestCriteriaSecondAttribute: -second intersects the generated
+// attribute with another: four groups, named.
+func TestCriteriaSecondAttribute(t *testing.T) {
+	o, err := parseFlags([]string{"-groups", "2", "-second", "-synthetic-nodes", "400"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	ds, err := load(o)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"s=0 & b=0", "s=0 & b=1", "s=1 & b=0", "s=1 & b=1"}, ds.GroupNames)
+	for _, s := range ds.Sens {
+		assert.True(t, s >= 0 && s < 4)
+	}
+}
+
 // TestCriteriaSmoke runs every method under every criterion on a small
 // generated graph with three groups: a row per criterion and method, a
 // comparison per criterion and kind of thresholds, a CSV line per run.
@@ -31,6 +44,16 @@ func TestCriteriaSmoke(t *testing.T) {
 	tb, err := os.ReadFile(filepath.Join(dir, "table.md"))
 	require.NoError(t, err)
 	assert.Equal(t, out.String(), string(tb))
+
+	// A rerun gives the same runs, bit for bit.
+	again := t.TempDir()
+	out.Reset()
+	err = run([]string{"-groups", "3", "-synthetic-nodes", "400", "-backbone", "mlp", "-seeds", "2", "-epochs", "5", "-lr", "0.01",
+		"-criteria", "dp,eo,eodds,dp-ratio", "-resamples", "100", "-out", again, "-q"}, &out, &log)
+	require.NoError(t, err)
+	b2, err := os.ReadFile(filepath.Join(again, "runs.csv"))
+	require.NoError(t, err)
+	assert.Equal(t, string(b), string(b2))
 }
 
 func TestCriteriaFlags(t *testing.T) {
@@ -42,6 +65,7 @@ func TestCriteriaFlags(t *testing.T) {
 		{[]string{"-backbone", "fmp"}, `-backbone "fmp"`},
 		{[]string{"-groups", "5"}, "-groups 5"},
 		{[]string{"-intersect", "MALE"}, "-intersect is for a preset"},
+		{[]string{"-dataset", "bail", "-data", "x", "-second"}, "-second is for the generated graph"},
 		{[]string{"-dataset", "bail", "-data", ""}, "needs -data"},
 		{[]string{"-seeds", "0"}, "-seeds 0"},
 		{[]string{"x"}, "unexpected arguments"},
