@@ -299,9 +299,15 @@ func (fc *frameCache) Frame(r Rate) (*Frame, error) {
 	return fc.f[r], fc.err[r]
 }
 
-// percentile sorts xs (not empty) and returns the interval at level
-// around point (see Bootstrap for the quantile definition).
-func percentile(xs []float64, point, level float64) Interval {
+// Percentile returns the percentile interval at level (in (0, 1)) of the
+// resampled values xs around point, with Bootstrap's quantile definition
+// (the order statistic ⌈q·B⌉), Used = len(xs): for bootstraps of one's
+// own statistics, such as a paired difference of two methods. It sorts
+// xs in place, and returns the zero Interval for no values.
+func Percentile(xs []float64, point, level float64) Interval {
+	if len(xs) == 0 {
+		return Interval{}
+	}
 	slices.Sort(xs)
 	a := (1 - level) / 2
 	return Interval{Point: point, Lo: quantile(xs, a), Hi: quantile(xs, 1-a), Used: len(xs)}
@@ -416,7 +422,7 @@ func BootstrapMean(probs [][]float64, classes int, labels, sens, nodes []int, op
 		return Intervals{}, fmt.Errorf("%w: ΔEO is undefined on all %d resamples (some group drew no positive node every time; a group has too few positives for a bootstrap)", ErrNoPositives, cfg.Resamples)
 	}
 	iv := Intervals{
-		Accuracy:  percentile(acc, pAcc/runs, cfg.Level),
+		Accuracy:  Percentile(acc, pAcc/runs, cfg.Level),
 		Criteria:  map[Criterion]Interval{},
 		Level:     cfg.Level,
 		Resamples: cfg.Resamples,
@@ -424,7 +430,7 @@ func BootstrapMean(probs [][]float64, classes int, labels, sens, nodes []int, op
 	}
 	for _, c := range Criteria() {
 		if defined[c] && len(vals[c]) > 0 {
-			iv.Criteria[c] = percentile(vals[c], pVal[c]/runs, cfg.Level)
+			iv.Criteria[c] = Percentile(vals[c], pVal[c]/runs, cfg.Level)
 		}
 	}
 	iv.DemographicParity, iv.EqualOpportunity = iv.Criteria[DPDifference], iv.Criteria[EODifference]
@@ -555,15 +561,15 @@ func BootstrapFrame(name string, metric Metric, pred, labels, sens []int, cfg Bo
 		return nil, fmt.Errorf("%w: BootstrapFrame: %s failed on all %d resamples", ErrEmpty, name, cfg.Resamples)
 	}
 	out := &FrameIntervals{
-		Overall:             percentile(overall, f.Overall, cfg.Level),
+		Overall:             Percentile(overall, f.Overall, cfg.Level),
 		ByGroup:             make([]Interval, groups),
-		Difference:          percentile(diff, f.Difference(BetweenGroups), cfg.Level),
-		DifferenceToOverall: percentile(diffAll, f.Difference(ToOverall), cfg.Level),
+		Difference:          Percentile(diff, f.Difference(BetweenGroups), cfg.Level),
+		DifferenceToOverall: Percentile(diffAll, f.Difference(ToOverall), cfg.Level),
 		Level:               cfg.Level,
 		Resamples:           cfg.Resamples,
 	}
 	for g := range byGroup {
-		out.ByGroup[g] = percentile(byGroup[g], f.ByGroup[g], cfg.Level)
+		out.ByGroup[g] = Percentile(byGroup[g], f.ByGroup[g], cfg.Level)
 		out.Evaluated += len(members[g])
 	}
 	ratioIv := func(m Method, xs []float64) *Interval {
@@ -571,7 +577,7 @@ func BootstrapFrame(name string, metric Metric, pred, labels, sens []int, cfg Bo
 		if err != nil || len(xs) == 0 {
 			return nil
 		}
-		iv := percentile(xs, p, cfg.Level)
+		iv := Percentile(xs, p, cfg.Level)
 		return &iv
 	}
 	out.Ratio, out.RatioToOverall = ratioIv(BetweenGroups, ratio), ratioIv(ToOverall, ratioAll)

@@ -483,7 +483,7 @@ func TestQuantile(t *testing.T) {
 	assert.Equal(t, 7.0, quantile([]float64{7}, 0.025))
 	assert.Equal(t, 7.0, quantile([]float64{7}, 0.975))
 
-	iv := percentile([]float64{0.3, 0.1, 0.2, 0.5, 0.4}, 0.3, 0.6)
+	iv := Percentile([]float64{0.3, 0.1, 0.2, 0.5, 0.4}, 0.3, 0.6)
 	// q = 0.2 → k = 1; q = 0.8 → k = 4.
 	assert.Equal(t, Interval{Point: 0.3, Lo: 0.1, Hi: 0.4, Used: 5}, iv)
 }

@@ -31,12 +31,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -592,13 +590,8 @@ func pairedDiff(o *options, ds *datasets.Dataset, all []runResult, c metrics.Cri
 	if len(ds2) == 0 {
 		return diff{}, false
 	}
-	sort.Float64s(ds2)
-	// The order statistic ⌈q·B⌉ (metrics.Bootstrap's quantile).
-	q := func(p float64) float64 {
-		k := int(math.Ceil(math.Round(p*float64(len(ds2))*1e9) / 1e9))
-		return ds2[min(len(ds2), max(1, k))-1]
-	}
-	return diff{point: va - vb, lo: q(0.025), hi: q(0.975), used: len(ds2), ok: true}, true
+	iv := metrics.Percentile(ds2, va-vb, 0.95)
+	return diff{point: iv.Point, lo: iv.Lo, hi: iv.Hi, used: iv.Used, ok: true}, true
 }
 
 func writeCSV(path string, all []runResult) error {
