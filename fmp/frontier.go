@@ -22,9 +22,11 @@ type FrontierConfig struct {
 	LambdaS     []float64
 	K           []int
 	Temperature []float64
-	// Rule chooses the point from the validation accuracy and ΔDP.
-	// Default metrics.DefaultRule(): the lowest validation ΔDP within one
-	// accuracy point of the model without debiasing (λf = 0).
+	// Rule chooses the point from the validation accuracy and the
+	// rule's fairness criterion (any metrics.Criterion: ΔDP, the DP
+	// ratio, ΔEO, equalized odds, ...). Default metrics.DefaultRule():
+	// the lowest validation ΔDP within one accuracy point of the model
+	// without debiasing (λf = 0).
 	Rule metrics.Rule
 	// Test, if not empty, are nodes on which every point is also
 	// evaluated, for reporting only: the choice uses the validation nodes
@@ -78,8 +80,8 @@ type FrontierPoint struct {
 	// Val is the report on the task's validation nodes; Test on
 	// FrontierConfig.Test (zero when it is empty).
 	Val, Test metrics.Report
-	// TestIntervals are the bootstrap intervals of Test's accuracy, ΔDP
-	// and ΔEO when FrontierConfig.TestBootstrap is set (zero otherwise).
+	// TestIntervals are the bootstrap intervals of Test's accuracy and
+	// criteria when FrontierConfig.TestBootstrap is set (zero otherwise).
 	TestIntervals metrics.Intervals
 }
 
@@ -89,7 +91,7 @@ type Frontier struct {
 	// Points are the grid's settings, in grid order (λf varying fastest).
 	Points []FrontierPoint
 	// Reference is the model's setting with λf = 0 (propagation only),
-	// the reference of a MaxAccuracyLoss rule.
+	// the reference of a Fairest rule's accuracy loss.
 	Reference FrontierPoint
 	// Chosen indexes the point the rule chose.
 	Chosen int
@@ -234,10 +236,9 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 	}
 	cands := make([]metrics.Candidate, len(f.Points))
 	for i, p := range f.Points {
-		cands[i] = metrics.Candidate{Accuracy: p.Val.Accuracy, DemographicParity: p.Val.DemographicParity}
+		cands[i] = cfg.Rule.Candidate(p.Val)
 	}
-	r := metrics.Candidate{Accuracy: f.Reference.Val.Accuracy, DemographicParity: f.Reference.Val.DemographicParity}
-	if f.Chosen, err = metrics.Choose(cands, r, cfg.Rule); err != nil {
+	if f.Chosen, err = metrics.Choose(cands, cfg.Rule.Candidate(f.Reference.Val), cfg.Rule); err != nil {
 		return nil, fmt.Errorf("fmp: %s: %w", fn, err)
 	}
 	return f, nil

@@ -186,7 +186,7 @@ func load(o *options, set string) (*datasets.Dataset, error) {
 	if o.data == "" {
 		return nil, fmt.Errorf("-datasets %s needs -data or $FAIRMP_DATA", set)
 	}
-	return datasets.Load(o.data, set, datasets.DefaultOptions())
+	return datasets.Load(o.data, set, datasets.PaperOptions())
 }
 
 // sweep trains one backbone and measures every ρ and λf on it.

@@ -245,7 +245,7 @@ func loadData(o *options) (*datasets.Dataset, error) {
 	if o.data == "" {
 		return nil, errors.New("no data folder: set -data or $FAIRMP_DATA")
 	}
-	return datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+	return datasets.Load(o.data, o.dataset, datasets.PaperOptions())
 }
 
 // buildModel returns a fresh backbone on ds in a new gorgonia graph.
@@ -391,12 +391,15 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 		var pts []result
 		for _, loss := range o.postLosses {
 			c := postprocess.DefaultThresholdsConfig()
-			c.Rule = metrics.Rule{MaxAccuracyLoss: loss / 100}
+			c.Rule = metrics.FairestWithin(metrics.DPDifference, loss/100)
 			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
 			if err != nil {
 				return nil, fmt.Errorf("thresholds within %g points: %w", loss, err)
 			}
-			probs := th.Probs(p1, ds.Sens)
+			probs, err := th.OneHot(p1, ds.Sens, j.seed)
+			if err != nil {
+				return nil, err
+			}
 			rep, err := metrics.Evaluate(probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
 			if err != nil {
 				return nil, err
