@@ -75,7 +75,9 @@ label, sensitive, split and -drop columns is a numeric feature. The edge
 list holds two node ids (or 0-based rows without -id) per line. The full
 format: go doc github.com/fairmp/fairmp/graph/datasets.
 
-Exit status 2 for bad input, 1 for a failure while running.
+Exit status 2 for bad input and 1 for a failure (nothing written either
+way); 3 when no setting met the rule (everything written, the backbone
+kept as FMP's answer).
 
 Flags:
 `)
