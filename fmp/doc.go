@@ -12,7 +12,8 @@
 // The other fairness methods FMP is compared with live apart: training
 // strategies (regulariser, adversary, fair mixup) in layers/fairtrain,
 // post-processing (per-group thresholds) in layers/postprocess, and the
-// criteria (ΔDP, ΔEO) in metrics.
+// criteria (ΔDP, the DP ratio, ΔEO, equalized odds, ...: [metrics.Criterion])
+// in metrics.
 //
 // # Which entry point
 //
@@ -41,11 +42,15 @@
 // propagation-only accuracy), then [NewFrontier] evaluates a grid of
 // settings (λf, and optionally λs, K, τ) on the trained backbone's
 // logits, from one forward pass of the backbone, and chooses one by a
-// [metrics.Rule] stated by the user: the lowest validation ΔDP within a
-// given accuracy loss, or the highest validation accuracy under a given
-// ΔDP. [Frontier.Model] returns the chosen model, sharing the trained
-// backbone; [Frontier.WriteSVG] draws every setting's validation and test
-// accuracy against ΔDP, the choice and the rule. [Model.WithFMP] debiases (or re-debiases) a trained model
+// [metrics.Rule] stated by the user on any criterion: the fairest
+// validation value within a given accuracy loss (the lowest ΔDP within one
+// point, say), or the highest validation accuracy whose criterion meets a
+// bound (a DP ratio of at least 0.8, say). FMP's term equalises the
+// groups' mean probabilities whatever the criterion; the rule only
+// chooses how much of it to apply. [Frontier.Model] returns the chosen
+// model, sharing the trained backbone; [Frontier.WriteSVG] draws every
+// setting's validation and test accuracy against the rule's criterion, the
+// choice and the rule. [Model.WithFMP] debiases (or re-debiases) a trained model
 // with a given setting. No single λf fits every graph: choose it on your
 // validation data.
 //

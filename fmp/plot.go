@@ -48,7 +48,10 @@ var markStyles = []struct {
 }
 
 // WriteSVG draws the frontier as an SVG figure of two panels, validation
-// (where the choice was made) and test: accuracy against ΔDP, in percent,
+// (where the choice was made) and test: accuracy against the rule's
+// criterion (ΔDP by default; any metrics.Criterion, in percent: a DP
+// ratio of 0.8 is drawn at 80), in percent; a setting on which the
+// criterion is undefined (a ratio of zero rates) is left out;
 // one line per value of λs with each point labelled with its λf (settings
 // with identical metrics, λf past saturation, drawn as one point labelled
 // with the range), the chosen point ringed, the rule's limit dashed on the
@@ -75,13 +78,20 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 			ls = append(ls, q.Config.LambdaS)
 		}
 	}
+	crit := f.Rule.Criterion
+	// at returns the point of a report: the criterion and the accuracy in
+	// percent, and whether the criterion is defined.
+	at := func(rep *metrics.Report) (x, y float64, ok bool) {
+		v, err := crit.Of(*rep)
+		return 100 * v, 100 * rep.Accuracy, err == nil
+	}
 	fig := svgplot.Figure{Legend: svgplot.Legend{Title: "numbers at points: λ_f"}}
 	for _, part := range []string{"validation (choice)", "test"} {
 		title := part
 		if cfg.Title != "" {
 			title = svgplot.Escape(cfg.Title) + ": " + part
 		}
-		p := svgplot.Panel{Title: title, XLabel: "ΔDP (%)", YLabel: "accuracy (%)"}
+		p := svgplot.Panel{Title: title, XLabel: crit.Title() + " (%)", YLabel: "accuracy (%)"}
 		pick := func(val, test *metrics.Report) *metrics.Report {
 			if part == "test" {
 				return test
@@ -95,8 +105,11 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 				if q.Config.LambdaS != s {
 					continue
 				}
-				rep := pick(&q.Val, &q.Test)
-				x, y, lf := 100*rep.DemographicParity, 100*rep.Accuracy, fmt.Sprintf("%g", q.Config.LambdaF)
+				x, y, ok := at(pick(&q.Val, &q.Test))
+				if !ok {
+					continue
+				}
+				lf := fmt.Sprintf("%g", q.Config.LambdaF)
 				// Settings with the same metrics as the previous one (λf
 				// past saturation) are one point, labelled with the range.
 				if n := len(se.X); n > 0 && se.X[n-1] == x && se.Y[n-1] == y {
@@ -107,22 +120,34 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 			}
 			p.Series = append(p.Series, se)
 		}
-		best := f.Best()
-		ch := pick(&best.Val, &best.Test)
-		p.Marks = append(p.Marks, svgplot.Mark{X: 100 * ch.DemographicParity, Y: 100 * ch.Accuracy, Shape: svgplot.Ring, Size: 7, Label: "FMP chosen"})
+		best, label := f.Best(), "FMP chosen"
+		if !f.Met() {
+			label = "no setting met the rule: λ_f 0 kept"
+		}
+		if x, y, ok := at(pick(&best.Val, &best.Test)); ok {
+			p.Marks = append(p.Marks, svgplot.Mark{X: x, Y: y, Shape: svgplot.Ring, Size: 7, Label: label})
+		}
 		for i, m := range cfg.Marks {
 			rep := pick(m.Val, m.Test)
 			if rep == nil {
 				continue
 			}
+			x, y, ok := at(rep)
+			if !ok {
+				continue
+			}
 			st := markStyles[i]
-			p.Marks = append(p.Marks, svgplot.Mark{X: 100 * rep.DemographicParity, Y: 100 * rep.Accuracy, Shape: st.shape, Color: st.color, Label: svgplot.Escape(m.Name)})
+			p.Marks = append(p.Marks, svgplot.Mark{X: x, Y: y, Shape: st.shape, Color: st.color, Label: svgplot.Escape(m.Name)})
 		}
 		if part != "test" {
-			switch rule := f.Rule; {
-			case rule.MaxDP > 0:
-				p.Lines = []svgplot.RefLine{{Vertical: true, At: 100 * rule.MaxDP, Label: fmt.Sprintf("rule: ΔDP ≤ %.4g", 100*rule.MaxDP)}}
-			case rule.MaxAccuracyLoss > 0:
+			switch rule := f.Rule; rule.Goal {
+			case metrics.MostAccurate:
+				op := "≤"
+				if crit.IsRatio() {
+					op = "≥"
+				}
+				p.Lines = []svgplot.RefLine{{Vertical: true, At: 100 * rule.Bound, Label: fmt.Sprintf("rule: %s %s %.4g", crit.Title(), op, 100*rule.Bound)}}
+			case metrics.Fairest:
 				floor := 100 * (f.Reference.Val.Accuracy - rule.MaxAccuracyLoss)
 				p.Lines = []svgplot.RefLine{{At: floor, Label: fmt.Sprintf("rule: accuracy ≥ %.4g", floor)}}
 			}

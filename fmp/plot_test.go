@@ -26,7 +26,7 @@ func TestFrontierWriteSVG(t *testing.T) {
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 0.5, 2}
 	fc.LambdaS = []float64{0, 1}
-	fc.Rule = metrics.Rule{MaxDP: 0.3}
+	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.3)
 	fc.Test = ds.Split.Test
 	f, err := fmp.NewFrontier(m, task, fc)
 	require.NoError(t, err)
@@ -49,6 +49,26 @@ func TestFrontierWriteSVG(t *testing.T) {
 		assert.Contains(t, svg, want)
 	}
 	assert.Equal(t, 1, strings.Count(svg, ">val only<"), "a mark without test metrics is drawn in the validation panel only (its legend entry)")
+	assert.Contains(t, svg, ">ΔDP (%)<")
+
+	// Another criterion: its axis, and its limit for a bound rule.
+	fc.Rule = metrics.MostAccurateWithin(metrics.DPRatio, 0.05)
+	f, err = fmp.NewFrontier(m, task, fc)
+	require.NoError(t, err)
+	a.Reset()
+	require.NoError(t, f.WriteSVG(&a, pc))
+	for _, want := range []string{">DP ratio (%)<", "rule: DP ratio ≥ 5"} {
+		assert.Contains(t, a.String(), want)
+	}
+
+	// No setting meets the rule: the reference is kept, and said so.
+	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
+	f, err = fmp.NewFrontier(m, task, fc)
+	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	a.Reset()
+	require.NoError(t, f.WriteSVG(&a, pc))
+	assert.Contains(t, a.String(), "no setting met the rule: λ")
+	assert.NotContains(t, a.String(), "FMP chosen")
 
 	assert.ErrorContains(t, f.WriteSVG(&a, fmp.PlotConfig{Marks: []fmp.PlotMark{{}}}), "Marks[0] has no name")
 	var empty fmp.Frontier

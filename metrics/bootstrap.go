@@ -67,20 +67,30 @@ func (i Interval) String() string {
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", Percent(i.Point), Percent(i.Lo), Percent(i.Hi))
 }
 
-// Intervals holds the bootstrap intervals of accuracy, ΔDP and ΔEO
-// (fractions), as returned by Bootstrap.
+// Intervals holds the bootstrap intervals of the accuracy and of every
+// fairness criterion (fractions), as returned by Bootstrap.
 //
-// Accuracy and ΔDP are defined on every resample (the resampling keeps
-// every group's size), so their Used equals Resamples. ΔEO is undefined
-// on a resample where some group drew no positive node; such resamples
-// are skipped for ΔEO alone, and EqualOpportunity.Used says how many
-// remain. A Used well below Resamples means a group has very few
-// positives and the ΔEO interval is conditional on every group drawing
-// one: read it with care.
+// Accuracy, ΔDP and the DP ratio's are computed on every resample where
+// they are defined (the resampling keeps every group's size, so ΔDP always
+// is). A criterion is undefined on a resample where some group drew no
+// positive node (the true-positive rate's criteria) or no negative node
+// (the false-positive rate's), or, for a ratio, where every group's rate
+// is 0; such resamples are skipped for that criterion alone, and its
+// Interval's Used says how many remain. A Used well below Resamples means
+// a group has very few positives (or negatives), and the interval is
+// conditional on every group drawing some: read it with care.
 type Intervals struct {
-	Accuracy          Interval `json:"accuracy"`
+	Accuracy Interval `json:"accuracy"`
+	// DemographicParity and EqualOpportunity are Criteria[DPDifference]
+	// and Criteria[EODifference], the two the FMP paper reports.
 	DemographicParity Interval `json:"demographic_parity"`
 	EqualOpportunity  Interval `json:"equal_opportunity"`
+	// Criteria holds the interval of every criterion defined on the
+	// evaluated nodes and on at least one resample, keyed by criterion
+	// (JSON: by its name). A criterion undefined on the evaluated nodes
+	// themselves (a ratio of zero rates, a group without negatives for
+	// the false-positive rate) has no entry.
+	Criteria map[Criterion]Interval `json:"criteria,omitempty"`
 	// Level and Resamples are those of the BootstrapConfig used.
 	Level     float64 `json:"level"`
 	Resamples int     `json:"resamples"`
@@ -88,6 +98,12 @@ type Intervals struct {
 	// minus those with an unknown label or sensitive group (Report's
 	// Evaluated).
 	Evaluated int `json:"evaluated"`
+}
+
+// Of returns the interval of criterion c, and whether it has one.
+func (iv Intervals) Of(c Criterion) (Interval, bool) {
+	i, ok := iv.Criteria[c]
+	return i, ok
 }
 
 // Bootstrap returns percentile bootstrap intervals for the accuracy, ΔDP
@@ -127,43 +143,7 @@ type Intervals struct {
 // an invalid cfg, and one wrapping ErrNoPositives when ΔEO is undefined on
 // every resample.
 func Bootstrap(probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Intervals, error) {
-	if err := cfg.Validate(); err != nil {
-		return Intervals{}, err
-	}
-	r, err := Evaluate(probs, classes, labels, sens, nodes, opt)
-	if err != nil {
-		return Intervals{}, err
-	}
-	bs := newBootstrapper(probs, classes, labels, sens, nodes, opt, len(r.Groups))
-
-	acc := make([]float64, 0, cfg.Resamples)
-	dp := make([]float64, 0, cfg.Resamples)
-	eo := make([]float64, 0, cfg.Resamples)
-	cnt := make([]codeCounts, len(bs.members))
-	rng := rand.New(rand.NewSource(cfg.Seed))
-	for range cfg.Resamples {
-		bs.resample(rng, cnt)
-		s := statsOf(cnt)
-		acc = append(acc, s.acc)
-		dp = append(dp, s.dp)
-		if s.eoOK {
-			eo = append(eo, s.eo)
-		}
-	}
-	if len(eo) == 0 {
-		// Evaluate saw a positive in every group, so this needs every
-		// resample to miss one: a tiny group rate of positives and bad
-		// luck. Without it percentile would index an empty slice.
-		return Intervals{}, fmt.Errorf("%w: ΔEO is undefined on all %d resamples (some group drew no positive node every time; a group has too few positives for a bootstrap)", ErrNoPositives, cfg.Resamples)
-	}
-	return Intervals{
-		Accuracy:          percentile(acc, r.Accuracy, cfg.Level),
-		DemographicParity: percentile(dp, r.DemographicParity, cfg.Level),
-		EqualOpportunity:  percentile(eo, r.EqualOpportunity, cfg.Level),
-		Level:             cfg.Level,
-		Resamples:         cfg.Resamples,
-		Evaluated:         r.Evaluated,
-	}, nil
+	return BootstrapMean([][]float64{probs}, classes, labels, sens, nodes, opt, cfg)
 }
 
 // A node's code packs what the metrics need to know about it.
@@ -266,58 +246,68 @@ func drawCounts(rng *rand.Rand, m []uint8, c *codeCounts) {
 	}
 }
 
-// resampleStats holds the metrics of one resample.
+// resampleStats holds the metrics of one resample: the accuracy and
+// every criterion, with whether it is defined.
 type resampleStats struct {
-	acc, dp, eo float64
-	eoOK        bool // every group has a positive node
+	acc  float64
+	vals [numCriteria]float64
+	ok   [numCriteria]bool
 }
 
-// statsOf computes the metrics from per-group counts with the same
-// arithmetic as tally, GroupStats.rates and Breakdown, so that the counts
-// of the original nodes give Evaluate's values bit for bit. Every group
-// must have a member.
+// statsOf computes the metrics from per-group counts through the same
+// Breakdown, rates and criteria as Evaluate, so that the counts of the
+// original nodes give Evaluate's values bit for bit. Every group must have
+// a member.
 func statsOf(cnt []codeCounts) resampleStats {
-	var total, correct int
-	var dpLo, dpHi, eoLo, eoHi float64
-	eoOK := true
+	b := &Breakdown{Groups: make([]GroupStats, len(cnt)), Overall: GroupStats{Group: -1}}
 	for g := range cnt {
-		c := &cnt[g]
-		var n, sel, pos, tp, cor int
-		for code, k := range c {
-			n += k
-			if code&codeSelected != 0 {
-				sel += k
-			}
-			if code&codePositive != 0 {
-				pos += k
-				if code&codeSelected != 0 {
-					tp += k
-				}
-			}
-			if code&codeCorrect != 0 {
-				cor += k
-			}
+		st := &b.Groups[g]
+		st.Group = g
+		for code, k := range cnt[g] {
+			pos, sel, cor := code&codePositive != 0, code&codeSelected != 0, code&codeCorrect != 0
+			st.add(pos, sel, cor, k)
+			b.Overall.add(pos, sel, cor, k)
 		}
-		total += n
-		correct += cor
-		sr := ratio(sel, n)
-		tpr := ratio(tp, pos)
-		if pos == 0 {
-			eoOK = false
-		}
-		if g == 0 {
-			dpLo, dpHi, eoLo, eoHi = sr, sr, tpr, tpr
-			continue
-		}
-		dpLo, dpHi = min(dpLo, sr), max(dpHi, sr)
-		eoLo, eoHi = min(eoLo, tpr), max(eoHi, tpr)
+		st.rates()
 	}
-	return resampleStats{acc: ratio(correct, total), dp: dpHi - dpLo, eo: eoHi - eoLo, eoOK: eoOK}
+	b.Overall.rates()
+	st := resampleStats{acc: b.Overall.Accuracy}
+	fc := &frameCache{b: b}
+	for _, c := range Criteria() {
+		v, err := c.Of(fc)
+		st.vals[c], st.ok[c] = v, err == nil
+	}
+	return st
 }
 
-// percentile sorts xs (not empty) and returns the interval at level
-// around point (see Bootstrap for the quantile definition).
-func percentile(xs []float64, point, level float64) Interval {
+// frameCache computes each rate's Frame of b once for all criteria.
+type frameCache struct {
+	b    *Breakdown
+	f    [numRates]*Frame
+	err  [numRates]error
+	done [numRates]bool
+}
+
+func (fc *frameCache) Frame(r Rate) (*Frame, error) {
+	if r < 0 || r >= numRates {
+		return fc.b.Frame(r)
+	}
+	if !fc.done[r] {
+		fc.f[r], fc.err[r] = fc.b.Frame(r)
+		fc.done[r] = true
+	}
+	return fc.f[r], fc.err[r]
+}
+
+// Percentile returns the percentile interval at level (in (0, 1)) of the
+// resampled values xs around point, with Bootstrap's quantile definition
+// (the order statistic ⌈q·B⌉), Used = len(xs): for bootstraps of one's
+// own statistics, such as a paired difference of two methods. It sorts
+// xs in place, and returns the zero Interval for no values.
+func Percentile(xs []float64, point, level float64) Interval {
+	if len(xs) == 0 {
+		return Interval{}
+	}
 	slices.Sort(xs)
 	a := (1 - level) / 2
 	return Interval{Point: point, Lo: quantile(xs, a), Hi: quantile(xs, 1-a), Used: len(xs)}
@@ -336,13 +326,14 @@ func quantile(sorted []float64, q float64) float64 {
 // BootstrapMean is Bootstrap for the mean over several predictions of the
 // same nodes, such as the runs of several seeds: probs[s] holds run s's
 // n × classes probabilities. Each Point is the mean over runs of
-// Evaluate's value; each resample draws one stratified multiset of nodes
-// (as Bootstrap does), evaluates every run on it and averages, so the
-// interval covers the sampling of the evaluated nodes for the seed-averaged
-// metric (the ± over seeds covers the runs' variation on fixed nodes, not
-// this). With one run it gives Bootstrap's points and, for the same seed,
-// the same intervals up to the order of draws (the draws pick nodes, not
-// codes).
+// Evaluate's value (of the criterion's value, for Criteria); each
+// resample draws one stratified multiset of nodes (as Bootstrap does),
+// evaluates every run on it and averages, so the interval covers the
+// sampling of the evaluated nodes for the seed-averaged metric (the ± over
+// seeds covers the runs' variation on fixed nodes, not this). A criterion
+// enters Criteria only if it is defined for every run on the evaluated
+// nodes, and a resample counts for it only if it is defined for every run
+// there. Bootstrap is BootstrapMean with one run.
 //
 // It returns Bootstrap's errors for any run, an error wrapping ErrValue
 // for no runs, and one wrapping ErrNoPositives when ΔEO is undefined on
@@ -354,67 +345,104 @@ func BootstrapMean(probs [][]float64, classes int, labels, sens, nodes []int, op
 	if len(probs) == 0 {
 		return Intervals{}, fmt.Errorf("%w: BootstrapMean: no runs, want at least one probability matrix", ErrValue)
 	}
-	var pAcc, pDP, pEO float64
+	var pAcc float64
+	var pVal [numCriteria]float64
+	var defined [numCriteria]bool
+	for c := range defined {
+		defined[c] = true
+	}
 	var bs []*bootstrapper
 	evaluated := 0
 	for s, p := range probs {
 		r, err := Evaluate(p, classes, labels, sens, nodes, opt)
 		if err != nil {
-			return Intervals{}, fmt.Errorf("run %d: %w", s, err)
+			if len(probs) > 1 {
+				err = fmt.Errorf("run %d: %w", s, err)
+			}
+			return Intervals{}, err
 		}
-		pAcc, pDP, pEO = pAcc+r.Accuracy, pDP+r.DemographicParity, pEO+r.EqualOpportunity
+		pAcc += r.Accuracy
+		for _, c := range Criteria() {
+			v, err := c.Of(r)
+			pVal[c] += v
+			defined[c] = defined[c] && err == nil
+		}
 		bs = append(bs, newBootstrapper(p, classes, labels, sens, nodes, opt, len(r.Groups)))
 		evaluated = r.Evaluated
 	}
 	runs := float64(len(probs))
 	groups := len(bs[0].members)
 	acc := make([]float64, 0, cfg.Resamples)
-	dp := make([]float64, 0, cfg.Resamples)
-	eo := make([]float64, 0, cfg.Resamples)
-	cnt := make([][]codeCounts, len(bs))
-	for s := range cnt {
-		cnt[s] = make([]codeCounts, groups)
-	}
+	var vals [numCriteria][]float64
+	cnt := make([]codeCounts, groups)
 	idx := make([][]int32, groups)
 	for g := range idx {
 		idx[g] = make([]int32, len(bs[0].members[g]))
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	for range cfg.Resamples {
-		for g := range idx {
-			drawIndices(rng, idx[g])
-		}
-		var a, d, e float64
-		eoOK := true
-		for s, b := range bs {
-			for g, m := range b.members {
-				c := &cnt[s][g]
-				*c = codeCounts{}
-				for _, i := range idx[g] {
-					c[m[i]]++
-				}
+		var a float64
+		var sum [numCriteria]float64
+		ok := defined
+		if len(bs) == 1 {
+			bs[0].resample(rng, cnt)
+			st := statsOf(cnt)
+			a, sum, ok = st.acc, st.vals, andOK(ok, st.ok)
+		} else {
+			for g := range idx {
+				drawIndices(rng, idx[g])
 			}
-			st := statsOf(cnt[s])
-			a, d, e = a+st.acc, d+st.dp, e+st.eo
-			eoOK = eoOK && st.eoOK
+			for _, b := range bs {
+				for g, m := range b.members {
+					c := &cnt[g]
+					*c = codeCounts{}
+					for _, i := range idx[g] {
+						c[m[i]]++
+					}
+				}
+				st := statsOf(cnt)
+				a += st.acc
+				for c := range sum {
+					sum[c] += st.vals[c]
+				}
+				ok = andOK(ok, st.ok)
+			}
 		}
 		acc = append(acc, a/runs)
-		dp = append(dp, d/runs)
-		if eoOK {
-			eo = append(eo, e/runs)
+		for c := range vals {
+			if ok[c] {
+				vals[c] = append(vals[c], sum[c]/runs)
+			}
 		}
 	}
-	if len(eo) == 0 {
-		return Intervals{}, fmt.Errorf("%w: ΔEO is undefined on all %d resamples (some group drew no positive node every time)", ErrNoPositives, cfg.Resamples)
+	if len(vals[EODifference]) == 0 {
+		// Evaluate saw a positive in every group, so this needs every
+		// resample to miss one: a tiny group rate of positives and bad
+		// luck. Without it percentile would index an empty slice.
+		return Intervals{}, fmt.Errorf("%w: ΔEO is undefined on all %d resamples (some group drew no positive node every time; a group has too few positives for a bootstrap)", ErrNoPositives, cfg.Resamples)
 	}
-	return Intervals{
-		Accuracy:          percentile(acc, pAcc/runs, cfg.Level),
-		DemographicParity: percentile(dp, pDP/runs, cfg.Level),
-		EqualOpportunity:  percentile(eo, pEO/runs, cfg.Level),
-		Level:             cfg.Level,
-		Resamples:         cfg.Resamples,
-		Evaluated:         evaluated,
-	}, nil
+	iv := Intervals{
+		Accuracy:  Percentile(acc, pAcc/runs, cfg.Level),
+		Criteria:  map[Criterion]Interval{},
+		Level:     cfg.Level,
+		Resamples: cfg.Resamples,
+		Evaluated: evaluated,
+	}
+	for _, c := range Criteria() {
+		if defined[c] && len(vals[c]) > 0 {
+			iv.Criteria[c] = Percentile(vals[c], pVal[c]/runs, cfg.Level)
+		}
+	}
+	iv.DemographicParity, iv.EqualOpportunity = iv.Criteria[DPDifference], iv.Criteria[EODifference]
+	return iv, nil
+}
+
+// andOK is the element-wise and of two definedness flags.
+func andOK(a, b [numCriteria]bool) [numCriteria]bool {
+	for c := range a {
+		a[c] = a[c] && b[c]
+	}
+	return a
 }
 
 // drawIndices fills idx with indices drawn uniformly with replacement
@@ -442,4 +470,116 @@ func drawIndices(rng *rand.Rand, idx []int32) {
 			k++
 		}
 	}
+}
+
+// FrameIntervals holds percentile bootstrap intervals of a [Frame]'s
+// values, as returned by BootstrapFrame.
+type FrameIntervals struct {
+	Overall Interval   `json:"overall"`
+	ByGroup []Interval `json:"by_group"`
+	// Difference and DifferenceToOverall are those of Frame.Difference
+	// with BetweenGroups and ToOverall.
+	Difference          Interval `json:"difference"`
+	DifferenceToOverall Interval `json:"difference_to_overall"`
+	// Ratio and RatioToOverall are those of Frame.Ratio; nil when the
+	// ratio is undefined on the evaluated nodes themselves (ErrZeroRate)
+	// or on every resample.
+	Ratio          *Interval `json:"ratio,omitempty"`
+	RatioToOverall *Interval `json:"ratio_to_overall,omitempty"`
+	Level          float64   `json:"level"`
+	Resamples      int       `json:"resamples"`
+	// Evaluated is the number of nodes resampled (known label and group).
+	Evaluated int `json:"evaluated"`
+}
+
+// BootstrapFrame returns percentile bootstrap intervals of every value of
+// NewFrame(name, metric, pred, labels, sens): the overall and per-group
+// values, the differences and the ratios (between groups and to the
+// overall value). Each Point is the Frame's value.
+//
+// Each resample draws, within every group separately, as many evaluated
+// nodes as the group has, with replacement (Bootstrap's stratified
+// scheme, seeded by cfg.Seed, groups in order), and computes the Frame of
+// the multiset. A resample on which metric fails for the overall value or
+// for some group (an F1 without positives, say) is skipped for every
+// value; a resample on which a ratio is undefined is skipped for that
+// ratio. Interval.Used counts the resamples each interval rests on. The
+// cost is Resamples × (G + 1) calls of metric.
+//
+// BootstrapFrame returns NewFrame's errors, an error wrapping ErrValue for
+// an invalid cfg, and one wrapping ErrEmpty when metric fails on every
+// resample.
+func BootstrapFrame(name string, metric Metric, pred, labels, sens []int, cfg BootstrapConfig) (*FrameIntervals, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := NewFrame(name, metric, pred, labels, sens)
+	if err != nil {
+		return nil, err
+	}
+	groups := len(f.ByGroup)
+	members := make([][]int, groups)
+	for i, s := range sens {
+		if s >= 0 && labels[i] != -1 {
+			members[s] = append(members[s], i)
+		}
+	}
+	var overall, diff, diffAll, ratio, ratioAll []float64
+	byGroup := make([][]float64, groups)
+	idx := make([][]int32, groups)
+	for g := range idx {
+		idx[g] = make([]int32, len(members[g]))
+	}
+	rp, ry, rs := make([]int, 0, len(pred)), make([]int, 0, len(pred)), make([]int, 0, len(pred))
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	for range cfg.Resamples {
+		rp, ry, rs = rp[:0], ry[:0], rs[:0]
+		for g := range idx {
+			drawIndices(rng, idx[g])
+			for _, k := range idx[g] {
+				i := members[g][k]
+				rp, ry, rs = append(rp, pred[i]), append(ry, labels[i]), append(rs, g)
+			}
+		}
+		r, err := NewFrame(name, metric, rp, ry, rs)
+		if err != nil {
+			continue
+		}
+		overall = append(overall, r.Overall)
+		for g, v := range r.ByGroup {
+			byGroup[g] = append(byGroup[g], v)
+		}
+		diff, diffAll = append(diff, r.Difference(BetweenGroups)), append(diffAll, r.Difference(ToOverall))
+		if v, err := r.Ratio(BetweenGroups); err == nil {
+			ratio = append(ratio, v)
+		}
+		if v, err := r.Ratio(ToOverall); err == nil {
+			ratioAll = append(ratioAll, v)
+		}
+	}
+	if len(overall) == 0 {
+		return nil, fmt.Errorf("%w: BootstrapFrame: %s failed on all %d resamples", ErrEmpty, name, cfg.Resamples)
+	}
+	out := &FrameIntervals{
+		Overall:             Percentile(overall, f.Overall, cfg.Level),
+		ByGroup:             make([]Interval, groups),
+		Difference:          Percentile(diff, f.Difference(BetweenGroups), cfg.Level),
+		DifferenceToOverall: Percentile(diffAll, f.Difference(ToOverall), cfg.Level),
+		Level:               cfg.Level,
+		Resamples:           cfg.Resamples,
+	}
+	for g := range byGroup {
+		out.ByGroup[g] = Percentile(byGroup[g], f.ByGroup[g], cfg.Level)
+		out.Evaluated += len(members[g])
+	}
+	ratioIv := func(m Method, xs []float64) *Interval {
+		p, err := f.Ratio(m)
+		if err != nil || len(xs) == 0 {
+			return nil
+		}
+		iv := Percentile(xs, p, cfg.Level)
+		return &iv
+	}
+	out.Ratio, out.RatioToOverall = ratioIv(BetweenGroups, ratio), ratioIv(ToOverall, ratioAll)
+	return out, nil
 }

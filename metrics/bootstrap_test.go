@@ -129,9 +129,9 @@ func TestBootstrapPointIsEvaluate(t *testing.T) {
 		}
 		s := statsOf(cnt)
 		assert.Equal(t, r.Accuracy, s.acc, "case %d (%s): counted accuracy", k, c.name)
-		assert.Equal(t, r.DemographicParity, s.dp, "case %d (%s): counted ΔDP", k, c.name)
-		assert.Equal(t, r.EqualOpportunity, s.eo, "case %d (%s): counted ΔEO", k, c.name)
-		assert.True(t, s.eoOK, "case %d", k)
+		assert.Equal(t, r.DemographicParity, s.vals[DPDifference], "case %d (%s): counted ΔDP", k, c.name)
+		assert.Equal(t, r.EqualOpportunity, s.vals[EODifference], "case %d (%s): counted ΔEO", k, c.name)
+		assert.True(t, s.ok[EODifference], "case %d", k)
 	}
 }
 
@@ -194,17 +194,24 @@ func TestBootstrapCountsOnMultisets(t *testing.T) {
 			s := statsOf(cnt)
 			b, err := tallyFor(probs, c.classes, labels, sens, c.opt)
 			require.NoError(t, err, "case %d rep %d", k, rep)
+			for _, cr := range Criteria() {
+				v, err := cr.Of(b)
+				assert.Equal(t, err == nil, s.ok[cr], "case %d rep %d: %s defined", k, rep, cr)
+				if err == nil {
+					assert.Equal(t, v, s.vals[cr], "case %d rep %d: %s", k, rep, cr)
+				}
+			}
 			assert.Equal(t, b.Overall.Accuracy, s.acc, "case %d rep %d: accuracy", k, rep)
-			assert.Equal(t, b.DemographicParity(), s.dp, "case %d rep %d: ΔDP", k, rep)
+			assert.Equal(t, b.DemographicParity(), s.vals[DPDifference], "case %d rep %d: ΔDP", k, rep)
 			eo, err := b.EqualOpportunity()
 			if rep == 4 {
 				assert.ErrorIs(t, err, ErrNoPositives, "case %d rep %d", k, rep)
-				assert.False(t, s.eoOK, "case %d rep %d", k, rep)
+				assert.False(t, s.ok[EODifference], "case %d rep %d", k, rep)
 				continue
 			}
 			require.NoError(t, err, "case %d rep %d", k, rep)
-			assert.True(t, s.eoOK, "case %d rep %d", k, rep)
-			assert.Equal(t, eo, s.eo, "case %d rep %d: ΔEO", k, rep)
+			assert.True(t, s.ok[EODifference], "case %d rep %d", k, rep)
+			assert.Equal(t, eo, s.vals[EODifference], "case %d rep %d: ΔEO", k, rep)
 		}
 	}
 }
@@ -476,7 +483,7 @@ func TestQuantile(t *testing.T) {
 	assert.Equal(t, 7.0, quantile([]float64{7}, 0.025))
 	assert.Equal(t, 7.0, quantile([]float64{7}, 0.975))
 
-	iv := percentile([]float64{0.3, 0.1, 0.2, 0.5, 0.4}, 0.3, 0.6)
+	iv := Percentile([]float64{0.3, 0.1, 0.2, 0.5, 0.4}, 0.3, 0.6)
 	// q = 0.2 → k = 1; q = 0.8 → k = 4.
 	assert.Equal(t, Interval{Point: 0.3, Lo: 0.1, Hi: 0.4, Used: 5}, iv)
 }
@@ -534,6 +541,13 @@ func TestIntervalFormat(t *testing.T) {
 		"demographic_parity": {"point": 0, "lo": 0, "hi": 0, "used": 0},
 		"equal_opportunity": {"point": 0, "lo": 0, "hi": 0, "used": 0},
 		"level": 0.95, "resamples": 1000, "evaluated": 63}`, string(out))
+	// Criteria are keyed by name.
+	out, err = json.Marshal(Intervals{Criteria: map[Criterion]Interval{DPRatio: iv}})
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"criteria":{"dp-ratio":{"point":0.8123,"lo":0.79,"hi":0.8345678,"used":1000}}`)
+	var back Intervals
+	require.NoError(t, json.Unmarshal(out, &back))
+	assert.Equal(t, iv, back.Criteria[DPRatio])
 }
 
 // BenchmarkBootstrap resamples a Bail-sized test split (4,719 nodes, two

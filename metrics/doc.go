@@ -1,13 +1,17 @@
 // Package metrics computes the accuracy and group-fairness metrics every
-// result of fairmp is judged by: accuracy, F1, AUC, demographic parity,
-// equal opportunity and equalized odds, a per-group breakdown, and an
-// [Evaluate] helper that computes all of them from predicted probabilities
-// on a node subset; bootstrap intervals ([Bootstrap]); and the selection
-// rules ([Rule], [Choose]) by which FMP's frontier and the per-group
-// thresholds choose a setting on validation data; and [ChangeRate], the
-// share of decisions two predictions disagree on, behind NIFTY's
-// counterfactual unfairness and instability (package layers/perturb
-// makes the predictions).
+// result of fairmp is judged by: accuracy, F1, AUC; the fairness criteria
+// of fairlearn, as differences and ratios between any number of groups
+// ([Criterion]: demographic parity, equal opportunity, equalized odds,
+// false-positive-rate parity); any metric broken down by group with its
+// differences and ratios, between groups and to the overall value
+// ([Frame], fairlearn's MetricFrame); an [Evaluate] helper that computes
+// the usual ones from predicted probabilities on a node subset; bootstrap
+// intervals for all of them ([Bootstrap], [BootstrapFrame]); and the
+// selection rules ([Rule], [Choose]) by which FMP's frontier and the
+// per-group thresholds choose a setting on validation data; and
+// [ChangeRate], the share of decisions two predictions disagree on, behind
+// NIFTY's counterfactual unfairness and instability (package
+// layers/perturb makes the predictions).
 //
 // # Concepts
 //
@@ -31,29 +35,65 @@
 //
 // With the selection rate SR_g = P(ŷ = 1 | s = g), the true-positive rate
 // TPR_g = P(ŷ = 1 | y = 1, s = g) and the false-positive rate
-// FPR_g = P(ŷ = 1 | y = 0, s = g), each estimated by counting:
+// FPR_g = P(ŷ = 1 | y = 0, s = g), each estimated by counting, a criterion
+// compares one rate between groups as a difference (0 is parity) or a
+// ratio (1 is parity):
 //
-//	ΔDP             = max_g SR_g  − min_g SR_g
-//	ΔEO             = max_g TPR_g − min_g TPR_g
-//	equalized odds  = max(ΔEO, max_g FPR_g − min_g FPR_g)
+//	criterion (name)           fairlearn function              value
+//	ΔDP (dp)                   demographic_parity_difference   max_g SR_g − min_g SR_g
+//	DP ratio (dp-ratio)        demographic_parity_ratio        min_g SR_g / max_g SR_g
+//	ΔEO (eo)                   equal_opportunity_difference    max_g TPR_g − min_g TPR_g
+//	EO ratio (eo-ratio)        equal_opportunity_ratio         min_g TPR_g / max_g TPR_g
+//	ΔFPR (fpr)                 false_positive_rate_difference  max_g FPR_g − min_g FPR_g
+//	FPR ratio (fpr-ratio)      false_positive_rate_ratio       min_g FPR_g / max_g FPR_g
+//	ΔEOdds (eodds)             equalized_odds_difference       max(ΔEO, ΔFPR)
+//	EOdds ratio (eodds-ratio)  equalized_odds_ratio            min(EO ratio, FPR ratio)
 //
-// For two groups ΔDP = |P(ŷ=1 | s=0) − P(ŷ=1 | s=1)| and ΔEO is the same
-// among the nodes with y = 1, as in "Chasing Fairness in Graphs" (Jiang
-// et al., AAAI 2024) and its reference code. These are fairlearn's
-// demographic_parity_difference and equal_opportunity_difference with
-// method="between_groups", and equalized_odds_difference (agg "worst_case");
-// [Breakdown] plays the role of fairlearn's MetricFrame (.overall, .by_group,
-// .difference()). Groups are weighted equally whatever their size.
+// These are fairlearn's functions with their defaults, method
+// "between_groups" and (equalized odds) agg "worst_case"; [Criterion]
+// declares them, once, and [Criterion.Measure] computes one from
+// predictions. For two groups ΔDP = |P(ŷ=1 | s=0) − P(ŷ=1 | s=1)| and ΔEO
+// is the same among the nodes with y = 1, as in "Chasing Fairness in
+// Graphs" (Jiang et al., AAAI 2024) and its reference code. The DP ratio
+// is the disparate impact of the four-fifths rule. Groups are weighted
+// equally whatever their size.
+//
+// [Frame] is fairlearn's MetricFrame for one metric: its Overall value,
+// its value ByGroup, GroupMin and GroupMax, and Difference and Ratio with
+// [BetweenGroups] (max − min, min / max) or [ToOverall] (the largest
+// |group − overall|; the smallest group / overall, inverted when above
+// 1). [NewFrame] builds one for any metric of predictions and labels
+// ([Accuracy], [F1], or a function of the user's own), [Breakdown.Frame]
+// for a [Rate].
+//
+// Where fairlearn returns NaN, or counts an undefined rate as 0, these
+// functions return an error (see Errors): an empty group, a group without
+// positives for a true-positive rate or without negatives for a
+// false-positive rate (fairlearn: the rate is 0, from sklearn's
+// confusion_matrix), and a ratio whose denominator is 0, that is every
+// group's rate is 0 between groups, or the overall value is 0 to the
+// overall value (fairlearn: NaN). A zero rate in some groups only is a
+// value: a difference counts it and a ratio is then 0, as in fairlearn.
 //
 // Accuracy is the fraction of nodes with ŷ = y (all classes). F1 is
-// 2·TP / (2·TP + FP + FN) for the positive class. AUC is the area under the
-// ROC curve of a score, the probability that a random positive outscores a
-// random negative with ties counting one half: the trapezoidal area over
+// 2·TP / (2·TP + FP + FN) for the positive class. AUC is the area under
+// the ROC curve of a score, the probability that a random positive outscores
+// a random negative with ties counting one half: the trapezoidal area over
 // the distinct thresholds, as sklearn's roc_auc_score.
 //
 // Evaluate predicts ŷ = 1 when P(y = 1) > Options.Threshold (0.5 by
 // default, strict as in the paper's code) for binary tasks, and the argmax
-// of the probabilities otherwise.
+// of the probabilities otherwise. Its [Report] holds ΔDP, ΔEO and ΔEOdds
+// and the per-group counts; any other criterion of it is c.Of(report).
+//
+// # Choosing
+//
+// A [Rule] chooses one of several candidates (FMP settings, per-group
+// thresholds) by a criterion: the fairest value within an accuracy loss of
+// a reference ([FairestWithin], for example the lowest ΔEO within one
+// point), or the highest accuracy whose criterion meets a bound
+// ([MostAccurateWithin], for example DP ratio ≥ 0.8). A candidate whose
+// criterion is undefined is never chosen.
 //
 // # Errors
 //
@@ -71,8 +111,10 @@
 //   - [ErrEmptyGroup]: a group 0..G−1 with no evaluated node, or fewer than
 //     two groups (a difference between groups is then meaningless, not 0).
 //   - [ErrNoPositives], [ErrNoNegatives]: a group without positive nodes for
-//     ΔEO (or without negatives for equalized odds), AUC with one class
-//     only, F1 with no positive label or prediction.
+//     a true-positive rate (or without negatives for a false-positive
+//     rate), AUC with one class only, F1 with no positive label or
+//     prediction.
+//   - [ErrZeroRate]: a ratio whose denominator is 0.
 //
 // Evaluate returns a Report only when every metric is defined; ByGroup
 // still answers for groups without positives or negatives, reporting their
@@ -81,13 +123,14 @@
 // # Uncertainty
 //
 // [Bootstrap] puts a percentile bootstrap interval (95% by default) around
-// the accuracy, ΔDP and ΔEO that Evaluate reports, by resampling the
-// evaluated test nodes with replacement within each sensitive group:
-// it measures how much the metric depends on which nodes happen to be in
-// the test split. [Summarize]'s ± over seeds measures something else, the
-// variation from initialisation and dropout on one fixed split, and on a
-// small split it can be far smaller. On NBA's 63 test nodes
-// (19 in group 1) the interval, not the ± over seeds, is the number to
-// read: a ΔDP difference between two models that lies well inside both
-// intervals is not evidence of anything.
+// the accuracy and every criterion of an evaluation (Intervals.Criteria),
+// by resampling the evaluated test nodes with replacement within each
+// sensitive group; [BootstrapFrame] does the same for every value of a
+// Frame of any metric. They measure how much a metric depends on which
+// nodes happen to be in the test split. [Summarize]'s ± over seeds
+// measures something else, the variation from initialisation and dropout
+// on one fixed split, and on a small split it can be far smaller. On
+// NBA's 63 test nodes (19 in group 1) the interval, not the ± over seeds,
+// is the number to read: a ΔDP difference between two models that lies
+// well inside both intervals is not evidence of anything.
 package metrics

@@ -31,3 +31,8 @@ var (
 	// for a group without negatives, or AUC without negatives.
 	ErrNoNegatives = errors.New("metrics: no negative nodes")
 )
+
+// ErrZeroRate reports a ratio whose denominator is zero: a ratio between
+// groups whose rates are all 0, or a ratio to an overall rate of 0
+// (fairlearn returns NaN for both).
+var ErrZeroRate = errors.New("metrics: ratio of zero rates")

@@ -82,10 +82,23 @@ type Report struct {
 // return fractions).
 func Percent(frac float64) float64 { return 100 * frac }
 
+// reportCriteria are the criteria a Report and a Summary hold (the FMP
+// paper's ΔDP and ΔEO, and equalized odds), in their columns' order.
+var reportCriteria = [...]Criterion{DPDifference, EODifference, EOddsDifference}
+
+// reportTitles returns the column titles accuracy, F1, AUC, then
+// reportCriteria's declared titles, each with "%".
+func reportTitles() []any {
+	out := []any{"acc%", "f1%", "auc%"}
+	for _, c := range reportCriteria {
+		out = append(out, c.Title()+"%")
+	}
+	return out
+}
+
 // ReportHeader returns the column titles matching Report.String.
 func ReportHeader() string {
-	return fmt.Sprintf("%7s %7s %7s %7s %7s %7s %7s %6s",
-		"acc%", "f1%", "auc%", "ΔDP%", "ΔEO%", "ΔEOdd%", "n", "excl")
+	return fmt.Sprintf("%7s %7s %7s %7s %7s %7s %7s %6s", append(reportTitles(), "n", "excl")...)
 }
 
 // String formats r as one table row under [ReportHeader]: accuracy, F1, AUC, ΔDP,
@@ -242,12 +255,10 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 	if classes == 2 {
 		r.Threshold = opt.Threshold
 	}
-	r.DemographicParity = b.DemographicParity()
-	if r.EqualOpportunity, err = b.EqualOpportunity(); err != nil {
-		return Report{}, err
-	}
-	if r.EqualizedOdds, err = b.EqualizedOdds(); err != nil {
-		return Report{}, err
+	for k, dst := range [len(reportCriteria)]*float64{&r.DemographicParity, &r.EqualOpportunity, &r.EqualizedOdds} {
+		if *dst, err = reportCriteria[k].Of(b); err != nil {
+			return Report{}, err
+		}
 	}
 	o := b.Overall
 	if r.F1, err = f1(o.TruePositives, o.FalsePositives, o.Positives-o.TruePositives, o.Count); err != nil {
@@ -264,3 +275,14 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 	}
 	return r, nil
 }
+
+// Breakdown returns the report's per-group breakdown (Overall and Groups;
+// the exclusion counts are the report's).
+func (r Report) Breakdown() *Breakdown {
+	return &Breakdown{Overall: r.Overall, Groups: r.Groups, UnknownLabel: r.UnknownLabel, UnknownSens: r.UnknownSens, Excluded: r.Excluded}
+}
+
+// Frame returns the Frame of the rate over the report's groups (see
+// [Breakdown.Frame]): a Report is a [RateFrames], so that
+// c.Of(report) computes any [Criterion] of an evaluation.
+func (r Report) Frame(rate Rate) (*Frame, error) { return r.Breakdown().Frame(rate) }

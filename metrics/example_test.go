@@ -106,7 +106,7 @@ func ExampleEvaluateBinary() {
 	fmt.Println(metrics.ReportHeader())
 	fmt.Println(r)
 	// Output:
-	//    acc%     f1%    auc%    ΔDP%    ΔEO%  ΔEOdd%       n   excl
+	//    acc%     f1%    auc%    ΔDP%    ΔEO% ΔEOdds%       n   excl
 	//   75.00   75.00   87.50    0.00   50.00   50.00       8      2
 }
 
@@ -139,7 +139,7 @@ func ExampleEvaluate() {
 	}
 	fmt.Println(string(out))
 	// Output:
-	//    acc%     f1%    auc%    ΔDP%    ΔEO%  ΔEOdd%       n   excl
+	//    acc%     f1%    auc%    ΔDP%    ΔEO% ΔEOdds%       n   excl
 	//   66.67   66.67   66.67   33.33   50.00   50.00       6      0
 	// {"group":-1,"count":6,"positives":3,"negatives":3,"selected":3,"true_positives":2,"false_positives":1,"correct":4,"selection_rate":0.5,"tpr":0.6666666666666666,"fpr":0.3333333333333333,"accuracy":0.6666666666666666}
 }
@@ -166,7 +166,7 @@ func ExampleSummarize() {
 	fmt.Println(s)
 	fmt.Println("ΔDP", s.DemographicParity)
 	// Output:
-	//          acc%           f1%          auc%          ΔDP%          ΔEO%        ΔEOdd% runs
+	//          acc%           f1%          auc%          ΔDP%          ΔEO%       ΔEOdds% runs
 	//   75.00±25.00   75.00±25.00   87.50±12.50   50.00±50.00   50.00±50.00   50.00±50.00    2
 	// ΔDP 50.00±50.00
 }

@@ -74,60 +74,27 @@ func ByGroup(pred, labels, sens []int) (*Breakdown, error) {
 
 // DemographicParity returns the largest minus the smallest group selection
 // rate (fairlearn's demographic_parity_difference, method
-// "between_groups").
+// "between_groups"): [DPDifference] of b.
 func (b *Breakdown) DemographicParity() float64 {
-	lo, hi := b.Groups[0].SelectionRate, b.Groups[0].SelectionRate
-	for _, g := range b.Groups[1:] {
-		lo, hi = min(lo, g.SelectionRate), max(hi, g.SelectionRate)
-	}
-	return hi - lo
+	v, _ := DPDifference.Of(b) // a selection rate is always defined
+	return v
 }
 
 // EqualOpportunity returns the largest minus the smallest group
 // true-positive rate (fairlearn's equal_opportunity_difference, method
-// "between_groups"). It returns an error wrapping ErrNoPositives if a group
-// has no positive node.
+// "between_groups"): [EODifference] of b. It returns an error wrapping
+// ErrNoPositives if a group has no positive node.
 func (b *Breakdown) EqualOpportunity() (float64, error) {
-	if err := b.needPositives(); err != nil {
-		return 0, err
-	}
-	lo, hi := b.Groups[0].TPR, b.Groups[0].TPR
-	for _, g := range b.Groups[1:] {
-		lo, hi = min(lo, g.TPR), max(hi, g.TPR)
-	}
-	return hi - lo, nil
+	return EODifference.Of(b)
 }
 
 // EqualizedOdds returns the larger of the between-groups true-positive-rate
 // difference and false-positive-rate difference (fairlearn's
-// equalized_odds_difference, agg "worst_case"). It returns an error wrapping
-// ErrNoPositives or ErrNoNegatives if a group has no positive or no
-// negative node.
+// equalized_odds_difference, agg "worst_case"): [EOddsDifference] of b.
+// It returns an error wrapping ErrNoPositives or ErrNoNegatives if a
+// group has no positive or no negative node.
 func (b *Breakdown) EqualizedOdds() (float64, error) {
-	if err := b.needPositives(); err != nil {
-		return 0, err
-	}
-	for _, g := range b.Groups {
-		if g.Negatives == 0 {
-			return 0, fmt.Errorf("%w: group %d has %d evaluated nodes, all positive; its false-positive rate is undefined", ErrNoNegatives, g.Group, g.Count)
-		}
-	}
-	tlo, thi := b.Groups[0].TPR, b.Groups[0].TPR
-	flo, fhi := b.Groups[0].FPR, b.Groups[0].FPR
-	for _, g := range b.Groups[1:] {
-		tlo, thi = min(tlo, g.TPR), max(thi, g.TPR)
-		flo, fhi = min(flo, g.FPR), max(fhi, g.FPR)
-	}
-	return max(thi-tlo, fhi-flo), nil
-}
-
-func (b *Breakdown) needPositives() error {
-	for _, g := range b.Groups {
-		if g.Positives == 0 {
-			return fmt.Errorf("%w: group %d has %d evaluated nodes, none positive; its true-positive rate is undefined", ErrNoPositives, g.Group, g.Count)
-		}
-	}
-	return nil
+	return EOddsDifference.Of(b)
 }
 
 // tally validates and counts. Predictions must lie in [0, classes), labels
@@ -172,41 +139,43 @@ func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
 			}
 			nGroups = s + 1
 		}
-		for _, st := range [2]*GroupStats{&b.Overall, &b.Groups[s]} {
-			st.Count++
-			if y == pos {
-				st.Positives++
-			} else {
-				st.Negatives++
-			}
-			if p == pos {
-				st.Selected++
-				if y == pos {
-					st.TruePositives++
-				} else {
-					st.FalsePositives++
-				}
-			}
-			if p == y {
-				st.Correct++
-			}
-		}
+		b.Overall.add(y == pos, p == pos, p == y, 1)
+		b.Groups[s].add(y == pos, p == pos, p == y, 1)
 	}
 	if b.Overall.Count == 0 {
 		return nil, fmt.Errorf("%w: all %d nodes have an unknown (−1) label or sensitive group", ErrEmpty, len(pred))
 	}
 	b.Overall.Group = -1
 	b.Overall.rates()
+	if err := needGroups(nGroups, func(g int) int { return b.Groups[g].Count }, b.Overall.Count); err != nil {
+		return nil, err
+	}
 	for g := range b.Groups {
-		if b.Groups[g].Count == 0 {
-			return nil, fmt.Errorf("%w: group %d of 0..%d has no evaluated node (group ids must run 0..G−1 without gaps)", ErrEmptyGroup, g, nGroups-1)
-		}
 		b.Groups[g].rates()
 	}
-	if nGroups < 2 {
-		return nil, fmt.Errorf("%w: only group 0 is present (%d evaluated nodes); a difference between groups needs at least groups 0 and 1", ErrEmptyGroup, b.Overall.Count)
-	}
 	return b, nil
+}
+
+// add counts k nodes that are positive or not, selected or not, decided
+// correctly or not.
+func (s *GroupStats) add(positive, selected, correct bool, k int) {
+	s.Count += k
+	if positive {
+		s.Positives += k
+	} else {
+		s.Negatives += k
+	}
+	if selected {
+		s.Selected += k
+		if positive {
+			s.TruePositives += k
+		} else {
+			s.FalsePositives += k
+		}
+	}
+	if correct {
+		s.Correct += k
+	}
 }
 
 func (s *GroupStats) rates() {

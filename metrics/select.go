@@ -9,63 +9,193 @@ import (
 // ErrNoCandidate is returned by Choose when no candidate meets the rule.
 var ErrNoCandidate = errors.New("metrics: no candidate meets the rule")
 
-// Rule says how to choose one of several candidates (FMP settings,
-// per-group thresholds) from their validation accuracy and ΔDP. Set
-// exactly one of its fields.
+// Goal says what a [Rule] optimises.
+type Goal int
+
+const (
+	// Fairest chooses the fairest value of the rule's criterion among the
+	// candidates whose accuracy is at least the reference's minus
+	// Rule.MaxAccuracyLoss (ties: the higher accuracy, then the first).
+	Fairest Goal = iota
+	// MostAccurate chooses the highest accuracy among the candidates
+	// whose criterion meets Rule.Bound (ties: the fairer value, then the
+	// first).
+	MostAccurate
+)
+
+// String names the goal ("fairest", "most-accurate").
+func (g Goal) String() string {
+	switch g {
+	case Fairest:
+		return "fairest"
+	case MostAccurate:
+		return "most-accurate"
+	}
+	return fmt.Sprintf("Goal(%d)", int(g))
+}
+
+// Rule says how to choose one of several candidates (FMP settings on a
+// frontier, per-group thresholds) from their validation accuracy and a
+// fairness [Criterion]:
+//
+//   - Goal Fairest: the fairest criterion value within MaxAccuracyLoss of
+//     the reference's accuracy (the model without debiasing), for example
+//     the lowest ΔEO within one accuracy point;
+//   - Goal MostAccurate: the highest accuracy whose criterion meets Bound,
+//     for example DP ratio ≥ 0.8 (the four-fifths rule) or ΔDP ≤ 0.05.
+//
+// The zero value is not valid; start from [DefaultRule], [FairestWithin]
+// or [MostAccurateWithin]. "Accuracy" is whatever the chooser maximises:
+// the accuracy for FMP's frontier, the objective (accuracy or balanced
+// accuracy) for the per-group thresholds.
 type Rule struct {
-	// MaxAccuracyLoss, if > 0 (a fraction: 0.01 is one point), chooses
-	// the candidate with the lowest ΔDP among those whose accuracy is at
-	// least the reference's minus MaxAccuracyLoss (ties: the higher
-	// accuracy, then the first).
-	MaxAccuracyLoss float64
-	// MaxDP, if > 0 (a fraction), chooses the candidate with the highest
-	// accuracy among those whose ΔDP is at most MaxDP (ties: the lower
-	// ΔDP, then the first).
-	MaxDP float64
+	// Goal is Fairest (the zero value) or MostAccurate.
+	Goal Goal `json:"goal"`
+	// Criterion is the fairness criterion judged (the zero value is ΔDP,
+	// DPDifference).
+	Criterion Criterion `json:"criterion"`
+	// MaxAccuracyLoss, for Goal Fairest, is the accuracy the choice may
+	// lose against the reference, a fraction in (0, 1] (0.01 is one
+	// point). Must be 0 for MostAccurate.
+	MaxAccuracyLoss float64 `json:"max_accuracy_loss,omitempty"`
+	// Bound, for Goal MostAccurate, is the limit the criterion must meet:
+	// the largest allowed difference, in [0, 1] (0: exact parity), or the
+	// smallest allowed ratio, in (0, 1] (1: exact parity). For the
+	// per-group thresholds it is the tolerance of fairlearn's
+	// ThresholdOptimizer (tol). Must be 0 for Fairest.
+	Bound float64 `json:"bound,omitempty"`
 }
 
 // DefaultRule returns the rule the examples use: the lowest validation
 // ΔDP within one point of accuracy of the reference (the model without
 // debiasing).
-func DefaultRule() Rule { return Rule{MaxAccuracyLoss: 0.01} }
+func DefaultRule() Rule { return FairestWithin(DPDifference, 0.01) }
 
-// Validate reports (wrapping ErrValue) a rule with neither or both fields
-// set, or a field outside (0, 1].
+// FairestWithin returns the rule choosing the fairest value of c within
+// maxAccuracyLoss (a fraction) of the reference's accuracy.
+func FairestWithin(c Criterion, maxAccuracyLoss float64) Rule {
+	return Rule{Goal: Fairest, Criterion: c, MaxAccuracyLoss: maxAccuracyLoss}
+}
+
+// MostAccurateWithin returns the rule choosing the highest accuracy whose
+// value of c meets bound (at most bound for a difference, at least bound
+// for a ratio).
+func MostAccurateWithin(c Criterion, bound float64) Rule {
+	return Rule{Goal: MostAccurate, Criterion: c, Bound: bound}
+}
+
+// Validate reports (wrapping ErrValue) an unknown goal or criterion, a
+// MaxAccuracyLoss outside (0, 1] for Fairest, a Bound outside [0, 1]
+// (difference) or (0, 1] (ratio) for MostAccurate, or the other goal's
+// field set.
 func (r Rule) Validate() error {
-	set := 0
-	for name, v := range map[string]float64{"MaxAccuracyLoss": r.MaxAccuracyLoss, "MaxDP": r.MaxDP} {
-		if v == 0 {
-			continue
-		}
-		set++
-		if !(v > 0 && v <= 1) {
-			return fmt.Errorf("%w: Rule.%s = %v, want a fraction in (0, 1]", ErrValue, name, v)
-		}
+	if err := r.Criterion.Validate(); err != nil {
+		return fmt.Errorf("Rule.Criterion: %w", err)
 	}
-	if set != 1 {
-		return fmt.Errorf("%w: Rule %+v: set exactly one of MaxAccuracyLoss and MaxDP", ErrValue, r)
+	switch r.Goal {
+	case Fairest:
+		if !(r.MaxAccuracyLoss > 0 && r.MaxAccuracyLoss <= 1) {
+			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v, want a fraction in (0, 1] for the goal %s", ErrValue, r.MaxAccuracyLoss, r.Goal)
+		}
+		if r.Bound != 0 {
+			return fmt.Errorf("%w: Rule.Bound = %v is for the goal %s; the goal is %s", ErrValue, r.Bound, MostAccurate, r.Goal)
+		}
+	case MostAccurate:
+		if r.Criterion.IsRatio() && !(r.Bound > 0 && r.Bound <= 1) {
+			return fmt.Errorf("%w: Rule.Bound = %v, want the smallest allowed %s in (0, 1]", ErrValue, r.Bound, r.Criterion.Title())
+		}
+		if !r.Criterion.IsRatio() && !(r.Bound >= 0 && r.Bound <= 1) {
+			return fmt.Errorf("%w: Rule.Bound = %v, want the largest allowed %s, a fraction in [0, 1]", ErrValue, r.Bound, r.Criterion.Title())
+		}
+		if r.MaxAccuracyLoss != 0 {
+			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v is for the goal %s; the goal is %s", ErrValue, r.MaxAccuracyLoss, Fairest, r.Goal)
+		}
+	default:
+		return fmt.Errorf("%w: Rule.Goal = %v, want %s or %s", ErrValue, r.Goal, Fairest, MostAccurate)
 	}
 	return nil
 }
 
+// FormatValue formats a value of the rule's criterion: a difference in
+// percent ("5%"), a ratio as a number ("0.8").
+func (r Rule) FormatValue(v float64) string {
+	if r.Criterion.IsRatio() {
+		return fmt.Sprintf("%.4g", v)
+	}
+	return fmt.Sprintf("%.4g%%", 100*v)
+}
+
 // String describes the rule in words.
 func (r Rule) String() string {
-	if r.MaxDP > 0 {
-		return fmt.Sprintf("highest validation accuracy with ΔDP ≤ %.4g%%", 100*r.MaxDP)
+	t := r.Criterion.Title()
+	if r.Goal == MostAccurate {
+		op := "≤"
+		if r.Criterion.IsRatio() {
+			op = "≥"
+		}
+		return fmt.Sprintf("highest validation accuracy with %s %s %s", t, op, r.FormatValue(r.Bound))
 	}
-	return fmt.Sprintf("lowest validation ΔDP within %.4g accuracy points of the reference", 100*r.MaxAccuracyLoss)
+	best := "lowest"
+	if r.Criterion.IsRatio() {
+		best = "highest"
+	}
+	return fmt.Sprintf("%s validation %s within %.4g accuracy points of the reference", best, t, 100*r.MaxAccuracyLoss)
 }
 
 // Candidate is what Choose compares: a candidate's validation accuracy
-// and ΔDP (fractions).
+// and its value of the rule's criterion. Build it from a Report with
+// [Rule.Candidate].
 type Candidate struct {
-	Accuracy, DemographicParity float64
+	// Accuracy is the candidate's accuracy (or the objective the chooser
+	// maximises), a fraction.
+	Accuracy float64 `json:"accuracy"`
+	// Fairness is the value of the rule's criterion; meaningless when
+	// Undefined is set.
+	Fairness float64 `json:"fairness"`
+	// Undefined, if not nil, says why the criterion has no value for this
+	// candidate (a ratio of zero rates, a group without positives): such
+	// a candidate is never chosen.
+	Undefined error `json:"-"`
 }
 
-// Choose returns the index of the candidate the rule selects; ref is the
-// reference for MaxAccuracyLoss (the model without debiasing). It returns
-// an error wrapping ErrValue for an invalid rule or a non-finite value,
-// ErrEmpty for no candidate, and ErrNoCandidate when none meets the rule.
+// Candidate returns rep's accuracy and its value of the rule's criterion
+// (Undefined set when it has none).
+func (r Rule) Candidate(rep Report) Candidate {
+	v, err := r.Criterion.Of(rep)
+	return Candidate{Accuracy: rep.Accuracy, Fairness: v, Undefined: err}
+}
+
+// Admits reports whether c is eligible under the rule: its criterion is
+// defined, and for MostAccurate it meets Bound; for Fairest its accuracy
+// is at least ref's minus MaxAccuracyLoss (up to 1e-12).
+func (r Rule) Admits(c, ref Candidate) bool {
+	if c.Undefined != nil {
+		return false
+	}
+	if r.Goal == MostAccurate {
+		return r.Criterion.Meets(c.Fairness, r.Bound)
+	}
+	return c.Accuracy >= ref.Accuracy-r.MaxAccuracyLoss-boundSlack
+}
+
+// Prefers reports whether a is strictly better than b under the rule
+// among eligible candidates: for Fairest the fairer criterion, then the
+// higher accuracy; for MostAccurate the higher accuracy, then the fairer
+// criterion.
+func (r Rule) Prefers(a, b Candidate) bool {
+	c := r.Criterion
+	if r.Goal == MostAccurate {
+		return a.Accuracy > b.Accuracy || (a.Accuracy == b.Accuracy && c.Better(a.Fairness, b.Fairness))
+	}
+	return c.Better(a.Fairness, b.Fairness) || (a.Fairness == b.Fairness && a.Accuracy > b.Accuracy)
+}
+
+// Choose returns the index of the candidate the rule selects: among the
+// candidates it admits ([Rule.Admits]), the first that no other is
+// preferred to ([Rule.Prefers]). ref is the reference of a Fairest rule
+// (the model without debiasing). It returns an error wrapping ErrValue
+// for an invalid rule or a non-finite value, ErrEmpty for no candidate,
+// and ErrNoCandidate when none meets the rule.
 func Choose(cands []Candidate, ref Candidate, r Rule) (int, error) {
 	if err := r.Validate(); err != nil {
 		return -1, err
@@ -73,31 +203,47 @@ func Choose(cands []Candidate, ref Candidate, r Rule) (int, error) {
 	if len(cands) == 0 {
 		return -1, fmt.Errorf("%w: no candidates", ErrEmpty)
 	}
-	for i, c := range append([]Candidate{ref}, cands...) {
-		if math.IsNaN(c.Accuracy) || math.IsNaN(c.DemographicParity) || math.IsInf(c.Accuracy, 0) || math.IsInf(c.DemographicParity, 0) {
-			return -1, fmt.Errorf("%w: candidate %d has accuracy %v, ΔDP %v", ErrValue, i-1, c.Accuracy, c.DemographicParity)
-		}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if r.Goal == Fairest && !finite(ref.Accuracy) {
+		return -1, fmt.Errorf("%w: the reference has accuracy %v", ErrValue, ref.Accuracy)
 	}
-	best := -1
+	best, undefined := -1, 0
 	for i, c := range cands {
-		if r.MaxDP > 0 {
-			if c.DemographicParity > r.MaxDP {
-				continue
-			}
-			if best < 0 || c.Accuracy > cands[best].Accuracy || (c.Accuracy == cands[best].Accuracy && c.DemographicParity < cands[best].DemographicParity) {
-				best = i
-			}
-			continue
+		if !finite(c.Accuracy) || (c.Undefined == nil && !finite(c.Fairness)) {
+			return -1, fmt.Errorf("%w: candidate %d has accuracy %v, %s %v", ErrValue, i, c.Accuracy, r.Criterion.Title(), c.Fairness)
 		}
-		if c.Accuracy < ref.Accuracy-r.MaxAccuracyLoss-1e-12 {
-			continue
+		if c.Undefined != nil {
+			undefined++
 		}
-		if best < 0 || c.DemographicParity < cands[best].DemographicParity || (c.DemographicParity == cands[best].DemographicParity && c.Accuracy > cands[best].Accuracy) {
+		if r.Admits(c, ref) && (best < 0 || r.Prefers(c, cands[best])) {
 			best = i
 		}
 	}
 	if best < 0 {
-		return -1, fmt.Errorf("%w: %s: none of %d candidates", ErrNoCandidate, r, len(cands))
+		note := ""
+		if undefined > 0 {
+			note = fmt.Sprintf(" (%s undefined for %d of them)", r.Criterion.Title(), undefined)
+		}
+		return -1, fmt.Errorf("%w: %s: none of %d candidates%s", ErrNoCandidate, r, len(cands), note)
 	}
 	return best, nil
+}
+
+// MarshalText encodes the goal as its String.
+func (g Goal) MarshalText() ([]byte, error) {
+	if g != Fairest && g != MostAccurate {
+		return nil, fmt.Errorf("%w: Goal(%d)", ErrValue, int(g))
+	}
+	return []byte(g.String()), nil
+}
+
+// UnmarshalText decodes "fairest" or "most-accurate".
+func (g *Goal) UnmarshalText(b []byte) error {
+	for _, v := range []Goal{Fairest, MostAccurate} {
+		if string(b) == v.String() {
+			*g = v
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: goal %q, want %s or %s", ErrValue, b, Fairest, MostAccurate)
 }

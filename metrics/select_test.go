@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,35 +9,101 @@ import (
 )
 
 func TestChoose(t *testing.T) {
-	ref := Candidate{Accuracy: 0.90, DemographicParity: 0.30}
+	ref := Candidate{Accuracy: 0.90, Fairness: 0.30}
 	cands := []Candidate{
-		{0.90, 0.30}, // the reference itself (λf = 0)
-		{0.895, 0.20},
-		{0.889, 0.10}, // 1.1 points below: outside a 1-point budget
-		{0.895, 0.20}, // tie with 1: the first wins
-		{0.80, 0.01},
+		{Accuracy: 0.90, Fairness: 0.30}, // the reference itself (λf = 0)
+		{Accuracy: 0.895, Fairness: 0.20},
+		{Accuracy: 0.889, Fairness: 0.10}, // 1.1 points below: outside a 1-point budget
+		{Accuracy: 0.895, Fairness: 0.20}, // tie with 1: the first wins
+		{Accuracy: 0.80, Fairness: 0.01},
 	}
 	for _, c := range []struct {
 		rule Rule
 		want int
 	}{
-		{Rule{MaxAccuracyLoss: 0.01}, 1},
-		{Rule{MaxAccuracyLoss: 0.011}, 2},
-		{Rule{MaxAccuracyLoss: 0.2}, 4},
-		{Rule{MaxDP: 0.25}, 1},
-		{Rule{MaxDP: 0.15}, 2},
-		{Rule{MaxDP: 1}, 0},
+		{DefaultRule(), 1},
+		{FairestWithin(DPDifference, 0.011), 2},
+		{FairestWithin(EODifference, 0.2), 4},
+		{MostAccurateWithin(DPDifference, 0.25), 1},
+		{MostAccurateWithin(DPDifference, 0.15), 2},
+		{MostAccurateWithin(DPDifference, 1), 0},
+		{MostAccurateWithin(DPDifference, 0.01), 4}, // the bound itself is allowed
 	} {
 		got, err := Choose(cands, ref, c.rule)
 		require.NoError(t, err, c.rule.String())
 		assert.Equal(t, c.want, got, c.rule.String())
 	}
-	_, err := Choose(cands, ref, Rule{MaxDP: 0.005})
+	_, err := Choose(cands, ref, MostAccurateWithin(DPDifference, 0.005))
 	assert.ErrorIs(t, err, ErrNoCandidate)
-	for _, bad := range []Rule{{}, {MaxAccuracyLoss: 0.01, MaxDP: 0.1}, {MaxDP: -1}, {MaxAccuracyLoss: 2}} {
+	for _, bad := range []Rule{
+		{},
+		{MaxAccuracyLoss: 0.01, Bound: 0.1},
+		{Goal: MostAccurate, Bound: -1},
+		{Goal: MostAccurate, Criterion: DPRatio, Bound: 0},
+		{Goal: MostAccurate, Bound: 0.1, MaxAccuracyLoss: 0.01},
+		{MaxAccuracyLoss: 2},
+		{Goal: 7, MaxAccuracyLoss: 0.01},
+		{Criterion: 99, MaxAccuracyLoss: 0.01},
+	} {
 		_, err := Choose(cands, ref, bad)
 		assert.ErrorIs(t, err, ErrValue, "%+v", bad)
 	}
 	_, err = Choose(nil, ref, DefaultRule())
 	assert.ErrorIs(t, err, ErrEmpty)
+}
+
+// TestChooseRatio: for a ratio higher is fairer, the bound is a floor,
+// and a candidate whose ratio is undefined is never chosen.
+func TestChooseRatio(t *testing.T) {
+	ref := Candidate{Accuracy: 0.90, Fairness: 0.5}
+	cands := []Candidate{
+		{Accuracy: 0.90, Fairness: 0.5},
+		{Accuracy: 0.89, Fairness: 0.8},
+		{Accuracy: 0.895, Fairness: 0.79},
+		{Accuracy: 0.95, Undefined: errors.New("0/0")},
+		{Accuracy: 0.70, Fairness: 1},
+	}
+	for _, c := range []struct {
+		rule Rule
+		want int
+	}{
+		{FairestWithin(DPRatio, 0.01), 1},
+		{FairestWithin(DPRatio, 0.5), 4},
+		{MostAccurateWithin(DPRatio, 0.8), 1}, // the four-fifths rule
+		{MostAccurateWithin(DPRatio, 0.7), 2},
+		{MostAccurateWithin(DPRatio, 0.1), 0}, // the undefined 0.95 is skipped
+		{MostAccurateWithin(EOddsRatio, 1), 4},
+	} {
+		got, err := Choose(cands, ref, c.rule)
+		require.NoError(t, err, c.rule.String())
+		assert.Equal(t, c.want, got, c.rule.String())
+	}
+	_, err := Choose(cands[3:4], ref, MostAccurateWithin(DPRatio, 0.1))
+	assert.ErrorIs(t, err, ErrNoCandidate)
+	assert.ErrorContains(t, err, "DP ratio undefined for 1 of them")
+}
+
+func TestRuleString(t *testing.T) {
+	assert.Equal(t, "lowest validation ΔDP within 1 accuracy points of the reference", DefaultRule().String())
+	assert.Equal(t, "highest validation EO ratio within 2 accuracy points of the reference", FairestWithin(EORatio, 0.02).String())
+	assert.Equal(t, "highest validation accuracy with DP ratio ≥ 0.8", MostAccurateWithin(DPRatio, 0.8).String())
+	assert.Equal(t, "highest validation accuracy with ΔEOdds ≤ 5%", MostAccurateWithin(EOddsDifference, 0.05).String())
+}
+
+// TestCandidateFromReport: Rule.Candidate reads the criterion from a
+// report's groups, and marks it undefined where it has no value.
+func TestCandidateFromReport(t *testing.T) {
+	// Group 0: selects 1 of 2; group 1: selects none.
+	p := []float64{0.9, 0.1, 0.2, 0.3}
+	labels := []int{1, 0, 1, 0}
+	sens := []int{0, 0, 1, 1}
+	r, err := EvaluateBinary(p, labels, sens, nil, DefaultOptions())
+	require.NoError(t, err)
+	c := FairestWithin(DPRatio, 0.01).Candidate(r)
+	require.NoError(t, c.Undefined)
+	assert.Equal(t, Candidate{Accuracy: 0.75, Fairness: 0}, c)
+	c = FairestWithin(FPRRatio, 0.01).Candidate(r) // no false positive anywhere: 0/0
+	assert.ErrorIs(t, c.Undefined, ErrZeroRate)
+	c = FairestWithin(EODifference, 0.01).Candidate(r)
+	assert.Equal(t, Candidate{Accuracy: 0.75, Fairness: 1}, c)
 }

@@ -102,7 +102,7 @@ func ChangeRate(probs, alt []float64, classes int, nodes []int, opt Options, cfg
 		}
 		rates[r] = float64(c) / float64(m)
 	}
-	return percentile(rates, point, cfg.Level), nil
+	return Percentile(rates, point, cfg.Level), nil
 }
 
 // decide returns the predicted class of one row: class 1 when its

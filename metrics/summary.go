@@ -87,8 +87,7 @@ func Summarize(reports []Report) (Summary, error) {
 
 // SummaryHeader returns the column titles matching Summary.String.
 func SummaryHeader() string {
-	return fmt.Sprintf("%13s %13s %13s %13s %13s %13s %4s",
-		"acc%", "f1%", "auc%", "ΔDP%", "ΔEO%", "ΔEOdd%", "runs")
+	return fmt.Sprintf("%13s %13s %13s %13s %13s %13s %4s", append(reportTitles(), "runs")...)
 }
 
 // String formats s as one table row under [SummaryHeader]: every metric as

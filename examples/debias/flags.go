@@ -15,6 +15,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -33,6 +34,9 @@ type options struct {
 	lambdaF, lambdaS []float64
 	fmp              fmp.Config
 	rule             metrics.Rule
+	// Per-group thresholds.
+	randomize bool
+	objective postprocess.Objective
 	// Output.
 	out, modelFile string
 	export         string
@@ -58,10 +62,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `debias trains a GNN on a graph, debiases it with FMP and with per-group
-thresholds (both chosen on validation nodes by one rule), and writes
-metrics, predictions, the frontier (CSV and SVG) and the model to -out.
+thresholds (both chosen on validation nodes by one rule on one fairness
+-criterion), and writes metrics, predictions, the frontier (CSV and SVG)
+and the model to -out.
 
-  debias -nodes FILE -edges FILE -label COL -sens COL [-id COL] -out DIR [flags]
+  debias -nodes FILE -edges FILE -label COL -sens COL[,COL...] [-id COL] -out DIR [flags]
   debias -dataset bail|credit|nba|german|pokec_z|pokec_n|synthetic [-data DIR] -out DIR [flags]
   debias (the same input flags) -model FILE -out DIR
 
@@ -70,7 +75,9 @@ label, sensitive, split and -drop columns is a numeric feature. The edge
 list holds two node ids (or 0-based rows without -id) per line. The full
 format: go doc github.com/fairmp/fairmp/graph/datasets.
 
-Exit status 2 for bad input, 1 for a failure while running.
+Exit status 2 for bad input and 1 for a failure (nothing written either
+way); 3 when no setting met the rule (everything written, the backbone
+kept as FMP's answer).
 
 Flags:
 `)
@@ -90,11 +97,15 @@ Flags:
 		dtype     = fs.String("dtype", "float64", "float64 or float32")
 		lambdaF   = fs.String("lambda-f", "", "FMP λf values to try, comma-separated (default: 20 values from 0 to 16)")
 		lambdaS   = fs.String("lambda-s", "0,1", "FMP λs values to try, comma-separated (0: no extra propagation)")
-		maxLoss   = fs.Float64("max-acc-loss", 1, "rule: the lowest validation ΔDP within this many accuracy points of the backbone's")
-		maxDP     = fs.Float64("max-dp", 0, "rule instead: the highest validation accuracy with ΔDP at most this many points")
+		criterion = fs.String("criterion", "dp", "fairness criterion the rule judges: "+strings.Join(metrics.CriterionNames(), ", ")+" (fairlearn's definitions; differences: lower is fairer, ratios: higher)")
+		maxLoss   = fs.Float64("max-acc-loss", 1, "rule: the fairest validation -criterion within this many accuracy points of the backbone's")
+		bound     = fs.Float64("bound", 0, "rule instead: the highest validation accuracy whose -criterion meets this bound: for a difference, at most this many points (5); for a ratio, at least this ratio (0.8, the four-fifths rule)")
+		randomize = fs.Bool("randomize", false, "per-group thresholds mix two thresholds per group, drawing decisions with -seed (fairlearn's ThresholdOptimizer): they meet the rule exactly where single thresholds cannot")
+		objective = fs.String("objective", "accuracy", "what the per-group thresholds maximise: accuracy or balanced-accuracy")
+		minGroup  = fs.Int("min-group", 20, "smallest number of labelled nodes a sensitive group may have (0: no minimum); smaller groups are refused, or merged with -merge-small")
+		merge     = fs.Bool("merge-small", false, "merge the sensitive groups below -min-group into one group \"other\" instead of refusing them")
 		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", "))
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
-		alone     = fs.Float64("max-singleton-fraction", def.MaxSingletonFraction, "refuse a sensitive column that leaves more than this fraction of its nodes alone in their group")
 	)
 	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
 	fs.StringVar(&o.files.Edges, "edges", "", "edge list (two node ids per line, spaces, tabs or a comma)")
@@ -102,7 +113,7 @@ Flags:
 	fs.StringVar(&o.files.SplitColumn, "split-column", "", "column holding train, val or test per node (optional)")
 	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows and edges name 0-based rows)")
 	fs.StringVar(&o.files.LabelColumn, "label", "", "label column")
-	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column (any number of groups)")
+	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column (any number of groups); several comma-separated columns (-sens a,b) make their intersections the groups")
 	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (default: the larger of two values in sorted order)")
 	fs.StringVar(&o.dataset, "dataset", "", "a preset instead of files: "+strings.Join(datasets.Presets, ", ")+", or synthetic (generated)")
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
@@ -145,15 +156,31 @@ Flags:
 	case o.dataset == "synthetic" && o.synthN < 50:
 		return nil, badInput("-synthetic-nodes %d, want ≥ 50", o.synthN)
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// Groups, for files and presets alike.
+	if *minGroup < 0 {
+		return nil, badInput("-min-group %d, want ≥ 0 labelled nodes (0: no minimum)", *minGroup)
+	}
+	if *merge && *minGroup == 0 {
+		return nil, badInput("-merge-small needs -min-group above 0: the size below which groups are merged")
+	}
+	o.files.Options = def.Options
+	o.files.Options.MinGroupSize, o.files.Options.MergeSmallGroups = *minGroup, *merge
 	if files {
 		c := o.files
+		sens := splitList(c.SensColumn)
+		if len(sens) == 0 {
+			return nil, badInput("-sens %q names no column", c.SensColumn)
+		}
 		o.files = def
+		o.files.Options = c.Options
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
-		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
+		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, sens[0], c.PositiveLabel
+		o.files.Options.IntersectSens = sens[1:]
 		o.files.Drop = splitList(*drop)
 		o.files.Missing = append([]string{""}, splitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
-		o.files.MaxSingletonFraction = *alone
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
 		switch *comma {
@@ -177,6 +204,8 @@ Flags:
 		if err := o.files.Validate(); err != nil {
 			return nil, inFlags(inputError{err})
 		}
+	} else if o.files.SensColumn != "" {
+		return nil, badInput("-sens %s is for -nodes/-edges; a -dataset preset has its own sensitive column", o.files.SensColumn)
 	}
 	// Model and training.
 	k, err := layers.LookupKind(*backbone)
@@ -186,8 +215,6 @@ Flags:
 	o.backbone, o.kind = *backbone, k
 	o.model = layers.DefaultOptions()
 	o.model.Seed = *seed
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case *hidden < 1:
 		return nil, badInput("-hidden %d, want ≥ 1", *hidden)
@@ -237,12 +264,13 @@ Flags:
 	}
 	o.lambdaS = v
 	fc.LambdaF, fc.LambdaS = o.lambdaF, o.lambdaS
-	if set["max-dp"] && set["max-acc-loss"] {
-		return nil, badInput("-max-dp and -max-acc-loss are two rules, want one: -max-acc-loss %v keeps the fairest setting within that many accuracy points, -max-dp %v the most accurate under that ΔDP", *maxLoss, *maxDP)
+	crit, err := metrics.ParseCriterion(*criterion)
+	if err != nil {
+		return nil, badInput("-criterion %q, want one of %s", *criterion, strings.Join(metrics.CriterionNames(), ", "))
 	}
 	if o.modelFile != "" {
 		var training []string
-		for _, f := range []string{"backbone", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "max-dp", "max-acc-loss"} {
+		for _, f := range []string{"backbone", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
 			if set[f] {
 				training = append(training, "-"+f)
 			}
@@ -252,16 +280,27 @@ Flags:
 		}
 	}
 	switch {
-	case *maxDP != 0:
-		o.rule = metrics.Rule{MaxDP: *maxDP / 100}
-		if !(*maxDP > 0 && *maxDP <= 100) {
-			return nil, badInput("-max-dp %v, want ΔDP points in (0, 100]", *maxDP)
+	case set["bound"] && set["max-acc-loss"]:
+		return nil, badInput("-bound and -max-acc-loss are two rules, want one: the fairest within an accuracy loss, or the most accurate within a bound")
+	case set["bound"] && crit.IsRatio():
+		o.rule = metrics.MostAccurateWithin(crit, *bound)
+		if !(*bound > 0 && *bound <= 1) {
+			return nil, badInput("-bound %v for -criterion %s, want the smallest allowed ratio in (0, 1], e.g. 0.8", *bound, crit)
+		}
+	case set["bound"]:
+		o.rule = metrics.MostAccurateWithin(crit, *bound/100)
+		if !(*bound >= 0 && *bound <= 100) {
+			return nil, badInput("-bound %v for -criterion %s, want the largest allowed difference in points, in [0, 100]", *bound, crit)
 		}
 	default:
-		o.rule = metrics.Rule{MaxAccuracyLoss: *maxLoss / 100}
+		o.rule = metrics.FairestWithin(crit, *maxLoss/100)
 		if !(*maxLoss > 0 && *maxLoss <= 100) {
 			return nil, badInput("-max-acc-loss %v, want accuracy points in (0, 100]", *maxLoss)
 		}
+	}
+	o.randomize = *randomize
+	if o.objective, err = postprocess.ParseObjective(*objective); err != nil {
+		return nil, badInput("-objective %q, want accuracy or balanced-accuracy", *objective)
 	}
 	fc.Rule = o.rule
 	if err := fc.Validate(); err != nil {

@@ -5,6 +5,16 @@
 // and per group, a prediction per node for each method, the
 // accuracy/fairness frontier as CSV and SVG, and the debiased model.
 //
+// The rule judges one fairness criterion (-criterion: dp, dp-ratio, eo,
+// eo-ratio, eodds, eodds-ratio, fpr, fpr-ratio, as fairlearn defines
+// them): the fairest value within -max-acc-loss accuracy points of the
+// backbone, or the most accurate within -bound (-criterion dp-ratio
+// -bound 0.8 is the four-fifths rule). The per-group thresholds take the
+// same criterion as their constraint, deterministic or -randomize'd.
+// Groups are the values of the -sens column, or the intersections of
+// several (-sens a,b); groups with fewer than -min-group labelled nodes
+// are refused, or merged into one group "other" with -merge-small.
+//
 // Usage:
 //
 //	go run ./examples/debias -nodes people.csv -edges links.csv -id name \
@@ -25,19 +35,24 @@
 //	                 metrics, overall and by group
 //	predictions.csv  per node: id, group, label, split, and for each method
 //	                 the probability of class 1 and the decision
-//	frontier.csv     every FMP setting tried: validation and test accuracy
-//	                 and ΔDP, the chosen one marked
-//	frontier.svg     the same as a plot (accuracy against ΔDP), with the
-//	                 backbone, the thresholds and the chosen point
+//	frontier.csv     every FMP setting tried: validation and test accuracy,
+//	                 ΔDP and the rule's criterion, the chosen one marked
+//	frontier.svg     the same as a plot (accuracy against the criterion),
+//	                 with the backbone, the thresholds and the chosen point
 //	model.fmp        the debiased model (layers/modelio format)
 //
 // With -model FILE the command trains nothing: it loads the model (which
 // must have been saved for the same graph and sensitive attribute) and
 // writes metrics.json and predictions.csv for it.
 //
-// Exit status: 0 on success, 2 for bad input (a flag, a file, a model
+// Exit status: 0 on success; 2 for bad input (a flag, a file, a model
 // file for another graph; one line naming the flag or file:line:column),
-// 1 for a failure while running.
+// nothing written; 1 for a failure while running, nothing written; 3 when
+// no FMP setting (or no thresholds) met the rule: every output is written
+// all the same, FMP's row is then its reference (λs 0, λf 0: the
+// backbone), frontier.csv and frontier.svg show what each setting
+// reaches, and a rule-not-met warning (metrics.json "diagnostics") names
+// the most accurate and the fairest settings found.
 package main
 
 import (
@@ -79,6 +94,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ie inputError
 	if errors.As(err, &ie) {
 		return 2
+	}
+	if errors.As(err, &ruleNotMet{}) {
+		return 3
 	}
 	return 1
 }

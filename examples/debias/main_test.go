@@ -225,7 +225,7 @@ func TestBadInput(t *testing.T) {
 		{"model for another graph", with("-model", otherModel), "model.fmp: modelio:"},
 		{"corrupt model", with("-model", corrupt), "corrupt.fmp: modelio:"},
 		{"out exists", with("-out", existing), "exists; choose a new folder or add -overwrite"},
-		{"two rules", append(with("-max-dp", "5"), "-max-acc-loss", "2"), "-max-dp and -max-acc-loss are two rules, want one"},
+		{"two rules", append(with("-bound", "5"), "-max-acc-loss", "2"), "-bound and -max-acc-loss are two rules, want one"},
 		{"model and backbone", append(with("-model", otherModel), "-backbone", "gat"), "which trains and chooses nothing: -backbone would be ignored"},
 		{"no out", in, "-out is required"},
 	}

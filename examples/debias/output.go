@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/metrics"
 )
 
@@ -56,7 +58,9 @@ func writeMetrics(path string, o *options, r *result) error {
 		doc["settings"] = map[string]any{
 			"backbone": o.backbone, "hidden": o.model.Hidden, "dtype": o.model.Dtype.String(), "seed": o.model.Seed,
 			"epochs": o.train.Epochs, "lr": o.train.Adam.LR, "weight_decay": o.train.Adam.WeightDecay,
-			"selection": "best validation accuracy", "rule": o.rule.String(),
+			"selection": "best validation accuracy", "rule": o.rule.String(), "criterion": o.rule.Criterion.Name(),
+			"thresholds": map[string]any{"randomized": o.randomize, "objective": o.objective.String()},
+			"min_group":  o.files.Options.MinGroupSize, "merge_small_groups": o.files.Options.MergeSmallGroups,
 			"lambda_f": o.lambdaF, "lambda_s": o.lambdaS, "k": o.fmp.K, "tau": o.fmp.Temperature,
 		}
 	}
@@ -111,18 +115,27 @@ func writePredictions(path string, r *result) error {
 	})
 }
 
+// writeFrontier writes every FMP setting's metrics; val_criterion and
+// test_criterion are the rule's criterion (empty where undefined).
 func writeFrontier(path string, f *fmp.Frontier) error {
 	return writeFile(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"lambda_s", "lambda_f", "val_accuracy", "val_dp", "test_accuracy", "test_dp", "test_eo", "chosen"})
+		cw.Write([]string{"lambda_s", "lambda_f", "val_accuracy", "val_dp", "test_accuracy", "test_dp", "test_eo", "chosen", "val_criterion", "test_criterion"})
+		g := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+		crit := func(r metrics.Report) string {
+			v, err := f.Rule.Criterion.Of(r)
+			if err != nil {
+				return ""
+			}
+			return g(v)
+		}
 		for k, p := range f.Points {
 			ch := "0"
 			if k == f.Chosen {
 				ch = "1"
 			}
-			g := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 			cw.Write([]string{g(p.Config.LambdaS), g(p.Config.LambdaF), g(p.Val.Accuracy), g(p.Val.DemographicParity),
-				g(p.Test.Accuracy), g(p.Test.DemographicParity), g(p.Test.EqualOpportunity), ch})
+				g(p.Test.Accuracy), g(p.Test.DemographicParity), g(p.Test.EqualOpportunity), ch, crit(p.Val), crit(p.Test)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -154,7 +167,9 @@ func containsF(s []float64, x float64) bool {
 	return false
 }
 
-// printSummary prints the table of methods on stdout.
+// printSummary prints the table of methods on stdout: accuracy and the
+// rule's criterion on validation and test, with test intervals, and ΔDP
+// and ΔEO when the criterion is another.
 func printSummary(w io.Writer, o *options, r *result) {
 	ds := r.ds
 	for _, d := range r.diagnostics {
@@ -163,27 +178,63 @@ func printSummary(w io.Writer, o *options, r *result) {
 	if len(r.diagnostics) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%s: %d nodes, %d edges; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), len(ds.Split.Val), len(ds.Split.Test))
+	crit := o.rule.Criterion
+	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d groups; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), groups(ds), len(ds.Split.Val), len(ds.Split.Test))
 	if o.modelFile == "" {
 		fmt.Fprintf(w, "backbone %s, %d epochs; rule: %s\n", o.backbone, o.train.Epochs, o.rule)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| method | val accuracy % | val ΔDP % | test accuracy % [95% interval] | test ΔDP % [95%] | test ΔEO % [95%] | setting |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	pct := func(rep *metrics.Report, f func(*metrics.Report) float64) string {
-		if rep == nil {
+	extra := []metrics.Criterion{}
+	for _, c := range []metrics.Criterion{metrics.DPDifference, metrics.EODifference} {
+		if c != crit {
+			extra = append(extra, c)
+		}
+	}
+	unit := " %"
+	if crit.IsRatio() {
+		unit = ""
+	}
+	head := fmt.Sprintf("| method | val accuracy %% | val %s%s | test accuracy %% [95%% interval] | test %s%s [95%%] |", crit.Title(), unit, crit.Title(), unit)
+	for _, c := range extra {
+		head += fmt.Sprintf(" test %s %% [95%%] |", c.Title())
+	}
+	fmt.Fprintln(w, head+" setting |")
+	fmt.Fprintln(w, "|---|---|---|---|---|"+strings.Repeat("---|", len(extra))+"---|")
+	value := func(v *float64) string {
+		switch {
+		case v == nil:
+			return "–"
+		case crit.IsRatio():
+			return fmt.Sprintf("%.3f", *v)
+		}
+		return fmt.Sprintf("%.2f", 100**v)
+	}
+	interval := func(ci *metrics.Intervals, c metrics.Criterion) string {
+		if ci == nil {
 			return "–"
 		}
-		return fmt.Sprintf("%.2f", 100*f(rep))
-	}
-	acc := func(r *metrics.Report) float64 { return r.Accuracy }
-	dp := func(r *metrics.Report) float64 { return r.DemographicParity }
-	for _, me := range r.methods {
-		ta, td, te := "–", "–", "–"
-		if me.TestCI != nil {
-			ta, td, te = me.TestCI.Accuracy.String(), me.TestCI.DemographicParity.String(), me.TestCI.EqualOpportunity.String()
+		iv, ok := ci.Of(c)
+		switch {
+		case !ok:
+			return "–"
+		case c.IsRatio():
+			return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Point, iv.Lo, iv.Hi)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", me.Name, pct(me.Val, acc), pct(me.Val, dp), ta, td, te, settingText(me))
+		return iv.String()
+	}
+	for _, me := range r.methods {
+		va, ta := "–", "–"
+		if me.Val != nil {
+			va = fmt.Sprintf("%.2f", 100*me.Val.Accuracy)
+		}
+		if me.TestCI != nil {
+			ta = me.TestCI.Accuracy.String()
+		}
+		row := fmt.Sprintf("| %s | %s | %s | %s | %s |", me.Name, va, value(me.ValCriterion), ta, interval(me.TestCI, crit))
+		for _, c := range extra {
+			row += " " + interval(me.TestCI, c) + " |"
+		}
+		fmt.Fprintf(w, "%s %s |\n", row, settingText(ds, me))
 	}
 	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
 		fmt.Fprintf(w, "\nIntervals: percentile bootstrap over the %d test nodes (resampled within each group, 1000 times): which nodes happen to be in the test split moves the numbers this much.\n", r.methods[0].TestCI.Evaluated)
@@ -193,12 +244,42 @@ func printSummary(w io.Writer, o *options, r *result) {
 	}
 }
 
-func settingText(me *method) string {
+// thresholdSetting records the thresholds' rules, by group index.
+func thresholdSetting(th *postprocess.Thresholds) map[string]float64 {
+	out := map[string]float64{}
+	for g, r := range th.Groups {
+		out[fmt.Sprintf("threshold_group%d", g)] = r.T
+		if r.P2 != 0 {
+			out[fmt.Sprintf("threshold2_group%d", g)], out[fmt.Sprintf("p_threshold2_group%d", g)] = r.T2, r.P2
+		}
+		if r.PConstant != 0 {
+			out[fmt.Sprintf("p_constant_group%d", g)], out[fmt.Sprintf("constant_group%d", g)] = r.PConstant, r.Constant
+		}
+	}
+	return out
+}
+
+func settingText(ds *datasets.Dataset, me *method) string {
 	switch me.Name {
 	case "fmp":
 		return fmt.Sprintf("λs %g, λf %g", me.Setting["lambda_s"], me.Setting["lambda_f"])
 	case "thresholds":
-		return fmt.Sprintf("t(group 0) %.3f, t(group 1) %.3f", me.Setting["threshold_group0"], me.Setting["threshold_group1"])
+		var parts []string
+		for g := 0; ; g++ {
+			t, ok := me.Setting[fmt.Sprintf("threshold_group%d", g)]
+			if !ok {
+				break
+			}
+			s := fmt.Sprintf("t(group %s) %.3f", groupName(ds, g), t)
+			if p := me.Setting[fmt.Sprintf("p_threshold2_group%d", g)]; p != 0 {
+				s += fmt.Sprintf(" or %.3f (p %.2f)", me.Setting[fmt.Sprintf("threshold2_group%d", g)], p)
+			}
+			if p := me.Setting[fmt.Sprintf("p_constant_group%d", g)]; p != 0 {
+				s += fmt.Sprintf(", random %.2f (p %.2f)", me.Setting[fmt.Sprintf("constant_group%d", g)], p)
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, ", ")
 	}
 	return ""
 }

@@ -32,10 +32,14 @@ type method struct {
 	thresholded bool
 	Val         *metrics.Report `json:"val,omitempty"`
 	Test        *metrics.Report `json:"test,omitempty"`
-	// TestCI holds 95% bootstrap intervals of the test accuracy, ΔDP and
-	// ΔEO (metrics.Bootstrap: 1000 resamples of the test nodes within
-	// each group, seed 1): the uncertainty that comes from which nodes
-	// were tested.
+	// ValCriterion and TestCriterion are the rule's criterion on the
+	// validation and test nodes (absent where undefined).
+	ValCriterion  *float64 `json:"val_criterion,omitempty"`
+	TestCriterion *float64 `json:"test_criterion,omitempty"`
+	// TestCI holds 95% bootstrap intervals of the test accuracy and of
+	// every criterion (metrics.Bootstrap: 1000 resamples of the test
+	// nodes within each group, seed 1): the uncertainty that comes from
+	// which nodes were tested.
 	TestCI *metrics.Intervals `json:"test_interval_95,omitempty"`
 	// Setting says what was chosen (FMP's λs and λf, the thresholds).
 	Setting map[string]float64 `json:"setting,omitempty"`
@@ -52,6 +56,30 @@ type result struct {
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
 	diagnostics []metrics.Diagnostic
+	// ruleDiagnostics are the methods' RuleNotMet diagnostics other than
+	// the frontier's (the thresholds').
+	ruleDiagnostics []metrics.Diagnostic
+}
+
+// ruleNotMet is execute's error when a method found no setting that meets
+// the rule: every output was written (the backbone kept as FMP's answer),
+// and the exit status is 3.
+type ruleNotMet struct{ methods []string }
+
+func (e ruleNotMet) Error() string {
+	return fmt.Sprintf("no setting of %s met the rule: every output was written, with FMP's reference (the backbone) kept where the frontier met nothing; see the warnings (exit status 3)", strings.Join(e.methods, " and "))
+}
+
+// notMet returns the methods whose rule was not met (RuleNotMet
+// diagnostics), in order.
+func (r *result) notMet() []string {
+	var out []string
+	for _, d := range r.diagnostics {
+		if d.Code == metrics.RuleNotMet {
+			out = append(out, d.Subject)
+		}
+	}
+	return out
 }
 
 // diagnose fills r.diagnostics: the data's (a feature that is the
@@ -65,6 +93,10 @@ func (r *result) diagnose() error {
 		return err
 	}
 	r.diagnostics = append(r.diagnostics, ds...)
+	if r.frontier != nil {
+		r.diagnostics = append(r.diagnostics, r.frontier.Diagnostics()...)
+	}
+	r.diagnostics = append(r.diagnostics, r.ruleDiagnostics...)
 	for _, me := range r.methods {
 		if me.Test == nil {
 			continue
@@ -90,14 +122,65 @@ func loadData(o *options) (*datasets.Dataset, error) {
 		c.N = o.synthN
 		ds, err = datasets.Synthetic(c)
 	case o.dataset != "":
-		ds, err = datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+		ds, err = datasets.Load(o.data, o.dataset, o.files.Options)
 	default:
 		ds, err = datasets.LoadFiles(o.files)
+	}
+	var small *datasets.SmallGroupError
+	if errors.As(err, &small) {
+		return nil, badInput("%s", smallGroups(small))
 	}
 	if err != nil {
 		return nil, inFlags(inputError{err})
 	}
 	return ds, nil
+}
+
+// smallGroups says, in the command's flags, which groups are below
+// -min-group and what to do.
+func smallGroups(e *datasets.SmallGroupError) string {
+	where := ""
+	if e.File != "" {
+		where = e.File + ": "
+	}
+	if e.All {
+		return fmt.Sprintf("%severy sensitive group has fewer than -min-group %d labelled nodes (%s): merged they would make one group; lower -min-group, or choose other -sens columns", where, e.Min, e.List())
+	}
+	if e.Merged {
+		return fmt.Sprintf("%sthe sensitive groups below -min-group %d, %s, merged (-merge-small) make only %d labelled nodes: lower -min-group, or choose other -sens columns", where, e.Min, e.List(), e.Total)
+	}
+	msg := fmt.Sprintf("%s%d sensitive group(s) with fewer than -min-group %d labelled nodes: %s; add -merge-small to merge them into one group, lower -min-group (0: no minimum), or choose other -sens columns", where, len(e.Groups), e.Min, e.List())
+	if e.Mostly() {
+		msg += fmt.Sprintf(" (%d of the %d labelled nodes are in such groups: a sensitive attribute puts many nodes in each group; is -sens the right column?)", e.Total, e.Labelled)
+	}
+	return msg
+}
+
+// checkSplitGroups returns an error naming a group without labelled
+// validation or test nodes: the choice of FMP's setting and the
+// thresholds need every group among the validation nodes, the metrics
+// among the test nodes.
+func checkSplitGroups(ds *datasets.Dataset) error {
+	for _, part := range []struct {
+		name  string
+		nodes []int
+	}{{"validation", ds.Split.Val}, {"test", ds.Split.Test}} {
+		if len(part.nodes) == 0 {
+			continue
+		}
+		count := make([]int, groups(ds))
+		for _, i := range part.nodes {
+			if s := ds.Sens[i]; s >= 0 && ds.Labels[i] >= 0 {
+				count[s]++
+			}
+		}
+		for g, c := range count {
+			if c == 0 {
+				return badInput("%s: sensitive group %q has no labelled %s node; every group needs some: raise -min-group (with -merge-small), or give a split (-split, -split-column) with every group in it", ds.Name, groupName(ds, g), part.name)
+			}
+		}
+	}
+	return nil
 }
 
 func execute(o *options, stdout, stderr io.Writer) (err error) {
@@ -146,6 +229,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if len(ds.Split.Val) == 0 {
 		return badInput("%s: the split has no validation nodes; the choice of FMP's setting and of the thresholds needs them", ds.Name)
 	}
+	if err := checkSplitGroups(ds); err != nil {
+		return err
+	}
 	var r *result
 	if o.modelFile != "" {
 		r, err = predictSaved(o, h, ds)
@@ -167,6 +253,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	printSummary(stdout, o, r)
 	if !o.quiet {
 		fmt.Fprintf(stderr, "wrote %s in %v\n", o.out, time.Since(start).Round(time.Millisecond))
+	}
+	if m := r.notMet(); len(m) > 0 {
+		return ruleNotMet{m}
 	}
 	return nil
 }
@@ -259,12 +348,12 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	}
 	begin = time.Now()
 	f, err := fmp.NewFrontier(fm, task, fc)
-	if err != nil {
-		if errors.Is(err, metrics.ErrNoCandidate) {
-			return nil, fmt.Errorf("FMP: no setting meets the rule %s on validation: %w (loosen -max-acc-loss or -max-dp)", o.rule, err)
-		}
+	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}
+	// No setting met the rule: the frontier's reference (λs 0, λf 0: the
+	// backbone) is kept, every output is still written, and the exit
+	// status says so (ruleNotMet).
 	r.training["frontier_seconds"] = time.Since(begin).Seconds()
 	r.frontier = f
 	chosen, err := f.Model()
@@ -280,27 +369,32 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	r.methods = append(r.methods, &method{Name: "fmp", probs: fpred.Probs,
 		Setting: map[string]float64{"lambda_s": best.Config.LambdaS, "lambda_f": best.Config.LambdaF, "k": float64(best.Config.K), "tau": best.Config.Temperature}})
 
-	// Per-group thresholds on the backbone's P(y = 1): binary tasks with
-	// two groups.
-	switch {
-	case ds.NumClasses() != 2:
+	// Per-group thresholds on the backbone's P(y = 1), binary tasks: the
+	// rule's criterion is their constraint.
+	if ds.NumClasses() != 2 {
 		r.thNote = fmt.Sprintf("per-group thresholds need two classes, the task has %d", ds.NumClasses())
-	case groups(ds) != 2:
-		r.thNote = fmt.Sprintf("per-group thresholds are implemented for two groups, the data has %d", groups(ds))
-	default:
+	} else {
 		p1 := pred.Column(1)
 		thc := postprocess.DefaultThresholdsConfig()
-		thc.Rule = o.rule
+		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
 		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
-		if err != nil {
+		if errors.Is(err, metrics.ErrNoCandidate) {
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
-			break
+			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "thresholds",
+				Message: fmt.Sprintf("no per-group thresholds met the rule (%s) on the validation nodes: the table has no thresholds row", o.rule),
+				Advice:  "loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion), or add -randomize"})
+		} else if err != nil {
+			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
+		} else {
+			d, err := th.Decide(p1, ds.Sens, o.model.Seed)
+			if err != nil {
+				return nil, err
+			}
+			r.methods = append(r.methods, &method{Name: "thresholds", probs: pred.Probs, decision: d, thresholded: true, Setting: thresholdSetting(th)})
 		}
-		r.methods = append(r.methods, &method{Name: "thresholds", probs: pred.Probs, decision: th.Decide(p1, ds.Sens), thresholded: true,
-			Setting: map[string]float64{"threshold_group0": th.T[0], "threshold_group1": th.T[1]}})
 	}
 	for _, me := range r.methods {
-		if err := me.evaluate(ds); err != nil {
+		if err := me.evaluate(ds, o.rule.Criterion); err != nil {
 			return nil, err
 		}
 	}
@@ -309,8 +403,8 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 
 // evaluate sets the decisions (the argmax, lowest class on ties: for two
 // classes class 1 when its probability is above 0.5, as metrics.Evaluate)
-// unless thresholded, and the metrics.
-func (me *method) evaluate(ds *datasets.Dataset) error {
+// unless thresholded, and the metrics, with the criterion crit.
+func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 	c := len(me.probs) / ds.N()
 	if !me.thresholded {
 		me.decision = make([]int, ds.N())
@@ -339,6 +433,17 @@ func (me *method) evaluate(ds *datasets.Dataset) error {
 			return fmt.Errorf("%s: metrics: %w", me.Name, err)
 		}
 		*part.dst = &rep
+	}
+	for _, part := range []struct {
+		rep *metrics.Report
+		dst **float64
+	}{{me.Val, &me.ValCriterion}, {me.Test, &me.TestCriterion}} {
+		if part.rep == nil {
+			continue
+		}
+		if v, err := crit.Of(*part.rep); err == nil {
+			*part.dst = &v
+		}
 	}
 	if len(ds.Split.Test) > 0 {
 		iv, err := metrics.Bootstrap(scored, c, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
@@ -374,7 +479,7 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset) (*result,
 		return nil, err
 	}
 	me := &method{Name: "model", probs: pred.Probs}
-	if err := me.evaluate(ds); err != nil {
+	if err := me.evaluate(ds, o.rule.Criterion); err != nil {
 		return nil, err
 	}
 	k, err := layers.KindOf(m)

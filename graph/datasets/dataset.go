@@ -34,8 +34,9 @@ type Dataset struct {
 	IDs []string
 	// ClassNames and GroupNames hold, when the loader mapped values to ids
 	// (LoadFiles), the label value of each class id and the sensitive
-	// value of each group id; nil for the presets, whose values are the
-	// ids.
+	// value of each group id ("col=value & col=value" for intersections,
+	// "other" for merged small groups); nil for the presets' classes, and
+	// for their groups when the values are the ids (0..G−1).
 	ClassNames, GroupNames []string
 	// Split holds the train, validation and test node indices.
 	Split Split

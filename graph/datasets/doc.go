@@ -33,7 +33,9 @@
 //   - The sensitive column: any number of groups, text or numbers,
 //     mapped to groups 0, 1, ... in the same sorted order
 //     (Dataset.GroupNames); Missing values are unknown (−1). At least two
-//     groups must be present.
+//     groups must be present. Several sensitive columns
+//     ([Options].IntersectSens) make their intersections the groups; see
+//     "Groups" below.
 //   - Every other column is a numeric feature (finite; no empty cells),
 //     min-max scaled to [−1, 1] unless MinMaxScale is off, except the
 //     columns listed in Drop and the split column.
@@ -58,7 +60,11 @@
 //
 // The protocol of the FMP paper (and of FairGNN and NIFTY) is applied:
 // labels < 0 are unknown (−1), labels > 1 become 1; sensitive values < 0
-// are unknown, > 0 become 1; the features are every column except the id,
+// are unknown, and with [Options].FoldSens ([PaperOptions], what the lab's
+// experiments use) values > 0 become group 1, while by default every
+// distinct value is a group of its own (the published data sets' attributes
+// are binary, so both give the same groups on them); the features are
+// every column except the id,
 // the label, the sensitive column (unless [Options].IncludeSens) and the
 // configured drops, optionally min-max scaled to [−1, 1] (on for every
 // preset but Pokec). User ids are parsed as exact integers (NBA and Pokec
@@ -74,9 +80,21 @@
 // RandomSplit over the labelled nodes with Options.SplitFractions and
 // Options.SplitSeed.
 //
+// # Groups
+//
+// Every loader keeps every sensitive group unless asked to fold
+// (Options.FoldSens, presets only). [Options].IntersectSens names further
+// sensitive columns: the groups become the combinations of values that
+// occur ([Intersect]), named "col=value & col=value", and those columns
+// leave the features. Options.MinGroupSize refuses groups with fewer
+// labelled nodes ([*SmallGroupError], which names them and their sizes),
+// or with Options.MergeSmallGroups merges them into one group "other"
+// (with a warning listing them).
+//
 // # Synthetic graphs
 //
-// Synthetic draws a two-group graph from a stochastic block model with
+// Synthetic draws a graph of two sensitive groups, or of any number with
+// SyntheticConfig.GroupFracs, from a stochastic block model with
 // separate label- and sensitive-homophily knobs, labels correlated with
 // the group, and features carrying label signal, group signal and noise
 // (see [SyntheticConfig]). With the defaults (sensitive homophily 0.9),
@@ -120,7 +138,8 @@
 // What a loader accepts but a careful user should know is listed in
 // Dataset.Warnings, which the examples print: labels above 1 folded into
 // label 1 and sensitive values above 0 other than 1 folded into group 1
-// (the presets' protocol, with the values and row counts), and an edge
+// (the presets' protocol, with the values and row counts), small groups
+// merged, and an edge
 // file whose last line has no newline (a file cut mid-number would still
 // parse, with a wrong last edge).
 //

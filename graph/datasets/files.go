@@ -74,14 +74,12 @@ type FilesConfig struct {
 	// Drop), and they are scaled with the schema's scaling instead of one
 	// fitted on this data (MinMaxScale is then not used).
 	Schema *features.Schema
-	// MaxSingletonFraction bounds the nodes that are alone in their group
-	// of the sensitive column: more than MaxSingletonFraction × the nodes
-	// with a known group is an error (a column of ids, say, taken for a
-	// sensitive attribute: a group per node makes every fairness number
-	// meaningless). In (0, 1]. Default 0.5.
-	MaxSingletonFraction float64
 	// Options: the sensitive column among the features (as its group id),
-	// the random split's fractions and seed. IgnoreSplitFile is not used.
+	// the random split's fractions and seed, intersections and the
+	// smallest group (Options.MinGroupSize). Whatever the minimum, a
+	// single sensitive column that leaves more than half of its nodes
+	// alone in their group is refused as not a sensitive attribute (a
+	// column of ids, say). IgnoreSplitFile and FoldSens are not used.
 	Options Options
 }
 
@@ -92,7 +90,7 @@ var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
 // scaling, DefaultMissing, DefaultOptions. The paths and the label and
 // sensitive columns are left for the caller.
 func DefaultFilesConfig() FilesConfig {
-	return FilesConfig{MinMaxScale: true, MaxSingletonFraction: 0.5, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
+	return FilesConfig{MinMaxScale: true, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
 }
 
 // Validate checks that the paths and the columns are set, the columns
@@ -112,8 +110,11 @@ func (c FilesConfig) Validate() error {
 	if c.SplitColumn != "" {
 		cols = append(cols, [2]string{"SplitColumn", c.SplitColumn})
 	}
-	if err := checkColumns("FilesConfig", c.Nodes, c.Drop, cols); err != nil {
+	if err := checkColumns("FilesConfig", c.Nodes, c.Drop, append(cols, intersectCols(c.Options)...)); err != nil {
 		return err
+	}
+	if c.Options.FoldSens {
+		return errors.New("datasets: FilesConfig.Options.FoldSens is set, but LoadFiles maps any sensitive values, text included, to groups; fold them in the file (or merge small groups with Options.MinGroupSize and MergeSmallGroups)")
 	}
 	if c.Split != "" && c.SplitColumn != "" {
 		return errors.New("datasets: FilesConfig.Split and SplitColumn are both set, want at most one")
@@ -122,9 +123,6 @@ func (c FilesConfig) Validate() error {
 	case 0, ',', '\t', ';', '|':
 	default:
 		return fmt.Errorf("datasets: FilesConfig.Comma = %q, want 0 (detect), ',', '\\t', ';' or '|'", c.Comma)
-	}
-	if !(c.MaxSingletonFraction > 0 && c.MaxSingletonFraction <= 1) {
-		return fmt.Errorf("datasets: FilesConfig.MaxSingletonFraction = %v, want a fraction in (0, 1]", c.MaxSingletonFraction)
 	}
 	if c.Schema != nil {
 		if err := c.Schema.Validate(); err != nil {
@@ -153,6 +151,9 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		}
 	}
 	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colText, c.SensColumn: colText}, comma: comma}
+	for _, s := range c.Options.IntersectSens {
+		spec.kinds[s] = colText
+	}
 	for _, d := range c.Drop {
 		spec.kinds[d] = colSkip
 	}
@@ -162,7 +163,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		spec.kinds[c.SplitColumn] = colText
 	}
-	spec.need = append([]string{c.LabelColumn, c.SensColumn}, c.Drop...)
+	spec.need = append(append([]string{c.LabelColumn, c.SensColumn}, c.Drop...), c.Options.IntersectSens...)
 	if c.IDColumn != "" {
 		spec.need = append(spec.need, c.IDColumn)
 	}
@@ -186,34 +187,20 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	sens, groupNames, err := mapValues(t, sc, missing, "")
+	sens, groupNames, warnings, err := textGroups(t, append([]string{c.SensColumn}, c.Options.IntersectSens...), missing, labels, c.Options)
 	if err != nil {
 		return nil, err
-	}
-	if len(groupNames) < 2 {
-		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two groups", c.SensColumn, len(groupNames), strings.Join(groupNames, ", "))
 	}
 	if len(classNames) < 2 {
 		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
 	}
-	size := make([]int, len(groupNames))
-	known := 0
-	for _, g := range sens {
-		if g >= 0 {
-			size[g]++
-			known++
+	if len(c.Options.IntersectSens) == 0 {
+		// (An intersection's small groups are Options.MinGroupSize's.)
+		if err := checkNotIDs(t.file, c.SensColumn, sens, len(groupNames)); err != nil {
+			return nil, err
 		}
 	}
-	alone := 0
-	for _, n := range size {
-		if n == 1 {
-			alone++
-		}
-	}
-	if float64(alone) > c.MaxSingletonFraction*float64(known) {
-		return nil, fileErr(t.file, 0, 0, "column %q: %d of its %d nodes with a known value are alone in their group (%d groups): a sensitive attribute groups nodes, is this the right column? (at most %.0f%% may be alone: MaxSingletonFraction)", c.SensColumn, alone, known, len(groupNames), 100*c.MaxSingletonFraction)
-	}
-	exclude := append([]string{}, c.Drop...)
+	exclude := append(append([]string{}, c.Drop...), c.Options.IntersectSens...)
 	var ids []string
 	var index map[string]int
 	if c.IDColumn != "" {
@@ -238,7 +225,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		return nil, err
 	}
 	ds.Labels, ds.Sens = labels, sens
-	ds.ClassNames, ds.GroupNames, ds.IDs = classNames, groupNames, ids
+	ds.ClassNames, ds.GroupNames, ds.IDs, ds.Warnings = classNames, groupNames, ids, warnings
 	edges, err := loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
 		return parseUserEdges(r, c.Edges, t.rows, index, ds)
 	})
@@ -661,4 +648,30 @@ func writeCSV(path string, fill func(*csv.Writer) error) error {
 func isInteger(s string) bool {
 	_, err := strconv.ParseInt(s, 10, 64)
 	return err == nil
+}
+
+// checkNotIDs refuses a sensitive column that leaves more than half of
+// the nodes with a known group alone in their group, whatever
+// Options.MinGroupSize: such a column (ids, free text) is not a
+// sensitive attribute, and every fairness number on it would be
+// meaningless.
+func checkNotIDs(file, col string, sens []int, groups int) error {
+	size := make([]int, groups)
+	known := 0
+	for _, g := range sens {
+		if g >= 0 {
+			size[g]++
+			known++
+		}
+	}
+	alone := 0
+	for _, n := range size {
+		if n == 1 {
+			alone++
+		}
+	}
+	if 2*alone > known {
+		return fileErr(file, 0, 0, "column %q: %d of its %d nodes with a known value are alone in their group (%d groups): a sensitive attribute puts many nodes in each group; is this the right column?", col, alone, known, groups)
+	}
+	return nil
 }

@@ -83,6 +83,9 @@ func SyntheticLarge(cfg SyntheticConfig, featuresPath string, progress io.Writer
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.GroupFracs != nil {
+		return nil, fmt.Errorf("datasets: SyntheticLarge: SyntheticConfig.GroupFracs is set; SyntheticLarge draws two groups (GroupFrac), Synthetic draws more")
+	}
 	n, d := cfg.N, cfg.NumFeatures
 	m := int(math.Round(float64(n) * cfg.MeanDegree / 2))
 	if m > math.MaxInt/2 {
@@ -114,7 +117,7 @@ func SyntheticLarge(cfg SyntheticConfig, featuresPath string, progress io.Writer
 		blocks[b] = append(blocks[b], int32(i))
 	}
 	if m > 0 {
-		if err := checkBlocksReachable("SyntheticLarge", cfg, sizes); err != nil {
+		if err := checkBlocksReachable("SyntheticLarge", cfg, sizes[:]); err != nil {
 			return nil, err
 		}
 	}
@@ -158,25 +161,27 @@ func SyntheticLarge(cfg SyntheticConfig, featuresPath string, progress io.Writer
 
 // checkBlocksReachable returns an error if a populated (label, group)
 // block can reach no populated block: the block choice of an edge from it
-// would never end.
-func checkBlocksReachable(who string, cfg SyntheticConfig, sizes [4]int) error {
+// would never end. sizes[G·y + s] is the size of block (y, s), G =
+// len(sizes)/2.
+func checkBlocksReachable(who string, cfg SyntheticConfig, sizes []int) error {
+	G := len(sizes) / 2
 	for b, size := range sizes {
 		if size == 0 {
 			continue
 		}
-		y, s := b>>1, b&1
+		y, s := b/G, b%G
 		p := 0.0
-		for _, sy := range []bool{true, false} {
-			for _, ss := range []bool{true, false} {
-				ty, ts := y, s
-				py, ps := cfg.LabelHomophily, cfg.SensHomophily
-				if !sy {
-					ty, py = 1-y, 1-py
+		for ty := 0; ty < 2; ty++ {
+			py := cfg.LabelHomophily
+			if ty != y {
+				py = 1 - py
+			}
+			for ts := 0; ts < G; ts++ {
+				ps := cfg.SensHomophily
+				if ts != s {
+					ps = (1 - ps) / float64(G-1)
 				}
-				if !ss {
-					ts, ps = 1-s, 1-ps
-				}
-				if sizes[2*ty+ts] > 0 {
+				if sizes[G*ty+ts] > 0 {
 					p += py * ps
 				}
 			}

@@ -14,13 +14,39 @@ import (
 	"github.com/fairmp/fairmp/graph"
 )
 
-// Options are the settings Load applies on top of a preset.
+// Options are the settings Load applies on top of a preset (and LoadFiles
+// on top of a FilesConfig).
 type Options struct {
-	// IncludeSens adds the sensitive attribute (0/1, −1 unknown, unscaled)
-	// back among the features, at its column's position. Default false:
-	// as in the FMP paper, features exclude the label and the sensitive
-	// column.
+	// IncludeSens adds the sensitive attribute (its group id, −1 unknown,
+	// unscaled) back among the features, at its column's position.
+	// Default false: as in the FMP paper, features exclude the label and
+	// the sensitive column.
 	IncludeSens bool
+	// FoldSens folds the presets' sensitive attribute to two groups, as
+	// the FMP paper, FairGNN and NIFTY do: 0 is group 0, every positive
+	// value group 1 (negative values are unknown either way). Default
+	// false: every distinct value is a group, in increasing order, named
+	// in Dataset.GroupNames unless the values are 0..G−1 themselves. The
+	// published benchmarks' attributes are binary, so both give the same
+	// groups on them; the lab's experiments fold explicitly
+	// ([PaperOptions]). LoadFiles, whose values are any text, refuses it.
+	FoldSens bool
+	// IntersectSens names further sensitive columns: the groups become the
+	// intersections of the sensitive column's values with theirs (see
+	// [Intersect]), named "col=value & col=value" in Dataset.GroupNames,
+	// and these columns are left out of the features too. Their values
+	// follow the sensitive column's rules (FoldSens, Missing). Default
+	// none.
+	IntersectSens []string
+	// MinGroupSize, if > 0, is the fewest labelled nodes a sensitive group
+	// may have: a smaller group is an error (*SmallGroupError), or, with
+	// MergeSmallGroups, is merged with the other small groups into one
+	// group named "other" (with a warning listing them). Default 0: no
+	// minimum.
+	MinGroupSize int
+	// MergeSmallGroups merges the groups below MinGroupSize instead of
+	// refusing them. The merged group must itself reach MinGroupSize.
+	MergeSmallGroups bool
 	// SplitFractions and SplitSeed define the random split (RandomSplit)
 	// used when the dataset folder has no split.json, or when
 	// IgnoreSplitFile is set. Default 0.5/0.25/0.25, seed 1.
@@ -31,14 +57,42 @@ type Options struct {
 }
 
 // DefaultOptions returns the default Options: features without the
-// sensitive column, split.json when present, else a 50/25/25 random split
-// of the labelled nodes with seed 1.
+// sensitive column, every sensitive value its own group, no minimum group
+// size, split.json when present, else a 50/25/25 random split of the
+// labelled nodes with seed 1.
 func DefaultOptions() Options {
 	return Options{SplitFractions: [3]float64{0.5, 0.25, 0.25}, SplitSeed: 1}
 }
 
-// Validate checks the split fractions.
+// PaperOptions returns DefaultOptions with FoldSens: the FMP paper's
+// protocol, two groups (0 and positive values), which the lab's
+// experiments use so that their numbers stay those of the published
+// benchmarks whatever the data's attribute holds.
+func PaperOptions() Options {
+	o := DefaultOptions()
+	o.FoldSens = true
+	return o
+}
+
+// Validate checks the split fractions, the minimum group size and the
+// further sensitive columns.
 func (o Options) Validate() error {
+	if o.MinGroupSize < 0 {
+		return fmt.Errorf("datasets: Options.MinGroupSize = %d, want ≥ 0", o.MinGroupSize)
+	}
+	if o.MergeSmallGroups && o.MinGroupSize == 0 {
+		return fmt.Errorf("datasets: Options.MergeSmallGroups is set without Options.MinGroupSize, want a minimum to merge below")
+	}
+	for k, c := range o.IntersectSens {
+		if c == "" {
+			return fmt.Errorf("datasets: Options.IntersectSens[%d] is empty, want a column name", k)
+		}
+		for _, d := range o.IntersectSens[:k] {
+			if d == c {
+				return fmt.Errorf("datasets: Options.IntersectSens lists %q twice", c)
+			}
+		}
+	}
 	return checkFractions("Options.SplitFractions", o.SplitFractions)
 }
 
@@ -95,7 +149,7 @@ type NIFTYConfig struct {
 // Validate checks that File and the three column names are set and
 // distinct from each other and from the Drop columns, and the Options.
 func (c FairGNNConfig) Validate() error {
-	if err := checkColumns("FairGNNConfig", c.File, c.Drop, [][2]string{{"IDColumn", c.IDColumn}, {"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}); err != nil {
+	if err := checkColumns("FairGNNConfig", c.File, c.Drop, append([][2]string{{"IDColumn", c.IDColumn}, {"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}, intersectCols(c.Options)...)); err != nil {
 		return err
 	}
 	return c.Options.Validate()
@@ -105,7 +159,7 @@ func (c FairGNNConfig) Validate() error {
 // from each other and from the Drop columns, the Threshold and the
 // Options.
 func (c NIFTYConfig) Validate() error {
-	if err := checkColumns("NIFTYConfig", c.File, c.Drop, [][2]string{{"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}); err != nil {
+	if err := checkColumns("NIFTYConfig", c.File, c.Drop, append([][2]string{{"LabelColumn", c.LabelColumn}, {"SensColumn", c.SensColumn}}, intersectCols(c.Options)...)); err != nil {
 		return err
 	}
 	if !(c.Threshold >= 0 && c.Threshold <= 1) {
@@ -275,10 +329,10 @@ func LoadFairGNN(dir string, c FairGNNConfig) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.need(append([]string{c.IDColumn, c.LabelColumn, c.SensColumn}, c.Drop...)...); err != nil {
+	if err := t.need(append(append([]string{c.IDColumn, c.LabelColumn, c.SensColumn}, c.Drop...), c.Options.IntersectSens...)...); err != nil {
 		return nil, err
 	}
-	ds, err := t.dataset(c.Name, c.LabelColumn, c.SensColumn, append([]string{c.IDColumn}, c.Drop...), c.Options.IncludeSens, c.MinMaxScale)
+	ds, err := t.dataset(c.Name, c.LabelColumn, c.SensColumn, append([]string{c.IDColumn}, c.Drop...), c.Options, c.MinMaxScale)
 	if err != nil {
 		return nil, err
 	}
@@ -334,10 +388,10 @@ func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.need(append([]string{c.LabelColumn, c.SensColumn}, c.Drop...)...); err != nil {
+	if err := t.need(append(append([]string{c.LabelColumn, c.SensColumn}, c.Drop...), c.Options.IntersectSens...)...); err != nil {
 		return nil, err
 	}
-	ds, err := t.dataset(c.Name, c.LabelColumn, c.SensColumn, c.Drop, c.Options.IncludeSens, c.MinMaxScale)
+	ds, err := t.dataset(c.Name, c.LabelColumn, c.SensColumn, c.Drop, c.Options, c.MinMaxScale)
 	if err != nil {
 		return nil, err
 	}
@@ -409,14 +463,14 @@ func (t *table) need(cols ...string) error {
 	return nil
 }
 
-// dataset builds labels, sens and features from a parsed table.
-func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includeSens, scale bool) (*Dataset, error) {
+// dataset builds labels, sens and features from a parsed table: the
+// sensitive groups from sensCol and o.IntersectSens by numericGroups and
+// sensSpec (o.FoldSens, o.MinGroupSize, o.MergeSmallGroups).
+func (t *table) dataset(name, labelCol, sensCol string, exclude []string, o Options, scale bool) (*Dataset, error) {
 	lc, sc := t.col(labelCol), t.col(sensCol)
 	n := t.rows
 	labels := make([]int, n)
-	sens := make([]int, n)
-	foldedY, foldedS := map[float64]int{}, map[float64]int{}
-	var groups [2]int
+	foldedY := map[float64]int{}
 	for r := 0; r < n; r++ {
 		y := t.at(r, lc)
 		switch {
@@ -430,35 +484,44 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, includ
 		default:
 			labels[r] = int(y)
 		}
-		s := t.at(r, sc)
-		switch {
-		case s < 0:
-			sens[r] = -1
-		case s > 0:
-			sens[r] = 1
-			if s != 1 {
-				foldedS[s]++
-			}
-		}
-		if sens[r] >= 0 {
-			groups[sens[r]]++
-		}
-	}
-	if groups[0] == 0 || groups[1] == 0 {
-		return nil, fileErr(t.file, 0, 0, "column %q: every node with a known value is in one group (%d with value <= 0 → group 0, %d with value > 0 → group 1); want two groups", sensCol, groups[0], groups[1])
 	}
 	d0 := &Dataset{}
 	if len(foldedY) > 0 {
 		d0.warnf("%s: column %q: %s mapped to label 1 (labels above 1 count as 1)", t.file, labelCol, describeFolded(foldedY))
 	}
-	if len(foldedS) > 0 {
-		d0.warnf("%s: column %q: %s mapped to group 1 (values above 0 count as group 1)", t.file, sensCol, describeFolded(foldedS))
+	cols := append([]string{sensCol}, o.IntersectSens...)
+	ids := make([][]int, len(cols))
+	names := make([][]string, len(cols))
+	identity := true
+	for k, c := range cols {
+		ci := t.col(c)
+		vals := make([]float64, n)
+		for r := range vals {
+			vals[r] = t.at(r, ci)
+		}
+		var id bool
+		ids[k], names[k], id = numericGroups(vals, o.FoldSens, d0.warnf, fmt.Sprintf("%s: column %q", t.file, c))
+		identity = identity && id
+		if o.FoldSens && len(names[k]) < 2 {
+			var groups [2]int
+			for _, g := range ids[k] {
+				if g >= 0 {
+					groups[g]++
+				}
+			}
+			return nil, fileErr(t.file, 0, 0, "column %q: every node with a known value is in one group (%d with value <= 0 → group 0, %d with value > 0 → group 1); want two groups", c, groups[0], groups[1])
+		}
 	}
-	ds, err := t.features(name, lc, sc, exclude, includeSens, scale, nil, sens)
+	spec := sensSpec{file: t.file, cols: cols, min: o.MinGroupSize, merge: o.MergeSmallGroups, warnf: d0.warnf, noNames: identity}
+	sens, groupNames, err := spec.groups(ids, names, labels)
 	if err != nil {
 		return nil, err
 	}
-	ds.Labels, ds.Sens, ds.Warnings = labels, sens, d0.Warnings
+	ds, err := t.features(name, lc, sc, append(append([]string(nil), exclude...), o.IntersectSens...), o.IncludeSens, scale, nil, sens)
+	if err != nil {
+		return nil, err
+	}
+	ds.Labels, ds.Sens, ds.GroupNames, ds.Warnings = labels, sens, groupNames, d0.Warnings
 	return ds, nil
 }
 

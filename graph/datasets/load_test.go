@@ -37,7 +37,7 @@ const fgCSV = `user_id,a,LAB,b,S
 const fgRel = "9007199254740993\t9007199254740992\n9007199254740992 9007199254740993\n17\t17\n\n18\t9007199254740993\n"
 
 func fgConfig() FairGNNConfig {
-	return FairGNNConfig{Name: "toy", File: "toy", IDColumn: "user_id", LabelColumn: "LAB", SensColumn: "S", Options: DefaultOptions()}
+	return FairGNNConfig{Name: "toy", File: "toy", IDColumn: "user_id", LabelColumn: "LAB", SensColumn: "S", Options: PaperOptions()}
 }
 
 func TestLoadFairGNN(t *testing.T) {

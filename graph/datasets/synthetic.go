@@ -20,8 +20,18 @@ type SyntheticConfig struct {
 	NumFeatures int
 	// GroupFrac is the expected fraction of nodes in sensitive group 1
 	// (each node is in group 1 independently with this probability).
-	// Must be in (0, 1).
+	// Must be in (0, 1), or 0 when GroupFracs is set.
 	GroupFrac float64
+	// GroupFracs, if set, draws len(GroupFracs) ≥ 2 sensitive groups, each
+	// node in group g with probability GroupFracs[g] (each in (0, 1),
+	// summing to 1), instead of two groups by GroupFrac, which must then
+	// be 0. With G groups, group g has the coefficient c_g = −1 + 2g/(G−1)
+	// (evenly spread over [−1, 1]; ∓1 for two groups): its label rate is
+	// (1 + LabelBias·c_g)/2 and its features are shifted by
+	// GroupSignal·c_g along one direction, and an edge leaving its group
+	// (probability 1 − SensHomophily) goes to one of the other groups
+	// uniformly. Synthetic only: SyntheticLarge draws two groups.
+	GroupFracs []float64
 	// LabelBias couples the binary label with the group:
 	// P(y=1 | s=1) = (1+LabelBias)/2 and P(y=1 | s=0) = (1−LabelBias)/2.
 	// 0 makes label and group independent, 1 makes the label equal the
@@ -104,8 +114,10 @@ func (c SyntheticConfig) Validate() error {
 		return bad("N", c.N, fmt.Sprintf("<= %d", 1<<31-1))
 	case c.NumFeatures < 1:
 		return bad("NumFeatures", c.NumFeatures, ">= 1")
-	case !(c.GroupFrac > 0 && c.GroupFrac < 1):
+	case c.GroupFracs == nil && !(c.GroupFrac > 0 && c.GroupFrac < 1):
 		return bad("GroupFrac", c.GroupFrac, "a value in (0, 1)")
+	case c.GroupFracs != nil && c.GroupFrac != 0:
+		return bad("GroupFrac", c.GroupFrac, "0 when GroupFracs is set (GroupFracs gives every group's fraction)")
 	case !(c.LabelBias >= 0 && c.LabelBias <= 1):
 		return bad("LabelBias", c.LabelBias, "a value in [0, 1]")
 	case !(c.MeanDegree >= 0 && c.MeanDegree <= float64(c.N-1)/2):
@@ -120,6 +132,21 @@ func (c SyntheticConfig) Validate() error {
 		return bad("GroupSignal", c.GroupSignal, "a finite value >= 0")
 	case !(c.Noise >= 0) || !finite(c.Noise):
 		return bad("Noise", c.Noise, "a finite value >= 0")
+	}
+	if c.GroupFracs != nil {
+		if len(c.GroupFracs) < 2 {
+			return bad("GroupFracs", c.GroupFracs, "at least two fractions")
+		}
+		sum := 0.0
+		for g, f := range c.GroupFracs {
+			if !(f > 0 && f < 1) {
+				return bad(fmt.Sprintf("GroupFracs[%d]", g), f, "a value in (0, 1)")
+			}
+			sum += f
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return bad("GroupFracs", c.GroupFracs, fmt.Sprintf("fractions summing to 1 (they sum to %v)", sum))
+		}
 	}
 	if c.N*c.NumFeatures/c.NumFeatures != c.N {
 		return fmt.Errorf("datasets: SyntheticConfig: N × NumFeatures = %d × %d overflows", c.N, c.NumFeatures)
@@ -152,13 +179,18 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 		return nil, err
 	}
 	n, d := cfg.N, cfg.NumFeatures
+	G := cfg.groups()
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	sens := make([]int, n)
 	labels := make([]int, n)
-	var blocks [4][]int32 // index 2*y + s
+	blocks := make([][]int32, 2*G) // index G*y + s
 	for i := 0; i < n; i++ {
-		sens[i], labels[i] = drawNode(rng.Float64, cfg)
-		b := 2*labels[i] + sens[i]
+		if cfg.GroupFracs == nil {
+			sens[i], labels[i] = drawNode(rng.Float64, cfg)
+		} else {
+			sens[i], labels[i] = drawNodeG(rng.Float64, cfg)
+		}
+		b := G*labels[i] + sens[i]
 		blocks[b] = append(blocks[b], int32(i))
 	}
 
@@ -168,7 +200,7 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	if m > 0 {
 		// Every populated block must reach a populated block with
 		// positive probability, or the block choice below never ends.
-		var sizes [4]int
+		sizes := make([]int, len(blocks))
 		for b, blk := range blocks {
 			sizes[b] = len(blk)
 		}
@@ -197,9 +229,15 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 					y = 1 - y
 				}
 				if rng.Float64() >= cfg.SensHomophily {
-					s = 1 - s
+					if G == 2 {
+						s = 1 - s
+					} else if o := rng.Intn(G - 1); o >= s {
+						s = o + 1
+					} else {
+						s = o
+					}
 				}
-				blk = blocks[2*y+s]
+				blk = blocks[G*y+s]
 				if len(blk) > 0 {
 					break
 				}
@@ -234,7 +272,7 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	feats := make([]float64, n*d)
 	for i := 0; i < n; i++ {
 		ly := cfg.LabelSignal * float64(2*labels[i]-1)
-		gs := cfg.GroupSignal * float64(2*sens[i]-1)
+		gs := cfg.GroupSignal * groupCoef(sens[i], G)
 		row := feats[i*d : (i+1)*d]
 		for k := range row {
 			row[k] = ly*a[k] + gs*b[k] + cfg.Noise*rng.NormFloat64()
@@ -272,6 +310,39 @@ func drawNode(uniform func() float64, cfg SyntheticConfig) (s, y int) {
 		p = (1 + cfg.LabelBias) / 2
 	}
 	if uniform() < p {
+		y = 1
+	}
+	return s, y
+}
+
+// groups returns the number of sensitive groups cfg draws.
+func (c SyntheticConfig) groups() int {
+	if c.GroupFracs == nil {
+		return 2
+	}
+	return len(c.GroupFracs)
+}
+
+// groupCoef returns c_g = −1 + 2g/(G−1): ∓1 for two groups.
+func groupCoef(g, groups int) float64 {
+	if groups == 2 {
+		return float64(2*g - 1)
+	}
+	return -1 + 2*float64(g)/float64(groups-1)
+}
+
+// drawNodeG draws a node's group by cfg.GroupFracs and then its label (1
+// with probability (1 + LabelBias·c_g)/2).
+func drawNodeG(uniform func() float64, cfg SyntheticConfig) (s, y int) {
+	u, acc := uniform(), 0.0
+	s = len(cfg.GroupFracs) - 1
+	for g, f := range cfg.GroupFracs[:len(cfg.GroupFracs)-1] {
+		if acc += f; u < acc {
+			s = g
+			break
+		}
+	}
+	if uniform() < (1+cfg.LabelBias*groupCoef(s, len(cfg.GroupFracs)))/2 {
 		y = 1
 	}
 	return s, y

@@ -179,6 +179,10 @@ func TestSyntheticConfigErrors(t *testing.T) {
 		{func(c *SyntheticConfig) { c.Noise = -1 }, "Noise = -1"},
 		{func(c *SyntheticConfig) { c.SplitFractions = [3]float64{0.6, 0.3, 0.3} }, "sum to 1.2"},
 		{func(c *SyntheticConfig) { c.SplitFractions[1] = -0.1 }, "SplitFractions[1] = -0.1"},
+		{func(c *SyntheticConfig) { c.GroupFracs = []float64{0.5, 0.5} }, "GroupFrac = 0.3, want 0 when GroupFracs is set"},
+		{func(c *SyntheticConfig) { c.GroupFrac, c.GroupFracs = 0, []float64{1} }, "at least two fractions"},
+		{func(c *SyntheticConfig) { c.GroupFrac, c.GroupFracs = 0, []float64{0.5, 0.4} }, "sum to 0.9"},
+		{func(c *SyntheticConfig) { c.GroupFrac, c.GroupFracs = 0, []float64{0, 1} }, "GroupFracs[0] = 0"},
 	} {
 		cfg := DefaultSyntheticConfig()
 		c.mod(&cfg)
@@ -249,4 +253,40 @@ func TestSyntheticEmptyBlocks(t *testing.T) {
 	if hy != hs || math.Abs(hy-want) > 0.01 {
 		t.Errorf("homophily %.4f / %.4f, want both %.4f", hy, hs, want)
 	}
+}
+
+// TestSyntheticGroups: with GroupFracs, G groups in the given fractions,
+// label rates (1 + LabelBias·c_g)/2 with c_g spread over [−1, 1], the
+// sensitive homophily of the knob, deterministic.
+func TestSyntheticGroups(t *testing.T) {
+	for _, fracs := range [][]float64{{0.5, 0.3, 0.2}, {0.4, 0.3, 0.2, 0.1}} {
+		cfg := DefaultSyntheticConfig()
+		cfg.N, cfg.GroupFrac, cfg.GroupFracs = 20000, 0, fracs
+		ds, err := Synthetic(cfg)
+		require.NoError(t, err)
+		G := len(fracs)
+		n := make([]float64, G)
+		pos := make([]float64, G)
+		for i, s := range ds.Sens {
+			require.True(t, s >= 0 && s < G)
+			n[s]++
+			pos[s] += float64(ds.Labels[i])
+		}
+		for g := range fracs {
+			c := -1 + 2*float64(g)/float64(G-1)
+			assert.InDelta(t, fracs[g], n[g]/float64(cfg.N), 0.015, "%d groups: group %d fraction", G, g)
+			assert.InDelta(t, (1+cfg.LabelBias*c)/2, pos[g]/n[g], 0.04, "%d groups: group %d label rate", G, g)
+		}
+		hs, _ := ds.Graph.Homophily(ds.Sens)
+		assert.InDelta(t, cfg.SensHomophily, hs, 0.0064, "%d groups: sensitive homophily", G)
+		again, err := Synthetic(cfg)
+		require.NoError(t, err)
+		assert.Equal(t, ds.Sens, again.Sens)
+		assert.Equal(t, ds.Features, again.Features)
+		assert.Equal(t, ds.Graph.Edges(), again.Graph.Edges())
+	}
+	cfg := DefaultSyntheticConfig()
+	cfg.GroupFrac, cfg.GroupFracs = 0, []float64{0.5, 0.5}
+	_, err := SyntheticLarge(cfg, t.TempDir()+"/x.feat", nil)
+	assert.ErrorContains(t, err, "SyntheticLarge draws two groups")
 }

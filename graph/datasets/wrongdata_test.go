@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -27,10 +28,18 @@ func TestLoadFilesWrongData(t *testing.T) {
 			"F/links.txt: every one of its 2 edges joins a node to itself"},
 		{"scaling overflow", map[string]string{"people.csv": strings.Replace(strings.Replace(userCSV, "ann,20,", "ann,1e308,", 1), "bob,30,", "bob,-1e308,", 1)}, nil,
 			`F/people.csv:2:2: column "age": its values span -1e+308 (line 3) to 1e+308: the range overflows`},
-		{"a rare group is allowed", map[string]string{"people.csv": strings.NewReplacer(",north,", ",n1,", ",south,", ",s1,", ",east,", ",e1,").Replace(userCSV) + ""}, func(c *FilesConfig) {},
-			""}, // 5 nodes, groups n1 (2: ann, dan), s1 (2), e1 (1): one alone, allowed
+		{"a group of one node, without a minimum", map[string]string{"people.csv": strings.NewReplacer(",north,", ",n1,", ",south,", ",s1,", ",east,", ",e1,").Replace(userCSV) + ""}, func(c *FilesConfig) {},
+			""}, // n1 (2: ann, dan), s1 (2), e1 (1)
+		{"a group of one node, with a minimum", map[string]string{"people.csv": strings.NewReplacer(",north,", ",n1,", ",south,", ",s1,", ",east,", ",e1,").Replace(userCSV) + ""}, func(c *FilesConfig) { c.Options.MinGroupSize = 2 },
+			`F/people.csv: 1 sensitive group(s) with fewer than 2 labelled nodes (Options.MinGroupSize): "e1" (0); merge them (Options.MergeSmallGroups) or lower the minimum`},
 		{"ids as the sensitive column", nil, func(c *FilesConfig) { c.SensColumn, c.IDColumn = "name", ""; c.Drop = []string{"job", "region"} },
-			`F/people.csv: column "name": 5 of its 5 nodes with a known value are alone in their group`},
+			`F/people.csv: column "name": 5 of its 5 nodes with a known value are alone in their group (5 groups): a sensitive attribute puts many nodes in each group; is this the right column?`},
+		{"ids as the sensitive column, with a minimum", nil, func(c *FilesConfig) {
+			c.SensColumn, c.IDColumn = "name", ""
+			c.Drop = []string{"job", "region"}
+			c.Options.MinGroupSize = 2
+		},
+			`(4 of the 4 labelled nodes are in such groups: a sensitive attribute puts many nodes in each group; is this the right column?)`},
 		{"invalid UTF-8 late in a text field", map[string]string{"people.csv": strings.Replace(userCSV, "ann,20,1,x,yes,north", "ann,20,1,x,yes,"+long+"caf\xe9", 1) + "fay,70,2,x,no," + long + "caf\xe8,\n"}, nil,
 			`F/people.csv:2:16: field 6 is not valid UTF-8 text`},
 		{"Go number syntax: underscore", map[string]string{"people.csv": strings.Replace(userCSV, "ann,20,", "ann,1_000,", 1)}, nil,
@@ -57,7 +66,8 @@ func TestLoadFilesWrongData(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.True(t, IsFileError(err), "%v is not a *FileError", err)
+			var small *SmallGroupError
+			assert.True(t, IsFileError(err) || errors.As(err, &small), "%v is not a *FileError or a *SmallGroupError", err)
 			assert.Contains(t, strings.ReplaceAll(err.Error(), dir, "F"), tc.want)
 		})
 	}

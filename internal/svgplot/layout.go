@@ -1,6 +1,7 @@
 package svgplot
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -11,6 +12,7 @@ type panelTexts struct {
 	names                 [][]run   // per series
 	labels                [][][]run // per series and point (nil: none)
 	marks, lines          [][]run   // per mark and reference line
+	xTicks, yTicks        [][]run   // per custom tick
 }
 
 // checkPanel checks panel i, parses its texts and returns them with the
@@ -33,6 +35,8 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 	}
 	pt.title, pt.xLabel, pt.yLabel = parse("Title", p.Title), parse("XLabel", p.XLabel), parse("YLabel", p.YLabel)
 	var xs, ys []float64 // the values an axis's range spans
+	// offLog reports whether (x, y) is off a log axis: a value ≤ 0 on it.
+	offLog := func(x, y float64) bool { return (p.LogX && x <= 0) || (p.LogY && y <= 0) }
 	for j, se := range p.Series {
 		what := fmt.Sprintf("Series[%d] %q", j, se.Name)
 		switch {
@@ -42,13 +46,32 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 			return fail("%s has %d x and %d y values", what, len(se.X), len(se.Y))
 		case se.Labels != nil && len(se.Labels) != len(se.X):
 			return fail("%s has %d labels for %d points", what, len(se.Labels), len(se.X))
-		case se.Shape < Circle || se.Shape > Diamond:
-			return fail("%s has unknown %v", what, se.Shape)
+		case (se.YLo == nil) != (se.YHi == nil):
+			return fail("%s has YLo or YHi without the other", what)
+		case se.YLo != nil && (len(se.YLo) != len(se.X) || len(se.YHi) != len(se.X)):
+			return fail("%s has %d YLo and %d YHi values for %d points", what, len(se.YLo), len(se.YHi), len(se.X))
+		}
+		if err := checkStyle(se); err != nil {
+			return fail("%s %v", what, err)
 		}
 		for k := range se.X {
 			if !finite(se.X[k]) || !finite(se.Y[k]) {
 				return fail("%s point %d is (%v, %v), want finite coordinates", what, k, se.X[k], se.Y[k])
 			}
+			if offLog(se.X[k], se.Y[k]) {
+				return fail("%s point %d is (%v, %v), want values > 0 on a log axis", what, k, se.X[k], se.Y[k])
+			}
+			if se.YLo == nil {
+				continue
+			}
+			lo, hi := se.YLo[k], se.YHi[k]
+			switch {
+			case !finite(lo) || !finite(hi) || lo > se.Y[k] || hi < se.Y[k]:
+				return fail("%s point %d has the error bar [%v, %v] around y = %v, want finite YLo ≤ Y ≤ YHi", what, k, lo, hi, se.Y[k])
+			case offLog(se.X[k], lo):
+				return fail("%s point %d has the error bar [%v, %v], want values > 0 on a log axis", what, k, lo, hi)
+			}
+			ys = append(ys, lo, hi)
 		}
 		xs, ys = append(xs, se.X...), append(ys, se.Y...)
 		pt.names = append(pt.names, parse(what+" Name", se.Name))
@@ -63,10 +86,12 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 		switch {
 		case !finite(m.X) || !finite(m.Y):
 			return fail("%s is at (%v, %v), want finite coordinates", what, m.X, m.Y)
-		case m.Shape < Circle || m.Shape > Diamond:
+		case m.Shape < Circle || m.Shape > TriangleDown:
 			return fail("%s has unknown %v", what, m.Shape)
 		case !finite(m.Size) || m.Size < 0:
 			return fail("%s has Size %v, want a finite radius ≥ 0", what, m.Size)
+		case offLog(m.X, m.Y):
+			return fail("%s is at (%v, %v), want values > 0 on a log axis", what, m.X, m.Y)
 		}
 		xs, ys = append(xs, m.X), append(ys, m.Y)
 		pt.marks = append(pt.marks, parse(what+" Label", m.Label))
@@ -76,12 +101,31 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 		if !finite(l.At) {
 			return fail("%s is at %v, want a finite value", what, l.At)
 		}
+		if (l.Vertical && p.LogX && l.At <= 0) || (!l.Vertical && p.LogY && l.At <= 0) {
+			return fail("%s is at %v, want a value > 0 on a log axis", what, l.At)
+		}
 		if l.Vertical {
 			xs = append(xs, l.At)
 		} else {
 			ys = append(ys, l.At)
 		}
 		pt.lines = append(pt.lines, parse(what+" Label", l.Label))
+	}
+	for _, ax := range []struct {
+		name  string
+		ticks []Tick
+		log   bool
+		vs    *[]float64
+		runs  *[][]run
+	}{{"XTicks", p.XTicks, p.LogX, &xs, &pt.xTicks}, {"YTicks", p.YTicks, p.LogY, &ys, &pt.yTicks}} {
+		for k, t := range ax.ticks {
+			what := fmt.Sprintf("%s[%d] %q", ax.name, k, t.Label)
+			if !finite(t.At) || (ax.log && t.At <= 0) {
+				return fail("%s is at %v, want a finite value (> 0 on a log axis)", what, t.At)
+			}
+			*ax.vs = append(*ax.vs, t.At)
+			*ax.runs = append(*ax.runs, parse(what+" Label", t.Label))
+		}
 	}
 	if badErr != nil {
 		return fail("%s %v", bad, badErr)
@@ -90,15 +134,20 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 		name string
 		rg   Range
 		vs   []float64
-	}{{"XRange", p.XRange, xs}, {"YRange", p.YRange, ys}} {
+		log  bool
+	}{{"XRange", p.XRange, xs, p.LogX}, {"YRange", p.YRange, ys, p.LogY}} {
 		lo, hi := r.rg.Min, r.rg.Max
 		switch {
 		case r.rg == Range{} && len(r.vs) == 0:
 			return fail("nothing to plot and no %s", r.name)
+		case r.rg == Range{} && r.log:
+			lo, hi = autoLogRange(r.vs)
 		case r.rg == Range{}:
 			lo, hi = autoRange(r.vs)
 		case !finite(lo) || !finite(hi) || lo >= hi:
 			return fail("%s is [%v, %v], want finite Min < Max", r.name, lo, hi)
+		case r.log && lo <= 0:
+			return fail("%s is [%v, %v], want Min > 0 on a log axis", r.name, lo, hi)
 		}
 		if span := hi - lo; !finite(span) || span < 1e-9*math.Max(math.Abs(lo), math.Abs(hi)) {
 			return fail("%s [%v, %v] is too wide or too narrow to draw", r.name, lo, hi)
@@ -106,6 +155,32 @@ func checkPanel(i int, p *Panel) (*panelTexts, [2][2]float64, error) {
 		lim[k] = [2]float64{lo, hi}
 	}
 	return pt, lim, nil
+}
+
+// checkStyle checks a series' shape and size.
+func checkStyle(se Series) error {
+	switch {
+	case se.Shape < Circle || se.Shape > TriangleDown:
+		return fmt.Errorf("has unknown %v", se.Shape)
+	case !finite(se.Size) || se.Size < 0:
+		return fmt.Errorf("has Size %v, want a finite radius ≥ 0", se.Size)
+	case se.NoLine && se.NoMarkers:
+		return errors.New("has NoLine and NoMarkers: nothing to draw")
+	}
+	return nil
+}
+
+// seriesRadius is a series' marker radius, its default applied.
+func seriesRadius(se Series) float64 {
+	if se.Size == 0 {
+		return 4
+	}
+	return se.Size
+}
+
+// seriesEntry is the legend entry of a series drawn in colour c.
+func seriesEntry(runs []run, se Series, c string) entry {
+	return entry{runs: runs, line: !se.NoLine, dashed: se.Dashed, m: marker{r: math.Max(seriesRadius(se), 3), shape: se.Shape, color: c, hidden: se.NoMarkers}}
 }
 
 // layoutPanel checks panel i, lays it out with its axes' top left at
@@ -116,8 +191,29 @@ func layoutPanel(i int, p *Panel, s sizes) (*panelLayout, []entry, error) {
 		return nil, nil, err
 	}
 	pl := &panelLayout{w: s.w, h: s.h}
-	pl.x = makeAxis(lim[0][0], lim[0][1], s.w, s.tick, true)
-	pl.y = makeAxis(lim[1][0], lim[1][1], s.h, s.tick, false)
+	for _, ax := range []struct {
+		a          *axis
+		name       string
+		lim        [2]float64
+		log        bool
+		ticks      []Tick
+		runs       [][]run
+		length     float64
+		horizontal bool
+	}{{&pl.x, "XTicks", lim[0], p.LogX, p.XTicks, pt.xTicks, s.w, true}, {&pl.y, "YTicks", lim[1], p.LogY, p.YTicks, pt.yTicks, s.h, false}} {
+		switch {
+		case len(ax.ticks) > 0:
+			a, err := makeCustomAxis(ax.lim[0], ax.lim[1], ax.log, ax.ticks, ax.runs, ax.length, s.tick, ax.horizontal)
+			if err != nil {
+				return nil, nil, fmt.Errorf("svgplot: Panels[%d] %q: %s: %v", i, p.Title, ax.name, err)
+			}
+			*ax.a = a
+		case ax.log:
+			*ax.a = makeLogAxis(ax.lim[0], ax.lim[1], ax.length, s.tick, ax.horizontal)
+		default:
+			*ax.a = makeAxis(ax.lim[0], ax.lim[1], ax.length, s.tick, ax.horizontal)
+		}
+	}
 	pl.axisTexts(pt, s)
 	es, refLabels := pl.data(p, pt, s)
 	pl.innerLabels(p, pt, refLabels, s)
@@ -145,13 +241,15 @@ func descentOf(runs []run) float64 {
 func (pl *panelLayout) axisTexts(pt *panelTexts, s sizes) {
 	add := func(t label) { pl.texts = append(pl.texts, t) }
 	widest := 0.0
+	xDescent := descent // the x tick labels' reach below their baseline
 	for k, v := range pl.y.ticks {
-		r := []run{{text: pl.y.labels[k]}}
+		r := pl.y.runs[k]
 		widest = math.Max(widest, textWidth(r, s.tick))
 		add(label{x: -tickLen - 3, y: pl.py(v) + 0.35*s.tick, runs: r, size: s.tick, anchor: "end", class: "tick"})
 	}
 	for k, v := range pl.x.ticks {
-		add(label{x: pl.px(v), y: pl.h + tickLen + 3 + ascent*s.tick, runs: []run{{text: pl.x.labels[k]}}, size: s.tick, anchor: "middle", class: "tick"})
+		xDescent = math.Max(xDescent, descentOf(pl.x.runs[k]))
+		add(label{x: pl.px(v), y: pl.h + tickLen + 3 + ascent*s.tick, runs: pl.x.runs[k], size: s.tick, anchor: "middle", class: "tick"})
 	}
 	// clear moves t down (dir 1) or up (-1) until it is 4 pixels clear of
 	// the texts so far: a y label longer than the axes are high reaches
@@ -177,7 +275,7 @@ func (pl *panelLayout) axisTexts(pt *panelTexts, s sizes) {
 		add(label{x: x, y: pl.h / 2, runs: yl, size: s.font, anchor: "middle", class: "ylabel", rotate: true})
 	}
 	if xl := pt.xLabel; len(xl) > 0 {
-		y := pl.h + tickLen + 3 + (ascent+descent)*s.tick + 6 + ascent*s.font
+		y := pl.h + tickLen + 3 + (ascent+xDescent)*s.tick + 6 + ascent*s.font
 		add(clear(label{x: pl.w / 2, y: y, runs: xl, size: s.font, anchor: "middle", class: "xlabel"}, 1))
 	}
 	if title := pt.title; len(title) > 0 {
@@ -225,15 +323,23 @@ func (pl *panelLayout) data(p *Panel, pt *panelTexts, s sizes) ([]entry, [][]lab
 		if c == "" {
 			c = SeriesColor(j)
 		}
-		l := polyline{color: c}
+		l := polyline{color: c, dashed: se.Dashed}
 		for k := range se.X {
 			x, y := pl.px(se.X[k]), pl.py(se.Y[k])
 			l.pts = append(l.pts, [2]float64{x, y})
-			pl.markers = append(pl.markers, marker{x: x, y: y, r: 4, shape: se.Shape, color: c})
+			pl.markers = append(pl.markers, marker{x: x, y: y, r: seriesRadius(se), shape: se.Shape, color: c, hidden: se.NoMarkers})
+			if se.YLo != nil {
+				lo, hi := pl.py(se.YLo[k]), pl.py(se.YHi[k])
+				pl.bars = append(pl.bars, polyline{pts: [][2]float64{{x, lo}, {x, hi}}, color: c},
+					polyline{pts: [][2]float64{{x - capHalf, lo}, {x + capHalf, lo}}, color: c},
+					polyline{pts: [][2]float64{{x - capHalf, hi}, {x + capHalf, hi}}, color: c})
+			}
 		}
-		pl.lines = append(pl.lines, l)
+		if !se.NoLine {
+			pl.lines = append(pl.lines, l)
+		}
 		if len(pt.names[j]) > 0 {
-			es = append(es, entry{runs: pt.names[j], line: true, m: marker{r: 4, shape: se.Shape, color: c}})
+			es = append(es, seriesEntry(pt.names[j], se, c))
 		}
 	}
 	for j, m := range p.Marks {
@@ -270,7 +376,7 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 	}
 	nm := len(pl.markers)
 	var segs [][4]float64
-	for _, ls := range [][]polyline{pl.refs, pl.lines} {
+	for _, ls := range [][]polyline{pl.refs, pl.lines, pl.bars} {
 		for _, l := range ls {
 			for k := 1; k < len(l.pts); k++ {
 				segs = append(segs, [4]float64{l.pts[k-1][0], l.pts[k-1][1], l.pts[k][0], l.pts[k][1]})

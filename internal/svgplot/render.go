@@ -18,6 +18,7 @@ const (
 	legendPad    = 8.0  // legend frame to its content
 	tickLen      = 4.0
 	swatchW      = 28.0 // a legend entry's line
+	capHalf      = 3.0  // half an error bar's cap
 	fontFamily   = "Helvetica, Arial, 'DejaVu Sans', 'Liberation Sans', sans-serif"
 	axisColor    = "#333333"
 	gridColor    = "#E5E5E5"
@@ -75,13 +76,14 @@ type marker struct {
 	x, y, r float64
 	shape   Shape
 	color   string
+	hidden  bool // a point of a series drawn without markers
 }
 
 // box is the marker's extent, its outline included.
 func (m marker) box() rect {
 	e := m.r + 1
 	switch m.shape {
-	case Triangle:
+	case Triangle, TriangleDown:
 		e = 1.2*m.r + 1
 	case Diamond:
 		e = 1.25*m.r + 1
@@ -102,6 +104,7 @@ type panelLayout struct {
 	ox, oy, w, h float64
 	x, y         axis
 	refs, lines  []polyline
+	bars         []polyline // error bars and their caps
 	markers      []marker
 	texts        []label
 	box          rect // the axes and all texts
@@ -111,7 +114,7 @@ type panelLayout struct {
 func (p *panelLayout) shift(dx, dy float64) {
 	p.ox, p.oy = p.ox+dx, p.oy+dy
 	p.box = rect{p.box.x0 + dx, p.box.y0 + dy, p.box.x1 + dx, p.box.y1 + dy}
-	for _, ls := range [][]polyline{p.refs, p.lines} {
+	for _, ls := range [][]polyline{p.refs, p.lines, p.bars} {
 		for _, l := range ls {
 			for k := range l.pts {
 				l.pts[k][0] += dx
@@ -131,14 +134,15 @@ func (p *panelLayout) shift(dx, dy float64) {
 
 // entry is a legend entry: a marker, on a line for a series.
 type entry struct {
-	runs []run
-	line bool
-	m    marker
+	runs   []run
+	line   bool
+	dashed bool
+	m      marker
 }
 
 // sizes are the figure's dimensions after defaults.
 type sizes struct {
-	w, h, font, title, tick, note float64
+	w, h, font, title, tick, note, figTitle float64
 }
 
 func (f *Figure) sizes() (sizes, error) {
@@ -155,7 +159,7 @@ func (f *Figure) sizes() (sizes, error) {
 			*v.v = v.def
 		}
 	}
-	s.title, s.tick, s.note = 1.15*s.font, 0.9*s.font, 0.85*s.font
+	s.title, s.tick, s.note, s.figTitle = 1.15*s.font, 0.9*s.font, 0.85*s.font, 1.3*s.font
 	return s, nil
 }
 
@@ -175,34 +179,92 @@ func (f *Figure) render(b *bytes.Buffer) error {
 	if err != nil {
 		return fmt.Errorf("svgplot: Legend.Title %q %v", f.Legend.Title, err)
 	}
+	figTitle, err := parseMarkup(f.Title)
+	if err != nil {
+		return fmt.Errorf("svgplot: Title %q %v", f.Title, err)
+	}
+	if f.Columns < 0 {
+		return fmt.Errorf("svgplot: Columns = %d, want ≥ 0 (0 for one row)", f.Columns)
+	}
 	var panels []*panelLayout
 	var entries []entry
 	seen := map[string]bool{}
-	for i := range f.Panels {
-		p, es, err := layoutPanel(i, &f.Panels[i], s)
-		if err != nil {
-			return err
-		}
-		panels = append(panels, p)
+	addEntries := func(es []entry) {
 		for _, e := range es {
-			key := fmt.Sprintf("%v|%v|%v|%v|%v", e.runs, e.line, e.m.shape, e.m.color, e.m.r)
+			key := fmt.Sprintf("%v|%v|%v|%v|%v|%v|%v", e.runs, e.line, e.dashed, e.m.shape, e.m.color, e.m.r, e.m.hidden)
 			if !seen[key] {
 				seen[key] = true
 				entries = append(entries, e)
 			}
 		}
 	}
-	// Panels side by side, the tops of their axes aligned.
-	top := math.Inf(1)
-	for _, p := range panels {
-		top = math.Min(top, p.box.y0)
+	for i := range f.Panels {
+		p, es, err := layoutPanel(i, &f.Panels[i], s)
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+		addEntries(es)
 	}
-	x := margin
-	all := rect{margin, margin, margin, margin}
-	for _, p := range panels {
-		p.shift(x-p.box.x0, margin-top)
-		x = p.box.x1 + panelGap
+	for j, se := range f.Legend.Extra {
+		what := fmt.Sprintf("svgplot: Legend.Extra[%d] %q", j, se.Name)
+		if len(se.X) > 0 || len(se.Y) > 0 || se.Labels != nil || se.YLo != nil || se.YHi != nil {
+			return fmt.Errorf("%s has points, labels or error bars, want a style only", what)
+		}
+		if err := checkStyle(se); err != nil {
+			return fmt.Errorf("%s %v", what, err)
+		}
+		runs, err := parseMarkup(se.Name)
+		if err != nil {
+			return fmt.Errorf("%s Name %v", what, err)
+		}
+		c := se.Color
+		if c == "" {
+			c = Black
+		}
+		if len(runs) > 0 {
+			addEntries([]entry{seriesEntry(runs, se, c)})
+		}
+	}
+	// The figure's title on top, then the panels in rows of cols, the
+	// axes of a row at one height and those of a column at one x; each
+	// column as wide as its widest panel's texts reach, each row as tall.
+	top := margin
+	var title *label
+	if len(figTitle) > 0 {
+		title = &label{y: margin + ascent*s.figTitle, runs: figTitle, size: s.figTitle, anchor: "middle", class: "figtitle"}
+		top = margin + (ascent+descentOf(figTitle))*s.figTitle + 8
+	}
+	cols := f.Columns
+	if cols == 0 || cols > len(panels) {
+		cols = len(panels)
+	}
+	rows := (len(panels) + cols - 1) / cols
+	left, right, above, below := make([]float64, cols), make([]float64, cols), make([]float64, rows), make([]float64, rows)
+	for i, p := range panels { // laid out with the axes' top left at (0, 0)
+		c, r := i%cols, i/cols
+		left[c], right[c] = math.Max(left[c], -p.box.x0), math.Max(right[c], p.box.x1)
+		above[r], below[r] = math.Max(above[r], -p.box.y0), math.Max(below[r], p.box.y1)
+	}
+	all := rect{margin, top, margin, top}
+	for i, p := range panels {
+		c, r := i%cols, i/cols
+		x, y := margin+left[c], top+above[r]
+		for k := 0; k < c; k++ {
+			x += left[k] + right[k] + panelGap
+		}
+		for k := 0; k < r; k++ {
+			y += above[k] + below[k] + panelGap
+		}
+		p.shift(x, y)
 		all = all.union(p.box)
+	}
+	if title != nil {
+		title.x = (all.x0 + all.x1) / 2
+		if b := title.box(); b.x0 < margin {
+			title.x += margin - b.x0
+		}
+		all = all.union(title.box())
 	}
 	var leg *legendLayout
 	if len(entries) > 0 && f.Legend.Position != LegendNone {
@@ -222,6 +284,9 @@ func (f *Figure) render(b *bytes.Buffer) error {
 		fmt.Fprintf(b, "<clipPath id=\"svgplot-clip-%d\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/></clipPath>\n", i, num(p.ox), num(p.oy), num(p.w), num(p.h))
 	}
 	b.WriteString("</defs>\n")
+	if title != nil {
+		drawText(b, *title)
+	}
 	for i, p := range panels {
 		drawPanel(b, i, p)
 	}
@@ -307,7 +372,7 @@ func layoutLegend(entries []entry, title []run, font, x0, y0, maxW float64) *leg
 		}
 		cy := y + rowH/2
 		if e.line {
-			l.lines = append(l.lines, polyline{pts: [][2]float64{{x, cy}, {x + swatchW, cy}}, color: e.m.color})
+			l.lines = append(l.lines, polyline{pts: [][2]float64{{x, cy}, {x + swatchW, cy}}, color: e.m.color, dashed: e.dashed})
 		}
 		m := e.m
 		m.x, m.y = x+swatchW/2, cy
@@ -354,6 +419,9 @@ func drawPanel(b *bytes.Buffer, i int, p *panelLayout) {
 	for _, l := range p.lines {
 		drawLine(b, l, 1.8)
 	}
+	for _, l := range p.bars {
+		drawLine(b, l, 1.2)
+	}
 	for _, m := range p.markers {
 		drawMarker(b, m)
 	}
@@ -381,8 +449,14 @@ func drawLine(b *bytes.Buffer, l polyline, width float64) {
 }
 
 func drawMarker(b *bytes.Buffer, m marker) {
+	if m.hidden {
+		return
+	}
 	c, r := esc(m.color), m.r
 	outline := "stroke=\"#FFFFFF\" stroke-width=\"0.8\""
+	if r < 3 {
+		outline = "stroke=\"none\""
+	}
 	poly := func(pts ...float64) {
 		b.WriteString("<polygon points=\"")
 		for k := 0; k < len(pts); k += 2 {
@@ -408,6 +482,8 @@ func drawMarker(b *bytes.Buffer, m marker) {
 		poly(-0.9, -0.9, 0.9, -0.9, 0.9, 0.9, -0.9, 0.9)
 	case Diamond:
 		poly(0, -1.25, 1.25, 0, 0, 1.25, -1.25, 0)
+	case TriangleDown:
+		poly(0, 1.2, 1.04, -0.6, -1.04, -0.6)
 	}
 }
 

@@ -7,10 +7,15 @@ import (
 	"math"
 )
 
-// Figure is a row of panels side by side and their shared legend.
+// Figure is a row (or a grid) of panels and their shared legend.
 type Figure struct {
+	// Title, if not empty, is drawn above the panels (markup).
+	Title string
 	// Panels are drawn left to right; a figure needs at least one.
 	Panels []Panel
+	// Columns is the number of panels in a row (0: all in one row); the
+	// panels fill the rows left to right, top to bottom.
+	Columns int
 	// Legend says where the legend goes and its title.
 	Legend Legend
 	// PlotWidth and PlotHeight are the size of each panel's axes in
@@ -33,11 +38,30 @@ type Panel struct {
 	// Lines are drawn under the series.
 	Lines []RefLine
 	// XRange and YRange fix an axis's range; their zero values take it
-	// from the panel's data, reference lines included.
+	// from the panel's data, reference lines and XTicks or YTicks
+	// included.
 	XRange, YRange Range
+	// XTicks and YTicks, if not empty, replace an axis's automatic ticks:
+	// a labelled tick at each value, such as categories at 0, 1, 2. Ticks
+	// outside a fixed range are left out.
+	XTicks, YTicks []Tick
+	// LogX and LogY draw an axis on a log scale, with ticks at the powers
+	// of ten (and at 2 and 5 times them when the axis spans less than a
+	// decade or two). Every value on a log axis must be positive.
+	LogX, LogY bool
 }
 
-// Series is a line through points, a marker at each point.
+// Tick is a labelled tick of an axis.
+type Tick struct {
+	// At is where the tick is on its axis.
+	At float64
+	// Label is drawn beside the tick (markup).
+	Label string
+}
+
+// Series is a line through points, a marker at each point; optionally
+// dashed, without the line (a scatter), or with an error bar at each
+// point.
 type Series struct {
 	// Name is the legend label (markup); an empty name has no entry.
 	Name string
@@ -51,6 +75,21 @@ type Series struct {
 	Color string
 	// Shape is the points' marker (Circle by default).
 	Shape Shape
+	// Size is the markers' radius in pixels (0: 4). Markers smaller than
+	// 3 pixels have no white outline, so that a dense scatter stays
+	// readable; the legend draws them with a radius of at least 3.
+	Size float64
+	// Dashed draws the line dashed.
+	Dashed bool
+	// NoLine draws the markers only: a scatter.
+	NoLine bool
+	// NoMarkers draws the line only (the points still keep their labels
+	// clear of each other). A series with neither is an error.
+	NoMarkers bool
+	// YLo and YHi, if not nil, are the ends of an error bar at each point
+	// (such as mean ± one standard deviation or an interval's bounds),
+	// with YLo[k] ≤ Y[k] ≤ YHi[k]; both or neither are set.
+	YLo, YHi []float64
 }
 
 // Mark is a single marker.
@@ -92,6 +131,13 @@ type Legend struct {
 	Position LegendPosition
 	// Title, if not empty, is drawn above the entries (markup).
 	Title string
+	// Extra are entries drawn after the panels' own, for a style that
+	// several series share (a dashed line meaning one quantity, small
+	// markers meaning other settings): each is drawn as a series of that
+	// Name, Color ("" is Black), Shape, Size, Dashed, NoLine and NoMarkers
+	// would be.
+	// Their X, Y, Labels, YLo and YHi must be empty.
+	Extra []Series
 }
 
 // LegendPosition is where the legend goes, always outside the axes.
@@ -123,12 +169,14 @@ const (
 	Square
 	// Diamond is a filled square standing on a corner.
 	Diamond
+	// TriangleDown is a filled triangle, point down.
+	TriangleDown
 )
 
 // String returns the shape's name.
 func (s Shape) String() string {
-	if s >= Circle && s <= Diamond {
-		return [...]string{"circle", "ring", "cross", "triangle", "square", "diamond"}[s]
+	if s >= Circle && s <= TriangleDown {
+		return [...]string{"circle", "ring", "cross", "triangle", "square", "diamond", "triangle-down"}[s]
 	}
 	return fmt.Sprintf("Shape(%d)", int(s))
 }
@@ -156,8 +204,10 @@ func SeriesColor(k int) string {
 // WriteSVG draws the figure as a standalone SVG document on w. It writes
 // nothing when the figure is invalid: no panels, a panel with nothing
 // to set its range, a non-finite coordinate, lengths that differ, an
-// empty or reversed range, an unknown shape, malformed markup; the error
-// names the panel and the series, mark or line.
+// error bar that does not hold its point, a value ≤ 0 on a log axis, an
+// empty or reversed range, an unknown shape, a negative size, tick
+// labels too long to fit side by side, malformed markup; the error names
+// the panel and the series, mark, line or tick.
 func (f *Figure) WriteSVG(w io.Writer) error {
 	var b bytes.Buffer
 	if err := f.render(&b); err != nil {

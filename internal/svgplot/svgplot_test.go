@@ -56,6 +56,64 @@ func longFigure(legend LegendPosition) *Figure {
 	return f
 }
 
+// featureFigure uses what the lab's figures need beyond demoFigure: a
+// log y axis over categories, a scatter of small markers, error bars, a
+// dashed series and legend entries of a shared style.
+func featureFigure(legend LegendPosition) *Figure {
+	f := &Figure{Legend: Legend{Position: legend, Title: "numbers at points: seconds",
+		Extra: []Series{{Name: "dashed: mean P(y = 1)", Dashed: true, Size: 2}}}}
+	runtime := Panel{Title: "seconds per run", YLabel: "seconds (log scale)", LogY: true,
+		XTicks: []Tick{{0, "MLP"}, {1, "GCN"}, {2, "GAT"}},
+		Lines:  []RefLine{{At: 1, Label: "one second"}}}
+	for k, m := range []string{"plain", "adversary", "FMP, λ_s 1"} {
+		s := Series{Name: m, NoLine: true, Shape: Shape(k + 4)}
+		for g, secs := range [][]float64{{31, 87, 1.4}, {154, 117, 1.2}, {227, 160, 0.04}} {
+			s.X, s.Y = append(s.X, float64(g)+0.25*float64(k-1)), append(s.Y, secs[k])
+			s.Labels = append(s.Labels, strconv.FormatFloat(secs[k], 'g', -1, 64))
+		}
+		runtime.Series = append(runtime.Series, s)
+	}
+	bars := Panel{Title: "ΔDP against homophily", XLabel: "homophily", YLabel: "ΔDP (%)"}
+	for k, base := range []float64{25, 30} {
+		s := Series{Name: fmt.Sprintf("model %d", k), Color: SeriesColor(k)}
+		for i := 0; i < 6; i++ {
+			y := base + float64(i*i)*(0.5+float64(k))
+			s.X, s.Y = append(s.X, 0.5+0.09*float64(i)), append(s.Y, y)
+			s.YLo, s.YHi = append(s.YLo, y-3-float64(i)), append(s.YHi, y+3+float64(i))
+		}
+		bars.Series = append(bars.Series, s)
+		soft := Series{X: s.X, Y: make([]float64, len(s.X)), Dashed: true, Size: 2, Color: SeriesColor(k)}
+		for i := range s.Y {
+			soft.Y[i] = s.Y[i] - 8
+		}
+		bars.Series = append(bars.Series, soft)
+	}
+	bars.Series[0].Labels = []string{"a", "b", "c", "d", "e", "f"}
+	scatter := Panel{Title: "logits", XLabel: "z_1 − z_0", YLabel: "z_0 + z_1", Lines: []RefLine{{Vertical: true, At: 0, Label: "boundary"}}}
+	for g := 0; g < 2; g++ {
+		s := Series{Name: fmt.Sprintf("s = %d", g), NoLine: true, Size: 1.5}
+		for i := 0; i < 400; i++ {
+			a := float64(i) * 0.37
+			s.X = append(s.X, 3*math.Sin(a)+float64(2*g-1))
+			s.Y = append(s.Y, math.Cos(1.7*a)*0.8)
+		}
+		scatter.Series = append(scatter.Series, s)
+	}
+	f.Panels = []Panel{runtime, bars, scatter}
+	return f
+}
+
+// gridFigure is demoFigure's panels twice, two a row, under a title.
+func gridFigure(legend LegendPosition) *Figure {
+	f := demoFigure(legend)
+	f.Title = "a figure title: two rows of λ_s panels"
+	f.Columns = 2
+	more := demoFigure(legend).Panels
+	more[0].YLabel = "a longer y label: accuracy (%)"
+	f.Panels = append(f.Panels, more...)
+	return f
+}
+
 func render(t *testing.T, f *Figure) []byte {
 	t.Helper()
 	var b bytes.Buffer
@@ -72,6 +130,8 @@ func TestWriteDemo(t *testing.T) {
 	for name, pos := range map[string]LegendPosition{"right": LegendRight, "below": LegendBelow} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "demo-"+name+".svg"), render(t, demoFigure(pos)), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "long-"+name+".svg"), render(t, longFigure(pos)), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "features-"+name+".svg"), render(t, featureFigure(pos)), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "grid-"+name+".svg"), render(t, gridFigure(pos)), 0o644))
 	}
 }
 
@@ -176,6 +236,8 @@ func TestValidXMLAndDeterministic(t *testing.T) {
 	for _, pos := range []LegendPosition{LegendRight, LegendBelow, LegendNone} {
 		a := render(t, demoFigure(pos))
 		assert.Equal(t, a, render(t, demoFigure(pos)), "two renders differ")
+		assert.Equal(t, render(t, featureFigure(pos)), render(t, featureFigure(pos)), "two renders of the features differ")
+		assert.Equal(t, render(t, gridFigure(pos)), render(t, gridFigure(pos)), "two renders of the grid differ")
 		var doc struct {
 			XMLName xml.Name
 			Width   string `xml:"width,attr"`
@@ -222,6 +284,35 @@ func TestErrors(t *testing.T) {
 		{"markup", func(f *Figure) { f.Panels[0].XLabel = "λ_{f" }, `XLabel "λ_{f" has an unclosed "_{"`},
 		{"line", func(f *Figure) { f.Panels[0].Lines = []RefLine{{At: math.NaN(), Label: "l"}} }, `Lines[0] "l" is at NaN`},
 		{"size", func(f *Figure) { f.FontSize = -1 }, "FontSize = -1"},
+		{"series size", func(f *Figure) { f.Panels[0].Series[0].Size = -2 }, `Series[0] "s" has Size -2`},
+		{"YLo alone", func(f *Figure) { f.Panels[0].Series[0].YLo = []float64{0, 1} }, "YLo or YHi without the other"},
+		{"bar lengths", func(f *Figure) {
+			f.Panels[0].Series[0].YLo, f.Panels[0].Series[0].YHi = []float64{0}, []float64{2, 3}
+		}, "1 YLo and 2 YHi values for 2 points"},
+		{"bar off its point", func(f *Figure) {
+			f.Panels[0].Series[0].YLo, f.Panels[0].Series[0].YHi = []float64{0, 2.5}, []float64{2, 3}
+		}, "point 1 has the error bar [2.5, 3] around y = 2"},
+		{"NaN bar", func(f *Figure) {
+			f.Panels[0].Series[0].YLo, f.Panels[0].Series[0].YHi = []float64{0, 1}, []float64{math.NaN(), 3}
+		}, "point 0 has the error bar [0, NaN]"},
+		{"log zero", func(f *Figure) { f.Panels[1].LogY, f.Panels[1].Series[0].Y[0] = true, 0 }, `Panels[1] "p": Series[0] "s" point 0 is (1, 0), want values > 0 on a log axis`},
+		{"log bar", func(f *Figure) {
+			f.Panels[0].LogY, f.Panels[0].Series[0].YLo, f.Panels[0].Series[0].YHi = true, []float64{-1, 1}, []float64{2, 3}
+		}, "error bar [-1, 2], want values > 0 on a log axis"},
+		{"log mark", func(f *Figure) { f.Panels[0].LogX, f.Panels[0].Marks = true, []Mark{{X: -1, Y: 1, Label: "m"}} }, `Marks[0] "m" is at (-1, 1), want values > 0`},
+		{"log line", func(f *Figure) { f.Panels[0].LogY, f.Panels[0].Lines = true, []RefLine{{At: 0, Label: "l"}} }, `Lines[0] "l" is at 0, want a value > 0`},
+		{"log range", func(f *Figure) { f.Panels[0].LogY, f.Panels[0].YRange = true, Range{Min: 0, Max: 3} }, "YRange is [0, 3], want Min > 0 on a log axis"},
+		{"tick NaN", func(f *Figure) { f.Panels[0].XTicks = []Tick{{At: math.NaN(), Label: "a"}} }, `XTicks[0] "a" is at NaN`},
+		{"tick markup", func(f *Figure) { f.Panels[0].YTicks = []Tick{{At: 1, Label: "a_"}} }, `YTicks[0] "a_" Label "a_" ends in "_"`},
+		{"ticks crowded", func(f *Figure) {
+			f.Panels[0].XTicks = []Tick{{At: 1, Label: "a long category name"}, {At: 1.1, Label: "another long one"}}
+		}, `XTicks: tick labels "a long category name" and "another long one" are too close`},
+		{"columns", func(f *Figure) { f.Columns = -1 }, "Columns = -1"},
+		{"title", func(f *Figure) { f.Title = `a\` }, `Title "a\\" ends in a lone`},
+		{"nothing drawn", func(f *Figure) { f.Panels[0].Series[0].NoLine, f.Panels[0].Series[0].NoMarkers = true, true }, "has NoLine and NoMarkers"},
+		{"extra with points", func(f *Figure) { f.Legend.Extra = []Series{{Name: "e", X: []float64{1}, Y: []float64{1}}} }, `Legend.Extra[0] "e" has points`},
+		{"extra shape", func(f *Figure) { f.Legend.Extra = []Series{{Name: "e", Shape: -1}} }, `Legend.Extra[0] "e" has unknown Shape(-1)`},
+		{"extra markup", func(f *Figure) { f.Legend.Extra = []Series{{Name: "λ_"}} }, `Legend.Extra[0] "λ_" Name ends in "_"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -320,6 +411,8 @@ func TestLayoutFits(t *testing.T) {
 	for name, f := range map[string]*Figure{
 		"right": demoFigure(LegendRight), "below": demoFigure(LegendBelow),
 		"long right": longFigure(LegendRight), "long below": longFigure(LegendBelow),
+		"features right": featureFigure(LegendRight), "features below": featureFigure(LegendBelow),
+		"grid right": gridFigure(LegendRight), "grid below": gridFigure(LegendBelow),
 	} {
 		t.Run(name, func(t *testing.T) {
 			w, h, rects, texts := parseSVG(t, render(t, f))
@@ -391,4 +484,131 @@ func TestFixedRange(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"50", "52", "54", "56", "58", "60", "0", "20", "40", "60", "80", "100"}, ticks)
+}
+
+// ticksOf returns the texts of the tick labels, in the order drawn (the
+// y axis's, then the x axis's, panel by panel).
+func ticksOf(t *testing.T, svg []byte) []string {
+	_, _, _, texts := parseSVG(t, svg)
+	var ticks []string
+	for _, tx := range texts {
+		if tx.class == "tick" {
+			ticks = append(ticks, tx.content)
+		}
+	}
+	return ticks
+}
+
+// A log axis has its ticks at the powers of ten inside the data's range
+// (not decades beyond it), evenly spaced; 2 and 5 times them on an axis
+// shorter than two decades.
+func TestLogAxis(t *testing.T) {
+	a := makeLogAxis(0.04, 300, 240, 11, false)
+	assert.Equal(t, []string{"0.1", "1", "10", "100"}, a.labels)
+	assert.Equal(t, []float64{0.1, 1, 10, 100}, a.ticks)
+	assert.InDelta(t, a.pos(10, 240)-a.pos(1, 240), a.pos(100, 240)-a.pos(10, 240), 1e-9)
+	assert.InDelta(t, 0, a.pos(0.04, 240), 1e-9)
+	assert.InDelta(t, 240, a.pos(300, 240), 1e-9)
+	assert.Equal(t, []string{"2", "5", "10", "20"}, makeLogAxis(1.5, 30, 240, 11, false).labels)
+	assert.Equal(t, []string{"3", "4"}, makeLogAxis(2.5, 4.5, 240, 11, false).labels)
+	assert.Equal(t, []string{"0.02", "0.05"}, makeLogAxis(0.015, 0.06, 240, 11, true).labels)
+	// Twelve decades on a short axis: every second or third power.
+	long := makeLogAxis(1e-6, 1e6, 100, 11, false)
+	assert.Less(t, len(long.ticks), 13)
+	assert.GreaterOrEqual(t, len(long.ticks), 3)
+	assert.False(t, crowded(long, 100, 11, false))
+
+	lo, hi := autoLogRange([]float64{0.1, 1000})
+	assert.InDelta(t, math.Pow(10, -1.2), lo, 1e-12)
+	assert.InDelta(t, math.Pow(10, 3.2), hi, 1e-9)
+
+	// In a figure: the data ≤ 300 get no tick at 10000.
+	f := &Figure{Panels: []Panel{{LogY: true, Series: []Series{{X: []float64{1, 2, 3}, Y: []float64{0.2, 31, 300}}}}}}
+	ticks := ticksOf(t, render(t, f))
+	assert.Equal(t, []string{"1", "10", "100"}, ticks[:3])
+	assert.NotContains(t, ticks, "1000")
+}
+
+// Custom ticks replace the automatic ones, take markup, widen the range
+// to hold them, and leave out those outside a fixed range.
+func TestCustomTicks(t *testing.T) {
+	f := &Figure{Panels: []Panel{{
+		XTicks: []Tick{{At: 2, Label: "GAT"}, {At: 0, Label: "MLP"}, {At: 1, Label: "λ_s"}, {At: 3, Label: "SGC"}},
+		Series: []Series{{X: []float64{0.9, 1.1}, Y: []float64{5, 6}}},
+	}}}
+	svg := render(t, f)
+	ticks := ticksOf(t, svg)
+	assert.Equal(t, []string{"MLP", "λs", "GAT", "SGC"}, ticks[len(ticks)-4:])
+	assert.Contains(t, string(svg), `λ<tspan baseline-shift="sub"`)
+	f.Panels[0].XRange = Range{Min: 0.5, Max: 2.5}
+	ticks = ticksOf(t, render(t, f))
+	assert.Equal(t, []string{"λs", "GAT"}, ticks[len(ticks)-2:])
+}
+
+// Error bars widen the range and are drawn with their caps; a dashed
+// series is dashed in the panel and in the legend; a scatter has no
+// line, and its small markers no outline; an extra legend entry is
+// drawn once, after the panels' own.
+func TestSeriesStyles(t *testing.T) {
+	f := &Figure{Legend: Legend{Extra: []Series{{Name: "dashed: soft", Dashed: true, NoMarkers: true}}}, Panels: []Panel{{Series: []Series{
+		{Name: "bars", X: []float64{1, 2}, Y: []float64{10, 20}, YLo: []float64{0, 15}, YHi: []float64{12, 40}},
+		{X: []float64{1, 2}, Y: []float64{8, 18}, Dashed: true},
+		{Name: "dots", X: []float64{1, 1.5, 2}, Y: []float64{5, 6, 7}, NoLine: true, Size: 1.5},
+	}}}}
+	svg := string(render(t, f))
+	ticks := ticksOf(t, []byte(svg))
+	assert.Equal(t, "0", ticks[0], "the y axis starts at the lowest bar end")
+	assert.Equal(t, []string{"0", "10", "20", "30", "40"}, ticks[:5], "and ends at the highest")
+	// Lines: two series lines and 3 per error bar in the panel, two
+	// swatches (bars, the extra) in the legend; the scatter has none.
+	assert.Equal(t, 2+3*2+2, strings.Count(svg, "<polyline"))
+	assert.Equal(t, 2, strings.Count(svg, `stroke-dasharray="5 4"`), "the dashed series and the extra entry")
+	assert.Equal(t, 3, strings.Count(svg, `r="1.5" fill="#009E73" stroke="none"`), "the scatter's markers")
+	assert.Contains(t, string(svg), `r="3" fill="#009E73" stroke="#FFFFFF"`, "its legend marker, larger")
+	legend := svg[strings.Index(svg, `<g class="legend">`):]
+	assert.Less(t, strings.Index(legend, ">dots<"), strings.Index(legend, ">dashed: soft<"), "the extra entry after the panels'")
+	assert.Equal(t, 2, strings.Count(legend, "<circle"), "markers for bars and dots, none for the extra entry")
+	// Without markers: the line only, in the panel and in the legend.
+	f.Panels[0].Series[0].NoMarkers = true
+	svg = string(render(t, f))
+	assert.Equal(t, 2+3+1, strings.Count(svg, "<circle"), "the dashed series' two, the scatter's three and its legend marker")
+	assert.Equal(t, 2+3*2+2, strings.Count(svg, "<polyline"))
+}
+
+// Columns wrap the panels into rows: the axes of a column share their
+// left edge, those of a row their top, and the title lies above them all,
+// centred over the panels.
+func TestGrid(t *testing.T) {
+	f := gridFigure(LegendRight)
+	w, _, rects, texts := parseSVG(t, render(t, f))
+	plots := rects["plotarea"]
+	require.Len(t, plots, 4)
+	assert.Equal(t, plots[0].x0, plots[2].x0, "column 1")
+	assert.Equal(t, plots[1].x0, plots[3].x0, "column 2")
+	assert.Equal(t, plots[0].y0, plots[1].y0, "row 1")
+	assert.Equal(t, plots[2].y0, plots[3].y0, "row 2")
+	assert.Less(t, plots[0].x1, plots[1].x0)
+	assert.Less(t, plots[0].y1, plots[2].y0)
+	var title *svgText
+	for k := range texts {
+		if texts[k].class == "figtitle" {
+			title = &texts[k]
+		}
+	}
+	require.NotNil(t, title)
+	assert.Equal(t, "a figure title: two rows of λs panels", title.content)
+	for _, tx := range texts {
+		if tx.class != "figtitle" {
+			assert.LessOrEqual(t, title.box.y1, tx.box.y0, "%s %q above the title", tx.class, tx.content)
+		}
+	}
+	assert.InDelta(t, (plots[0].x0+plots[1].x1)/2, (title.box.x0+title.box.x1)/2, 40, "centred over the panels")
+	assert.Less(t, title.box.x1, w)
+	// One column: the panels stacked.
+	f.Columns = 1
+	_, _, rects, _ = parseSVG(t, render(t, f))
+	for k := 1; k < 4; k++ {
+		assert.Equal(t, rects["plotarea"][0].x0, rects["plotarea"][k].x0)
+		assert.Less(t, rects["plotarea"][k-1].y1, rects["plotarea"][k].y0)
+	}
 }

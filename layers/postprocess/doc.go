@@ -2,32 +2,110 @@
 // predicted probabilities alone: no retraining, no access to the model.
 // It is where fairlearn's users look for ThresholdOptimizer.
 //
-// [FitThresholds] chooses one decision threshold per sensitive group on
-// validation nodes, by the same [metrics.Rule] that chooses FMP's setting
-// on its frontier (fmp.NewFrontier): the lowest validation ΔDP within a
-// given accuracy loss, or the highest validation accuracy under a given
-// ΔDP. [Thresholds.Decide] and [Thresholds.Probs] apply the thresholds to
-// any probabilities, of any model:
+// [FitThresholds] chooses a decision rule per sensitive group (any number
+// of groups) on validation nodes, by the same [metrics.Rule] that chooses
+// FMP's setting on its frontier (fmp.NewFrontier):
+//
+//   - the constraint is the rule's [metrics.Criterion]: demographic parity
+//     (ΔDP, or the DP ratio of the four-fifths rule), true-positive-rate
+//     parity (ΔEO, the EO ratio), false-positive-rate parity (ΔFPR, the
+//     FPR ratio) or equalized odds (both rates: ΔEOdds, the EOdds ratio);
+//   - the goal is the highest [Objective] (accuracy or balanced accuracy)
+//     whose criterion meets the rule's Bound, the tolerance (for example
+//     ΔEO ≤ 0.02, or DP ratio ≥ 0.8), or the fairest criterion whose
+//     objective is within the rule's MaxAccuracyLoss of the plain 0.5
+//     threshold's;
+//   - the rules are deterministic (one threshold per group) or, with
+//     ThresholdsConfig.Randomized, randomised (fairlearn's: a group mixes
+//     two thresholds, and for equalized odds a constant random decision),
+//     which meets a constraint exactly where no pair of thresholds can.
+//
+// [Thresholds.Decide] applies the rules to any probabilities, of any
+// model; randomised decisions are drawn from a seed, so the same seed
+// gives the same decisions:
 //
 //	pred, err := train.Predict(model, task, nil)
 //	...
-//	th, err := postprocess.FitThresholds(pred.Column(1), ds.Labels, ds.Sens, ds.Split.Val,
-//		postprocess.DefaultThresholdsConfig())
+//	cfg := postprocess.DefaultThresholdsConfig()
+//	cfg.Rule = metrics.MostAccurateWithin(metrics.EOddsDifference, 0.02)
+//	cfg.Randomized = true
+//	th, err := postprocess.FitThresholds(pred.Column(1), ds.Labels, ds.Sens, ds.Split.Val, cfg)
 //	...
-//	decisions := th.Decide(pred.Column(1), ds.Sens)
-//
-// The thresholds are deterministic and target demographic parity between
-// two groups; fairlearn's ThresholdOptimizer also randomises between two
-// thresholds to meet a constraint exactly, and offers other criteria.
+//	decisions, err := th.Decide(pred.Column(1), ds.Sens, seed)
 //
 // Training-time methods are package layers/fairtrain; FMP, which debiases
 // inside the architecture, is package fmp.
+//
+// # Method
+//
+// The method is that of fairlearn's ThresholdOptimizer (Hardt, Price and
+// Srebro, "Equality of opportunity in supervised learning", 2016). For
+// each group the candidate rules are the cuts of its validation
+// probabilities (ŷ = 1 when p > t, t midway between two consecutive
+// distinct probabilities, plus "everyone" and "no one"); each cut has the
+// group's rates (selection, true- and false-positive) and its share of the
+// objective. The objective is a sum over groups, so a constraint on the
+// spread of one rate becomes: with the smallest rate a fixed, every group
+// takes its best cut whose rate lies in [a, a + Bound] (a difference) or
+// [a, a / Bound] (a ratio).
+//
+//   - Deterministic rules try every anchor a (every cut's rate; for
+//     equalized odds every pair of a true- and a false-positive rate) and
+//     take each group's best cut in the window by a range-maximum query:
+//     the optimum over the cuts, exact. Tests check it against an
+//     exhaustive search over every combination of per-group thresholds.
+//   - Randomised rules mix two cuts: a group's best objective at rate x
+//     is then the upper concave hull of its cuts in the plane (rate,
+//     objective), and the total is piecewise linear in a, maximised
+//     exactly at its breaks. For equalized odds a group's reachable
+//     (FPR, TPR) are the points between its ROC curve's upper hull and
+//     the diagonal (a hull point mixed with the constant decision "ŷ = 1
+//     with probability FPR"); the objective is jointly concave in the
+//     smallest TPR and FPR, maximised by nested golden-section searches.
+//     With Bound 0 every group gets the same TPR and the same FPR exactly.
+//   - The Fairest goal bisects on the bound: the tightest at which the
+//     best objective still reaches the reference's minus MaxAccuracyLoss.
+//
+// # Where it differs from fairlearn
+//
+//   - The rules are fitted on validation nodes and, with the Fairest goal,
+//     judged against the model's own decisions (every group at 0.5);
+//     ThresholdOptimizer fits on the data it is given and has only the
+//     "highest objective under the constraint" goal.
+//   - Deterministic rules: ThresholdOptimizer always randomises.
+//   - No grid: ThresholdOptimizer interpolates the curves on a grid of
+//     grid_size + 1 rates (1000 by default); FitThresholds finds the
+//     optimum over the cuts exactly (up to float64 for equalized odds).
+//     Candidates (200 per group by default) thins the cuts of groups with
+//     more distinct probabilities to evenly spaced quantiles.
+//   - Tolerances for equalized odds (fairlearn's tol does not apply to
+//     it) and bounds on ratios (the DP ratio ≥ 0.8 of the four-fifths
+//     rule); fairlearn's tol bounds differences only.
+//   - The balanced accuracy is that of all fitted nodes, ½ TPR + ½ TNR;
+//     for the single-rate constraints ThresholdOptimizer maximises the
+//     groups' balanced accuracies weighted by group size instead (for
+//     equalized odds it uses all nodes' counts, as here).
+//   - A group needs positives only for a true-positive-rate constraint
+//     and negatives only for a false-positive-rate one;
+//     ThresholdOptimizer refuses any group without both ("degenerate
+//     labels"). Nodes of unknown group (−1) are decided with 0.5 and
+//     counted in the objective; ThresholdOptimizer needs every node's
+//     group.
+//   - Randomised decisions hash the seed with the node's index (one
+//     uniform number per node), where ThresholdOptimizer.predict draws
+//     from a random_state stream; both select a node with the rule's
+//     probability.
+//   - No flip option (fairlearn's default, flip=False, is what is done)
+//     and no other objectives (fairlearn also offers selection_rate,
+//     true_positive_rate and true_negative_rate for single-rate
+//     constraints).
 //
 // # Errors
 //
 // FitThresholds returns an error, naming the node or group, for inputs of
 // different lengths, a validation index out of range, a probability
-// outside [0, 1], a non-binary label or group among the validation nodes,
-// a group without validation nodes, or no candidate meeting the rule
-// ([metrics.ErrNoCandidate]). Nothing panics on user input.
+// outside [0, 1], a non-binary label, a group without validation nodes, a
+// group without the positives or negatives its constraint's rate needs,
+// or no rule meeting the rule ([metrics.ErrNoCandidate]). Nothing panics
+// on user input.
 package postprocess

@@ -116,7 +116,7 @@ func datasetFor(o *options) (*datasets.Dataset, error) {
 	if o.dataset == "synthetic" {
 		return datasets.Synthetic(o.synth)
 	}
-	ds, err := datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+	ds, err := datasets.Load(o.data, o.dataset, datasets.PaperOptions())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w (see examples/paper/reproduce for the files each data set needs)", err)
 	}

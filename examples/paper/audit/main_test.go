@@ -29,8 +29,14 @@ func TestAuditSmoke(t *testing.T) {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "audit.svg"))
 	require.NoError(t, err)
-	if !bytes.Contains(b, []byte("<svg")) || bytes.Count(b, []byte("<path")) < 300 {
-		t.Errorf("audit.svg does not look like a scatter of 300 nodes × 2 panels (%d paths)", bytes.Count(b, []byte("<path")))
+	// A marker per node in each panel, and one per group in the legend.
+	if !bytes.Contains(b, []byte("<svg")) || bytes.Count(b, []byte("<circle")) != 2*300+2 {
+		t.Errorf("audit.svg does not look like a scatter of 300 nodes × 2 panels (%d circles)", bytes.Count(b, []byte("<circle")))
+	}
+	for _, want := range []string{">s = 0<", ">s = 1<", `z<tspan baseline-shift="sub" font-size="8.4">1</tspan> − z`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("audit.svg lacks %q", want)
+		}
 	}
 }
 

@@ -296,7 +296,9 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			if err != nil {
 				return nil, fmt.Errorf("thresholds: %w", err)
 			}
-			probs = th.Probs(p1, ds.Sens)
+			if probs, err = th.OneHot(p1, ds.Sens, seed); err != nil {
+				return nil, fmt.Errorf("thresholds: %w", err)
+			}
 			secs = plainSecs + time.Since(start).Seconds()
 		default:
 			t, err := task(p)

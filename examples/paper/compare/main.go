@@ -142,13 +142,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		c.N = o.synthN
 		ds, err = datasets.Synthetic(c)
 	} else {
-		ds, err = datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+		ds, err = datasets.Load(o.data, o.dataset, datasets.PaperOptions())
 	}
 	if err != nil {
 		return err
 	}
 	exp.PrintWarnings(stderr, ds)
-	rule := metrics.Rule{MaxAccuracyLoss: o.maxLoss / 100}
+	rule := metrics.FairestWithin(metrics.DPDifference, o.maxLoss/100)
 	tc := exp.DefaultTrainOptions()
 	tc.Epochs, tc.Adam.LR, tc.Adam.WeightDecay = o.epochs, o.lr, o.wd
 	var all []runResult
@@ -231,14 +231,17 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	if err != nil {
 		return nil, err
 	}
-	thProbs := th.Probs(p1, ds.Sens)
+	thProbs, err := th.OneHot(p1, ds.Sens, seed)
+	if err != nil {
+		return nil, err
+	}
 	thPost := time.Since(start)
 	rep, err := metrics.Evaluate(thProbs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}
 	rs = append(rs, runResult{backbone: b, method: "thresholds", seed: int(seed), test: rep, epoch: epoch, post: thPost, points: th.Tried,
-		setting: fmt.Sprintf("t0=%.3g t1=%.3g", th.T[0], th.T[1]), probs: thProbs})
+		setting: fmt.Sprintf("t0=%.3g t1=%.3g", th.T()[0], th.T()[1]), probs: thProbs})
 	return rs, nil
 }
 

@@ -15,16 +15,17 @@
 //
 // Output: a table per data set on stdout, and with -out DIR lambdaf.csv
 // (one row per data set, seed, ρ and λf) and lambdaf.svg (signed gap of
-// the decisions against λf, mean over seeds, one panel per data set, a
-// line per ρ). Progress goes to stderr (-q for none).
+// the decisions and of the mean P(y = 1) against λf, mean over seeds, one
+// panel per data set, a line per target, λs and ρ). Progress goes to
+// stderr (-q for none).
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"os"
@@ -38,13 +39,9 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
+	"github.com/fairmp/fairmp/internal/svgplot"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 	"gorgonia.org/tensor"
 )
 
@@ -189,7 +186,7 @@ func load(o *options, set string) (*datasets.Dataset, error) {
 	if o.data == "" {
 		return nil, fmt.Errorf("-datasets %s needs -data or $FAIRMP_DATA", set)
 	}
-	return datasets.Load(o.data, set, datasets.DefaultOptions())
+	return datasets.Load(o.data, set, datasets.PaperOptions())
 }
 
 // sweep trains one backbone and measures every ρ and λf on it.
@@ -497,75 +494,91 @@ func writeCSV(path string, all []row) error {
 	return f.Close()
 }
 
-var colors = []color.Color{
-	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-}
-
-// plotGaps draws, per data set, the validation signed gap of decisions
-// (solid) and of mean probabilities (dashed) against λf, a line per ρ.
+// plotGaps draws, per data set (two panels a row), the validation
+// signed gap (group 1 − group 0, mean over seeds) of the decision rates
+// (solid, a marker at each λf) and of the mean P(y = 1) (dashed) against
+// λf: one colour per combination of the target, λs and ρ values the rows
+// hold, named by those that vary, and parity as a grey line at 0.
 func plotGaps(path string, o *options, all []row) error {
-	var panels []*plot.Plot
+	type combo struct {
+		target   string
+		ls, rho  float64
+		name     string
+		color    string
+		shape    svgplot.Shape
+		any      bool
+		dec, sft svgplot.Series
+	}
+	shapes := []svgplot.Shape{svgplot.Circle, svgplot.Square, svgplot.Diamond, svgplot.Triangle, svgplot.TriangleDown}
+	var combos []combo
+	for _, t := range o.targets {
+		for _, ls := range o.lambdaS {
+			for _, rho := range o.rhos {
+				var parts []string
+				if len(o.targets) > 1 {
+					parts = append(parts, svgplot.Escape(t))
+				}
+				if len(o.lambdaS) > 1 {
+					parts = append(parts, fmt.Sprintf("λ_s = %g", ls))
+				}
+				if len(o.rhos) > 1 {
+					parts = append(parts, fmt.Sprintf("ρ = %g", rho))
+				}
+				name := strings.Join(parts, ", ")
+				if name == "" {
+					name = "FMP"
+				}
+				k := len(combos)
+				combos = append(combos, combo{target: t, ls: ls, rho: rho, name: name, color: svgplot.SeriesColor(k), shape: shapes[k%len(shapes)]})
+			}
+		}
+	}
+	fig := svgplot.Figure{
+		Title: fmt.Sprintf("Signed gap, group 1 − group 0, against λ_f (validation, mean of %d seeds)", o.seeds),
+		Legend: svgplot.Legend{Extra: []svgplot.Series{
+			{Name: "gap of the decision rates", Color: svgplot.Black},
+			{Name: "gap of the mean P(y = 1)", Color: svgplot.Black, Dashed: true, NoMarkers: true},
+		}},
+	}
+	if len(o.sets) > 2 {
+		fig.Columns = 2
+	}
 	for _, set := range o.sets {
-		p := plot.New()
-		p.Title.Text = set
-		p.X.Label.Text = "lambda_f (solid: decisions, dashed: P(y=1))"
-		p.Y.Label.Text = "group 1 - group 0 (%)"
-		p.Add(plotter.NewGrid())
-		for k, rho := range o.rhos {
-			var dec, soft plotter.XYs
+		p := svgplot.Panel{Title: svgplot.Escape(set), XLabel: "λ_f", YLabel: "group 1 − group 0 (%)",
+			Lines: []svgplot.RefLine{{At: 0, Label: "parity", Color: "#999999"}}}
+		for _, c := range combos {
+			dec := svgplot.Series{Name: c.name, Color: c.color, Shape: c.shape}
+			soft := svgplot.Series{Color: c.color, Dashed: true, NoMarkers: true}
 			for _, lf := range o.lambdaF {
-				var g, s, n float64
+				var g, sf, n float64
 				for _, r := range all {
-					if r.set == set && r.target == o.targets[0] && r.rho == rho && r.lambdaF == lf {
-						g, s, n = g+r.gap, s+r.soft, n+1
+					if r.set == set && r.target == c.target && r.lambdaS == c.ls && r.rho == c.rho && r.lambdaF == lf {
+						g, sf, n = g+r.gap, sf+r.soft, n+1
 					}
 				}
-				dec = append(dec, plotter.XY{X: lf, Y: 100 * g / n})
-				soft = append(soft, plotter.XY{X: lf, Y: 100 * s / n})
+				if n == 0 {
+					continue
+				}
+				dec.X, dec.Y = append(dec.X, lf), append(dec.Y, 100*g/n)
+				soft.X, soft.Y = append(soft.X, lf), append(soft.Y, 100*sf/n)
 			}
-			col := colors[k%len(colors)]
-			l1, pts, err := plotter.NewLinePoints(dec)
-			if err != nil {
-				return err
+			if len(dec.X) > 0 {
+				p.Series = append(p.Series, soft, dec)
 			}
-			l1.Color, pts.Color, pts.Radius = col, col, vg.Points(2)
-			l2, err := plotter.NewLine(soft)
-			if err != nil {
-				return err
-			}
-			l2.Color, l2.Dashes = col, []vg.Length{vg.Points(3), vg.Points(3)}
-			p.Add(l1, pts, l2)
-			p.Legend.Add(fmt.Sprintf("rho %g", rho), l1, pts)
 		}
-		zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: o.lambdaF[len(o.lambdaF)-1], Y: 0}})
-		zero.Color = color.Black
-		p.Add(zero)
-		// Room above the curves for the legend (text after the symbols,
-		// so that a viewer's wider font overflows to the right, not over
-		// the symbols).
-		p.Y.Max += 0.5 * (p.Y.Max - p.Y.Min)
-		p.Legend.Top, p.Legend.Left = true, true
-		p.Legend.XOffs = 0.4 * vg.Inch
-		panels = append(panels, p)
+		if len(p.Series) == 0 {
+			continue
+		}
+		fig.Panels = append(fig.Panels, p)
 	}
-	w, h := vg.Length(len(panels))*4*vg.Inch, 3.5*vg.Inch
-	c := vgsvg.New(w, h)
-	canvases := plot.Align([][]*plot.Plot{panels}, draw.Tiles{Rows: 1, Cols: len(panels)}, draw.New(c))
-	for k, p := range panels {
-		p.Draw(canvases[0][k])
+	if len(fig.Panels) == 0 {
+		return fmt.Errorf("plot %s: no rows", path)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	var b bytes.Buffer
+	if err := fig.WriteSVG(&b); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // readCSV reads a lambdaf.csv written by writeCSV and sets o's data sets,

@@ -49,6 +49,13 @@ func TestSmoke(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(dir, "lambdaf.svg"))
 	require.NoError(t, err)
 	assert.True(t, strings.Contains(string(svg), "<svg"))
+	// One legend entry per target and ρ, and the two line styles.
+	for _, want := range []string{">dp, ρ = 4<", ">dp, ρ = 1<", ">eo, ρ = 4<", ">eo, ρ = 1<",
+		">gap of the decision rates<", ">gap of the mean P(y = 1)<", ">parity<"} {
+		assert.Contains(t, string(svg), want)
+	}
+	assert.Contains(t, string(svg), `λ<tspan baseline-shift="sub" font-size="8.4">f</tspan>`, "λf typeset")
+	assert.NotContains(t, string(svg), "lambda_f")
 	// Bad flags are errors.
 	assert.Error(t, run([]string{"-lambda-f", "x"}, &out, &errb))
 	assert.Error(t, run([]string{"-seeds", "0"}, &out, &errb))

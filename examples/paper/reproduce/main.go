@@ -164,7 +164,7 @@ func load(o *options) (*datasets.Dataset, error) {
 	if o.dataset == "synthetic" {
 		return datasets.Synthetic(datasets.DefaultSyntheticConfig())
 	}
-	ds, err := datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+	ds, err := datasets.Load(o.data, o.dataset, datasets.PaperOptions())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w\n-dataset %s expects, under -data %s: %s", err, o.dataset, o.data, expectedFiles[o.dataset])
 	}

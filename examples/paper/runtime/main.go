@@ -105,7 +105,7 @@ func runWith(o *options, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "generating a %d-node graph ...\n", o.shape.N)
 		ds, err = datasets.Synthetic(o.shape)
 	default:
-		ds, err = datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+		ds, err = datasets.Load(o.data, o.dataset, datasets.PaperOptions())
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("%w (see examples/paper/reproduce for the files each data set needs)", err)
 		}

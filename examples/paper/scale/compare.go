@@ -45,7 +45,7 @@ func loadCompare(o *options, name string) (*datasets.Dataset, error) {
 	if o.data == "" {
 		return nil, usageError{fmt.Errorf("-compare %s needs -data or FAIRMP_DATA", name)}
 	}
-	return datasets.Load(o.data, name, datasets.DefaultOptions())
+	return datasets.Load(o.data, name, datasets.PaperOptions())
 }
 
 // compare trains GCN full-batch and in mini-batches on each data set and

@@ -39,7 +39,7 @@ func studyData(t tb, name string) *datasets.Dataset {
 	if dir == "" {
 		t.Skipf("FAIRMP_DATA is not set: skipping %s (set it to the folder holding %s/)", name, name)
 	}
-	d, err := datasets.Load(dir, name, datasets.DefaultOptions())
+	d, err := datasets.Load(dir, name, datasets.PaperOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ type options struct {
 	train     exp.TrainOptions
 	fmp       fmp.Config
 	out       string
+	fromCSV   string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -50,6 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		lambdaS = fs.Float64("lambda-s", def.LambdaS, "FMP λs")
 		lambdaF = fs.Float64("lambda-f", def.LambdaF, "FMP λf")
 		out     = fs.String("out", ".", "directory for synthetic.csv and synthetic.svg")
+		from    = fs.String("from-csv", "", "a synthetic.csv of an earlier run: print its table and plot it to -out/synthetic.svg instead of training (-n and -epochs label the table)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	o := &options{seeds: *seeds, data: data, train: tr, fmp: def, out: *out}
+	o := &options{seeds: *seeds, data: data, train: tr, fmp: def, out: *out, fromCSV: *from}
 	for _, s := range strings.Split(*hs, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
@@ -102,6 +105,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if o.fromCSV != "" {
+		pts, err := readCSV(o.fromCSV, o)
+		if err != nil {
+			return err
+		}
+		svgPath := filepath.Join(o.out, "synthetic.svg")
+		if err := plotDP(svgPath, pts, o.models); err != nil {
+			return err
+		}
+		writeTable(stdout, pts, o)
+		fmt.Fprintf(stdout, "\nwrote %s\n", svgPath)
+		return nil
 	}
 	pts, err := sweep(o, stderr)
 	if err != nil {
@@ -189,6 +205,53 @@ func writeCSV(path string, pts []point) error {
 		return err
 	}
 	return f.Close()
+}
+
+// readCSV reads a synthetic.csv written by writeCSV (its metrics are
+// percent with two decimals) and sets o's models and seeds from it, in
+// first-seen order. The rows of one homophily value must hold the same
+// models in the same order, as writeCSV writes them.
+func readCSV(path string, o *options) ([]point, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) < 2 || len(recs[0]) != 10 || recs[0][0] != "sens_homophily" {
+		return nil, fmt.Errorf("%s: not a synthetic.csv (want its 10-column header and at least one row)", path)
+	}
+	o.models, o.seeds = nil, 0
+	var pts []point
+	for n, r := range recs[1:] {
+		var v [9]float64
+		for k, col := range []int{0, 1, 3, 4, 5, 6, 7, 8, 9} {
+			if v[k], err = strconv.ParseFloat(r[col], 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: column %s: %w", path, n+2, recs[0][col], err)
+			}
+		}
+		stat := func(mean, std float64) metrics.Stat { return metrics.Stat{Mean: mean / 100, Std: std / 100} }
+		p := point{Knob: v[0], Measured: v[1], Model: r[2], Summary: metrics.Summary{Runs: int(v[2]),
+			Accuracy: stat(v[3], v[4]), DemographicParity: stat(v[5], v[6]), EqualOpportunity: stat(v[7], v[8])}}
+		pts = append(pts, p)
+		if !slices.Contains(o.models, p.Model) {
+			o.models = append(o.models, p.Model)
+		}
+		o.seeds = max(o.seeds, p.Summary.Runs)
+	}
+	if len(pts)%len(o.models) != 0 {
+		return nil, fmt.Errorf("%s: %d rows for %d models: want every model at every homophily value", path, len(pts), len(o.models))
+	}
+	for i, p := range pts {
+		if want := o.models[i%len(o.models)]; p.Model != want || p.Knob != pts[i-i%len(o.models)].Knob {
+			return nil, fmt.Errorf("%s:%d: %s at homophily %.2f, want %s at %.2f (the rows of a homophily value in the order writeCSV writes them)",
+				path, i+2, p.Model, p.Knob, want, pts[i-i%len(o.models)].Knob)
+		}
+	}
+	return pts, nil
 }
 
 func writeTable(w io.Writer, pts []point, o *options) {

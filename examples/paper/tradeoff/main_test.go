@@ -199,9 +199,58 @@ func TestSummaryMatchesSeeds(t *testing.T) {
 	assert.ErrorContains(t, err, "runs on seeds 1, 3 but the plain runs of only 1 of them")
 }
 
-// TestRuntimeBars checks the running-time figure's numbers: a bar per
-// backbone and method at the summary's mean seconds, training before
-// post-processing, and an error when there is nothing to draw.
+// TestFrontLabels: FMP's settings carry their λf, settings with the
+// metrics of the previous λf (past saturation) are one point labelled
+// with the range, the plain point comes first and unlabelled, and the
+// front holds the settings no other beats on both axes.
+func TestFrontLabels(t *testing.T) {
+	ps := []point{
+		{model: "gcn", method: "plain", dp: 10, acc: 90},
+		{model: "gcn", method: "fmp-post-s0", alpha: 4, dp: 3, acc: 88},
+		{model: "gcn", method: "fmp-post-s0", alpha: 0.5, dp: 6, acc: 89.5},
+		{model: "gcn", method: "fmp-post-s0", alpha: 1, dp: 3, acc: 88},
+		{model: "gcn", method: "fmp-post-s0", alpha: 2, dp: 3, acc: 88},
+		{model: "gcn", method: "fmp-post-s0", alpha: 0.25, dp: 7, acc: 89},
+		{model: "gcn", method: "regularizer", alpha: 1, dp: 5, acc: 80},
+		{model: "mlp", method: "fmp-post-s0", alpha: 1, dp: 1, acc: 1},
+	}
+	got := settings(ps, "gcn", "fmp-post-s0")
+	var texts []string
+	for _, q := range got {
+		texts = append(texts, q.text)
+	}
+	assert.Equal(t, []string{"", "0.25", "0.5", "1–4"}, texts)
+	on, off := frontOf(got)
+	var front, rest []string
+	for _, q := range on {
+		front = append(front, q.text)
+	}
+	for _, q := range off {
+		rest = append(rest, q.text)
+	}
+	assert.Equal(t, []string{"1–4", "0.5", ""}, front, "ΔDP rising")
+	assert.Equal(t, []string{"0.25"}, rest)
+	reg := settings(ps, "gcn", "regularizer")
+	require.Len(t, reg, 2)
+	assert.Equal(t, "", reg[1].text, "only FMP's α is λf")
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fronts.svg")
+	o := &options{models: []string{"gcn"}, methods: []string{"regularizer", "fmp-post-s0"}}
+	require.NoError(t, plotFronts(path, "test_set", o, nil, ps))
+	svg, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text := string(svg)
+	assert.Contains(t, text, ">1–4<")
+	assert.Contains(t, text, "numbers at points: λ<tspan")
+	assert.Contains(t, text, ">test_set<", "plain text escaped, not a subscript")
+	assert.Less(t, strings.Index(text, ">regularizer<"), strings.Index(text, ">FMP on it, λ<tspan"), "legend: training before post-processing")
+}
+
+// TestRuntimeBars checks the running-time figure's numbers: a dot per
+// backbone and method at the summary's mean seconds, labelled with it,
+// training before post-processing, and an error when there is nothing
+// to draw.
 func TestRuntimeBars(t *testing.T) {
 	ps := []point{
 		{model: "mlp", method: "plain", seconds: 30},
@@ -223,7 +272,7 @@ func TestRuntimeBars(t *testing.T) {
 	require.NoError(t, err)
 	text := string(svg)
 	for _, want := range []string{">30<", ">0.2<", ">150<"} {
-		assert.Contains(t, text, want, "bar label")
+		assert.Contains(t, text, want, "dot label")
 	}
 	assert.Less(t, strings.Index(text, ">regularizer<"), strings.Index(text, ">thresholds<"), "legend: training before post-processing")
 	assert.Equal(t, "<0.1", secondsText(0.01))

@@ -1,34 +1,50 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+	"github.com/fairmp/fairmp/internal/svgplot"
 )
 
+// methodStyle is each method's colour and marker in both figures.
 var methodStyle = map[string]struct {
-	color color.Color
-	shape draw.GlyphDrawer
+	color string
+	shape svgplot.Shape
 }{
-	"regularizer": {color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, draw.CircleGlyph{}},
-	"adversary":   {color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}},
-	"mixup":       {color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, draw.SquareGlyph{}},
-	"fairgnn":     {color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}, draw.CrossGlyph{}},
-	"nifty":       {color.RGBA{R: 0xbc, G: 0xbd, B: 0x22, A: 0xff}, draw.BoxGlyph{}},
-	"fmp":         {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
-	"fmp-post-s0": {color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, draw.PyramidGlyph{}},
-	"fmp-post-s1": {color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, draw.PlusGlyph{}},
-	"thresholds":  {color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, draw.RingGlyph{}},
+	"plain":       {svgplot.Black, svgplot.Cross},
+	"regularizer": {svgplot.Blue, svgplot.Circle},
+	"adversary":   {svgplot.SkyBlue, svgplot.Square},
+	"mixup":       {svgplot.BluishGreen, svgplot.TriangleDown},
+	"fairgnn":     {svgplot.Yellow, svgplot.Square},
+	"nifty":       {svgplot.Orange, svgplot.Circle},
+	"fmp":         {svgplot.ReddishPurple, svgplot.Diamond},
+	"fmp-post-s0": {svgplot.ReddishPurple, svgplot.Diamond},
+	"fmp-post-s1": {svgplot.Orange, svgplot.Diamond},
+	"thresholds":  {svgplot.Vermillion, svgplot.Triangle},
+}
+
+// methodRank orders the methods in the legends: training first (plain,
+// then the strategies), post-processing last.
+var methodRank = map[string]int{"plain": 0, "regularizer": 1, "adversary": 2, "mixup": 3, "fairgnn": 4, "nifty": 5, "fmp": 6, "fmp-post-s0": 7, "fmp-post-s1": 8, "thresholds": 9}
+
+// style returns meth's colour and marker (a grey circle for a method
+// without one).
+func style(meth string) (string, svgplot.Shape) {
+	if st, ok := methodStyle[meth]; ok {
+		return st.color, st.shape
+	}
+	return "#777777", svgplot.Circle
+}
+
+// isFMP reports whether meth's α is FMP's λf.
+func isFMP(meth string) bool {
+	return meth == "fmp" || meth == "fmp-post-s0" || meth == "fmp-post-s1"
 }
 
 // fewerSeeds names model's methods whose runs cover other seeds than its
@@ -59,137 +75,184 @@ func fewerSeeds(rs []result, model string, methods []string) string {
 	return b.String()
 }
 
-// plotFronts draws one panel per backbone: every configuration's mean
-// (ΔDP, accuracy) per method, the method's Pareto front as a line, and
-// the plain run as a black cross.
-func plotFronts(path, title string, o *options, rs []result, ps []point) error {
-	maxDP, minAcc, maxAcc := 1.0, 100.0, 0.0
-	for _, q := range ps {
-		maxDP, minAcc, maxAcc = max(maxDP, q.dp), min(minAcc, q.acc), max(maxAcc, q.acc)
+// labelled is a point of a panel with the text drawn beside it ("" for
+// none): FMP's λf, or the range of λf of settings with the same metrics.
+type labelled struct {
+	point
+	text string
+}
+
+// settings returns model's points of meth with their labels, the plain
+// point (the α = 0 of every method) first and unlabelled. FMP's settings
+// are labelled with their λf; consecutive λf with identical metrics (λf
+// past saturation) are one point labelled with the range, "1–16".
+func settings(ps []point, model, meth string) []labelled {
+	var out []labelled
+	var own []point
+	for _, q := range methodPoints(ps, model, meth) {
+		if q.method == "plain" {
+			out = append(out, labelled{point: q})
+		} else {
+			own = append(own, q)
+		}
 	}
-	var row []*plot.Plot
+	slices.SortStableFunc(own, func(a, b point) int {
+		switch {
+		case a.alpha < b.alpha:
+			return -1
+		case a.alpha > b.alpha:
+			return 1
+		}
+		return 0
+	})
+	drawn := false // whether out ends with one of own's points
+	for _, q := range own {
+		text := ""
+		if isFMP(meth) {
+			text = strconv.FormatFloat(q.alpha, 'g', -1, 64)
+		}
+		if n := len(out) - 1; drawn && out[n].dp == q.dp && out[n].acc == q.acc {
+			if text != "" {
+				from, _, _ := strings.Cut(out[n].text, "–")
+				out[n].text = from + "–" + text
+			}
+			continue
+		}
+		out = append(out, labelled{point: q, text: text})
+		drawn = true
+	}
+	return out
+}
+
+// frontOf splits pts into the method's Pareto front (front's order:
+// ΔDP rising) and the rest, in pts' order.
+func frontOf(pts []labelled) (on, off []labelled) {
+	plain := make([]point, len(pts))
+	for k, q := range pts {
+		plain[k] = q.point
+	}
+	f := front(plain)
+	used := make([]bool, len(pts))
+	for _, q := range f {
+		for k := range pts {
+			if !used[k] && pts[k].point == q {
+				used[k] = true
+				on = append(on, pts[k])
+				break
+			}
+		}
+	}
+	for k := range pts {
+		if !used[k] {
+			off = append(off, pts[k])
+		}
+	}
+	return on, off
+}
+
+// span returns the range of vs plus 5% each side (the range svgplot
+// would take for one panel), so that panels can share their axes.
+func span(vs []float64) svgplot.Range {
+	lo, hi := slices.Min(vs), slices.Max(vs)
+	d := 0.05 * (hi - lo)
+	if d == 0 {
+		d = 0.5
+	}
+	return svgplot.Range{Min: lo - d, Max: hi + d}
+}
+
+// plotFronts draws one panel per backbone (two a row): every setting's
+// mean test (ΔDP, accuracy) per method, the method's Pareto front as a
+// line with the settings on it, the others as small markers, FMP's
+// settings labelled with their λf, the plain run as a black cross and a
+// dashed line one accuracy point below it (the summary's criterion). The
+// panels share their ΔDP axis; each has its own accuracy axis.
+func plotFronts(path, title string, o *options, rs []result, ps []point) error {
+	var dps []float64
+	for _, q := range ps {
+		dps = append(dps, q.dp)
+	}
+	if len(ps) == 0 {
+		return fmt.Errorf("plot %s: no runs", path)
+	}
+	fig := svgplot.Figure{
+		Title: svgplot.Escape(title),
+		Legend: svgplot.Legend{Title: "numbers at points: λ_f", Extra: []svgplot.Series{
+			{Name: "setting off the front", NoLine: true, Size: 2.5},
+			{Name: "plain run − 1 accuracy point", Dashed: true, NoMarkers: true, Color: "#555555"},
+		}},
+	}
+	methods := slices.Clone(o.methods)
+	slices.SortStableFunc(methods, func(a, b string) int { return methodRank[a] - methodRank[b] })
+	if len(o.models) > 2 {
+		fig.Columns = 2
+	}
 	for _, m := range o.models {
-		p := plot.New()
 		runs := 0
 		for _, q := range ps {
 			if q.model == m && q.method == "plain" {
 				runs = q.summary.Runs
 			}
 		}
-		p.Title.Text = fmt.Sprintf("%s (%s%s)", m, seedsText(runs), fewerSeeds(rs, m, o.methods))
-		if len(o.models) == 1 {
-			p.Title.Text = title + " — " + p.Title.Text
+		p := svgplot.Panel{
+			Title:  svgplot.Escape(fmt.Sprintf("%s (%s%s)", m, seedsText(runs), fewerSeeds(rs, m, o.methods))),
+			XLabel: "ΔDP (%)", YLabel: "accuracy (%)", XRange: span(dps),
 		}
-		p.X.Label.Text = "ΔDP (%)"
-		p.Y.Label.Text = "accuracy (%)"
-		p.Add(plotter.NewGrid())
-		for _, meth := range o.methods {
+		for _, meth := range methods {
 			if !hasMethod(ps, m, meth) {
 				continue
 			}
-			st := methodStyle[meth]
-			pts := methodPoints(ps, m, meth)
-			all := make(plotter.XYs, 0, len(pts))
-			for _, q := range pts {
-				if q.method == meth {
-					all = append(all, plotter.XY{X: q.dp, Y: q.acc})
+			c, sh := style(meth)
+			on, off := frontOf(settings(ps, m, meth))
+			line := svgplot.Series{Name: methodLabel(meth), Color: c, Shape: sh}
+			for _, q := range on {
+				line.X, line.Y, line.Labels = append(line.X, q.dp), append(line.Y, q.acc), append(line.Labels, q.text)
+			}
+			p.Series = append(p.Series, line)
+			if len(off) > 0 {
+				dots := svgplot.Series{Color: c, Shape: sh, NoLine: true, Size: 2.5}
+				for _, q := range off {
+					dots.X, dots.Y, dots.Labels = append(dots.X, q.dp), append(dots.Y, q.acc), append(dots.Labels, q.text)
 				}
+				p.Series = append(p.Series, dots)
 			}
-			sc, err := plotter.NewScatter(all)
-			if err != nil {
-				return err
-			}
-			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = st.color, st.shape, vg.Points(3)
-			f := front(pts)
-			fx := make(plotter.XYs, len(f))
-			for i, q := range f {
-				fx[i] = plotter.XY{X: q.dp, Y: q.acc}
-			}
-			ln, err := plotter.NewLine(fx)
-			if err != nil {
-				return err
-			}
-			ln.LineStyle.Color, ln.LineStyle.Width = st.color, vg.Points(1.2)
-			p.Add(sc, ln)
-			label := meth
-			switch meth {
-			case "fmp":
-				label = "FMP backbone (a = lambda_f)"
-			case "fmp-post-s0":
-				label = "FMP, lambda_s 0"
-			case "fmp-post-s1":
-				label = "FMP, lambda_s 1"
-			case "thresholds":
-				label = "thresholds"
-			}
-			p.Legend.Add(label, sc, ln)
 		}
-		var plain plotter.XYs
 		for _, q := range ps {
 			if q.model == m && q.method == "plain" {
-				plain = append(plain, plotter.XY{X: q.dp, Y: q.acc})
+				c, sh := style("plain")
+				p.Marks = append(p.Marks, svgplot.Mark{X: q.dp, Y: q.acc, Shape: sh, Color: c, Label: methodLabel("plain")})
+				p.Lines = append(p.Lines, svgplot.RefLine{At: q.acc - 1})
 			}
 		}
-		pl, err := plotter.NewScatter(plain)
-		if err != nil {
-			return err
-		}
-		pl.GlyphStyle.Shape, pl.GlyphStyle.Radius = draw.CrossGlyph{}, vg.Points(5)
-		pl.GlyphStyle.Color = color.Black
-		p.Add(pl)
-		p.Legend.Add("plain (a = 0)", pl)
-		// Shared axes across panels; room on the right for the legend,
-		// text after the symbols (a viewer with a wider font overflows the
-		// panel, not the symbols).
-		p.Legend.Top, p.Legend.Left = false, true
-		p.Legend.XOffs = 2.6 * vg.Inch
-		p.X.Min, p.X.Max = 0, 1.6*maxDP
-		p.Y.Min, p.Y.Max = minAcc-1, maxAcc+1
-		row = append(row, p)
+		fig.Panels = append(fig.Panels, p)
 	}
-	width := vg.Length(len(row)) * 5 * vg.Inch
-	height := 4 * vg.Inch
-	var c vg.CanvasWriterTo = vgsvg.New(width, height)
-	if strings.HasSuffix(path, ".png") {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	}
-	dc := draw.New(c)
-	if len(row) > 1 {
-		top := dc
-		top.Min.Y = top.Max.Y - vg.Points(20)
-		fnt := plot.DefaultFont
-		fnt.Size = vg.Points(12)
-		top.FillText(draw.TextStyle{Color: color.Black, Font: fnt, XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler},
-			vg.Point{X: width / 2, Y: top.Max.Y}, title)
-		dc.Max.Y -= vg.Points(20)
-	}
-	tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Points(10)}
-	canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
-	for i, p := range row {
-		p.Draw(canvases[0][i])
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
+	return writeSVG(path, &fig)
 }
 
-// methodLabel is a method's name in the plots' legends.
+// writeSVG writes fig to path.
+func writeSVG(path string, fig *svgplot.Figure) error {
+	var b bytes.Buffer
+	if err := fig.WriteSVG(&b); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// methodLabel is a method's name in the figures' legends (markup).
 func methodLabel(meth string) string {
 	switch meth {
+	case "plain":
+		return "plain run (α = 0)"
 	case "fmp":
-		return "FMP backbone"
+		return "FMP backbone (λ_f sweep)"
 	case "fmp-post-s0":
-		return "FMP, lambda_s 0"
+		return "FMP on it, λ_s = 0"
 	case "fmp-post-s1":
-		return "FMP, lambda_s 1"
+		return "FMP on it, λ_s = 1"
+	case "mixup":
+		return "fair mixup"
 	}
-	return meth
+	return svgplot.Escape(meth)
 }
 
 // meanSeconds is the summary's "s a run" of a backbone's method: the
@@ -209,91 +272,55 @@ func meanSeconds(ps []point, model, method string) (secs float64, ok bool) {
 	return secs / float64(n), true
 }
 
-// plotRuntime draws the running-time figure: per backbone, one bar per
-// method (plain training first) with its mean seconds per run on a log
-// axis, the value written above each bar. Training strategies' bars are
-// whole training runs; FMP's and the thresholds' are the post-processing
-// of a trained plain run (the training itself is the plain bar).
+// plotRuntime draws the running-time figure, a dot plot: per backbone,
+// one marker per method (plain training first) at its mean seconds per
+// run on a log axis, labelled with the value. Training strategies' dots
+// are whole training runs; FMP's and the thresholds' are the
+// post-processing of a trained plain run (the training itself is the
+// plain dot).
 func plotRuntime(path, title string, o *options, ps []point) error {
-	// Training first (plain, then the strategies), post-processing last.
-	rank := map[string]int{"plain": 0, "regularizer": 1, "adversary": 2, "mixup": 3, "fairgnn": 4, "nifty": 5, "fmp": 6, "fmp-post-s0": 7, "fmp-post-s1": 8, "thresholds": 9}
 	methods := append([]string{"plain"}, o.methods...)
-	slices.SortStableFunc(methods, func(a, b string) int { return rank[a] - rank[b] })
-	type bar struct {
-		group, slot int
-		secs        float64
+	slices.SortStableFunc(methods, func(a, b string) int { return methodRank[a] - methodRank[b] })
+	p := svgplot.Panel{
+		Title:  "training: plain and strategies; FMP and thresholds: post-processing a trained plain run",
+		YLabel: "seconds per run (log scale)", LogY: true,
 	}
-	var bars []bar
-	lo, hi := math.Inf(1), 0.0
 	for g, m := range o.models {
-		for k, meth := range methods {
+		p.XTicks = append(p.XTicks, svgplot.Tick{At: float64(g), Label: svgplot.Escape(m)})
+	}
+	width := 0.8 / float64(len(methods)) // of a method's slot in a backbone's group
+	for k, meth := range methods {
+		c, sh := style(meth)
+		se := svgplot.Series{Name: methodLabel(meth), Color: c, Shape: sh, NoLine: true}
+		if meth == "plain" {
+			se.Name = "plain training"
+		}
+		for g, m := range o.models {
 			if s, ok := meanSeconds(ps, m, meth); ok {
-				s = math.Max(s, 0.01) // the CSV keeps tenths of a second: 0.0 is "under 0.05 s"
-				bars = append(bars, bar{g, k, s})
-				lo, hi = math.Min(lo, s), math.Max(hi, s)
+				se.X = append(se.X, float64(g)-0.4+width*(float64(k)+0.5))
+				// The CSV keeps tenths of a second: a mean of 0.0 is "under
+				// 0.05 s", drawn at 0.01.
+				se.Y, se.Labels = append(se.Y, math.Max(s, 0.01)), append(se.Labels, secondsText(s))
 			}
 		}
+		if len(se.X) > 0 {
+			p.Series = append(p.Series, se)
+		}
 	}
-	if len(bars) == 0 {
+	if len(p.Series) == 0 {
 		return fmt.Errorf("runtime plot %s: no runs", path)
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = "seconds per run (log scale)"
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	base := math.Pow(10, math.Floor(math.Log10(lo)))
-	p.Y.Min, p.Y.Max = base, hi*300 // the top decades hold the legend
-	p.Add(plotter.NewGrid())
-	width := 0.8 / float64(len(methods))
-	var ticks []plot.Tick
-	for g, m := range o.models {
-		ticks = append(ticks, plot.Tick{Value: float64(g), Label: m})
+	fig := svgplot.Figure{
+		Title:     svgplot.Escape(title),
+		Panels:    []svgplot.Panel{p},
+		Legend:    svgplot.Legend{Title: "numbers at points: seconds"},
+		PlotWidth: math.Max(320, 200*float64(len(o.models))),
 	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = -0.5, float64(len(o.models))-0.5
-	var labels plotter.XYLabels
-	for k, meth := range methods {
-		var rings []plotter.XYer
-		for _, b := range bars {
-			if b.slot != k {
-				continue
-			}
-			x0 := float64(b.group) - 0.4 + float64(k)*width
-			rings = append(rings, plotter.XYs{{X: x0, Y: base}, {X: x0 + width, Y: base}, {X: x0 + width, Y: b.secs}, {X: x0, Y: b.secs}})
-			labels.XYs = append(labels.XYs, plotter.XY{X: x0 + width/2, Y: b.secs * 1.15})
-			labels.Labels = append(labels.Labels, secondsText(b.secs))
-		}
-		if len(rings) == 0 {
-			continue
-		}
-		poly, err := plotter.NewPolygon(rings...)
-		if err != nil {
-			return err
-		}
-		c := color.Color(color.Gray{Y: 0x60})
-		if st, ok := methodStyle[meth]; ok {
-			c = st.color
-		}
-		poly.Color, poly.LineStyle.Width = c, 0
-		p.Add(poly)
-		p.Legend.Add(methodLabel(meth), poly)
-	}
-	lb, err := plotter.NewLabels(labels)
-	if err != nil {
-		return err
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].XAlign, lb.TextStyle[i].Font.Size = draw.XCenter, vg.Points(7)
-	}
-	p.Add(lb)
-	p.Legend.Top, p.Legend.Left = true, true
-	w := vg.Length(2+2*len(o.models)) * vg.Inch
-	return p.Save(w, 4*vg.Inch, path)
+	return writeSVG(path, &fig)
 }
 
-// secondsText writes a bar's value: tenths below 10 s, whole seconds
-// above, "<0.1" for the CSV's 0.0.
+// secondsText writes a dot's value: tenths below 10 s, whole seconds
+// above, "<0.1" below 0.05 (the CSV's 0.0).
 func secondsText(s float64) string {
 	if s < 0.05 {
 		return "<0.1"

@@ -52,7 +52,7 @@ type options struct {
 	lr, weightDecay          float64
 	hidden                   int
 	dtype                    tensor.Dtype
-	selectBest, png          bool
+	selectBest               bool
 	synthN                   int
 	lambdaS                  float64
 	fromCSV                  []string
@@ -95,7 +95,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.hidden, "hidden", 64, "hidden width of the backbones (GAT: 4 heads of hidden/4)")
 	dt := fs.String("dtype", "float64", "float32 or float64")
 	fs.BoolVar(&o.selectBest, "select-best", false, "evaluate the best-validation epoch instead of the last")
-	fs.BoolVar(&o.png, "png", false, "also write the plot as PNG")
 	from := fs.String("from-csv", "", "comma-separated CSVs of earlier runs: aggregate and plot them instead of training (-dataset and -epochs label the plot)")
 	post := fs.String("post", "", `post-processing of every plain run's trained model: comma-separated "fmp-post" (FMP on the backbone: λs 0 and 1 × the -post-lambda-f grid; methods fmp-post-s0 and fmp-post-s1) and "thresholds" (per-group thresholds, lowest validation ΔDP within each of -post-losses accuracy points)`)
 	postLF := fs.String("post-lambda-f", "0.25,0.5,1,2,4,8,16", "λf grid of fmp-post")
@@ -247,7 +246,7 @@ func loadData(o *options) (*datasets.Dataset, error) {
 	if o.data == "" {
 		return nil, errors.New("no data folder: set -data or $FAIRMP_DATA")
 	}
-	return datasets.Load(o.data, o.dataset, datasets.DefaultOptions())
+	return datasets.Load(o.data, o.dataset, datasets.PaperOptions())
 }
 
 // buildModel returns a fresh backbone on ds in a new gorgonia graph.
@@ -418,12 +417,15 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 		var pts []result
 		for _, loss := range o.postLosses {
 			c := postprocess.DefaultThresholdsConfig()
-			c.Rule = metrics.Rule{MaxAccuracyLoss: loss / 100}
+			c.Rule = metrics.FairestWithin(metrics.DPDifference, loss/100)
 			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
 			if err != nil {
 				return nil, fmt.Errorf("thresholds within %g points: %w", loss, err)
 			}
-			probs := th.Probs(p1, ds.Sens)
+			probs, err := th.OneHot(p1, ds.Sens, j.seed)
+			if err != nil {
+				return nil, err
+			}
 			rep, err := metrics.Evaluate(probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
 			if err != nil {
 				return nil, err
@@ -942,24 +944,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o.seeds = len(seeds) // what the means are over (-from-csv may merge runs)
 	svgPath := filepath.Join(o.out, o.name+".svg")
-	title := fmt.Sprintf("%s: test accuracy vs ΔDP (%d epochs)", o.dataset, o.epochs)
+	title := fmt.Sprintf("%s: test accuracy against ΔDP, each method's Pareto front (%d epochs)", o.dataset, o.epochs)
 	if err := plotFronts(svgPath, title, o, rs, ps); err != nil {
 		return err
 	}
-	if o.png {
-		if err := plotFronts(filepath.Join(o.out, o.name+".png"), title, o, rs, ps); err != nil {
-			return err
-		}
-	}
 	rtPath := filepath.Join(o.out, o.name+"-runtime.svg")
-	rtTitle := fmt.Sprintf("%s: seconds per run (%d epochs; FMP and thresholds: post-processing a trained plain run)", o.dataset, o.epochs)
+	rtTitle := fmt.Sprintf("%s: seconds per run (%d epochs)", o.dataset, o.epochs)
 	if err := plotRuntime(rtPath, rtTitle, o, ps); err != nil {
 		return err
-	}
-	if o.png {
-		if err := plotRuntime(filepath.Join(o.out, o.name+"-runtime.png"), rtTitle, o, ps); err != nil {
-			return err
-		}
 	}
 	if err := summarize(stdout, o, rs, ps); err != nil {
 		return err
