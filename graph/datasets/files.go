@@ -488,24 +488,38 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 // nil) separated by whitespace or a comma, optionally a numeric third
 // field (a weight, ignored with a warning). A first line naming no node in
 // both fields (with rows: holding no integer) is a header and skipped.
+//
+// Rows may be written in any integral notation (parseIndex: 838.0,
+// 8.38e+02). An id not found verbatim that is an integral number in
+// another notation (numpy.savetxt writes the id 838 as
+// 8.380000000000000000e+02) names the node whose id is its plain integer
+// form, with a warning counting such references: the id column has no
+// other entry it could mean, and refusing would make users rewrite
+// numpy's files by hand.
 func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *Dataset) ([][2]int, error) {
 	var edges [][2]int
+	viaInteger := 0
 	look := func(s string) (int, bool) {
 		if index != nil {
 			r, ok := index[s]
+			if !ok {
+				if v, exact, isInt := parseIndex(s); isInt && !exact {
+					if r, ok = index[strconv.FormatInt(v, 10)]; ok {
+						viaInteger++
+					}
+				}
+			}
 			return r, ok
 		}
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || v < 0 || v >= int64(n) {
-			return 0, false
-		}
-		return int(v), true
+		v, msg := rowIndex(s, n)
+		return v, msg == ""
 	}
 	bad := func(line, col int, s string) error {
 		if index != nil {
 			return fileErr(file, line, col, "node id %s is not in the node table's id column", quote(s))
 		}
-		return fileErr(file, line, col, "%s is not a row index, want an integer in [0, %d) (the node table has no id column)", quote(s), n)
+		_, msg := rowIndex(s, n)
+		return fileErr(file, line, col, "%s (the node table has no id column)", msg)
 	}
 	first := true
 	weighted := 0
@@ -539,6 +553,9 @@ func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *D
 	})
 	if weighted > 0 {
 		ds.warnf("%s: %d edges carry a third field (a weight): ignored, the graph is unweighted", file, weighted)
+	}
+	if viaInteger > 0 && err == nil {
+		ds.warnf("%s: %d node references written as floats (such as 8.38e+02) matched the ids of their integer value", file, viaInteger)
 	}
 	return edges, err
 }
@@ -639,7 +656,8 @@ func writeCSV(path string, fill func(*csv.Writer) error) error {
 	return nil
 }
 
+// isInteger reports whether s is an integer in any notation (parseIndex).
 func isInteger(s string) bool {
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
+	_, _, ok := parseIndex(s)
+	return ok
 }
