@@ -112,7 +112,9 @@ Flags:
 	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows and edges name 0-based rows)")
 	fs.StringVar(&o.files.LabelColumn, "label", "", "label column")
 	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column (any number of groups); several comma-separated columns (-sens a,b) make their intersections the groups")
-	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (default: the larger of two values in sorted order)")
+	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (class 1, whose selection rate ΔDP compares); needed unless the two values are 0/1, false/true or no/yes")
+	fs.BoolVar(&o.files.FoldCase, "fold-case", false, "label and sensitive values that differ only in case or spaces (Yes, yes , YES) are one value, named by its most frequent spelling (default: an error naming them)")
+	fs.IntVar(&o.files.Classes, "classes", 2, "number of label values wanted (0: any number from two); another number is an error listing the values")
 	fs.StringVar(&o.dataset, "dataset", "", "a preset instead of files: "+strings.Join(datasets.Presets, ", ")+", or synthetic (generated)")
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
 	fs.IntVar(&o.synthN, "synthetic-nodes", 2000, "nodes of the generated graph (-dataset synthetic)")
@@ -175,6 +177,7 @@ Flags:
 		o.files.Options = c.Options
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
 		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, sens[0], c.PositiveLabel
+		o.files.FoldCase, o.files.Classes = c.FoldCase, c.Classes
 		o.files.Options.IntersectSens = sens[1:]
 		o.files.Drop = splitList(*drop)
 		o.files.Missing = append([]string{""}, splitList(*missing)...)
@@ -204,6 +207,8 @@ Flags:
 		}
 	} else if o.files.SensColumn != "" {
 		return nil, badInput("-sens %s is for -nodes/-edges; a -dataset preset has its own sensitive column", o.files.SensColumn)
+	} else if f := setAmong(set, fileOnly); f != "" {
+		return nil, badInput("%s is for -nodes/-edges; a -dataset preset reads its own columns", f)
 	}
 	// Model and training.
 	k, err := layers.LookupKind(*backbone)
@@ -314,6 +319,20 @@ Flags:
 		return nil, badInput("-out %s exists; choose a new folder or add -overwrite", o.out)
 	}
 	return o, nil
+}
+
+// fileOnly lists the flags that describe a node table of your own, which
+// a -dataset preset does not read.
+var fileOnly = []string{"positive", "fold-case", "classes"}
+
+// setAmong returns the first of names that was set, as "-name", or "".
+func setAmong(set map[string]bool, names []string) string {
+	for _, n := range names {
+		if set[n] {
+			return "-" + n
+		}
+	}
+	return ""
 }
 
 // splitList splits a comma-separated flag value into its trimmed,

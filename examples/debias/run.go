@@ -105,6 +105,9 @@ func loadData(o *options) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, inFlags(inputError{err})
 	}
+	for k := range ds.Warnings {
+		ds.Warnings[k] = flagWords.Replace(ds.Warnings[k])
+	}
 	return ds, nil
 }
 

@@ -17,6 +17,8 @@ var flagWords = strings.NewReplacer(
 	"FilesConfig.Drop", "-drop",
 	"FilesConfig.Comma", "-comma",
 	"FilesConfig.PositiveLabel", "-positive",
+	"FilesConfig.FoldCase", "-fold-case",
+	"FilesConfig.Classes", "-classes",
 	"FilesConfig.Missing", "-missing",
 	"FilesConfig.Options.SplitFractions", "-split-fractions",
 	"FilesConfig.Options.IncludeSens", "-include-sens",

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -49,8 +48,21 @@ type FilesConfig struct {
 	LabelColumn, SensColumn string
 	// PositiveLabel, if set, is the label value that becomes class 1 of a
 	// two-class task (the class whose selection rate ΔDP compares); the
-	// other value becomes class 0. Empty: the values' sorted order.
+	// other value becomes class 0. Empty: 1, true or yes when the two
+	// values are 0/1, false/true or no/yes (any case); any other pair is
+	// an error listing the values, for the positive class is never
+	// guessed.
 	PositiveLabel string
+	// Classes is the number of label values wanted: another number of
+	// distinct known values is an error listing them and their rows (a
+	// third spelling, a stray value). 0 accepts any number from two.
+	// Default 2.
+	Classes int
+	// FoldCase makes values of the label and sensitive columns that
+	// differ only in case or spaces ("Yes", "yes ", "YES") one value,
+	// named by its most frequent spelling, with a warning. Default false:
+	// such values are an error naming them and their rows.
+	FoldCase bool
 	// Missing lists the cell values that mean "unknown" in the label and
 	// sensitive columns (compared after trimming, case-insensitively;
 	// numbers in any spelling: "-1" matches "-1.0"). Default: the empty
@@ -90,7 +102,7 @@ var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
 // scaling, DefaultMissing, DefaultOptions. The paths and the label and
 // sensitive columns are left for the caller.
 func DefaultFilesConfig() FilesConfig {
-	return FilesConfig{MinMaxScale: true, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
+	return FilesConfig{MinMaxScale: true, Classes: 2, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
 }
 
 // Validate checks that the paths and the columns are set, the columns
@@ -118,6 +130,12 @@ func (c FilesConfig) Validate() error {
 	}
 	if c.Split != "" && c.SplitColumn != "" {
 		return errors.New("datasets: FilesConfig.Split and SplitColumn are both set, want at most one")
+	}
+	if c.Classes < 0 || c.Classes == 1 {
+		return fmt.Errorf("datasets: FilesConfig.Classes = %d, want 0 (any number) or at least 2", c.Classes)
+	}
+	if c.PositiveLabel != "" && c.Classes > 2 {
+		return fmt.Errorf("datasets: FilesConfig.PositiveLabel is set for %d classes, want a positive class of a two-class task only", c.Classes)
 	}
 	switch c.Comma {
 	case 0, ',', '\t', ';', '|':
@@ -150,9 +168,9 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 			return nil, err
 		}
 	}
-	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colText, c.SensColumn: colText}, comma: comma}
+	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colRaw, c.SensColumn: colRaw}, comma: comma}
 	for _, s := range c.Options.IntersectSens {
-		spec.kinds[s] = colText
+		spec.kinds[s] = colRaw
 	}
 	for _, d := range c.Drop {
 		spec.kinds[d] = colSkip
@@ -183,14 +201,15 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		missing[strings.ToLower(normKey(m))] = true
 	}
 	lc, sc := t.col(c.LabelColumn), t.col(c.SensColumn)
-	labels, classNames, err := mapValues(t, lc, missing, c.PositiveLabel)
+	labels, classNames, warnings, err := mapValues(t, lc, missing, valueRules{label: true, foldCase: c.FoldCase, positive: c.PositiveLabel, classes: c.Classes})
 	if err != nil {
 		return nil, err
 	}
-	sens, groupNames, warnings, err := textGroups(t, append([]string{c.SensColumn}, c.Options.IntersectSens...), missing, labels, c.Options)
+	sens, groupNames, sensWarnings, err := textGroups(t, append([]string{c.SensColumn}, c.Options.IntersectSens...), missing, labels, c.FoldCase, c.Options)
 	if err != nil {
 		return nil, err
 	}
+	warnings = append(warnings, sensWarnings...)
 	if len(classNames) < 2 {
 		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
 	}
@@ -285,65 +304,6 @@ func detectComma(path string) (rune, error) {
 		return '\t', nil
 	}
 	return ',', nil
-}
-
-// mapValues maps the text column k to ids 0.. in sorted order of its
-// distinct known values (numeric order when all are numbers), −1 for the
-// missing ones. positive, if set, must be one of two values and becomes
-// id 1.
-func mapValues(t *table, k int, missing map[string]bool, positive string) ([]int, []string, error) {
-	cells := t.text[k]
-	canon := make([]string, len(cells))
-	known := make([]bool, len(cells))
-	distinct := map[string]bool{}
-	allNum := true
-	for r, s := range cells {
-		key := normKey(s)
-		if missing[strings.ToLower(key)] {
-			continue
-		}
-		canon[r], known[r] = key, true
-		if !distinct[key] {
-			distinct[key] = true
-			if _, err := parseNumber(key); err != nil {
-				allNum = false
-			}
-		}
-	}
-	names := make([]string, 0, len(distinct))
-	for v := range distinct {
-		names = append(names, v)
-	}
-	if allNum {
-		sort.Slice(names, func(a, b int) bool {
-			x, _ := parseNumber(names[a])
-			y, _ := parseNumber(names[b])
-			return x < y
-		})
-	} else {
-		sort.Strings(names)
-	}
-	if positive != "" {
-		p := normKey(positive)
-		if len(names) != 2 || !distinct[p] {
-			return nil, nil, fileErr(t.file, 0, 0, "column %q: positive label %s is not one of exactly two label values (found %s)", t.header[k], quote(positive), strings.Join(names, ", "))
-		}
-		if names[1] != p {
-			names[0], names[1] = names[1], names[0]
-		}
-	}
-	id := make(map[string]int, len(names))
-	for i, v := range names {
-		id[v] = i
-	}
-	out := make([]int, len(cells))
-	for r := range cells {
-		out[r] = -1
-		if known[r] {
-			out[r] = id[canon[r]]
-		}
-	}
-	return out, names, nil
 }
 
 // features builds the feature matrix from every column of t but the label

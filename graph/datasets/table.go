@@ -19,7 +19,8 @@ const (
 	colNumber colKind = iota // a finite float64, possibly via a text map
 	colID                    // an integer id (int64 or uint64)
 	colSkip                  // not parsed at all
-	colText                  // kept as trimmed text (user ids, labels, groups)
+	colText                  // kept as trimmed text (user ids, the split, categories)
+	colRaw                   // kept as written, untrimmed (labels, groups: spellings are checked)
 )
 
 // idKey is a user id parsed exactly: integers beyond 2^53 are common.
@@ -78,8 +79,10 @@ type table struct {
 	header []string
 	data   []float64
 	ids    []idKey
-	// text holds the trimmed cells of the colText columns, by column.
+	// text holds the cells of the colText (trimmed) and colRaw (as
+	// written) columns, by column; cols their 1-based byte columns.
 	text  map[int][]string
+	cols  map[int][]int
 	lines []int
 	rows  int
 }
@@ -212,7 +215,7 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 		kinds[k] = spec.kinds[h]
 		maps[k] = spec.textMaps[h]
 	}
-	t := &table{file: file, header: header, text: map[int][]string{}}
+	t := &table{file: file, header: header, text: map[int][]string{}, cols: map[int][]int{}}
 	C := len(header)
 	for {
 		mark()
@@ -246,8 +249,13 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 			switch kinds[k] {
 			case colSkip:
 				t.data = append(t.data, math.NaN())
-			case colText:
-				t.text[k] = append(t.text[k], strings.TrimSpace(cell))
+			case colText, colRaw:
+				if kinds[k] == colText {
+					cell = strings.TrimSpace(cell)
+				}
+				_, col := cr.FieldPos(k)
+				t.text[k] = append(t.text[k], cell)
+				t.cols[k] = append(t.cols[k], col)
 				t.data = append(t.data, math.NaN())
 			case colID:
 				id, ok := parseID(strings.TrimSpace(cell))
