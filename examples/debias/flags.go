@@ -86,6 +86,8 @@ Flags:
 	fdef := fmp.DefaultConfig()
 	var (
 		drop      = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
+		cats      = fs.String("categorical", "", "comma-separated columns of categories (text or numbers) to one-hot encode: a feature column per level, named column=level")
+		maxLevels = fs.Int("max-levels", def.MaxLevels, "most levels a -categorical column may have")
 		missing   = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown (the empty cell always does)")
 		comma     = fs.String("comma", "", "node table delimiter: comma, tab, semicolon or pipe (default: tab for .tsv/.tab or a header with tabs, else comma)")
 		noScale   = fs.Bool("no-scale", false, "keep the features as they are (default: min-max scale each to [-1, 1])")
@@ -180,6 +182,7 @@ Flags:
 		o.files.FoldCase, o.files.Classes = c.FoldCase, c.Classes
 		o.files.Options.IntersectSens = sens[1:]
 		o.files.Drop = splitList(*drop)
+		o.files.Categorical, o.files.MaxLevels = splitList(*cats), *maxLevels
 		o.files.Missing = append([]string{""}, splitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
@@ -323,7 +326,7 @@ Flags:
 
 // fileOnly lists the flags that describe a node table of your own, which
 // a -dataset preset does not read.
-var fileOnly = []string{"positive", "fold-case", "classes"}
+var fileOnly = []string{"positive", "fold-case", "classes", "categorical", "max-levels"}
 
 // setAmong returns the first of names that was set, as "-name", or "".
 func setAmong(set map[string]bool, names []string) string {

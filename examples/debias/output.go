@@ -50,7 +50,7 @@ func writeMetrics(path string, o *options, r *result) error {
 			"classes": names(ds.NumClasses(), className), "groups": names(groups(ds), groupName),
 			"positive_class": className(ds, 1),
 			"train":          len(ds.Split.Train), "val": len(ds.Split.Val), "test": len(ds.Split.Test),
-			"warnings": ds.Warnings,
+			"warnings": ds.Warnings, "categorical": ds.Categorical,
 		},
 		"run": r.training,
 	}

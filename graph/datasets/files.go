@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -70,6 +71,17 @@ type FilesConfig struct {
 	Missing []string
 	// Drop lists columns left out of the features.
 	Drop []string
+	// Categorical names columns of categories (text or numbers) to one-hot
+	// encode: each distinct known value (a level) becomes a feature column
+	// named "column=level", 1 for its rows and 0 otherwise, levels in
+	// sorted order (numeric order when all are numbers); a Missing cell
+	// is 0 in every level's column. Default none: every feature column
+	// must hold numbers, and a text cell is an error naming it.
+	Categorical []string
+	// MaxLevels caps the levels of a Categorical column: more is an error
+	// naming the column and its level count (an id or free-text column
+	// would make a column per row). Default 50.
+	MaxLevels int
 	// Comma is the node table's field delimiter. 0 detects it: a tab for
 	// .tsv and .tab files or when the header line holds a tab and no
 	// comma, else a comma.
@@ -102,7 +114,7 @@ var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
 // scaling, DefaultMissing, DefaultOptions. The paths and the label and
 // sensitive columns are left for the caller.
 func DefaultFilesConfig() FilesConfig {
-	return FilesConfig{MinMaxScale: true, Classes: 2, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
+	return FilesConfig{MinMaxScale: true, Classes: 2, MaxLevels: 50, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
 }
 
 // Validate checks that the paths and the columns are set, the columns
@@ -122,8 +134,14 @@ func (c FilesConfig) Validate() error {
 	if c.SplitColumn != "" {
 		cols = append(cols, [2]string{"SplitColumn", c.SplitColumn})
 	}
+	for k, cat := range c.Categorical {
+		cols = append(cols, [2]string{fmt.Sprintf("Categorical[%d]", k), cat})
+	}
 	if err := checkColumns("FilesConfig", c.Nodes, c.Drop, append(cols, intersectCols(c.Options)...)); err != nil {
 		return err
+	}
+	if c.MaxLevels < 1 {
+		return fmt.Errorf("datasets: FilesConfig.MaxLevels = %d, want ≥ 1 level per categorical column", c.MaxLevels)
 	}
 	if c.Options.FoldSens {
 		return errors.New("datasets: FilesConfig.Options.FoldSens is set, but LoadFiles maps any sensitive values, text included, to groups; fold them in the file (or merge small groups with Options.MinGroupSize and MergeSmallGroups)")
@@ -145,6 +163,15 @@ func (c FilesConfig) Validate() error {
 	if c.Schema != nil {
 		if err := c.Schema.Validate(); err != nil {
 			return fmt.Errorf("datasets: FilesConfig.Schema: %w", err)
+		}
+		if c.Categorical != nil {
+			var schemaCats []string
+			for _, sc := range c.Schema.Categorical {
+				schemaCats = append(schemaCats, sc.Column)
+			}
+			if !sameSet(c.Categorical, schemaCats) {
+				return fmt.Errorf("datasets: FilesConfig.Categorical is %v, the schema's categorical columns are %v: the schema decides how columns are encoded; leave Categorical empty", c.Categorical, schemaCats)
+			}
 		}
 	}
 	return c.Options.Validate()
@@ -181,7 +208,15 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		spec.kinds[c.SplitColumn] = colText
 	}
+	cats := newCatSpec(c)
+	for col := range cats.cols {
+		spec.kinds[col] = colText
+	}
 	spec.need = append(append([]string{c.LabelColumn, c.SensColumn}, c.Drop...), c.Options.IntersectSens...)
+	for col := range cats.cols {
+		spec.need = append(spec.need, col)
+	}
+	sort.Strings(spec.need[len(spec.need)-len(cats.cols):])
 	if c.IDColumn != "" {
 		spec.need = append(spec.need, c.IDColumn)
 	}
@@ -233,7 +268,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		exclude = append(exclude, c.SplitColumn)
 	}
-	ds, err := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, c.Schema, sens)
+	ds, err := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, c.Schema, sens, cats)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +314,7 @@ func featureHint(err error, idColumn string) error {
 				hint += "if " + name + " names the nodes, make it the id column (IDColumn); "
 			}
 		}
-		fe.Msg += hint + "list text columns in Drop, or encode them as numbers)"
+		fe.Msg += hint + "list text columns in Drop, or one-hot encode categories (FilesConfig.Categorical))"
 	}
 	return err
 }
@@ -308,14 +343,34 @@ func detectComma(path string) (rune, error) {
 
 // features builds the feature matrix from every column of t but the label
 // (lc), the excluded ones and, unless includeSens, the sensitive one (sc),
-// whose group ids (sens) are used when it is included.
-func (t *table) features(name string, lc, sc int, exclude []string, includeSens, scale bool, schema *features.Schema, sens []int) (*Dataset, error) {
-	var cols []int
+// whose group ids (sens) are used when it is included; the categorical
+// columns of cats become one column per level.
+func (t *table) features(name string, lc, sc int, exclude []string, includeSens, scale bool, schema *features.Schema, sens []int, cats catSpec) (*Dataset, error) {
+	var cols []vcol
+	var encoded []features.Categorical
 	for k, h := range t.header {
 		if k == lc || contains(exclude, h) || (k == sc && !includeSens) {
 			continue
 		}
-		cols = append(cols, k)
+		if !cats.cols[h] {
+			cols = append(cols, vcol{k: k, name: h})
+			continue
+		}
+		levels, err := t.levels(k, cats)
+		if err != nil {
+			return nil, err
+		}
+		encoded = append(encoded, features.Categorical{Column: h, Levels: levels})
+		for _, l := range levels {
+			cols = append(cols, vcol{k: k, cat: true, level: l, name: features.OneHotName(h, l)})
+		}
+	}
+	seen := make(map[string]bool, len(cols))
+	for _, v := range cols {
+		if v.cat && seen[v.name] {
+			return nil, fileErr(t.file, 1, v.k+1, "column %q: its level %s makes a feature column %s, a name another column has", t.header[v.k], quote(v.level), quote(v.name))
+		}
+		seen[v.name] = true
 	}
 	if schema != nil {
 		var err error
@@ -330,14 +385,21 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 	if scale && schema == nil {
 		mm = &features.MinMax{Min: make([]float64, d), Max: make([]float64, d)}
 	}
-	for q, k := range cols {
-		names[q] = t.header[k]
-		if k == sc {
+	for q, v := range cols {
+		k := v.k
+		names[q] = v.name
+		if k == sc || v.cat {
 			for r := 0; r < n; r++ {
-				feats[r*d+q] = float64(sens[r])
+				if v.cat {
+					if cats.level(t.text[k][r]) == v.level {
+						feats[r*d+q] = 1
+					}
+				} else {
+					feats[r*d+q] = float64(sens[r])
+				}
 			}
 			if mm != nil {
-				mm.Min[q], mm.Max[q] = -1, 1 // group ids are kept as they are
+				mm.Min[q], mm.Max[q] = -1, 1 // group ids and one-hot columns are kept as they are
 			}
 			continue
 		}
@@ -372,37 +434,38 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 			}
 		}
 	}
-	ds := &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Scaling: mm}
+	ds := &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Scaling: mm, Categorical: encoded}
 	if schema != nil {
 		ds.Scaling = schema.Scaling
+		ds.Categorical = schema.Categorical
 	}
 	return ds, nil
 }
 
-// schemaColumns returns the table columns of the schema's names, in the
+// schemaColumns returns the columns of the schema's names, in the
 // schema's order, from the candidate feature columns cols. A name the
 // table lacks, or a feature column the schema lacks, is an error naming
 // them.
-func (t *table) schemaColumns(cols []int, schema *features.Schema) ([]int, error) {
-	byName := make(map[string]int, len(cols))
-	for _, k := range cols {
-		byName[t.header[k]] = k
+func (t *table) schemaColumns(cols []vcol, schema *features.Schema) ([]vcol, error) {
+	byName := make(map[string]vcol, len(cols))
+	for _, v := range cols {
+		byName[v.name] = v
 	}
-	out := make([]int, 0, len(schema.Names))
+	out := make([]vcol, 0, len(schema.Names))
 	var missing []string
 	for _, nm := range schema.Names {
-		k, ok := byName[nm]
+		v, ok := byName[nm]
 		if !ok {
 			missing = append(missing, quote(nm))
 			continue
 		}
-		out = append(out, k)
+		out = append(out, v)
 		delete(byName, nm)
 	}
 	var extra []string
-	for _, k := range cols {
-		if _, ok := byName[t.header[k]]; ok {
-			extra = append(extra, quote(t.header[k]))
+	for _, v := range cols {
+		if _, ok := byName[v.name]; ok {
+			extra = append(extra, quote(v.name))
 		}
 	}
 	switch {

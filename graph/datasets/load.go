@@ -517,7 +517,7 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, o Opti
 	if err != nil {
 		return nil, err
 	}
-	ds, err := t.features(name, lc, sc, append(append([]string(nil), exclude...), o.IntersectSens...), o.IncludeSens, scale, nil, sens)
+	ds, err := t.features(name, lc, sc, append(append([]string(nil), exclude...), o.IntersectSens...), o.IncludeSens, scale, nil, sens, catSpec{})
 	if err != nil {
 		return nil, err
 	}
