@@ -70,10 +70,13 @@ and the model to -out.
   debias -dataset bail|credit|nba|german|pokec_z|pokec_n|synthetic [-data DIR] -out DIR [flags]
   debias (the same input flags) -model FILE -out DIR
 
-The node table is CSV or TSV with a header; every column but the id,
-label, sensitive, split and -drop columns is a numeric feature. The edge
-list holds two node ids (or 0-based rows without -id) per line. The full
-format: go doc github.com/fairmp/fairmp/graph/datasets.
+The node table is CSV or TSV with a header, or Parquet; every column but
+the id, label, sensitive, split and -drop columns is a numeric feature
+(-categorical ones are one-hot encoded). The edge list holds two node ids
+(or 0-based rows without -id, in any integral notation) per line or per
+Parquet row. -scores FILE debiases another model's per-node scores
+instead of training. The full format: go doc
+github.com/fairmp/fairmp/graph/datasets.
 
 Exit status 2 for bad input, 1 for a failure while running.
 
@@ -109,6 +112,8 @@ Flags:
 	)
 	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
 	fs.StringVar(&o.files.Edges, "edges", "", "edge list (two node ids per line, spaces, tabs or a comma)")
+	fs.StringVar(&o.files.NodesFormat, "nodes-format", "", "node table format: csv or parquet (default: parquet for names ending in .parquet, else csv)")
+	fs.StringVar(&o.files.EdgesFormat, "edges-format", "", "edge list format: csv (text lines) or parquet (default: parquet for names ending in .parquet, else csv)")
 	fs.StringVar(&o.files.Split, "split", "", "split file {\"train\": [...], \"val\": [...], \"test\": [...]} of 0-based rows (optional)")
 	fs.StringVar(&o.files.SplitColumn, "split-column", "", "column holding train, val or test per node (optional)")
 	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows and edges name 0-based rows)")
@@ -178,6 +183,7 @@ Flags:
 		o.files = def
 		o.files.Options = c.Options
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
+		o.files.NodesFormat, o.files.EdgesFormat = c.NodesFormat, c.EdgesFormat
 		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, sens[0], c.PositiveLabel
 		o.files.FoldCase, o.files.Classes = c.FoldCase, c.Classes
 		o.files.Options.IntersectSens = sens[1:]
@@ -326,7 +332,7 @@ Flags:
 
 // fileOnly lists the flags that describe a node table of your own, which
 // a -dataset preset does not read.
-var fileOnly = []string{"positive", "fold-case", "classes", "categorical", "max-levels"}
+var fileOnly = []string{"positive", "fold-case", "classes", "categorical", "max-levels", "nodes-format", "edges-format"}
 
 // setAmong returns the first of names that was set, as "-name", or "".
 func setAmong(set map[string]bool, names []string) string {

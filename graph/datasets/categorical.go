@@ -72,7 +72,7 @@ func (t *table) levels(k int, s catSpec) ([]string, error) {
 					}
 					list = append(list, quote(f))
 				}
-				return nil, fileErr(t.file, t.lines[r], t.cols[k][r], "column %q: level %s is not one the model was trained on (it knows %s): a model cannot encode a level it never saw; mark it unknown (Missing) or retrain", col, quote(l), strings.Join(list, ", "))
+				return nil, t.err(t.lines[r], t.cols[k][r], "column %q: level %s is not one the model was trained on (it knows %s): a model cannot encode a level it never saw; mark it unknown (Missing) or retrain", col, quote(l), strings.Join(list, ", "))
 			}
 		}
 		return fixed, nil
@@ -92,10 +92,10 @@ func (t *table) levels(k int, s catSpec) ([]string, error) {
 		}
 	}
 	if len(levels) > s.max {
-		return nil, fileErr(t.file, 1, k+1, "column %q: %d levels, more than FilesConfig.MaxLevels (%d): is it categorical? an id, free text or a measurement makes a column per value; raise the cap, or leave the column out (FilesConfig.Drop)", col, len(levels), s.max)
+		return nil, t.err(1, k+1, "column %q: %d levels, more than FilesConfig.MaxLevels (%d): is it categorical? an id, free text or a measurement makes a column per value; raise the cap, or leave the column out (FilesConfig.Drop)", col, len(levels), s.max)
 	}
 	if len(levels) == 0 {
-		return nil, fileErr(t.file, 1, k+1, "column %q: no known value to one-hot encode (every cell is missing); leave the column out (FilesConfig.Drop)", col)
+		return nil, t.err(1, k+1, "column %q: no known value to one-hot encode (every cell is missing); leave the column out (FilesConfig.Drop)", col)
 	}
 	if allNum {
 		sort.Slice(levels, func(a, b int) bool {

@@ -29,6 +29,11 @@ type FilesConfig struct {
 	Nodes string
 	// Edges is the path of the edge list. Required.
 	Edges string
+	// NodesFormat and EdgesFormat are the files' formats: "csv" (text:
+	// CSV or TSV for the table, lines of fields for the edges) or
+	// "parquet". Empty: "parquet" for names ending in .parquet (any
+	// case), else "csv".
+	NodesFormat, EdgesFormat string
 	// Split, if set, is the path of a split file in the format of
 	// split.json ({"train": [...], "val": [...], "test": [...]}, 0-based
 	// rows of labelled nodes).
@@ -155,6 +160,13 @@ func (c FilesConfig) Validate() error {
 	if c.PositiveLabel != "" && c.Classes > 2 {
 		return fmt.Errorf("datasets: FilesConfig.PositiveLabel is set for %d classes, want a positive class of a two-class task only", c.Classes)
 	}
+	for _, f := range [][2]string{{"NodesFormat", c.NodesFormat}, {"EdgesFormat", c.EdgesFormat}} {
+		switch f[1] {
+		case "", "csv", "parquet":
+		default:
+			return fmt.Errorf("datasets: FilesConfig.%s = %q, want \"\" (by the file's extension), \"csv\" or \"parquet\"", f[0], f[1])
+		}
+	}
 	switch c.Comma {
 	case 0, ',', '\t', ';', '|':
 	default:
@@ -189,7 +201,8 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		return nil, err
 	}
 	comma := c.Comma
-	if comma == 0 {
+	nodesParquet := isParquet(c.Nodes, c.NodesFormat)
+	if comma == 0 && !nodesParquet {
 		var err error
 		if comma, err = detectComma(c.Nodes); err != nil {
 			return nil, err
@@ -223,7 +236,13 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		spec.need = append(spec.need, c.SplitColumn)
 	}
-	t, err := loadTable(c.Nodes, spec)
+	var t *table
+	var err error
+	if nodesParquet {
+		t, err = readParquetTable(c.Nodes, spec)
+	} else {
+		t, err = loadTable(c.Nodes, spec)
+	}
 	if err != nil {
 		return nil, featureHint(err, c.IDColumn)
 	}
@@ -246,7 +265,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	}
 	warnings = append(warnings, sensWarnings...)
 	if len(classNames) < 2 {
-		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
+		return nil, t.err(0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
 	}
 	exclude := append(append([]string{}, c.Drop...), c.Options.IntersectSens...)
 	var ids []string
@@ -257,10 +276,10 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		index = make(map[string]int, t.rows)
 		for r, id := range ids {
 			if id == "" {
-				return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): empty node id, want a unique id per row", c.IDColumn, t.col(c.IDColumn)+1)
+				return nil, t.err(t.lines[r], 0, "column %q (field %d): empty node id, want a unique id per row", c.IDColumn, t.col(c.IDColumn)+1)
 			}
 			if prev, dup := index[id]; dup {
-				return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): node id %s repeats line %d, want unique ids", c.IDColumn, t.col(c.IDColumn)+1, quote(id), t.lines[prev])
+				return nil, t.err(t.lines[r], 0, "column %q (field %d): node id %s repeats %s %d, want unique ids", c.IDColumn, t.col(c.IDColumn)+1, quote(id), t.unit(), t.lines[prev])
 			}
 			index[id] = r
 		}
@@ -274,9 +293,14 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	}
 	ds.Labels, ds.Sens = labels, sens
 	ds.ClassNames, ds.GroupNames, ds.IDs, ds.Warnings = classNames, groupNames, ids, warnings
-	edges, err := loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
-		return parseUserEdges(r, c.Edges, t.rows, index, ds)
-	})
+	var edges [][2]int
+	if isParquet(c.Edges, c.EdgesFormat) {
+		edges, err = parquetEdges(c.Edges, t.rows, index, ds)
+	} else {
+		edges, err = loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
+			return parseUserEdges(r, c.Edges, t.rows, index, ds)
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +392,7 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 	seen := make(map[string]bool, len(cols))
 	for _, v := range cols {
 		if v.cat && seen[v.name] {
-			return nil, fileErr(t.file, 1, v.k+1, "column %q: its level %s makes a feature column %s, a name another column has", t.header[v.k], quote(v.level), quote(v.name))
+			return nil, t.err(1, v.k+1, "column %q: its level %s makes a feature column %s, a name another column has", t.header[v.k], quote(v.level), quote(v.name))
 		}
 		seen[v.name] = true
 	}
@@ -422,7 +446,7 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 			}
 		case scale:
 			if math.IsInf(hi-lo, 0) {
-				return nil, fileErr(t.file, t.lines[rhi], k+1, "column %q: its values span %v (line %d) to %v: the range overflows, so min-max scaling cannot map them to [−1, 1]; rescale the column or turn scaling off (-no-scale)", t.header[k], lo, t.lines[rlo], hi)
+				return nil, t.err(t.lines[rhi], k+1, "column %q: its values span %v (%s %d) to %v: the range overflows, so min-max scaling cannot map them to [−1, 1]; rescale the column or turn scaling off (-no-scale)", t.header[k], lo, t.unit(), t.lines[rlo], hi)
 			}
 			mm.Min[q], mm.Max[q] = lo, hi
 			for r := 0; r < n; r++ {
@@ -470,11 +494,11 @@ func (t *table) schemaColumns(cols []vcol, schema *features.Schema) ([]vcol, err
 	}
 	switch {
 	case len(missing) > 0 && len(extra) > 0:
-		return nil, fileErr(t.file, 1, 0, "the model's feature columns %s are missing, and the columns %s are not the model's: the table does not match the model's schema", strings.Join(missing, ", "), strings.Join(extra, ", "))
+		return nil, t.err(1, 0, "the model's feature columns %s are missing, and the columns %s are not the model's: the table does not match the model's schema", strings.Join(missing, ", "), strings.Join(extra, ", "))
 	case len(missing) > 0:
-		return nil, fileErr(t.file, 1, 0, "the model's feature columns %s are missing from the table", strings.Join(missing, ", "))
+		return nil, t.err(1, 0, "the model's feature columns %s are missing from the table", strings.Join(missing, ", "))
 	case len(extra) > 0:
-		return nil, fileErr(t.file, 1, 0, "the columns %s are not among the model's features: leave them out (Drop)", strings.Join(extra, ", "))
+		return nil, t.err(1, 0, "the columns %s are not among the model's features: leave them out (Drop)", strings.Join(extra, ", "))
 	}
 	return out, nil
 }
@@ -496,12 +520,12 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 			continue
 		}
 		if labels[r] < 0 {
-			return Split{}, fileErr(t.file, t.lines[r], 0, "column %q (field %d): node in %s has an unknown label, want labelled nodes only in the split", t.header[k], k+1, v)
+			return Split{}, t.err(t.lines[r], 0, "column %q (field %d): node in %s has an unknown label, want labelled nodes only in the split", t.header[k], k+1, v)
 		}
 		*list = append(*list, r)
 	}
 	if len(s.Train) == 0 || len(s.Test) == 0 {
-		return Split{}, fileErr(t.file, 0, 0, "column %q: %d train and %d test nodes, want at least one of each (values train, val, test)", t.header[k], len(s.Train), len(s.Test))
+		return Split{}, t.err(0, 0, "column %q: %d train and %d test nodes, want at least one of each (values train, val, test)", t.header[k], len(s.Train), len(s.Test))
 	}
 	return s, nil
 }
@@ -520,6 +544,14 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 // other entry it could mean, and refusing would make users rewrite
 // numpy's files by hand.
 func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *Dataset) ([][2]int, error) {
+	return scanUserEdges(file, n, index, ds, fileErr, true, func(f func(int, []field) error) error { return scanFields(r, file, true, f) })
+}
+
+// scanUserEdges is parseUserEdges over the lines (or rows) scan gives, errors
+// made by errf; header says the first line may be a header (not in a
+// Parquet file, whose schema names its columns).
+func scanUserEdges(file string, n int, index map[string]int, ds *Dataset, errf func(string, int, int, string, ...any) *FileError, header bool, scan func(func(int, []field) error) error) ([][2]int, error) {
+	fileErr := errf
 	var edges [][2]int
 	viaInteger := 0
 	look := func(s string) (int, bool) {
@@ -544,9 +576,9 @@ func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *D
 		_, msg := rowIndex(s, n)
 		return fileErr(file, line, col, "%s (the node table has no id column)", msg)
 	}
-	first := true
+	first := header
 	weighted := 0
-	err := scanFields(r, file, true, func(line int, f []field) error {
+	err := scan(func(line int, f []field) error {
 		if len(f) != 2 && len(f) != 3 {
 			return fileErr(file, line, 0, "%d fields, want 2 node references (and optionally a weight) separated by spaces, tabs or a comma", len(f))
 		}

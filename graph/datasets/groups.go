@@ -376,7 +376,7 @@ func textGroups(t *table, cols []string, missing map[string]bool, labels []int, 
 		}
 		warnings = append(warnings, w...)
 		if len(cols) == 1 && len(names[k]) < 2 {
-			return nil, nil, nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two groups", c, len(names[k]), strings.Join(names[k], ", "))
+			return nil, nil, nil, t.err(0, 0, "column %q: %d distinct known value(s) %s, want at least two groups", c, len(names[k]), strings.Join(names[k], ", "))
 		}
 	}
 	spec := sensSpec{file: t.file, cols: cols, min: o.MinGroupSize, merge: o.MergeSmallGroups,

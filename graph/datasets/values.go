@@ -28,7 +28,7 @@ type spelling struct {
 	first int
 }
 
-func listSpellings(sp []spelling, max int) string {
+func listSpellings(sp []spelling, max int, where string) string {
 	parts := make([]string, 0, len(sp))
 	for k, v := range sp {
 		if k == max {
@@ -39,7 +39,7 @@ func listSpellings(sp []spelling, max int) string {
 		if v.rows == 1 {
 			unit = "row"
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d %s, first line %d)", quote(v.s), v.rows, unit, v.first))
+		parts = append(parts, fmt.Sprintf("%s (%d %s, first %s %d)", quote(v.s), v.rows, unit, where, v.first))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -118,9 +118,9 @@ func mapValues(t *table, k int, missing map[string]bool, r valueRules) ([]int, [
 			}
 			if !r.foldCase {
 				rare := first[sps[len(sps)-1]]
-				return nil, nil, nil, fileErr(t.file, t.lines[rare], t.cols[k][rare], "column %q: the values %s differ only in case or spaces: one value written several ways? make them one value (FilesConfig.FoldCase), or correct the file", col, listSpellings(list, 10))
+				return nil, nil, nil, t.err(t.lines[rare], t.cols[k][rare], "column %q: the values %s differ only in case or spaces: one value written several ways? make them one value (FilesConfig.FoldCase), or correct the file", col, listSpellings(list, 10, t.unit()))
 			}
-			warnings = append(warnings, fmt.Sprintf("%s: column %q: the values %s are taken as one value, %s (FilesConfig.FoldCase)", t.file, col, listSpellings(list, 10), quote(canon)))
+			warnings = append(warnings, fmt.Sprintf("%s: column %q: the values %s are taken as one value, %s (FilesConfig.FoldCase)", t.file, col, listSpellings(list, 10, t.unit()), quote(canon)))
 		}
 		for _, v := range sps {
 			name[v] = canon
@@ -157,7 +157,7 @@ func mapValues(t *table, k int, missing map[string]bool, r valueRules) ([]int, [
 		for j, v := range names {
 			list[j] = spelling{v, counts[v], t.lines[firstOf[v]]}
 		}
-		return listSpellings(list, 10)
+		return listSpellings(list, 10, t.unit())
 	}
 	// rarest is the first row of the value with the fewest rows: where a
 	// stray value is most likely.
@@ -173,7 +173,7 @@ func mapValues(t *table, k int, missing map[string]bool, r valueRules) ([]int, [
 	if r.label {
 		if r.classes > 0 && len(names) >= 2 && len(names) != r.classes {
 			line, c := rarest()
-			return nil, nil, nil, fileErr(t.file, line, c, "column %q: %d distinct known values %s, want %d classes (FilesConfig.Classes): mark values that mean unknown as missing (FilesConfig.Missing), or set the number of classes", col, len(names), values(), r.classes)
+			return nil, nil, nil, t.err(line, c, "column %q: %d distinct known values %s, want %d classes (FilesConfig.Classes): mark values that mean unknown as missing (FilesConfig.Missing), or set the number of classes", col, len(names), values(), r.classes)
 		}
 		if r.positive != "" {
 			p := foldKey(r.positive)
@@ -184,7 +184,7 @@ func mapValues(t *table, k int, missing map[string]bool, r valueRules) ([]int, [
 				}
 			}
 			if len(names) != 2 || found < 0 {
-				return nil, nil, nil, fileErr(t.file, 1, k+1, "column %q: positive label %s is not one of exactly two label values (found %s)", col, quote(r.positive), values())
+				return nil, nil, nil, t.err(1, k+1, "column %q: positive label %s is not one of exactly two label values (found %s)", col, quote(r.positive), values())
 			}
 			if found == 0 {
 				names[0], names[1] = names[1], names[0]
@@ -197,7 +197,7 @@ func mapValues(t *table, k int, missing map[string]bool, r valueRules) ([]int, [
 			pos, ok := positivePairs[pair]
 			if !ok {
 				line, c := rarest()
-				return nil, nil, nil, fileErr(t.file, line, c, "column %q: its two values %s: which is the positive class (class 1, whose selection rate ΔDP compares)? name it (FilesConfig.PositiveLabel); only 0/1, false/true and no/yes are read without", col, values())
+				return nil, nil, nil, t.err(line, c, "column %q: its two values %s: which is the positive class (class 1, whose selection rate ΔDP compares)? name it (FilesConfig.PositiveLabel); only 0/1, false/true and no/yes are read without", col, values())
 			}
 			if foldKey(names[1]) != pos {
 				names[0], names[1] = names[1], names[0]
