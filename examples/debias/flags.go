@@ -39,6 +39,7 @@ type options struct {
 	objective postprocess.Objective
 	// Output.
 	out, modelFile string
+	scores         scoresOptions
 	export         string
 	overwrite      bool
 	quiet          bool
@@ -134,6 +135,9 @@ Flags:
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out if it exists (only once the new results are complete)")
 	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
+	fs.StringVar(&o.scores.file, "scores", "", "debias another model's per-node scores instead of training: CSV (a header optional, one row per node) or .npy (float32/float64, one row per node in the node table's order); one column per class, or one column (class 1) for two classes")
+	fs.StringVar(&o.scores.kind, "scores-kind", "", "what -scores holds: logits (real numbers before a softmax or sigmoid) or probs (probabilities); required with -scores")
+	fs.StringVar(&o.scores.id, "scores-id", "", "column of a CSV -scores file holding node ids (the -id values, or 0-based rows); default: rows in the node table's order")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&o.export, "export", "", "write the input graph as nodes.csv and edges.csv in the documented format to this folder, and stop (a preset or -dataset synthetic becomes files you can edit)")
 	if err := fs.Parse(args); err != nil {
@@ -290,6 +294,9 @@ Flags:
 		if len(training) > 0 {
 			return nil, badInput("-model %s predicts with a saved model, which trains and chooses nothing: %s would be ignored; leave them out", o.modelFile, strings.Join(training, ", "))
 		}
+	}
+	if err := o.scores.check(set); err != nil {
+		return nil, err
 	}
 	switch {
 	case set["bound"] && set["max-acc-loss"]:

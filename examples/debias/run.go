@@ -165,7 +165,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		// Before anything long: an unwritable -out, or one that holds an
 		// input, is refused at once.
 		if od, err = prepareOut(o.out, o.overwrite, map[string]string{
-			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data,
+			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data, "-scores": o.scores.file,
 		}); err != nil {
 			return err
 		}
@@ -208,7 +208,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	var r *result
-	if o.modelFile != "" {
+	if o.scores.file != "" {
+		r, err = debiasScores(o, ds, stderr)
+	} else if o.modelFile != "" {
 		r, err = predictSaved(o, h, ds)
 	} else {
 		r, err = trainAndDebias(o, ds, stderr)
