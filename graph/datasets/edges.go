@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 )
 
@@ -125,11 +124,88 @@ func parseIndex(s string) (v int64, exact, ok bool) {
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return v, true, true
 	}
-	f, err := parseNumber(s)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > maxExactIndex {
+	// The decimal forms, read digit by digit: strconv.ParseFloat takes a
+	// slow path on numpy's 19 significant digits, and an integer needs
+	// none of it.
+	i, n := 0, len(s)
+	neg := false
+	if i < n && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var digits []byte
+	intEnd := i
+	for intEnd < n && s[intEnd] >= '0' && s[intEnd] <= '9' {
+		intEnd++
+	}
+	digits = append(digits, s[i:intEnd]...)
+	i = intEnd
+	frac := 0
+	if i < n && s[i] == '.' {
+		i++
+		for i < n && s[i] >= '0' && s[i] <= '9' {
+			digits = append(digits, s[i])
+			frac++
+			i++
+		}
+	}
+	if len(digits) == 0 {
 		return 0, false, false
 	}
-	return int64(f), false, true
+	exp := 0
+	if i < n && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		start := i
+		for i < n && s[i] >= '0' && s[i] <= '9' {
+			if exp < 1000 {
+				exp = exp*10 + int(s[i]-'0')
+			}
+			i++
+		}
+		if i == start {
+			return 0, false, false
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if i != n {
+		return 0, false, false
+	}
+	// value = digits × 10^(exp − frac); drop zeros on both ends.
+	e10 := exp - frac
+	for len(digits) > 0 && digits[len(digits)-1] == '0' && e10 < 0 {
+		digits = digits[:len(digits)-1]
+		e10++
+	}
+	for len(digits) > 0 && digits[0] == '0' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 {
+		return 0, false, true
+	}
+	if e10 < 0 || len(digits)+e10 > 16 {
+		return 0, false, false // a fraction, or beyond 2^53
+	}
+	u, err := strconv.ParseUint(string(digits), 10, 64)
+	if err != nil {
+		return 0, false, false
+	}
+	for ; e10 > 0; e10-- {
+		u *= 10
+	}
+	if u > maxExactIndex {
+		return 0, false, false
+	}
+	if neg {
+		return -int64(u), false, true
+	}
+	return int64(u), false, true
 }
 
 // rowIndex returns the row s names in a table of n rows (parseIndex, then

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ func TestParseIndex(t *testing.T) {
 	for s, want := range map[string]int64{
 		"838": 838, "+838": 838, "-3": -3, "838.0": 838, "838.": 838, "8.38e+02": 838, "8.380000000000000000e+02": 838,
 		"0.000000000000000000e+00": 0, "9007199254740992.0": 1 << 53, "9223372036854775807": 1<<63 - 1,
+		".5e1": 5, "-0.0": 0, "1.5e1": 15, "1e15": 1e15, "00012.000": 12, "-8.38E2": -838,
 	} {
 		v, _, ok := parseIndex(s)
 		assert.True(t, ok, s)
@@ -21,6 +23,12 @@ func TestParseIndex(t *testing.T) {
 	for _, s := range []string{"838.5", "8.385e+02", "1_000", "0x10", "NaN", "inf", "", "a", "1e400", "9007199254740994.0", "1e19"} {
 		_, _, ok := parseIndex(s)
 		assert.False(t, ok, s)
+	}
+	// numpy.savetxt's form of every integer reads back as that integer.
+	for _, v := range []int64{0, 1, 7, 838, 18875, 123456789, 1 << 40, 1<<53 - 1} {
+		got, _, ok := parseIndex(fmt.Sprintf("%.18e", float64(v)))
+		assert.True(t, ok, v)
+		assert.Equal(t, v, got)
 	}
 	_, exact, _ := parseIndex("838")
 	assert.True(t, exact)
