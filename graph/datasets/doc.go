@@ -158,9 +158,10 @@
 // library reads it), each row group at most 1 GiB uncompressed as its
 // metadata declares, a cell at most 1 MiB, and nested or repeated columns
 // are refused. On Bail (18,876 nodes, 403,977 edge lines), a load takes
-// about 140 ms and 55 MB peak from CSV (5.2 MB of files) and 180 ms and
-// 63 MB from snappy Parquet (2.0 MB): Parquet is smaller on disk, not
-// faster to load here (examples/paper/owndata).
+// at best 115 ms and 56 MB peak from CSV (5.2 MB of files), 129 ms and
+// 60–63 MB from snappy Parquet (2.0 MB), and 276 ms from numpy.savetxt's
+// float edges (20 MB): Parquet is smaller on disk, not faster to load
+// (examples/paper/owndata).
 //
 // # Errors and warnings
 //
