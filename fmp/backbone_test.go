@@ -250,3 +250,50 @@ func TestOnGuardRails(t *testing.T) {
 	_, err = fmp.NewFrontier(m, task, fmp.DefaultFrontierConfig())
 	assert.ErrorIs(t, err, train.ErrUntrained)
 }
+
+// TestFrontierRuleNotMet: when no setting meets the rule, NewFrontier and
+// NewLogitsFrontier still return every point with the error; the
+// reference is kept (Chosen −1, Best, Model) and a RuleNotMet diagnostic
+// names what was reachable.
+func TestFrontierRuleNotMet(t *testing.T) {
+	ds := smallSynthetic(t)
+	m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
+	_, err := fmp.FitTwoStage(m, task, fastConfig(20))
+	require.NoError(t, err)
+	fc := fmp.DefaultFrontierConfig()
+	fc.LambdaF = []float64{0, 1}
+	fc.LambdaS = []float64{0}
+	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0) // exact parity: not reached
+	f, err := fmp.NewFrontier(m, task, fc)
+	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.NotNil(t, f, "the frontier is returned with the error")
+	assert.Len(t, f.Points, 2)
+	assert.False(t, f.Met())
+	assert.Equal(t, -1, f.Chosen)
+	assert.Equal(t, f.Reference, f.Best())
+	chosen, err := f.Model()
+	require.NoError(t, err)
+	assert.Equal(t, f.Reference.Config, chosen.Config())
+	d := f.Diagnostics()
+	require.Len(t, d, 1)
+	assert.Equal(t, metrics.RuleNotMet, d[0].Code)
+	assert.Equal(t, "fmp", d[0].Subject)
+	assert.Contains(t, d[0].Message, "no FMP setting met the rule (highest validation accuracy with ΔDP ≤ 0%)")
+	assert.Contains(t, d[0].Message, "the most accurate setting (λs 0, λf ")
+	assert.Contains(t, d[0].Message, "the fairest (λs 0, λf ")
+
+	z, err := train.Logits(m.Backbone(), task)
+	require.NoError(t, err)
+	lf, err := fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
+	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.NotNil(t, lf)
+	assert.Equal(t, f.Points, lf.Points)
+	assert.Equal(t, -1, lf.Chosen)
+
+	fc.Rule = metrics.DefaultRule()
+	fc.LambdaS = []float64{0, 1} // the reference (λs 1, λf 0) among the points
+	f, err = fmp.NewFrontier(m, task, fc)
+	require.NoError(t, err)
+	assert.True(t, f.Met())
+	assert.Empty(t, f.Diagnostics())
+}

@@ -1,6 +1,7 @@
 package fmp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -93,15 +94,57 @@ type Frontier struct {
 	// Reference is the model's setting with λf = 0 (propagation only),
 	// the reference of a Fairest rule's accuracy loss.
 	Reference FrontierPoint
-	// Chosen indexes the point the rule chose.
+	// Chosen indexes the point the rule chose, or is −1 when no point
+	// met the rule (see NewFrontier): Best is then the Reference.
 	Chosen int
 	// Rule is the rule used.
 	Rule  metrics.Rule
 	model *Model
 }
 
-// Best returns the chosen point.
-func (f *Frontier) Best() FrontierPoint { return f.Points[f.Chosen] }
+// Best returns the chosen point, or the Reference when no point met the
+// rule.
+func (f *Frontier) Best() FrontierPoint {
+	if f.Chosen < 0 {
+		return f.Reference
+	}
+	return f.Points[f.Chosen]
+}
+
+// Met reports whether a point met the rule (Chosen ≥ 0).
+func (f *Frontier) Met() bool { return f.Chosen >= 0 }
+
+// Diagnostics returns what a reader of the frontier's result should know:
+// a metrics.RuleNotMet diagnostic when no point met the rule (the
+// Reference was kept), naming the most accurate and the fairest settings
+// reached on validation, so that the rule can be loosened knowingly; nil
+// otherwise.
+func (f *Frontier) Diagnostics() []metrics.Diagnostic {
+	if f.Met() || len(f.Points) == 0 {
+		return nil
+	}
+	crit := f.Rule.Criterion
+	acc, fair := -1, -1
+	var fairV float64
+	for i, p := range f.Points {
+		if acc < 0 || p.Val.Accuracy > f.Points[acc].Val.Accuracy {
+			acc = i
+		}
+		if v, err := crit.Of(p.Val); err == nil && (fair < 0 || crit.Better(v, fairV)) {
+			fair, fairV = i, v
+		}
+	}
+	reach := fmt.Sprintf("the most accurate setting (λs %g, λf %g) reaches %.2f%% validation accuracy", f.Points[acc].Config.LambdaS, f.Points[acc].Config.LambdaF, 100*f.Points[acc].Val.Accuracy)
+	if fair >= 0 {
+		reach += fmt.Sprintf(", the fairest (λs %g, λf %g) %s %s", f.Points[fair].Config.LambdaS, f.Points[fair].Config.LambdaF, crit.Title(), f.Rule.FormatValue(fairV))
+	}
+	return []metrics.Diagnostic{{
+		Code:    metrics.RuleNotMet,
+		Subject: "fmp",
+		Message: fmt.Sprintf("no FMP setting met the rule (%s) on the validation nodes: the reference (λf 0) was kept; %s", f.Rule, reach),
+		Advice:  "loosen the rule (a larger accuracy loss, a looser bound, another criterion) or widen the λf grid; the frontier's points show what each setting reaches",
+	}}
+}
 
 // Model returns the debiased model with the chosen setting; it shares the
 // backbone of the model the frontier was computed on. A frontier of
@@ -125,6 +168,11 @@ func (f *Frontier) Model() (*Model, error) {
 // model's or without validation nodes, a failing forward pass, metrics
 // that cannot be computed (a group without validation nodes, for
 // instance), or no point meeting the rule (metrics.ErrNoCandidate).
+//
+// When no point meets the rule, nothing is lost: it returns the Frontier
+// (every point evaluated, Chosen −1, Best and Model the Reference) together
+// with the error wrapping metrics.ErrNoCandidate, so that a caller can keep
+// the reference, show what is reachable and say so (Frontier.Diagnostics).
 func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -146,11 +194,10 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)
 	}
 	f, err := frontier(xt, m.adj, m.layer, task.Labels, task.Val, m.Config(), cfg, "NewFrontier")
-	if err != nil {
-		return nil, err
+	if f != nil {
+		f.model = m
 	}
-	f.model = m
-	return f, nil
+	return f, err
 }
 
 // NewLogitsFrontier is NewFrontier for backbone logits computed elsewhere:
@@ -161,7 +208,8 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 // chooses on. base gives the settings the grid does not vary (start from
 // DefaultConfig). Each point runs Layer.Apply once; the adjacency is
 // checked once. Frontier.Model is not available: build the chosen layer
-// with New(adj, sens, f.Best().Config) and Apply it to z.
+// with New(adj, sens, f.Best().Config) and Apply it to z. As NewFrontier,
+// it returns the Frontier with the error when no point meets the rule.
 func NewLogitsFrontier(z *tensor.Dense, adj *graph.Matrix, sens, labels, val []int, base Config, cfg FrontierConfig) (*Frontier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -239,6 +287,10 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 		cands[i] = cfg.Rule.Candidate(p.Val)
 	}
 	if f.Chosen, err = metrics.Choose(cands, cfg.Rule.Candidate(f.Reference.Val), cfg.Rule); err != nil {
+		if errors.Is(err, metrics.ErrNoCandidate) {
+			f.Chosen = -1
+			return f, fmt.Errorf("fmp: %s: %w", fn, err)
+		}
 		return nil, fmt.Errorf("fmp: %s: %w", fn, err)
 	}
 	return f, nil

@@ -120,9 +120,12 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 			}
 			p.Series = append(p.Series, se)
 		}
-		best := f.Best()
+		best, label := f.Best(), "FMP chosen"
+		if !f.Met() {
+			label = "no setting met the rule: λ_f 0 kept"
+		}
 		if x, y, ok := at(pick(&best.Val, &best.Test)); ok {
-			p.Marks = append(p.Marks, svgplot.Mark{X: x, Y: y, Shape: svgplot.Ring, Size: 7, Label: "FMP chosen"})
+			p.Marks = append(p.Marks, svgplot.Mark{X: x, Y: y, Shape: svgplot.Ring, Size: 7, Label: label})
 		}
 		for i, m := range cfg.Marks {
 			rep := pick(m.Val, m.Test)

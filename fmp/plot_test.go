@@ -61,6 +61,15 @@ func TestFrontierWriteSVG(t *testing.T) {
 		assert.Contains(t, a.String(), want)
 	}
 
+	// No setting meets the rule: the reference is kept, and said so.
+	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
+	f, err = fmp.NewFrontier(m, task, fc)
+	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	a.Reset()
+	require.NoError(t, f.WriteSVG(&a, pc))
+	assert.Contains(t, a.String(), "no setting met the rule: λ")
+	assert.NotContains(t, a.String(), "FMP chosen")
+
 	assert.ErrorContains(t, f.WriteSVG(&a, fmp.PlotConfig{Marks: []fmp.PlotMark{{}}}), "Marks[0] has no name")
 	var empty fmp.Frontier
 	assert.ErrorContains(t, empty.WriteSVG(&a, fmp.DefaultPlotConfig()), "no points")

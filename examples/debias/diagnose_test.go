@@ -47,3 +47,40 @@ func TestWarnsOfTrivialModels(t *testing.T) {
 	assert.True(t, found["backbone below-majority"], "%v", doc.Diagnostics)
 	assert.True(t, found["backbone trivial-selection"], "%v", doc.Diagnostics)
 }
+
+// A rule no setting meets (exact demographic parity) loses nothing: every
+// output is written, FMP's row is the backbone (λs 0, λf 0), the warning
+// names what was reachable, and the exit status is 3.
+func TestRuleNotMetKeepsEverything(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "res")
+	code, stdout, stderr := runCmd("-dataset", "synthetic", "-synthetic-nodes", "400", "-epochs", "20",
+		"-lambda-f", "0,1", "-criterion", "dp", "-bound", "0", "-q", "-out", out)
+	require.Equal(t, 3, code, stderr)
+	assert.Contains(t, stderr, "no setting of fmp")
+	assert.Contains(t, stderr, "every output was written")
+	assert.Contains(t, stdout, "warning: fmp [rule-not-met]: no FMP setting met the rule (highest validation accuracy with ΔDP ≤ 0%)")
+	assert.Contains(t, stdout, "the most accurate setting (λs ")
+	for _, f := range []string{"metrics.json", "predictions.csv", "frontier.csv", "frontier.svg", "model.fmp"} {
+		assert.FileExists(t, filepath.Join(out, f))
+	}
+	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Diagnostics []struct{ Code, Subject string } `json:"diagnostics"`
+		Methods     map[string]struct {
+			Setting map[string]float64 `json:"setting"`
+		} `json:"methods"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	found := map[string]bool{}
+	for _, d := range doc.Diagnostics {
+		found[d.Subject+" "+d.Code] = true
+	}
+	assert.True(t, found["fmp rule-not-met"], "%v", doc.Diagnostics)
+	require.Contains(t, doc.Methods, "fmp")
+	assert.Equal(t, 0.0, doc.Methods["fmp"].Setting["lambda_f"], "the backbone kept")
+	assert.Equal(t, 0.0, doc.Methods["fmp"].Setting["lambda_s"])
+	svg, err := os.ReadFile(filepath.Join(out, "frontier.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "no setting met the rule")
+}

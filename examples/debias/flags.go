@@ -79,7 +79,9 @@ Parquet row. -scores FILE debiases another model's per-node scores
 instead of training. The full format: go doc
 github.com/fairmp/fairmp/graph/datasets.
 
-Exit status 2 for bad input, 1 for a failure while running.
+Exit status 2 for bad input and 1 for a failure (nothing written either
+way); 3 when no setting met the rule (everything written, the backbone
+kept as FMP's answer).
 
 Flags:
 `)

@@ -58,9 +58,14 @@
 // must have been saved for the same graph and sensitive attribute) and
 // writes metrics.json and predictions.csv for it.
 //
-// Exit status: 0 on success, 2 for bad input (a flag, a file, a model
+// Exit status: 0 on success; 2 for bad input (a flag, a file, a model
 // file for another graph; one line naming the flag or file:line:column),
-// 1 for a failure while running.
+// nothing written; 1 for a failure while running, nothing written; 3 when
+// no FMP setting (or no thresholds) met the rule: every output is written
+// all the same, FMP's row is then its reference (λs 0, λf 0: the
+// backbone), frontier.csv and frontier.svg show what each setting
+// reaches, and a rule-not-met warning (metrics.json "diagnostics") names
+// the most accurate and the fairest settings found.
 package main
 
 import (
@@ -102,6 +107,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ie inputError
 	if errors.As(err, &ie) {
 		return 2
+	}
+	if errors.As(err, &ruleNotMet{}) {
+		return 3
 	}
 	return 1
 }

@@ -56,6 +56,30 @@ type result struct {
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
 	diagnostics []metrics.Diagnostic
+	// ruleDiagnostics are the methods' RuleNotMet diagnostics other than
+	// the frontier's (the thresholds').
+	ruleDiagnostics []metrics.Diagnostic
+}
+
+// ruleNotMet is execute's error when a method found no setting that meets
+// the rule: every output was written (the backbone kept as FMP's answer),
+// and the exit status is 3.
+type ruleNotMet struct{ methods []string }
+
+func (e ruleNotMet) Error() string {
+	return fmt.Sprintf("no setting of %s met the rule: every output was written, with FMP's reference (the backbone) kept where the frontier met nothing; see the warnings (exit status 3)", strings.Join(e.methods, " and "))
+}
+
+// notMet returns the methods whose rule was not met (RuleNotMet
+// diagnostics), in order.
+func (r *result) notMet() []string {
+	var out []string
+	for _, d := range r.diagnostics {
+		if d.Code == metrics.RuleNotMet {
+			out = append(out, d.Subject)
+		}
+	}
+	return out
 }
 
 // diagnose fills r.diagnostics: the data's (a feature that is the
@@ -69,6 +93,10 @@ func (r *result) diagnose() error {
 		return err
 	}
 	r.diagnostics = append(r.diagnostics, ds...)
+	if r.frontier != nil {
+		r.diagnostics = append(r.diagnostics, r.frontier.Diagnostics()...)
+	}
+	r.diagnostics = append(r.diagnostics, r.ruleDiagnostics...)
 	for _, me := range r.methods {
 		if me.Test == nil {
 			continue
@@ -231,6 +259,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if !o.quiet {
 		fmt.Fprintf(stderr, "wrote %s in %v\n", o.out, time.Since(start).Round(time.Millisecond))
 	}
+	if m := r.notMet(); len(m) > 0 {
+		return ruleNotMet{m}
+	}
 	return nil
 }
 
@@ -322,12 +353,12 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	}
 	begin = time.Now()
 	f, err := fmp.NewFrontier(fm, task, fc)
-	if err != nil {
-		if errors.Is(err, metrics.ErrNoCandidate) {
-			return nil, fmt.Errorf("FMP: no setting meets the rule %s on validation: %w (loosen -max-acc-loss or -bound, or choose another -criterion)", o.rule, err)
-		}
+	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}
+	// No setting met the rule: the frontier's reference (λs 0, λf 0: the
+	// backbone) is kept, every output is still written, and the exit
+	// status says so (ruleNotMet).
 	r.training["frontier_seconds"] = time.Since(begin).Seconds()
 	r.frontier = f
 	chosen, err := f.Model()
@@ -352,7 +383,12 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		thc := postprocess.DefaultThresholdsConfig()
 		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
 		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
-		if err != nil {
+		if errors.Is(err, metrics.ErrNoCandidate) {
+			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
+			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "thresholds",
+				Message: fmt.Sprintf("no per-group thresholds met the rule (%s) on the validation nodes: the table has no thresholds row", o.rule),
+				Advice:  "loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion), or add -randomize"})
+		} else if err != nil {
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
 		} else {
 			d, err := th.Decide(p1, ds.Sens, o.model.Seed)

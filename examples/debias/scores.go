@@ -292,12 +292,11 @@ func debiasScores(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, 
 	zt := tensor.New(tensor.WithShape(n, c), tensor.WithBacking(append([]float64(nil), z...)))
 	begin := time.Now()
 	f, err := fmp.NewLogitsFrontier(zt, adj, ds.Sens, ds.Labels, ds.Split.Val, base, fc)
-	if err != nil {
-		if errors.Is(err, metrics.ErrNoCandidate) {
-			return nil, fmt.Errorf("FMP: no setting meets the rule %s on validation: %w (loosen -max-acc-loss or -bound, or choose another -criterion)", o.rule, err)
-		}
+	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}
+	// No setting met the rule: as trainAndDebias, the reference (the
+	// scores themselves) is kept and every output written (ruleNotMet).
 	r.training["frontier_seconds"] = time.Since(begin).Seconds()
 	r.frontier = f
 	best := f.Best()
@@ -321,7 +320,12 @@ func debiasScores(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, 
 		thc := postprocess.DefaultThresholdsConfig()
 		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
 		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
-		if err != nil {
+		if errors.Is(err, metrics.ErrNoCandidate) {
+			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
+			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "thresholds",
+				Message: fmt.Sprintf("no per-group thresholds met the rule (%s) on the validation nodes: the table has no thresholds row", o.rule),
+				Advice:  "loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion), or add -randomize"})
+		} else if err != nil {
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
 		} else {
 			d, err := th.Decide(p1, ds.Sens, o.model.Seed)

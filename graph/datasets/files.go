@@ -105,10 +105,10 @@ type FilesConfig struct {
 	Schema *features.Schema
 	// Options: the sensitive column among the features (as its group id),
 	// the random split's fractions and seed, intersections and the
-	// smallest group (Options.MinGroupSize: with a minimum, a column of
-	// ids taken for the sensitive attribute is refused, its error saying
-	// that most nodes are in groups of their own). IgnoreSplitFile and
-	// FoldSens are not used.
+	// smallest group (Options.MinGroupSize). Whatever the minimum, a
+	// single sensitive column that leaves more than half of its nodes
+	// alone in their group is refused as not a sensitive attribute (a
+	// column of ids, say). IgnoreSplitFile and FoldSens are not used.
 	Options Options
 }
 
@@ -266,6 +266,12 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	warnings = append(warnings, sensWarnings...)
 	if len(classNames) < 2 {
 		return nil, t.err(0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
+	}
+	if len(c.Options.IntersectSens) == 0 {
+		// (An intersection's small groups are Options.MinGroupSize's.)
+		if err := checkNotIDs(t.file, c.SensColumn, sens, len(groupNames)); err != nil {
+			return nil, err
+		}
 	}
 	exclude := append(append([]string{}, c.Drop...), c.Options.IntersectSens...)
 	var ids []string
@@ -715,4 +721,30 @@ func writeCSV(path string, fill func(*csv.Writer) error) error {
 func isInteger(s string) bool {
 	_, _, ok := parseIndex(s)
 	return ok
+}
+
+// checkNotIDs refuses a sensitive column that leaves more than half of
+// the nodes with a known group alone in their group, whatever
+// Options.MinGroupSize: such a column (ids, free text) is not a
+// sensitive attribute, and every fairness number on it would be
+// meaningless.
+func checkNotIDs(file, col string, sens []int, groups int) error {
+	size := make([]int, groups)
+	known := 0
+	for _, g := range sens {
+		if g >= 0 {
+			size[g]++
+			known++
+		}
+	}
+	alone := 0
+	for _, n := range size {
+		if n == 1 {
+			alone++
+		}
+	}
+	if 2*alone > known {
+		return fileErr(file, 0, 0, "column %q: %d of its %d nodes with a known value are alone in their group (%d groups): a sensitive attribute puts many nodes in each group; is this the right column?", col, alone, known, groups)
+	}
+	return nil
 }

@@ -205,6 +205,7 @@ func (s sensSpec) groups(ids [][]int, names [][]string, labels []int) ([]int, []
 		if sens, gnames, err = s.minSize(sens, gnames, labels); err != nil {
 			return nil, nil, err
 		}
+
 	}
 	if s.noNames && len(ids) == 1 && len(gnames) == len(names[0]) {
 		gnames = nil

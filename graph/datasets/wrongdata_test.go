@@ -32,7 +32,9 @@ func TestLoadFilesWrongData(t *testing.T) {
 			""}, // n1 (2: ann, dan), s1 (2), e1 (1)
 		{"a group of one node, with a minimum", map[string]string{"people.csv": strings.NewReplacer(",north,", ",n1,", ",south,", ",s1,", ",east,", ",e1,").Replace(userCSV) + ""}, func(c *FilesConfig) { c.Options.MinGroupSize = 2 },
 			`F/people.csv: 1 sensitive group(s) with fewer than 2 labelled nodes (Options.MinGroupSize): "e1" (0); merge them (Options.MergeSmallGroups) or lower the minimum`},
-		{"ids as the sensitive column", nil, func(c *FilesConfig) {
+		{"ids as the sensitive column", nil, func(c *FilesConfig) { c.SensColumn, c.IDColumn = "name", ""; c.Drop = []string{"job", "region"} },
+			`F/people.csv: column "name": 5 of its 5 nodes with a known value are alone in their group (5 groups): a sensitive attribute puts many nodes in each group; is this the right column?`},
+		{"ids as the sensitive column, with a minimum", nil, func(c *FilesConfig) {
 			c.SensColumn, c.IDColumn = "name", ""
 			c.Drop = []string{"job", "region"}
 			c.Options.MinGroupSize = 2
