@@ -133,6 +133,9 @@ func loadData(o *options) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, inFlags(inputError{err})
 	}
+	for k := range ds.Warnings {
+		ds.Warnings[k] = flagWords.Replace(ds.Warnings[k])
+	}
 	return ds, nil
 }
 
@@ -190,7 +193,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		// Before anything long: an unwritable -out, or one that holds an
 		// input, is refused at once.
 		if od, err = prepareOut(o.out, o.overwrite, map[string]string{
-			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data,
+			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data, "-scores": o.scores.file,
 		}); err != nil {
 			return err
 		}
@@ -233,7 +236,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	var r *result
-	if o.modelFile != "" {
+	if o.scores.file != "" {
+		r, err = debiasScores(o, ds, stderr)
+	} else if o.modelFile != "" {
 		r, err = predictSaved(o, h, ds)
 	} else {
 		r, err = trainAndDebias(o, ds, stderr)
