@@ -18,7 +18,6 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/npy"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/metrics"
 )
 
@@ -310,35 +309,8 @@ func debiasScores(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, 
 	}
 	r.methods = append(r.methods, &method{Name: "fmp", probs: softmaxRows(out.Data().([]float64), c),
 		Setting: map[string]float64{"lambda_s": best.Config.LambdaS, "lambda_f": best.Config.LambdaF, "k": float64(best.Config.K), "tau": best.Config.Temperature}})
-	if c != 2 {
-		r.thNote = fmt.Sprintf("per-group thresholds need two classes, the task has %d", c)
-	} else {
-		p1 := make([]float64, n)
-		for i := range p1 {
-			p1[i] = bb.probs[2*i+1]
-		}
-		thc := postprocess.DefaultThresholdsConfig()
-		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
-		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
-		if errors.Is(err, metrics.ErrNoCandidate) {
-			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
-			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "thresholds",
-				Message: fmt.Sprintf("no per-group thresholds met the rule (%s) on the validation nodes: the table has no thresholds row", o.rule),
-				Advice:  "loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion), or add -randomize"})
-		} else if err != nil {
-			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
-		} else {
-			d, err := th.Decide(p1, ds.Sens, o.model.Seed)
-			if err != nil {
-				return nil, err
-			}
-			r.methods = append(r.methods, &method{Name: "thresholds", probs: bb.probs, decision: d, thresholded: true, Setting: thresholdSetting(th)})
-		}
-	}
-	for _, me := range r.methods {
-		if err := me.evaluate(ds, o.rule.Criterion); err != nil {
-			return nil, err
-		}
+	if err := r.finish(o, bb.probs); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
