@@ -39,6 +39,7 @@ type options struct {
 	objective postprocess.Objective
 	// Output.
 	out, modelFile string
+	scores         scoresOptions
 	export         string
 	overwrite      bool
 	quiet          bool
@@ -70,10 +71,13 @@ and the model to -out.
   debias -dataset bail|credit|nba|german|pokec_z|pokec_n|synthetic [-data DIR] -out DIR [flags]
   debias (the same input flags) -model FILE -out DIR
 
-The node table is CSV or TSV with a header; every column but the id,
-label, sensitive, split and -drop columns is a numeric feature. The edge
-list holds two node ids (or 0-based rows without -id) per line. The full
-format: go doc github.com/fairmp/fairmp/graph/datasets.
+The node table is CSV or TSV with a header, or Parquet; every column but
+the id, label, sensitive, split and -drop columns is a numeric feature
+(-categorical ones are one-hot encoded). The edge list holds two node ids
+(or 0-based rows without -id, in any integral notation) per line or per
+Parquet row. -scores FILE debiases another model's per-node scores
+instead of training. The full format: go doc
+github.com/fairmp/fairmp/graph/datasets.
 
 Exit status 2 for bad input and 1 for a failure (nothing written either
 way); 3 when no setting met the rule (everything written, the backbone
@@ -88,6 +92,8 @@ Flags:
 	fdef := fmp.DefaultConfig()
 	var (
 		drop      = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
+		cats      = fs.String("categorical", "", "comma-separated columns of categories (text or numbers) to one-hot encode: a feature column per level, named column=level")
+		maxLevels = fs.Int("max-levels", def.MaxLevels, "most levels a -categorical column may have")
 		missing   = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown (the empty cell always does)")
 		comma     = fs.String("comma", "", "node table delimiter: comma, tab, semicolon or pipe (default: tab for .tsv/.tab or a header with tabs, else comma)")
 		noScale   = fs.Bool("no-scale", false, "keep the features as they are (default: min-max scale each to [-1, 1])")
@@ -109,12 +115,16 @@ Flags:
 	)
 	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
 	fs.StringVar(&o.files.Edges, "edges", "", "edge list (two node ids per line, spaces, tabs or a comma)")
+	fs.StringVar(&o.files.NodesFormat, "nodes-format", "", "node table format: csv or parquet (default: parquet for names ending in .parquet, else csv)")
+	fs.StringVar(&o.files.EdgesFormat, "edges-format", "", "edge list format: csv (text lines) or parquet (default: parquet for names ending in .parquet, else csv)")
 	fs.StringVar(&o.files.Split, "split", "", "split file {\"train\": [...], \"val\": [...], \"test\": [...]} of 0-based rows (optional)")
 	fs.StringVar(&o.files.SplitColumn, "split-column", "", "column holding train, val or test per node (optional)")
 	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows and edges name 0-based rows)")
 	fs.StringVar(&o.files.LabelColumn, "label", "", "label column")
 	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column (any number of groups); several comma-separated columns (-sens a,b) make their intersections the groups")
-	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (default: the larger of two values in sorted order)")
+	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (class 1, whose selection rate ΔDP compares); needed unless the two values are 0/1, false/true or no/yes")
+	fs.BoolVar(&o.files.FoldCase, "fold-case", false, "label and sensitive values that differ only in case or spaces (Yes, yes , YES) are one value, named by its most frequent spelling (default: an error naming them)")
+	fs.IntVar(&o.files.Classes, "classes", 2, "number of label values wanted (0: any number from two); another number is an error listing the values")
 	fs.StringVar(&o.dataset, "dataset", "", "a preset instead of files: "+strings.Join(datasets.Presets, ", ")+", or synthetic (generated)")
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
 	fs.IntVar(&o.synthN, "synthetic-nodes", 2000, "nodes of the generated graph (-dataset synthetic)")
@@ -127,6 +137,9 @@ Flags:
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out if it exists (only once the new results are complete)")
 	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
+	fs.StringVar(&o.scores.file, "scores", "", "debias another model's per-node scores instead of training: CSV (a header optional, one row per node) or .npy (float32/float64, one row per node in the node table's order); one column per class, or one column (class 1) for two classes")
+	fs.StringVar(&o.scores.kind, "scores-kind", "", "what -scores holds: logits (real numbers before a softmax or sigmoid) or probs (probabilities); required with -scores")
+	fs.StringVar(&o.scores.id, "scores-id", "", "column of a CSV -scores file holding node ids (the -id values, or 0-based rows); default: rows in the node table's order")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&o.export, "export", "", "write the input graph as nodes.csv and edges.csv in the documented format to this folder, and stop (a preset or -dataset synthetic becomes files you can edit)")
 	if err := fs.Parse(args); err != nil {
@@ -176,9 +189,12 @@ Flags:
 		o.files = def
 		o.files.Options = c.Options
 		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
+		o.files.NodesFormat, o.files.EdgesFormat = c.NodesFormat, c.EdgesFormat
 		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, sens[0], c.PositiveLabel
+		o.files.FoldCase, o.files.Classes = c.FoldCase, c.Classes
 		o.files.Options.IntersectSens = sens[1:]
 		o.files.Drop = splitList(*drop)
+		o.files.Categorical, o.files.MaxLevels = splitList(*cats), *maxLevels
 		o.files.Missing = append([]string{""}, splitList(*missing)...)
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
@@ -206,6 +222,8 @@ Flags:
 		}
 	} else if o.files.SensColumn != "" {
 		return nil, badInput("-sens %s is for -nodes/-edges; a -dataset preset has its own sensitive column", o.files.SensColumn)
+	} else if f := setAmong(set, fileOnly); f != "" {
+		return nil, badInput("%s is for -nodes/-edges; a -dataset preset reads its own columns", f)
 	}
 	// Model and training.
 	k, err := layers.LookupKind(*backbone)
@@ -279,6 +297,9 @@ Flags:
 			return nil, badInput("-model %s predicts with a saved model, which trains and chooses nothing: %s would be ignored; leave them out", o.modelFile, strings.Join(training, ", "))
 		}
 	}
+	if err := o.scores.check(set); err != nil {
+		return nil, err
+	}
 	switch {
 	case set["bound"] && set["max-acc-loss"]:
 		return nil, badInput("-bound and -max-acc-loss are two rules, want one: the fairest within an accuracy loss, or the most accurate within a bound")
@@ -316,6 +337,20 @@ Flags:
 		return nil, badInput("-out %s exists; choose a new folder or add -overwrite", o.out)
 	}
 	return o, nil
+}
+
+// fileOnly lists the flags that describe a node table of your own, which
+// a -dataset preset does not read.
+var fileOnly = []string{"positive", "fold-case", "classes", "categorical", "max-levels", "nodes-format", "edges-format"}
+
+// setAmong returns the first of names that was set, as "-name", or "".
+func setAmong(set map[string]bool, names []string) string {
+	for _, n := range names {
+		if set[n] {
+			return "-" + n
+		}
+	}
+	return ""
 }
 
 // splitList splits a comma-separated flag value into its trimmed,

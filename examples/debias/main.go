@@ -24,7 +24,20 @@
 //	    -label outcome -sens region -model results/model.fmp -out results/again
 //
 // The file format is documented in package graph/datasets ("Your own
-// files") and in the README ("Your own data"). Run with -h for every flag.
+// files") and in the README ("Your own data"): CSV, TSV or Parquet
+// (-nodes-format, -edges-format; by default by the .parquet extension),
+// rows in any integral notation (numpy.savetxt's 8.38e+02), columns of
+// categories one-hot encoded (-categorical, -max-levels), labels whose
+// positive class is named unless 0/1, false/true or no/yes (-positive),
+// whose count is checked (-classes) and whose spellings must agree
+// (-fold-case). Run with -h for every flag.
+//
+// Scores from another framework replace training: -scores FILE
+// -scores-kind logits|probs, a CSV (rows matched by -scores-id COL, or in
+// the node table's order) or a .npy file (float32 or float64, one row per
+// node); one column per class, or one column (class 1) for two classes.
+// The outputs are the same but for the model file, which the scores'
+// framework keeps.
 //
 // Output (-out DIR; written to a temporary folder beside DIR and renamed
 // at the end, so a failed run leaves nothing behind; an existing DIR is

@@ -50,7 +50,7 @@ func writeMetrics(path string, o *options, r *result) error {
 			"classes": names(ds.NumClasses(), className), "groups": names(groups(ds), groupName),
 			"positive_class": className(ds, 1),
 			"train":          len(ds.Split.Train), "val": len(ds.Split.Val), "test": len(ds.Split.Test),
-			"warnings": ds.Warnings,
+			"warnings": ds.Warnings, "categorical": ds.Categorical,
 		},
 		"run": r.training,
 	}
@@ -63,6 +63,7 @@ func writeMetrics(path string, o *options, r *result) error {
 			"min_group":  o.files.Options.MinGroupSize, "merge_small_groups": o.files.Options.MergeSmallGroups,
 			"lambda_f": o.lambdaF, "lambda_s": o.lambdaS, "k": o.fmp.K, "tau": o.fmp.Temperature,
 		}
+		scoreSettings(o, doc["settings"].(map[string]any))
 	}
 	methods := map[string]any{}
 	for _, me := range r.methods {
@@ -180,7 +181,9 @@ func printSummary(w io.Writer, o *options, r *result) {
 	}
 	crit := o.rule.Criterion
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d groups; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), groups(ds), len(ds.Split.Val), len(ds.Split.Test))
-	if o.modelFile == "" {
+	if o.scores.file != "" {
+		fmt.Fprintf(w, "backbone: the %s of %s; rule: %s\n", o.scores.kind, o.scores.file, o.rule)
+	} else if o.modelFile == "" {
 		fmt.Fprintf(w, "backbone %s, %d epochs; rule: %s\n", o.backbone, o.train.Epochs, o.rule)
 	}
 	fmt.Fprintln(w)

@@ -133,6 +133,9 @@ func loadData(o *options) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, inFlags(inputError{err})
 	}
+	for k := range ds.Warnings {
+		ds.Warnings[k] = flagWords.Replace(ds.Warnings[k])
+	}
 	return ds, nil
 }
 
@@ -190,7 +193,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		// Before anything long: an unwritable -out, or one that holds an
 		// input, is refused at once.
 		if od, err = prepareOut(o.out, o.overwrite, map[string]string{
-			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data,
+			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data, "-scores": o.scores.file,
 		}); err != nil {
 			return err
 		}
@@ -233,7 +236,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	var r *result
-	if o.modelFile != "" {
+	if o.scores.file != "" {
+		r, err = debiasScores(o, ds, stderr)
+	} else if o.modelFile != "" {
 		r, err = predictSaved(o, h, ds)
 	} else {
 		r, err = trainAndDebias(o, ds, stderr)
@@ -369,12 +374,25 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	r.methods = append(r.methods, &method{Name: "fmp", probs: fpred.Probs,
 		Setting: map[string]float64{"lambda_s": best.Config.LambdaS, "lambda_f": best.Config.LambdaF, "k": float64(best.Config.K), "tau": best.Config.Temperature}})
 
-	// Per-group thresholds on the backbone's P(y = 1), binary tasks: the
-	// rule's criterion is their constraint.
-	if ds.NumClasses() != 2 {
-		r.thNote = fmt.Sprintf("per-group thresholds need two classes, the task has %d", ds.NumClasses())
+	if err := r.finish(o, pred.Probs); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// finish adds the per-group thresholds on the backbone's probabilities
+// (n × c; binary tasks: the rule's criterion is their constraint) and
+// evaluates every method.
+func (r *result) finish(o *options, probs []float64) error {
+	ds := r.ds
+	n := ds.N()
+	if c := len(probs) / n; c != 2 {
+		r.thNote = fmt.Sprintf("per-group thresholds need two classes, the task has %d", c)
 	} else {
-		p1 := pred.Column(1)
+		p1 := make([]float64, n)
+		for i := range p1 {
+			p1[i] = probs[2*i+1]
+		}
 		thc := postprocess.DefaultThresholdsConfig()
 		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
 		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
@@ -388,17 +406,17 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		} else {
 			d, err := th.Decide(p1, ds.Sens, o.model.Seed)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			r.methods = append(r.methods, &method{Name: "thresholds", probs: pred.Probs, decision: d, thresholded: true, Setting: thresholdSetting(th)})
+			r.methods = append(r.methods, &method{Name: "thresholds", probs: probs, decision: d, thresholded: true, Setting: thresholdSetting(th)})
 		}
 	}
 	for _, me := range r.methods {
 		if err := me.evaluate(ds, o.rule.Criterion); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // evaluate sets the decisions (the argmax, lowest class on ties: for two

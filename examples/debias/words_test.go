@@ -55,7 +55,7 @@ func TestErrorsInFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"forgotten -id", noID(in), `column "node": "n0" is not a number (every column but the id, label, sensitive and split columns is a numeric feature: if "node" names the nodes, make it the id column (-id); leave text columns out with -drop, or encode them as numbers)`},
+		{"forgotten -id", noID(in), `column "node": "n0" is not a number (every column but the id, label, sensitive and split columns is a numeric feature: if "node" names the nodes, make it the id column (-id); leave text columns out with -drop, or one-hot encode categories (-categorical))`},
 		{"text column", with("-nodes", textCol), `leave text columns out with -drop`},
 		{"semicolon CSV", with("-nodes", semicolon), `is that the delimiter? set -comma)`},
 		{"label is sens", with("-sens", "label"), `-label and -sens are both "label", want distinct columns`},

@@ -23,6 +23,10 @@ type Dataset struct {
 	// the raw columns (fitted on this data, or a saved schema's: see
 	// FilesConfig.Schema); nil when the features are as read.
 	Scaling *features.MinMax
+	// Categorical lists the one-hot encoded columns and their levels
+	// (FilesConfig.Categorical), in the order of their feature columns;
+	// nil when none was.
+	Categorical []features.Categorical
 	// Labels holds each node's class (0 or 1 for the binary tasks of the
 	// paper); −1 means unknown.
 	Labels []int
@@ -51,7 +55,11 @@ type Dataset struct {
 // trained on this data set must be given again (layers/modelio records
 // it in a model file).
 func (d *Dataset) Schema() features.Schema {
-	return features.Schema{Names: append([]string(nil), d.FeatureNames...), Scaling: d.Scaling}
+	s := features.Schema{Names: append([]string(nil), d.FeatureNames...), Scaling: d.Scaling}
+	for _, c := range d.Categorical {
+		s.Categorical = append(s.Categorical, features.Categorical{Column: c.Column, Levels: append([]string(nil), c.Levels...)})
+	}
+	return s
 }
 
 // warnf adds a warning.

@@ -29,6 +29,11 @@ type FilesConfig struct {
 	Nodes string
 	// Edges is the path of the edge list. Required.
 	Edges string
+	// NodesFormat and EdgesFormat are the files' formats: "csv" (text:
+	// CSV or TSV for the table, lines of fields for the edges) or
+	// "parquet". Empty: "parquet" for names ending in .parquet (any
+	// case), else "csv".
+	NodesFormat, EdgesFormat string
 	// Split, if set, is the path of a split file in the format of
 	// split.json ({"train": [...], "val": [...], "test": [...]}, 0-based
 	// rows of labelled nodes).
@@ -49,8 +54,21 @@ type FilesConfig struct {
 	LabelColumn, SensColumn string
 	// PositiveLabel, if set, is the label value that becomes class 1 of a
 	// two-class task (the class whose selection rate ΔDP compares); the
-	// other value becomes class 0. Empty: the values' sorted order.
+	// other value becomes class 0. Empty: 1, true or yes when the two
+	// values are 0/1, false/true or no/yes (any case); any other pair is
+	// an error listing the values, for the positive class is never
+	// guessed.
 	PositiveLabel string
+	// Classes is the number of label values wanted: another number of
+	// distinct known values is an error listing them and their rows (a
+	// third spelling, a stray value). 0 accepts any number from two.
+	// Default 2.
+	Classes int
+	// FoldCase makes values of the label and sensitive columns that
+	// differ only in case or spaces ("Yes", "yes ", "YES") one value,
+	// named by its most frequent spelling, with a warning. Default false:
+	// such values are an error naming them and their rows.
+	FoldCase bool
 	// Missing lists the cell values that mean "unknown" in the label and
 	// sensitive columns (compared after trimming, case-insensitively;
 	// numbers in any spelling: "-1" matches "-1.0"). Default: the empty
@@ -58,6 +76,17 @@ type FilesConfig struct {
 	Missing []string
 	// Drop lists columns left out of the features.
 	Drop []string
+	// Categorical names columns of categories (text or numbers) to one-hot
+	// encode: each distinct known value (a level) becomes a feature column
+	// named "column=level", 1 for its rows and 0 otherwise, levels in
+	// sorted order (numeric order when all are numbers); a Missing cell
+	// is 0 in every level's column. Default none: every feature column
+	// must hold numbers, and a text cell is an error naming it.
+	Categorical []string
+	// MaxLevels caps the levels of a Categorical column: more is an error
+	// naming the column and its level count (an id or free-text column
+	// would make a column per row). Default 50.
+	MaxLevels int
 	// Comma is the node table's field delimiter. 0 detects it: a tab for
 	// .tsv and .tab files or when the header line holds a tab and no
 	// comma, else a comma.
@@ -90,7 +119,7 @@ var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
 // scaling, DefaultMissing, DefaultOptions. The paths and the label and
 // sensitive columns are left for the caller.
 func DefaultFilesConfig() FilesConfig {
-	return FilesConfig{MinMaxScale: true, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
+	return FilesConfig{MinMaxScale: true, Classes: 2, MaxLevels: 50, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
 }
 
 // Validate checks that the paths and the columns are set, the columns
@@ -110,14 +139,33 @@ func (c FilesConfig) Validate() error {
 	if c.SplitColumn != "" {
 		cols = append(cols, [2]string{"SplitColumn", c.SplitColumn})
 	}
+	for k, cat := range c.Categorical {
+		cols = append(cols, [2]string{fmt.Sprintf("Categorical[%d]", k), cat})
+	}
 	if err := checkColumns("FilesConfig", c.Nodes, c.Drop, append(cols, intersectCols(c.Options)...)); err != nil {
 		return err
+	}
+	if c.MaxLevels < 1 {
+		return fmt.Errorf("datasets: FilesConfig.MaxLevels = %d, want ≥ 1 level per categorical column", c.MaxLevels)
 	}
 	if c.Options.FoldSens {
 		return errors.New("datasets: FilesConfig.Options.FoldSens is set, but LoadFiles maps any sensitive values, text included, to groups; fold them in the file (or merge small groups with Options.MinGroupSize and MergeSmallGroups)")
 	}
 	if c.Split != "" && c.SplitColumn != "" {
 		return errors.New("datasets: FilesConfig.Split and SplitColumn are both set, want at most one")
+	}
+	if c.Classes < 0 || c.Classes == 1 {
+		return fmt.Errorf("datasets: FilesConfig.Classes = %d, want 0 (any number) or at least 2", c.Classes)
+	}
+	if c.PositiveLabel != "" && c.Classes > 2 {
+		return fmt.Errorf("datasets: FilesConfig.PositiveLabel is set for %d classes, want a positive class of a two-class task only", c.Classes)
+	}
+	for _, f := range [][2]string{{"NodesFormat", c.NodesFormat}, {"EdgesFormat", c.EdgesFormat}} {
+		switch f[1] {
+		case "", "csv", "parquet":
+		default:
+			return fmt.Errorf("datasets: FilesConfig.%s = %q, want \"\" (by the file's extension), \"csv\" or \"parquet\"", f[0], f[1])
+		}
 	}
 	switch c.Comma {
 	case 0, ',', '\t', ';', '|':
@@ -127,6 +175,15 @@ func (c FilesConfig) Validate() error {
 	if c.Schema != nil {
 		if err := c.Schema.Validate(); err != nil {
 			return fmt.Errorf("datasets: FilesConfig.Schema: %w", err)
+		}
+		if c.Categorical != nil {
+			var schemaCats []string
+			for _, sc := range c.Schema.Categorical {
+				schemaCats = append(schemaCats, sc.Column)
+			}
+			if !sameSet(c.Categorical, schemaCats) {
+				return fmt.Errorf("datasets: FilesConfig.Categorical is %v, the schema's categorical columns are %v: the schema decides how columns are encoded; leave Categorical empty", c.Categorical, schemaCats)
+			}
 		}
 	}
 	return c.Options.Validate()
@@ -144,15 +201,16 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		return nil, err
 	}
 	comma := c.Comma
-	if comma == 0 {
+	nodesParquet := isParquet(c.Nodes, c.NodesFormat)
+	if comma == 0 && !nodesParquet {
 		var err error
 		if comma, err = detectComma(c.Nodes); err != nil {
 			return nil, err
 		}
 	}
-	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colText, c.SensColumn: colText}, comma: comma}
+	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colRaw, c.SensColumn: colRaw}, comma: comma}
 	for _, s := range c.Options.IntersectSens {
-		spec.kinds[s] = colText
+		spec.kinds[s] = colRaw
 	}
 	for _, d := range c.Drop {
 		spec.kinds[d] = colSkip
@@ -163,14 +221,28 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		spec.kinds[c.SplitColumn] = colText
 	}
+	cats := newCatSpec(c)
+	for col := range cats.cols {
+		spec.kinds[col] = colText
+	}
 	spec.need = append(append([]string{c.LabelColumn, c.SensColumn}, c.Drop...), c.Options.IntersectSens...)
+	for col := range cats.cols {
+		spec.need = append(spec.need, col)
+	}
+	sort.Strings(spec.need[len(spec.need)-len(cats.cols):])
 	if c.IDColumn != "" {
 		spec.need = append(spec.need, c.IDColumn)
 	}
 	if c.SplitColumn != "" {
 		spec.need = append(spec.need, c.SplitColumn)
 	}
-	t, err := loadTable(c.Nodes, spec)
+	var t *table
+	var err error
+	if nodesParquet {
+		t, err = readParquetTable(c.Nodes, spec)
+	} else {
+		t, err = loadTable(c.Nodes, spec)
+	}
 	if err != nil {
 		return nil, featureHint(err, c.IDColumn)
 	}
@@ -183,16 +255,17 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		missing[strings.ToLower(normKey(m))] = true
 	}
 	lc, sc := t.col(c.LabelColumn), t.col(c.SensColumn)
-	labels, classNames, err := mapValues(t, lc, missing, c.PositiveLabel)
+	labels, classNames, warnings, err := mapValues(t, lc, missing, valueRules{label: true, foldCase: c.FoldCase, positive: c.PositiveLabel, classes: c.Classes})
 	if err != nil {
 		return nil, err
 	}
-	sens, groupNames, warnings, err := textGroups(t, append([]string{c.SensColumn}, c.Options.IntersectSens...), missing, labels, c.Options)
+	sens, groupNames, sensWarnings, err := textGroups(t, append([]string{c.SensColumn}, c.Options.IntersectSens...), missing, labels, c.FoldCase, c.Options)
 	if err != nil {
 		return nil, err
 	}
+	warnings = append(warnings, sensWarnings...)
 	if len(classNames) < 2 {
-		return nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
+		return nil, t.err(0, 0, "column %q: %d distinct known value(s) %s, want at least two classes", c.LabelColumn, len(classNames), strings.Join(classNames, ", "))
 	}
 	if len(c.Options.IntersectSens) == 0 {
 		// (An intersection's small groups are Options.MinGroupSize's.)
@@ -209,10 +282,10 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		index = make(map[string]int, t.rows)
 		for r, id := range ids {
 			if id == "" {
-				return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): empty node id, want a unique id per row", c.IDColumn, t.col(c.IDColumn)+1)
+				return nil, t.err(t.lines[r], 0, "column %q (field %d): empty node id, want a unique id per row", c.IDColumn, t.col(c.IDColumn)+1)
 			}
 			if prev, dup := index[id]; dup {
-				return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): node id %s repeats line %d, want unique ids", c.IDColumn, t.col(c.IDColumn)+1, quote(id), t.lines[prev])
+				return nil, t.err(t.lines[r], 0, "column %q (field %d): node id %s repeats %s %d, want unique ids", c.IDColumn, t.col(c.IDColumn)+1, quote(id), t.unit(), t.lines[prev])
 			}
 			index[id] = r
 		}
@@ -220,15 +293,20 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if c.SplitColumn != "" {
 		exclude = append(exclude, c.SplitColumn)
 	}
-	ds, err := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, c.Schema, sens)
+	ds, err := t.features(name, lc, sc, exclude, c.Options.IncludeSens, c.MinMaxScale, c.Schema, sens, cats)
 	if err != nil {
 		return nil, err
 	}
 	ds.Labels, ds.Sens = labels, sens
 	ds.ClassNames, ds.GroupNames, ds.IDs, ds.Warnings = classNames, groupNames, ids, warnings
-	edges, err := loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
-		return parseUserEdges(r, c.Edges, t.rows, index, ds)
-	})
+	var edges [][2]int
+	if isParquet(c.Edges, c.EdgesFormat) {
+		edges, err = parquetEdges(c.Edges, t.rows, index, ds)
+	} else {
+		edges, err = loadEdges(c.Edges, ds, func(r io.Reader) ([][2]int, error) {
+			return parseUserEdges(r, c.Edges, t.rows, index, ds)
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +344,7 @@ func featureHint(err error, idColumn string) error {
 				hint += "if " + name + " names the nodes, make it the id column (IDColumn); "
 			}
 		}
-		fe.Msg += hint + "list text columns in Drop, or encode them as numbers)"
+		fe.Msg += hint + "list text columns in Drop, or one-hot encode categories (FilesConfig.Categorical))"
 	}
 	return err
 }
@@ -293,75 +371,36 @@ func detectComma(path string) (rune, error) {
 	return ',', nil
 }
 
-// mapValues maps the text column k to ids 0.. in sorted order of its
-// distinct known values (numeric order when all are numbers), −1 for the
-// missing ones. positive, if set, must be one of two values and becomes
-// id 1.
-func mapValues(t *table, k int, missing map[string]bool, positive string) ([]int, []string, error) {
-	cells := t.text[k]
-	canon := make([]string, len(cells))
-	known := make([]bool, len(cells))
-	distinct := map[string]bool{}
-	allNum := true
-	for r, s := range cells {
-		key := normKey(s)
-		if missing[strings.ToLower(key)] {
-			continue
-		}
-		canon[r], known[r] = key, true
-		if !distinct[key] {
-			distinct[key] = true
-			if _, err := parseNumber(key); err != nil {
-				allNum = false
-			}
-		}
-	}
-	names := make([]string, 0, len(distinct))
-	for v := range distinct {
-		names = append(names, v)
-	}
-	if allNum {
-		sort.Slice(names, func(a, b int) bool {
-			x, _ := parseNumber(names[a])
-			y, _ := parseNumber(names[b])
-			return x < y
-		})
-	} else {
-		sort.Strings(names)
-	}
-	if positive != "" {
-		p := normKey(positive)
-		if len(names) != 2 || !distinct[p] {
-			return nil, nil, fileErr(t.file, 0, 0, "column %q: positive label %s is not one of exactly two label values (found %s)", t.header[k], quote(positive), strings.Join(names, ", "))
-		}
-		if names[1] != p {
-			names[0], names[1] = names[1], names[0]
-		}
-	}
-	id := make(map[string]int, len(names))
-	for i, v := range names {
-		id[v] = i
-	}
-	out := make([]int, len(cells))
-	for r := range cells {
-		out[r] = -1
-		if known[r] {
-			out[r] = id[canon[r]]
-		}
-	}
-	return out, names, nil
-}
-
 // features builds the feature matrix from every column of t but the label
 // (lc), the excluded ones and, unless includeSens, the sensitive one (sc),
-// whose group ids (sens) are used when it is included.
-func (t *table) features(name string, lc, sc int, exclude []string, includeSens, scale bool, schema *features.Schema, sens []int) (*Dataset, error) {
-	var cols []int
+// whose group ids (sens) are used when it is included; the categorical
+// columns of cats become one column per level.
+func (t *table) features(name string, lc, sc int, exclude []string, includeSens, scale bool, schema *features.Schema, sens []int, cats catSpec) (*Dataset, error) {
+	var cols []vcol
+	var encoded []features.Categorical
 	for k, h := range t.header {
 		if k == lc || contains(exclude, h) || (k == sc && !includeSens) {
 			continue
 		}
-		cols = append(cols, k)
+		if !cats.cols[h] {
+			cols = append(cols, vcol{k: k, name: h})
+			continue
+		}
+		levels, err := t.levels(k, cats)
+		if err != nil {
+			return nil, err
+		}
+		encoded = append(encoded, features.Categorical{Column: h, Levels: levels})
+		for _, l := range levels {
+			cols = append(cols, vcol{k: k, cat: true, level: l, name: features.OneHotName(h, l)})
+		}
+	}
+	seen := make(map[string]bool, len(cols))
+	for _, v := range cols {
+		if v.cat && seen[v.name] {
+			return nil, t.err(1, v.k+1, "column %q: its level %s makes a feature column %s, a name another column has", t.header[v.k], quote(v.level), quote(v.name))
+		}
+		seen[v.name] = true
 	}
 	if schema != nil {
 		var err error
@@ -376,14 +415,21 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 	if scale && schema == nil {
 		mm = &features.MinMax{Min: make([]float64, d), Max: make([]float64, d)}
 	}
-	for q, k := range cols {
-		names[q] = t.header[k]
-		if k == sc {
+	for q, v := range cols {
+		k := v.k
+		names[q] = v.name
+		if k == sc || v.cat {
 			for r := 0; r < n; r++ {
-				feats[r*d+q] = float64(sens[r])
+				if v.cat {
+					if cats.level(t.text[k][r]) == v.level {
+						feats[r*d+q] = 1
+					}
+				} else {
+					feats[r*d+q] = float64(sens[r])
+				}
 			}
 			if mm != nil {
-				mm.Min[q], mm.Max[q] = -1, 1 // group ids are kept as they are
+				mm.Min[q], mm.Max[q] = -1, 1 // group ids and one-hot columns are kept as they are
 			}
 			continue
 		}
@@ -406,7 +452,7 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 			}
 		case scale:
 			if math.IsInf(hi-lo, 0) {
-				return nil, fileErr(t.file, t.lines[rhi], k+1, "column %q: its values span %v (line %d) to %v: the range overflows, so min-max scaling cannot map them to [−1, 1]; rescale the column or turn scaling off (-no-scale)", t.header[k], lo, t.lines[rlo], hi)
+				return nil, t.err(t.lines[rhi], k+1, "column %q: its values span %v (%s %d) to %v: the range overflows, so min-max scaling cannot map them to [−1, 1]; rescale the column or turn scaling off (-no-scale)", t.header[k], lo, t.unit(), t.lines[rlo], hi)
 			}
 			mm.Min[q], mm.Max[q] = lo, hi
 			for r := 0; r < n; r++ {
@@ -418,46 +464,47 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 			}
 		}
 	}
-	ds := &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Scaling: mm}
+	ds := &Dataset{Name: name, Features: feats, NumFeatures: d, FeatureNames: names, Scaling: mm, Categorical: encoded}
 	if schema != nil {
 		ds.Scaling = schema.Scaling
+		ds.Categorical = schema.Categorical
 	}
 	return ds, nil
 }
 
-// schemaColumns returns the table columns of the schema's names, in the
+// schemaColumns returns the columns of the schema's names, in the
 // schema's order, from the candidate feature columns cols. A name the
 // table lacks, or a feature column the schema lacks, is an error naming
 // them.
-func (t *table) schemaColumns(cols []int, schema *features.Schema) ([]int, error) {
-	byName := make(map[string]int, len(cols))
-	for _, k := range cols {
-		byName[t.header[k]] = k
+func (t *table) schemaColumns(cols []vcol, schema *features.Schema) ([]vcol, error) {
+	byName := make(map[string]vcol, len(cols))
+	for _, v := range cols {
+		byName[v.name] = v
 	}
-	out := make([]int, 0, len(schema.Names))
+	out := make([]vcol, 0, len(schema.Names))
 	var missing []string
 	for _, nm := range schema.Names {
-		k, ok := byName[nm]
+		v, ok := byName[nm]
 		if !ok {
 			missing = append(missing, quote(nm))
 			continue
 		}
-		out = append(out, k)
+		out = append(out, v)
 		delete(byName, nm)
 	}
 	var extra []string
-	for _, k := range cols {
-		if _, ok := byName[t.header[k]]; ok {
-			extra = append(extra, quote(t.header[k]))
+	for _, v := range cols {
+		if _, ok := byName[v.name]; ok {
+			extra = append(extra, quote(v.name))
 		}
 	}
 	switch {
 	case len(missing) > 0 && len(extra) > 0:
-		return nil, fileErr(t.file, 1, 0, "the model's feature columns %s are missing, and the columns %s are not the model's: the table does not match the model's schema", strings.Join(missing, ", "), strings.Join(extra, ", "))
+		return nil, t.err(1, 0, "the model's feature columns %s are missing, and the columns %s are not the model's: the table does not match the model's schema", strings.Join(missing, ", "), strings.Join(extra, ", "))
 	case len(missing) > 0:
-		return nil, fileErr(t.file, 1, 0, "the model's feature columns %s are missing from the table", strings.Join(missing, ", "))
+		return nil, t.err(1, 0, "the model's feature columns %s are missing from the table", strings.Join(missing, ", "))
 	case len(extra) > 0:
-		return nil, fileErr(t.file, 1, 0, "the columns %s are not among the model's features: leave them out (Drop)", strings.Join(extra, ", "))
+		return nil, t.err(1, 0, "the columns %s are not among the model's features: leave them out (Drop)", strings.Join(extra, ", "))
 	}
 	return out, nil
 }
@@ -479,12 +526,12 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 			continue
 		}
 		if labels[r] < 0 {
-			return Split{}, fileErr(t.file, t.lines[r], 0, "column %q (field %d): node in %s has an unknown label, want labelled nodes only in the split", t.header[k], k+1, v)
+			return Split{}, t.err(t.lines[r], 0, "column %q (field %d): node in %s has an unknown label, want labelled nodes only in the split", t.header[k], k+1, v)
 		}
 		*list = append(*list, r)
 	}
 	if len(s.Train) == 0 || len(s.Test) == 0 {
-		return Split{}, fileErr(t.file, 0, 0, "column %q: %d train and %d test nodes, want at least one of each (values train, val, test)", t.header[k], len(s.Train), len(s.Test))
+		return Split{}, t.err(0, 0, "column %q: %d train and %d test nodes, want at least one of each (values train, val, test)", t.header[k], len(s.Train), len(s.Test))
 	}
 	return s, nil
 }
@@ -494,28 +541,50 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 // nil) separated by whitespace or a comma, optionally a numeric third
 // field (a weight, ignored with a warning). A first line naming no node in
 // both fields (with rows: holding no integer) is a header and skipped.
+//
+// Rows may be written in any integral notation (parseIndex: 838.0,
+// 8.38e+02). An id not found verbatim that is an integral number in
+// another notation (numpy.savetxt writes the id 838 as
+// 8.380000000000000000e+02) names the node whose id is its plain integer
+// form, with a warning counting such references: the id column has no
+// other entry it could mean, and refusing would make users rewrite
+// numpy's files by hand.
 func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *Dataset) ([][2]int, error) {
+	return scanUserEdges(file, n, index, ds, fileErr, true, func(f func(int, []field) error) error { return scanFields(r, file, true, f) })
+}
+
+// scanUserEdges is parseUserEdges over the lines (or rows) scan gives, errors
+// made by errf; header says the first line may be a header (not in a
+// Parquet file, whose schema names its columns).
+func scanUserEdges(file string, n int, index map[string]int, ds *Dataset, errf func(string, int, int, string, ...any) *FileError, header bool, scan func(func(int, []field) error) error) ([][2]int, error) {
+	fileErr := errf
 	var edges [][2]int
+	viaInteger := 0
 	look := func(s string) (int, bool) {
 		if index != nil {
 			r, ok := index[s]
+			if !ok {
+				if v, exact, isInt := parseIndex(s); isInt && !exact {
+					if r, ok = index[strconv.FormatInt(v, 10)]; ok {
+						viaInteger++
+					}
+				}
+			}
 			return r, ok
 		}
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || v < 0 || v >= int64(n) {
-			return 0, false
-		}
-		return int(v), true
+		v, msg := rowIndex(s, n)
+		return v, msg == ""
 	}
 	bad := func(line, col int, s string) error {
 		if index != nil {
 			return fileErr(file, line, col, "node id %s is not in the node table's id column", quote(s))
 		}
-		return fileErr(file, line, col, "%s is not a row index, want an integer in [0, %d) (the node table has no id column)", quote(s), n)
+		_, msg := rowIndex(s, n)
+		return fileErr(file, line, col, "%s (the node table has no id column)", msg)
 	}
-	first := true
+	first := header
 	weighted := 0
-	err := scanFields(r, file, true, func(line int, f []field) error {
+	err := scan(func(line int, f []field) error {
 		if len(f) != 2 && len(f) != 3 {
 			return fileErr(file, line, 0, "%d fields, want 2 node references (and optionally a weight) separated by spaces, tabs or a comma", len(f))
 		}
@@ -545,6 +614,9 @@ func parseUserEdges(r io.Reader, file string, n int, index map[string]int, ds *D
 	})
 	if weighted > 0 {
 		ds.warnf("%s: %d edges carry a third field (a weight): ignored, the graph is unweighted", file, weighted)
+	}
+	if viaInteger > 0 && err == nil {
+		ds.warnf("%s: %d node references written as floats (such as 8.38e+02) matched the ids of their integer value", file, viaInteger)
 	}
 	return edges, err
 }
@@ -645,9 +717,10 @@ func writeCSV(path string, fill func(*csv.Writer) error) error {
 	return nil
 }
 
+// isInteger reports whether s is an integer in any notation (parseIndex).
 func isInteger(s string) bool {
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
+	_, _, ok := parseIndex(s)
+	return ok
 }
 
 // checkNotIDs refuses a sensitive column that leaves more than half of

@@ -118,7 +118,7 @@ func TestLoadFilesErrors(t *testing.T) {
 		{"empty id", map[string]string{"people.csv": userCSV + ",1,1,x,no,east,\n"}, nil, `F/people.csv:7: column "name" (field 1): empty node id`},
 		{"one group", map[string]string{"people.csv": "name,age,outcome,region\na,1,yes,x\nb,2,no,x\n"}, func(c *FilesConfig) { c.Drop, c.SplitColumn = nil, "" }, `F/people.csv: column "region": 1 distinct known value(s) x, want at least two groups`},
 		{"one class", map[string]string{"people.csv": "name,age,outcome,region\na,1,yes,x\nb,2,,y\n"}, func(c *FilesConfig) { c.Drop, c.SplitColumn = nil, "" }, `F/people.csv: column "outcome": 1 distinct known value(s) yes, want at least two classes`},
-		{"positive not a value", nil, func(c *FilesConfig) { c.PositiveLabel = "maybe" }, `F/people.csv: column "outcome": positive label "maybe" is not one of exactly two label values (found no, yes)`},
+		{"positive not a value", nil, func(c *FilesConfig) { c.PositiveLabel = "maybe" }, `F/people.csv:1:5: column "outcome": positive label "maybe" is not one of exactly two label values (found "no" (2 rows, first line 3), "yes" (2 rows, first line 2))`},
 		{"unknown id", map[string]string{"links.txt": "ann bob\nann zed\n"}, nil, `F/links.txt:2:5: node id "zed" is not in the node table's id column`},
 		{"bad weight", map[string]string{"links.txt": "ann bob x\n"}, nil, `F/links.txt:1:9: third field "x" is not a finite number`},
 		{"four fields", map[string]string{"links.txt": "ann bob 1 2\n"}, nil, "F/links.txt:1: 4 fields, want 2 node references"},

@@ -365,19 +365,21 @@ func intersectCols(o Options) [][2]string {
 // unknown) to groups: each column's values in sorted order (mapValues),
 // then their intersection and the minimum size (sensSpec). It returns the
 // groups, their names and the warnings for the data set.
-func textGroups(t *table, cols []string, missing map[string]bool, labels []int, o Options) ([]int, []string, []string, error) {
+func textGroups(t *table, cols []string, missing map[string]bool, labels []int, foldCase bool, o Options) ([]int, []string, []string, error) {
 	ids := make([][]int, len(cols))
 	names := make([][]string, len(cols))
+	var warnings []string
 	for k, c := range cols {
 		var err error
-		if ids[k], names[k], err = mapValues(t, t.col(c), missing, ""); err != nil {
+		var w []string
+		if ids[k], names[k], w, err = mapValues(t, t.col(c), missing, valueRules{foldCase: foldCase}); err != nil {
 			return nil, nil, nil, err
 		}
+		warnings = append(warnings, w...)
 		if len(cols) == 1 && len(names[k]) < 2 {
-			return nil, nil, nil, fileErr(t.file, 0, 0, "column %q: %d distinct known value(s) %s, want at least two groups", c, len(names[k]), strings.Join(names[k], ", "))
+			return nil, nil, nil, t.err(0, 0, "column %q: %d distinct known value(s) %s, want at least two groups", c, len(names[k]), strings.Join(names[k], ", "))
 		}
 	}
-	var warnings []string
 	spec := sensSpec{file: t.file, cols: cols, min: o.MinGroupSize, merge: o.MergeSmallGroups,
 		warnf: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }}
 	sens, gnames, err := spec.groups(ids, names, labels)

@@ -457,7 +457,7 @@ func (t *table) need(cols ...string) error {
 					}
 				}
 			}
-			return fileErr(t.file, 1, 0, "missing column %q; columns present: %s%s", c, strings.Join(t.header, ", "), hint)
+			return t.err(1, 0, "missing column %q; columns present: %s%s", c, strings.Join(t.header, ", "), hint)
 		}
 	}
 	return nil
@@ -475,7 +475,7 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, o Opti
 		y := t.at(r, lc)
 		switch {
 		case y != math.Trunc(y):
-			return nil, fileErr(t.file, t.lines[r], 0, "column %q (field %d): label %v is not an integer", labelCol, lc+1, y)
+			return nil, t.err(t.lines[r], 0, "column %q (field %d): label %v is not an integer", labelCol, lc+1, y)
 		case y < 0:
 			labels[r] = -1
 		case y > 1:
@@ -509,7 +509,7 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, o Opti
 					groups[g]++
 				}
 			}
-			return nil, fileErr(t.file, 0, 0, "column %q: every node with a known value is in one group (%d with value <= 0 → group 0, %d with value > 0 → group 1); want two groups", c, groups[0], groups[1])
+			return nil, t.err(0, 0, "column %q: every node with a known value is in one group (%d with value <= 0 → group 0, %d with value > 0 → group 1); want two groups", c, groups[0], groups[1])
 		}
 	}
 	spec := sensSpec{file: t.file, cols: cols, min: o.MinGroupSize, merge: o.MergeSmallGroups, warnf: d0.warnf, noNames: identity}
@@ -517,7 +517,7 @@ func (t *table) dataset(name, labelCol, sensCol string, exclude []string, o Opti
 	if err != nil {
 		return nil, err
 	}
-	ds, err := t.features(name, lc, sc, append(append([]string(nil), exclude...), o.IntersectSens...), o.IncludeSens, scale, nil, sens)
+	ds, err := t.features(name, lc, sc, append(append([]string(nil), exclude...), o.IntersectSens...), o.IncludeSens, scale, nil, sens, catSpec{})
 	if err != nil {
 		return nil, err
 	}

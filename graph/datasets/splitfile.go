@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"strconv"
 )
 
 // parseSplitFile reads {"train": [...], "val": [...], "test": [...]} with
-// 0-based row indices. Each index must be an integer in [0, n) of a node
+// 0-based row indices. Each index must be an integer in [0, n) (in any
+// notation: 838, 838.0, 8.38e+02; see parseIndex) of a node
 // with a known label, and no node may be in two lists, except that val
 // and test may be the very same list (as in FairGNN's NBA split, which
 // validates on the test set). Errors name file:line:column.
@@ -65,8 +65,8 @@ func parseSplitFile(data []byte, file string, n int, labels []int) (Split, error
 				start++
 			}
 			num, ok := tok.(json.Number)
-			v, perr := strconv.ParseInt(string(num), 10, 64)
-			if !ok || perr != nil {
+			v, _, isInt := parseIndex(string(num))
+			if !ok || !isInt {
 				return Split{}, errAt(start, "%s[%d] = %v, want an integer row index", key, len(list), tok)
 			}
 			if v < 0 || v >= int64(n) {

@@ -19,7 +19,8 @@ const (
 	colNumber colKind = iota // a finite float64, possibly via a text map
 	colID                    // an integer id (int64 or uint64)
 	colSkip                  // not parsed at all
-	colText                  // kept as trimmed text (user ids, labels, groups)
+	colText                  // kept as trimmed text (user ids, the split, categories)
+	colRaw                   // kept as written, untrimmed (labels, groups: spellings are checked)
 )
 
 // idKey is a user id parsed exactly: integers beyond 2^53 are common.
@@ -78,10 +79,14 @@ type table struct {
 	header []string
 	data   []float64
 	ids    []idKey
-	// text holds the trimmed cells of the colText columns, by column.
-	text  map[int][]string
-	lines []int
-	rows  int
+	// text holds the cells of the colText (trimmed) and colRaw (as
+	// written) columns, by column; cols their 1-based byte columns.
+	text map[int][]string
+	cols map[int][]int
+	// rowsFile: lines are the rows of a Parquet file (FileError.Rows).
+	rowsFile bool
+	lines    []int
+	rows     int
 }
 
 func (t *table) col(name string) int {
@@ -91,6 +96,22 @@ func (t *table) col(name string) int {
 		}
 	}
 	return -1
+}
+
+// err is fileErr for t's file, or rowErr when its places are rows.
+func (t *table) err(line, col int, format string, args ...any) *FileError {
+	if t.rowsFile {
+		return rowErr(t.file, line, col, format, args...)
+	}
+	return fileErr(t.file, line, col, format, args...)
+}
+
+// unit names t's places in messages: "line", or "row" for Parquet.
+func (t *table) unit() string {
+	if t.rowsFile {
+		return "row"
+	}
+	return "line"
 }
 
 func (t *table) at(r, c int) float64 { return t.data[r*len(t.header)+c] }
@@ -184,36 +205,11 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 	if err != nil {
 		return nil, csvErr(file, err)
 	}
-	header := make([]string, len(rec))
-	seen := map[string]int{}
-	for k, h := range rec {
-		if !utf8.ValidString(h) {
-			return nil, fileErr(file, 1, k+1, "column %d's name is not valid UTF-8 text; want a UTF-8 file", k+1)
-		}
-		h = strings.TrimSpace(h)
-		if k == 0 {
-			h = strings.TrimPrefix(h, "\ufeff")
-		}
-		if h == "" {
-			return nil, fileErr(file, 1, k+1, "column %d has an empty name", k+1)
-		}
-		if j, ok := seen[h]; ok {
-			return nil, fileErr(file, 1, k+1, "column name %s repeats column %d", quote(h), j+1)
-		}
-		seen[h] = k
-		header[k] = h
-	}
-	if err := (&table{file: file, header: header}).need(spec.need...); err != nil {
+	tb, err := newTableBuilder(file, rec, spec, false)
+	if err != nil {
 		return nil, err
 	}
-	kinds := make([]colKind, len(header))
-	maps := make([]map[string]float64, len(header))
-	for k, h := range header {
-		kinds[k] = spec.kinds[h]
-		maps[k] = spec.textMaps[h]
-	}
-	t := &table{file: file, header: header, text: map[int][]string{}}
-	C := len(header)
+	C := len(tb.t.header)
 	for {
 		mark()
 		rec, err := cr.Read()
@@ -227,12 +223,6 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && C > 1 {
 			continue // a blank line
 		}
-		for k, cell := range rec {
-			if !utf8.ValidString(cell) {
-				l, col := cr.FieldPos(k)
-				return nil, fileErr(file, l, col, "field %d is not valid UTF-8 text (%s); want a UTF-8 file", k+1, quote(strings.ToValidUTF8(cell, "\ufffd")))
-			}
-		}
 		if len(rec) != C {
 			for k, cell := range rec {
 				if strings.Contains(cell, "\n") {
@@ -240,67 +230,161 @@ func readTable(r io.Reader, mark func(), file string, spec tableSpec) (*table, e
 					return nil, fileErr(file, l, col, "a quoted field that starts here is never closed: it runs on across %d lines; close the quote (\"\")", strings.Count(cell, "\n"))
 				}
 			}
-			return nil, fileErr(file, line, 0, "ragged row: %d fields, want %d (as many as the header)", len(rec), C)
 		}
-		for k, cell := range rec {
-			switch kinds[k] {
-			case colSkip:
-				t.data = append(t.data, math.NaN())
-			case colText:
-				t.text[k] = append(t.text[k], strings.TrimSpace(cell))
-				t.data = append(t.data, math.NaN())
-			case colID:
-				id, ok := parseID(strings.TrimSpace(cell))
-				if !ok {
-					_, col := cr.FieldPos(k)
-					return nil, fileErr(file, line, col, "column %s: %s is not an integer id", quote(header[k]), quote(cell))
-				}
-				t.ids = append(t.ids, id)
-				t.data = append(t.data, math.NaN())
-			default:
-				if m := maps[k]; m != nil {
-					if v, ok := m[normKey(cell)]; ok {
-						t.data = append(t.data, v)
-						continue
-					}
-				}
-				s := strings.TrimSpace(cell)
-				v, err := parseNumber(s)
-				if err != nil {
-					_, col := cr.FieldPos(k)
-					if s == "" {
-						return nil, fileErr(file, line, col, "column %s: empty cell, want a number", quote(header[k]))
-					}
-					if m := maps[k]; m != nil {
-						keys := make([]string, 0, len(m))
-						for key := range m {
-							keys = append(keys, strconv.Quote(key))
-						}
-						sort.Strings(keys)
-						return nil, fileErr(file, line, col, "column %s: %s is not a number nor one of the mapped values %s", quote(header[k]), quote(cell), strings.Join(keys, ", "))
-					}
-					if g, gerr := strconv.ParseFloat(s, 64); gerr == nil || errors.Is(gerr, strconv.ErrRange) {
-						if math.IsNaN(g) || math.IsInf(g, 0) {
-							return nil, fileErr(file, line, col, "column %s: %s is not finite, want a finite number", quote(header[k]), quote(cell))
-						}
-						return nil, fileErr(file, line, col, "column %s: %s is not a plain decimal number (Go's syntax, such as 1_000 or 0x1p3, is not read)", quote(header[k]), quote(cell))
-					}
-					return nil, fileErr(file, line, col, "column %s: %s is not a number", quote(header[k]), quote(cell))
-				}
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					_, col := cr.FieldPos(k)
-					return nil, fileErr(file, line, col, "column %s: %s is not finite, want a finite number", quote(header[k]), quote(cell))
-				}
-				t.data = append(t.data, v)
+		if err := tb.record(rec, line, cr.FieldPos); err != nil {
+			return nil, err
+		}
+	}
+	return tb.done()
+}
+
+// tableBuilder checks and stores the records of a table, whatever its
+// file format: the CSV reader and the Parquet reader feed it the same
+// cells, so that both apply the same rules and name the same places.
+type tableBuilder struct {
+	t     *table
+	kinds []colKind
+	maps  []map[string]float64
+	// rows: the file's places are rows (Parquet), not lines.
+	rows bool
+}
+
+// newTableBuilder checks the header (UTF-8, non-empty, unique names, the
+// needed columns present) and returns a builder for its rows.
+func newTableBuilder(file string, rec []string, spec tableSpec, rows bool) (*tableBuilder, error) {
+	errAt := func(k int, format string, args ...any) error {
+		if rows {
+			return rowErr(file, 0, k+1, format, args...)
+		}
+		return fileErr(file, 1, k+1, format, args...)
+	}
+	header := make([]string, len(rec))
+	seen := map[string]int{}
+	for k, h := range rec {
+		if !utf8.ValidString(h) {
+			return nil, errAt(k, "column %d's name is not valid UTF-8 text; want a UTF-8 file", k+1)
+		}
+		h = strings.TrimSpace(h)
+		if k == 0 {
+			h = strings.TrimPrefix(h, "\ufeff")
+		}
+		if h == "" {
+			return nil, errAt(k, "column %d has an empty name", k+1)
+		}
+		if j, ok := seen[h]; ok {
+			return nil, errAt(k, "column name %s repeats column %d", quote(h), j+1)
+		}
+		seen[h] = k
+		header[k] = h
+	}
+	if err := (&table{file: file, header: header}).need(spec.need...); err != nil {
+		if fe, ok := err.(*FileError); ok && rows {
+			fe.Line, fe.Rows = 0, true
+		}
+		return nil, err
+	}
+	tb := &tableBuilder{t: &table{file: file, header: header, text: map[int][]string{}, cols: map[int][]int{}, rowsFile: rows},
+		kinds: make([]colKind, len(header)), maps: make([]map[string]float64, len(header)), rows: rows}
+	for k, h := range header {
+		tb.kinds[k] = spec.kinds[h]
+		tb.maps[k] = spec.textMaps[h]
+	}
+	return tb, nil
+}
+
+// record checks and stores one data row: its cells, the line (or, for
+// Parquet, the row) where it starts, and pos giving each cell's line and
+// 1-based column.
+func (tb *tableBuilder) record(rec []string, line int, pos func(k int) (int, int)) error {
+	t := tb.t
+	file, header := t.file, t.header
+	C := len(header)
+	errAt := func(l, col int, format string, args ...any) error {
+		if tb.rows {
+			return rowErr(file, l, col, format, args...)
+		}
+		return fileErr(file, l, col, format, args...)
+	}
+	for k, cell := range rec {
+		if !utf8.ValidString(cell) {
+			l, col := pos(k)
+			return errAt(l, col, "field %d is not valid UTF-8 text (%s); want a UTF-8 file", k+1, quote(strings.ToValidUTF8(cell, "\ufffd")))
+		}
+	}
+	if len(rec) != C {
+		return errAt(line, 0, "ragged row: %d fields, want %d (as many as the header)", len(rec), C)
+	}
+	for k, cell := range rec {
+		switch tb.kinds[k] {
+		case colSkip:
+			t.data = append(t.data, math.NaN())
+		case colText, colRaw:
+			if tb.kinds[k] == colText {
+				cell = strings.TrimSpace(cell)
 			}
+			_, col := pos(k)
+			t.text[k] = append(t.text[k], cell)
+			t.cols[k] = append(t.cols[k], col)
+			t.data = append(t.data, math.NaN())
+		case colID:
+			id, ok := parseID(strings.TrimSpace(cell))
+			if !ok {
+				_, col := pos(k)
+				return errAt(line, col, "column %s: %s is not an integer id", quote(header[k]), quote(cell))
+			}
+			t.ids = append(t.ids, id)
+			t.data = append(t.data, math.NaN())
+		default:
+			if m := tb.maps[k]; m != nil {
+				if v, ok := m[normKey(cell)]; ok {
+					t.data = append(t.data, v)
+					continue
+				}
+			}
+			s := strings.TrimSpace(cell)
+			v, err := parseNumber(s)
+			if err != nil {
+				_, col := pos(k)
+				if s == "" {
+					return errAt(line, col, "column %s: empty cell, want a number", quote(header[k]))
+				}
+				if m := tb.maps[k]; m != nil {
+					keys := make([]string, 0, len(m))
+					for key := range m {
+						keys = append(keys, strconv.Quote(key))
+					}
+					sort.Strings(keys)
+					return errAt(line, col, "column %s: %s is not a number nor one of the mapped values %s", quote(header[k]), quote(cell), strings.Join(keys, ", "))
+				}
+				if g, gerr := strconv.ParseFloat(s, 64); gerr == nil || errors.Is(gerr, strconv.ErrRange) {
+					if math.IsNaN(g) || math.IsInf(g, 0) {
+						return errAt(line, col, "column %s: %s is not finite, want a finite number", quote(header[k]), quote(cell))
+					}
+					return errAt(line, col, "column %s: %s is not a plain decimal number (Go's syntax, such as 1_000 or 0x1p3, is not read)", quote(header[k]), quote(cell))
+				}
+				return errAt(line, col, "column %s: %s is not a number", quote(header[k]), quote(cell))
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				_, col := pos(k)
+				return errAt(line, col, "column %s: %s is not finite, want a finite number", quote(header[k]), quote(cell))
+			}
+			t.data = append(t.data, v)
 		}
-		t.lines = append(t.lines, line)
-		t.rows++
 	}
-	if t.rows == 0 {
-		return nil, fileErr(file, 2, 0, "no data rows after the header")
+	t.lines = append(t.lines, line)
+	t.rows++
+	return nil
+}
+
+// done returns the table, or an error when it has no data row.
+func (tb *tableBuilder) done() (*table, error) {
+	if tb.t.rows == 0 {
+		if tb.rows {
+			return nil, rowErr(tb.t.file, 0, 0, "no data rows")
+		}
+		return nil, fileErr(tb.t.file, 2, 0, "no data rows after the header")
 	}
-	return t, nil
+	return tb.t, nil
 }
 
 func csvErr(file string, err error) error {

@@ -93,6 +93,9 @@ func openText(path string) (*textFile, error) {
 	}
 	if err := checkText(path, head, len(head) < sniffBytes); err != nil {
 		f.Close()
+		if bytes.HasPrefix(head, []byte("PAR1")) {
+			err.Msg += " (this is a Parquet file: read it with the parquet format)"
+		}
 		return nil, err
 	}
 	if bytes.HasPrefix(head, []byte("\ufeff")) {
@@ -104,7 +107,7 @@ func openText(path string) (*textFile, error) {
 // checkText returns a *FileError if head, the first bytes of file, holds
 // a NUL byte or invalid UTF-8. whole says head is the whole file (else its
 // last, possibly cut, rune is not checked).
-func checkText(file string, head []byte, whole bool) error {
+func checkText(file string, head []byte, whole bool) *FileError {
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		line := 1 + bytes.Count(head[:i], []byte{'\n'})
 		return fileErr(file, line, 0, "binary or not UTF-8 text: NUL byte at byte %d; want a text file", i+1)

@@ -17,7 +17,24 @@ type Schema struct {
 	Names []string `json:"names"`
 	// Scaling, if not nil, is the min-max scaling of every column.
 	Scaling *MinMax `json:"scaling,omitempty"`
+	// Categorical lists the categorical columns that were one-hot encoded:
+	// each level of each became a column of Names named OneHotName(column,
+	// level), 1 for the rows of that level and 0 otherwise (scaled by the
+	// identity: Min −1, Max 1). New data is encoded with these levels; a
+	// level not among them is refused.
+	Categorical []Categorical `json:"categorical,omitempty"`
 }
+
+// Categorical is a one-hot encoded column: its name in the table and its
+// levels, in the order of their columns.
+type Categorical struct {
+	Column string   `json:"column"`
+	Levels []string `json:"levels"`
+}
+
+// OneHotName is the name of the feature column of a categorical column's
+// level: "column=level".
+func OneHotName(column, level string) string { return column + "=" + level }
 
 // MinMax is a min-max scaling: raw value x of column j becomes
 // 2(x − Min[j])/(Max[j] − Min[j]) − 1, and 0 when Max[j] = Min[j] (a
@@ -27,10 +44,14 @@ type MinMax struct {
 	Max []float64 `json:"max"`
 }
 
-// Validate checks that the names are non-empty and unique and that the
+// Validate checks that the names are non-empty and unique, that the
 // scaling, if any, has one finite Min ≤ Max per column whose range is
-// finite.
+// finite, and that every categorical column has a name, at least one
+// level, no level twice and a column of Names per level.
 func (s Schema) Validate() error {
+	if err := s.validateCategorical(); err != nil {
+		return err
+	}
 	seen := make(map[string]int, len(s.Names))
 	for j, n := range s.Names {
 		if n == "" {
@@ -56,6 +77,37 @@ func (s Schema) Validate() error {
 	return nil
 }
 
+func (s Schema) validateCategorical() error {
+	names := make(map[string]bool, len(s.Names))
+	for _, n := range s.Names {
+		names[n] = true
+	}
+	cols := map[string]bool{}
+	for _, c := range s.Categorical {
+		if c.Column == "" {
+			return fmt.Errorf("features: Schema: a categorical column has an empty name")
+		}
+		if cols[c.Column] {
+			return fmt.Errorf("features: Schema: categorical column %q is listed twice", c.Column)
+		}
+		cols[c.Column] = true
+		if len(c.Levels) == 0 {
+			return fmt.Errorf("features: Schema: categorical column %q has no level", c.Column)
+		}
+		seen := make(map[string]bool, len(c.Levels))
+		for _, l := range c.Levels {
+			if seen[l] {
+				return fmt.Errorf("features: Schema: categorical column %q lists level %q twice", c.Column, l)
+			}
+			seen[l] = true
+			if !names[OneHotName(c.Column, l)] {
+				return fmt.Errorf("features: Schema: categorical column %q has level %q but no column %q", c.Column, l, OneHotName(c.Column, l))
+			}
+		}
+	}
+	return nil
+}
+
 // Scale maps raw value x of column j with the schema's scaling (x itself
 // without one).
 func (s Schema) Scale(j int, x float64) float64 {
@@ -70,10 +122,21 @@ func (s Schema) Scale(j int, x float64) float64 {
 }
 
 // Equal reports whether two schemas have the same names in the same
-// order and the same scaling.
+// order, the same scaling and the same categorical columns and levels.
 func (s Schema) Equal(o Schema) bool {
-	if len(s.Names) != len(o.Names) || (s.Scaling == nil) != (o.Scaling == nil) {
+	if len(s.Names) != len(o.Names) || (s.Scaling == nil) != (o.Scaling == nil) || len(s.Categorical) != len(o.Categorical) {
 		return false
+	}
+	for k, c := range s.Categorical {
+		d := o.Categorical[k]
+		if c.Column != d.Column || len(c.Levels) != len(d.Levels) {
+			return false
+		}
+		for j := range c.Levels {
+			if c.Levels[j] != d.Levels[j] {
+				return false
+			}
+		}
 	}
 	for j := range s.Names {
 		if s.Names[j] != o.Names[j] {

@@ -29,3 +29,23 @@ func TestSchema(t *testing.T) {
 		assert.Error(t, bad.Validate(), name)
 	}
 }
+
+func TestSchemaCategorical(t *testing.T) {
+	s := Schema{Names: []string{"a", "job=x", "job=y"}, Categorical: []Categorical{{Column: "job", Levels: []string{"x", "y"}}}}
+	assert.NoError(t, s.Validate())
+	assert.True(t, s.Equal(s))
+	o := s
+	o.Categorical = []Categorical{{Column: "job", Levels: []string{"y", "x"}}}
+	assert.False(t, s.Equal(o))
+	for name, c := range map[string][]Categorical{
+		"empty column": {{Column: "", Levels: []string{"x"}}},
+		"no level":     {{Column: "job"}},
+		"twice":        {{Column: "job", Levels: []string{"x", "x"}}},
+		"no column":    {{Column: "job", Levels: []string{"x", "z"}}},
+		"column twice": {{Column: "job", Levels: []string{"x"}}, {Column: "job", Levels: []string{"y"}}},
+	} {
+		bad := s
+		bad.Categorical = c
+		assert.Error(t, bad.Validate(), name)
+	}
+}

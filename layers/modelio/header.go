@@ -238,7 +238,7 @@ var subKeys = map[string][]string{
 	"backbone": {"kind", "config"},
 	"sens":     {"nodes", "fingerprint"},
 	"params":   {"name", "shape"},
-	"features": {"names", "scaling"},
+	"features": {"names", "scaling", "categorical"},
 }
 
 // exactKeys checks that the JSON object raw has exactly the keys of
@@ -251,10 +251,21 @@ func exactKeys(raw json.RawMessage, what string) error {
 	want := subKeys[what]
 	optional := map[string]bool{}
 	if what == "features" {
-		optional["scaling"] = true
+		optional["scaling"], optional["categorical"] = true, true
 		if s, ok := keys["scaling"]; ok {
 			if err := exactObjectKeys(s, "features.scaling", "min", "max"); err != nil {
 				return err
+			}
+		}
+		if s, ok := keys["categorical"]; ok {
+			var cats []json.RawMessage
+			if err := json.Unmarshal(s, &cats); err != nil {
+				return fmt.Errorf("%w: features.categorical: %w", ErrFormat, err)
+			}
+			for _, c := range cats {
+				if err := exactObjectKeys(c, "features.categorical", "column", "levels"); err != nil {
+					return err
+				}
 			}
 		}
 	}

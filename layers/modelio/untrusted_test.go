@@ -211,6 +211,26 @@ func TestFeatureSchema(t *testing.T) {
 	})
 	_, err = modelio.ReadHeader(bytes.NewReader(miscased))
 	assert.ErrorIs(t, err, modelio.ErrFormat)
+
+	// A categorical column's levels travel with the schema; a stray key in
+	// them is refused.
+	cat := &features.Schema{Names: []string{"a", "job=x", "job=y", "d"}, Categorical: []features.Categorical{{Column: "job", Levels: []string{"x", "y"}}}}
+	buf.Reset()
+	cfg.Features = cat
+	require.NoError(t, modelio.SaveWith(&buf, m, cfg))
+	h, err = modelio.ReadHeader(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	assert.Equal(t, cat, h.Features)
+	stray := withHeader(t, buf.Bytes(), func(h map[string]any) {
+		h["features"].(map[string]any)["categorical"].([]any)[0].(map[string]any)["order"] = 1
+	})
+	_, err = modelio.ReadHeader(bytes.NewReader(stray))
+	assert.ErrorIs(t, err, modelio.ErrFormat)
+	unknownLevel := withHeader(t, buf.Bytes(), func(h map[string]any) {
+		h["features"].(map[string]any)["categorical"].([]any)[0].(map[string]any)["levels"] = []string{"x", "z"}
+	})
+	_, err = modelio.ReadHeader(bytes.NewReader(unknownLevel))
+	assert.ErrorIs(t, err, modelio.ErrFormat)
 }
 
 // FuzzLoad: no input makes Load panic, or allocate more than a small
