@@ -204,3 +204,52 @@ func spectralNormSq(m []float64, rows, n int) float64 {
 	}
 	return best
 }
+
+// NewSoftDeltaS builds the binary Δs from soft group memberships: p[i] is
+// the probability that node i is in group 1 (1 or 0 where the group is
+// known, an estimate elsewhere, such as FairGNN's estimator gives;
+// fairtrain.EstimateSens), or NaN for a node left out. With W₁ = Σ p_i
+// and W₀ = Σ (1 − p_i) over the nodes not left out,
+//
+//	Δs_i = p_i/W₁ − (1 − p_i)/W₀,
+//
+// so (Δs·SF(F))_j is the difference of the groups' weighted mean
+// probabilities of class j, each node counting in group 1 with weight
+// p_i and in group 0 with weight 1 − p_i. With p in {0, 1} (and NaN for
+// unknown) it is NewDeltaS's binary form exactly. Counts reports the
+// rounded weights W₀, W₁ and Known the nodes not left out.
+//
+// NewSoftDeltaS returns an error for an empty p, a value outside [0, 1]
+// that is not NaN, or a group of total weight below 1/2.
+func NewSoftDeltaS(p []float64) (*DeltaS, error) {
+	n := len(p)
+	if n == 0 {
+		return nil, fmt.Errorf("fmp: NewSoftDeltaS: empty memberships")
+	}
+	var w0, w1 float64
+	known := 0
+	for i, v := range p {
+		if math.IsNaN(v) {
+			continue
+		}
+		if v < 0 || v > 1 {
+			return nil, fmt.Errorf("fmp: NewSoftDeltaS: p[%d] = %v, want a probability in [0, 1] or NaN (left out)", i, v)
+		}
+		w0 += 1 - v
+		w1 += v
+		known++
+	}
+	if w0 < 0.5 || w1 < 0.5 {
+		return nil, fmt.Errorf("fmp: NewSoftDeltaS: group weights %.3g (group 0) and %.3g (group 1), want both ≥ 1/2: the memberships put (almost) every node in one group", w0, w1)
+	}
+	ds := &DeltaS{n: n, rows: 1, groups: 2, counts: []int{int(math.Round(w0)), int(math.Round(w1))}, known: known, id: deltaIDs.Add(1)}
+	ds.d64 = make([]float64, n)
+	for i, v := range p {
+		if math.IsNaN(v) {
+			continue
+		}
+		ds.d64[i] = v/w1 - (1-v)/w0
+	}
+	ds.normSq = spectralNormSq(ds.d64, 1, n)
+	return ds, nil
+}

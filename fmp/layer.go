@@ -380,3 +380,42 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 	}
 	return tr, nil
 }
+
+// NewSoft is New for soft group memberships (see NewSoftDeltaS): p[i] is
+// the probability that node i is in group 1 (NaN: left out), for example
+// the estimates of a sensitive-attribute estimator where the group is
+// unknown and 0 or 1 where it is known. The layer's SensitiveAttribute
+// for audits is the rounding of p (−1 where NaN). It returns New's errors
+// and NewSoftDeltaS's.
+func NewSoft(adj *graph.Matrix, p []float64, cfg Config) (*Layer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if adj == nil {
+		return nil, fmt.Errorf("fmp: NewSoft: nil adjacency")
+	}
+	r, c := adj.Dims()
+	if r != c || r != len(p) {
+		return nil, fmt.Errorf("fmp: NewSoft: adjacency is %d × %d and p has %d entries, want n × n with n = len(p)", r, c, len(p))
+	}
+	if cfg.PerGroupRows {
+		return nil, fmt.Errorf("fmp: NewSoft: PerGroupRows is set, want the binary single row for soft memberships")
+	}
+	if err := checkPropagation(adj); err != nil {
+		return nil, fmt.Errorf("fmp: NewSoft: adjacency: %w", err)
+	}
+	ds, err := NewSoftDeltaS(p)
+	if err != nil {
+		return nil, err
+	}
+	sens := make([]int, len(p))
+	for i, v := range p {
+		switch {
+		case math.IsNaN(v):
+			sens[i] = -1
+		case v > 0.5:
+			sens[i] = 1
+		}
+	}
+	return newChecked(adj, sens, ds, cfg), nil
+}

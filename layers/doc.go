@@ -11,8 +11,10 @@
 //   - layers/minibatch: training on sampled neighbourhoods and whole-graph
 //     inference layer by layer, for graphs larger than memory;
 //   - layers/modelio: model files (Save, Load);
-//   - layers/fairtrain: fairness-aware training strategies (a demographic
-//     parity regulariser, an adversary, fair mixup);
+//   - layers/fairtrain: fairness-aware training (a demographic parity
+//     regulariser, an adversary, fair mixup, FairGNN, NIFTY);
+//   - layers/perturb: counterfactual unfairness and instability of any
+//     trained model;
 //   - layers/postprocess: post-processing of a trained model's
 //     probabilities (per-group thresholds);
 //   - layers/blas: the BLAS that gorgonia's dense products run on.

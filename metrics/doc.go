@@ -8,7 +8,10 @@
 // the usual ones from predicted probabilities on a node subset; bootstrap
 // intervals for all of them ([Bootstrap], [BootstrapFrame]); and the
 // selection rules ([Rule], [Choose]) by which FMP's frontier and the
-// per-group thresholds choose a setting on validation data.
+// per-group thresholds choose a setting on validation data; and
+// [ChangeRate], the share of decisions two predictions disagree on, behind
+// NIFTY's counterfactual unfairness and instability (package
+// layers/perturb makes the predictions).
 //
 // # Concepts
 //

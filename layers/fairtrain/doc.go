@@ -1,10 +1,46 @@
 // Package fairtrain adds fairness to the training of any fairmp model:
-// three strategies from the FMP paper's baselines that change the loss
-// (and, for the adversary, the schedule) of [train.Fit], whatever the
-// backbone (MLP, GCN, SGC, APPNP, GAT, JKNet, FMP's models). They are the
-// in-training methods FMP is compared with; post-processing of a trained
-// model (per-group thresholds) is package layers/postprocess, and FMP
-// itself package fmp.
+// the in-training methods FMP is compared with. Three strategies from the
+// FMP paper's baselines change the loss (and, for the adversary, the
+// schedule) of [train.Fit], whatever the backbone (MLP, GCN, SGC, APPNP,
+// GAT, JKNet, FMP's models); two published fair GNNs, FairGNN and NIFTY,
+// train the backbone inside an architecture of their own ([Encoder]).
+// Post-processing of a trained model (per-group thresholds) is package
+// layers/postprocess, FMP itself package fmp, and the counterfactual
+// unfairness and instability NIFTY is judged by package layers/perturb.
+//
+// # Methods by name
+//
+// Every method is a [Method]: a plain configuration struct with a
+// DefaultXxxConfig constructor, Validate, a fairness weight (Weight,
+// WithWeight) and a seed (WithSeed). [Lookup] gives one by name and
+// [Names] lists them ("regularizer", "adversary", "mixup", "fairgnn",
+// "nifty"): commands and experiments list methods through them, so a
+// method declared here is offered everywhere. [Fit] trains a model with
+// any of them, from a backbone configuration of any declared kind:
+//
+//	m, err := fairtrain.Lookup("fairgnn")              // or DefaultFairGNNConfig()
+//	m = m.WithWeight(1).WithSeed(seed)
+//	cfg, err := layers.LookupKind("gcn")...Configure(d, 2, opts)
+//	fit, err := fairtrain.Fit(m, cfg, fairtrain.NewSetup(ds.Graph, task, ds.Sens), train.DefaultConfig())
+//	pred, err := train.Predict(fit.Model, task, nil)
+//
+// # FairGNN and NIFTY
+//
+//   - [FairGNNConfig] (Dai & Wang, WSDM 2021): a sensitive-attribute
+//     estimator trained on the nodes whose group is known (sens −1
+//     elsewhere: the method is built for an attribute known for a few
+//     nodes only; [EstimateSens] is the estimator alone), an adversary
+//     that predicts the estimated group from the representation, and the
+//     covariance between estimated group and prediction.
+//   - [NIFTYConfig] (Agarwal, Lakkaraju & Zitnik, UAI 2021): two augmented
+//     views per epoch (feature noise and dropped edges; the second also
+//     flips the sensitive feature), a Siamese similarity loss between
+//     their representations, and layer-wise Lipschitz normalisation.
+//
+// Both build an [Encoder] on the backbone: the backbone, with its output
+// width set to the method's representation width, as the body, and a
+// linear head. Their configurations document the reference code's
+// defaults and every difference from it.
 //
 // # Strategies
 //
@@ -48,9 +84,11 @@
 //
 // # Ops
 //
-// [DPGap] and [BCEWithLogits] are custom gorgonia ops (float32 and float64,
-// computed in float64 with max-subtraction or the stable softplus form),
-// checked against plain-Go implementations and by finite differences.
+// [DPGap], [BCEWithLogits], [BCEWithLogitsSoft], [Covariance],
+// [NegCosine] and [StopGradient] are custom gorgonia ops (float32 and
+// float64, computed in float64 with max-subtraction or the stable softplus
+// form), checked against plain-Go implementations and by finite
+// differences.
 //
 // # Errors
 //
@@ -60,6 +98,9 @@
 // (or a non-binary attribute for the adversary and mixup), and for the
 // adversary a training run too short to reach the adversarial phase.
 // Errors of the loss construction (for example a Positive class the model
-// does not have) are returned by train.Fit. Nothing panics on user
-// input.
+// does not have) are returned by train.Fit. Fit also refuses FairGNN on an
+// attribute that is not binary or lacks a known member of either group,
+// and NIFTY with dropped edges on a backbone that cannot propagate over
+// another matrix (GAT, JKNet: set EdgeDrop to 0), naming the fix. Nothing
+// panics on user input.
 package fairtrain

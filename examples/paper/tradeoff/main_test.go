@@ -279,3 +279,24 @@ func TestRuntimeBars(t *testing.T) {
 	assert.Equal(t, "2.5", secondsText(2.5))
 	assert.Error(t, plotRuntime(filepath.Join(dir, "none.svg"), "test", &options{models: []string{"sgc"}}, ps), "no runs for the backbones asked")
 }
+
+// TestFairGNNAndNIFTY sweeps the two methods that build their own model on
+// the backbone, listed by fairtrain's names; the fmp backbone skips them.
+func TestFairGNNAndNIFTY(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"-dataset", "synthetic", "-n", "120", "-models", "gcn,fmp", "-methods", "fairgnn,nifty", "-seeds", "1",
+		"-epochs", "6", "-fairgnn-betas", "0.1,1", "-nifty-lambdas", "0.5", "-fmp-lambdas", "1", "-hidden", "8", "-out", dir}
+	if err := run(args, &out, &errb); err != nil {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "synthetic_tradeoff.csv"))
+	require.NoError(t, err)
+	for _, want := range []string{"gcn,fairgnn,0.1,1,", "gcn,fairgnn,1,1,", "gcn,nifty,0.5,1,", "fmp,fmp,1,1,"} {
+		assert.Contains(t, string(csv), want)
+	}
+	assert.NotContains(t, string(csv), "fmp,fairgnn")
+	assert.Contains(t, out.String(), "| fairgnn |")
+	err = run([]string{"-dataset", "synthetic", "-methods", "fairgcn"}, &out, &errb)
+	assert.ErrorContains(t, err, "regularizer, adversary, mixup, fairgnn, nifty")
+}

@@ -21,6 +21,8 @@ var methodStyle = map[string]struct {
 	"regularizer": {svgplot.Blue, svgplot.Circle},
 	"adversary":   {svgplot.SkyBlue, svgplot.Square},
 	"mixup":       {svgplot.BluishGreen, svgplot.TriangleDown},
+	"fairgnn":     {svgplot.Yellow, svgplot.Square},
+	"nifty":       {svgplot.Orange, svgplot.Circle},
 	"fmp":         {svgplot.ReddishPurple, svgplot.Diamond},
 	"fmp-post-s0": {svgplot.ReddishPurple, svgplot.Diamond},
 	"fmp-post-s1": {svgplot.Orange, svgplot.Diamond},
@@ -29,7 +31,7 @@ var methodStyle = map[string]struct {
 
 // methodRank orders the methods in the legends: training first (plain,
 // then the strategies), post-processing last.
-var methodRank = map[string]int{"plain": 0, "regularizer": 1, "adversary": 2, "mixup": 3, "fmp": 4, "fmp-post-s0": 5, "fmp-post-s1": 6, "thresholds": 7}
+var methodRank = map[string]int{"plain": 0, "regularizer": 1, "adversary": 2, "mixup": 3, "fairgnn": 4, "nifty": 5, "fmp": 6, "fmp-post-s0": 7, "fmp-post-s1": 8, "thresholds": 9}
 
 // style returns meth's colour and marker (a grey circle for a method
 // without one).

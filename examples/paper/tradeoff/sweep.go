@@ -35,7 +35,11 @@ const (
 	regGrid = "1,2,5,8,10,20,50,80,100"
 	advGrid = "1,2,5,8,10,20,30"
 	mixGrid = "0.5,1,2,5,10,20,50,100"
-	fmpGrid = "0.5,1,2,5,10,20"
+	// FairGNN's adversary weight β around its code's default (0.01) and
+	// its scripts' (1); NIFTY's similarity coefficient λ over [0, 1).
+	fairgnnGrid = "0.01,0.1,1,10"
+	niftyGrid   = "0.1,0.3,0.5,0.7,0.9"
+	fmpGrid     = "0.5,1,2,5,10,20"
 )
 
 // options are the command's flags.
@@ -70,10 +74,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.dataset, "dataset", "bail", `data set: a datasets preset ("nba", "bail", "credit", ...), "synthetic" (generated, -n nodes) or "pokec-z" (generated, Pokec-z's shape)`)
 	fs.IntVar(&o.synthN, "n", 2000, "number of nodes of the synthetic data set")
 	models := fs.String("models", "gcn", "comma-separated backbones: mlp, gcn, sgc, appnp, gat, fmp (MLP → FMP, which adds its λf sweep)")
-	methods := fs.String("methods", "regularizer,adversary,mixup", "comma-separated strategies")
+	methods := fs.String("methods", "regularizer,adversary,mixup", "comma-separated training methods ("+strings.Join(fairtrain.Names(), ", ")+") and fmp")
 	reg := fs.String("reg-alphas", regGrid, "α grid of the regulariser (α = 0 is the plain run)")
 	adv := fs.String("adv-alphas", advGrid, "α grid of the adversary")
 	mix := fs.String("mix-alphas", mixGrid, "α grid of fair mixup")
+	fgnn := fs.String("fairgnn-betas", fairgnnGrid, "adversary-weight grid of FairGNN (β; α stays at its default)")
+	nifty := fs.String("nifty-lambdas", niftyGrid, "similarity-coefficient grid of NIFTY (λ in [0, 1))")
 	fmpL := fs.String("fmp-lambdas", fmpGrid, "λf grid of the fmp backbone's own sweep (method \"fmp\"; λf = 0 is its plain run)")
 	fs.Float64Var(&o.lambdaS, "lambda-s", fmp.DefaultConfig().LambdaS, "λs of the fmp backbone")
 	o.adv = fairtrain.DefaultAdversaryConfig()
@@ -120,21 +126,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		*methods += ",fmp"
 	}
 	o.methods = cli.SplitList(*methods)
+	grids := map[string]*string{"regularizer": reg, "adversary": adv, "mixup": mix, "fairgnn": fgnn, "nifty": nifty, "fmp": fmpL}
 	for _, m := range o.methods {
-		var g string
-		switch m {
-		case "regularizer":
-			g = *reg
-		case "adversary":
-			g = *adv
-		case "mixup":
-			g = *mix
-		case "fmp":
-			g = *fmpL
-		default:
-			return nil, fmt.Errorf("-methods: unknown strategy %q, want regularizer, adversary, mixup or fmp", m)
+		if _, err := fairtrain.Lookup(m); err != nil && m != "fmp" {
+			return nil, fmt.Errorf("-methods: %w, or fmp", err)
 		}
-		alphas, err := parseGrid(g)
+		g, ok := grids[m]
+		if !ok {
+			return nil, fmt.Errorf("-methods: %s has no grid flag in this command", m)
+		}
+		alphas, err := parseGrid(*g)
 		if err != nil {
 			return nil, fmt.Errorf("α grid of %s: %w", m, err)
 		}
@@ -276,24 +277,33 @@ func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *train.T
 	return m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: c, Phase: ph}, nil
 }
 
-func strategy(o *options, method string, alpha float64, seed int64) (fairtrain.Strategy, error) {
-	switch method {
-	case "plain", "fmp":
+// method returns the training method of a job (nil for "plain" and
+// "fmp", whose λf is the backbone's own) through fairtrain's list, with
+// the adversary's schedule from the flags.
+func method(o *options, name string, alpha float64, seed int64) (fairtrain.Method, error) {
+	if name == "plain" || name == "fmp" {
 		return nil, nil
-	case "regularizer":
-		c := fairtrain.DefaultRegularizerConfig()
-		c.Alpha = alpha
-		return c, nil
-	case "adversary":
-		c := o.adv
-		c.Alpha, c.Seed = alpha, seed
-		return c, nil
-	case "mixup":
-		c := fairtrain.DefaultMixupConfig()
-		c.Alpha, c.Seed = alpha, seed
-		return c, nil
 	}
-	return nil, fmt.Errorf("unknown method %q", method)
+	m, err := fairtrain.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if name == "adversary" {
+		m = o.adv
+	}
+	return m.WithWeight(alpha).WithSeed(seed), nil
+}
+
+// ownModel reports whether a method trains a model of its own around the
+// backbone (FairGNN's and NIFTY's encoders) rather than adding a term to
+// the backbone's training.
+func ownModel(name string) bool {
+	m, err := fairtrain.Lookup(name)
+	if err != nil {
+		return false
+	}
+	_, strategy := m.(fairtrain.Strategy)
+	return !strategy
 }
 
 // train runs one job and evaluates it on the test split.
@@ -309,17 +319,33 @@ func runJob(o *options, ds *datasets.Dataset, j job) ([]result, error) {
 	if o.selectBest {
 		tc.Select = train.SelectBestVal
 	}
-	s, err := strategy(o, j.method, j.alpha, j.seed)
+	meth, err := method(o, j.method, j.alpha, j.seed)
 	if err != nil {
 		return nil, err
 	}
-	if s != nil {
-		if tc, err = s.Apply(tc, task, ds.Sens); err != nil {
+	if ownModel(j.method) {
+		// FairGNN and NIFTY build their encoder on the backbone's
+		// configuration, in the task's graph beside the unused m.
+		cfg, err := kindConfig(j.model, ds.NumFeatures, ds.NumClasses(), layers.Options{Hidden: o.hidden, Dtype: o.dtype, Seed: j.seed})
+		if err != nil {
 			return nil, err
 		}
-	}
-	if _, err := train.Fit(m, task, tc); err != nil {
-		return nil, err
+		b := layers.BaseOf(cfg)
+		b.Name += ".encoder"
+		fit, err := fairtrain.Fit(meth, layers.WithBase(cfg, b), fairtrain.NewSetup(ds.Graph, task, ds.Sens), tc)
+		if err != nil {
+			return nil, err
+		}
+		m = fit.Model
+	} else {
+		if meth != nil {
+			if tc, err = meth.(fairtrain.Strategy).Apply(tc, task, ds.Sens); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := train.Fit(m, task, tc); err != nil {
+			return nil, err
+		}
 	}
 	p, err := train.Predict(m, task, nil)
 	if err != nil {
@@ -427,6 +453,9 @@ func jobs(o *options) []job {
 			for _, meth := range o.methods {
 				if meth == "fmp" && m != "fmp" {
 					continue // λf is the fmp backbone's own knob
+				}
+				if m == "fmp" && ownModel(meth) {
+					continue // FairGNN and NIFTY build their own model on a kind
 				}
 				for _, a := range o.grids[meth] {
 					js = append(js, job{model: m, method: meth, alpha: a, seed: s})
@@ -934,6 +963,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 // buildKind builds a backbone of a declared kind with the options (the
 // hidden width only for kinds that have one) and the sweep's protocol.
 func buildKind(name string, d, c int, opt layers.Options, g *G.ExprGraph, ds *datasets.Dataset, ph *layers.Phase) (layers.Model, error) {
+	cfg, err := kindConfig(name, d, c, opt)
+	if err != nil {
+		return nil, err
+	}
+	return layers.Build(g, ds.Graph, cfg, ph)
+}
+
+// kindConfig returns the configuration of a declared kind with the
+// options (the hidden width only for kinds that have one) and the sweep's
+// protocol.
+func kindConfig(name string, d, c int, opt layers.Options) (layers.Config, error) {
 	k, err := layers.LookupKind(name)
 	if err != nil {
 		return nil, err
@@ -950,5 +990,5 @@ func buildKind(name string, d, c int, opt layers.Options, g *G.ExprGraph, ds *da
 			return nil, err
 		}
 	}
-	return k.Build(g, ds.Graph, cfg, ph)
+	return cfg, nil
 }

@@ -1,0 +1,696 @@
+// Command baselines compares FMP with the methods users compare it with,
+// on one data set: the plain backbone, FMP on it (λf and λs chosen on
+// validation), per-group thresholds, FairGNN and NIFTY (package
+// layers/fairtrain), each trained with the FMP paper's protocol. For
+// every method and seed it reports test accuracy, ΔDP and ΔEO with 95%
+// bootstrap intervals, counterfactual unfairness and instability (package
+// layers/perturb) and seconds per run; with -known it also draws the
+// missing-attribute curve: ΔDP on the test nodes, whose groups no method
+// sees, as the share of other nodes with a known group falls.
+//
+// See README.md beside this file for the questions, the commands and the
+// results.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fairmp/fairmp/examples/paper/internal/exp"
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/cli"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairtrain"
+	"github.com/fairmp/fairmp/layers/perturb"
+	"github.com/fairmp/fairmp/layers/postprocess"
+	"github.com/fairmp/fairmp/layers/train"
+	"github.com/fairmp/fairmp/metrics"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "baselines:", err)
+		os.Exit(2)
+	}
+}
+
+// Methods compared besides the training methods of fairtrain.
+const (
+	methodPlain      = "plain"
+	methodFMP        = "fmp"
+	methodThresholds = "thresholds"
+)
+
+type options struct {
+	data, dataset, backbone, out string
+	methods                      []string
+	seeds                        int
+	firstSeed                    int64
+	epochs, hidden, synthN       int
+	includeSens                  bool
+	known                        []float64
+	fairgnnAlpha, fairgnnBeta    float64
+	fairgnnHidden                int
+	estEpochs                    int
+	curveFMP                     fmp.Config
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("baselines", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder holding the data sets (default $FAIRMP_DATA)")
+	fs.StringVar(&o.dataset, "dataset", "synthetic", `"synthetic" (generated, -n nodes) or a datasets preset ("nba", "bail", "credit", ...)`)
+	fs.IntVar(&o.synthN, "n", 2000, "nodes of the generated graph")
+	fs.StringVar(&o.backbone, "backbone", "gcn", "backbone kind: "+strings.Join(layers.KindNames(), ", "))
+	all := append([]string{methodPlain, methodFMP, methodThresholds}, fairtrain.Names()...)
+	methods := fs.String("methods", "plain,fmp,thresholds,fairgnn,nifty", "comma-separated methods: "+strings.Join(all, ", "))
+	fs.IntVar(&o.seeds, "seeds", 5, "seeds per method")
+	fs.Int64Var(&o.firstSeed, "first-seed", 1, "first seed")
+	fs.IntVar(&o.epochs, "epochs", 300, "training epochs")
+	fs.IntVar(&o.hidden, "hidden", 64, "hidden width of the backbone")
+	fs.BoolVar(&o.includeSens, "include-sens", false, "keep the sensitive attribute among the features (NIFTY's protocol; counterfactual unfairness is then about the features)")
+	known := fs.String("known", "", "comma-separated shares of non-test nodes whose group is known (e.g. 1,0.3,0.1,0.01): draw the missing-attribute curve instead of the table")
+	fs.Float64Var(&o.fairgnnAlpha, "fairgnn-alpha", fairtrain.DefaultFairGNNConfig().Alpha, "FairGNN's covariance weight α")
+	fs.Float64Var(&o.fairgnnBeta, "fairgnn-beta", fairtrain.DefaultFairGNNConfig().Beta, "FairGNN's adversary weight β")
+	fs.IntVar(&o.fairgnnHidden, "fairgnn-hidden", fairtrain.DefaultFairGNNConfig().Hidden, "FairGNN's representation width")
+	fs.IntVar(&o.estEpochs, "estimator-epochs", fairtrain.DefaultEstimatorConfig().Epochs, "FairGNN's estimator epochs")
+	o.curveFMP = fmp.DefaultConfig()
+	o.curveFMP.LambdaS = 0
+	fs.Float64Var(&o.curveFMP.LambdaS, "curve-lambda-s", o.curveFMP.LambdaS, "FMP's λs in the missing-attribute curve (0: debias the backbone's logits without propagating them again)")
+	fs.Float64Var(&o.curveFMP.LambdaF, "curve-lambda-f", o.curveFMP.LambdaF, "FMP's λf in the missing-attribute curve (fixed: the groups of the validation nodes are partly unknown too)")
+	fs.StringVar(&o.out, "out", "", "folder for the run CSV (default: none)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	o.methods = cli.SplitList(*methods)
+	for _, m := range o.methods {
+		if !slices.Contains(all, m) {
+			return nil, fmt.Errorf("-methods: unknown method %q, want some of %s", m, strings.Join(all, ", "))
+		}
+	}
+	if _, err := layers.LookupKind(o.backbone); err != nil {
+		return nil, fmt.Errorf("-backbone: %w", err)
+	}
+	if *known != "" {
+		ks, err := cli.ParseFloats(*known, 0)
+		if err != nil {
+			return nil, fmt.Errorf("-known: %w", err)
+		}
+		for _, k := range ks {
+			if !(k > 0 && k <= 1) {
+				return nil, fmt.Errorf("-known: share %v, want shares in (0, 1]", k)
+			}
+		}
+		o.known = ks
+	}
+	if o.seeds < 1 || o.epochs < 1 || o.hidden < 1 {
+		return nil, fmt.Errorf("-seeds %d, -epochs %d, -hidden %d: want all >= 1", o.seeds, o.epochs, o.hidden)
+	}
+	return o, nil
+}
+
+// problem is the data set with its sensitive feature column.
+type problem struct {
+	ds      *datasets.Dataset
+	sensCol int
+}
+
+func load(o *options) (*problem, error) {
+	if o.dataset == "synthetic" {
+		c := datasets.DefaultSyntheticConfig()
+		c.N = o.synthN
+		ds, err := datasets.Synthetic(c)
+		if err != nil {
+			return nil, err
+		}
+		if o.includeSens {
+			return nil, fmt.Errorf("-include-sens: the generated graph has no sensitive feature column")
+		}
+		return &problem{ds: ds, sensCol: -1}, nil
+	}
+	if o.data == "" {
+		return nil, fmt.Errorf("no data folder: set -data or $FAIRMP_DATA")
+	}
+	opts := datasets.DefaultOptions()
+	opts.IncludeSens = o.includeSens
+	ds, err := datasets.Load(o.data, o.dataset, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &problem{ds: ds, sensCol: -1}
+	if o.includeSens {
+		col := sensColumn(o.dataset)
+		p.sensCol = slices.Index(ds.FeatureNames, col)
+		if p.sensCol < 0 {
+			return nil, fmt.Errorf("-include-sens: no feature column %q among %d", col, len(ds.FeatureNames))
+		}
+	}
+	return p, nil
+}
+
+// sensColumn names the sensitive column of a preset.
+func sensColumn(name string) string {
+	if c, err := datasets.NIFTYPreset(name); err == nil {
+		return c.SensColumn
+	}
+	if c, err := datasets.FairGNNPreset(name); err == nil {
+		return c.SensColumn
+	}
+	return ""
+}
+
+// task returns a fresh task on the data in a new graph.
+func task(p *problem) (*train.Task, error) {
+	ds := p.ds
+	g := G.NewGraph()
+	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+	if err != nil {
+		return nil, err
+	}
+	return &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: ds.NumClasses(), Phase: layers.NewPhase()}, nil
+}
+
+// backbone returns the backbone configuration of the protocol.
+func backbone(o *options, p *problem, seed int64) (layers.Config, error) {
+	k, _ := layers.LookupKind(o.backbone)
+	opt := layers.Options{Dtype: tensor.Float64, Seed: seed}
+	if k.HasHidden() {
+		opt.Hidden = o.hidden
+	}
+	cfg, err := k.Configure(p.ds.NumFeatures, p.ds.NumClasses(), opt)
+	if err != nil {
+		return nil, err
+	}
+	if o.backbone == "sgc" {
+		return k.Override(cfg, map[string]any{"k": 2})
+	}
+	return cfg, nil
+}
+
+// method returns the configured fairtrain method.
+func method(o *options, name string, seed int64) (fairtrain.Method, error) {
+	m, err := fairtrain.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := m.(fairtrain.FairGNNConfig); ok {
+		f.Alpha, f.Beta, f.Hidden, f.Estimator.Epochs = o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs
+		m = f
+	}
+	return m.WithSeed(seed), nil
+}
+
+// outcome is one method's run on one seed.
+type outcome struct {
+	method  string
+	seed    int64
+	probs   []float64
+	report  metrics.Report
+	iv      metrics.Intervals
+	stab    perturb.Report
+	seconds float64
+	setting string
+}
+
+func trainConfig(o *options) train.Config {
+	tc := train.DefaultConfig()
+	tc.Epochs = o.epochs
+	return tc
+}
+
+// runSeed runs every method of o on one seed.
+func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, error) {
+	ds := p.ds
+	var outs []outcome
+	var plain *fairtrain.Fitted
+	var plainTask *train.Task
+	var plainSecs float64
+	needPlain := slices.Contains(o.methods, methodPlain) || slices.Contains(o.methods, methodFMP) || slices.Contains(o.methods, methodThresholds)
+	if needPlain {
+		start := time.Now()
+		t, err := task(p)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := backbone(o, p, seed)
+		if err != nil {
+			return nil, err
+		}
+		if plain, err = fairtrain.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o)); err != nil {
+			return nil, err
+		}
+		plainTask, plainSecs = t, time.Since(start).Seconds()
+	}
+	for _, name := range o.methods {
+		start := time.Now()
+		var model layers.Model
+		var probs []float64
+		var setting string
+		var secs float64
+		switch name {
+		case methodPlain:
+			model, secs = plain.Model, plainSecs
+		case methodFMP:
+			fm, err := fmp.On(plain.Model, ds.Graph, ds.Sens, fmp.DefaultConfig(), plainTask.Phase)
+			if err != nil {
+				return nil, err
+			}
+			fc := fmp.DefaultFrontierConfig()
+			fc.LambdaS = []float64{0, 1}
+			fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
+			f, err := fmp.NewFrontier(fm, plainTask, fc)
+			if err != nil {
+				return nil, fmt.Errorf("fmp: %w", err)
+			}
+			if model, err = f.Model(); err != nil {
+				return nil, err
+			}
+			c := f.Points[f.Chosen].Config
+			setting = fmt.Sprintf("λs %g, λf %g", c.LambdaS, c.LambdaF)
+			secs = plainSecs + time.Since(start).Seconds()
+		case methodThresholds:
+			pred, err := train.Predict(plain.Model, plainTask, nil)
+			if err != nil {
+				return nil, err
+			}
+			p1 := pred.Column(1)
+			c := postprocess.DefaultThresholdsConfig()
+			c.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
+			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
+			if err != nil {
+				return nil, fmt.Errorf("thresholds: %w", err)
+			}
+			if probs, err = th.OneHot(p1, ds.Sens, seed); err != nil {
+				return nil, fmt.Errorf("thresholds: %w", err)
+			}
+			secs = plainSecs + time.Since(start).Seconds()
+		default:
+			t, err := task(p)
+			if err != nil {
+				return nil, err
+			}
+			cfg, err := backbone(o, p, seed)
+			if err != nil {
+				return nil, err
+			}
+			m, err := method(o, name, seed)
+			if err != nil {
+				return nil, err
+			}
+			fit, err := fairtrain.Fit(m, cfg, setup(p, t, ds.Sens), trainConfig(o))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			model, secs = fit.Model, time.Since(start).Seconds()
+			plainTask = t
+		}
+		oc := outcome{method: name, seed: seed, seconds: secs, setting: setting}
+		if probs == nil {
+			pr, err := train.Predict(model, plainTaskFor(name, plainTask), nil)
+			if err != nil {
+				return nil, err
+			}
+			probs = pr.Probs
+			in := perturb.Input{Model: model, Graph: ds.Graph, Features: ds.Features, NumFeatures: ds.NumFeatures,
+				Sens: ds.Sens, SensFeature: p.sensCol, Classes: ds.NumClasses()}
+			if oc.stab, err = perturb.Evaluate(in, ds.Split.Test, perturb.DefaultConfig(), metrics.DefaultOptions(), metrics.DefaultBootstrapConfig()); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		} else {
+			oc.stab = perturb.Report{Unfairness: metrics.Interval{Point: math.NaN()}, Instability: metrics.Interval{Point: math.NaN()}}
+		}
+		oc.probs = probs
+		var err error
+		if oc.report, err = metrics.Evaluate(probs, ds.NumClasses(), ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if oc.iv, err = metrics.Bootstrap(probs, ds.NumClasses(), ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(log, "seed %d %-10s acc %6.2f ΔDP %6.2f ΔEO %6.2f CF %6.2f instab %6.2f %6.1fs %s\n", seed, name,
+			metrics.Percent(oc.report.Accuracy), metrics.Percent(oc.report.DemographicParity), metrics.Percent(oc.report.EqualOpportunity),
+			metrics.Percent(oc.stab.Unfairness.Point), metrics.Percent(oc.stab.Instability.Point), secs, setting)
+		outs = append(outs, oc)
+	}
+	return outs, nil
+}
+
+// plainTaskFor returns the task a method's model was built in.
+func plainTaskFor(_ string, t *train.Task) *train.Task { return t }
+
+func setup(p *problem, t *train.Task, sens []int) fairtrain.Setup {
+	s := fairtrain.NewSetup(p.ds.Graph, t, sens)
+	s.SensFeature = p.sensCol
+	return s
+}
+
+// table writes the methods' means over seeds.
+func table(w io.Writer, o *options, p *problem, all [][]outcome) error {
+	fmt.Fprintf(w, "%s, backbone %s, %d seeds (%d–%d), %d epochs; test %%: accuracy, ΔDP, ΔEO with the 95%% bootstrap interval of the seed mean over the %d test nodes (metrics.BootstrapMean); counterfactual unfairness (CF) and instability: mean over seeds [mean of the runs' 95%% intervals]; seconds a run (FMP and thresholds: the plain run's training plus the post-processing)\n\n",
+		o.dataset, o.backbone, o.seeds, o.firstSeed, o.firstSeed+int64(o.seeds)-1, o.epochs, len(p.ds.Split.Test))
+	fmt.Fprintln(w, "| method | accuracy | ΔDP | ΔEO | CF unfairness | instability | s a run | settings chosen |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for k, name := range o.methods {
+		var probs [][]float64
+		var cf, cfLo, cfHi, in, inLo, inHi, secs float64
+		var settings []string
+		for _, runs := range all {
+			r := runs[k]
+			probs = append(probs, r.probs)
+			cf, cfLo, cfHi = cf+r.stab.Unfairness.Point, cfLo+r.stab.Unfairness.Lo, cfHi+r.stab.Unfairness.Hi
+			in, inLo, inHi = in+r.stab.Instability.Point, inLo+r.stab.Instability.Lo, inHi+r.stab.Instability.Hi
+			secs += r.seconds
+			if r.setting != "" {
+				settings = append(settings, r.setting)
+			}
+		}
+		nr := float64(len(all))
+		iv, err := metrics.BootstrapMean(probs, p.ds.NumClasses(), p.ds.Labels, p.ds.Sens, p.ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		stab := func(v, lo, hi float64) string {
+			if math.IsNaN(v) {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.2f [%.1f, %.1f]", 100*v/nr, 100*lo/nr, 100*hi/nr)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.1f | %s |\n", name, iv.Accuracy, iv.DemographicParity, iv.EqualOpportunity,
+			stab(cf, cfLo, cfHi), stab(in, inLo, inHi), secs/nr, strings.Join(settings, "; "))
+	}
+	return nil
+}
+
+// writeCSV writes one line per run.
+func writeCSV(path string, all [][]outcome) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(f, "method,seed,accuracy,dp,eo,acc_lo,acc_hi,dp_lo,dp_hi,eo_lo,eo_hi,cf,cf_lo,cf_hi,instability,inst_lo,inst_hi,seconds,setting")
+	for _, runs := range all {
+		for _, r := range runs {
+			fmt.Fprintf(f, "%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%q\n", r.method, r.seed,
+				100*r.report.Accuracy, 100*r.report.DemographicParity, 100*r.report.EqualOpportunity,
+				100*r.iv.Accuracy.Lo, 100*r.iv.Accuracy.Hi, 100*r.iv.DemographicParity.Lo, 100*r.iv.DemographicParity.Hi,
+				100*r.iv.EqualOpportunity.Lo, 100*r.iv.EqualOpportunity.Hi,
+				100*r.stab.Unfairness.Point, 100*r.stab.Unfairness.Lo, 100*r.stab.Unfairness.Hi,
+				100*r.stab.Instability.Point, 100*r.stab.Instability.Lo, 100*r.stab.Instability.Hi, r.seconds, r.setting)
+		}
+	}
+	return f.Close()
+}
+
+// knownSens returns the attribute with the groups of the test nodes and
+// of all but a share of the other nodes hidden (−1), drawn from seed.
+func knownSens(ds *datasets.Dataset, share float64, seed int64) []int {
+	test := make([]bool, ds.N())
+	for _, i := range ds.Split.Test {
+		test[i] = true
+	}
+	var cand []int
+	for i, s := range ds.Sens {
+		if s >= 0 && !test[i] {
+			cand = append(cand, i)
+		}
+	}
+	rng := rand.New(rand.NewSource(seed))
+	rng.Shuffle(len(cand), func(a, b int) { cand[a], cand[b] = cand[b], cand[a] })
+	k := max(2, int(math.Round(share*float64(len(cand)))))
+	out := make([]int, ds.N())
+	for i := range out {
+		out[i] = -1
+	}
+	for _, i := range cand[:min(k, len(cand))] {
+		out[i] = ds.Sens[i]
+	}
+	return out
+}
+
+// curvePoint is one method at one known share and seed.
+type curvePoint struct {
+	method string
+	share  float64
+	seed   int64
+	acc    float64
+	dp     float64
+	eo     float64
+	estAcc float64 // the estimator's accuracy on the test nodes (fmp-est, fairgnn)
+}
+
+// curveSeed runs the missing-attribute curve for one seed: the plain
+// backbone is trained once; FMP (defaults) is applied to its logits with
+// the known groups alone (fmp-known) and with the estimator's soft
+// memberships elsewhere (fmp-est); FairGNN is trained with the known
+// groups. ΔDP is measured on the test nodes with their true groups.
+func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint, error) {
+	ds := p.ds
+	t, err := task(p)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := backbone(o, p, seed)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := fairtrain.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o))
+	if err != nil {
+		return nil, err
+	}
+	lg, err := train.Logits(plain.Model, t)
+	if err != nil {
+		return nil, err
+	}
+	adj := graph.NormalizedAdjacency(ds.Graph)
+	eval := func(probs []float64) (metrics.Report, error) {
+		return metrics.Evaluate(probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
+	}
+	estAcc := func(score []float64) float64 {
+		right := 0
+		for _, i := range ds.Split.Test {
+			if (score[i] > 0.5) == (ds.Sens[i] == 1) {
+				right++
+			}
+		}
+		return float64(right) / float64(len(ds.Split.Test))
+	}
+	var pts []curvePoint
+	add := func(method string, share float64, probs []float64, ea float64) error {
+		r, err := eval(probs)
+		if err != nil {
+			return fmt.Errorf("%s at %g: %w", method, share, err)
+		}
+		pts = append(pts, curvePoint{method: method, share: share, seed: seed, acc: r.Accuracy, dp: r.DemographicParity, eo: r.EqualOpportunity, estAcc: ea})
+		fmt.Fprintf(log, "seed %d known %5.3f %-10s acc %6.2f ΔDP %6.2f ΔEO %6.2f est %5.2f\n", seed, share, method,
+			metrics.Percent(r.Accuracy), metrics.Percent(r.DemographicParity), metrics.Percent(r.EqualOpportunity), metrics.Percent(ea))
+		return nil
+	}
+	pp, err := train.Predict(plain.Model, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := add(methodPlain, 0, pp.Probs, math.NaN()); err != nil {
+		return nil, err
+	}
+	for _, share := range o.known {
+		known := knownSens(ds, share, seed)
+		// FMP on the known groups alone.
+		l, err := fmp.New(adj, known, o.curveFMP)
+		if err != nil {
+			return nil, fmt.Errorf("fmp-known at %g: %w", share, err)
+		}
+		out, err := l.Apply(lg)
+		if err != nil {
+			return nil, err
+		}
+		if err := add("fmp-known", share, softmax(out), math.NaN()); err != nil {
+			return nil, err
+		}
+		// FMP on the estimator's memberships where unknown.
+		est, err := fairtrain.EstimateSens(estimator(o, seed), setup(p, t, known))
+		if err != nil {
+			return nil, fmt.Errorf("estimator at %g: %w", share, err)
+		}
+		soft := make([]float64, len(known))
+		for i, s := range known {
+			soft[i] = est[i]
+			if s >= 0 {
+				soft[i] = float64(s)
+			}
+		}
+		ls, err := fmp.NewSoft(adj, soft, o.curveFMP)
+		if err != nil {
+			return nil, fmt.Errorf("fmp-est at %g: %w", share, err)
+		}
+		if out, err = ls.Apply(lg); err != nil {
+			return nil, err
+		}
+		if err := add("fmp-est", share, softmax(out), estAcc(soft)); err != nil {
+			return nil, err
+		}
+		// FairGNN with the known groups.
+		ft, err := task(p)
+		if err != nil {
+			return nil, err
+		}
+		m, err := method(o, "fairgnn", seed)
+		if err != nil {
+			return nil, err
+		}
+		fit, err := fairtrain.Fit(m, cfg, setup(p, ft, known), trainConfig(o))
+		if err != nil {
+			return nil, fmt.Errorf("fairgnn at %g: %w", share, err)
+		}
+		fp, err := train.Predict(fit.Model, ft, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := add("fairgnn", share, fp.Probs, estAcc(fit.SensScore)); err != nil {
+			return nil, err
+		}
+	}
+	return pts, nil
+}
+
+func estimator(o *options, seed int64) fairtrain.EstimatorConfig {
+	e := fairtrain.DefaultEstimatorConfig()
+	e.Epochs, e.Seed = o.estEpochs, seed
+	return e
+}
+
+// softmax returns the row softmax of n × c logits as probabilities.
+func softmax(z *tensor.Dense) []float64 {
+	c := z.Shape()[1]
+	var vals []float64
+	switch d := z.Data().(type) {
+	case []float64:
+		vals = d
+	case []float32:
+		for _, v := range d {
+			vals = append(vals, float64(v))
+		}
+	}
+	out := make([]float64, len(vals))
+	for i := 0; i < len(vals)/c; i++ {
+		row := vals[i*c : (i+1)*c]
+		m := slices.Max(row)
+		s := 0.0
+		for j, v := range row {
+			out[i*c+j] = math.Exp(v - m)
+			s += out[i*c+j]
+		}
+		for j := range row {
+			out[i*c+j] /= s
+		}
+	}
+	return out
+}
+
+// curveTable writes the curve's means over seeds.
+func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
+	fmt.Fprintf(w, "%s, backbone %s, %d seeds, %d epochs; FMP with λs %g, λf %g on the trained backbone's logits; FairGNN α %g, β %g: test %% (mean ± std over seeds) on the %d test nodes, whose groups no method sees; \"known\" is the share of the other nodes whose group the methods are given; est. acc: the estimator's accuracy on the test nodes' groups\n\n",
+		o.dataset, o.backbone, o.seeds, o.epochs, o.curveFMP.LambdaS, o.curveFMP.LambdaF, o.fairgnnAlpha, o.fairgnnBeta, len(p.ds.Split.Test))
+	fmt.Fprintln(w, "| known | method | accuracy | ΔDP | ΔEO | est. acc |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	type key struct {
+		share  float64
+		method string
+	}
+	var order []key
+	groups := map[key][]curvePoint{}
+	for _, q := range pts {
+		k := key{q.share, q.method}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], q)
+	}
+	ms := func(xs []float64) string {
+		m, s := 0.0, 0.0
+		for _, x := range xs {
+			m += x
+		}
+		m /= float64(len(xs))
+		for _, x := range xs {
+			s += (x - m) * (x - m)
+		}
+		return fmt.Sprintf("%.2f ± %.2f", 100*m, 100*math.Sqrt(s/float64(len(xs))))
+	}
+	for _, k := range order {
+		var acc, dp, eo, ea []float64
+		for _, q := range groups[k] {
+			acc, dp, eo, ea = append(acc, q.acc), append(dp, q.dp), append(eo, q.eo), append(ea, q.estAcc)
+		}
+		share := fmt.Sprintf("%g%%", 100*k.share)
+		if k.method == methodPlain {
+			share = "(none used)"
+		}
+		est := "—"
+		if !math.IsNaN(ea[0]) {
+			est = ms(ea)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", share, k.method, ms(acc), ms(dp), ms(eo), est)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	p, err := load(o)
+	if err != nil {
+		return err
+	}
+	exp.PrintWarnings(stderr, p.ds)
+	fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features (sensitive column %d); started %s\n", o.dataset, p.ds.N(), p.ds.Graph.NumEdges(), p.ds.NumFeatures, p.sensCol, time.Now().Format(time.RFC3339))
+	if o.known != nil {
+		var pts []curvePoint
+		for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
+			ps, err := curveSeed(o, p, s, stderr)
+			if err != nil {
+				return err
+			}
+			pts = append(pts, ps...)
+		}
+		curveTable(stdout, o, p, pts)
+		return nil
+	}
+	var all [][]outcome
+	for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
+		outs, err := runSeed(o, p, s, stderr)
+		if err != nil {
+			return err
+		}
+		all = append(all, outs)
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return err
+		}
+		name := o.dataset + "_" + o.backbone
+		if o.includeSens {
+			name += "_with_sens"
+		}
+		if err := writeCSV(filepath.Join(o.out, name+"_runs.csv"), all); err != nil {
+			return err
+		}
+	}
+	return table(stdout, o, p, all)
+}
