@@ -84,3 +84,33 @@ func TestRuleNotMetKeepsEverything(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "no setting met the rule")
 }
+
+// -method trains the backbone with a fairness method before FMP and the
+// thresholds post-process it; FairGNN's encoder has no model-file kind,
+// so the run says so and writes every other output.
+func TestMethodBackbone(t *testing.T) {
+	for _, m := range []string{"regularizer", "fairgnn"} {
+		out := filepath.Join(t.TempDir(), "res")
+		code, stdout, stderr := runCmd("-dataset", "synthetic", "-synthetic-nodes", "300", "-epochs", "5", "-lambda-f", "0,1", "-method", m, "-q", "-out", out)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stdout, "backbone gcn trained with "+m)
+		b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+		require.NoError(t, err)
+		var doc struct {
+			Settings map[string]any `json:"settings"`
+			Notes    []string       `json:"notes"`
+		}
+		require.NoError(t, json.Unmarshal(b, &doc))
+		assert.Equal(t, m, doc.Settings["method"])
+		for _, f := range []string{"metrics.json", "predictions.csv", "frontier.csv", "frontier.svg"} {
+			assert.FileExists(t, filepath.Join(out, f))
+		}
+		if m == "fairgnn" {
+			assert.NoFileExists(t, filepath.Join(out, "model.fmp"))
+			assert.Contains(t, stdout, "no model.fmp: a backbone trained with -method fairgnn")
+			assert.Contains(t, doc.Notes, "no model.fmp: a backbone trained with -method fairgnn (a *fairtrain.Encoder) has no model-file kind yet")
+		} else {
+			assert.FileExists(t, filepath.Join(out, "model.fmp"))
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -26,10 +27,11 @@ type options struct {
 	dataset, data string
 	synthN        int
 	// Model and training.
-	backbone string         // the -backbone kind's name
-	kind     *layers.Kind   // its declaration
-	model    layers.Options // -hidden, -dtype, -seed
-	train    train.Config   // -epochs, -lr, -weight-decay
+	backbone string           // the -backbone kind's name
+	kind     *layers.Kind     // its declaration
+	model    layers.Options   // -hidden, -dtype, -seed
+	train    train.Config     // -epochs, -lr, -weight-decay
+	method   fairtrain.Method // -method (nil: plain training), with -method-weight
 	// Debiasing.
 	lambdaF, lambdaS []float64
 	fmp              fmp.Config
@@ -111,6 +113,8 @@ Flags:
 		minGroup  = fs.Int("min-group", 20, "smallest number of labelled nodes a sensitive group may have (0: no minimum); smaller groups are refused, or merged with -merge-small")
 		merge     = fs.Bool("merge-small", false, "merge the sensitive groups below -min-group into one group \"other\" instead of refusing them")
 		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", "))
+		method    = fs.String("method", "", "train the backbone with a fairness method before FMP and the thresholds post-process it: "+strings.Join(fairtrain.Names(), ", ")+" (default: plain training)")
+		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's); default: the method's own")
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
 	)
 	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
@@ -231,6 +235,22 @@ Flags:
 		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones(), ", "))
 	}
 	o.backbone, o.kind = *backbone, k
+	if *method != "" {
+		m, err := fairtrain.Lookup(*method)
+		if err != nil {
+			return nil, badInput("-method %q, want one of %s", *method, strings.Join(fairtrain.Names(), ", "))
+		}
+		if set["method-weight"] {
+			m = m.WithWeight(*weight)
+		}
+		m = m.WithSeed(*seed)
+		if err := m.Validate(); err != nil {
+			return nil, badInput("-method %s -method-weight %v: %v", *method, *weight, err)
+		}
+		o.method = m
+	} else if set["method-weight"] {
+		return nil, badInput("-method-weight %v without -method: name the method it weighs", *weight)
+	}
 	o.model = layers.DefaultOptions()
 	o.model.Seed = *seed
 	switch {
@@ -288,7 +308,7 @@ Flags:
 	}
 	if o.modelFile != "" {
 		var training []string
-		for _, f := range []string{"backbone", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
+		for _, f := range []string{"backbone", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
 			if set[f] {
 				training = append(training, "-"+f)
 			}

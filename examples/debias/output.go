@@ -56,7 +56,7 @@ func writeMetrics(path string, o *options, r *result) error {
 	}
 	if o.modelFile == "" {
 		doc["settings"] = map[string]any{
-			"backbone": o.backbone, "hidden": o.model.Hidden, "dtype": o.model.Dtype.String(), "seed": o.model.Seed,
+			"backbone": o.backbone, "method": methodName(o), "hidden": o.model.Hidden, "dtype": o.model.Dtype.String(), "seed": o.model.Seed,
 			"epochs": o.train.Epochs, "lr": o.train.Adam.LR, "weight_decay": o.train.Adam.WeightDecay,
 			"selection": "best validation accuracy", "rule": o.rule.String(), "criterion": o.rule.Criterion.Name(),
 			"thresholds": map[string]any{"randomized": o.randomize, "objective": o.objective.String()},
@@ -71,8 +71,14 @@ func writeMetrics(path string, o *options, r *result) error {
 	}
 	doc["methods"] = methods
 	doc["diagnostics"] = r.diagnostics
-	if r.thNote != "" {
-		doc["notes"] = []string{r.thNote}
+	var notes []string
+	for _, n := range []string{r.thNote, r.noModel} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) > 0 {
+		doc["notes"] = notes
 	}
 	return writeFile(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
@@ -184,7 +190,11 @@ func printSummary(w io.Writer, o *options, r *result) {
 	if o.scores.file != "" {
 		fmt.Fprintf(w, "backbone: the %s of %s; rule: %s\n", o.scores.kind, o.scores.file, o.rule)
 	} else if o.modelFile == "" {
-		fmt.Fprintf(w, "backbone %s, %d epochs; rule: %s\n", o.backbone, o.train.Epochs, o.rule)
+		trained := ""
+		if o.method != nil {
+			trained = fmt.Sprintf(" trained with %s (weight %g)", o.method.Name(), o.method.Weight())
+		}
+		fmt.Fprintf(w, "backbone %s%s, %d epochs; rule: %s\n", o.backbone, trained, o.train.Epochs, o.rule)
 	}
 	fmt.Fprintln(w)
 	extra := []metrics.Criterion{}
@@ -242,6 +252,9 @@ func printSummary(w io.Writer, o *options, r *result) {
 	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
 		fmt.Fprintf(w, "\nIntervals: percentile bootstrap over the %d test nodes (resampled within each group, 1000 times): which nodes happen to be in the test split moves the numbers this much.\n", r.methods[0].TestCI.Evaluated)
 	}
+	if r.noModel != "" {
+		fmt.Fprintf(w, "\nnote: %s\n", r.noModel)
+	}
 	if r.thNote != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.thNote)
 	}
@@ -285,4 +298,12 @@ func settingText(ds *datasets.Dataset, me *method) string {
 		return strings.Join(parts, ", ")
 	}
 	return ""
+}
+
+// methodName is the -method's name, "plain" without one.
+func methodName(o *options) string {
+	if o.method == nil {
+		return "plain"
+	}
+	return o.method.Name()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
@@ -51,6 +52,7 @@ type result struct {
 	methods  []*method
 	frontier *fmp.Frontier
 	thNote   string
+	noModel  string // why no model file is written, when one cannot be
 	model    layers.Model
 	training map[string]any
 	// diagnostics are what a careful analyst would say before anyone
@@ -300,10 +302,6 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	if err != nil {
 		return nil, inputError{fmt.Errorf("-backbone %s: %w", o.backbone, err)}
 	}
-	m, err := o.kind.Build(task.Graph, ds.Graph, cfg, task.Phase)
-	if err != nil {
-		return nil, inputError{fmt.Errorf("-backbone %s: %w", o.backbone, err)}
-	}
 	tc := o.train
 	begin := time.Now()
 	last := time.Time{}
@@ -322,15 +320,32 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 			o.kind.Title(), st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), left.Round(time.Second))
 		return nil
 	}
-	res, err := train.Fit(m, task, tc)
+	// The backbone, trained plainly or with -method (fairtrain.Fit: a
+	// strategy's terms on the backbone itself, or FairGNN's and NIFTY's
+	// encoder on it).
+	setup := fairtrain.NewSetup(ds.Graph, task, ds.Sens)
+	fit, err := fairtrain.Fit(o.method, cfg, setup, tc)
 	if err != nil {
+		var ie inputError
+		if o.method != nil && !errors.As(err, &ie) {
+			return nil, fmt.Errorf("training %s with -method %s: %w", o.backbone, o.method.Name(), err)
+		}
 		return nil, fmt.Errorf("training %s: %w", o.backbone, err)
 	}
+	m, res := fit.Model, fit.Result
 	trainTime := time.Since(begin)
 	r := &result{ds: ds, training: map[string]any{
 		"epochs_run": res.Epochs, "best_epoch": res.Best.Epoch, "seconds": trainTime.Seconds(),
 		"best_val_accuracy": res.Best.ValAcc,
 	}}
+	if o.method != nil {
+		r.training["method"] = o.method.Name()
+		r.training["method_weight"] = o.method.Weight()
+		if _, err := layers.KindOf(m); err != nil {
+			// FairGNN's and NIFTY's encoders have no model-file kind.
+			r.noModel = fmt.Sprintf("no model.fmp: a backbone trained with -method %s (a %T) has no model-file kind yet", o.method.Name(), m)
+		}
+	}
 	pred, err := train.Predict(m, task, nil)
 	if err != nil {
 		return nil, err
@@ -365,7 +380,9 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	if err != nil {
 		return nil, err
 	}
-	r.model = chosen
+	if r.noModel == "" {
+		r.model = chosen
+	}
 	fpred, err := train.Predict(chosen, task, nil)
 	if err != nil {
 		return nil, err
