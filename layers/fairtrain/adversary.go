@@ -239,16 +239,23 @@ func (a *adversary) buildTrainer(c int) error {
 	if err != nil {
 		return err
 	}
-	params := a.inTrain.Learnables()
-	grads, err := G.Grad(bce, params...)
+	a.m, a.adam, err = sideTrainer(g, bce, a.lossV, a.inTrain.Learnables(), a.cfg.Adam, "adversary")
+	return err
+}
+
+// sideTrainer builds what trains a side model of its own graph g (an
+// adversary) on loss: the gradients of params, a machine pruned to the
+// loss (read into lossV) and them, and an Adam optimiser.
+func sideTrainer(g *G.ExprGraph, loss *G.Node, lossV *G.Value, params G.Nodes, cfg train.AdamConfig, what string) (G.VM, *train.Adam, error) {
+	grads, err := G.Grad(loss, params...)
 	if err != nil {
-		return fmt.Errorf("fairtrain: adversary: gradients: %w", err)
+		return nil, nil, fmt.Errorf("fairtrain: %s: gradients: %w", what, err)
 	}
-	if a.adam, err = train.NewAdam(a.cfg.Adam, params); err != nil {
-		return fmt.Errorf("fairtrain: adversary: %w", err)
+	adam, err := train.NewAdam(cfg, params)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fairtrain: %s: %w", what, err)
 	}
-	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, a.lossV)}, grads...)...), G.BindDualValues(params...))
-	return nil
+	return G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(loss, lossV)}, grads...)...), G.BindDualValues(params...)), adam, nil
 }
 
 func (a *adversary) afterStep(epoch int) error {

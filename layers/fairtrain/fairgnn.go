@@ -389,16 +389,8 @@ func (a *fairAdversary) buildTrainer() error {
 	if err != nil {
 		return err
 	}
-	params := a.inTrain.Learnables()
-	grads, err := G.Grad(bce, params...)
-	if err != nil {
-		return fmt.Errorf("fairtrain: fairgnn: adversary gradients: %w", err)
-	}
-	if a.adam, err = train.NewAdam(a.cfg.Adam, params); err != nil {
-		return fmt.Errorf("fairtrain: fairgnn: %w", err)
-	}
-	a.m = G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, a.lossV)}, grads...)...), G.BindDualValues(params...))
-	return nil
+	a.m, a.adam, err = sideTrainer(g, bce, a.lossV, a.inTrain.Learnables(), a.cfg.Adam, "fairgnn: adversary")
+	return err
 }
 
 // step runs one adversary step on the captured h and copies its
