@@ -402,6 +402,10 @@ func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 		parallelRows(indptr, func(lo, hi int) { mulRowsStrips64(indptr, indices, v64, o64, x64, cols, lo, hi) })
 		return
 	}
+	if cols == 2 && spkern.Enabled() {
+		parallelRows(indptr, func(lo, hi int) { mulRows2Kern(indptr, indices, val, out, x, lo, hi) })
+		return
+	}
 	parallelRows(indptr, func(lo, hi int) {
 		switch cols {
 		case 1:
@@ -442,6 +446,23 @@ func mulRows2[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 		o := out[2*i : 2*i+2 : 2*i+2]
 		o[0], o[1] = s0, s1
 	}
+}
+
+// mulRows2Kern is mulRows2 on the assembly kernels of internal/spkern
+// (four rows summed side by side, each in mulRows2's order with its
+// roundings: the same result bit for bit).
+func mulRows2Kern[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
+	switch v := any(val).(type) {
+	case []float32:
+		if spkern.Cols2Rows32(indptr, indices, v, any(x).([]float32), any(out).([]float32)[2*lo:2*hi], lo, hi) {
+			return
+		}
+	case []float64:
+		if spkern.Cols2Rows64(indptr, indices, v, any(x).([]float64), any(out).([]float64)[2*lo:2*hi], lo, hi) {
+			return
+		}
+	}
+	mulRows2(indptr, indices, val, out, x, lo, hi)
 }
 
 // mulRowsN computes rows [lo, hi) for any column count. Each row is done

@@ -39,3 +39,11 @@ func heads4x16RowIdx(n int, idx *int32, arow *int32, alpha *float32, x *float32,
 func heads4x16Dot(n int, idx *int32, x *float32, ldx int, d *float32, out *float32, scale float32) {
 	panic("spkern: no kernel on this architecture")
 }
+
+func cols2Rows32(rows int, indptr *int, idx *int32, val *float32, x *float32, out *float32) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func cols2Rows64(rows int, indptr *int, idx *int32, val *float64, x *float64, out *float64) {
+	panic("spkern: no kernel on this architecture")
+}
