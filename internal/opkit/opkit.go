@@ -101,6 +101,42 @@ func Reuse(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
 	return Alloc(dt, shape...)
 }
 
+// Buf keeps an op's output between runs of a tape machine. A tape
+// machine's Reset drops its registers, so after it every op would
+// allocate (and the runtime zero) a fresh output each run: on a graph of
+// thousands of nodes that is the bulk of an epoch's garbage. An op that
+// embeds a Buf and takes its output from Get allocates once.
+//
+// Reusing the buffer is safe because a tape machine runs each op once
+// per run and only hands an op's output on through its registers (Read
+// copies it): when the op runs again, nothing still in use holds its
+// previous output. The same op may run in several machines (a trainer's
+// training and evaluation tapes share the forward ops) one after the
+// other, never at the same time: the documented rule that one model's
+// machines do not run concurrently. Ops built by SymDiff or ApplyOp are
+// distinct values, each with its own Buf; never share one op value
+// between two nodes.
+type Buf struct{ t *tensor.Dense }
+
+// Get returns prealloc when it is a dense tensor of dtype dt and the
+// given shape (the machine's register, whose previous value is dead),
+// else the kept buffer when it fits, else a new one, which it keeps. The
+// contents are not zeroed: the op must write every element.
+func (b *Buf) Get(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
+	if d, ok := prealloc.(*tensor.Dense); ok && fits(d, dt, shape) {
+		return d
+	}
+	if b.t != nil && fits(b.t, dt, shape) {
+		return b.t
+	}
+	b.t = Alloc(dt, shape...)
+	return b.t
+}
+
+func fits(d *tensor.Dense, dt tensor.Dtype, shape []int) bool {
+	return d.Dtype() == dt && d.Shape().Eq(tensor.Shape(shape)) && !d.IsMaterializable()
+}
+
 // CheckFloat returns an error unless dt is Float32 or Float64.
 func CheckFloat(dt tensor.Dtype) error {
 	if dt != tensor.Float64 && dt != tensor.Float32 {
