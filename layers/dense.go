@@ -5,8 +5,8 @@ import (
 	"hash"
 
 	"github.com/chewxy/hm"
-	G "gorgonia.org/gorgonia"
 	"gonum.org/v1/gonum/blas"
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/opkit"
