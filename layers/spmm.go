@@ -46,6 +46,7 @@ func SpMM(a *graph.Matrix, x *G.Node) (*G.Node, error) {
 }
 
 type spmmOp struct {
+	out opkit.Buf // the output, kept between runs
 	opkit.Pure
 	a *graph.Matrix
 }
@@ -97,7 +98,7 @@ func (op *spmmOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	if err != nil || xr != cols {
 		return nil, fmt.Errorf("%v: input shape %v, want %d rows", op, x.Shape(), cols)
 	}
-	out := opkit.Reuse(prealloc, x.Dtype(), rows, xc)
+	out := op.out.Get(prealloc, x.Dtype(), rows, xc)
 	switch x.Dtype() {
 	case tensor.Float64:
 		op.a.MulDense64(out.Data().([]float64), x.Data().([]float64), xc)

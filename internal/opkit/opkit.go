@@ -9,6 +9,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"sync/atomic"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -126,12 +127,22 @@ func (b *Buf) Get(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense
 	if d, ok := prealloc.(*tensor.Dense); ok && fits(d, dt, shape) {
 		return d
 	}
+	if !keepBuffers.Load() {
+		return Alloc(dt, shape...)
+	}
 	if b.t != nil && fits(b.t, dt, shape) {
 		return b.t
 	}
 	b.t = Alloc(dt, shape...)
 	return b.t
 }
+
+var keepBuffers = func() *atomic.Bool { var b atomic.Bool; b.Store(true); return &b }()
+
+// KeepBuffers switches Buf's reuse on (the default) or off (every Get
+// without a fitting prealloc allocates, as before Buf) and returns the
+// previous setting: for tests that check that reuse changes no result.
+func KeepBuffers(on bool) bool { return keepBuffers.Swap(on) }
 
 func fits(d *tensor.Dense, dt tensor.Dtype, shape []int) bool {
 	return d.Dtype() == dt && d.Shape().Eq(tensor.Shape(shape)) && !d.IsMaterializable()
