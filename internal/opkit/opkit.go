@@ -144,6 +144,9 @@ var keepBuffers = func() *atomic.Bool { var b atomic.Bool; b.Store(true); return
 // previous setting: for tests that check that reuse changes no result.
 func KeepBuffers(on bool) bool { return keepBuffers.Swap(on) }
 
+// KeepingBuffers reports whether Buf reuses buffers (see KeepBuffers).
+func KeepingBuffers() bool { return keepBuffers.Load() }
+
 func fits(d *tensor.Dense, dt tensor.Dtype, shape []int) bool {
 	return d.Dtype() == dt && d.Shape().Eq(tensor.Shape(shape)) && !d.IsMaterializable()
 }

@@ -178,3 +178,41 @@ func TestApplyErrors(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+// TestApplyMemo runs one forward program on an input, then on a changed
+// input (in place, as a trainer's parameters change), then on the first
+// again: each run must give the fresh result, whether it propagated or
+// copied its memo.
+func TestApplyMemo(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	const n, c, k, gamma = 50, 2, 3, 0.4
+	a := graph.NormalizedAdjacency(randomGraph(t, rng, n, 120))
+	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+		x0 := testutil.RandSlice(rng, n*c, -1, 1)
+		x1 := append([]float64(nil), x0...)
+		x1[n*c-1] += 0.5 // differs in the last element only
+		g := G.NewGraph()
+		xt := testutil.Tensor(dt, x0, n, c)
+		x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("x"), G.WithValue(xt))
+		f, err := pprop.Apply(a, x, gamma, k)
+		require.NoError(t, err)
+		var fv G.Value
+		G.Read(f, &fv)
+		m := G.NewTapeMachine(g)
+		for _, xv := range [][]float64{x0, x1, x1, x0} {
+			switch d := xt.Data().(type) {
+			case []float32:
+				for i, v := range xv {
+					d[i] = float32(v)
+				}
+			case []float64:
+				copy(d, xv)
+			}
+			require.NoError(t, m.RunAll())
+			m.Reset()
+			want, _ := run(t, unfused, a, dt, xv, make([]float64, n*c), n, c, gamma, k)
+			assert.Equal(t, want, testutil.ToF64(fv.Data()))
+		}
+		m.Close()
+	}
+}
