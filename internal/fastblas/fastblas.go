@@ -46,6 +46,14 @@ const kcMax = 512
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m*n*k < minWork && n < 16 && valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		// Small and narrow (a small graph's logits and their gradients):
+		// gonum splits even these over goroutines and runs axpys of
+		// length n; the narrow loops on the calling goroutine take a
+		// fraction of the time.
+		narrowSerial(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -259,6 +267,20 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 	if aT && (chunks*m*n > 1<<22 || k < 4*narrowChunk) {
 		return false
 	}
+	narrowRun(par.Chunks, aT, bT, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	return true
+}
+
+// narrowSerial is narrow for any shape, on the calling goroutine: for
+// products too small to split. Each element is the same sum as narrow's.
+func narrowSerial[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	narrowRun(func(n, _ int, f func(lo, hi int)) { f(0, n) }, aT, bT, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// narrowRun is narrow's body; chunks runs f over [0, n) in ranges of
+// grain items (the results do not depend on how).
+func narrowRun[T float32 | float64](chunksFn func(n, grain int, f func(lo, hi int)), aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	chunks := (k + narrowChunk - 1) / narrowChunk
 	if bT {
 		bp := make([]T, k*n)
 		for j := 0; j < n; j++ {
@@ -289,7 +311,7 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 				b0[p], b1[p] = b[p*ldb], b[p*ldb+1]
 			}
 		}
-		par.Chunks(m, 256, func(lo, hi int) {
+		chunksFn(m, 256, func(lo, hi int) {
 			var buf [16]T
 			acc := buf[:n]
 			for i := lo; i < hi; i++ {
@@ -308,13 +330,13 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 				store(i, acc)
 			}
 		})
-		return true
+		return
 	}
 	// C = Σ_p a[p, :]ᵀ b[p, :]: one partial m × n sum per chunk of
 	// narrowChunk steps (in parallel), then the partials added in chunk
 	// order.
 	part := make([]T, chunks*m*n)
-	par.Chunks(chunks, 1, func(lo, hi int) {
+	chunksFn(chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			pc := part[ch*m*n : (ch+1)*m*n]
 			p, pEnd := ch*narrowChunk, min((ch+1)*narrowChunk, k)
@@ -368,7 +390,6 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 		}
 		store(i, acc)
 	}
-	return true
 }
 
 // dot2 returns (x·y0, x·y1), each as ((s0+s1)+(s2+s3)) over the
