@@ -404,6 +404,20 @@ func SelectionGap(z *tensor.Dense, sens, idx []int, c int) float64 {
 // EvalIdx returns the accuracy and the mean cross-entropy of the n × c
 // logits z on the nodes idx.
 func EvalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
+	acc = AccIdx(z, labels, idx, c)
+	switch s := z.Data().(type) {
+	case []float64:
+		loss = MeanCE(s, labels, idx, c)
+	case []float32:
+		loss = MeanCE(s, labels, idx, c)
+	}
+	return acc, loss
+}
+
+// AccIdx returns the accuracy of the n × c logits z on the nodes idx
+// (EvalIdx without the cross-entropy, whose logarithms cost more than the
+// rest of an evaluation pass on a small model).
+func AccIdx(z *tensor.Dense, labels, idx []int, c int) float64 {
 	correct := 0
 	switch s := z.Data().(type) {
 	case []float64:
@@ -412,14 +426,12 @@ func EvalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
 				correct++
 			}
 		}
-		loss = MeanCE(s, labels, idx, c)
 	case []float32:
 		for _, i := range idx {
 			if Argmax(s[i*c:(i+1)*c]) == labels[i] {
 				correct++
 			}
 		}
-		loss = MeanCE(s, labels, idx, c)
 	}
-	return float64(correct) / float64(len(idx)), loss
+	return float64(correct) / float64(len(idx))
 }

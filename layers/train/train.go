@@ -545,7 +545,7 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	if err != nil {
 		return fmt.Errorf("epoch %d: logits: %w", st.Epoch, err)
 	}
-	st.TrainAcc, _ = opkit.EvalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
+	st.TrainAcc = opkit.AccIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
 	if len(t.task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
 		if t.task.Sens != nil {
