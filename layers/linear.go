@@ -117,16 +117,6 @@ func (l *Linear) forwardAct(x *G.Node, act Activation) (*G.Node, error) {
 	return y, nil
 }
 
-// addBias returns y + b broadcast over rows (y itself when b is nil).
-func addBias(y, b *G.Node) (*G.Node, error) {
-	if b == nil {
-		return y, nil
-	}
-	// One parallel pass (addRowBias) instead of gorgonia's BroadcastAdd,
-	// which first materialises b repeated over the rows.
-	return addRowBias(y, b)
-}
-
 // checkInput checks that x is a matrix of w's dtype with w's row count of
 // columns.
 func checkInput(x, w *G.Node, where string) error {
