@@ -65,7 +65,7 @@ type op struct {
 	k     int
 	back  bool
 	out   opkit.Buf
-	tmp   [2]opkit.Buf
+	tmp   [3]opkit.Buf
 	// memo holds the last forward run's input and output (forward op
 	// only): a run whose input equals it bit for bit copies the output
 	// instead of propagating again. A trainer's evaluation pass and the
@@ -131,12 +131,12 @@ func (o *op) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error)
 			return out, nil
 		}
 	}
-	t0, t1 := o.tmp[0].Get(nil, dt, n, c), o.tmp[1].Get(nil, dt, n, c)
+	t0, t1, t2 := o.tmp[0].Get(nil, dt, n, c), o.tmp[1].Get(nil, dt, n, c), o.tmp[2].Get(nil, dt, n, c)
 	switch x := in[0].Data().(type) {
 	case []float64:
-		run(o, x, out.Data().([]float64), t0.Data().([]float64), t1.Data().([]float64), c)
+		run(o, x, out.Data().([]float64), t0.Data().([]float64), t1.Data().([]float64), t2.Data().([]float64), c)
 	case []float32:
-		run(o, x, out.Data().([]float32), t0.Data().([]float32), t1.Data().([]float32), c)
+		run(o, x, out.Data().([]float32), t0.Data().([]float32), t1.Data().([]float32), t2.Data().([]float32), c)
 	}
 	if !o.back && opkit.KeepingBuffers() {
 		copyData(o.memoIn.Get(nil, dt, n, c).Data(), in[0].Data())
@@ -196,18 +196,22 @@ func (o *op) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{dx}, nil
 }
 
-func mul[T float32 | float64](a *graph.Matrix, out, x []T, c int) {
+// mulThen computes out = a·x and calls then on each block of rows of out
+// right after the product computes it (graph.Matrix.MulDenseThen32/64).
+func mulThen[T float32 | float64](a *graph.Matrix, out, x []T, c int, then func(lo, hi int)) {
 	switch o := any(out).(type) {
 	case []float64:
-		a.MulDense64(o, any(x).([]float64), c)
+		a.MulDenseThen64(o, any(x).([]float64), c, then)
 	case []float32:
-		a.MulDense32(o, any(x).([]float32), c)
+		a.MulDenseThen32(o, any(x).([]float32), c, then)
 	}
 }
 
-// run computes the forward recurrence or its adjoint into out, with t0
-// and t1 as scratch (out, t0, t1 distinct from x and from each other).
-func run[T float32 | float64](o *op, x, out, t0, t1 []T, c int) {
+// run computes the forward recurrence or its adjoint into out, with t0,
+// t1 and t2 as scratch (out and the t's distinct from x and from each
+// other). The element-wise steps run on each block of rows right after
+// the product computes it.
+func run[T float32 | float64](o *op, x, out, t0, t1, t2 []T, c int) {
 	g, cm := T(o.gamma), T(1-o.gamma)
 	if !o.back {
 		// F_k = γX + (1−γ)(ÃF_{k−1}), the last step written into out.
@@ -219,9 +223,9 @@ func run[T float32 | float64](o *op, x, out, t0, t1 []T, c int) {
 			} else if s%2 == 0 {
 				dst = t1
 			}
-			mul(o.a, dst, prev, c)
-			par.Split(len(dst), func(lo, hi int) {
-				d, xs := dst[lo:hi], x[lo:hi]
+			mulThen(o.a, dst, prev, c, func(lo, hi int) {
+				d, xs := dst[lo*c:hi*c], x[lo*c:hi*c]
+				xs = xs[:len(d)]
 				for i, v := range d {
 					d[i] = T(xs[i]*g) + T(v*cm)
 				}
@@ -231,32 +235,32 @@ func run[T float32 | float64](o *op, x, out, t0, t1 []T, c int) {
 		return
 	}
 	// dY = x. G_K = dY; for s = K..1: t0 = (1−γ)G_s, t1 = Ãᵀt0, which
-	// is G_{s−1} for s > 1 (added to acc = out, which starts at G_K) and
-	// the product's share of dX for s = 1; dX = γ·acc + t1.
+	// is G_{s−1} for s > 1 (added to acc = out, which starts at G_K, and
+	// scaled into t2, the next step's t0) and the product's share of dX
+	// for s = 1: dX = γ·acc + t1.
 	copy(out, x)
-	gs := x
-	for s := o.k; s >= 1; s-- {
-		par.Split(len(gs), func(lo, hi int) {
-			src, d := gs[lo:hi], t0[lo:hi]
-			for i, v := range src {
-				d[i] = T(v * cm)
-			}
-		})
-		mul(o.a, t1, t0, c)
-		if s > 1 {
-			par.Split(len(out), func(lo, hi int) {
-				acc, src := out[lo:hi], t1[lo:hi]
-				for i, v := range src {
-					acc[i] += v
-				}
-			})
-			gs = t1
-		}
-	}
-	par.Split(len(out), func(lo, hi int) {
-		acc, src := out[lo:hi], t1[lo:hi]
+	par.Split(len(x), func(lo, hi int) {
+		src, d := x[lo:hi], t0[lo:hi]
 		for i, v := range src {
-			acc[i] = T(acc[i]*g) + v
+			d[i] = T(v * cm)
 		}
 	})
+	for s := o.k; s >= 1; s-- {
+		last := s == 1
+		mulThen(o.a, t1, t0, c, func(lo, hi int) {
+			acc, src, next := out[lo*c:hi*c], t1[lo*c:hi*c], t2[lo*c:hi*c]
+			src, next = src[:len(acc)], next[:len(acc)]
+			if last {
+				for i, v := range src {
+					acc[i] = T(acc[i]*g) + v
+				}
+				return
+			}
+			for i, v := range src {
+				acc[i] += v
+				next[i] = T(v * cm)
+			}
+		})
+		t0, t2 = t2, t0
+	}
 }
