@@ -9,13 +9,16 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/internal/fastblas"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/par"
 )
 
 // denseOp computes act(x·W + b) in one op: the product by gorgonia's
 // BLAS (the call gorgonia's Mul makes), then the bias and the activation
-// in one pass over the output, into a buffer kept between runs. Its
+// in one pass over the output (with fairmp's BLAS in float32, on each
+// block of rows as soon as the product finishes it), into a buffer kept
+// between runs. Its
 // gradients are the ops gorgonia's Mul, AddRow and Activate would build
 // (the ReLU mask read from the output, where y > 0 exactly where
 // x·W + b > 0), as custom ops with kept buffers. The values equal the
@@ -128,6 +131,13 @@ func (op *denseOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 			b = in[2].Data().([]float32)
 		}
 		o := out.Data().([]float32)
+		if fb, ok := G.WhichBLAS().(fastblas.Implementation); ok && (op.bias || op.relu) {
+			// The bias and the ReLU on each block of rows as soon as the
+			// product has finished it, while it is in cache.
+			fb.SgemmThen(blas.NoTrans, blas.NoTrans, n, m, k, 1, x, k, in[1].Data().([]float32), m, 0, o, m,
+				func(lo, hi int) { rowsBiasAct(o[lo*m:hi*m], b, m, op.relu) })
+			break
+		}
 		G.WhichBLAS().Sgemm(blas.NoTrans, blas.NoTrans, n, m, k, 1, x, k, in[1].Data().([]float32), m, 0, o, m)
 		biasAct(o, b, m, op.relu)
 	case []float64:

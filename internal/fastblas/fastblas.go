@@ -46,23 +46,42 @@ const kcMax = 512
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	impl.SgemmThen(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+// SgemmThen is Sgemm followed by then(lo, hi) on blocks of rows [lo, hi)
+// of C that cover every row once, each called as soon as its rows are
+// final, by the goroutine that computed them while they are still in
+// cache (then may run concurrently on different blocks): an epilogue
+// such as a layer's bias and activation, without another pass over C
+// from memory. C is the same as Sgemm's; then nil is Sgemm.
+func (impl Implementation) SgemmThen(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, then func(lo, hi int)) {
+	if then != nil && !kernels {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		then(0, m)
+		return
+	}
 	if m*n*k < minWork && n < 16 && valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
 		// Small and narrow (a small graph's logits and their gradients):
 		// gonum splits even these over goroutines and runs axpys of
 		// length n; the narrow loops on the calling goroutine take a
 		// fraction of the time.
 		narrowSerial(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		after(then, m)
 		return
 	}
 	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		after(then, m)
 		return
 	}
 	if n < 16 && narrow(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		after(then, m)
 		return
 	}
 	if !kernels || n < 16 || m < 4 {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		after(then, m)
 		return
 	}
 	ks := skernels
@@ -71,7 +90,14 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		// the 4 × 32 kernel needs less CPU than the 4 × 64 one.
 		ks = ks[1:]
 	}
-	gemm(ks, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(ks, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, then)
+}
+
+// after calls then(0, m) when then is not nil.
+func after(then func(lo, hi int), m int) {
+	if then != nil {
+		then(0, m)
+	}
 }
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
@@ -87,7 +113,7 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemm(dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // valid repeats gonum's argument checks; invalid calls go to gonum, which
@@ -137,7 +163,7 @@ func sKernels() []strip[float32] {
 // 4 × 32 blocks).
 func AVX512() bool { return len(skernels) > 1 }
 
-func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, then func(lo, hi int)) {
 	if beta != 1 {
 		for i := 0; i < m; i++ {
 			row := c[i*ldc : i*ldc+n]
@@ -151,6 +177,7 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 		}
 	}
 	if alpha == 0 {
+		after(then, m)
 		return
 	}
 	if bT { // pack op(B) = Bᵀ (k × n) contiguously
@@ -195,6 +222,9 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 			// The last m − mFull rows (fewer than 4), in plain Go, as
 			// one more task beside the others.
 			tail(mFull, m, 0, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+			if then != nil {
+				then(mFull, m)
+			}
 			return
 		}
 		lo, hi := t*per*4, min((t+1)*per*4, mFull)
@@ -212,6 +242,9 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 		}
 		if nFull < n {
 			tail(lo, hi, nFull, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+		}
+		if then != nil {
+			then(lo, hi)
 		}
 	}
 	if mFull < m {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -194,5 +195,36 @@ func TestGemmIndependentOfGOMAXPROCS(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSgemmThen checks that SgemmThen leaves C as Sgemm does, bit for
+// bit, and calls then on blocks that cover every row exactly once, each
+// after its rows are final (then copies them; the copy must equal C).
+func TestSgemmThen(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	var impl Implementation
+	for _, sz := range [][3]int{{18876, 64, 18}, {1001, 64, 95}, {403, 2, 95}, {30, 48, 700}, {7, 20, 3}, {5000, 5, 64}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		a, b := to32(randSlice(rng, m*k)), to32(randSlice(rng, k*n))
+		want := make([]float32, m*n)
+		impl.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, want, n)
+		got := make([]float32, m*n)
+		seen := make([]int32, m)
+		snap := make([]float32, m*n)
+		var mu sync.Mutex
+		impl.SgemmThen(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, got, n, func(lo, hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+			copy(snap[lo*n:hi*n], got[lo*n:hi*n])
+		})
+		for i := range seen {
+			require.Equal(t, int32(1), seen[i], "%v: row %d seen %d times", sz, i, seen[i])
+		}
+		require.Equal(t, want, got, "%v: C", sz)
+		require.Equal(t, want, snap, "%v: rows when then saw them", sz)
 	}
 }
