@@ -124,7 +124,7 @@ func matShape(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
 // respect to F: (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S), S = SF(F/τ).
 
 type gradOp struct {
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds        *DeltaS
 	scale     float64
@@ -170,7 +170,7 @@ func (op *gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	if n != op.ds.N() || sh[1] != [2]int{op.ds.Rows(), c} {
 		return nil, fmt.Errorf("%v: shapes %v and %v, want (%d, c) and (%d, c)", op, sh[0], sh[1], op.ds.N(), op.ds.Rows())
 	}
-	out := op.out.Get(prealloc, in[0].Dtype(), n, c)
+	out := op.Get(prealloc, in[0].Dtype(), n, c)
 	if zeroDual(in[1]) {
 		// ∇(F, 0) = 0 exactly: the InferenceOnly mode's training passes
 		// and the first step skip the softmax.
@@ -207,7 +207,7 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // gradBackOp: the gradient of ⟨W, scale·∇(F, u)⟩ with respect to F.
 
 type gradBackOp struct {
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds    *DeltaS
 	scale float64
@@ -247,7 +247,7 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 	if n != op.ds.N() || sh[1] != [2]int{op.ds.Rows(), c} || sh[2] != sh[0] {
 		return nil, fmt.Errorf("%v: shapes %v, %v, %v, want (%d, c), (%d, c), (%d, c)", op, sh[0], sh[1], sh[2], op.ds.N(), op.ds.Rows(), op.ds.N())
 	}
-	out := op.out.Get(prealloc, in[0].Dtype(), n, c)
+	out := op.Get(prealloc, in[0].Dtype(), n, c)
 	if zeroDual(in[1]) {
 		// Linear in u: zero for u = 0.
 		out.Zero()
@@ -268,7 +268,7 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 // FairGrad with respect to u).
 
 type gapOp struct {
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds    *DeltaS
 	scale float64
@@ -335,7 +335,7 @@ func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 	if n != op.ds.N() || (op.jvp && sh[1] != sh[0]) {
 		return nil, fmt.Errorf("%v: input shapes %v, want (%d, c)", op, sh, op.ds.N())
 	}
-	out := op.out.Get(prealloc, in[0].Dtype(), op.ds.Rows(), c)
+	out := op.Get(prealloc, in[0].Dtype(), op.ds.Rows(), c)
 	if op.phase.Training() {
 		out.Zero()
 		return out, nil
@@ -380,7 +380,7 @@ func (op *gapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // the phase is training (the InferenceOnly training mode).
 
 type projOp struct {
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	r     float64
 	phase *layers.Phase // non-nil: zero output (and gradient) while training
@@ -440,7 +440,7 @@ func (op *projOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	if op.mask && sh[1] != sh[0] {
 		return nil, fmt.Errorf("%v: shapes %v and %v differ", op, sh[0], sh[1])
 	}
-	out := op.out.Get(prealloc, in[0].Dtype(), sh[0][0], sh[0][1])
+	out := op.Get(prealloc, in[0].Dtype(), sh[0][0], sh[0][1])
 	if op.phase.Training() {
 		// Only set for the InferenceOnly mode: u ≡ 0 while training.
 		out.Zero()

@@ -118,7 +118,7 @@ func Activate(x *G.Node, act Activation) (*G.Node, error) {
 // actOp applies an activation; with grad set it is the gradient op
 // (inputs x and dY, output dY ⊙ f'(x)).
 type actOp struct {
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	act  Activation
 	dims int
@@ -183,7 +183,7 @@ func (op *actOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	out := op.out.Get(prealloc, x.Dtype(), x.Shape()...)
+	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
 	var dy *tensor.Dense
 	if op.grad {
 		if dy, err = opkit.Dense(inputs[1]); err != nil {

@@ -18,7 +18,7 @@ import (
 // dY).
 type addRowOp struct {
 	opkit.Pure
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 }
 
 // colSumOp computes the 1 × c column sums of an n × c matrix, summed in
@@ -26,7 +26,7 @@ type addRowOp struct {
 // (deterministic, independent of GOMAXPROCS).
 type colSumOp struct {
 	opkit.Pure
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 }
 
 var (
@@ -84,7 +84,7 @@ func (op *addRowOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 	if err != nil || b.Size() != c || b.Dtype() != y.Dtype() {
 		return nil, fmt.Errorf("%v: %v %v + %v %v, want n × c + 1 × c of one dtype", op, y.Dtype(), y.Shape(), b.Dtype(), b.Shape())
 	}
-	out := op.out.Get(prealloc, y.Dtype(), n, c)
+	out := op.Get(prealloc, y.Dtype(), n, c)
 	switch ys := y.Data().(type) {
 	case []float64:
 		addRowKernel(out.Data().([]float64), ys, b.Data().([]float64), c)
@@ -150,7 +150,7 @@ func (op *colSumOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	out := op.out.Get(prealloc, x.Dtype(), 1, c)
+	out := op.Get(prealloc, x.Dtype(), 1, c)
 	switch xs := x.Data().(type) {
 	case []float64:
 		colSumKernel(out.Data().([]float64), xs, c)

@@ -26,15 +26,15 @@ import (
 type denseOp struct {
 	opkit.Pure
 	relu, bias bool
-	out        opkit.Buf
+	opkit.Buf  // the output, kept between runs
 }
 
 // matMulOp computes op(A)·op(B) (op: transpose or not) by gorgonia's
 // BLAS into a kept buffer: the gradient products of denseOp.
 type matMulOp struct {
 	opkit.Pure
-	tA, tB bool
-	out    opkit.Buf
+	tA, tB    bool
+	opkit.Buf // the output, kept between runs
 }
 
 var (
@@ -123,7 +123,7 @@ func (op *denseOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 	if sh[1][0] != k || (op.bias && sh[2] != [2]int{1, m}) {
 		return nil, fmt.Errorf("%v: shapes %v, want n × k, k × m and 1 × m", op, sh)
 	}
-	out := op.out.Get(prealloc, in[0].Dtype(), n, m)
+	out := op.Get(prealloc, in[0].Dtype(), n, m)
 	switch x := in[0].Data().(type) {
 	case []float32:
 		var b []float32
@@ -272,7 +272,7 @@ func (op *matMulOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 		tB = blas.Trans
 	}
 	lda, ldb := sh[0][1], sh[1][1]
-	out := op.out.Get(prealloc, in[0].Dtype(), m, n)
+	out := op.Get(prealloc, in[0].Dtype(), m, n)
 	switch a := in[0].Data().(type) {
 	case []float32:
 		G.WhichBLAS().Sgemm(tA, tB, m, n, k, 1, a, lda, in[1].Data().([]float32), ldb, 0, out.Data().([]float32), n)

@@ -132,7 +132,7 @@ func (op *ceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 // ceGradOp computes grad · ∂CE/∂z from (z, grad). It is not itself
 // differentiable (second-order gradients of the loss are not supported).
 type ceGradOp struct {
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ce *ceOp
 }
@@ -168,7 +168,7 @@ func (op *ceGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 	if err != nil {
 		return nil, fmt.Errorf("%v: gradient: %w", op, err)
 	}
-	out := op.out.Get(prealloc, z.Dtype(), op.ce.n, op.ce.c)
+	out := op.Get(prealloc, z.Dtype(), op.ce.n, op.ce.c)
 	scale := g / float64(len(op.ce.idx))
 	switch zs := z.Data().(type) {
 	case []float64:

@@ -53,7 +53,7 @@ func checkSpMM(a *graph.Matrix, x *G.Node) error {
 }
 
 type spmmOp struct {
-	out opkit.Buf // the output, kept between runs
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	a *graph.Matrix
 }
@@ -105,7 +105,7 @@ func (op *spmmOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	if err != nil || xr != cols {
 		return nil, fmt.Errorf("%v: input shape %v, want %d rows", op, x.Shape(), cols)
 	}
-	out := op.out.Get(prealloc, x.Dtype(), rows, xc)
+	out := op.Get(prealloc, x.Dtype(), rows, xc)
 	switch x.Dtype() {
 	case tensor.Float64:
 		op.a.MulDense64(out.Data().([]float64), x.Data().([]float64), xc)
@@ -151,7 +151,7 @@ type spmmBiasActOp struct {
 	opkit.Pure
 	a          *graph.Matrix
 	relu, bias bool
-	out        opkit.Buf
+	opkit.Buf  // the output, kept between runs
 }
 
 var (
@@ -205,7 +205,7 @@ func (op *spmmBiasActOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.V
 	if sh[0][0] != cols || (op.bias && sh[1] != [2]int{1, c}) {
 		return nil, fmt.Errorf("%v: input shapes %v, want %d rows and a 1 × %d bias", op, sh, cols, c)
 	}
-	out := op.out.Get(prealloc, in[0].Dtype(), rows, c)
+	out := op.Get(prealloc, in[0].Dtype(), rows, c)
 	switch x := in[0].Data().(type) {
 	case []float64:
 		var b []float64

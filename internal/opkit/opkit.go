@@ -147,6 +147,25 @@ func KeepBuffers(on bool) bool { return keepBuffers.Swap(on) }
 // KeepingBuffers reports whether Buf reuses buffers (see KeepBuffers).
 func KeepingBuffers() bool { return keepBuffers.Load() }
 
+// ReleaseBuffers drops the kept buffer (the next Get allocates). Ops
+// that embed a Buf get the method, and ReleaseGraph calls it.
+func (b *Buf) ReleaseBuffers() { b.t = nil }
+
+// Releaser is an op that keeps buffers between runs (see Buf).
+type Releaser interface{ ReleaseBuffers() }
+
+// ReleaseGraph drops the buffers every op of g keeps (ops that implement
+// Releaser): after training, the memory an epoch's intermediates held is
+// returned, as it was when every run allocated afresh. Call it when no
+// machine of g runs.
+func ReleaseGraph(g *G.ExprGraph) {
+	for _, n := range g.AllNodes() {
+		if r, ok := n.Op().(Releaser); ok {
+			r.ReleaseBuffers()
+		}
+	}
+}
+
 func fits(d *tensor.Dense, dt tensor.Dtype, shape []int) bool {
 	return d.Dtype() == dt && d.Shape().Eq(tensor.Shape(shape)) && !d.IsMaterializable()
 }

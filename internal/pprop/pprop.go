@@ -109,6 +109,14 @@ func (o *op) WriteHash(h hash.Hash) {
 	opkit.WriteBool(h, o.back)
 }
 func (o *op) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
+
+// ReleaseBuffers drops the kept buffers and the memo (opkit.Releaser).
+func (o *op) ReleaseBuffers() {
+	for _, b := range []*opkit.Buf{&o.out, &o.tmp[0], &o.tmp[1], &o.tmp[2], &o.memoIn, &o.memoOut} {
+		b.ReleaseBuffers()
+	}
+	o.memoOK = false
+}
 func (o *op) Do(inputs ...G.Value) (G.Value, error) {
 	return o.UsePreallocDo(nil, inputs...)
 }

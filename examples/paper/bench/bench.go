@@ -190,6 +190,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	b.close()
 	if o.trainer {
+		// The first model is done: collect it before the second is
+		// built, so that the peak is one model's, as in a program that
+		// trains one.
+		b = nil
+		runtime.GC()
+		debug.FreeOSMemory()
 		if err := timeTrainer(o, d, res); err != nil {
 			return err
 		}
