@@ -33,7 +33,14 @@ type denseOp struct {
 // BLAS into a kept buffer: the gradient products of denseOp.
 type matMulOp struct {
 	opkit.Pure
-	tA, tB    bool
+	tA, tB bool
+	// maskReLU multiplies the product by the ReLU's derivative at a third
+	// input y (1 where y > 0): A·Bᵀ ⊙ relu'(y), the gradient reaching a
+	// ReLU layer's pre-activation, in the product's epilogue.
+	maskReLU bool
+	// a and b are the input nodes (not hashed): a later SymDiff fuses the
+	// product with the ReLU mask it feeds.
+	a, b      *G.Node
 	opkit.Buf // the output, kept between runs
 }
 
@@ -192,13 +199,19 @@ func (op *denseOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 	}
 	x, w := inputs[0], inputs[1]
 	dz := grad
-	if op.relu {
+	if mm, ok := grad.Op().(*matMulOp); ok && op.relu && mm.tB && !mm.tA && !mm.maskReLU && mm.a != nil {
+		// grad is the next layer's dY·Wᵀ: mask it in its product.
+		var err error
+		if dz, err = G.ApplyOp(&matMulOp{tB: true, maskReLU: true}, mm.a, mm.b, output); err != nil {
+			return nil, err
+		}
+	} else if op.relu {
 		var err error
 		if dz, err = G.ApplyOp(&actOp{act: ReLU(), dims: 2, grad: true}, output, grad); err != nil {
 			return nil, err
 		}
 	}
-	dx, err := G.ApplyOp(&matMulOp{tB: true}, dz, w)
+	dx, err := G.ApplyOp(&matMulOp{tB: true, a: dz, b: w}, dz, w)
 	if err != nil {
 		return nil, err
 	}
@@ -216,14 +229,22 @@ func (op *denseOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 	return G.Nodes{dx, dw, db}, nil
 }
 
-func (op *matMulOp) Arity() int         { return 2 }
-func (op *matMulOp) Type() hm.Type      { return opkit.FnType(2) }
-func (op *matMulOp) String() string     { return fmt.Sprintf("MatMul(tA=%v, tB=%v)", op.tA, op.tB) }
-func (op *matMulOp) DiffWRT(int) []bool { return []bool{false, false} }
+func (op *matMulOp) Arity() int {
+	if op.maskReLU {
+		return 3
+	}
+	return 2
+}
+func (op *matMulOp) Type() hm.Type { return opkit.FnType(op.Arity()) }
+func (op *matMulOp) String() string {
+	return fmt.Sprintf("MatMul(tA=%v, tB=%v, maskReLU=%v)", op.tA, op.tB, op.maskReLU)
+}
+func (op *matMulOp) DiffWRT(n int) []bool { return make([]bool, n) }
 func (op *matMulOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "fairmp.MatMul")
 	opkit.WriteBool(h, op.tA)
 	opkit.WriteBool(h, op.tB)
+	opkit.WriteBool(h, op.maskReLU)
 }
 func (op *matMulOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
@@ -242,7 +263,7 @@ func (op *matMulOp) dims(sa, sb [2]int) (m, k, kb, n int) {
 }
 
 func (op *matMulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes2(in, 2, op.String())
+	s, err := shapes2(in, op.Arity(), op.String())
 	if err != nil {
 		return nil, err
 	}
@@ -256,13 +277,13 @@ func (op *matMulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func (op *matMulOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
 
 func (op *matMulOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(op, 2, inputs)
+	in, sh, err := opkit.DenseInputs(op, op.Arity(), inputs)
 	if err != nil {
 		return nil, err
 	}
 	m, k, kb, n := op.dims(sh[0], sh[1])
-	if k != kb {
-		return nil, fmt.Errorf("%v: shapes %v and %v", op, sh[0], sh[1])
+	if k != kb || (op.maskReLU && sh[2] != [2]int{m, n}) {
+		return nil, fmt.Errorf("%v: shapes %v", op, sh)
 	}
 	tA, tB := blas.NoTrans, blas.NoTrans
 	if op.tA {
@@ -275,9 +296,26 @@ func (op *matMulOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 	out := op.Get(prealloc, in[0].Dtype(), m, n)
 	switch a := in[0].Data().(type) {
 	case []float32:
-		G.WhichBLAS().Sgemm(tA, tB, m, n, k, 1, a, lda, in[1].Data().([]float32), ldb, 0, out.Data().([]float32), n)
+		o := out.Data().([]float32)
+		if !op.maskReLU {
+			G.WhichBLAS().Sgemm(tA, tB, m, n, k, 1, a, lda, in[1].Data().([]float32), ldb, 0, o, n)
+			break
+		}
+		y := in[2].Data().([]float32)
+		if fb, ok := G.WhichBLAS().(fastblas.Implementation); ok {
+			fb.SgemmThen(tA, tB, m, n, k, 1, a, lda, in[1].Data().([]float32), ldb, 0, o, n,
+				func(lo, hi int) { reluBack32(o[lo*n:hi*n], y[lo*n:hi*n], o[lo*n:hi*n]) })
+			break
+		}
+		G.WhichBLAS().Sgemm(tA, tB, m, n, k, 1, a, lda, in[1].Data().([]float32), ldb, 0, o, n)
+		par.Split(len(o), func(lo, hi int) { reluBack32(o[lo:hi], y[lo:hi], o[lo:hi]) })
 	case []float64:
-		G.WhichBLAS().Dgemm(tA, tB, m, n, k, 1, a, lda, in[1].Data().([]float64), ldb, 0, out.Data().([]float64), n)
+		o := out.Data().([]float64)
+		G.WhichBLAS().Dgemm(tA, tB, m, n, k, 1, a, lda, in[1].Data().([]float64), ldb, 0, o, n)
+		if op.maskReLU {
+			y := in[2].Data().([]float64)
+			par.Split(len(o), func(lo, hi int) { reluBack64(o[lo:hi], y[lo:hi], o[lo:hi]) })
+		}
 	}
 	return out, nil
 }

@@ -187,3 +187,77 @@ func TestSpMMBiasActBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseChainBitIdentical checks two dense layers in a row (ReLU, then
+// none: an MLP), where the first layer's gradient is the second's dY·Wᵀ
+// masked in the product's epilogue, against gorgonia's Mul, AddRow and
+// Activate, bit for bit: the output and the gradients of x, both weights
+// and both biases.
+func TestDenseChainBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	chain := func(dense func(x, w, b *G.Node, relu bool) (*G.Node, error)) func(x, w, b *G.Node, relu bool) (*G.Node, error) {
+		return func(x, w, b *G.Node, relu bool) (*G.Node, error) {
+			// The runner's w and b are the first layer's; the second
+			// layer's (m → m, no ReLU) are fixed.
+			h, err := dense(x, w, b, true)
+			if err != nil {
+				return nil, err
+			}
+			g := x.Graph()
+			m := w.Shape()[1]
+			w2v := testutil.RandSlice(rand.New(rand.NewSource(7)), m*m, -1, 1)
+			b2v := testutil.RandSlice(rand.New(rand.NewSource(8)), m, -0.5, 0.5)
+			w2 := G.NewMatrix(g, x.Dtype(), G.WithShape(m, m), G.WithName("w2"), G.WithValue(testutil.Tensor(x.Dtype(), w2v, m, m)))
+			b2 := G.NewMatrix(g, x.Dtype(), G.WithShape(1, m), G.WithName("b2"), G.WithValue(testutil.Tensor(x.Dtype(), b2v, 1, m)))
+			return dense(h, w2, b2, false)
+		}
+	}
+	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+		for _, s := range [][3]int{{18876, 18, 64}, {403, 95, 64}, {33, 5, 16}} {
+			n, k, m := s[0], s[1], s[2]
+			t.Run(fmt.Sprintf("%v/%dx%dx%d", dt, n, k, m), func(t *testing.T) {
+				xv := testutil.RandSlice(rng, n*k, -2, 2)
+				wv := testutil.RandSlice(rng, k*m, -1, 1)
+				uv := testutil.RandSlice(rng, n*m, -1, 1)
+				bv := testutil.RandSlice(rng, m, -0.5, 0.5)
+				want := denseRun(t, chain(unfusedDense), dt, xv, wv, bv, uv, n, k, m, true)
+				got := denseRun(t, chain(denseAct), dt, xv, wv, bv, uv, n, k, m, true)
+				for q := range want {
+					for i := range want[q] {
+						if math.Float64bits(want[q][i]) != math.Float64bits(got[q][i]) {
+							t.Fatalf("output %d element %d: %v, want %v", q, i, got[q][i], want[q][i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestDenseChainFuses checks that an MLP's first layer takes its gradient
+// from the masked product (no separate ReLU-gradient op in the tape).
+func TestDenseChainFuses(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewMatrix(g, tensor.Float32, G.WithShape(50, 4), G.WithName("x"), G.WithInit(G.Zeroes()))
+	w1 := G.NewMatrix(g, tensor.Float32, G.WithShape(4, 16), G.WithName("w1"), G.WithInit(G.Zeroes()))
+	w2 := G.NewMatrix(g, tensor.Float32, G.WithShape(16, 2), G.WithName("w2"), G.WithInit(G.Zeroes()))
+	h, err := denseAct(x, w1, nil, true)
+	require.NoError(t, err)
+	y, err := denseAct(h, w2, nil, false)
+	require.NoError(t, err)
+	grads, err := G.Grad(G.Must(G.Sum(y)), w1, w2)
+	require.NoError(t, err)
+	masked, plain := 0, 0
+	for _, n := range g.SubgraphRoots(grads...).AllNodes() {
+		switch op := n.Op().(type) {
+		case *matMulOp:
+			if op.maskReLU {
+				masked++
+			}
+		case *actOp:
+			plain++
+		}
+	}
+	require.Equal(t, 1, masked, "masked products")
+	require.Equal(t, 0, plain, "separate ReLU gradients")
+}

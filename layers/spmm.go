@@ -11,6 +11,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/spkern"
 )
 
 // SpMM returns the node A·x, where A is a sparse matrix held by the op and x
@@ -227,6 +228,14 @@ func (op *spmmBiasActOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.V
 
 // rowsBiasAct is biasAct on rows already split off (no parallelism).
 func rowsBiasAct[T float32 | float64](z, b []T, m int, relu bool) {
+	if z32, ok := any(z).([]float32); ok && relu {
+		// The AVX2 kernel, bit for bit the loop below.
+		b32 := any(b).([]float32)
+		for i := 0; i+m <= len(z32); i += m {
+			spkern.BiasReLU32(z32[i:i+m:i+m], b32)
+		}
+		return
+	}
 	for i := 0; i+m <= len(z); i += m {
 		zr := z[i : i+m : i+m]
 		switch {

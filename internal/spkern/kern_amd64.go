@@ -36,3 +36,12 @@ func cols2Rows32(rows int, indptr *int, idx *int32, val *float32, x *float32, ou
 
 //go:noescape
 func cols2Rows64(rows int, indptr *int, idx *int32, val *float64, x *float64, out *float64)
+
+//go:noescape
+func biasReLU8(n int, z *float32, b *float32)
+
+//go:noescape
+func reLU8(n int, z *float32)
+
+//go:noescape
+func reLUMask8(n int, out *float32, y *float32, dy *float32)

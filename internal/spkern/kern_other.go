@@ -47,3 +47,11 @@ func cols2Rows32(rows int, indptr *int, idx *int32, val *float32, x *float32, ou
 func cols2Rows64(rows int, indptr *int, idx *int32, val *float64, x *float64, out *float64) {
 	panic("spkern: no kernel on this architecture")
 }
+
+func biasReLU8(n int, z *float32, b *float32) { panic("spkern: no kernel on this architecture") }
+
+func reLU8(n int, z *float32) { panic("spkern: no kernel on this architecture") }
+
+func reLUMask8(n int, out *float32, y *float32, dy *float32) {
+	panic("spkern: no kernel on this architecture")
+}
