@@ -431,6 +431,21 @@ func dot2[T float32 | float64](x, y0, y1 []T) (T, T) {
 	y0, y1 = y0[:len(x)], y1[:len(x)]
 	var a0, a1, a2, a3, c0, c1, c2, c3 T
 	p := 0
+	if n4 := len(x) &^ 3; kernels && n4 > 0 {
+		// The four partial sums in the lanes of one vector register,
+		// each step a rounded multiply then a rounded add, as below.
+		switch xs := any(x).(type) {
+		case []float32:
+			var l [8]float32
+			dot2s(n4, &xs[0], &any(y0).([]float32)[0], &any(y1).([]float32)[0], &l)
+			a0, a1, a2, a3, c0, c1, c2, c3 = T(l[0]), T(l[1]), T(l[2]), T(l[3]), T(l[4]), T(l[5]), T(l[6]), T(l[7])
+		case []float64:
+			var l [8]float64
+			dot2d(n4, &xs[0], &any(y0).([]float64)[0], &any(y1).([]float64)[0], &l)
+			a0, a1, a2, a3, c0, c1, c2, c3 = T(l[0]), T(l[1]), T(l[2]), T(l[3]), T(l[4]), T(l[5]), T(l[6]), T(l[7])
+		}
+		p = n4
+	}
 	for ; p+4 <= len(x); p += 4 {
 		xs := x[p : p+4 : p+4]
 		u := y0[p : p+4 : p+4]

@@ -228,3 +228,57 @@ func TestSgemmThen(t *testing.T) {
 		require.Equal(t, want, snap, "%v: rows when then saw them", sz)
 	}
 }
+
+// dot2Go is dot2's plain Go loop, the reference of its kernels.
+func dot2Go[T float32 | float64](x, y0, y1 []T) (T, T) {
+	var a0, a1, a2, a3, c0, c1, c2, c3 T
+	p := 0
+	for ; p+4 <= len(x); p += 4 {
+		a0 += x[p] * y0[p]
+		a1 += x[p+1] * y0[p+1]
+		a2 += x[p+2] * y0[p+2]
+		a3 += x[p+3] * y0[p+3]
+		c0 += x[p] * y1[p]
+		c1 += x[p+1] * y1[p+1]
+		c2 += x[p+2] * y1[p+2]
+		c3 += x[p+3] * y1[p+3]
+	}
+	for ; p < len(x); p++ {
+		a0 += x[p] * y0[p]
+		c0 += x[p] * y1[p]
+	}
+	return (a0 + a1) + (a2 + a3), (c0 + c1) + (c2 + c3)
+}
+
+// TestDot2Kernels checks dot2 (vector lanes for the partial sums) against
+// its Go loop bit for bit, float32 and float64, every length to 70, with
+// signed zeros, infinities and NaNs among random values.
+func TestDot2Kernels(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e-310, 3e38}
+	for n := 0; n <= 70; n++ {
+		for rep := 0; rep < 10; rep++ {
+			x, y0, y1 := randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
+			for _, v := range [][]float64{x, y0, y1} {
+				for i := range v {
+					if rng.Intn(10) == 0 {
+						v[i] = special[rng.Intn(len(special))]
+					}
+				}
+			}
+			// Bit for bit, but a NaN equals any NaN: which operand's
+			// payload an add of two NaNs keeps depends on how the
+			// compiler orders the operands, even between two copies of
+			// one Go loop.
+			same64 := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b) }
+			same32 := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b) }
+			w0, w1 := dot2Go(x, y0, y1)
+			g0, g1 := dot2(x, y0, y1)
+			require.True(t, same64(w0, g0) && same64(w1, g1), "float64 n=%d: %v %v, want %v %v", n, g0, g1, w0, w1)
+			x32, a32, b32 := to32(x), to32(y0), to32(y1)
+			v0, v1 := dot2Go(x32, a32, b32)
+			h0, h1 := dot2(x32, a32, b32)
+			require.True(t, same32(v0, h0) && same32(v1, h1), "float32 n=%d: %v %v, want %v %v", n, h0, h1, v0, v1)
+		}
+	}
+}
