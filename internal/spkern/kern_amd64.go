@@ -45,3 +45,6 @@ func reLU8(n int, z *float32)
 
 //go:noescape
 func reLUMask8(n int, out *float32, y *float32, dy *float32)
+
+//go:noescape
+func colSumAdd4(rows, c int, x *float32, p *float64)

@@ -55,3 +55,5 @@ func reLU8(n int, z *float32) { panic("spkern: no kernel on this architecture") 
 func reLUMask8(n int, out *float32, y *float32, dy *float32) {
 	panic("spkern: no kernel on this architecture")
 }
+
+func colSumAdd4(rows, c int, x *float32, p *float64) { panic("spkern: no kernel on this architecture") }

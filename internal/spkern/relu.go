@@ -46,3 +46,25 @@ func ReLUMask32(out, y, dy []float32) {
 		out[i] = math.Float32frombits(math.Float32bits(dy[i]) & m)
 	}
 }
+
+// ColSumAdd32 adds the rows of the rows × c matrix x (row-major) to p in
+// float64: p[j] += float64(x[r·c+j]) for r in order, as the plain loop
+// does, bit for bit (a float32 widens exactly; each column's adds keep
+// their order). AVX2 four columns at a time where the CPU has it, and
+// when c is a multiple of 4.
+func ColSumAdd32(p []float64, x []float32, rows, c int) {
+	if rows <= 0 {
+		return
+	}
+	_ = x[rows*c-1]
+	_ = p[c-1]
+	if kernels && c%4 == 0 {
+		colSumAdd4(rows, c, &x[0], &p[0])
+		return
+	}
+	for r := 0; r < rows; r++ {
+		for k, v := range x[r*c : (r+1)*c] {
+			p[k] += float64(v)
+		}
+	}
+}

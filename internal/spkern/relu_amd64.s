@@ -73,3 +73,34 @@ m8loop:
 m8done:
 	VZEROUPPER
 	RET
+
+// func colSumAdd4(rows, c int, x *float32, p *float64)
+// p[j] += float64(x[r·c + j]) for r < rows, j < c (c a multiple of 4),
+// four columns at a time, rows in order: each p[j] the same sum as
+// `for r { p[j] += float64(x[r*c+j]) }`.
+TEXT ·colSumAdd4(SB), NOSPLIT, $0-32
+	MOVQ rows+0(FP), CX
+	MOVQ c+8(FP), BX
+	MOVQ x+16(FP), SI
+	MOVQ p+24(FP), DI
+	SHRQ $2, BX
+	TESTQ CX, CX
+	JZ   csdone
+	TESTQ BX, BX
+	JZ   csdone
+csrow:
+	MOVQ DI, R8
+	MOVQ BX, DX
+cscol:
+	VCVTPS2PD (SI), Y0
+	VADDPD    (R8), Y0, Y0
+	VMOVUPD   Y0, (R8)
+	ADDQ      $16, SI
+	ADDQ      $32, R8
+	DECQ      DX
+	JNZ       cscol
+	DECQ      CX
+	JNZ       csrow
+csdone:
+	VZEROUPPER
+	RET

@@ -69,3 +69,32 @@ func TestBiasReLU32(t *testing.T) {
 		}
 	}
 }
+
+// TestColSumAdd32 checks the kernel against the plain loop, bit for bit.
+func TestColSumAdd32(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, c := range []int{1, 2, 3, 4, 8, 64, 66} {
+		for _, rows := range []int{0, 1, 5, 300} {
+			x := make([]float32, rows*c)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.Intn(7)-3)))
+			}
+			want, got := make([]float64, c), make([]float64, c)
+			for k := range want {
+				want[k] = rng.Float64()
+				got[k] = want[k]
+			}
+			for r := 0; r < rows; r++ {
+				for k := 0; k < c; k++ {
+					want[k] += float64(x[r*c+k])
+				}
+			}
+			ColSumAdd32(got, x, rows, c)
+			for k := range want {
+				if math.Float64bits(want[k]) != math.Float64bits(got[k]) {
+					t.Fatalf("c=%d rows=%d column %d: %v, want %v", c, rows, k, got[k], want[k])
+				}
+			}
+		}
+	}
+}
