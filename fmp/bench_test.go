@@ -104,17 +104,17 @@ func BenchmarkFMPOps(b *testing.B) {
 	gap := make([]float64, c)
 	b.Run("FairGrad", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			gradKernel(ds.d64, 1, n, f, u, out, c, 1, 1)
+			gradKernel(ds.d64, 1, n, f, u, out, c, 1, 1, nil)
 		}
 	})
 	b.Run("FairGradBackF", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			gradBackKernel(ds.d64, 1, n, f, u, f, out, c, 1, 1)
+			gradBackKernel(ds.d64, 1, n, f, u, f, out, c, 1, 1, nil)
 		}
 	})
 	b.Run("GroupGap", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			gapKernel(ds.d64, 1, n, f, nil, gap, c, 1, 1)
+			gapKernel(ds.d64, 1, n, f, nil, gap, c, 1, 1, nil)
 		}
 	})
 	b.Run("SpMM", func(b *testing.B) {

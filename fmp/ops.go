@@ -124,6 +124,9 @@ func matShape(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
 // respect to F: (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S), S = SF(F/τ).
 
 type gradOp struct {
+	// sm keeps the softmax of the first input, shared with the ops
+	// SymDiff builds on the same input (nil: computed per call).
+	sm        *softmaxCache
 	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds        *DeltaS
@@ -179,9 +182,9 @@ func (op *gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	}
 	switch f := in[0].Data().(type) {
 	case []float64:
-		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), out.Data().([]float64), c, op.scale/op.temp, 1/op.temp)
+		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), out.Data().([]float64), c, op.scale/op.temp, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	case []float32:
-		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), out.Data().([]float32), c, op.scale/op.temp, 1/op.temp)
+		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), out.Data().([]float32), c, op.scale/op.temp, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	}
 	return out, nil
 }
@@ -189,14 +192,17 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 2", op, len(inputs))
 	}
-	df, err := G.ApplyOp(&gradBackOp{ds: op.ds, scale: op.scale, temp: op.temp}, inputs[0], inputs[1], grad)
+	if op.sm == nil {
+		op.sm = &softmaxCache{}
+	}
+	df, err := G.ApplyOp(&gradBackOp{ds: op.ds, scale: op.scale, temp: op.temp, sm: op.sm}, inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, err
 	}
 	if op.constDual {
 		return G.Nodes{df, nil}, nil
 	}
-	du, err := G.ApplyOp(&gapOp{ds: op.ds, scale: op.scale, temp: op.temp, jvp: true}, inputs[0], grad)
+	du, err := G.ApplyOp(&gapOp{ds: op.ds, scale: op.scale, temp: op.temp, jvp: true, sm: op.sm}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +213,9 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // gradBackOp: the gradient of ⟨W, scale·∇(F, u)⟩ with respect to F.
 
 type gradBackOp struct {
+	// sm keeps the softmax of the first input, shared with the ops
+	// SymDiff builds on the same input (nil: computed per call).
+	sm        *softmaxCache
 	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds    *DeltaS
@@ -255,9 +264,9 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 	}
 	switch f := in[0].Data().(type) {
 	case []float64:
-		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), in[2].Data().([]float64), out.Data().([]float64), c, op.scale/(op.temp*op.temp), 1/op.temp)
+		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), in[2].Data().([]float64), out.Data().([]float64), c, op.scale/(op.temp*op.temp), 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	case []float32:
-		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), in[2].Data().([]float32), out.Data().([]float32), c, op.scale/(op.temp*op.temp), 1/op.temp)
+		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), in[2].Data().([]float32), out.Data().([]float32), c, op.scale/(op.temp*op.temp), 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	}
 	return out, nil
 }
@@ -268,6 +277,9 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 // FairGrad with respect to u).
 
 type gapOp struct {
+	// sm keeps the softmax of the first input, shared with the ops
+	// SymDiff builds on the same input (nil: computed per call).
+	sm        *softmaxCache
 	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds    *DeltaS
@@ -350,13 +362,13 @@ func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		if op.jvp {
 			w = in[1].Data().([]float64)
 		}
-		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float64), c, scale, 1/op.temp)
+		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float64), c, scale, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	case []float32:
 		var w []float32
 		if op.jvp {
 			w = in[1].Data().([]float32)
 		}
-		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float32), c, scale, 1/op.temp)
+		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float32), c, scale, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	}
 	return out, nil
 }
@@ -368,7 +380,10 @@ func (op *gapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 1", op, len(inputs))
 	}
 	// d/dF ⟨dY, scale·Δs SF(F/τ)⟩ = scale · ∇_τ(F, dY).
-	df, err := G.ApplyOp(&gradOp{ds: op.ds, scale: op.scale, temp: op.temp}, inputs[0], grad)
+	if op.sm == nil {
+		op.sm = &softmaxCache{}
+	}
+	df, err := G.ApplyOp(&gradOp{ds: op.ds, scale: op.scale, temp: op.temp, sm: op.sm}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -487,3 +502,12 @@ func zeroDual(u *tensor.Dense) bool {
 	}
 	return false
 }
+
+// ReleaseBuffers drops the kept output and softmax (opkit.Releaser).
+func (op *gradOp) ReleaseBuffers() { op.Buf.ReleaseBuffers(); op.sm.release() }
+
+// ReleaseBuffers drops the kept output and softmax (opkit.Releaser).
+func (op *gradBackOp) ReleaseBuffers() { op.Buf.ReleaseBuffers(); op.sm.release() }
+
+// ReleaseBuffers drops the kept output and softmax (opkit.Releaser).
+func (op *gapOp) ReleaseBuffers() { op.Buf.ReleaseBuffers(); op.sm.release() }
