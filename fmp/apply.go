@@ -87,19 +87,21 @@ func applySteps[T float32 | float64](l *Layer, x, f []T, n, c int, mul func(out,
 	ubar := make([]T, rows*c)
 	scale, invT := gamma/l.cfg.Temperature, 1/l.cfg.Temperature
 	first := true // u = 0 before the first projection
+	// Steps 2 and 5 of one iteration take the softmax of the same F.
+	sc := &softmaxCache{}
 	for k := 0; k < l.cfg.K; k++ {
 		propagate()
 		// Step 2: F̄ = X_agg − γ∇(F, u), into d.
 		if first || allZero(u) {
 			copy(d, xagg)
 		} else {
-			gradKernel(l.ds.d64, rows, n, f, u, d, c, scale, invT)
+			gradKernel(l.ds.d64, rows, n, f, u, d, c, scale, invT, get(sc, f, c, invT))
 			for i, v := range d {
 				d[i] = xagg[i] - v
 			}
 		}
 		// Step 3: ū = u + β Δs SF(F̄).
-		gapKernel(l.ds.d64, rows, n, d, nil, ubar, c, l.beta, invT)
+		gapKernel(l.ds.d64, rows, n, d, nil, ubar, c, l.beta, invT, nil)
 		if !first {
 			for i, v := range u {
 				ubar[i] = v + ubar[i]
@@ -113,7 +115,7 @@ func applySteps[T float32 | float64](l *Layer, x, f []T, n, c int, mul func(out,
 			copy(f, xagg)
 			continue
 		}
-		gradKernel(l.ds.d64, rows, n, f, u, d, c, scale, invT)
+		gradKernel(l.ds.d64, rows, n, f, u, d, c, scale, invT, get(sc, f, c, invT))
 		for i, v := range d {
 			f[i] = xagg[i] - v
 		}

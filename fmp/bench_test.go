@@ -1,11 +1,13 @@
 package fmp
 
 import (
+	"math/rand"
 	"sync"
 	"testing"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/require"
@@ -102,17 +104,17 @@ func BenchmarkFMPOps(b *testing.B) {
 	gap := make([]float64, c)
 	b.Run("FairGrad", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			gradKernel(ds.d64, 1, n, f, u, out, c, 1, 1)
+			gradKernel(ds.d64, 1, n, f, u, out, c, 1, 1, nil)
 		}
 	})
 	b.Run("FairGradBackF", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			gradBackKernel(ds.d64, 1, n, f, u, f, out, c, 1, 1)
+			gradBackKernel(ds.d64, 1, n, f, u, f, out, c, 1, 1, nil)
 		}
 	})
 	b.Run("GroupGap", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			gapKernel(ds.d64, 1, n, f, nil, gap, c, 1, 1)
+			gapKernel(ds.d64, 1, n, f, nil, gap, c, 1, 1, nil)
 		}
 	})
 	b.Run("SpMM", func(b *testing.B) {
@@ -159,6 +161,88 @@ func BenchmarkApply(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+			})
+		}
+	}
+}
+
+// realShapes are the real data sets' sizes: nodes, features, undirected
+// edges (the bench command's -shape).
+var realShapes = []struct {
+	name    string
+	n, d, e int
+}{{"nba", 403, 95, 10621}, {"bail", 18876, 18, 311870}, {"credit", 30000, 13, 137377}}
+
+// uniformShaped returns a seeded graph of n nodes with about e uniform
+// random undirected edges, standard-normal-like features, random binary
+// labels and groups, and a 50/25 % train/validation split (the PyTorch
+// peer's data; only the sizes matter for timing).
+func uniformShaped(b *testing.B, n, d, e int) (*graph.Graph, []float64, []int, []int, []int, []int) {
+	b.Helper()
+	rng := rand.New(rand.NewSource(1))
+	es := make([][2]int, 0, e)
+	for len(es) < e {
+		u, v := rng.Intn(n), rng.Intn(n)
+		if u != v {
+			es = append(es, [2]int{u, v})
+		}
+	}
+	gr, err := graph.FromEdges(n, es)
+	require.NoError(b, err)
+	x := make([]float64, n*d)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	y, s := make([]int, n), make([]int, n)
+	for i := range y {
+		y[i], s[i] = rng.Intn(2), rng.Intn(2)
+	}
+	perm := rng.Perm(n)
+	return gr, x, y, s, perm[:n/2], perm[n/2 : 3*n/4]
+}
+
+// BenchmarkEpochShapes times train.Fit's epoch (Trainer.Epoch: the
+// training step and the evaluation pass), float32, hidden 64, no dropout
+// (the bench command's protocol), on uniform random graphs of the real
+// data sets' shapes: the MLP, and FMP at the defaults as FitTwoStage
+// trains it (K = 10, λf = 0 in training and evaluation). The target is
+// FMP ≤ 1.5 × the MLP's epoch (cpu-ms/op: process CPU time per epoch,
+// all threads, steadier than wall time on a shared machine).
+func BenchmarkEpochShapes(b *testing.B) {
+	for _, sh := range realShapes {
+		for _, model := range []string{"MLP", "FMPDefault"} {
+			b.Run(sh.name+"/"+model, func(b *testing.B) {
+				gr, feats, labels, sens, tr, va := uniformShaped(b, sh.n, sh.d, sh.e)
+				g := G.NewGraph()
+				x, err := train.FeatureNode(g, tensor.Float32, feats, sh.n, sh.d, "X")
+				require.NoError(b, err)
+				phase := layers.NewPhase()
+				cfg := DefaultModelConfig(sh.d, 2)
+				cfg.MLP.Dtype, cfg.MLP.Dropout = tensor.Float32, 0
+				var m layers.Model
+				if model == "MLP" {
+					m, err = layers.NewMLP(g, cfg.MLP, phase)
+				} else {
+					cfg.FMP.LambdaF = 0 // FitTwoStage's training model
+					m, err = NewModel(g, gr, sens, cfg, phase)
+				}
+				require.NoError(b, err)
+				task := &train.Task{Graph: g, X: x, Labels: labels, Train: tr, Val: va, Classes: 2, Phase: phase}
+				t, err := train.NewTrainer(m, task, train.DefaultConfig())
+				require.NoError(b, err)
+				defer t.Close()
+				for i := 0; i < 3; i++ { // warm-up
+					_, err := t.Epoch()
+					require.NoError(b, err)
+				}
+				b.ResetTimer()
+				cpu0 := testutil.CPUTime()
+				for i := 0; i < b.N; i++ {
+					if _, err := t.Epoch(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64((testutil.CPUTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}

@@ -1,6 +1,8 @@
 package fmp
 
 import (
+	"math"
+
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/par"
 )
@@ -76,7 +78,7 @@ func jvpRow[T float32 | float64](s, v []float64, scale float64, out []T) {
 
 // gradKernel: out = scale · (U ⊙ S − rowsum(U ⊙ S) ⊙ S), U = Δsᵀu,
 // S = SF(F·invT).
-func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c int, scale, invT float64) {
+func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c int, scale, invT float64, sm []float64) {
 	forBlocks(n, func(_, lo, hi int) {
 		s := make([]float64, c)
 		a := make([]float64, c)
@@ -86,7 +88,7 @@ func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c
 				clear(o)
 				continue
 			}
-			opkit.SoftmaxRow(f[i*c:(i+1)*c], s, invT)
+			s = softmaxOf(f, i, c, s, invT, sm)
 			jvpRow(s, a, scale, o)
 		}
 	})
@@ -95,7 +97,7 @@ func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c
 // gradBackKernel: the gradient with respect to F of ⟨W, ∇(F, u)⟩:
 // out_i = scale · J(s_i)·h_i, h = W ⊙ U − rowsum(W ⊙ S) ⊙ U − rowsum(U ⊙ S) ⊙ W,
 // S = SF(F·invT).
-func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out []T, c int, scale, invT float64) {
+func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out []T, c int, scale, invT float64, sm []float64) {
 	forBlocks(n, func(_, lo, hi int) {
 		s := make([]float64, c)
 		a := make([]float64, c)
@@ -106,7 +108,7 @@ func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out
 				clear(o)
 				continue
 			}
-			opkit.SoftmaxRow(f[i*c:(i+1)*c], s, invT)
+			s = softmaxOf(f, i, c, s, invT, sm)
 			wi := w[i*c : (i+1)*c]
 			ws, as := 0.0, 0.0
 			for j := range s {
@@ -123,7 +125,7 @@ func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out
 
 // gapKernel: out = scale · Δs·V where V_i = s_i (w == nil) or
 // V_i = J(s_i)·W_i (w != nil), s_i = SF(F·invT)_i. out is rows × c.
-func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c int, scale, invT float64) {
+func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c int, scale, invT float64, sm []float64) {
 	nb := numBlocks(n)
 	part := make([]float64, nb*rows*c)
 	forBlocks(n, func(b, lo, hi int) {
@@ -141,7 +143,7 @@ func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c 
 			if !any {
 				continue
 			}
-			opkit.SoftmaxRow(f[i*c:(i+1)*c], s, invT)
+			s = softmaxOf(f, i, c, s, invT, sm)
 			vi := s
 			if w != nil {
 				wi := w[i*c : (i+1)*c]
@@ -199,5 +201,98 @@ func projMaskKernel[T float32 | float64](x, w, out []T, r float64) {
 		} else {
 			out[i] = 0
 		}
+	}
+}
+
+// softmaxOf returns row i of SF(F·invT): the row of sm when sm holds the
+// whole matrix's (a softmaxCache's), else s filled by opkit.SoftmaxRow.
+func softmaxOf[T float32 | float64](f []T, i, c int, s []float64, invT float64, sm []float64) []float64 {
+	if sm != nil {
+		return sm[i*c : (i+1)*c : (i+1)*c]
+	}
+	opkit.SoftmaxRow(f[i*c:(i+1)*c], s[:c], invT)
+	return s[:c]
+}
+
+// useSoftmaxCache switches the softmax caches off for tests that check
+// they change nothing.
+var useSoftmaxCache = true
+
+// softmaxCache keeps SF(F·invT) of the last F that one family of ops saw
+// (an op and the ops its SymDiff builds on the same first input: FairGrad
+// forward, its F-gradient and its u-gradient all read the softmax of the
+// same F). The input's bits are kept and compared, so a hit is the same
+// computation: every row by opkit.SoftmaxRow, as the kernels would. Ops
+// run one at a time, as the machine runs them.
+type softmaxCache struct {
+	in32 []float32
+	in64 []float64
+	invT float64
+	c    int
+	s    []float64
+	ok   bool
+}
+
+// get returns SF(f·invT) for the n × c matrix f, computed or kept.
+func get[T float32 | float64](sc *softmaxCache, f []T, c int, invT float64) []float64 {
+	if sc == nil || !useSoftmaxCache {
+		return nil
+	}
+	if sc.ok && sc.invT == invT && sc.c == c && sameBits(sc, f) {
+		return sc.s
+	}
+	n := len(f) / c
+	if cap(sc.s) < len(f) {
+		sc.s = make([]float64, len(f))
+	}
+	sc.s = sc.s[:len(f)]
+	out := sc.s
+	forBlocks(n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			opkit.SoftmaxRow(f[i*c:(i+1)*c], out[i*c:(i+1)*c], invT)
+		}
+	})
+	switch x := any(f).(type) {
+	case []float32:
+		sc.in32 = append(sc.in32[:0], x...)
+		sc.in64 = sc.in64[:0]
+	case []float64:
+		sc.in64 = append(sc.in64[:0], x...)
+		sc.in32 = sc.in32[:0]
+	}
+	sc.invT, sc.c, sc.ok = invT, c, true
+	return sc.s
+}
+
+func sameBits[T float32 | float64](sc *softmaxCache, f []T) bool {
+	switch x := any(f).(type) {
+	case []float32:
+		if len(sc.in32) != len(x) {
+			return false
+		}
+		for i, v := range x {
+			if math.Float32bits(v) != math.Float32bits(sc.in32[i]) {
+				return false
+			}
+		}
+		return true
+	case []float64:
+		if len(sc.in64) != len(x) {
+			return false
+		}
+		for i, v := range x {
+			if math.Float64bits(v) != math.Float64bits(sc.in64[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// release drops the kept matrices.
+func (sc *softmaxCache) release() {
+	if sc != nil {
+		*sc = softmaxCache{}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/pprop"
 	"github.com/fairmp/fairmp/layers"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -281,6 +282,18 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 	}()
 	dt := x.Dtype()
 	gamma := l.cfg.Gamma()
+	if l.rad == 0 && !baseline && gamma != 1 {
+		// λf = 0: the projection keeps u ≡ 0, so every fairness step adds
+		// exactly zero; the output is the propagation alone, built as one
+		// op (the same values and gradients, bit for bit, as the separate
+		// nodes below, without their allocations).
+		f, err := pprop.Apply(l.adj, x, gamma, l.cfg.K)
+		if err != nil {
+			return tr, err
+		}
+		tr.out, tr.base = f, f
+		return tr, nil
+	}
 	var gx, oneMinus *G.Node
 	if gamma != 1 {
 		if gx, err = G.Mul(x, scalar(dt, gamma)); err != nil {

@@ -124,6 +124,10 @@ func matShape(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
 // respect to F: (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S), S = SF(F/τ).
 
 type gradOp struct {
+	// sm keeps the softmax of the first input, shared with the ops
+	// SymDiff builds on the same input (nil: computed per call).
+	sm        *softmaxCache
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds        *DeltaS
 	scale     float64
@@ -169,7 +173,7 @@ func (op *gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	if n != op.ds.N() || sh[1] != [2]int{op.ds.Rows(), c} {
 		return nil, fmt.Errorf("%v: shapes %v and %v, want (%d, c) and (%d, c)", op, sh[0], sh[1], op.ds.N(), op.ds.Rows())
 	}
-	out := opkit.Reuse(prealloc, in[0].Dtype(), n, c)
+	out := op.Get(prealloc, in[0].Dtype(), n, c)
 	if zeroDual(in[1]) {
 		// ∇(F, 0) = 0 exactly: the InferenceOnly mode's training passes
 		// and the first step skip the softmax.
@@ -178,9 +182,9 @@ func (op *gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	}
 	switch f := in[0].Data().(type) {
 	case []float64:
-		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), out.Data().([]float64), c, op.scale/op.temp, 1/op.temp)
+		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), out.Data().([]float64), c, op.scale/op.temp, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	case []float32:
-		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), out.Data().([]float32), c, op.scale/op.temp, 1/op.temp)
+		gradKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), out.Data().([]float32), c, op.scale/op.temp, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	}
 	return out, nil
 }
@@ -188,14 +192,17 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 2", op, len(inputs))
 	}
-	df, err := G.ApplyOp(&gradBackOp{ds: op.ds, scale: op.scale, temp: op.temp}, inputs[0], inputs[1], grad)
+	if op.sm == nil {
+		op.sm = &softmaxCache{}
+	}
+	df, err := G.ApplyOp(&gradBackOp{ds: op.ds, scale: op.scale, temp: op.temp, sm: op.sm}, inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, err
 	}
 	if op.constDual {
 		return G.Nodes{df, nil}, nil
 	}
-	du, err := G.ApplyOp(&gapOp{ds: op.ds, scale: op.scale, temp: op.temp, jvp: true}, inputs[0], grad)
+	du, err := G.ApplyOp(&gapOp{ds: op.ds, scale: op.scale, temp: op.temp, jvp: true, sm: op.sm}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +213,10 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // gradBackOp: the gradient of ⟨W, scale·∇(F, u)⟩ with respect to F.
 
 type gradBackOp struct {
+	// sm keeps the softmax of the first input, shared with the ops
+	// SymDiff builds on the same input (nil: computed per call).
+	sm        *softmaxCache
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds    *DeltaS
 	scale float64
@@ -245,7 +256,7 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 	if n != op.ds.N() || sh[1] != [2]int{op.ds.Rows(), c} || sh[2] != sh[0] {
 		return nil, fmt.Errorf("%v: shapes %v, %v, %v, want (%d, c), (%d, c), (%d, c)", op, sh[0], sh[1], sh[2], op.ds.N(), op.ds.Rows(), op.ds.N())
 	}
-	out := opkit.Reuse(prealloc, in[0].Dtype(), n, c)
+	out := op.Get(prealloc, in[0].Dtype(), n, c)
 	if zeroDual(in[1]) {
 		// Linear in u: zero for u = 0.
 		out.Zero()
@@ -253,9 +264,9 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 	}
 	switch f := in[0].Data().(type) {
 	case []float64:
-		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), in[2].Data().([]float64), out.Data().([]float64), c, op.scale/(op.temp*op.temp), 1/op.temp)
+		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float64), in[2].Data().([]float64), out.Data().([]float64), c, op.scale/(op.temp*op.temp), 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	case []float32:
-		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), in[2].Data().([]float32), out.Data().([]float32), c, op.scale/(op.temp*op.temp), 1/op.temp)
+		gradBackKernel(op.ds.d64, op.ds.rows, n, f, in[1].Data().([]float32), in[2].Data().([]float32), out.Data().([]float32), c, op.scale/(op.temp*op.temp), 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	}
 	return out, nil
 }
@@ -266,6 +277,10 @@ func (op *gradBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 // FairGrad with respect to u).
 
 type gapOp struct {
+	// sm keeps the softmax of the first input, shared with the ops
+	// SymDiff builds on the same input (nil: computed per call).
+	sm        *softmaxCache
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ds    *DeltaS
 	scale float64
@@ -332,7 +347,7 @@ func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 	if n != op.ds.N() || (op.jvp && sh[1] != sh[0]) {
 		return nil, fmt.Errorf("%v: input shapes %v, want (%d, c)", op, sh, op.ds.N())
 	}
-	out := opkit.Reuse(prealloc, in[0].Dtype(), op.ds.Rows(), c)
+	out := op.Get(prealloc, in[0].Dtype(), op.ds.Rows(), c)
 	if op.phase.Training() {
 		out.Zero()
 		return out, nil
@@ -347,13 +362,13 @@ func (op *gapOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		if op.jvp {
 			w = in[1].Data().([]float64)
 		}
-		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float64), c, scale, 1/op.temp)
+		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float64), c, scale, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	case []float32:
 		var w []float32
 		if op.jvp {
 			w = in[1].Data().([]float32)
 		}
-		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float32), c, scale, 1/op.temp)
+		gapKernel(op.ds.d64, op.ds.rows, n, f, w, out.Data().([]float32), c, scale, 1/op.temp, get(op.sm, f, c, 1/op.temp))
 	}
 	return out, nil
 }
@@ -365,7 +380,10 @@ func (op *gapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 1", op, len(inputs))
 	}
 	// d/dF ⟨dY, scale·Δs SF(F/τ)⟩ = scale · ∇_τ(F, dY).
-	df, err := G.ApplyOp(&gradOp{ds: op.ds, scale: op.scale, temp: op.temp}, inputs[0], grad)
+	if op.sm == nil {
+		op.sm = &softmaxCache{}
+	}
+	df, err := G.ApplyOp(&gradOp{ds: op.ds, scale: op.scale, temp: op.temp, sm: op.sm}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -377,6 +395,7 @@ func (op *gapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // the phase is training (the InferenceOnly training mode).
 
 type projOp struct {
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	r     float64
 	phase *layers.Phase // non-nil: zero output (and gradient) while training
@@ -436,7 +455,7 @@ func (op *projOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	if op.mask && sh[1] != sh[0] {
 		return nil, fmt.Errorf("%v: shapes %v and %v differ", op, sh[0], sh[1])
 	}
-	out := opkit.Reuse(prealloc, in[0].Dtype(), sh[0][0], sh[0][1])
+	out := op.Get(prealloc, in[0].Dtype(), sh[0][0], sh[0][1])
 	if op.phase.Training() {
 		// Only set for the InferenceOnly mode: u ≡ 0 while training.
 		out.Zero()
@@ -483,3 +502,12 @@ func zeroDual(u *tensor.Dense) bool {
 	}
 	return false
 }
+
+// ReleaseBuffers drops the kept output and softmax (opkit.Releaser).
+func (op *gradOp) ReleaseBuffers() { op.Buf.ReleaseBuffers(); op.sm.release() }
+
+// ReleaseBuffers drops the kept output and softmax (opkit.Releaser).
+func (op *gradBackOp) ReleaseBuffers() { op.Buf.ReleaseBuffers(); op.sm.release() }
+
+// ReleaseBuffers drops the kept output and softmax (opkit.Releaser).
+func (op *gapOp) ReleaseBuffers() { op.Buf.ReleaseBuffers(); op.sm.release() }

@@ -360,6 +360,22 @@ func (m *Matrix) MulDense32(out, x []float32, cols int) {
 	mulDense(m.indptr, m.indices, m.val32, out, x, cols)
 }
 
+// MulDenseThen32 is MulDense32 followed by then(lo, hi) on each block of
+// rows [lo, hi) of out, called by the goroutine that computed the block
+// right after computing it, while its rows are still in cache: for a
+// bias and an activation fused into the product. Blocks are disjoint and
+// cover every row once; then runs concurrently on different blocks.
+func (m *Matrix) MulDenseThen32(out, x []float32, cols int, then func(lo, hi int)) {
+	m.checkMul(len(out), len(x), cols)
+	mulDenseThen(m.indptr, m.indices, m.val32, out, x, cols, then)
+}
+
+// MulDenseThen64 is MulDenseThen32 in float64.
+func (m *Matrix) MulDenseThen64(out, x []float64, cols int, then func(lo, hi int)) {
+	m.checkMul(len(out), len(x), cols)
+	mulDenseThen(m.indptr, m.indices, m.val64, out, x, cols, then)
+}
+
 // MulDenseRows32 computes rows lo..hi−1 of m · x into out, which must
 // hold (hi−lo)·cols values: the product one block of rows at a time, for
 // callers that cannot hold the whole rows × cols result (whole-graph
@@ -392,26 +408,34 @@ func (m *Matrix) checkMul(lout, lx, cols int) {
 }
 
 func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols int) {
-	if v32, ok := any(val).([]float32); ok && cols >= 8 && spkern.Enabled() {
-		o32, x32 := any(out).([]float32), any(x).([]float32)
-		parallelRows(indptr, func(lo, hi int) { mulRowsStrips32(indptr, indices, v32, o32, x32, cols, lo, hi) })
-		return
-	}
-	if v64, ok := any(val).([]float64); ok && cols >= 8 && spkern.Enabled() {
-		o64, x64 := any(out).([]float64), any(x).([]float64)
-		parallelRows(indptr, func(lo, hi int) { mulRowsStrips64(indptr, indices, v64, o64, x64, cols, lo, hi) })
-		return
-	}
-	parallelRows(indptr, func(lo, hi int) {
-		switch cols {
-		case 1:
+	mulDenseThen(indptr, indices, val, out, x, cols, nil)
+}
+
+// mulDenseThen is mulDense calling then (when not nil) on each block of
+// rows after computing it.
+func mulDenseThen[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols int, then func(lo, hi int)) {
+	rows := func(lo, hi int) {
+		switch {
+		case cols >= 8 && spkern.Enabled():
+			if v32, ok := any(val).([]float32); ok {
+				mulRowsStrips32(indptr, indices, v32, any(out).([]float32), any(x).([]float32), cols, lo, hi)
+			} else {
+				mulRowsStrips64(indptr, indices, any(val).([]float64), any(out).([]float64), any(x).([]float64), cols, lo, hi)
+			}
+		case cols == 2 && spkern.Enabled():
+			mulRows2Kern(indptr, indices, val, out, x, lo, hi)
+		case cols == 1:
 			mulRows1(indptr, indices, val, out, x, lo, hi)
-		case 2:
+		case cols == 2:
 			mulRows2(indptr, indices, val, out, x, lo, hi)
 		default:
 			mulRowsN(indptr, indices, val, out, x, cols, lo, hi)
 		}
-	})
+		if then != nil {
+			then(lo, hi)
+		}
+	}
+	parallelRows(indptr, rows)
 }
 
 func mulRows1[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
@@ -442,6 +466,23 @@ func mulRows2[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 		o := out[2*i : 2*i+2 : 2*i+2]
 		o[0], o[1] = s0, s1
 	}
+}
+
+// mulRows2Kern is mulRows2 on the assembly kernels of internal/spkern
+// (four rows summed side by side, each in mulRows2's order with its
+// roundings: the same result bit for bit).
+func mulRows2Kern[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
+	switch v := any(val).(type) {
+	case []float32:
+		if spkern.Cols2Rows32(indptr, indices, v, any(x).([]float32), any(out).([]float32)[2*lo:2*hi], lo, hi) {
+			return
+		}
+	case []float64:
+		if spkern.Cols2Rows64(indptr, indices, v, any(x).([]float64), any(out).([]float64)[2*lo:2*hi], lo, hi) {
+			return
+		}
+	}
+	mulRows2(indptr, indices, val, out, x, lo, hi)
 }
 
 // mulRowsN computes rows [lo, hi) for any column count. Each row is done

@@ -77,3 +77,58 @@ func BenchmarkMulDense64(b *testing.B) {
 		})
 	}
 }
+
+// bailShaped returns the normalised adjacency of a seeded uniform random
+// graph with Bail's shape (18,876 nodes, 311,870 undirected edges).
+func bailShaped(tb testing.TB) *Matrix {
+	tb.Helper()
+	const n, m = 18876, 311870
+	rng := rand.New(rand.NewSource(0))
+	seen := make(map[[2]int]bool, m)
+	edges := make([][2]int, 0, m)
+	for len(edges) < m {
+		a, b := rng.Intn(n), rng.Intn(n)
+		if a == b {
+			continue
+		}
+		if a > b {
+			a, b = b, a
+		}
+		if seen[[2]int{a, b}] {
+			continue
+		}
+		seen[[2]int{a, b}] = true
+		edges = append(edges, [2]int{a, b})
+	}
+	g, err := FromEdges(n, edges)
+	require.NoError(tb, err)
+	return NormalizedAdjacency(g)
+}
+
+// BenchmarkMulDenseBail measures Ã·X with two columns (FMP's logits) on
+// Bail's shape, float32 and float64: the product FMP runs 3K times an
+// epoch.
+func BenchmarkMulDenseBail(b *testing.B) {
+	a := bailShaped(b)
+	rows, cols := a.Dims()
+	const c = 2
+	rng := rand.New(rand.NewSource(1))
+	x64 := make([]float64, cols*c)
+	x32 := make([]float32, cols*c)
+	for i := range x64 {
+		x64[i] = rng.NormFloat64()
+		x32[i] = float32(x64[i])
+	}
+	b.Run("float32", func(b *testing.B) {
+		out := make([]float32, rows*c)
+		for i := 0; i < b.N; i++ {
+			a.MulDense32(out, x32, c)
+		}
+	})
+	b.Run("float64", func(b *testing.B) {
+		out := make([]float64, rows*c)
+		for i := 0; i < b.N; i++ {
+			a.MulDense64(out, x64, c)
+		}
+	})
+}

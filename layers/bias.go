@@ -10,24 +10,31 @@ import (
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/par"
+	"github.com/fairmp/fairmp/internal/spkern"
 )
 
 // addRowOp computes y + b for y n × c and b 1 × c (b added to every row)
 // in one parallel pass, where gorgonia's BroadcastAdd first materialises
 // b repeated n times and then adds. Its gradient is (dY, column sums of
 // dY).
-type addRowOp struct{ opkit.Pure }
+type addRowOp struct {
+	opkit.Pure
+	opkit.Buf // the output, kept between runs
+}
 
 // colSumOp computes the 1 × c column sums of an n × c matrix, summed in
 // float64 over fixed blocks of rows combined in block order
 // (deterministic, independent of GOMAXPROCS).
-type colSumOp struct{ opkit.Pure }
+type colSumOp struct {
+	opkit.Pure
+	opkit.Buf // the output, kept between runs
+}
 
 var (
-	_ G.SDOp            = addRowOp{}
-	_ G.UsePreallocDoer = addRowOp{}
-	_ G.SDOp            = colSumOp{}
-	_ G.UsePreallocDoer = colSumOp{}
+	_ G.SDOp            = (*addRowOp)(nil)
+	_ G.UsePreallocDoer = (*addRowOp)(nil)
+	_ G.SDOp            = (*colSumOp)(nil)
+	_ G.UsePreallocDoer = (*colSumOp)(nil)
 )
 
 // addRowBias returns y + b (b: 1 × c, added to every row of the n × c y).
@@ -39,17 +46,17 @@ func addRowBias(y, b *G.Node) (*G.Node, error) {
 	if err := opkit.CheckFloat(y.Dtype()); err != nil {
 		return nil, fmt.Errorf("layers: adding bias %s: %w", opkit.DescribeNode(b), err)
 	}
-	return G.ApplyOp(addRowOp{}, y, b)
+	return G.ApplyOp(&addRowOp{}, y, b)
 }
 
-func (addRowOp) Arity() int                { return 2 }
-func (addRowOp) Type() hm.Type             { return opkit.FnType(2) }
-func (addRowOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
-func (addRowOp) String() string            { return "AddRow" }
-func (addRowOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.AddRow") }
-func (op addRowOp) Hashcode() uint32       { return opkit.Hash32(op.WriteHash) }
+func (*addRowOp) Arity() int                { return 2 }
+func (*addRowOp) Type() hm.Type             { return opkit.FnType(2) }
+func (*addRowOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
+func (*addRowOp) String() string            { return "AddRow" }
+func (*addRowOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.AddRow") }
+func (op *addRowOp) Hashcode() uint32       { return opkit.Hash32(op.WriteHash) }
 
-func (addRowOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+func (*addRowOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if len(in) != 2 {
 		return nil, fmt.Errorf("AddRow: %d inputs, want 2", len(in))
 	}
@@ -60,9 +67,9 @@ func (addRowOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s.Clone(), nil
 }
 
-func (op addRowOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
+func (op *addRowOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
 
-func (op addRowOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
+func (op *addRowOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
 	}
@@ -78,7 +85,7 @@ func (op addRowOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 	if err != nil || b.Size() != c || b.Dtype() != y.Dtype() {
 		return nil, fmt.Errorf("%v: %v %v + %v %v, want n × c + 1 × c of one dtype", op, y.Dtype(), y.Shape(), b.Dtype(), b.Shape())
 	}
-	out := opkit.Reuse(prealloc, y.Dtype(), n, c)
+	out := op.Get(prealloc, y.Dtype(), n, c)
 	switch ys := y.Data().(type) {
 	case []float64:
 		addRowKernel(out.Data().([]float64), ys, b.Data().([]float64), c)
@@ -104,22 +111,22 @@ func addRowKernel[T float32 | float64](out, y, b []T, c int) {
 	})
 }
 
-func (addRowOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	db, err := G.ApplyOp(colSumOp{}, grad)
+func (*addRowOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	db, err := G.ApplyOp(&colSumOp{}, grad)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{grad, db}, nil
 }
 
-func (colSumOp) Arity() int                { return 1 }
-func (colSumOp) Type() hm.Type             { return opkit.FnType(1) }
-func (colSumOp) DiffWRT(inputs int) []bool { return []bool{false} }
-func (colSumOp) String() string            { return "ColSum" }
-func (colSumOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.ColSum") }
-func (op colSumOp) Hashcode() uint32       { return opkit.Hash32(op.WriteHash) }
+func (*colSumOp) Arity() int                { return 1 }
+func (*colSumOp) Type() hm.Type             { return opkit.FnType(1) }
+func (*colSumOp) DiffWRT(inputs int) []bool { return []bool{false} }
+func (*colSumOp) String() string            { return "ColSum" }
+func (*colSumOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.ColSum") }
+func (op *colSumOp) Hashcode() uint32       { return opkit.Hash32(op.WriteHash) }
 
-func (colSumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+func (*colSumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if len(in) != 1 {
 		return nil, fmt.Errorf("ColSum: %d inputs, want 1", len(in))
 	}
@@ -130,9 +137,9 @@ func (colSumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{1, s[1]}, nil
 }
 
-func (op colSumOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
+func (op *colSumOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
 
-func (op colSumOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
+func (op *colSumOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
@@ -144,7 +151,7 @@ func (op colSumOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	out := opkit.Reuse(prealloc, x.Dtype(), 1, c)
+	out := op.Get(prealloc, x.Dtype(), 1, c)
 	switch xs := x.Data().(type) {
 	case []float64:
 		colSumKernel(out.Data().([]float64), xs, c)
@@ -165,7 +172,13 @@ func colSumKernel[T float32 | float64](out, x []T, c int) {
 	part := make([]float64, nb*c)
 	par.For(nb, func(bk int) {
 		p := part[bk*c : (bk+1)*c]
-		for i := bk * colSumBlock; i < min((bk+1)*colSumBlock, rows); i++ {
+		lo, hi := bk*colSumBlock, min((bk+1)*colSumBlock, rows)
+		if x32, ok := any(x).([]float32); ok {
+			// AVX2, the same adds in the same order (spkern's tests).
+			spkern.ColSumAdd32(p, x32[lo*c:hi*c], hi-lo, c)
+			return
+		}
+		for i := lo; i < hi; i++ {
 			for k, v := range x[i*c : (i+1)*c] {
 				p[k] += float64(v)
 			}
@@ -180,6 +193,6 @@ func colSumKernel[T float32 | float64](out, x []T, c int) {
 	}
 }
 
-func (colSumOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+func (*colSumOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("ColSum: no second-order gradient")
 }

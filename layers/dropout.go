@@ -57,6 +57,7 @@ func Dropout(x *G.Node, p float64, seed int64, phase *Phase) (*G.Node, error) {
 // dropoutOp holds its RNG and the mask of its latest training run. The
 // mask holds 0 or 1/(1−p) per element, in the input's dtype.
 type dropoutOp struct {
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	p     float64
 	seed  int64
@@ -121,7 +122,7 @@ func (op *dropoutOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	out := opkit.Reuse(prealloc, x.Dtype(), x.Shape()...)
+	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
 	train := op.phase.Training()
 	op.masked = train
 	scale := 1 / (1 - op.p)
@@ -183,6 +184,7 @@ func (op *dropoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, err
 // training run (the identity when that run was in evaluation mode). It is
 // the gradient of Dropout, and its own gradient.
 type maskMulOp struct {
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	d *dropoutOp
 }
@@ -219,7 +221,7 @@ func (op *maskMulOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	out := opkit.Reuse(prealloc, x.Dtype(), x.Shape()...)
+	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
 	switch xs := x.Data().(type) {
 	case []float64:
 		o := out.Data().([]float64)

@@ -49,6 +49,7 @@ func EdgeDropoutSpMM(a *graph.Matrix, x *G.Node, p float64, seed int64, phase *P
 // edgeDropOp computes (A ⊙ M)·x; with back set (holding the forward op)
 // it computes (A ⊙ M)ᵀ·dY with the forward op's latest mask.
 type edgeDropOp struct {
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	a     *graph.Matrix
 	p     float64
@@ -130,7 +131,7 @@ func (op *edgeDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 	if err != nil || xr != in {
 		return nil, fmt.Errorf("%v: input shape %v, want %d rows", op, x.Shape(), in)
 	}
-	res := opkit.Reuse(prealloc, x.Dtype(), out, xc)
+	res := op.Get(prealloc, x.Dtype(), out, xc)
 	fwd := op
 	if op.back != nil {
 		fwd = op.back

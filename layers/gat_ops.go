@@ -50,6 +50,7 @@ var gatKindArity = [...]int{3, 5, 3, 2, 2, 2, 2, 2}
 
 // gatOp is every custom op of the GAT layer; kind selects the computation.
 type gatOp struct {
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	kind  gatKind
 	c     *spkern.GATCSR
@@ -193,7 +194,7 @@ func (op *gatOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 		return nil, err
 	}
 	dt := ds[0].Dtype()
-	out := opkit.Reuse(prealloc, dt, shape...)
+	out := op.Get(prealloc, dt, shape...)
 	switch dt {
 	case tensor.Float64:
 		gatRun(op, gatData[float64](ds), out.Data().([]float64))
@@ -239,7 +240,7 @@ func gatRun[T spkern.Float](op *gatOp, in [][]T, out []T) {
 // with returns a copy of op computing kind.
 func (op *gatOp) with(kind gatKind) *gatOp {
 	o := *op
-	o.kind = kind
+	o.kind, o.Buf = kind, opkit.Buf{} // never share an output buffer
 	return &o
 }
 

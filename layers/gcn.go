@@ -129,14 +129,18 @@ func (m *GCN) forward(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
 		if blocks != nil {
 			a = blocks[l]
 		}
-		if h, err = c.forwardWith(a, h); err != nil {
+		last := l == len(m.convs)-1
+		relu := !last && m.cfg.Activation == ReLU()
+		if h, err = c.forwardAct(a, h, relu); err != nil {
 			return nil, err
 		}
-		if l == len(m.convs)-1 {
+		if last {
 			break
 		}
-		if h, err = Activate(h, m.cfg.Activation); err != nil {
-			return nil, err
+		if !relu {
+			if h, err = Activate(h, m.cfg.Activation); err != nil {
+				return nil, err
+			}
 		}
 		if h, err = Dropout(h, m.cfg.Dropout, m.seeds[l+1], m.phase); err != nil {
 			return nil, err

@@ -173,14 +173,20 @@ func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) { return l.forwardWith(l.a
 // forwardWith is Forward with the propagation matrix a (a sampled block,
 // for ForwardBlocks).
 func (l *GCNConv) forwardWith(a *graph.Matrix, x *G.Node) (*G.Node, error) {
+	return l.forwardAct(a, x, false)
+}
+
+// forwardAct is forwardWith followed by a ReLU when relu is set: the
+// product, the bias and the ReLU as one op (spmmBiasAct).
+func (l *GCNConv) forwardAct(a *graph.Matrix, x *G.Node, relu bool) (*G.Node, error) {
 	h, err := l.lin.Forward(x)
 	if err != nil {
 		return nil, err
 	}
-	if h, err = SpMM(a, h); err != nil {
+	if h, err = spmmBiasAct(a, h, l.B, relu); err != nil {
 		return nil, fmt.Errorf("layers: GCNConv %q: %w", l.cfg.Name, err)
 	}
-	return addBias(h, l.B)
+	return h, nil
 }
 
 // Graph returns the graph the layer was built on (nil when it was built

@@ -31,6 +31,7 @@ func linComb(coef []float64, xs ...*G.Node) (*G.Node, error) {
 }
 
 type linCombOp struct {
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	coef []float64
 }
@@ -86,7 +87,7 @@ func (op *linCombOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 		}
 		ds[i] = d
 	}
-	out := opkit.Reuse(prealloc, ds[0].Dtype(), ds[0].Shape()...)
+	out := op.Get(prealloc, ds[0].Dtype(), ds[0].Shape()...)
 	switch o := out.Data().(type) {
 	case []float64:
 		combine(o, ds, op.coef)

@@ -90,21 +90,31 @@ func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
 	if err := checkInput(x, l.W, "Linear "+l.W.Name()); err != nil {
 		return nil, err
 	}
-	y, err := G.Mul(x, l.W)
+	y, err := denseAct(x, l.W, l.B, false)
 	if err != nil {
 		return nil, fmt.Errorf("layers: %s: %w", l.W.Name(), err)
 	}
-	return addBias(y, l.B)
+	return y, nil
 }
 
-// addBias returns y + b broadcast over rows (y itself when b is nil).
-func addBias(y, b *G.Node) (*G.Node, error) {
-	if b == nil {
-		return y, nil
+// forwardAct returns act(x·W + b): one op for the ReLU (and no
+// activation), Forward then Activate for the others.
+func (l *Linear) forwardAct(x *G.Node, act Activation) (*G.Node, error) {
+	if act != ReLU() {
+		h, err := l.Forward(x)
+		if err != nil {
+			return nil, err
+		}
+		return Activate(h, act)
 	}
-	// One parallel pass (addRowBias) instead of gorgonia's BroadcastAdd,
-	// which first materialises b repeated over the rows.
-	return addRowBias(y, b)
+	if err := checkInput(x, l.W, "Linear "+l.W.Name()); err != nil {
+		return nil, err
+	}
+	y, err := denseAct(x, l.W, l.B, true)
+	if err != nil {
+		return nil, fmt.Errorf("layers: %s: %w", l.W.Name(), err)
+	}
+	return y, nil
 }
 
 // checkInput checks that x is a matrix of w's dtype with w's row count of

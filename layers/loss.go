@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/par"
 )
 
 // CrossEntropy returns the scalar node
@@ -61,7 +62,16 @@ func CrossEntropy(logits *G.Node, labels []int, idx []int) (*G.Node, error) {
 		binary.LittleEndian.PutUint64(b[:], uint64(labels[i]))
 		h.Write(b[:])
 	}
-	op := &ceOp{labels: append([]int(nil), labels...), idx: append([]int(nil), idx...), key: h.Sum64(), n: n, c: c}
+	seen := make([]bool, n)
+	unique := true
+	for _, i := range idx {
+		if seen[i] {
+			unique = false
+			break
+		}
+		seen[i] = true
+	}
+	op := &ceOp{labels: append([]int(nil), labels...), idx: append([]int(nil), idx...), key: h.Sum64(), n: n, c: c, unique: unique}
 	return G.ApplyOp(op, logits)
 }
 
@@ -71,6 +81,7 @@ type ceOp struct {
 	idx    []int
 	key    uint64 // hash of (idx, labels[idx])
 	n, c   int
+	unique bool // no row twice in idx: the gradient's rows can be written in parallel
 }
 
 var _ G.SDOp = (*ceOp)(nil)
@@ -132,6 +143,7 @@ func (op *ceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 // ceGradOp computes grad · ∂CE/∂z from (z, grad). It is not itself
 // differentiable (second-order gradients of the loss are not supported).
 type ceGradOp struct {
+	opkit.Buf // the output, kept between runs
 	opkit.Pure
 	ce *ceOp
 }
@@ -167,33 +179,43 @@ func (op *ceGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 	if err != nil {
 		return nil, fmt.Errorf("%v: gradient: %w", op, err)
 	}
-	out := opkit.Reuse(prealloc, z.Dtype(), op.ce.n, op.ce.c)
+	out := op.Get(prealloc, z.Dtype(), op.ce.n, op.ce.c)
 	scale := g / float64(len(op.ce.idx))
 	switch zs := z.Data().(type) {
 	case []float64:
-		ceGrad(out.Data().([]float64), zs, op.ce.labels, op.ce.idx, op.ce.c, scale)
+		ceGrad(out.Data().([]float64), zs, op.ce.labels, op.ce.idx, op.ce.c, scale, op.ce.unique)
 	case []float32:
-		ceGrad(out.Data().([]float32), zs, op.ce.labels, op.ce.idx, op.ce.c, scale)
+		ceGrad(out.Data().([]float32), zs, op.ce.labels, op.ce.idx, op.ce.c, scale, op.ce.unique)
 	default:
 		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, z.Dtype())
 	}
 	return out, nil
 }
 
-func ceGrad[T float32 | float64](out, z []T, labels, idx []int, c int, scale float64) {
-	for i := range out {
-		out[i] = 0
-	}
-	p := make([]float64, c)
-	for _, i := range idx {
-		o := out[i*c : (i+1)*c]
-		opkit.SoftmaxRow(z[i*c:(i+1)*c], p, 1)
-		for j := range p {
-			pj := p[j]
-			if j == labels[i] {
-				pj--
+func ceGrad[T float32 | float64](out, z []T, labels, idx []int, c int, scale float64, unique bool) {
+	clear(out)
+	rows := func(idx []int) {
+		p := make([]float64, c)
+		for _, i := range idx {
+			o := out[i*c : (i+1)*c]
+			opkit.SoftmaxRow(z[i*c:(i+1)*c], p, 1)
+			for j := range p {
+				pj := p[j]
+				if j == labels[i] {
+					pj--
+				}
+				o[j] += T(scale * pj)
 			}
-			o[j] += T(scale * pj)
 		}
 	}
+	if !unique || len(idx) < 2*ceGradGrain {
+		rows(idx)
+		return
+	}
+	// Each row is written by one chunk alone: the same values as the
+	// loop above.
+	par.Chunks(len(idx), ceGradGrain, func(lo, hi int) { rows(idx[lo:hi]) })
 }
+
+// ceGradGrain is the number of nodes per parallel chunk of ceGrad.
+const ceGradGrain = 4096

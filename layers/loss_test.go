@@ -99,3 +99,27 @@ func TestCrossEntropyErrors(t *testing.T) {
 		t.Error("vector logits accepted")
 	}
 }
+
+// TestCEGradParallelSameValues checks ceGrad's parallel rows against its
+// one-loop path (a repeated row forces it), bit for bit.
+func TestCEGradParallelSameValues(t *testing.T) {
+	const n, c = 20000, 2
+	z := make([]float32, n*c)
+	labels := make([]int, n)
+	for i := range z {
+		z[i] = float32(math.Cos(float64(i)) * 3)
+	}
+	var idx []int
+	for i := 0; i < n; i++ {
+		labels[i] = (i / 3) % c
+		if i%5 != 0 {
+			idx = append(idx, i)
+		}
+	}
+	par, one := make([]float32, n*c), make([]float32, n*c)
+	ceGrad(par, z, labels, idx, c, 0.37, true)
+	ceGrad(one, z, labels, idx, c, 0.37, false)
+	for i := range one {
+		require.Equal(t, math.Float32bits(one[i]), math.Float32bits(par[i]), "element %d", i)
+	}
+}

@@ -150,13 +150,13 @@ func mlpForward(x *G.Node, layers []*Linear, act Activation, inDrop, drop float6
 		return nil, err
 	}
 	for l, lin := range layers {
-		if h, err = lin.Forward(h); err != nil {
-			return nil, err
-		}
 		if l == len(layers)-1 {
+			if h, err = lin.Forward(h); err != nil {
+				return nil, err
+			}
 			break
 		}
-		if h, err = Activate(h, act); err != nil {
+		if h, err = lin.forwardAct(h, act); err != nil {
 			return nil, err
 		}
 		// seeds[0] is the input dropout's; seeds[l+1] follows layer l.

@@ -46,15 +46,42 @@ const kcMax = 512
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	impl.SgemmThen(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+// SgemmThen is Sgemm followed by then(lo, hi) on blocks of rows [lo, hi)
+// of C that cover every row once, each called as soon as its rows are
+// final, by the goroutine that computed them while they are still in
+// cache (then may run concurrently on different blocks): an epilogue
+// such as a layer's bias and activation, without another pass over C
+// from memory. C is the same as Sgemm's; then nil is Sgemm.
+func (impl Implementation) SgemmThen(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, then func(lo, hi int)) {
+	if then != nil && !kernels {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		then(0, m)
+		return
+	}
+	if m*n*k < minWork && n < 16 && valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		// Small and narrow (a small graph's logits and their gradients):
+		// gonum splits even these over goroutines and runs axpys of
+		// length n; the narrow loops on the calling goroutine take a
+		// fraction of the time.
+		narrowSerial(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		after(then, m)
+		return
+	}
 	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		after(then, m)
 		return
 	}
 	if n < 16 && narrow(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		after(then, m)
 		return
 	}
 	if !kernels || n < 16 || m < 4 {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		after(then, m)
 		return
 	}
 	ks := skernels
@@ -63,7 +90,14 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		// the 4 × 32 kernel needs less CPU than the 4 × 64 one.
 		ks = ks[1:]
 	}
-	gemm(ks, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(ks, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, then)
+}
+
+// after calls then(0, m) when then is not nil.
+func after(then func(lo, hi int), m int) {
+	if then != nil {
+		then(0, m)
+	}
 }
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
@@ -79,7 +113,7 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemm(dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // valid repeats gonum's argument checks; invalid calls go to gonum, which
@@ -129,7 +163,7 @@ func sKernels() []strip[float32] {
 // 4 × 32 blocks).
 func AVX512() bool { return len(skernels) > 1 }
 
-func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, then func(lo, hi int)) {
 	if beta != 1 {
 		for i := 0; i < m; i++ {
 			row := c[i*ldc : i*ldc+n]
@@ -143,6 +177,7 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 		}
 	}
 	if alpha == 0 {
+		after(then, m)
 		return
 	}
 	if bT { // pack op(B) = Bᵀ (k × n) contiguously
@@ -187,6 +222,9 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 			// The last m − mFull rows (fewer than 4), in plain Go, as
 			// one more task beside the others.
 			tail(mFull, m, 0, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+			if then != nil {
+				then(mFull, m)
+			}
 			return
 		}
 		lo, hi := t*per*4, min((t+1)*per*4, mFull)
@@ -204,6 +242,9 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 		}
 		if nFull < n {
 			tail(lo, hi, nFull, n, k, kc, alpha, a, sr, sp, b, ldb, c, ldc)
+		}
+		if then != nil {
+			then(lo, hi)
 		}
 	}
 	if mFull < m {
@@ -259,6 +300,20 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 	if aT && (chunks*m*n > 1<<22 || k < 4*narrowChunk) {
 		return false
 	}
+	narrowRun(par.Chunks, aT, bT, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	return true
+}
+
+// narrowSerial is narrow for any shape, on the calling goroutine: for
+// products too small to split. Each element is the same sum as narrow's.
+func narrowSerial[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	narrowRun(func(n, _ int, f func(lo, hi int)) { f(0, n) }, aT, bT, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// narrowRun is narrow's body; chunks runs f over [0, n) in ranges of
+// grain items (the results do not depend on how).
+func narrowRun[T float32 | float64](chunksFn func(n, grain int, f func(lo, hi int)), aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	chunks := (k + narrowChunk - 1) / narrowChunk
 	if bT {
 		bp := make([]T, k*n)
 		for j := 0; j < n; j++ {
@@ -289,7 +344,7 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 				b0[p], b1[p] = b[p*ldb], b[p*ldb+1]
 			}
 		}
-		par.Chunks(m, 256, func(lo, hi int) {
+		chunksFn(m, 256, func(lo, hi int) {
 			var buf [16]T
 			acc := buf[:n]
 			for i := lo; i < hi; i++ {
@@ -308,13 +363,13 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 				store(i, acc)
 			}
 		})
-		return true
+		return
 	}
 	// C = Σ_p a[p, :]ᵀ b[p, :]: one partial m × n sum per chunk of
 	// narrowChunk steps (in parallel), then the partials added in chunk
 	// order.
 	part := make([]T, chunks*m*n)
-	par.Chunks(chunks, 1, func(lo, hi int) {
+	chunksFn(chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			pc := part[ch*m*n : (ch+1)*m*n]
 			p, pEnd := ch*narrowChunk, min((ch+1)*narrowChunk, k)
@@ -368,7 +423,6 @@ func narrow[T float32 | float64](aT, bT bool, m, n, k int, alpha T, a []T, lda i
 		}
 		store(i, acc)
 	}
-	return true
 }
 
 // dot2 returns (x·y0, x·y1), each as ((s0+s1)+(s2+s3)) over the
@@ -377,6 +431,21 @@ func dot2[T float32 | float64](x, y0, y1 []T) (T, T) {
 	y0, y1 = y0[:len(x)], y1[:len(x)]
 	var a0, a1, a2, a3, c0, c1, c2, c3 T
 	p := 0
+	if n4 := len(x) &^ 3; kernels && n4 > 0 {
+		// The four partial sums in the lanes of one vector register,
+		// each step a rounded multiply then a rounded add, as below.
+		switch xs := any(x).(type) {
+		case []float32:
+			var l [8]float32
+			dot2s(n4, &xs[0], &any(y0).([]float32)[0], &any(y1).([]float32)[0], &l)
+			a0, a1, a2, a3, c0, c1, c2, c3 = T(l[0]), T(l[1]), T(l[2]), T(l[3]), T(l[4]), T(l[5]), T(l[6]), T(l[7])
+		case []float64:
+			var l [8]float64
+			dot2d(n4, &xs[0], &any(y0).([]float64)[0], &any(y1).([]float64)[0], &l)
+			a0, a1, a2, a3, c0, c1, c2, c3 = T(l[0]), T(l[1]), T(l[2]), T(l[3]), T(l[4]), T(l[5]), T(l[6]), T(l[7])
+		}
+		p = n4
+	}
 	for ; p+4 <= len(x); p += 4 {
 		xs := x[p : p+4 : p+4]
 		u := y0[p : p+4 : p+4]

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,7 @@ func TestGemmMatchesGonum(t *testing.T) {
 	ref := gonum.Implementation{}
 	var impl Implementation
 	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
-	for _, sz := range [][3]int{{64, 64, 64}, {67, 35, 1100}, {301, 64, 276}, {276, 64, 3001}, {130, 19, 70}, {8, 16, 2048}, {37, 48, 600}, {64, 80, 513}, {9000, 2, 64}, {64, 2, 9000}, {33, 5, 8300}, {2000, 3, 300}} {
+	for _, sz := range [][3]int{{64, 64, 64}, {67, 35, 1100}, {301, 64, 276}, {276, 64, 3001}, {130, 19, 70}, {8, 16, 2048}, {37, 48, 600}, {64, 80, 513}, {9000, 2, 64}, {64, 2, 9000}, {33, 5, 8300}, {2000, 3, 300}, {403, 2, 95}, {95, 2, 403}, {7, 3, 5}, {20, 15, 30}, {1, 1, 1}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, tA := range trans {
 			for _, tB := range trans {
@@ -193,6 +194,91 @@ func TestGemmIndependentOfGOMAXPROCS(t *testing.T) {
 					t.Fatalf("m=%d n=%d k=%d tA=%c: c[%d] = %v with 1 worker, %v with 4", m, n, k, tA, i, one[i], four[i])
 				}
 			}
+		}
+	}
+}
+
+// TestSgemmThen checks that SgemmThen leaves C as Sgemm does, bit for
+// bit, and calls then on blocks that cover every row exactly once, each
+// after its rows are final (then copies them; the copy must equal C).
+func TestSgemmThen(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	var impl Implementation
+	for _, sz := range [][3]int{{18876, 64, 18}, {1001, 64, 95}, {403, 2, 95}, {30, 48, 700}, {7, 20, 3}, {5000, 5, 64}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		a, b := to32(randSlice(rng, m*k)), to32(randSlice(rng, k*n))
+		want := make([]float32, m*n)
+		impl.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, want, n)
+		got := make([]float32, m*n)
+		seen := make([]int32, m)
+		snap := make([]float32, m*n)
+		var mu sync.Mutex
+		impl.SgemmThen(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, got, n, func(lo, hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+			copy(snap[lo*n:hi*n], got[lo*n:hi*n])
+		})
+		for i := range seen {
+			require.Equal(t, int32(1), seen[i], "%v: row %d seen %d times", sz, i, seen[i])
+		}
+		require.Equal(t, want, got, "%v: C", sz)
+		require.Equal(t, want, snap, "%v: rows when then saw them", sz)
+	}
+}
+
+// dot2Go is dot2's plain Go loop, the reference of its kernels.
+func dot2Go[T float32 | float64](x, y0, y1 []T) (T, T) {
+	var a0, a1, a2, a3, c0, c1, c2, c3 T
+	p := 0
+	for ; p+4 <= len(x); p += 4 {
+		a0 += x[p] * y0[p]
+		a1 += x[p+1] * y0[p+1]
+		a2 += x[p+2] * y0[p+2]
+		a3 += x[p+3] * y0[p+3]
+		c0 += x[p] * y1[p]
+		c1 += x[p+1] * y1[p+1]
+		c2 += x[p+2] * y1[p+2]
+		c3 += x[p+3] * y1[p+3]
+	}
+	for ; p < len(x); p++ {
+		a0 += x[p] * y0[p]
+		c0 += x[p] * y1[p]
+	}
+	return (a0 + a1) + (a2 + a3), (c0 + c1) + (c2 + c3)
+}
+
+// TestDot2Kernels checks dot2 (vector lanes for the partial sums) against
+// its Go loop bit for bit, float32 and float64, every length to 70, with
+// signed zeros, infinities and NaNs among random values.
+func TestDot2Kernels(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e-310, 3e38}
+	for n := 0; n <= 70; n++ {
+		for rep := 0; rep < 10; rep++ {
+			x, y0, y1 := randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
+			for _, v := range [][]float64{x, y0, y1} {
+				for i := range v {
+					if rng.Intn(10) == 0 {
+						v[i] = special[rng.Intn(len(special))]
+					}
+				}
+			}
+			// Bit for bit, but a NaN equals any NaN: which operand's
+			// payload an add of two NaNs keeps depends on how the
+			// compiler orders the operands, even between two copies of
+			// one Go loop.
+			same64 := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b) }
+			same32 := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b) }
+			w0, w1 := dot2Go(x, y0, y1)
+			g0, g1 := dot2(x, y0, y1)
+			require.True(t, same64(w0, g0) && same64(w1, g1), "float64 n=%d: %v %v, want %v %v", n, g0, g1, w0, w1)
+			x32, a32, b32 := to32(x), to32(y0), to32(y1)
+			v0, v1 := dot2Go(x32, a32, b32)
+			h0, h1 := dot2(x32, a32, b32)
+			require.True(t, same32(v0, h0) && same32(v1, h1), "float32 n=%d: %v %v, want %v %v", n, h0, h1, v0, v1)
 		}
 	}
 }

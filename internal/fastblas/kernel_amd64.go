@@ -46,3 +46,9 @@ func hasAVX512() bool {
 	const avx512f = 1 << 16
 	return ebx7&avx512f != 0 && xgetbv0()&0xe6 == 0xe6
 }
+
+//go:noescape
+func dot2s(n int, x *float32, y0 *float32, y1 *float32, out *[8]float32)
+
+//go:noescape
+func dot2d(n int, x *float64, y0 *float64, y1 *float64, out *[8]float64)

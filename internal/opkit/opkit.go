@@ -9,8 +9,10 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"sync/atomic"
 
 	"github.com/chewxy/hm"
+	"github.com/fairmp/fairmp/internal/par"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -101,6 +103,74 @@ func Reuse(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
 	return Alloc(dt, shape...)
 }
 
+// Buf keeps an op's output between runs of a tape machine. A tape
+// machine's Reset drops its registers, so after it every op would
+// allocate (and the runtime zero) a fresh output each run: on a graph of
+// thousands of nodes that is the bulk of an epoch's garbage. An op that
+// embeds a Buf and takes its output from Get allocates once.
+//
+// Reusing the buffer is safe because a tape machine runs each op once
+// per run and only hands an op's output on through its registers (Read
+// copies it): when the op runs again, nothing still in use holds its
+// previous output. The same op may run in several machines (a trainer's
+// training and evaluation tapes share the forward ops) one after the
+// other, never at the same time: the documented rule that one model's
+// machines do not run concurrently. Ops built by SymDiff or ApplyOp are
+// distinct values, each with its own Buf; never share one op value
+// between two nodes.
+type Buf struct{ t *tensor.Dense }
+
+// Get returns prealloc when it is a dense tensor of dtype dt and the
+// given shape (the machine's register, whose previous value is dead),
+// else the kept buffer when it fits, else a new one, which it keeps. The
+// contents are not zeroed: the op must write every element.
+func (b *Buf) Get(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
+	if d, ok := prealloc.(*tensor.Dense); ok && fits(d, dt, shape) {
+		return d
+	}
+	if !keepBuffers.Load() {
+		return Alloc(dt, shape...)
+	}
+	if b.t != nil && fits(b.t, dt, shape) {
+		return b.t
+	}
+	b.t = Alloc(dt, shape...)
+	return b.t
+}
+
+var keepBuffers = func() *atomic.Bool { var b atomic.Bool; b.Store(true); return &b }()
+
+// KeepBuffers switches Buf's reuse on (the default) or off (every Get
+// without a fitting prealloc allocates, as before Buf) and returns the
+// previous setting: for tests that check that reuse changes no result.
+func KeepBuffers(on bool) bool { return keepBuffers.Swap(on) }
+
+// KeepingBuffers reports whether Buf reuses buffers (see KeepBuffers).
+func KeepingBuffers() bool { return keepBuffers.Load() }
+
+// ReleaseBuffers drops the kept buffer (the next Get allocates). Ops
+// that embed a Buf get the method, and ReleaseGraph calls it.
+func (b *Buf) ReleaseBuffers() { b.t = nil }
+
+// Releaser is an op that keeps buffers between runs (see Buf).
+type Releaser interface{ ReleaseBuffers() }
+
+// ReleaseGraph drops the buffers every op of g keeps (ops that implement
+// Releaser): after training, the memory an epoch's intermediates held is
+// returned, as it was when every run allocated afresh. Call it when no
+// machine of g runs.
+func ReleaseGraph(g *G.ExprGraph) {
+	for _, n := range g.AllNodes() {
+		if r, ok := n.Op().(Releaser); ok {
+			r.ReleaseBuffers()
+		}
+	}
+}
+
+func fits(d *tensor.Dense, dt tensor.Dtype, shape []int) bool {
+	return d.Dtype() == dt && d.Shape().Eq(tensor.Shape(shape)) && !d.IsMaterializable()
+}
+
 // CheckFloat returns an error unless dt is Float32 or Float64.
 func CheckFloat(dt tensor.Dtype) error {
 	if dt != tensor.Float64 && dt != tensor.Float32 {
@@ -160,9 +230,12 @@ func Scalar(v G.Value) (float64, error) {
 
 // MeanCE returns the mean cross-entropy of the n × c logits z (row-major)
 // over the nodes idx with the given labels, accumulated in float64.
+//
+// On many nodes the terms (an exponential per class and a logarithm per
+// node) are computed in parallel and then added in idx order: the same
+// sum, bit for bit, as one loop.
 func MeanCE[T float32 | float64](z []T, labels, idx []int, c int) float64 {
-	var total float64
-	for _, i := range idx {
+	term := func(i int) float64 {
 		row := z[i*c : (i+1)*c]
 		m := math.Inf(-1)
 		for _, v := range row {
@@ -172,10 +245,29 @@ func MeanCE[T float32 | float64](z []T, labels, idx []int, c int) float64 {
 		for _, v := range row {
 			s += math.Exp(float64(v) - m)
 		}
-		total += m + math.Log(s) - float64(row[labels[i]])
+		return m + math.Log(s) - float64(row[labels[i]])
+	}
+	var total float64
+	if len(idx) < 2*ceGrain {
+		for _, i := range idx {
+			total += term(i)
+		}
+		return total / float64(len(idx))
+	}
+	terms := make([]float64, len(idx))
+	par.Chunks(len(idx), ceGrain, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			terms[k] = term(idx[k])
+		}
+	})
+	for _, t := range terms {
+		total += t
 	}
 	return total / float64(len(idx))
 }
+
+// ceGrain is the number of nodes per parallel chunk of the cross-entropy.
+const ceGrain = 4096
 
 // UniqueName returns an error if g already holds a node called name.
 // gorgonia merges input nodes with equal name, type and shape into one
@@ -354,6 +446,20 @@ func SelectionGap(z *tensor.Dense, sens, idx []int, c int) float64 {
 // EvalIdx returns the accuracy and the mean cross-entropy of the n × c
 // logits z on the nodes idx.
 func EvalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
+	acc = AccIdx(z, labels, idx, c)
+	switch s := z.Data().(type) {
+	case []float64:
+		loss = MeanCE(s, labels, idx, c)
+	case []float32:
+		loss = MeanCE(s, labels, idx, c)
+	}
+	return acc, loss
+}
+
+// AccIdx returns the accuracy of the n × c logits z on the nodes idx
+// (EvalIdx without the cross-entropy, whose logarithms cost more than the
+// rest of an evaluation pass on a small model).
+func AccIdx(z *tensor.Dense, labels, idx []int, c int) float64 {
 	correct := 0
 	switch s := z.Data().(type) {
 	case []float64:
@@ -362,14 +468,12 @@ func EvalIdx(z *tensor.Dense, labels, idx []int, c int) (acc, loss float64) {
 				correct++
 			}
 		}
-		loss = MeanCE(s, labels, idx, c)
 	case []float32:
 		for _, i := range idx {
 			if Argmax(s[i*c:(i+1)*c]) == labels[i] {
 				correct++
 			}
 		}
-		loss = MeanCE(s, labels, idx, c)
 	}
-	return float64(correct) / float64(len(idx)), loss
+	return float64(correct) / float64(len(idx))
 }

@@ -92,3 +92,36 @@ func TestScalarAndUniqueName(t *testing.T) {
 	assert.ErrorContains(t, UniqueName(g, "w"), `"w" is already used`)
 	assert.NoError(t, UniqueName(g, "v"))
 }
+
+// TestMeanCEParallelSameSum checks MeanCE on enough nodes to run in
+// parallel against the one-loop sum, bit for bit.
+func TestMeanCEParallelSameSum(t *testing.T) {
+	const n, c = 20000, 3
+	z := make([]float32, n*c)
+	labels := make([]int, n)
+	idx := make([]int, 0, n)
+	for i := range z {
+		z[i] = float32(math.Sin(float64(i)) * 4)
+	}
+	for i := 0; i < n; i++ {
+		labels[i] = i % c
+		if i%7 != 3 {
+			idx = append(idx, (i*7919)%n)
+		}
+	}
+	var total float64
+	for _, i := range idx {
+		row := z[i*c : (i+1)*c]
+		m := math.Inf(-1)
+		for _, v := range row {
+			m = math.Max(m, float64(v))
+		}
+		var s float64
+		for _, v := range row {
+			s += math.Exp(float64(v) - m)
+		}
+		total += m + math.Log(s) - float64(row[labels[i]])
+	}
+	require.Greater(t, len(idx), 2*ceGrain)
+	assert.Equal(t, math.Float64bits(total/float64(len(idx))), math.Float64bits(MeanCE(z, labels, idx, c)))
+}

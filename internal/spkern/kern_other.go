@@ -39,3 +39,21 @@ func heads4x16RowIdx(n int, idx *int32, arow *int32, alpha *float32, x *float32,
 func heads4x16Dot(n int, idx *int32, x *float32, ldx int, d *float32, out *float32, scale float32) {
 	panic("spkern: no kernel on this architecture")
 }
+
+func cols2Rows32(rows int, indptr *int, idx *int32, val *float32, x *float32, out *float32) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func cols2Rows64(rows int, indptr *int, idx *int32, val *float64, x *float64, out *float64) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func biasReLU8(n int, z *float32, b *float32) { panic("spkern: no kernel on this architecture") }
+
+func reLU8(n int, z *float32) { panic("spkern: no kernel on this architecture") }
+
+func reLUMask8(n int, out *float32, y *float32, dy *float32) {
+	panic("spkern: no kernel on this architecture")
+}
+
+func colSumAdd4(rows, c int, x *float32, p *float64) { panic("spkern: no kernel on this architecture") }

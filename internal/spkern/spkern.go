@@ -133,3 +133,29 @@ func Heads4x16Dotd(idx []int32, x []float64, ldx int, d []float64, out []float64
 	heads4x16Dotd(len(idx), &idx[0], &x[0], ldx, &d[0], &out[0], scale)
 	return true
 }
+
+// Cols2Rows32 sets out[2(i−lo) : +2] = Σ_p val[p]·x[2·idx[p] : +2] for the
+// rows i in [lo, hi) of a CSR matrix (p from indptr[i] to indptr[i+1]):
+// a sparse product with a two-column dense matrix, the shape of FMP's
+// logits. Four rows are summed side by side; each row is summed from +0 in
+// index order with a rounded multiply and a rounded add per step, as the
+// plain Go loop `s0 += v*x[2j]; s1 += v*x[2j+1]` does, so results equal
+// that loop's bit for bit. Lengths are the caller's responsibility (x must
+// hold every row idx[p], out 2·(hi−lo) values). It reports false, doing
+// nothing, when the kernels are not available.
+func Cols2Rows32(indptr []int, idx []int32, val []float32, x, out []float32, lo, hi int) bool {
+	if !kernels || hi <= lo || len(idx) == 0 {
+		return false
+	}
+	cols2Rows32(hi-lo, &indptr[lo], &idx[0], &val[0], &x[0], &out[0])
+	return true
+}
+
+// Cols2Rows64 is Cols2Rows32 in float64.
+func Cols2Rows64(indptr []int, idx []int32, val []float64, x, out []float64, lo, hi int) bool {
+	if !kernels || hi <= lo || len(idx) == 0 {
+		return false
+	}
+	cols2Rows64(hi-lo, &indptr[lo], &idx[0], &val[0], &x[0], &out[0])
+	return true
+}

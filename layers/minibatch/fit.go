@@ -486,7 +486,7 @@ func (r *runner) step(b mbatch, seed int64) (ce float64, correct int, err error)
 	if err != nil {
 		return 0, 0, err
 	}
-	acc, _ := opkit.EvalIdx(z, labels, idx, r.task.Classes)
+	acc := opkit.AccIdx(z, labels, idx, r.task.Classes)
 	return scalarValue(lv), int(math.Round(acc * float64(t))), nil
 }
 

@@ -451,12 +451,14 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 // Logits returns the logits node the trainer built.
 func (t *Trainer) Logits() *G.Node { return t.logits }
 
-// Close releases the machines and their buffers; the Trainer cannot run
-// after it. Closing twice is harmless. A Trainer that is never closed is
-// still collected once unreachable, with its machines.
+// Close releases the machines and their buffers, and the buffers the
+// graph's ops keep between runs; the Trainer cannot run after it. Closing
+// twice is harmless. A Trainer that is never closed is still collected
+// once unreachable, with its machines.
 func (t *Trainer) Close() {
 	if t.trainM != nil {
 		t.trainM.Close()
+		opkit.ReleaseGraph(t.task.Graph)
 	}
 	if t.evalM != nil {
 		t.evalM.Close()
@@ -545,7 +547,7 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	if err != nil {
 		return fmt.Errorf("epoch %d: logits: %w", st.Epoch, err)
 	}
-	st.TrainAcc, _ = opkit.EvalIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
+	st.TrainAcc = opkit.AccIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
 	if len(t.task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
 		if t.task.Sens != nil {

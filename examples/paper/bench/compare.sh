@@ -64,7 +64,7 @@ def ms(r):
     return r["median_ms"] if r["impl"] == "torch" else r["trainer_epoch_ms"]
 for shape, d in by.items():
     print(f"\n{shape}: ms per training epoch with its evaluation pass (ratio = fairmp / PyTorch)")
-    print(f"{'model':<12}{'torch':>9}{'fairmp':>9}{'ratio':>7}{'openblas':>10}{'ratio':>7}{'torch MB':>10}{'fairmp MB':>11}")
+    print(f"{'model':<12}{'torch':>9}{'fairmp':>9}{'ratio':>7}{'openblas':>10}{'ratio':>7}{'torch MB':>10}{'fairmp MB':>11}{'fairmp CPU':>12}")
     for m, x in d.items():
         t, f, o = x.get("torch"), x.get("fairmp"), x.get("fairmp-openblas")
         tm = ms(t) if t else float("nan")
@@ -72,9 +72,13 @@ for shape, d in by.items():
         for y, w in ((f, 9), (o, 10)):
             line += f"{ms(y):{w}.1f}{ms(y)/tm:7.2f}" if y else f"{'-':>{w}}{'-':>7}"
         line += f"{t['peak_rss_mb'] if t else float('nan'):10.0f}{f['peak_rss_mb'] if f else float('nan'):11.0f}"
+        # fairmp's CPU time per train.Fit epoch (all threads): the work an
+        # epoch takes, steadier than wall time when the machine is shared.
+        line += f"{f.get('trainer_cpu_ms_per_epoch', float('nan')) if f else float('nan'):12.1f}"
         print(line)
     for impl in ("fairmp", "fairmp-openblas"):
         if "fmp-default" in d and "mlp" in d and impl in d["fmp-default"] and impl in d["mlp"]:
+            f, m = d['fmp-default'][impl], d['mlp'][impl]
             print(f"FMP at the defaults (K = 10, FitTwoStage) / MLP, epochs with evaluation ({impl}): "
-                  f"{ms(d['fmp-default'][impl])/ms(d['mlp'][impl]):.2f}")
+                  f"{ms(f)/ms(m):.2f} (CPU time: {f.get('trainer_cpu_ms_per_epoch', float('nan'))/m.get('trainer_cpu_ms_per_epoch', float('nan')):.2f})")
 PY
