@@ -258,6 +258,158 @@ const (
 	maxParams = 1 << 34
 )
 
+// File is the content of a model file, read without building the model:
+// what a program needs that runs the model by itself (package
+// fmp/fmpbeam runs the library's kinds on Apache Beam). Read returns it.
+type File struct {
+	// Kind is the model's kind, and Config its configuration as that kind
+	// decodes it (Base.Dtype is the file's dtype). For a wrapper (an fmp
+	// model) they are the backbone's.
+	Kind   *layers.Kind
+	Config layers.Config
+	// Wrapper is the wrapper's kind for a wrapped model (nil otherwise),
+	// and WrapperConfig its own configuration as saved (fmp's: the
+	// propagation, the FMP configuration and the sensitive attribute).
+	Wrapper       *layers.Kind
+	WrapperConfig json.RawMessage
+	// Graph describes the graph a graph model was saved for (nil for a
+	// model without one).
+	Graph *GraphInfo
+	// Params are the parameters in Learnables() order, in the file's
+	// dtype.
+	Params []Param
+}
+
+// GraphInfo is what a model file records of its graph: the node and edge
+// counts and the structure fingerprint (graph.Graph.Fingerprint, as 16
+// hexadecimal digits).
+type GraphInfo struct {
+	Nodes, Edges int
+	Fingerprint  string
+}
+
+// Param is one saved parameter.
+type Param struct {
+	Name  string
+	Value *tensor.Dense
+}
+
+// Read reads a model file written by Save: its whole content is read and
+// its checksum verified; the kind and configuration are decoded by the
+// kind's declaration (the wrapper's own configuration is left as saved).
+// Nothing is built. Its errors are Load's, but for those only building
+// can find (ErrMismatch).
+func Read(r io.Reader) (*File, error) {
+	h, vals, err := read(r)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	k, err := layers.LookupKind(h.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	spec, wrapper, err := unwrap(h, k)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	f := &File{Params: make([]Param, len(vals))}
+	if wrapper != nil {
+		f.Wrapper, f.WrapperConfig = wrapper, h.Config
+	}
+	if f.Kind, err = layers.LookupKind(spec.Kind); err != nil {
+		return nil, fmt.Errorf("modelio: Read: the backbone: %w", err)
+	}
+	if f.Kind.Wraps() {
+		return nil, fmt.Errorf("modelio: Read: %w: the %s model's backbone is itself a wrapper (%s)", ErrFormat, h.Kind, f.Kind.Name())
+	}
+	if f.Config, err = f.Kind.DecodeConfig(spec.Config, vals[0].Dtype()); err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w: %w", ErrFormat, err)
+	}
+	if h.Graph != nil {
+		f.Graph = &GraphInfo{Nodes: h.Graph.Nodes, Edges: h.Graph.Edges, Fingerprint: h.Graph.Fingerprint}
+	}
+	for i, v := range vals {
+		f.Params[i] = Param{Name: h.Params[i].Name, Value: v}
+	}
+	return f, nil
+}
+
+// read reads a whole model file, checks its checksum and decodes its
+// parameters (refusing a non-finite value).
+func read(r io.Reader) (*header, []*tensor.Dense, error) {
+	br := bufio.NewReader(r)
+	line, err := readLine(br)
+	if err != nil {
+		return nil, nil, fmt.Errorf("header: %w", err)
+	}
+	h, err := parseHeader(line)
+	if err != nil {
+		return nil, nil, err
+	}
+	var dt tensor.Dtype
+	size := 4
+	switch h.Dtype {
+	case "float64":
+		dt, size = tensor.Float64, 8
+	case "float32":
+		dt = tensor.Float32
+	default:
+		return nil, nil, fmt.Errorf("%w: dtype %q, want float32 or float64", ErrFormat, h.Dtype)
+	}
+	if len(h.Params) == 0 {
+		return nil, nil, fmt.Errorf("%w: the header lists no parameters", ErrFormat)
+	}
+	total := 0
+	for i, p := range h.Params {
+		n := 1
+		for _, d := range p.Shape {
+			if d <= 0 || n > maxParams/size/d {
+				return nil, nil, fmt.Errorf("%w: parameter %d (%q) has shape %v", ErrFormat, i, p.Name, p.Shape)
+			}
+			n *= d
+		}
+		if total += n * size; total > maxParams {
+			return nil, nil, fmt.Errorf("%w: the header announces more than %d bytes of parameters", ErrFormat, maxParams)
+		}
+	}
+	payload := make([]byte, total+sha256.Size)
+	if n, err := io.ReadFull(br, payload); err != nil {
+		return nil, nil, fmt.Errorf("%w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, n, len(payload))
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, nil, fmt.Errorf("%w: data continues after the checksum", ErrCorrupt)
+	}
+	sum := sha256.New()
+	sum.Write(line)
+	sum.Write([]byte{'\n'})
+	sum.Write(payload[:total])
+	if !bytes.Equal(sum.Sum(nil), payload[total:]) {
+		return nil, nil, fmt.Errorf("%w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
+	}
+	off := 0
+	vals := make([]*tensor.Dense, len(h.Params))
+	for i, p := range h.Params {
+		v := tensor.New(tensor.WithShape(p.Shape...), tensor.Of(dt))
+		switch d := v.Data().(type) {
+		case []float64:
+			for k := range d {
+				d[k] = math.Float64frombits(binary.LittleEndian.Uint64(payload[off:]))
+				off += 8
+			}
+		case []float32:
+			for k := range d {
+				d[k] = math.Float32frombits(binary.LittleEndian.Uint32(payload[off:]))
+				off += 4
+			}
+		}
+		if k, bad, ok := firstNonFinite(v.Data()); ok {
+			return nil, nil, fmt.Errorf("%w: parameter %q, value %d is %v", ErrCorrupt, p.Name, k, bad)
+		}
+		vals[i] = v
+	}
+	return h, vals, nil
+}
+
 // Load reads a model written by Save, builds it in g with the builder of
 // its kind and env, and sets its parameters. The whole file is read and
 // its checksum verified before anything is added to g.
@@ -272,53 +424,11 @@ const (
 // shapes differ from the model its configuration builds; and the
 // builder's error for a configuration it rejects.
 func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
-	br := bufio.NewReader(r)
-	line, err := readLine(br)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: header: %w", err)
-	}
-	h, err := parseHeader(line)
+	h, vals, err := read(r)
 	if err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
-	var dt tensor.Dtype
-	size := 4
-	switch h.Dtype {
-	case "float64":
-		dt, size = tensor.Float64, 8
-	case "float32":
-		dt = tensor.Float32
-	default:
-		return nil, fmt.Errorf("modelio: Load: %w: dtype %q, want float32 or float64", ErrFormat, h.Dtype)
-	}
-	total := 0
-	for i, p := range h.Params {
-		n := 1
-		for _, d := range p.Shape {
-			if d <= 0 || n > maxParams/size/d {
-				return nil, fmt.Errorf("modelio: Load: %w: parameter %d (%q) has shape %v", ErrFormat, i, p.Name, p.Shape)
-			}
-			n *= d
-		}
-		if total += n * size; total > maxParams {
-			return nil, fmt.Errorf("modelio: Load: %w: the header announces more than %d bytes of parameters", ErrFormat, maxParams)
-		}
-	}
-	payload := make([]byte, total+sha256.Size)
-	if n, err := io.ReadFull(br, payload); err != nil {
-		return nil, fmt.Errorf("modelio: Load: %w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, n, len(payload))
-	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("modelio: Load: %w: data continues after the checksum", ErrCorrupt)
-	}
-	sum := sha256.New()
-	sum.Write(line)
-	sum.Write([]byte{'\n'})
-	sum.Write(payload[:total])
-	if !bytes.Equal(sum.Sum(nil), payload[total:]) {
-		return nil, fmt.Errorf("modelio: Load: %w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
-	}
-	payload = payload[:total]
+	dt := vals[0].Dtype()
 	if err := checkGraph(h, env); err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
@@ -345,37 +455,12 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 			return nil, fmt.Errorf("modelio: Load: %w: parameter %q is %v, want %v", ErrMismatch, p.Name(), p.Dtype(), dt)
 		}
 	}
-	// Decode into fresh buffers first, so that a non-finite value leaves
-	// the built parameters untouched.
-	off := 0
-	vals := make([]any, len(params))
-	for i, p := range params {
-		switch p.Value().Data().(type) {
-		case []float64:
-			s := make([]float64, p.Shape().TotalSize())
-			for k := range s {
-				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(payload[off:]))
-				off += 8
-			}
-			vals[i] = s
-		case []float32:
-			s := make([]float32, p.Shape().TotalSize())
-			for k := range s {
-				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(payload[off:]))
-				off += 4
-			}
-			vals[i] = s
-		}
-		if k, v, bad := firstNonFinite(vals[i]); bad {
-			return nil, fmt.Errorf("modelio: Load: %w: parameter %q, value %d is %v", ErrCorrupt, h.Params[i].Name, k, v)
-		}
-	}
 	for i, p := range params {
 		switch d := p.Value().Data().(type) {
 		case []float64:
-			copy(d, vals[i].([]float64))
+			copy(d, vals[i].Data().([]float64))
 		case []float32:
-			copy(d, vals[i].([]float32))
+			copy(d, vals[i].Data().([]float32))
 		}
 	}
 	return m, nil
@@ -513,15 +598,9 @@ func build(h *header, g *G.ExprGraph, dt tensor.Dtype, env Env) (layers.Model, s
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
 	}
-	if k.Wraps() != (h.Backbone != nil) {
-		if k.Wraps() {
-			return nil, "", fmt.Errorf("%w: the %s kind wraps a backbone, and the header has no \"backbone\"", ErrFormat, k.Name())
-		}
-		return nil, "", fmt.Errorf("%w: the %s kind has no backbone, and the header has one", ErrFormat, k.Name())
-	}
-	spec := specHeader{Kind: h.Kind, Config: h.Config}
-	if k.Wraps() {
-		spec = *h.Backbone
+	spec, _, err := unwrap(h, k)
+	if err != nil {
+		return nil, "", err
 	}
 	bk, err := layers.LookupKind(spec.Kind)
 	if err != nil {
@@ -550,6 +629,22 @@ func build(h *header, g *G.ExprGraph, dt tensor.Dtype, env Env) (layers.Model, s
 		}
 	}
 	return m, saved, nil
+}
+
+// unwrap returns the specification of the model a header's kind k
+// builds first (the backbone's for a wrapper, with the wrapper's kind),
+// checking that a wrapper has a backbone and only a wrapper has one.
+func unwrap(h *header, k *layers.Kind) (specHeader, *layers.Kind, error) {
+	if k.Wraps() != (h.Backbone != nil) {
+		if k.Wraps() {
+			return specHeader{}, nil, fmt.Errorf("%w: the %s kind wraps a backbone, and the header has no \"backbone\"", ErrFormat, k.Name())
+		}
+		return specHeader{}, nil, fmt.Errorf("%w: the %s kind has no backbone, and the header has one", ErrFormat, k.Name())
+	}
+	if k.Wraps() {
+		return *h.Backbone, k, nil
+	}
+	return specHeader{Kind: h.Kind, Config: h.Config}, nil, nil
 }
 
 func readLine(br *bufio.Reader) ([]byte, error) {
