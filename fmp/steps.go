@@ -133,18 +133,18 @@ func (s *Steps) Aggregate(out, x, af []float64) {
 // Descend writes a node's xagg − γ∇(f, u) into out: the gradient step of
 // the paper's steps 2 and 5, for a node of group group (−1: unknown,
 // which Δs leaves out: out = xagg) with its rows xagg and f and the dual
-// u (R × c, row-major). out may be xagg, not f.
+// u (R × c, row-major). out may be xagg or f.
 func (s *Steps) Descend(out, xagg, f []float64, group int, u []float64) {
 	c := len(f)
-	a := make([]float64, 2*c)
+	a := make([]float64, 3*c)
 	if group < 0 || !expandRow(s.coef, s.rows, s.groups, group, u, c, a[:c]) {
 		copy(out, xagg)
 		return
 	}
-	p := a[c:]
+	p, g := a[c:2*c], a[2*c:]
 	opkit.SoftmaxRow(f, p, s.invT)
-	jvpRow(p, a[:c], s.scale, out)
-	for j, v := range out {
+	jvpRow(p, a[:c], s.scale, g)
+	for j, v := range g {
 		out[j] = xagg[j] - v
 	}
 }

@@ -38,7 +38,12 @@ func stepsApply(s *Steps, adj *graph.Matrix, sens []int, x []float64, n, c int) 
 		s.Dual(u, sums)
 		for i := 0; i < n; i++ {
 			r := i * c
-			s.Descend(f[r:r+c], xagg[r:r+c], f[r:r+c], sens[i], u)
+			if i%2 == 0 { // out may be f or xagg
+				s.Descend(f[r:r+c], xagg[r:r+c], f[r:r+c], sens[i], u)
+			} else {
+				s.Descend(xagg[r:r+c], xagg[r:r+c], f[r:r+c], sens[i], u)
+				copy(f[r:r+c], xagg[r:r+c])
+			}
 		}
 	}
 	return f
