@@ -25,8 +25,8 @@ import (
 
 // Point is one setting's metrics on the validation and the test nodes.
 type Point struct {
-	// Config is the FMP setting (zero for the backbone's point).
-	Config fmp.Config     `json:"config"`
+	// Config is the FMP setting (nil for the backbone's point).
+	Config *fmp.Config    `json:"config,omitempty"`
 	Val    metrics.Report `json:"val"`
 	Test   metrics.Report `json:"test"`
 	// Index is the point's setting (0 for the backbone, 1 + s for setting
@@ -205,7 +205,8 @@ func (f *evaluateFn) ProcessElement(ctx context.Context, t int64, parts func(*Ev
 	}
 	p := Point{Index: int(t)}
 	if t > 0 {
-		p.Config = f.Settings[t-1]
+		c := f.Settings[t-1]
+		p.Config = &c
 	}
 	var err error
 	if p.Val, err = metrics.Evaluate(probs, c, labels, sens, val, metrics.DefaultOptions()); err != nil {
