@@ -161,7 +161,8 @@ func (f *evalSplitFn) ProcessElement(ctx context.Context, b int64, nodes func(*N
 			if t == 0 {
 				copy(e.Z[k*c:], z.V[int(i)*c:(int(i)+1)*c])
 			} else {
-				copy(e.Z[k*c:], fo.V[(int(i)*f.S+t-1)*c:])
+				r := (int(i)*f.S + t - 1) * c
+				copy(e.Z[k*c:], fo.V[r:r+c])
 			}
 		}
 		emit(int64(t), e)

@@ -49,9 +49,8 @@ func (n Norm) Name() string {
 
 // neighboursFn groups a block's edge ends into its nodes' neighbour
 // lists (sorted, without repeats or self-loops, as graph.FromEdges), and
-// sends every neighbour's block the node's scale 1/√d̂: the value the
-// neighbour's column of Ã needs. d̂ is the degree, plus the self-loop
-// weight with Loops. This is where the degrees are counted: grouping the
+// sends every neighbour's block the node's degree: what the neighbour's
+// column of Ã needs. This is where the degrees are counted: grouping the
 // ends by node, after the repeats are dropped (a combine over the ends
 // would count a repeated edge twice).
 type neighboursFn struct {
@@ -110,20 +109,13 @@ func (f *neighboursFn) ProcessElement(ctx context.Context, b int64, nodes func(*
 	for i := 0; i < n; i++ {
 		ptr[i+1] += ptr[i]
 	}
-	own := Scale{From: b, N: nb.N, Own: make([]float64, n), Deg: make([]int32, n)}
+	own := Scale{From: b, N: nb.N, Deg: make([]int32, n)}
 	for i := 0; i < n; i++ {
 		deg := ptr[i+1] - ptr[i]
 		own.Deg[i] = int32(deg)
 		part.Edges += int64(deg)
 		if deg == 0 {
 			part.Isolated++
-		}
-		d := float64(deg)
-		if f.Norm.Loops {
-			d += f.Norm.Weight
-		}
-		if d > 0 {
-			own.Own[i] = 1 / math.Sqrt(d)
 		}
 	}
 	out := map[int64]*Scale{b: &own}
@@ -137,7 +129,7 @@ func (f *neighboursFn) ProcessElement(ctx context.Context, b int64, nodes func(*
 			}
 			m.Dst = append(m.Dst, int32(j-k*f.Size))
 			m.Src = append(m.Src, nb.Lo+int64(i))
-			m.Inv = append(m.Inv, own.Own[i])
+			m.SrcDeg = append(m.SrcDeg, own.Deg[i])
 		}
 	}
 	for _, k := range sortedKeys(out) {
@@ -156,9 +148,23 @@ func halveFn(s Stats) Stats {
 	return s
 }
 
-// columnsFn builds a block's columns of Ã from the scales its neighbours
-// sent: entry (i, j) is 1·(1/√d̂_i · 1/√d̂_j) (1 without Normalize), the
-// self-loop (j, j) Weight·(1/√d̂_j)², as graph.GCNNorm computes them.
+// scale returns 1/√d̂ for a node of degree deg: d̂ is the degree, plus
+// the self-loop weight with Loops (0 for d̂ = 0), as graph.GCNNorm.
+func (n Norm) scale(deg int32) float64 {
+	d := float64(deg)
+	if n.Loops {
+		d += n.Weight
+	}
+	if d > 0 {
+		return 1 / math.Sqrt(d)
+	}
+	return 0
+}
+
+// columnsFn builds a block's columns of Ã from the degrees its
+// neighbours sent: entry (i, j) is 1·(1/√d̂_i · 1/√d̂_j) (1 without
+// Normalize), the self-loop (j, j) Weight·(1/√d̂_j)², as graph.GCNNorm
+// computes them.
 type columnsFn struct {
 	Size int64
 	Norm Norm
@@ -188,20 +194,24 @@ func (f *columnsFn) ProcessElement(ctx context.Context, b int64, msgs func(*Scal
 		return fmt.Errorf("fmpbeam: block %d received scales but has no nodes", b)
 	}
 	lo := b * f.Size
+	inv := make([]float64, own.N)
+	for j, d := range own.Deg {
+		inv[j] = f.Norm.scale(d)
+	}
 	for _, m := range got {
 		for k, j := range m.Dst {
 			v := 1.0
 			if f.Norm.Normalize {
-				v *= m.Inv[k] * own.Own[j]
+				v *= f.Norm.scale(m.SrcDeg[k]) * inv[j]
 			}
 			all = append(all, entry{m.Src[k], j, v})
 		}
 	}
 	if f.Norm.Loops {
-		for j := range own.Own {
+		for j := range inv {
 			v := f.Norm.Weight
 			if f.Norm.Normalize {
-				v *= own.Own[j] * own.Own[j]
+				v *= inv[j] * inv[j]
 			}
 			all = append(all, entry{lo + int64(j), int32(j), v})
 		}
@@ -238,8 +248,8 @@ func (f *columnsFn) ProcessElement(ctx context.Context, b int64, msgs func(*Scal
 // Duplicates, Isolated).
 //
 // Two shuffles: the edge ends grouped by block (the degrees are the
-// lengths of the de-duplicated neighbour lists), then every node's scale
-// 1/√d̂ sent to its neighbours' blocks.
+// lengths of the de-duplicated neighbour lists), then every node's degree
+// sent to its neighbours' blocks, which weigh their columns with it.
 func BuildMatrix(s beam.Scope, lay Layout, norm Norm, nodes, edges, stats beam.PCollection) (adj, edgeStats beam.PCollection) {
 	s = s.Scope("BuildMatrix " + norm.Name())
 	scales, parts := beam.ParDo2(s, &neighboursFn{Size: lay.Size, Norm: norm}, beam.CoGroupByKey(s, nodes, edges), beam.SideInput{Input: stats})

@@ -159,10 +159,9 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 		}
 		stats = beam.ParDo(s, check, nstats, beam.SideInput{Input: estats})
 		if !all {
-			shards := j.Shards
-			WriteBlocks(s, work("nodes"), "nodes", shards, nodes)
+			WriteBlocks(s, work("nodes"), "nodes", nodes)
 			for _, n := range norms {
-				WriteBlocks(s, work(adjName(n)), "adj", shards, adj[n])
+				WriteBlocks(s, work(adjName(n)), "adj", adj[n])
 			}
 			WriteStats(s, work("stats.json"), stats)
 			return nil
@@ -198,7 +197,7 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 			z = Infer(s, lay, m, ReadModel(s, j.Model), a, x)
 		}
 		if !all {
-			WriteBlocks(s, work("logits"), "rows", j.Shards, z)
+			WriteBlocks(s, work("logits"), "rows", z)
 			return nil
 		}
 	default:
@@ -212,7 +211,7 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 		fout, duals = FMP(s, lay, plan.Settings, adj[fmpNorm], nodes, z, stats)
 		WriteDuals(s, out("duals.json"), plan.Settings, duals)
 		if !all {
-			WriteBlocks(s, work("fmp"), "rows", j.Shards, fout)
+			WriteBlocks(s, work("fmp"), "rows", fout)
 			return nil
 		}
 	default:

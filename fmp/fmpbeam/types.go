@@ -153,40 +153,30 @@ func (e *Edges) get(r *reader) {
 
 // Scale is what one block tells another while the propagation matrix is
 // built: for each edge (Src[k], Lo+Dst[k]) into the receiving block, the
-// source's scale 1/√d̂ (Inv[k]). The message a block sends itself also
-// carries its own nodes' scales (Own, N of them) and degrees.
+// source's degree SrcDeg[k] (Src ascending). The message a block sends
+// itself also carries its own nodes' degrees (Deg, N of them).
 type Scale struct {
-	From int64
-	N    int32
-	Dst  []int32
-	Src  []int64
-	Inv  []float64
-	Own  []float64
-	Deg  []int32
+	From   int64
+	N      int32
+	Dst    []int32
+	Src    []int64
+	SrcDeg []int32
+	Deg    []int32
 }
 
 func (m *Scale) put(w *writer) {
 	w.varint(m.From)
 	w.varint(int64(m.N))
 	w.i32s(m.Dst)
-	w.uvarint(uint64(len(m.Src)))
-	for _, v := range m.Src {
-		w.varint(v)
-	}
-	w.f64s(m.Inv)
-	w.f64s(m.Own)
+	ascending(w, m.Src)
+	w.i32s(m.SrcDeg)
 	w.i32s(m.Deg)
 }
 
 func (m *Scale) get(r *reader) {
 	m.From, m.N = r.varint(), int32(r.varint())
-	m.Dst = r.i32s()
-	n := r.length(1)
-	m.Src = make([]int64, n)
-	for i := range m.Src {
-		m.Src[i] = r.varint()
-	}
-	m.Inv, m.Own, m.Deg = r.f64s(), r.f64s(), r.i32s()
+	m.Dst, m.Src = r.i32s(), readAscending[int64](r)
+	m.SrcDeg, m.Deg = r.i32s(), r.i32s()
 }
 
 // Messages is what one source block sends a destination block in a GAT

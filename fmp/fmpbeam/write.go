@@ -95,12 +95,10 @@ func shardName(prefix string, k, n int, suffix string) string {
 	return fmt.Sprintf("%s-%05d-of-%05d%s", prefix, k, n, suffix)
 }
 
-// writeShardFn writes one shard file: its chunks in block order, after
-// an optional header.
+// writeShardFn writes one shard file: its chunks in block order.
 type writeShardFn struct {
 	Prefix, Suffix string
 	Shards         int
-	Header         []byte
 }
 
 func (f *writeShardFn) ProcessElement(ctx context.Context, k int64, chunks func(*Chunk) bool) error {
@@ -114,9 +112,6 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, k int64, chunks func(
 		all = all[1:] // the shard's empty chunk
 	}
 	return createAtomic(ctx, shardName(f.Prefix, int(k), f.Shards, f.Suffix), func(w io.Writer) error {
-		if _, err := w.Write(f.Header); err != nil {
-			return err
-		}
 		for _, c := range all {
 			if _, err := w.Write(c.Data); err != nil {
 				return err
@@ -127,14 +122,14 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, k int64, chunks func(
 }
 
 // shardFiles writes chunks (KV<int64, Chunk>, keyed by shard) as shards
-// files; a shard without a chunk gets an empty file (its header).
-func shardFiles(s beam.Scope, prefix, suffix string, shards int, header []byte, chunks beam.PCollection) {
+// files; a shard without a chunk gets an empty file.
+func shardFiles(s beam.Scope, prefix, suffix string, shards int, chunks beam.PCollection) {
 	all := make([]any, shards)
 	for k := range all {
 		all[k] = int64(k)
 	}
 	empty := beam.ParDo(s, emptyShardFn, beam.Create(s, all...))
-	beam.ParDo0(s, &writeShardFn{Prefix: prefix, Suffix: suffix, Shards: shards, Header: header}, beam.GroupByKey(s, beam.Flatten(s, chunks, empty)))
+	beam.ParDo0(s, &writeShardFn{Prefix: prefix, Suffix: suffix, Shards: shards}, beam.GroupByKey(s, beam.Flatten(s, chunks, empty)))
 }
 
 // emptyShardFn gives every shard an empty chunk, so that every shard
@@ -196,7 +191,7 @@ func (f *predictionsFn) ProcessElement(b int64, out Rows, r Result) (int64, Chun
 func WritePredictions(s beam.Scope, dir string, shards, S int, out, result beam.PCollection) {
 	s = s.Scope("WritePredictions")
 	chunks := beam.ParDo(s, &predictionsFn{Shards: shards, S: S}, out, beam.SideInput{Input: result})
-	shardFiles(s, strings.TrimSuffix(dir, "/")+"/predictions", ".txt", shards, nil, chunks)
+	shardFiles(s, strings.TrimSuffix(dir, "/")+"/predictions", ".txt", shards, chunks)
 }
 
 // Report is the metrics file: the graph, the model, the FMP settings
@@ -232,17 +227,26 @@ func WriteReport(s beam.Scope, path, model string, result, graph beam.PCollectio
 }
 
 // Block files keep a stage's blocks between the pipelines of a job run
-// stage by stage: a header line "fairmp-blocks 1 <kind>\n", then records
-// (uvarint block, uvarint length, the block's encoding).
+// stage by stage, one file per block: a header line "fairmp-blocks 1
+// <kind>\n", then the record (uvarint block, uvarint length, the block's
+// encoding).
 const blocksMagic = "fairmp-blocks 1 "
 
-// blockRecordFn encodes a block as a record of its shard.
-type blockRecordFn struct{ Shards int }
+// writeBlockFn writes one block's file: the header, then its record.
+type writeBlockFn struct {
+	Prefix, Kind string
+}
 
-func (f *blockRecordFn) ProcessElement(b int64, data []byte) (int64, Chunk) {
-	rec := binary.AppendUvarint(nil, uint64(b))
+func (f *writeBlockFn) ProcessElement(ctx context.Context, b int64, data []byte) error {
+	rec := binary.AppendUvarint([]byte(blocksMagic+f.Kind+"\n"), uint64(b))
 	rec = binary.AppendUvarint(rec, uint64(len(data)))
-	return b % int64(f.Shards), Chunk{Block: b, Data: append(rec, data...)}
+	return createAtomic(ctx, fmt.Sprintf("%s-%08d.blk", f.Prefix, b), func(w io.Writer) error {
+		if _, err := w.Write(rec); err != nil {
+			return err
+		}
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 func encodeAdjFn(b int64, x AdjBlock) (int64, []byte) { return b, encodeElement(&x) }
@@ -265,9 +269,9 @@ func decodeNodesFn(b int64, data []byte) (int64, Nodes, error) {
 }
 
 // WriteBlocks writes blocks (KV<int64, T> of AdjBlock, Rows or Nodes, as
-// kind says: "adj", "rows", "nodes") as shards files
-// prefix-KKKKK-of-NNNNN.blk.
-func WriteBlocks(s beam.Scope, prefix, kind string, shards int, blocks beam.PCollection) {
+// kind says: "adj", "rows", "nodes"), each as its own file
+// prefix-BBBBBBBB.blk, written where the block is (no shuffle).
+func WriteBlocks(s beam.Scope, prefix, kind string, blocks beam.PCollection) {
 	s = s.Scope("WriteBlocks " + kind)
 	var enc any
 	switch kind {
@@ -280,8 +284,7 @@ func WriteBlocks(s beam.Scope, prefix, kind string, shards int, blocks beam.PCol
 	default:
 		panic(fmt.Sprintf("fmpbeam: WriteBlocks: kind %q", kind)) // a programmer's error
 	}
-	recs := beam.ParDo(s, &blockRecordFn{Shards: shards}, beam.ParDo(s, enc, blocks))
-	shardFiles(s, prefix, ".blk", shards, []byte(blocksMagic+kind+"\n"), recs)
+	beam.ParDo0(s, &writeBlockFn{Prefix: prefix, Kind: kind}, beam.ParDo(s, enc, blocks))
 }
 
 // readBlocksFn reads a block file's records.
@@ -428,7 +431,7 @@ func init() {
 	register.Function1x2(emptyShardFn)
 	register.DoFn3x2[int64, Rows, Result, int64, Chunk](&predictionsFn{})
 	register.DoFn3x1[context.Context, Result, Stats, error](&writeReportFn{})
-	register.DoFn2x2[int64, []byte, int64, Chunk](&blockRecordFn{})
+	register.DoFn3x1[context.Context, int64, []byte, error](&writeBlockFn{})
 	register.Function2x2(encodeAdjFn)
 	register.Function2x2(encodeRowsFn)
 	register.Function2x2(encodeNodesFn)
