@@ -260,7 +260,8 @@ func FMP(s beam.Scope, lay Layout, settings []fmp.Config, adj, nodes, z, stats b
 	}
 	for k := 0; k < steps; k++ {
 		name := fmt.Sprintf("fmp.k%02d", k)
-		af := Propagate(s, lay, name, adj, beam.ParDo(s, stateRowsFn, state))
+		var af beam.PCollection
+		af, adj = PropagateChain(s, lay, name, adj, beam.ParDo(s, stateRowsFn, state))
 		var parts beam.PCollection
 		state, parts = beam.ParDo2(s, &stepAFn{K: k, Settings: settings, Name: name}, beam.CoGroupByKey(s, state, af), beam.SideInput{Input: u}, st)
 		u = beam.ParDo(s, &dualFn{K: k, Settings: settings}, beam.Combine(s, &sumsFn{}, parts), beam.SideInput{Input: u}, st)

@@ -186,14 +186,21 @@ func Infer(s beam.Scope, lay Layout, m *Model, model, adj, x beam.PCollection) b
 	name := func(l int) string { return fmt.Sprintf("infer.%s.%d", m.Kind, l) }
 	// layer runs a GCN convolution l: act(Ã·h·W + b), propagating the
 	// narrower of h and h·W.
+	// propagate is a product in the chain of the model's hops: each takes
+	// the matrix from the one before (PropagateChain).
+	propagate := func(l int, x beam.PCollection) beam.PCollection {
+		var ax beam.PCollection
+		ax, adj = PropagateChain(s, lay, name(l), adj, x)
+		return ax
+	}
 	layer := func(l int, h beam.PCollection, act layers.Activation, apply bool) beam.PCollection {
 		d := m.dense[l]
 		if d.in <= d.out {
-			p := Propagate(s, lay, name(l), adj, h)
+			p := propagate(l, h)
 			return beam.ParDo(s, &stackFn{From: l, To: l + 1, Bias: true, Act: act, ActLast: apply, Check: l == 0}, p, side)
 		}
 		t := beam.ParDo(s, &stackFn{From: l, To: l + 1, Check: l == 0}, h, side)
-		return beam.ParDo(s, &biasActFn{Layer: l, Act: act, Apply: apply}, Propagate(s, lay, name(l), adj, t), side)
+		return beam.ParDo(s, &biasActFn{Layer: l, Act: act, Apply: apply}, propagate(l, t), side)
 	}
 	switch c := m.Config.(type) {
 	case layers.MLPConfig:
@@ -207,14 +214,14 @@ func Infer(s beam.Scope, lay Layout, m *Model, model, adj, x beam.PCollection) b
 	case layers.SGCConfig:
 		h := x
 		for k := 0; k < c.K; k++ {
-			h = Propagate(s, lay, name(k), adj, h)
+			h = propagate(k, h)
 		}
 		return beam.ParDo(s, &stackFn{From: 0, To: 1, Bias: true, Check: true}, h, side)
 	case layers.APPNPConfig:
 		h := beam.ParDo(s, &stackFn{From: 0, To: len(m.dense), Bias: true, Act: c.Activation, Check: true}, x, side)
 		z := h
 		for k := 0; k < c.K; k++ {
-			az := Propagate(s, lay, name(k), adj, z)
+			az := propagate(k, z)
 			z = beam.ParDo(s, &appnpFn{Alpha: c.Alpha}, beam.CoGroupByKey(s, az, h))
 		}
 		return z
@@ -230,7 +237,8 @@ func Infer(s beam.Scope, lay Layout, m *Model, model, adj, x beam.PCollection) b
 		h := x
 		for l := range m.gat {
 			pre := beam.ParDo(s, &gatPrepFn{Layer: l}, h, side)
-			msgs := beam.ParDo(s, &gatSendFn{Size: lay.Size, Name: name(l), Heads: m.gat[l].heads}, beam.CoGroupByKey(s, adj, pre))
+			var msgs beam.PCollection
+			msgs, adj = beam.ParDo2(s, &gatSendFn{Size: lay.Size, Name: name(l), Heads: m.gat[l].heads}, beam.CoGroupByKey(s, adj, pre))
 			h = beam.ParDo(s, &gatAttendFn{Layer: l, Size: lay.Size, Slope: c.NegativeSlope, ELU: l == 0, Name: name(l)}, beam.GroupByKey(s, msgs), side)
 		}
 		return h
@@ -278,13 +286,14 @@ type gatSendFn struct {
 	Heads int
 }
 
-func (f *gatSendFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlock) bool, rows func(*Rows) bool, emit func(int64, Messages)) error {
+func (f *gatSendFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlock) bool, rows func(*Rows) bool, emit func(int64, Messages), pass func(int64, AdjBlock)) error {
 	var a AdjBlock
 	var x Rows
 	if !adj(&a) || !rows(&x) || a.N != x.N {
 		return fmt.Errorf("fmpbeam: %s: block %d: the matrix and the rows come from different graphs", f.Name, b)
 	}
 	counter(ctx, f.Name+".join", keyed(b, encodedSize(&a))+keyed(b, encodedSize(&x)))
+	pass(b, a) // the next layer's matrix (see PropagateChain)
 	heads := f.Heads
 	w := int(x.C) - heads // sent: scores_src and h
 	self := false
@@ -463,7 +472,7 @@ func init() {
 	register.DoFn2x2[int64, Rows, int64, Rows](&tagFn{})
 	register.DoFn4x3[context.Context, int64, func(*Rows) bool, []byte, int64, Rows, error](&jkFn{})
 	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&gatPrepFn{})
-	register.DoFn5x1[context.Context, int64, func(*AdjBlock) bool, func(*Rows) bool, func(int64, Messages), error](&gatSendFn{})
+	register.DoFn6x1[context.Context, int64, func(*AdjBlock) bool, func(*Rows) bool, func(int64, Messages), func(int64, AdjBlock), error](&gatSendFn{})
 	register.DoFn5x1[context.Context, int64, func(*Messages) bool, []byte, func(int64, Rows), error](&gatAttendFn{})
 	register.Emitter2[int64, Messages]()
 	register.Iter1[Messages]()

@@ -17,7 +17,7 @@ type spreadFn struct {
 	Name string
 }
 
-func (f *spreadFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlock) bool, rows func(*Rows) bool, emit func(int64, Partial)) error {
+func (f *spreadFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlock) bool, rows func(*Rows) bool, emit func(int64, Partial), pass func(int64, AdjBlock)) error {
 	var a AdjBlock
 	var x Rows
 	if !adj(&a) || !rows(&x) {
@@ -27,6 +27,7 @@ func (f *spreadFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlo
 		return fmt.Errorf("fmpbeam: %s: block %d has %d columns and %d rows", f.Name, b, a.N, x.N)
 	}
 	counter(ctx, f.Name+".join", keyed(b, encodedSize(&a))+keyed(b, encodedSize(&x)))
+	pass(b, a)
 	c := int(x.C)
 	self := false
 	for r := 0; r < len(a.Row); {
@@ -107,13 +108,23 @@ func (f *gatherFn) ProcessElement(ctx context.Context, b int64, parts func(*Part
 // the result does not depend on the order Beam delivers them in. name
 // names its byte counters (name+".join", name+".sum").
 func Propagate(s beam.Scope, lay Layout, name string, adj, x beam.PCollection) beam.PCollection {
+	ax, _ := PropagateChain(s, lay, name, adj, x)
+	return ax
+}
+
+// PropagateChain is Propagate that also returns the matrix, passed on by
+// the join: a chain of products (K steps, a model's hops) takes each
+// step's matrix from the step before, so that one copy of it is in
+// flight at a time (a matrix read once and given to K joins waits in K
+// joins' inputs at once, K copies in the runner's memory).
+func PropagateChain(s beam.Scope, lay Layout, name string, adj, x beam.PCollection) (ax, next beam.PCollection) {
 	s = s.Scope("Propagate " + name)
-	parts := beam.ParDo(s, &spreadFn{Size: lay.Size, Name: name}, beam.CoGroupByKey(s, adj, x))
-	return beam.ParDo(s, &gatherFn{Size: lay.Size, Name: name}, beam.GroupByKey(s, parts))
+	parts, next := beam.ParDo2(s, &spreadFn{Size: lay.Size, Name: name}, beam.CoGroupByKey(s, adj, x))
+	return beam.ParDo(s, &gatherFn{Size: lay.Size, Name: name}, beam.GroupByKey(s, parts)), next
 }
 
 func init() {
-	register.DoFn5x1[context.Context, int64, func(*AdjBlock) bool, func(*Rows) bool, func(int64, Partial), error](&spreadFn{})
+	register.DoFn6x1[context.Context, int64, func(*AdjBlock) bool, func(*Rows) bool, func(int64, Partial), func(int64, AdjBlock), error](&spreadFn{})
 	register.DoFn4x1[context.Context, int64, func(*Partial) bool, func(int64, Rows), error](&gatherFn{})
 	register.Emitter2[int64, Partial]()
 	register.Iter1[AdjBlock]()
