@@ -85,32 +85,14 @@ func NewDeltaS(sens []int, perGroup bool) (*DeltaS, error) {
 		}
 	}
 	ds := &DeltaS{n: n, groups: groups, counts: counts, known: known, id: deltaIDs.Add(1)}
-	if groups == 2 && !perGroup {
-		ds.rows = 1
-		ds.d64 = make([]float64, n)
-		pos, neg := 1/float64(counts[1]), -1/float64(counts[0])
+	rows, coef := contrast(counts, perGroup)
+	ds.rows = rows
+	ds.d64 = make([]float64, rows*n)
+	for r := 0; r < rows; r++ {
+		row := ds.d64[r*n : (r+1)*n]
 		for i, s := range sens {
-			switch s {
-			case 1:
-				ds.d64[i] = pos
-			case 0:
-				ds.d64[i] = neg
-			}
-		}
-	} else {
-		ds.rows = groups
-		ds.d64 = make([]float64, groups*n)
-		all := 1 / float64(known)
-		for g := 0; g < groups; g++ {
-			inv := 1 / float64(counts[g])
-			row := ds.d64[g*n : (g+1)*n]
-			for i, s := range sens {
-				switch {
-				case s == g:
-					row[i] = inv - all
-				case s >= 0:
-					row[i] = -all
-				}
+			if s >= 0 {
+				row[i] = coef[r*groups+s]
 			}
 		}
 	}
@@ -149,8 +131,7 @@ func (d *DeltaS) ID() uint64 { return d.id }
 func (d *DeltaS) Row(r int) []float64 { return d.d64[r*d.n : (r+1)*d.n] }
 
 // spectralNormSq returns the largest eigenvalue of M Mᵀ for the rows × n
-// matrix m, by the cyclic Jacobi method on the small rows × rows Gram
-// matrix.
+// matrix m: that of its small rows × rows Gram matrix.
 func spectralNormSq(m []float64, rows, n int) float64 {
 	a := make([]float64, rows*rows)
 	for p := 0; p < rows; p++ {
@@ -163,6 +144,12 @@ func spectralNormSq(m []float64, rows, n int) float64 {
 			a[p*rows+q], a[q*rows+p] = s, s
 		}
 	}
+	return largestEigen(a, rows)
+}
+
+// largestEigen returns the largest eigenvalue of the symmetric rows × rows
+// matrix a (overwritten), by the cyclic Jacobi method.
+func largestEigen(a []float64, rows int) float64 {
 	for sweep := 0; sweep < 100; sweep++ {
 		off := 0.0
 		for p := 0; p < rows; p++ {

@@ -24,6 +24,7 @@
 //	logits from anywhere (another framework,   NewLogitsFrontier to choose λf on validation nodes,
 //	a mini-batch model, a file)                then New(...).Apply(logits): plain arrays, any size
 //	a gorgonia graph of your own               New(...).Forward(node), or Forward(x, adj, sens, cfg)
+//	a graph held apart (a distributed engine)  NewSteps: the per-node steps and the sum per step
 //	a question: what did the attribute change? Explain(logits, ...), or Model.ForwardAudit
 //
 // # FMP on a model
@@ -128,6 +129,12 @@
 // chooses the setting on such logits. This is the InferenceOnly mode;
 // EndToEnd and ConstantDual need every node's logits at every training
 // step and stay full-batch.
+//
+// Past one machine, [Steps] splits the K steps into work on each node
+// and one sum over the nodes per step (the groups' summed
+// probabilities, G × c numbers), for an engine that holds the nodes
+// apart and computes the sparse products itself: package fmp/fmpbeam (a
+// module of its own) runs them on Apache Beam.
 //
 // # Auditing
 //

@@ -275,7 +275,7 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 	if f.Reference, err = eval(ref); err != nil {
 		return nil, err
 	}
-	for _, c := range grid(base, cfg) {
+	for _, c := range Grid(base, cfg) {
 		p, err := eval(c)
 		if err != nil {
 			return nil, err
@@ -296,8 +296,11 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 	return f, nil
 }
 
-// grid crosses the model's setting base with cfg's lists, λf fastest.
-func grid(base Config, cfg FrontierConfig) []Config {
+// Grid returns the settings of cfg's grid around the setting base, in the
+// order of Frontier.Points: base crossed with cfg's lists (an empty list
+// keeps base's value), λf varying fastest. The settings are not
+// validated.
+func Grid(base Config, cfg FrontierConfig) []Config {
 	ls, ks, ts := cfg.LambdaS, cfg.K, cfg.Temperature
 	if len(ls) == 0 {
 		ls = []float64{base.LambdaS}

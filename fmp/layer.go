@@ -191,15 +191,19 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 // attribute (not copied) and its group contrast, and a valid cfg.
 func newChecked(adj *graph.Matrix, sens []int, ds *DeltaS, cfg Config) *Layer {
 	l := &Layer{cfg: cfg, adj: adj, ds: ds, sens: sens}
-	gamma := cfg.Gamma()
-	switch cfg.Scaling {
-	case Paper:
-		l.beta, l.rad = 1/(2*gamma), cfg.LambdaF
-	case Normalized:
-		tau := cfg.Temperature
-		l.beta, l.rad = cfg.Rho*tau*tau/(gamma*ds.NormSq()), cfg.LambdaF*tau/ds.NormSq()
-	}
+	l.beta, l.rad = dualStep(cfg, ds.NormSq())
 	return l
+}
+
+// dualStep returns the dual step size β and the l∞ radius of the dual
+// that cfg's scaling gives for a group contrast of squared norm normSq.
+func dualStep(cfg Config, normSq float64) (beta, radius float64) {
+	gamma := cfg.Gamma()
+	if cfg.Scaling == Paper {
+		return 1 / (2 * gamma), cfg.LambdaF
+	}
+	tau := cfg.Temperature
+	return cfg.Rho * tau * tau / (gamma * normSq), cfg.LambdaF * tau / normSq
 }
 
 // SetPhase sets the training/evaluation switch the layer reads (shared

@@ -35,7 +35,11 @@ func TestForwardBlocksErrors(t *testing.T) {
 	require.NoError(t, err)
 	mlp, err := NewMLP(g, DefaultMLPConfig(3, 2), nil)
 	require.NoError(t, err)
-	for _, m := range []BlockModel{gcn, sgc, app} {
+	gat, err := NewGAT(g, gr, DefaultGATConfig(3, 2), nil)
+	require.NoError(t, err)
+	jk, err := NewJKNet(g, gr, DefaultJKNetConfig(3, 2), nil)
+	require.NoError(t, err)
+	for _, m := range []BlockModel{gcn, sgc, app, gat, jk} {
 		assert.Equal(t, 2, m.Hops())
 		_, err := m.ForwardBlocks(x, []*graph.Matrix{blk(3, 5)})
 		assert.ErrorContains(t, err, "1 blocks, want 2")

@@ -107,15 +107,18 @@ func (op *gatOp) outShape(in []tensor.Shape) (tensor.Shape, error) {
 			return nil, fmt.Errorf("%v: input %d has shape %v, want a matrix", op, k, s)
 		}
 	}
-	n, e, hf := op.c.N, op.c.Edges(), op.heads*op.f
+	// H and the scores' gradients have a row per source, the output a
+	// row per destination (the same nodes on the whole graph; the first
+	// rows of the sources on a block).
+	n, cols, e, hf := op.c.N, op.c.Cols, op.c.Edges(), op.heads*op.f
 	ow := hf
 	if op.mean {
 		ow = op.f
 	}
-	hs := tensor.Shape{n, hf}
+	hs := tensor.Shape{cols, hf}
 	as := tensor.Shape{1, hf}
 	es := tensor.Shape{e, op.heads}
-	ss := tensor.Shape{n, 2 * op.heads}
+	ss := tensor.Shape{cols, 2 * op.heads}
 	os := tensor.Shape{n, ow}
 	var want []tensor.Shape
 	var out tensor.Shape
@@ -223,11 +226,11 @@ func gatRun[T spkern.Float](op *gatOp, in [][]T, out []T) {
 	case gatKAttnGrad:
 		spkern.GATAttnBackward(c, in[0], in[1], in[2], in[3], in[4], heads, f, slope, out)
 	case gatKScoreGradH:
-		spkern.GATScoreGradH(in[0], in[1], in[2], c.N, heads, f, out)
+		spkern.GATScoreGradH(in[0], in[1], in[2], c.Cols, heads, f, out)
 	case gatKScoreGradSrc:
-		spkern.GATScoreGradA(in[0], in[1], c.N, heads, f, 0, out)
+		spkern.GATScoreGradA(in[0], in[1], c.Cols, heads, f, 0, out)
 	case gatKScoreGradDst:
-		spkern.GATScoreGradA(in[0], in[1], c.N, heads, f, heads, out)
+		spkern.GATScoreGradA(in[0], in[1], c.Cols, heads, f, heads, out)
 	case gatKAgg:
 		spkern.GATAggregate(c, in[0], in[1], heads, f, op.mean, out)
 	case gatKAggT:

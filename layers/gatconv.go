@@ -221,11 +221,18 @@ func (l *GATConv) Forward(x *G.Node) (*G.Node, error) {
 	if n := x.Shape()[0]; n != l.csr.N {
 		return nil, fmt.Errorf("layers: %s: input %q (node %d) has %d rows, want %d (the graph's nodes)", where, x.Name(), x.ID(), n, l.csr.N)
 	}
+	return l.forwardWith(l.csr, x, where)
+}
+
+// forwardWith runs the layer on the edge structure c: the whole graph's,
+// or a sampled block's (x then has a row per source of the block, the
+// output a row per destination). x is checked.
+func (l *GATConv) forwardWith(c *spkern.GATCSR, x *G.Node, where string) (*G.Node, error) {
 	h, err := G.Mul(x, l.w)
 	if err != nil {
 		return nil, fmt.Errorf("layers: %s: X·W: %w", where, err)
 	}
-	op := &gatOp{kind: gatKAttn, c: l.csr, heads: l.cfg.Heads, f: l.cfg.Out, mean: !l.cfg.Concat, slope: l.cfg.NegativeSlope}
+	op := &gatOp{kind: gatKAttn, c: c, heads: l.cfg.Heads, f: l.cfg.Out, mean: !l.cfg.Concat, slope: l.cfg.NegativeSlope}
 	alpha, err := G.ApplyOp(op, h, l.attSrc, l.attDst)
 	if err != nil {
 		return nil, fmt.Errorf("layers: %s: attention: %w", where, err)
@@ -272,3 +279,25 @@ func (l *GATConv) Graph() *graph.Graph { return l.gr }
 
 // Phase returns the phase the layer was built with.
 func (l *GATConv) Phase() *Phase { return l.phase }
+
+// gatDense returns l's W as a dense layer without bias (the bias follows
+// the aggregation), with the parameters' current values.
+func gatDense[T float32 | float64](l *GATConv) dense[T] {
+	return dense[T]{w: l.w.Value().Data().([]T), in: l.cfg.In, out: l.cfg.Heads * l.cfg.Out}
+}
+
+// gatLayerRows returns the layer's output in evaluation mode on the edge
+// structure c from h = X·W (c.Cols × Heads·Out): the attention of every
+// edge, the aggregation and the bias, in plain Go (LayerwiseLogits).
+func gatLayerRows[T float32 | float64](c *spkern.GATCSR, l *GATConv, h []T) []T {
+	heads, f := l.cfg.Heads, l.cfg.Out
+	alpha := make([]T, c.Edges()*heads)
+	spkern.GATAttnForward(c, h, l.attSrc.Value().Data().([]T), l.attDst.Value().Data().([]T), heads, f, T(l.cfg.NegativeSlope), alpha)
+	ow := l.cfg.outWidth()
+	out := make([]T, c.N*ow)
+	spkern.GATAggregate(c, alpha, h, heads, f, !l.cfg.Concat, out)
+	if l.bias != nil {
+		addRows(out, l.bias.Value().Data().([]T), ow)
+	}
+	return out
+}

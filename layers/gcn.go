@@ -182,16 +182,27 @@ func (m *GCN) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Den
 }
 
 func gcnLayerwise[T float32 | float64](m *GCN, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
-	ls := make([]dense[T], len(m.convs))
-	for l, c := range m.convs {
+	return gcnRows[T](m.convs, m.cfg.Activation, false, adj, x, n, nil)
+}
+
+// gcnRows runs the convolutions over the whole graph, layer by layer, with
+// act after every layer but the last (after the last too when actLast),
+// and returns the last layer's n × out output. keep, if not nil, receives
+// every layer's output, which is then never reused as a buffer.
+func gcnRows[T float32 | float64](convs []*GCNConv, act Activation, actLast bool, adj *graph.Matrix, x features.Source, n int, keep func(l int, h []T)) ([]T, error) {
+	ls := make([]dense[T], len(convs))
+	for l, c := range convs {
 		ls[l] = denseOf[T]([]*Linear{c.lin})[0]
 		if c.B != nil {
 			ls[l].b = c.B.Value().Data().([]T)
 		}
 	}
-	h, err := gcnFirst(ls[0], adj, x, n, len(ls) == 1, m.cfg.Activation)
+	h, err := gcnFirst(ls[0], adj, x, n, len(ls) == 1 && !actLast, act)
 	if err != nil {
 		return nil, err
+	}
+	if keep != nil {
+		keep(0, h)
 	}
 	var t []T
 	for l := 1; l < len(ls); l++ {
@@ -201,7 +212,7 @@ func gcnLayerwise[T float32 | float64](m *GCN, adj *graph.Matrix, x features.Sou
 		}
 		t = t[:n*d.out]
 		d.apply(h, t, n, false)
-		if l == len(ls)-1 || len(h) < n*d.out {
+		if keep != nil || l == len(ls)-1 || len(h) < n*d.out {
 			h = make([]T, n*d.out)
 		}
 		h = h[:n*d.out]
@@ -209,8 +220,11 @@ func gcnLayerwise[T float32 | float64](m *GCN, adj *graph.Matrix, x features.Sou
 		if d.b != nil {
 			addRows(h, d.b, d.out)
 		}
-		if l < len(ls)-1 {
-			activateRows(h, m.cfg.Activation)
+		if l < len(ls)-1 || actLast {
+			activateRows(h, act)
+		}
+		if keep != nil {
+			keep(l, h)
 		}
 	}
 	return h, nil

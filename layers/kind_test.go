@@ -20,7 +20,7 @@ func TestLibraryKinds(t *testing.T) {
 		blocks, hidden bool
 	}{
 		"mlp": {"MLP", true, true}, "gcn": {"GCN", true, true}, "sgc": {"SGC", true, false},
-		"appnp": {"APPNP", true, true}, "gat": {"GAT", false, true}, "jknet": {"JKNet", false, true},
+		"appnp": {"APPNP", true, true}, "gat": {"GAT", true, true}, "jknet": {"JKNet", true, true},
 	}
 	for name, w := range want {
 		k, err := LookupKind(name)

@@ -64,9 +64,8 @@ type Phased interface {
 // BlockModel is a Model that can also run on the sampled blocks of a
 // mini-batch (package graph/sample): one propagation matrix per hop, each
 // mapping the rows of a larger node set to those of the smaller one it
-// starts with. MLP, GCN, SGC and APPNP implement it; GAT and JKNet do not
-// yet (their attention and layer aggregation would need bipartite
-// versions of their ops). A kind whose model implements it runs in
+// starts with. Every model of the library implements it (MLP, GCN, SGC,
+// APPNP, GAT, JKNet). A kind whose model implements it runs in
 // mini-batches (Kind.Blocks).
 //
 // With blocks whose rows are the rows of the model's full propagation
@@ -75,8 +74,9 @@ type Phased interface {
 type BlockModel interface {
 	Model
 	// Hops is the number of propagation steps, and so of blocks
-	// ForwardBlocks takes: Layers for GCN, K for SGC and APPNP, 0 for an
-	// MLP (which then takes the targets' features alone).
+	// ForwardBlocks takes: Layers for GCN and JKNet, K for SGC and
+	// APPNP, 2 for GAT, 0 for an MLP (which then takes the targets'
+	// features alone).
 	Hops() int
 	// Matrix returns the whole graph's propagation matrix the model was
 	// built with (nil when Hops is 0): the matrix blocks are sampled

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/postprocess"
@@ -302,10 +303,6 @@ Flags:
 	}
 	o.lambdaS = v
 	fc.LambdaF, fc.LambdaS = o.lambdaF, o.lambdaS
-	crit, err := metrics.ParseCriterion(*criterion)
-	if err != nil {
-		return nil, badInput("-criterion %q, want one of %s", *criterion, strings.Join(metrics.CriterionNames(), ", "))
-	}
 	if o.modelFile != "" {
 		var training []string
 		for _, f := range []string{"backbone", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
@@ -320,24 +317,8 @@ Flags:
 	if err := o.scores.check(set); err != nil {
 		return nil, err
 	}
-	switch {
-	case set["bound"] && set["max-acc-loss"]:
-		return nil, badInput("-bound and -max-acc-loss are two rules, want one: the fairest within an accuracy loss, or the most accurate within a bound")
-	case set["bound"] && crit.IsRatio():
-		o.rule = metrics.MostAccurateWithin(crit, *bound)
-		if !(*bound > 0 && *bound <= 1) {
-			return nil, badInput("-bound %v for -criterion %s, want the smallest allowed ratio in (0, 1], e.g. 0.8", *bound, crit)
-		}
-	case set["bound"]:
-		o.rule = metrics.MostAccurateWithin(crit, *bound/100)
-		if !(*bound >= 0 && *bound <= 100) {
-			return nil, badInput("-bound %v for -criterion %s, want the largest allowed difference in points, in [0, 100]", *bound, crit)
-		}
-	default:
-		o.rule = metrics.FairestWithin(crit, *maxLoss/100)
-		if !(*maxLoss > 0 && *maxLoss <= 100) {
-			return nil, badInput("-max-acc-loss %v, want accuracy points in (0, 100]", *maxLoss)
-		}
+	if o.rule, err = cli.Rule(cli.RuleFlags{Criterion: *criterion, MaxAccLoss: *maxLoss, Bound: *bound, SetMaxAccLoss: set["max-acc-loss"], SetBound: set["bound"]}); err != nil {
+		return nil, badInput("%v", err)
 	}
 	o.randomize = *randomize
 	if o.objective, err = postprocess.ParseObjective(*objective); err != nil {

@@ -1,6 +1,6 @@
 // Package cli holds the small command-line helpers that fairmp's commands
-// share (the own-data command and the lab's research drivers): parsing
-// comma-separated flag values.
+// share (the own-data command, fmpbeam and the lab's research drivers):
+// parsing comma-separated flag values, and the rule flags.
 package cli
 
 import (
@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/fairmp/fairmp/metrics"
 )
 
 // SplitList splits a comma-separated flag value into its trimmed, nonempty
@@ -59,4 +61,43 @@ func parseList[T int | float64](s string, min T, what string, parse func(string)
 		return nil, errors.New("no values")
 	}
 	return out, nil
+}
+
+// RuleFlags are the rule flags the commands share: -criterion, and
+// either -max-acc-loss (accuracy points) or -bound (points for a
+// difference, a ratio for a ratio). Set reports which were on the
+// command line.
+type RuleFlags struct {
+	Criterion         string
+	MaxAccLoss, Bound float64
+	SetMaxAccLoss     bool
+	SetBound          bool
+}
+
+// Rule builds the rule the flags ask for: the most accurate within
+// -bound when it is set, the fairest within -max-acc-loss otherwise. Its
+// errors name the flags.
+func Rule(f RuleFlags) (metrics.Rule, error) {
+	crit, err := metrics.ParseCriterion(f.Criterion)
+	if err != nil {
+		return metrics.Rule{}, fmt.Errorf("-criterion %q, want one of %s", f.Criterion, strings.Join(metrics.CriterionNames(), ", "))
+	}
+	switch {
+	case f.SetBound && f.SetMaxAccLoss:
+		return metrics.Rule{}, errors.New("-bound and -max-acc-loss are two rules, want one: the fairest within an accuracy loss, or the most accurate within a bound")
+	case f.SetBound && crit.IsRatio():
+		if !(f.Bound > 0 && f.Bound <= 1) {
+			return metrics.Rule{}, fmt.Errorf("-bound %v for -criterion %s, want the smallest allowed ratio in (0, 1], e.g. 0.8", f.Bound, crit)
+		}
+		return metrics.MostAccurateWithin(crit, f.Bound), nil
+	case f.SetBound:
+		if !(f.Bound >= 0 && f.Bound <= 100) {
+			return metrics.Rule{}, fmt.Errorf("-bound %v for -criterion %s, want the largest allowed difference in points, in [0, 100]", f.Bound, crit)
+		}
+		return metrics.MostAccurateWithin(crit, f.Bound/100), nil
+	}
+	if !(f.MaxAccLoss > 0 && f.MaxAccLoss <= 100) {
+		return metrics.Rule{}, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 100]", f.MaxAccLoss)
+	}
+	return metrics.FairestWithin(crit, f.MaxAccLoss/100), nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,5 +40,30 @@ func TestLists(t *testing.T) {
 	} {
 		_, err := ParseInts(s, -1)
 		assert.EqualError(t, err, want, s)
+	}
+}
+
+func TestRule(t *testing.T) {
+	r, err := Rule(RuleFlags{Criterion: "dp", MaxAccLoss: 1})
+	require.NoError(t, err)
+	assert.Equal(t, metrics.FairestWithin(metrics.DPDifference, 0.01), r)
+	r, err = Rule(RuleFlags{Criterion: "eo", Bound: 5, SetBound: true})
+	require.NoError(t, err)
+	assert.Equal(t, metrics.MostAccurateWithin(metrics.EODifference, 0.05), r)
+	r, err = Rule(RuleFlags{Criterion: "dp-ratio", Bound: 0.8, SetBound: true, MaxAccLoss: 1})
+	require.NoError(t, err)
+	assert.Equal(t, metrics.MostAccurateWithin(metrics.DPRatio, 0.8), r)
+	for _, c := range []struct {
+		f    RuleFlags
+		want string
+	}{
+		{RuleFlags{Criterion: "parity", MaxAccLoss: 1}, `-criterion "parity", want one of`},
+		{RuleFlags{Criterion: "dp", MaxAccLoss: 1, SetMaxAccLoss: true, Bound: 5, SetBound: true}, "two rules, want one"},
+		{RuleFlags{Criterion: "dp-ratio", Bound: 80, SetBound: true}, "-bound 80 for -criterion dp-ratio, want the smallest allowed ratio in (0, 1]"},
+		{RuleFlags{Criterion: "dp", Bound: 150, SetBound: true}, "-bound 150 for -criterion dp, want the largest allowed difference in points"},
+		{RuleFlags{Criterion: "dp", MaxAccLoss: 0}, "-max-acc-loss 0, want accuracy points in (0, 100]"},
+	} {
+		_, err := Rule(c.f)
+		assert.ErrorContains(t, err, c.want)
 	}
 }

@@ -17,16 +17,30 @@ import (
 
 var gatCSRIDs atomic.Uint64
 
-// GATCSR is the edge structure of a GAT layer: row i lists the sources j of
-// the edges j→i in ascending order. rev[p] is the position of the reverse
-// edge of edge p (the graph is undirected, so it always exists; a self-loop
-// is its own reverse).
+// GATCSR is the edge structure of a GAT layer: row i lists the sources j
+// of the edges j→i. On the whole graph (NewGATCSR) rows and sources are the
+// same N nodes, and rev[p] is the position of the reverse edge of edge p
+// (the graph is undirected, so it always exists; a self-loop is its own
+// reverse). On a sampled block (NewGATBlock) the N rows are the first N
+// of the Cols source nodes, as in a mini-batch's chain of blocks, and
+// there is no reverse edge.
+//
+// The kernels reach the out-edges of a source through the transpose:
+// for source j, TDst[q] and TEdge[q] (q from TIndptr[j] to TIndptr[j+1])
+// are the destination and the position of each edge j→TDst[q]. On the
+// whole graph they are Indptr, Src and Rev themselves (row j of an
+// undirected graph lists the destinations of j's out-edges).
 type GATCSR struct {
-	N      int
+	N      int // rows: the destinations
+	Cols   int // sources (N on the whole graph; ≥ N on a block)
 	Indptr []int
 	Src    []int32
-	Rev    []int32
-	ID     uint64 // identifies the structure in op hashes
+	Rev    []int32 // nil on a block
+	ID     uint64  // identifies the structure in op hashes
+
+	TIndptr []int
+	TDst    []int32
+	TEdge   []int32
 }
 
 // NewGATCSR builds the in-edge structure of an undirected graph of n
@@ -67,7 +81,38 @@ func NewGATCSR(n int, neighbors func(i int) []int32, selfLoops bool) *GATCSR {
 			cursor[j]++
 		}
 	}
-	return &GATCSR{N: n, Indptr: indptr, Src: src, Rev: rev, ID: gatCSRIDs.Add(1)}
+	return &GATCSR{N: n, Cols: n, Indptr: indptr, Src: src, Rev: rev, ID: gatCSRIDs.Add(1),
+		TIndptr: indptr, TDst: src, TEdge: rev}
+}
+
+// NewGATBlock builds the edge structure of a sampled block: rows
+// destinations, cols ≥ rows sources (the first rows of which are the
+// destinations themselves), and the edges of row i are the sources
+// indices[indptr[i]:indptr[i+1]], in that order (a block of package
+// graph/sample: its stored entries, self-loops included when it stores
+// them). The caller has checked the arrays: indptr has rows+1
+// non-decreasing entries from 0 to len(indices), every index is in
+// [0, cols).
+func NewGATBlock(rows, cols int, indptr []int, indices []int32) *GATCSR {
+	tptr := make([]int, cols+1)
+	for _, j := range indices {
+		tptr[j+1]++
+	}
+	for j := 0; j < cols; j++ {
+		tptr[j+1] += tptr[j]
+	}
+	tdst := make([]int32, len(indices))
+	tedge := make([]int32, len(indices))
+	cursor := append([]int(nil), tptr[:cols]...)
+	for i := 0; i < rows; i++ {
+		for p := indptr[i]; p < indptr[i+1]; p++ {
+			j := indices[p]
+			tdst[cursor[j]], tedge[cursor[j]] = int32(i), int32(p)
+			cursor[j]++
+		}
+	}
+	return &GATCSR{N: rows, Cols: cols, Indptr: indptr, Src: indices, ID: gatCSRIDs.Add(1),
+		TIndptr: tptr, TDst: tdst, TEdge: tedge}
 }
 
 // Edges returns the number of stored (directed) edges, self-loops included.
@@ -113,10 +158,9 @@ func GATScores[T Float](h, a, b []T, n, heads, f int, s, d []T) {
 // e = LeakyReLU(s_j + d_i), α = softmax of e over the in-edges of i, with
 // the row maximum subtracted before exponentiation.
 func GATAttnForward[T Float](c *GATCSR, h, as, ad []T, heads, f int, slope T, alpha []T) {
-	n := c.N
-	s := make([]T, n*heads)
-	d := make([]T, n*heads)
-	GATScores(h, as, ad, n, heads, f, s, d)
+	s := make([]T, c.Cols*heads)
+	d := make([]T, c.Cols*heads)
+	GATScores(h, as, ad, c.Cols, heads, f, s, d)
 	indptr, src := c.Indptr, c.Src
 	gatParallelRows(indptr, func(lo, hi int) {
 		mx := make([]T, heads)
@@ -169,20 +213,23 @@ func GATAttnForward[T Float](c *GATCSR, h, as, ad []T, heads, f int, slope T, al
 
 // GATAttnBackward computes, from α, dα and the scores, the gradients with
 // respect to the per-node source and destination scores s and d, written
-// side by side into dsd (n × 2·heads: dS then dD).
+// side by side into dsd (Cols × 2·heads: dS then dD; dD is zero on the
+// sources that are not rows).
 //
 // With β = dα, the softmax backward is dz_p = α_p (β_p − Σ_q α_q β_q) over
 // the in-edges of i; the LeakyReLU backward multiplies by 1 (pre > 0) or
 // slope; dD_i sums over i's in-edges, dS_j over j's out-edges (reached
 // through rev, in a fixed order).
 func GATAttnBackward[T Float](c *GATCSR, alpha, dalpha, h, as, ad []T, heads, f int, slope T, dsd []T) {
-	n := c.N
-	s := make([]T, n*heads)
-	d := make([]T, n*heads)
-	GATScores(h, as, ad, n, heads, f, s, d)
+	s := make([]T, c.Cols*heads)
+	d := make([]T, c.Cols*heads)
+	GATScores(h, as, ad, c.Cols, heads, f, s, d)
 	dpre := make([]T, len(alpha))
-	indptr, src, rev := c.Indptr, c.Src, c.Rev
+	indptr, src := c.Indptr, c.Src
 	w := 2 * heads
+	for i := c.N; i < c.Cols; i++ {
+		clear(dsd[i*w+heads : (i+1)*w])
+	}
 	gatParallelRows(indptr, func(lo, hi int) {
 		dot := make([]T, heads)
 		for i := lo; i < hi; i++ {
@@ -217,14 +264,14 @@ func GATAttnBackward[T Float](c *GATCSR, alpha, dalpha, h, as, ad []T, heads, f 
 			}
 		}
 	})
-	gatParallelRows(indptr, func(lo, hi int) {
+	gatParallelRows(c.TIndptr, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			ds := dsd[j*w : j*w+heads : j*w+heads]
 			for k := range ds {
 				ds[k] = 0
 			}
-			for q := indptr[j]; q < indptr[j+1]; q++ {
-				p := int(rev[q])
+			for q := c.TIndptr[j]; q < c.TIndptr[j+1]; q++ {
+				p := int(c.TEdge[q])
 				gp := dpre[p*heads : (p+1)*heads : (p+1)*heads]
 				for k := range ds {
 					ds[k] += gp[k]
@@ -354,12 +401,12 @@ func GATAggregateT[T Float](c *GATCSR, alpha, dout []T, heads, f int, mean bool,
 	if mean {
 		ow = f
 	}
-	indptr, src, rev := c.Indptr, c.Src, c.Rev
+	indptr, dst, edge := c.TIndptr, c.TDst, c.TEdge
 	if a32, d32, g32, ok := gatKernel32(heads, f, mean, alpha, dout, dh); ok {
 		gatParallelRows(indptr, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				q0, q1 := indptr[j], indptr[j+1]
-				Heads4x16(src[q0:q1], rev[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
+				Heads4x16(dst[q0:q1], edge[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
 			}
 		})
 		return
@@ -368,7 +415,7 @@ func GATAggregateT[T Float](c *GATCSR, alpha, dout []T, heads, f int, mean bool,
 		gatParallelRows(indptr, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				q0, q1 := indptr[j], indptr[j+1]
-				Heads4x16d(src[q0:q1], rev[q0:q1], a64, d64, 64, g64[j*64:(j+1)*64])
+				Heads4x16d(dst[q0:q1], edge[q0:q1], a64, d64, 64, g64[j*64:(j+1)*64])
 			}
 		})
 		return
@@ -381,8 +428,8 @@ func GATAggregateT[T Float](c *GATCSR, alpha, dout []T, heads, f int, mean bool,
 				g[q] = 0
 			}
 			for q := indptr[j]; q < indptr[j+1]; q++ {
-				i := int(src[q])
-				p := int(rev[q])
+				i := int(dst[q])
+				p := int(edge[q])
 				di := dout[i*ow : (i+1)*ow : (i+1)*ow]
 				ap := alpha[p*heads : (p+1)*heads : (p+1)*heads]
 				for k, a := range ap {

@@ -101,6 +101,7 @@
 // does not have) are returned by train.Fit. Fit also refuses FairGNN on an
 // attribute that is not binary or lacks a known member of either group,
 // and NIFTY with dropped edges on a backbone that cannot propagate over
-// another matrix (GAT, JKNet: set EdgeDrop to 0), naming the fix. Nothing
+// another matrix (a kind of your own that is not a layers.BlockModel: set
+// EdgeDrop to 0), naming the fix. Nothing
 // panics on user input.
 package fairtrain

@@ -51,8 +51,8 @@ import (
 // forward value); the edge-dropped propagation matrices are drawn once
 // per run (the models hold their matrices; the reference code redraws
 // each epoch), and only for backbones that run on other propagation
-// matrices (layers.BlockModel: MLP, GCN, SGC, APPNP; set EdgeDrop to 0 for
-// GAT and JKNet); undirected edges are dropped whole; view 1 uses
+// matrices (layers.BlockModel: every kind of the library; set EdgeDrop to
+// 0 for a kind of your own that is not one); undirected edges are dropped whole; view 1 uses
 // FeatureDrop[0] (the reference code uses its second rate for both
 // views); model selection is the trainer's.
 //

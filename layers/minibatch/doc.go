@@ -6,9 +6,9 @@
 // # Training
 //
 // [Fit] takes a model configuration ([layers.Config] of any kind whose
-// models run on sampled blocks, [layers.Kind.Blocks]: the library's MLP,
-// GCN, SGC and APPNP, and a kind of the user's own that implements
-// [layers.BlockModel]), a [Task] (the whole graph's propagation matrix,
+// models run on sampled blocks, [layers.Kind.Blocks]: every model of the
+// library (MLP, GCN, SGC, APPNP, GAT, JKNet), and a kind of the user's own
+// that implements [layers.BlockModel]), a [Task] (the whole graph's propagation matrix,
 // the features, the labels and the splits) and a [Config] (the
 // full-batch trainer's [train.Config], the sampler's [sample.Config]). Every
 // epoch visits the training nodes in batches; each batch samples its
@@ -52,10 +52,11 @@
 // model, for the full-batch tools ([train.Predict], fmp.On, modelio) on
 // graphs that fit.
 //
-// GAT and JKNet are not supported yet. GAT's attention kernels
-// (internal/spkern) run on a square, symmetric edge structure whose
-// backward pass uses each edge's reverse; a block is rectangular and has
-// no reverse edges, so GAT needs bipartite versions of its six kernels.
-// JKNet needs every layer's output on the targets, which the blocks' chain
-// gives, but its layer aggregation was not ported.
+// GAT on blocks attends over each target's sampled in-edges (its
+// attention kernels in internal/spkern run on a block's rectangular edge
+// structure, reaching a source's out-edges through the block's
+// transpose), as PyG's GATConv on a NeighborLoader batch; its Matrix
+// gives the edges (and self-loops) blocks are sampled from. JKNet on
+// blocks aggregates every layer's output on the targets, the first rows
+// of each layer's block.
 package minibatch

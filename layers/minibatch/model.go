@@ -31,7 +31,7 @@ type spec struct {
 
 // newSpec validates a model configuration: one of a kind declared in
 // package layers whose models run on sampled blocks (layers.Kind.Blocks:
-// MLP, GCN, SGC, APPNP, and any such kind of the user's own).
+// every model of the library, and any such kind of the user's own).
 func newSpec(cfg layers.Config) (spec, error) {
 	if cfg == nil {
 		return spec{}, fmt.Errorf("Model is nil, want the configuration of a model that runs on blocks (%s)", blockKinds())
@@ -82,8 +82,8 @@ func (s spec) build(g *G.ExprGraph, seed int64, phase *layers.Phase) (layers.Blo
 }
 
 // Hops returns the number of propagation steps of a model configuration
-// (the number of fan-outs its sampler needs): Layers for GCN, K for SGC
-// and APPNP, 0 for an MLP. It returns an error for an invalid
+// (the number of fan-outs its sampler needs): Layers for GCN and JKNet,
+// K for SGC and APPNP, 2 for GAT, 0 for an MLP. It returns an error for an invalid
 // configuration or a kind that does not run on blocks.
 func Hops(model layers.Config) (int, error) {
 	s, err := newSpec(model)

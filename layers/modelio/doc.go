@@ -8,7 +8,11 @@
 // package layers (mlp, gcn, sgc, appnp, gat, jknet) are always known;
 // fmp's wrapper kind is known once package fmp is imported, as it is by
 // any program that builds an fmp.Model (a program that only loads one
-// imports it with import _ "github.com/fairmp/fairmp/fmp").
+// imports it with import _ "github.com/fairmp/fairmp/fmp"). [Read]
+// returns a file's kind, configuration and parameters without building
+// anything, for a program that runs the model by itself (package
+// fmp/fmpbeam does, on Apache Beam); it checks everything Load checks
+// before building.
 //
 //	f, err := os.Open("model.fmp")
 //	if err != nil { ... }

@@ -113,6 +113,11 @@ func ReadHeader(r io.Reader) (*Header, error) {
 	if err != nil {
 		return nil, fmt.Errorf("modelio: ReadHeader: %w", err)
 	}
+	return headerOf(h, dt), nil
+}
+
+// headerOf is the exported view of a parsed header.
+func headerOf(h *header, dt tensor.Dtype) *Header {
 	out := &Header{Kind: h.Kind, Dtype: dt, Features: h.Features, Signed: h.Signed}
 	if h.Backbone != nil {
 		out.Backbone = h.Backbone.Kind
@@ -126,7 +131,7 @@ func ReadHeader(r io.Reader) (*Header, error) {
 	for _, p := range h.Params {
 		out.Params = append(out.Params, layers.Param{Name: p.Name, Shape: append([]int(nil), p.Shape...)})
 	}
-	return out, nil
+	return out
 }
 
 // dtype returns the header's dtype and its size in bytes.

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -48,50 +49,8 @@ import (
 // edits: anyone can recompute it. Load model files from elsewhere with
 // Env.TrustedKeys, or only from sources you trust.
 func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
-	br := bufio.NewReader(r)
-	line, err := readLine(br)
+	h, dt, payload, err := readVerified(r, env.TrustedKeys)
 	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: header: %w", err)
-	}
-	h, err := parseHeader(line)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: %w", err)
-	}
-	dt, size, err := h.dtype()
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: %w", err)
-	}
-	total, err := h.paramBytes(size)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: %w", err)
-	}
-	trailer := sha256.Size
-	if h.Signed {
-		trailer += ed25519.SignatureSize
-	}
-	// Read what is there, up to what the header announces: the buffer
-	// grows with the bytes that arrive.
-	var buf bytes.Buffer
-	want := int64(total + trailer)
-	if n, err := io.CopyN(&buf, br, want); err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("modelio: Load: %w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, n, want)
-		}
-		return nil, fmt.Errorf("modelio: Load: %w", err)
-	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("modelio: Load: %w: data continues after the checksum", ErrCorrupt)
-	}
-	payload := buf.Bytes()
-	sum := sha256.New()
-	sum.Write(line)
-	sum.Write([]byte{'\n'})
-	sum.Write(payload[:total])
-	digest := sum.Sum(nil)
-	if !bytes.Equal(digest, payload[total:total+sha256.Size]) {
-		return nil, fmt.Errorf("modelio: Load: %w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
-	}
-	if err := checkSignature(h, digest, payload[total+sha256.Size:], env.TrustedKeys); err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
 	if err := checkGraph(h, env); err != nil {
@@ -112,28 +71,9 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	}
 	// Decode into fresh buffers first, so that a non-finite value leaves
 	// the built parameters untouched.
-	off := 0
-	vals := make([]any, len(params))
-	for i, p := range params {
-		switch p.Value().Data().(type) {
-		case []float64:
-			s := make([]float64, p.Shape().TotalSize())
-			for k := range s {
-				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(payload[off:]))
-				off += 8
-			}
-			vals[i] = s
-		case []float32:
-			s := make([]float32, p.Shape().TotalSize())
-			for k := range s {
-				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(payload[off:]))
-				off += 4
-			}
-			vals[i] = s
-		}
-		if k, v, bad := firstNonFinite(vals[i]); bad {
-			return nil, fmt.Errorf("modelio: Load: %w: parameter %q, value %d is %v", ErrCorrupt, h.Params[i].Name, k, v)
-		}
+	vals, err := decodeParams(h, dt, payload)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
 	for i, p := range params {
 		switch d := p.Value().Data().(type) {
@@ -144,6 +84,163 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// File is a model file's content, verified and decoded without building
+// the model: what a program needs that runs the model by itself (package
+// fmp/fmpbeam runs the library's kinds on Apache Beam). Read returns it.
+type File struct {
+	// Header is what the file says of itself, as ReadHeader gives it.
+	Header *Header
+	// Kind is the model's kind, and Config its configuration as that kind
+	// decodes it (its Base.Dtype is the file's dtype). For a wrapped model
+	// (an fmp model) they are the backbone's.
+	Kind   *layers.Kind
+	Config layers.Config
+	// Wrapper is the wrapper's kind for a wrapped model (nil otherwise),
+	// and WrapperConfig its own configuration as saved (fmp's: the
+	// propagation, the FMP configuration and the sensitive attribute's
+	// settings), checked by the kind but not decoded.
+	Wrapper       *layers.Kind
+	WrapperConfig json.RawMessage
+	// Graph describes the graph a graph model was saved for (nil for a
+	// model without one). Read does not compare it with any graph.
+	Graph *GraphInfo
+	// Params are the parameters in Learnables() order, in the file's
+	// dtype, with the names and shapes its configuration builds.
+	Params []Param
+}
+
+// Param is one saved parameter.
+type Param struct {
+	Name  string
+	Value *tensor.Dense
+}
+
+// Read reads a model file written by Save and verifies it as Load does
+// (the header strictly, the checksum, with trusted keys the signature,
+// the configuration and the parameters' names and shapes against what it
+// builds), without building the model or comparing it with a graph. Its
+// errors are Load's but ErrMismatch for the graph and the attribute.
+func Read(r io.Reader, trusted ...ed25519.PublicKey) (*File, error) {
+	h, dt, payload, err := readVerified(r, trusted)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	k, err := layers.LookupKind(h.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
+	}
+	spec, err := backboneSpec(h, k)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	f := &File{}
+	if k.Wraps() {
+		f.Wrapper, f.WrapperConfig = k, h.Config
+	}
+	if f.Kind, f.Config, err = decodeBackbone(h, spec, dt); err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	if h.Features != nil && len(h.Features.Names) != layers.BaseOf(f.Config).In {
+		return nil, fmt.Errorf("modelio: Read: %w: the feature schema has %d columns, the %s configuration takes %d", ErrFormat, len(h.Features.Names), f.Kind.Name(), layers.BaseOf(f.Config).In)
+	}
+	if err := checkParams(h, f.Kind, f.Config, "", ""); err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	vals, err := decodeParams(h, dt, payload)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: Read: %w", err)
+	}
+	for i, p := range h.Params {
+		f.Params = append(f.Params, Param{Name: p.Name, Value: tensor.New(tensor.WithShape(p.Shape...), tensor.WithBacking(vals[i]))})
+	}
+	f.Header = headerOf(h, dt)
+	f.Graph = f.Header.Graph
+	return f, nil
+}
+
+// readVerified reads a whole model file: the header line (strictly
+// parsed), the parameters as they come (memory grows with the bytes that
+// arrive, up to what the header announces), the checksum, and with keys
+// the signature. It returns the header, the dtype and the parameters'
+// bytes.
+func readVerified(r io.Reader, keys []ed25519.PublicKey) (*header, tensor.Dtype, []byte, error) {
+	br := bufio.NewReader(r)
+	line, err := readLine(br)
+	if err != nil {
+		return nil, tensor.Dtype{}, nil, fmt.Errorf("header: %w", err)
+	}
+	h, err := parseHeader(line)
+	if err != nil {
+		return nil, tensor.Dtype{}, nil, err
+	}
+	dt, size, err := h.dtype()
+	if err != nil {
+		return nil, tensor.Dtype{}, nil, err
+	}
+	total, err := h.paramBytes(size)
+	if err != nil {
+		return nil, tensor.Dtype{}, nil, err
+	}
+	trailer := sha256.Size
+	if h.Signed {
+		trailer += ed25519.SignatureSize
+	}
+	var buf bytes.Buffer
+	want := int64(total + trailer)
+	if n, err := io.CopyN(&buf, br, want); err != nil {
+		if err == io.EOF {
+			return nil, tensor.Dtype{}, nil, fmt.Errorf("%w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, n, want)
+		}
+		return nil, tensor.Dtype{}, nil, err
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, tensor.Dtype{}, nil, fmt.Errorf("%w: data continues after the checksum", ErrCorrupt)
+	}
+	payload := buf.Bytes()
+	sum := sha256.New()
+	sum.Write(line)
+	sum.Write([]byte{'\n'})
+	sum.Write(payload[:total])
+	digest := sum.Sum(nil)
+	if !bytes.Equal(digest, payload[total:total+sha256.Size]) {
+		return nil, tensor.Dtype{}, nil, fmt.Errorf("%w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
+	}
+	if err := checkSignature(h, digest, payload[total+sha256.Size:], keys); err != nil {
+		return nil, tensor.Dtype{}, nil, err
+	}
+	return h, dt, payload[:total], nil
+}
+
+// decodeParams decodes the parameters' bytes into one []float32 or
+// []float64 per parameter, refusing a non-finite value.
+func decodeParams(h *header, dt tensor.Dtype, payload []byte) ([]any, error) {
+	off := 0
+	vals := make([]any, len(h.Params))
+	for i, p := range h.Params {
+		n := tensor.Shape(p.Shape).TotalSize()
+		switch dt {
+		case tensor.Float64:
+			s := make([]float64, n)
+			for k := range s {
+				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(payload[off:]))
+				off += 8
+			}
+			vals[i] = s
+		default:
+			s := make([]float32, n)
+			for k := range s {
+				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(payload[off:]))
+				off += 4
+			}
+			vals[i] = s
+		}
+		if k, v, bad := firstNonFinite(vals[i]); bad {
+			return nil, fmt.Errorf("%w: parameter %q, value %d is %v", ErrCorrupt, p.Name, k, v)
+		}
+	}
+	return vals, nil
 }
 
 // checkSignature verifies sig, the file's signature of its checksum,
@@ -204,31 +301,13 @@ func build(h *header, g *G.ExprGraph, dt tensor.Dtype, env Env) (layers.Model, s
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
 	}
-	if k.Wraps() != (h.Backbone != nil) {
-		if k.Wraps() {
-			return nil, "", fmt.Errorf("%w: the %s kind wraps a backbone, and the header has no \"backbone\"", ErrFormat, k.Name())
-		}
-		return nil, "", fmt.Errorf("%w: the %s kind has no backbone, and the header has one", ErrFormat, k.Name())
-	}
-	spec := specHeader{Kind: h.Kind, Config: h.Config}
-	if k.Wraps() {
-		spec = *h.Backbone
-	}
-	bk, err := layers.LookupKind(spec.Kind)
+	spec, err := backboneSpec(h, k)
 	if err != nil {
-		return nil, "", fmt.Errorf("the backbone: %w", err)
+		return nil, "", err
 	}
-	if bk.Wraps() {
-		return nil, "", fmt.Errorf("%w: the %s model's backbone is itself a wrapper (%s)", ErrFormat, h.Kind, bk.Name())
-	}
-	if k.Wraps() {
-		if err := k.CheckConfig(h.Config); err != nil {
-			return nil, "", fmt.Errorf("%w: %w", ErrFormat, err)
-		}
-	}
-	cfg, err := bk.DecodeConfig(spec.Config, dt)
+	bk, cfg, err := decodeBackbone(h, spec, dt)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrFormat, err)
+		return nil, "", err
 	}
 	b := layers.BaseOf(cfg)
 	saved := b.Name
@@ -252,6 +331,42 @@ func build(h *header, g *G.ExprGraph, dt tensor.Dtype, env Env) (layers.Model, s
 		}
 	}
 	return m, saved, nil
+}
+
+// backboneSpec returns the kind and configuration of the model a header
+// describes: the backbone's for a wrapper kind (whose own configuration
+// k checks), the header's own otherwise.
+func backboneSpec(h *header, k *layers.Kind) (specHeader, error) {
+	if k.Wraps() != (h.Backbone != nil) {
+		if k.Wraps() {
+			return specHeader{}, fmt.Errorf("%w: the %s kind wraps a backbone, and the header has no \"backbone\"", ErrFormat, k.Name())
+		}
+		return specHeader{}, fmt.Errorf("%w: the %s kind has no backbone, and the header has one", ErrFormat, k.Name())
+	}
+	if !k.Wraps() {
+		return specHeader{Kind: h.Kind, Config: h.Config}, nil
+	}
+	if err := k.CheckConfig(h.Config); err != nil {
+		return specHeader{}, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	return *h.Backbone, nil
+}
+
+// decodeBackbone looks spec's kind up and decodes its configuration
+// strictly, in dtype dt; a backbone that is itself a wrapper is refused.
+func decodeBackbone(h *header, spec specHeader, dt tensor.Dtype) (*layers.Kind, layers.Config, error) {
+	bk, err := layers.LookupKind(spec.Kind)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the backbone: %w", err)
+	}
+	if bk.Wraps() {
+		return nil, nil, fmt.Errorf("%w: the %s model's backbone is itself a wrapper (%s)", ErrFormat, h.Kind, bk.Name())
+	}
+	cfg, err := bk.DecodeConfig(spec.Config, dt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	return bk, cfg, nil
 }
 
 // checkParams compares the parameters cfg builds (their names with the

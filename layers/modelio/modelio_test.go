@@ -2,9 +2,11 @@ package modelio_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"math/rand"
@@ -347,4 +349,65 @@ func TestSaveRefusesUntrained(t *testing.T) {
 	_, err = train.Fit(m, task, fastTrain(2))
 	require.NoError(t, err)
 	assert.NoError(t, modelio.Save(io.Discard, m))
+}
+
+// TestRead: Read gives every kind's configuration and parameters as Save
+// wrote them, without a graph, and refuses what Load refuses before
+// building.
+func TestRead(t *testing.T) {
+	p := problem.New(t, 21, 60, 5, 2, 120, 0.7)
+	for kind, build := range roundTripModels {
+		for _, dt := range testutil.Dtypes {
+			task := newTask(t, p, dt, layers.NewPhase())
+			m, err := build(task.Graph, p, dt, task.Phase)
+			require.NoError(t, err)
+			var buf bytes.Buffer
+			require.NoError(t, saveUntrained(&buf, m))
+			f, err := modelio.Read(bytes.NewReader(buf.Bytes()))
+			require.NoError(t, err, kind)
+			backbone := m
+			if kind == "fmp" {
+				require.NotNil(t, f.Wrapper)
+				assert.Equal(t, "fmp", f.Wrapper.Name())
+				var saved struct {
+					FMP fmp.Config `json:"fmp"`
+				}
+				require.NoError(t, json.Unmarshal(f.WrapperConfig, &saved))
+				assert.Equal(t, 3, saved.FMP.K)
+				backbone = m.(layers.Wrapper).Backbone()
+			} else {
+				assert.Nil(t, f.Wrapper, kind)
+			}
+			k, err := layers.KindOf(backbone)
+			require.NoError(t, err)
+			assert.Same(t, k, f.Kind, kind)
+			assert.Equal(t, kind, f.Header.Kind)
+			want, err := k.ConfigOf(backbone)
+			require.NoError(t, err)
+			assert.Equal(t, want, f.Config, kind)
+			assert.Equal(t, dt, layers.BaseOf(f.Config).Dtype)
+			if kind != "mlp" {
+				require.NotNil(t, f.Graph, kind)
+				assert.Equal(t, modelio.GraphInfo{Nodes: p.Graph.N(), Edges: p.Graph.NumEdges(), Fingerprint: fmt.Sprintf("%016x", p.Graph.Fingerprint())}, *f.Graph)
+			} else {
+				assert.Nil(t, f.Graph)
+			}
+			ls := m.Learnables()
+			require.Len(t, f.Params, len(ls), kind)
+			for i, l := range ls {
+				assert.Equal(t, l.Name(), f.Params[i].Name)
+				assert.Equal(t, l.Value().Data(), f.Params[i].Value.Data(), "%s %s", kind, l.Name())
+			}
+			// A flipped bit is refused, as by Load.
+			bad := append([]byte(nil), buf.Bytes()...)
+			bad[len(bad)-40] ^= 1
+			_, err = modelio.Read(bytes.NewReader(bad))
+			assert.ErrorIs(t, err, modelio.ErrCorrupt, kind)
+			// With trusted keys, an unsigned file is refused, as by Load.
+			pub, _, err := ed25519.GenerateKey(rand.New(rand.NewSource(1)))
+			require.NoError(t, err)
+			_, err = modelio.Read(bytes.NewReader(buf.Bytes()), pub)
+			assert.ErrorIs(t, err, modelio.ErrSignature, kind)
+		}
+	}
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	G "gorgonia.org/gorgonia"
+
+	"github.com/fairmp/fairmp/fmp/fmpbeam"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/metrics"
+)
+
+func TestMain(m *testing.M) {
+	beam.Init()
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
+
+func runArgs(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("fmpbeam", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := define(fs)
+	require.NoError(t, fs.Parse(args))
+	o.set = visited(fs)
+	var out bytes.Buffer
+	err := run(context.Background(), o, fs.Args(), &out, io.Discard)
+	return out.String(), err
+}
+
+// TestCommand: the command runs the job on Prism from files and prints
+// the chosen setting; its errors name the flag or the file's problem,
+// without the runner's report.
+func TestCommand(t *testing.T) {
+	c := datasets.DefaultSyntheticConfig()
+	c.N = 200
+	ds, err := datasets.Synthetic(c)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, fmpbeam.WriteGraph(dir, 2, ds.Graph))
+	require.NoError(t, fmpbeam.WriteNodes(dir, 2, ds.Labels, ds.Sens, ds.Split))
+	require.NoError(t, features.Write(filepath.Join(dir, "x.fmx"), ds.Features, ds.N(), ds.NumFeatures))
+	m, err := layers.NewSGC(G.NewGraph(), ds.Graph, layers.DefaultSGCConfig(ds.NumFeatures, 2))
+	require.NoError(t, err)
+	f, err := os.Create(filepath.Join(dir, "model.fmp"))
+	require.NoError(t, err)
+	require.NoError(t, modelio.SaveWith(f, m, modelio.SaveConfig{Untrained: true}))
+	require.NoError(t, f.Close())
+
+	out := t.TempDir()
+	base := []string{"-model", dir + "/model.fmp", "-nodes", dir + "/nodes-*.txt", "-edges", dir + "/edges-*.txt",
+		"-features", dir + "/x.fmx", "-block-size", "64", "-shards", "2"}
+	text, err := runArgs(t, append(base, "-out", out, "-frontier", "0,1,4")...)
+	require.NoError(t, err)
+	assert.Contains(t, text, "the job on prism")
+	assert.Contains(t, text, "| FMP, chosen on validation (λs 1, λf ")
+	for _, name := range []string{"metrics.json", "duals.json", "run.json", "predictions-00000-of-00002.txt", "predictions-00001-of-00002.txt"} {
+		assert.FileExists(t, filepath.Join(out, name))
+	}
+
+	_, err = runArgs(t, append(base, "-out", out, "-frontier", "0,x")...)
+	var ue usageError
+	assert.ErrorAs(t, err, &ue)
+	assert.ErrorContains(t, err, `-frontier: "x" is not a finite number`)
+	_, err = runArgs(t, "-out", out, "-nodes", "a", "-edges", "b")
+	assert.ErrorAs(t, err, &ue)
+	_, err = runArgs(t, append(base, "-out", out, "-frontier", "0,1", "-bound", "5", "-max-acc-loss", "1")...)
+	assert.ErrorAs(t, err, &ue)
+	assert.ErrorContains(t, err, "-bound and -max-acc-loss are two rules")
+
+	// A rule no setting meets: every output written, the reference kept,
+	// an error wrapping ErrNoCandidate (exit status 3).
+	out2 := t.TempDir()
+	text, err = runArgs(t, append(base, "-out", out2, "-frontier", "0,1,4", "-bound", "0")...)
+	assert.ErrorIs(t, err, metrics.ErrNoCandidate)
+	assert.ErrorContains(t, err, "loosen the rule")
+	assert.Contains(t, text, "| FMP, the reference kept (λs 1, λf 0, ")
+	for _, name := range []string{"metrics.json", "duals.json", "run.json", "predictions-00000-of-00002.txt"} {
+		assert.FileExists(t, filepath.Join(out2, name))
+	}
+
+	// A data error is the DoFn's message alone.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "edges-00009.txt"), []byte("1 2\n3 x\n"), 0o644))
+	_, err = runArgs(t, append(base, "-out", t.TempDir())...)
+	require.Error(t, err)
+	assert.Regexp(t, `^.*edges-00009.txt:2: "x" is not a node id, want an integer ≥ 0 \(-v for the runner's report\)$`, err.Error())
+}

@@ -1,0 +1,246 @@
+package fmpbeam
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/layers"
+)
+
+// Job is the whole job of the command: a model file and sharded data in,
+// predictions and metrics out. Build lays its pipeline out: the
+// propagation matrix, the model's logits layer by layer, FMP for one
+// setting or a frontier's grid, the metrics and the rule's choice, the
+// predictions. A job can also run stage by stage, one pipeline each,
+// keeping each stage's blocks in Work.
+type Job struct {
+	// Nodes and Edges are globs of the node and edge files.
+	Nodes, Edges string
+	// Features is a feature file of package graph/features, or
+	// FeatureRows a glob of feature rows; with Model.
+	Features, FeatureRows string
+	// Model is the model file (layers/modelio's format). Without it,
+	// Logits is a glob of logits rows computed elsewhere.
+	Model  string
+	Logits string
+	// Out is the output folder: predictions-*.txt, metrics.json,
+	// duals.json.
+	Out string
+	// Layout cuts the nodes into blocks.
+	Layout Layout
+	// Shards is the number of prediction files.
+	Shards int
+	// FMP is the base setting; Frontier, if not nil, the grid and the rule
+	// chosen by on the validation nodes (nil: FMP alone).
+	FMP      fmp.Config
+	Frontier *fmp.FrontierConfig
+	// FMPPropagation builds FMP's matrix (an fmp model file's, or the
+	// default: self-loops and the symmetric normalisation).
+	FMPPropagation layers.Propagation
+	// Stage is "" for the whole job in one pipeline, or one of Stages, run
+	// alone with Work holding the stages' blocks.
+	Stage string
+	Work  string
+}
+
+// Stages are the stages of a job run stage by stage, in order.
+var Stages = []string{"graph", "infer", "fmp", "evaluate"}
+
+// Validate checks the job's settings against the model (nil without
+// one).
+func (j *Job) Validate(m *Model) error {
+	switch {
+	case j.Nodes == "" || j.Edges == "":
+		return fmt.Errorf("fmpbeam: the job needs the node files and the edge files")
+	case j.Out == "":
+		return fmt.Errorf("fmpbeam: the job needs an output folder")
+	case j.Shards < 1:
+		return fmt.Errorf("fmpbeam: %d prediction shards, want ≥ 1", j.Shards)
+	}
+	if err := j.Layout.Validate(); err != nil {
+		return err
+	}
+	if m == nil && j.Logits == "" {
+		return fmt.Errorf("fmpbeam: the job needs a model file (with features) or logits rows")
+	}
+	if m != nil && j.Logits != "" {
+		return fmt.Errorf("fmpbeam: the job takes a model file or logits rows, not both")
+	}
+	if m != nil && (j.Features == "") == (j.FeatureRows == "") {
+		return fmt.Errorf("fmpbeam: a model needs its features: a feature file or feature rows (one of them)")
+	}
+	if !j.FMPPropagation.Normalize {
+		return fmt.Errorf("fmpbeam: FMP's propagation must be normalised (Normalize): FMP's step sizes assume Ã = D̂^-½(A + wI)D̂^-½")
+	}
+	if err := j.FMPPropagation.Validate(); err != nil {
+		return fmt.Errorf("fmpbeam: FMP's %w", err)
+	}
+	if j.Stage != "" {
+		ok := false
+		for _, s := range Stages {
+			ok = ok || s == j.Stage
+		}
+		if !ok {
+			return fmt.Errorf("fmpbeam: stage %q, want one of %s", j.Stage, strings.Join(Stages, ", "))
+		}
+		if j.Work == "" {
+			return fmt.Errorf("fmpbeam: a job run stage by stage needs a work folder")
+		}
+	}
+	_, err := NewPlan(j.FMP, j.Frontier)
+	return err
+}
+
+// mergeStatsFn completes the node statistics with the edges', and checks
+// them against the model file's graph.
+type mergeStatsFn struct {
+	Nodes, Edges int64 // the model's graph (0: none)
+}
+
+func (f *mergeStatsFn) ProcessElement(st, edges Stats) (Stats, error) {
+	st.Edges, st.SelfLoops, st.Duplicates, st.Isolated = edges.Edges, edges.SelfLoops, edges.Duplicates, edges.Isolated
+	if f.Nodes > 0 && (st.Nodes != f.Nodes || st.Edges != f.Edges) {
+		return st, fmt.Errorf("fmpbeam: the model was saved for a graph of %d nodes and %d edges; the node and edge files hold %d nodes and %d edges", f.Nodes, f.Edges, st.Nodes, st.Edges)
+	}
+	return st, nil
+}
+
+// Build lays the job's pipeline (or its stage's) out in s, for the model
+// m (nil with Logits). Call Validate first.
+func (j *Job) Build(s beam.Scope, m *Model) error {
+	if err := j.Validate(m); err != nil {
+		return err
+	}
+	plan, err := NewPlan(j.FMP, j.Frontier)
+	if err != nil {
+		return err
+	}
+	lay := j.Layout
+	work := func(name string) string { return strings.TrimSuffix(j.Work, "/") + "/" + name }
+	out := func(name string) string { return strings.TrimSuffix(j.Out, "/") + "/" + name }
+	fmpNorm := NormOf(j.FMPPropagation)
+	var modelNorm Norm
+	graphModel := false
+	if m != nil {
+		modelNorm, graphModel = m.Norm()
+	}
+	norms := []Norm{fmpNorm}
+	if graphModel && modelNorm != fmpNorm {
+		norms = append(norms, modelNorm)
+	}
+	adjName := func(n Norm) string {
+		if n == fmpNorm {
+			return "adj-fmp"
+		}
+		return "adj-model"
+	}
+	all := j.Stage == ""
+	var nodes, stats beam.PCollection
+	adj := map[Norm]beam.PCollection{}
+	if all || j.Stage == "graph" {
+		nodes = ReadNodes(s, lay, j.Nodes)
+		nstats := NodeStats(s, lay, nodes)
+		edges := ReadEdges(s, lay, j.Edges)
+		var estats beam.PCollection
+		for k, n := range norms {
+			var est beam.PCollection
+			adj[n], est = BuildMatrix(s, lay, n, nodes, edges, nstats)
+			if k == 0 {
+				estats = est
+			}
+		}
+		check := &mergeStatsFn{}
+		if m != nil && m.Graph != nil {
+			check.Nodes, check.Edges = int64(m.Graph.Nodes), int64(m.Graph.Edges)
+		}
+		stats = beam.ParDo(s, check, nstats, beam.SideInput{Input: estats})
+		if !all {
+			WriteBlocks(s, work("nodes"), "nodes", nodes)
+			for _, n := range norms {
+				WriteBlocks(s, work(adjName(n)), "adj", adj[n])
+			}
+			WriteStats(s, work("stats.json"), stats)
+			return nil
+		}
+	} else {
+		nodes = ReadBlocks(s, work("nodes-*.blk"), "nodes")
+		stats = ReadStats(s, work("stats.json"))
+		need := map[string][]Norm{"infer": {modelNorm}, "fmp": {fmpNorm}}[j.Stage]
+		for _, n := range need {
+			if j.Stage == "infer" && !graphModel {
+				continue
+			}
+			adj[n] = ReadBlocks(s, work(adjName(n)+"-*.blk"), "adj")
+		}
+	}
+
+	var z beam.PCollection
+	switch {
+	case all || j.Stage == "infer":
+		if m == nil {
+			z = ReadRows(s, lay, j.Logits, "logits", nodes)
+		} else {
+			var x beam.PCollection
+			if j.Features != "" {
+				x = ReadFeatureFile(s, lay, j.Features, stats)
+			} else {
+				x = ReadRows(s, lay, j.FeatureRows, "features", nodes)
+			}
+			var a beam.PCollection
+			if graphModel {
+				a = adj[modelNorm]
+			}
+			z = Infer(s, lay, m, ReadModel(s, j.Model), a, x)
+		}
+		if !all {
+			WriteBlocks(s, work("logits"), "rows", z)
+			return nil
+		}
+	default:
+		z = ReadBlocks(s, work("logits-*.blk"), "rows")
+	}
+
+	var fout beam.PCollection
+	switch {
+	case all || j.Stage == "fmp":
+		var duals beam.PCollection
+		fout, duals = FMP(s, lay, plan.Settings, adj[fmpNorm], nodes, z, stats)
+		WriteDuals(s, out("duals.json"), plan.Settings, duals)
+		if !all {
+			WriteBlocks(s, work("fmp"), "rows", fout)
+			return nil
+		}
+	default:
+		fout = ReadBlocks(s, work("fmp-*.blk"), "rows")
+	}
+
+	result := Evaluate(s, plan, nodes, z, fout)
+	desc := "logits rows " + j.Logits
+	if m != nil {
+		desc = fmt.Sprintf("%s (%s, %d → %d)", j.Model, m.Kind, m.In(), m.Classes())
+	}
+	WriteReport(s, out("metrics.json"), desc, result, stats)
+	WritePredictions(s, j.Out, j.Shards, len(plan.Settings), fout, result)
+	return nil
+}
+
+// CounterStage returns the stage a byte counter of a job belongs to.
+func CounterStage(name string) string {
+	switch {
+	case strings.HasPrefix(name, "read."), strings.HasPrefix(name, "graph."):
+		return "graph"
+	case strings.HasPrefix(name, "infer."):
+		return "infer"
+	case strings.HasPrefix(name, "fmp."):
+		return "fmp"
+	}
+	return "evaluate"
+}
+
+func init() {
+	register.DoFn2x2[Stats, Stats, Stats, error](&mergeStatsFn{})
+}

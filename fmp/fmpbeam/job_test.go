@@ -1,0 +1,277 @@
+package fmpbeam
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/minibatch"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/train"
+	"github.com/fairmp/fairmp/metrics"
+)
+
+// jobData writes the small graph's node and edge files and its feature
+// file, trains a GCN on it (full-batch, a few epochs) and saves it; it
+// returns the folder, the model's bytes and parameters.
+func jobData(t *testing.T, ds *datasets.Dataset) (string, []byte, layers.Config, []*tensor.Dense) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, WriteGraph(dir, 3, ds.Graph))
+	require.NoError(t, WriteNodes(dir, 2, ds.Labels, ds.Sens, ds.Split))
+	require.NoError(t, features.Write(filepath.Join(dir, "features.fmx"), ds.Features, ds.N(), ds.NumFeatures))
+	cfg := layers.DefaultGCNConfig(ds.NumFeatures, 2)
+	cfg.Hidden = 16
+	g := G.NewGraph()
+	phase := layers.NewPhase()
+	m, err := layers.NewGCN(g, ds.Graph, cfg, phase)
+	require.NoError(t, err)
+	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+	require.NoError(t, err)
+	tc := train.DefaultConfig()
+	tc.Epochs, tc.Adam.LR = 40, 0.01
+	_, err = train.Fit(m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, modelio.Save(&buf, m))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.fmp"), buf.Bytes(), 0o644))
+	var params []*tensor.Dense
+	for _, p := range m.Learnables() {
+		params = append(params, p.Value().(*tensor.Dense))
+	}
+	return dir, buf.Bytes(), cfg, params
+}
+
+func testJob(dir, out string) Job {
+	fc := fmp.DefaultFrontierConfig()
+	fc.LambdaF, fc.LambdaS = []float64{0, 0.5, 2, 8}, []float64{0, 1}
+	return Job{Nodes: dir + "/nodes-*.txt", Edges: dir + "/edges-*.txt", Features: dir + "/features.fmx",
+		Model: dir + "/model.fmp", Out: out, Layout: Layout{Size: 64}, Shards: 3,
+		FMP: fmp.DefaultConfig(), Frontier: &fc, FMPPropagation: layers.DefaultPropagation()}
+}
+
+func runJob(t *testing.T, j Job, model []byte) beam.PipelineResult {
+	t.Helper()
+	m, err := ReadModelFile(model)
+	require.NoError(t, err)
+	p, s := beam.NewPipelineWithRoot()
+	require.NoError(t, j.Build(s, m))
+	return run(t, p)
+}
+
+// predictions reads a job's prediction files into node → fields.
+func predictions(t *testing.T, out string, n int) [][]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(out, "predictions-*-of-00003.txt"))
+	require.NoError(t, err)
+	require.Len(t, files, 3)
+	rows := make([][]string, n)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			fs := strings.Fields(line)
+			id, err := strconv.Atoi(fs[0])
+			require.NoError(t, err)
+			require.Nil(t, rows[id], "node %d twice", id)
+			rows[id] = fs[1:]
+		}
+	}
+	for i, r := range rows {
+		require.NotNil(t, r, "node %d has no prediction", i)
+	}
+	return rows
+}
+
+func sameReport(t *testing.T, name string, got, want metrics.Report) {
+	t.Helper()
+	assert.Equal(t, want.Evaluated, got.Evaluated, name)
+	assert.Equal(t, want.Excluded, got.Excluded, name)
+	for _, f := range []struct {
+		n    string
+		g, w float64
+	}{{"accuracy", got.Accuracy, want.Accuracy}, {"F1", got.F1, want.F1}, {"AUC", got.AUC, want.AUC},
+		{"ΔDP", got.DemographicParity, want.DemographicParity}, {"ΔEO", got.EqualOpportunity, want.EqualOpportunity},
+		{"equalized odds", got.EqualizedOdds, want.EqualizedOdds}} {
+		assert.InDelta(t, f.w, f.g, 1e-9, "%s: %s", name, f.n)
+	}
+}
+
+// TestJobMatchesInMemory: the whole job on Prism (a GCN model file, a
+// feature file, a frontier of 8 settings) gives the in-memory library's
+// logits (minibatch.Logits), frontier (fmp.NewLogitsFrontier: every
+// point's validation and test metrics, the reference and the choice),
+// backbone metrics (metrics.Evaluate) and FMP output (Layer.Apply of the
+// chosen setting) within 1e-9; a rerun writes the same bytes; and the
+// job run stage by stage, four pipelines, writes the same bytes again.
+func TestJobMatchesInMemory(t *testing.T) {
+	ds := smallData(t)
+	dir, model, cfg, params := jobData(t, ds)
+	out := t.TempDir()
+	j := testJob(dir, out)
+	r := runJob(t, j, model)
+
+	// The in-memory path on the same files.
+	fx, err := features.Open(filepath.Join(dir, "features.fmx"))
+	require.NoError(t, err)
+	defer fx.Close()
+	adj, err := minibatch.Matrix(cfg, ds.Graph)
+	require.NoError(t, err)
+	z, err := minibatch.Logits(cfg, params, adj, fx)
+	require.NoError(t, err)
+	fc := *j.Frontier
+	fc.Test = ds.Split.Test
+	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.FMP, fc)
+	require.NoError(t, err)
+
+	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	var rep Report
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, int64(ds.N()), rep.Graph.Nodes)
+	assert.Equal(t, int64(ds.Graph.NumEdges()), rep.Graph.Edges)
+	res := rep.Result
+	require.Len(t, res.Points, len(fr.Points))
+	for k, p := range fr.Points {
+		require.NotNil(t, res.Points[k].Config)
+		assert.Equal(t, p.Config, *res.Points[k].Config)
+		sameReport(t, fmt.Sprintf("point %d val", k), res.Points[k].Val, p.Val)
+		sameReport(t, fmt.Sprintf("point %d test", k), res.Points[k].Test, p.Test)
+	}
+	require.NotNil(t, res.Reference)
+	sameReport(t, "reference val", res.Reference.Val, fr.Reference.Val)
+	assert.Equal(t, fr.Chosen, res.Chosen, "the rule's choice")
+	zp := make([]float64, len(testutil.ToF64(z)))
+	zv := testutil.ToF64(z)
+	for i := 0; i < ds.N(); i++ {
+		opkit.SoftmaxRow(zv[2*i:2*i+2], zp[2*i:2*i+2], 1)
+	}
+	bv, err := metrics.Evaluate(zp, 2, ds.Labels, ds.Sens, ds.Split.Val, metrics.DefaultOptions())
+	require.NoError(t, err)
+	sameReport(t, "backbone val", res.Backbone.Val, bv)
+
+	l, err := fmp.New(adj, ds.Sens, fr.Best().Config)
+	require.NoError(t, err)
+	f, err := l.Apply(z)
+	require.NoError(t, err)
+	fv := testutil.ToF64(f)
+	pred := predictions(t, out, ds.N())
+	p := make([]float64, 2)
+	for i, row := range pred {
+		opkit.SoftmaxRow(fv[2*i:2*i+2], p, 1)
+		for c := 0; c < 2; c++ {
+			got, err := strconv.ParseFloat(row[c], 64)
+			require.NoError(t, err)
+			assert.InDelta(t, p[c], got, 1e-9, "node %d P(%d)", i, c)
+		}
+		assert.Equal(t, strconv.Itoa(decide(p, metrics.DefaultOptions())), row[2], "node %d class", i)
+	}
+
+	// The byte counters name every shuffle of the job.
+	counters := map[string]int64{}
+	for _, c := range r.Metrics().AllMetrics().Counters() {
+		counters[c.Key.Name] += c.Committed
+	}
+	for _, name := range []string{"graph.edges", "graph.scales", "infer.gcn.0.join", "infer.gcn.0.sum", "infer.gcn.1.sum", "fmp.k00.join", "fmp.k09.sum", "fmp.k09.state", "evaluate.gather"} {
+		assert.Positive(t, counters[name], name)
+	}
+
+	// Reruns write the same bytes: every sum of the pipeline has a fixed
+	// order or is exact.
+	out2 := t.TempDir()
+	runJob(t, testJob(dir, out2), model)
+	sameFiles(t, out, out2)
+
+	// So does the job run stage by stage.
+	out3, work := t.TempDir(), t.TempDir()
+	for _, st := range Stages {
+		js := testJob(dir, out3)
+		js.Stage, js.Work = st, work
+		runJob(t, js, model)
+	}
+	sameFiles(t, out, out3)
+}
+
+// sameFiles checks that two folders hold the same files, byte for byte.
+func sameFiles(t *testing.T, a, b string) {
+	t.Helper()
+	list := func(dir string) []string {
+		es, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	names := list(a)
+	require.Equal(t, names, list(b))
+	require.NotEmpty(t, names)
+	for _, n := range names {
+		x, err := os.ReadFile(filepath.Join(a, n))
+		require.NoError(t, err)
+		y, err := os.ReadFile(filepath.Join(b, n))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(x, y), "%s differs", n)
+	}
+}
+
+// TestJobRuleNotMet: when no setting meets the rule the job, like
+// fmp.NewLogitsFrontier, chooses nothing (Chosen −1) and writes the
+// reference's predictions (λf 0).
+func TestJobRuleNotMet(t *testing.T) {
+	ds := smallData(t)
+	dir, model, cfg, params := jobData(t, ds)
+	out := t.TempDir()
+	j := testJob(dir, out)
+	j.Frontier.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
+	runJob(t, j, model)
+
+	fx, err := features.Open(filepath.Join(dir, "features.fmx"))
+	require.NoError(t, err)
+	defer fx.Close()
+	adj, err := minibatch.Matrix(cfg, ds.Graph)
+	require.NoError(t, err)
+	z, err := minibatch.Logits(cfg, params, adj, fx)
+	require.NoError(t, err)
+	fc := *j.Frontier
+	fc.Test = ds.Split.Test
+	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.FMP, fc)
+	require.ErrorIs(t, err, metrics.ErrNoCandidate, "the test's rule must be one no setting meets")
+
+	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	var rep Report
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, -1, rep.Result.Chosen)
+	assert.Equal(t, fr.Chosen, rep.Result.Chosen)
+	l, err := fmp.New(adj, ds.Sens, fr.Best().Config)
+	require.NoError(t, err)
+	f, err := l.Apply(z)
+	require.NoError(t, err)
+	fv := testutil.ToF64(f)
+	p := make([]float64, 2)
+	for i, row := range predictions(t, out, ds.N()) {
+		opkit.SoftmaxRow(fv[2*i:2*i+2], p, 1)
+		got, err := strconv.ParseFloat(row[1], 64)
+		require.NoError(t, err)
+		assert.InDelta(t, p[1], got, 1e-9, "node %d", i)
+	}
+}

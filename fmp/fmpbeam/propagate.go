@@ -1,0 +1,132 @@
+package fmpbeam
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+// spreadFn sends a block's rows through its columns of Ã: for every
+// destination block, the partial products Σ_j Ã[i, j]·x_j of the rows i
+// there, summed over the block's columns j in ascending order.
+type spreadFn struct {
+	Size int64
+	Name string
+}
+
+func (f *spreadFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlock) bool, rows func(*Rows) bool, emit func(int64, Partial), pass func(int64, AdjBlock)) error {
+	var a AdjBlock
+	var x Rows
+	if !adj(&a) || !rows(&x) {
+		return fmt.Errorf("fmpbeam: %s: block %d has no matrix columns or no rows (the matrix and the rows come from different graphs)", f.Name, b)
+	}
+	if a.N != x.N {
+		return fmt.Errorf("fmpbeam: %s: block %d has %d columns and %d rows", f.Name, b, a.N, x.N)
+	}
+	counter(ctx, f.Name+".join", keyed(b, encodedSize(&a))+keyed(b, encodedSize(&x)))
+	pass(b, a)
+	c := int(x.C)
+	self := false
+	for r := 0; r < len(a.Row); {
+		dest := a.Row[r] / f.Size
+		end := r
+		for end < len(a.Row) && a.Row[end]/f.Size == dest {
+			end++
+		}
+		p := Partial{From: b, C: x.C, Idx: make([]int32, end-r), V: make([]float64, (end-r)*c)}
+		if dest == b {
+			p.N, self = x.N, true
+		}
+		for k := r; k < end; k++ {
+			p.Idx[k-r] = int32(a.Row[k] - dest*f.Size)
+			v := p.V[(k-r)*c : (k-r+1)*c]
+			for q := a.Ptr[k]; q < a.Ptr[k+1]; q++ {
+				w, xj := a.Val[q], x.V[int(a.Col[q])*c:]
+				for t := range v {
+					v[t] += w * xj[t]
+				}
+			}
+		}
+		emit(dest, p)
+		r = end
+	}
+	if !self {
+		emit(b, Partial{From: b, N: x.N, C: x.C})
+	}
+	return nil
+}
+
+// gatherFn adds up a block's partial products in the order of their
+// source blocks: the block's rows of Ã·x, whatever order Beam delivers
+// them in.
+type gatherFn struct {
+	Size int64
+	Name string
+}
+
+func (f *gatherFn) ProcessElement(ctx context.Context, b int64, parts func(*Partial) bool, emit func(int64, Rows)) error {
+	var all []Partial
+	var p Partial
+	bytes := 0
+	for parts(&p) {
+		bytes += keyed(b, encodedSize(&p))
+		all = append(all, p)
+	}
+	counter(ctx, f.Name+".sum", bytes)
+	sort.Slice(all, func(i, j int) bool { return all[i].From < all[j].From })
+	var out Rows
+	found := false
+	for _, p := range all {
+		if p.From == b {
+			out, found = Rows{Lo: b * f.Size, N: p.N, C: p.C, V: make([]float64, int(p.N)*int(p.C))}, true
+		}
+	}
+	if !found {
+		return fmt.Errorf("fmpbeam: %s: block %d received partial products but has no rows (the matrix and the rows come from different graphs)", f.Name, b)
+	}
+	c := int(out.C)
+	for _, p := range all {
+		for k, i := range p.Idx {
+			v := out.V[int(i)*c : (int(i)+1)*c]
+			for t, y := range p.V[k*c : (k+1)*c] {
+				v[t] += y
+			}
+		}
+	}
+	emit(b, out)
+	return nil
+}
+
+// Propagate returns Ã·x for the matrix adj (BuildMatrix's
+// KV<int64, AdjBlock>) and the rows x (KV<int64, Rows>), keyed by block.
+// Two shuffles: the matrix's columns joined with the rows of their block,
+// which send one partial product per destination block; then the partial
+// products grouped by destination and added up in source-block order, so
+// the result does not depend on the order Beam delivers them in. name
+// names its byte counters (name+".join", name+".sum").
+func Propagate(s beam.Scope, lay Layout, name string, adj, x beam.PCollection) beam.PCollection {
+	ax, _ := PropagateChain(s, lay, name, adj, x)
+	return ax
+}
+
+// PropagateChain is Propagate that also returns the matrix, passed on by
+// the join: a chain of products (K steps, a model's hops) takes each
+// step's matrix from the step before, so that one copy of it is in
+// flight at a time (a matrix read once and given to K joins waits in K
+// joins' inputs at once, K copies in the runner's memory).
+func PropagateChain(s beam.Scope, lay Layout, name string, adj, x beam.PCollection) (ax, next beam.PCollection) {
+	s = s.Scope("Propagate " + name)
+	parts, next := beam.ParDo2(s, &spreadFn{Size: lay.Size, Name: name}, beam.CoGroupByKey(s, adj, x))
+	return beam.ParDo(s, &gatherFn{Size: lay.Size, Name: name}, beam.GroupByKey(s, parts)), next
+}
+
+func init() {
+	register.DoFn6x1[context.Context, int64, func(*AdjBlock) bool, func(*Rows) bool, func(int64, Partial), func(int64, AdjBlock), error](&spreadFn{})
+	register.DoFn4x1[context.Context, int64, func(*Partial) bool, func(int64, Rows), error](&gatherFn{})
+	register.Emitter2[int64, Partial]()
+	register.Iter1[AdjBlock]()
+	register.Iter1[Partial]()
+}
