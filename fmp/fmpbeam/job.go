@@ -231,6 +231,8 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 // CounterStage returns the stage a byte counter of a job belongs to.
 func CounterStage(name string) string {
 	switch {
+	case name == "read.logits", name == "read.features":
+		return "infer" // the logits or feature rows the infer stage reads
 	case strings.HasPrefix(name, "read."), strings.HasPrefix(name, "graph."):
 		return "graph"
 	case strings.HasPrefix(name, "infer."):

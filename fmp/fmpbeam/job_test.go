@@ -17,6 +17,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -129,16 +130,7 @@ func TestJobMatchesInMemory(t *testing.T) {
 	r := runJob(t, j, model)
 
 	// The in-memory path on the same files.
-	fx, err := features.Open(filepath.Join(dir, "features.fmx"))
-	require.NoError(t, err)
-	defer fx.Close()
-	adj, err := minibatch.Matrix(cfg, ds.Graph)
-	require.NoError(t, err)
-	z, err := minibatch.Logits(cfg, params, adj, fx)
-	require.NoError(t, err)
-	fc := *j.Frontier
-	fc.Test = ds.Split.Test
-	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.FMP, fc)
+	z, adj, fr, err := inMemory(t, ds, dir, cfg, params, j)
 	require.NoError(t, err)
 
 	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
@@ -244,16 +236,7 @@ func TestJobRuleNotMet(t *testing.T) {
 	j.Frontier.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
 	runJob(t, j, model)
 
-	fx, err := features.Open(filepath.Join(dir, "features.fmx"))
-	require.NoError(t, err)
-	defer fx.Close()
-	adj, err := minibatch.Matrix(cfg, ds.Graph)
-	require.NoError(t, err)
-	z, err := minibatch.Logits(cfg, params, adj, fx)
-	require.NoError(t, err)
-	fc := *j.Frontier
-	fc.Test = ds.Split.Test
-	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.FMP, fc)
+	z, adj, fr, err := inMemory(t, ds, dir, cfg, params, j)
 	require.ErrorIs(t, err, metrics.ErrNoCandidate, "the test's rule must be one no setting meets")
 
 	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
@@ -273,5 +256,30 @@ func TestJobRuleNotMet(t *testing.T) {
 		got, err := strconv.ParseFloat(row[1], 64)
 		require.NoError(t, err)
 		assert.InDelta(t, p[1], got, 1e-9, "node %d", i)
+	}
+}
+
+// inMemory runs job j's frontier with the in-memory library on the same
+// files: the logits, the matrix, and NewLogitsFrontier's frontier and
+// error.
+func inMemory(t *testing.T, ds *datasets.Dataset, dir string, cfg layers.Config, params []*tensor.Dense, j Job) (*tensor.Dense, *graph.Matrix, *fmp.Frontier, error) {
+	t.Helper()
+	fx, err := features.Open(filepath.Join(dir, "features.fmx"))
+	require.NoError(t, err)
+	defer fx.Close()
+	adj, err := minibatch.Matrix(cfg, ds.Graph)
+	require.NoError(t, err)
+	z, err := minibatch.Logits(cfg, params, adj, fx)
+	require.NoError(t, err)
+	fc := *j.Frontier
+	fc.Test = ds.Split.Test
+	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.FMP, fc)
+	return z, adj, fr, err
+}
+
+func TestCounterStage(t *testing.T) {
+	for name, stage := range map[string]string{"read.nodes": "graph", "graph.edges": "graph", "read.logits": "infer",
+		"read.features": "infer", "infer.gcn.0.sum": "infer", "fmp.k03.join": "fmp", "evaluate.gather": "evaluate"} {
+		assert.Equal(t, stage, CounterStage(name), name)
 	}
 }
