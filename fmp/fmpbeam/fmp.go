@@ -109,7 +109,12 @@ type stepAFn struct {
 	p        stepper
 }
 
-func (f *stepAFn) ProcessElement(ctx context.Context, b int64, states func(*State) bool, afs func(*Rows) bool, u Dual, st Stats, emit func(int64, State), emitSums func(Sums)) error {
+func (f *stepAFn) ProcessElement(ctx context.Context, b int64, states func(*State) bool, afs func(*Rows) bool, uIt func(*Dual) bool, stIt func(*Stats) bool, emit func(int64, State), emitSums func(Sums)) error {
+	u, ok := side(uIt)
+	st, ok2 := side(stIt)
+	if !ok || !ok2 {
+		return nil // an earlier stage failed (see side)
+	}
 	steps, err := f.p.get(f.Settings, st)
 	if err != nil {
 		return err
@@ -181,14 +186,20 @@ type dualFn struct {
 	p        stepper
 }
 
-func (f *dualFn) ProcessElement(sums Sums, u Dual, st Stats) (Dual, error) {
+func (f *dualFn) ProcessElement(sums Sums, uIt func(*Dual) bool, stIt func(*Stats) bool, emit func(Dual)) error {
+	u, ok := side(uIt)
+	st, ok2 := side(stIt)
+	if !ok || !ok2 {
+		return nil // an earlier stage failed (see side)
+	}
 	steps, err := f.p.get(f.Settings, st)
 	if err != nil {
-		return Dual{}, err
+		return err
 	}
 	S, G, c := len(steps), len(st.Groups), int(sums.C)
 	if len(sums.Hi) == 0 {
-		return u, nil // no node: nothing moves
+		emit(u) // no node: nothing moves
+		return nil
 	}
 	rows := 0
 	next := Dual{S: int32(S), C: int32(c), Rows: make([]int32, S)}
@@ -209,7 +220,8 @@ func (f *dualFn) ProcessElement(sums Sums, u Dual, st Stats) (Dual, error) {
 		}
 		copy(next.U[s*rows*c:], us) // the first Rows[s] rows of its slot
 	}
-	return next, nil
+	emit(next)
+	return nil
 }
 
 // stepBFn is the second half of step K: F = X_agg − γ∇(F, u_{K+1}).
@@ -219,10 +231,15 @@ type stepBFn struct {
 	p        stepper
 }
 
-func (f *stepBFn) ProcessElement(b int64, x State, u Dual, st Stats) (int64, State, error) {
+func (f *stepBFn) ProcessElement(b int64, x State, uIt func(*Dual) bool, stIt func(*Stats) bool, emit func(int64, State)) error {
+	u, ok := side(uIt)
+	st, ok2 := side(stIt)
+	if !ok || !ok2 {
+		return nil // an earlier stage failed (see side)
+	}
 	steps, err := f.p.get(f.Settings, st)
 	if err != nil {
-		return 0, State{}, err
+		return err
 	}
 	n, c, S := int(x.N), int(x.C), int(x.S)
 	for s, stp := range steps {
@@ -237,7 +254,8 @@ func (f *stepBFn) ProcessElement(b int64, x State, u Dual, st Stats) (int64, Sta
 			copy(x.F[r:r+c], agg)
 		}
 	}
-	return b, x, nil
+	emit(b, x)
+	return nil
 }
 
 // FMP runs FMP's steps for the settings side by side on the logits z
@@ -273,10 +291,12 @@ func FMP(s beam.Scope, lay Layout, settings []fmp.Config, adj, nodes, z, stats b
 func init() {
 	register.DoFn5x1[context.Context, int64, func(*Nodes) bool, func(*Rows) bool, func(int64, State), error](&initStateFn{})
 	register.Function2x2(stateRowsFn)
-	register.DoFn8x1[context.Context, int64, func(*State) bool, func(*Rows) bool, Dual, Stats, func(int64, State), func(Sums), error](&stepAFn{})
+	register.DoFn8x1[context.Context, int64, func(*State) bool, func(*Rows) bool, func(*Dual) bool, func(*Stats) bool, func(int64, State), func(Sums), error](&stepAFn{})
 	register.Combiner3[Sums, Sums, Sums](&sumsFn{})
-	register.DoFn3x2[Sums, Dual, Stats, Dual, error](&dualFn{})
-	register.DoFn4x3[int64, State, Dual, Stats, int64, State, error](&stepBFn{})
+	register.DoFn4x1[Sums, func(*Dual) bool, func(*Stats) bool, func(Dual), error](&dualFn{})
+	register.DoFn5x1[int64, State, func(*Dual) bool, func(*Stats) bool, func(int64, State), error](&stepBFn{})
+	register.Emitter1[Dual]()
+	register.Iter1[Dual]()
 	register.Emitter2[int64, State]()
 	register.Emitter1[Sums]()
 	register.Iter1[State]()

@@ -58,7 +58,11 @@ type neighboursFn struct {
 	Norm Norm
 }
 
-func (f *neighboursFn) ProcessElement(ctx context.Context, b int64, nodes func(*Nodes) bool, ends func(*Edges) bool, st Stats, emitScale func(int64, Scale), emitStats func(Stats)) error {
+func (f *neighboursFn) ProcessElement(ctx context.Context, b int64, nodes func(*Nodes) bool, ends func(*Edges) bool, stIt func(*Stats) bool, emitScale func(int64, Scale), emitStats func(Stats)) error {
+	st, ok := side(stIt)
+	if !ok {
+		return nil // the node files' check failed (see side)
+	}
 	var nb Nodes
 	if !nodes(&nb) {
 		var e Edges
@@ -258,7 +262,7 @@ func BuildMatrix(s beam.Scope, lay Layout, norm Norm, nodes, edges, stats beam.P
 }
 
 func init() {
-	register.DoFn7x1[context.Context, int64, func(*Nodes) bool, func(*Edges) bool, Stats, func(int64, Scale), func(Stats), error](&neighboursFn{})
+	register.DoFn7x1[context.Context, int64, func(*Nodes) bool, func(*Edges) bool, func(*Stats) bool, func(int64, Scale), func(Stats), error](&neighboursFn{})
 	register.DoFn4x1[context.Context, int64, func(*Scale) bool, func(int64, AdjBlock), error](&columnsFn{})
 	register.Function1x1(halveFn)
 	register.Emitter2[int64, Scale]()

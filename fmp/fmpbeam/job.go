@@ -101,12 +101,22 @@ type mergeStatsFn struct {
 	Nodes, Edges int64 // the model's graph (0: none)
 }
 
-func (f *mergeStatsFn) ProcessElement(st, edges Stats) (Stats, error) {
-	st.Edges, st.SelfLoops, st.Duplicates, st.Isolated = edges.Edges, edges.SelfLoops, edges.Duplicates, edges.Isolated
-	if f.Nodes > 0 && (st.Nodes != f.Nodes || st.Edges != f.Edges) {
-		return st, fmt.Errorf("fmpbeam: the model was saved for a graph of %d nodes and %d edges; the node and edge files hold %d nodes and %d edges", f.Nodes, f.Edges, st.Nodes, st.Edges)
+// ProcessElement takes the edges' statistics as an iterable: they are
+// missing only when the stage that builds the matrix failed, and that
+// stage's error is the job's. Prism, after a failed bundle, may still run
+// this one on the empty output; failing here too would let a message
+// about a missing side input race the real one to be the job's error.
+func (f *mergeStatsFn) ProcessElement(st Stats, edges func(*Stats) bool, emit func(Stats)) error {
+	var e Stats
+	if !edges(&e) {
+		return nil // the matrix stage failed: its error is reported
 	}
-	return st, nil
+	st.Edges, st.SelfLoops, st.Duplicates, st.Isolated = e.Edges, e.SelfLoops, e.Duplicates, e.Isolated
+	if f.Nodes > 0 && (st.Nodes != f.Nodes || st.Edges != f.Edges) {
+		return fmt.Errorf("fmpbeam: the model was saved for a graph of %d nodes and %d edges; the node and edge files hold %d nodes and %d edges", f.Nodes, f.Edges, st.Nodes, st.Edges)
+	}
+	emit(st)
+	return nil
 }
 
 // Build lays the job's pipeline (or its stage's) out in s, for the model
@@ -244,5 +254,6 @@ func CounterStage(name string) string {
 }
 
 func init() {
-	register.DoFn2x2[Stats, Stats, Stats, error](&mergeStatsFn{})
+	register.DoFn3x1[Stats, func(*Stats) bool, func(Stats), error](&mergeStatsFn{})
+	register.Iter1[Stats]()
 }

@@ -417,7 +417,11 @@ type featureBlocksFn struct {
 	Size int64
 }
 
-func (f *featureBlocksFn) ProcessElement(_ []byte, st Stats, emit func(int64)) error {
+func (f *featureBlocksFn) ProcessElement(_ []byte, stIt func(*Stats) bool, emit func(int64)) error {
+	st, ok := side(stIt)
+	if !ok {
+		return nil // an earlier stage failed (see side)
+	}
 	m, err := openFeatures(f.Path)
 	if err != nil {
 		return fmt.Errorf("fmpbeam: features %s: %w", f.Path, err)
@@ -506,7 +510,7 @@ func init() {
 	register.DoFn4x1[context.Context, int64, func(*Nodes) bool, func(int64, Nodes), error](&assembleNodesFn{})
 	register.DoFn3x1[context.Context, string, func(int64, Rows), error](&readRowsFn{})
 	register.DoFn5x1[context.Context, int64, func(*Nodes) bool, func(*Rows) bool, func(int64, Rows), error](&assembleRowsFn{})
-	register.DoFn3x1[[]byte, Stats, func(int64), error](&featureBlocksFn{})
+	register.DoFn3x1[[]byte, func(*Stats) bool, func(int64), error](&featureBlocksFn{})
 	register.DoFn2x1[int64, func(int64, Rows), error](&featureRowsFn{})
 	register.DoFn3x1[context.Context, []byte, func([]byte), error](&readFileFn{})
 	register.Emitter1[string]()

@@ -151,6 +151,18 @@ func keyed(key int64, value int) int {
 	return uvarintLen(uint64(key<<1)^uint64(key>>63)) + uvarintLen(uint64(value)) + value
 }
 
+// side reads a singleton side input taken as an iterable. It is empty
+// only when the stage that computes it failed, and that stage's error is
+// the job's: the DoFn reading it then emits nothing and returns nil.
+// (Prism, after a failed bundle, may still run the stages downstream on
+// its empty output; a DoFn failing there on a missing singleton would let
+// that message race the real one to be the job's error.)
+func side[T any](it func(*T) bool) (T, bool) {
+	var v T
+	ok := it(&v)
+	return v, ok
+}
+
 func init() {
 	beam.RegisterCoder(reflect.TypeOf(Stats{}), encStats, decStats)
 	register.Combiner3[Stats, Stats, Stats](&statsFn{})

@@ -162,7 +162,11 @@ type predictionsFn struct {
 	S      int
 }
 
-func (f *predictionsFn) ProcessElement(b int64, out Rows, r Result) (int64, Chunk) {
+func (f *predictionsFn) ProcessElement(b int64, out Rows, rIt func(*Result) bool, emit func(int64, Chunk)) {
+	r, ok := side(rIt)
+	if !ok {
+		return // the evaluation failed (see side)
+	}
 	var sb []byte
 	c := int(out.C) / f.S
 	p := make([]float64, c)
@@ -178,7 +182,7 @@ func (f *predictionsFn) ProcessElement(b int64, out Rows, r Result) (int64, Chun
 		sb = strconv.AppendInt(sb, int64(decide(p, opt)), 10)
 		sb = append(sb, '\n')
 	}
-	return b % int64(f.Shards), Chunk{Block: b, Data: sb}
+	emit(b%int64(f.Shards), Chunk{Block: b, Data: sb})
 }
 
 // WritePredictions writes the predictions of the setting the Result
@@ -208,7 +212,11 @@ type writeReportFn struct {
 	Model string
 }
 
-func (f *writeReportFn) ProcessElement(ctx context.Context, r Result, graph Stats) error {
+func (f *writeReportFn) ProcessElement(ctx context.Context, r Result, graphIt func(*Stats) bool) error {
+	graph, ok := side(graphIt)
+	if !ok {
+		return nil // an earlier stage failed (see side)
+	}
 	b, err := json.MarshalIndent(Report{Graph: graph, Model: f.Model, Result: r}, "", "  ")
 	if err != nil {
 		return err
@@ -429,8 +437,10 @@ func init() {
 	beam.RegisterCoder(reflect.TypeOf(Chunk{}), encChunk, decChunk)
 	register.DoFn3x1[context.Context, int64, func(*Chunk) bool, error](&writeShardFn{})
 	register.Function1x2(emptyShardFn)
-	register.DoFn3x2[int64, Rows, Result, int64, Chunk](&predictionsFn{})
-	register.DoFn3x1[context.Context, Result, Stats, error](&writeReportFn{})
+	register.DoFn4x0[int64, Rows, func(*Result) bool, func(int64, Chunk)](&predictionsFn{})
+	register.Iter1[Result]()
+	register.Emitter2[int64, Chunk]()
+	register.DoFn3x1[context.Context, Result, func(*Stats) bool, error](&writeReportFn{})
 	register.DoFn3x1[context.Context, int64, []byte, error](&writeBlockFn{})
 	register.Function2x2(encodeAdjFn)
 	register.Function2x2(encodeRowsFn)

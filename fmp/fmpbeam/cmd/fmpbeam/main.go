@@ -341,9 +341,15 @@ func writeBytes(w io.Writer, info RunInfo) {
 // error wrapping metrics.ErrNoCandidate (exit status 3: the outputs are
 // written).
 func summary(w io.Writer, out string) error {
-	b, err := os.ReadFile(strings.TrimSuffix(out, "/") + "/metrics.json")
-	if err != nil {
+	path := strings.TrimSuffix(out, "/") + "/metrics.json"
+	if strings.Contains(out, "://") {
 		return nil // not a local folder: the file is where the runner wrote it
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		// A job that succeeds writes it; without it a stage produced
+		// nothing, which must not pass for a result.
+		return fmt.Errorf("the job finished but %s is missing (%w): a stage produced nothing; run with -v for the runner's log", path, err)
 	}
 	var rep fmpbeam.Report
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&rep); err != nil {
