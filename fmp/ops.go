@@ -104,21 +104,6 @@ func checkFU(f, u *G.Node, ds *DeltaS, fn string) error {
 	return nil
 }
 
-func matShape(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
-	if len(in) != want {
-		return nil, fmt.Errorf("%s: %d inputs, want %d", name, len(in), want)
-	}
-	out := make([]tensor.Shape, want)
-	for k, d := range in {
-		s, ok := d.(tensor.Shape)
-		if !ok || len(s) != 2 {
-			return nil, fmt.Errorf("%s: input %d shape %v, want a matrix", name, k, d)
-		}
-		out[k] = s
-	}
-	return out, nil
-}
-
 // ---------------------------------------------------------------------------
 // gradOp: scale · ∇_τ(F, u), the gradient of ⟨Δs SF(F/τ), u⟩ with
 // respect to F: (1/τ)(U ⊙ S − rowsum(U ⊙ S) ⊙ S), S = SF(F/τ).
@@ -147,7 +132,7 @@ func (op *gradOp) String() string {
 }
 func (op *gradOp) DiffWRT(int) []bool { return []bool{true, !op.constDual} }
 func (op *gradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := matShape(in, 2, "FairGrad")
+	s, err := opkit.InputShapes(in, 2, "FairGrad")
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +216,7 @@ func (op *gradBackOp) String() string {
 	return fmt.Sprintf("FairGradBackF(Δs#%d, %g, τ=%g)", op.ds.ID(), op.scale, op.temp)
 }
 func (op *gradBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := matShape(in, 3, "FairGradBackF")
+	s, err := opkit.InputShapes(in, 3, "FairGradBackF")
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +305,7 @@ func (op *gapOp) DiffWRT(int) []bool {
 	return []bool{true}
 }
 func (op *gapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := matShape(in, op.Arity(), op.String())
+	s, err := opkit.InputShapes(in, op.Arity(), op.String())
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +416,7 @@ func (op *projOp) DiffWRT(int) []bool {
 	return []bool{true}
 }
 func (op *projOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := matShape(in, op.Arity(), op.String())
+	s, err := opkit.InputShapes(in, op.Arity(), op.String())
 	if err != nil {
 		return nil, err
 	}

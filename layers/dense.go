@@ -94,7 +94,7 @@ func (op *denseOp) WriteHash(h hash.Hash) {
 }
 func (op *denseOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 func (op *denseOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes2(in, op.Arity(), op.String())
+	s, err := opkit.InputShapes(in, op.Arity(), op.String())
 	if err != nil {
 		return nil, err
 	}
@@ -102,21 +102,6 @@ func (op *denseOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 		return nil, fmt.Errorf("%v: shapes %v · %v", op, s[0], s[1])
 	}
 	return tensor.Shape{s[0][0], s[1][1]}, nil
-}
-
-func shapes2(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
-	if len(in) != want {
-		return nil, fmt.Errorf("%s: %d inputs, want %d", name, len(in), want)
-	}
-	out := make([]tensor.Shape, want)
-	for k, d := range in {
-		s, ok := d.(tensor.Shape)
-		if !ok || len(s) != 2 {
-			return nil, fmt.Errorf("%s: input %d shape %v, want a matrix", name, k, d)
-		}
-		out[k] = s
-	}
-	return out, nil
 }
 
 func (op *denseOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
@@ -263,7 +248,7 @@ func (op *matMulOp) dims(sa, sb [2]int) (m, k, kb, n int) {
 }
 
 func (op *matMulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes2(in, op.Arity(), op.String())
+	s, err := opkit.InputShapes(in, op.Arity(), op.String())
 	if err != nil {
 		return nil, err
 	}

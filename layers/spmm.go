@@ -178,7 +178,7 @@ func (op *spmmBiasActOp) String() string {
 	return fmt.Sprintf("SpMM(A#%d)+b=%v+relu=%v", op.a.ID(), op.bias, op.relu)
 }
 func (op *spmmBiasActOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes2(in, op.Arity(), op.String())
+	s, err := opkit.InputShapes(in, op.Arity(), op.String())
 	if err != nil {
 		return nil, err
 	}

@@ -357,6 +357,23 @@ func WriteBool(h hash.Hash, v bool) {
 	}
 }
 
+// InputShapes checks that an op's InferShape received want matrix
+// shapes and returns them. Errors name the op (name).
+func InputShapes(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
+	if len(in) != want {
+		return nil, fmt.Errorf("%s: %d inputs, want %d", name, len(in), want)
+	}
+	out := make([]tensor.Shape, want)
+	for k, d := range in {
+		s, ok := d.(tensor.Shape)
+		if !ok || len(s) != 2 {
+			return nil, fmt.Errorf("%s: input %d shape %v, want a matrix", name, k, d)
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
 // DenseInputs materialises the inputs, checks they are matrices of one
 // float dtype, and returns them with their shapes. Errors name op and
 // the input.

@@ -279,15 +279,7 @@ func (a *adversary) train(epoch, k int) error {
 	if a.m == nil {
 		return fmt.Errorf("fairtrain: adversary: not built (the configuration from Apply must go through train.Fit)")
 	}
-	dst := a.pin.Value().(*tensor.Dense)
-	switch d := dst.Data().(type) {
-	case []float64:
-		copy(d, a.capt.buf)
-	case []float32:
-		for i, v := range a.capt.buf {
-			d[i] = float32(v)
-		}
-	}
+	a.capt.copyTo(a.pin)
 	params := a.inTrain.Learnables()
 	for s := 0; s < k; s++ {
 		if err := a.m.RunAll(); err != nil {

@@ -399,15 +399,7 @@ func (a *fairAdversary) step(int) error {
 	if a.m == nil {
 		return fmt.Errorf("fairtrain: fairgnn: adversary not built")
 	}
-	dst := a.pin.Value().(*tensor.Dense)
-	switch d := dst.Data().(type) {
-	case []float64:
-		copy(d, a.capt.buf)
-	case []float32:
-		for i, v := range a.capt.buf {
-			d[i] = float32(v)
-		}
-	}
+	a.capt.copyTo(a.pin)
 	params := a.inTrain.Learnables()
 	if err := zeroGrad(params); err != nil {
 		return err

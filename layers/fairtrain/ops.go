@@ -421,6 +421,19 @@ func capture(x *G.Node) (*G.Node, *captureOp, error) {
 	return out, op, err
 }
 
+// copyTo writes the captured value into the value of pin, a matrix of
+// the captured shape (the side graph's input), in pin's dtype.
+func (op *captureOp) copyTo(pin *G.Node) {
+	switch d := pin.Value().(*tensor.Dense).Data().(type) {
+	case []float64:
+		copy(d, op.buf)
+	case []float32:
+		for i, v := range op.buf {
+			d[i] = float32(v)
+		}
+	}
+}
+
 func (op *captureOp) Arity() int                { return 1 }
 func (op *captureOp) Type() hm.Type             { return opkit.FnType(1) }
 func (op *captureOp) DiffWRT(inputs int) []bool { return []bool{true} }
