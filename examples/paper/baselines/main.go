@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +62,8 @@ type options struct {
 	epochs, hidden, synthN       int
 	includeSens                  bool
 	known                        []float64
+	knownNodes                   []int
+	trainLabels                  int
 	fairgnnAlpha, fairgnnBeta    float64
 	fairgnnHidden                int
 	estEpochs                    int
@@ -83,6 +86,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.hidden, "hidden", 64, "hidden width of the backbone")
 	fs.BoolVar(&o.includeSens, "include-sens", false, "keep the sensitive attribute among the features (NIFTY's protocol; counterfactual unfairness is then about the features)")
 	known := fs.String("known", "", "comma-separated shares of non-test nodes whose group is known (e.g. 1,0.3,0.1,0.01): draw the missing-attribute curve instead of the table")
+	knownNodes := fs.String("known-nodes", "", "comma-separated numbers of non-test nodes whose group is known (FairGNN's NBA protocol: 50), instead of -known's shares")
+	fs.IntVar(&o.trainLabels, "train-labels", 0, "keep this many of the split's training nodes, half of each class where it has them, drawn with seed 20 for every run (the reference code's label_number: NIFTY 100 on Bail, 6000 on Credit; FairGNN 100 on NBA); 0 keeps them all")
 	fs.Float64Var(&o.fairgnnAlpha, "fairgnn-alpha", fairtrain.DefaultFairGNNConfig().Alpha, "FairGNN's covariance weight α")
 	fs.Float64Var(&o.fairgnnBeta, "fairgnn-beta", fairtrain.DefaultFairGNNConfig().Beta, "FairGNN's adversary weight β")
 	fs.IntVar(&o.fairgnnHidden, "fairgnn-hidden", fairtrain.DefaultFairGNNConfig().Hidden, "FairGNN's representation width")
@@ -118,6 +123,21 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			}
 		}
 		o.known = ks
+	}
+	if *knownNodes != "" {
+		if *known != "" {
+			return nil, fmt.Errorf("-known and -known-nodes: give one of them")
+		}
+		for _, f := range cli.SplitList(*knownNodes) {
+			k, err := strconv.Atoi(f)
+			if err != nil || k < 2 {
+				return nil, fmt.Errorf("-known-nodes: %q, want whole numbers >= 2", f)
+			}
+			o.knownNodes = append(o.knownNodes, k)
+		}
+	}
+	if o.trainLabels < 0 || o.trainLabels == 1 {
+		return nil, fmt.Errorf("-train-labels %d: want 0 (all) or at least 2 (one of each class)", o.trainLabels)
 	}
 	if o.seeds < 1 || o.epochs < 1 || o.hidden < 1 {
 		return nil, fmt.Errorf("-seeds %d, -epochs %d, -hidden %d: want all >= 1", o.seeds, o.epochs, o.hidden)
@@ -162,6 +182,27 @@ func load(o *options) (*problem, error) {
 		}
 	}
 	return p, nil
+}
+
+// capTrain keeps n of the training nodes train: n/2 of each of the two
+// classes, or all of a class with fewer, drawn with the reference code's
+// split seed (20) whatever the run's seed, so that every run and method
+// trains on the same nodes (NIFTY's code: at most label_number/2 per
+// class; FairGNN's draws label_number nodes without regard to class).
+func capTrain(train, labels []int, n int) []int {
+	byClass := map[int][]int{}
+	for _, i := range train {
+		byClass[labels[i]] = append(byClass[labels[i]], i)
+	}
+	rng := rand.New(rand.NewSource(20))
+	var out []int
+	for _, c := range []int{0, 1} {
+		idx := byClass[c]
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		out = append(out, idx[:min(n/2, len(idx))]...)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sensColumn names the sensitive column of a preset.
@@ -362,8 +403,8 @@ func setup(p *problem, t *train.Task, sens []int) fairtrain.Setup {
 
 // table writes the methods' means over seeds.
 func table(w io.Writer, o *options, p *problem, all [][]outcome) error {
-	fmt.Fprintf(w, "%s, backbone %s, %d seeds (%d–%d), %d epochs; test %%: accuracy, ΔDP, ΔEO with the 95%% bootstrap interval of the seed mean over the %d test nodes (metrics.BootstrapMean); counterfactual unfairness (CF) and instability: mean over seeds [mean of the runs' 95%% intervals]; seconds a run (FMP and thresholds: the plain run's training plus the post-processing)\n\n",
-		o.dataset, o.backbone, o.seeds, o.firstSeed, o.firstSeed+int64(o.seeds)-1, o.epochs, len(p.ds.Split.Test))
+	fmt.Fprintf(w, "%s, backbone %s, %d seeds (%d–%d), %d epochs, %d training nodes; test %%: accuracy, ΔDP, ΔEO with the 95%% bootstrap interval of the seed mean over the %d test nodes (metrics.BootstrapMean); counterfactual unfairness (CF) and instability: mean over seeds [mean of the runs' 95%% intervals]; seconds a run (FMP and thresholds: the plain run's training plus the post-processing)\n\n",
+		o.dataset, o.backbone, o.seeds, o.firstSeed, o.firstSeed+int64(o.seeds)-1, o.epochs, len(p.ds.Split.Train), len(p.ds.Split.Test))
 	fmt.Fprintln(w, "| method | accuracy | ΔDP | ΔEO | CF unfairness | instability | s a run | settings chosen |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for k, name := range o.methods {
@@ -420,16 +461,7 @@ func writeCSV(path string, all [][]outcome) error {
 // knownSens returns the attribute with the groups of the test nodes and
 // of all but a share of the other nodes hidden (−1), drawn from seed.
 func knownSens(ds *datasets.Dataset, share float64, seed int64) []int {
-	test := make([]bool, ds.N())
-	for _, i := range ds.Split.Test {
-		test[i] = true
-	}
-	var cand []int
-	for i, s := range ds.Sens {
-		if s >= 0 && !test[i] {
-			cand = append(cand, i)
-		}
-	}
+	cand := knownCandidates(ds)
 	rng := rand.New(rand.NewSource(seed))
 	rng.Shuffle(len(cand), func(a, b int) { cand[a], cand[b] = cand[b], cand[a] })
 	k := max(2, int(math.Round(share*float64(len(cand)))))
@@ -441,6 +473,22 @@ func knownSens(ds *datasets.Dataset, share float64, seed int64) []int {
 		out[i] = ds.Sens[i]
 	}
 	return out
+}
+
+// knownCandidates lists the nodes whose group may be known: the non-test
+// nodes with a group.
+func knownCandidates(ds *datasets.Dataset) []int {
+	test := make([]bool, ds.N())
+	for _, i := range ds.Split.Test {
+		test[i] = true
+	}
+	var cand []int
+	for i, s := range ds.Sens {
+		if s >= 0 && !test[i] {
+			cand = append(cand, i)
+		}
+	}
+	return cand
 }
 
 // curvePoint is one method at one known share and seed.
@@ -604,8 +652,8 @@ func softmax(z *tensor.Dense) []float64 {
 
 // curveTable writes the curve's means over seeds.
 func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
-	fmt.Fprintf(w, "%s, backbone %s, %d seeds, %d epochs; FMP with λs %g, λf %g on the trained backbone's logits; FairGNN α %g, β %g: test %% (mean ± std over seeds) on the %d test nodes, whose groups no method sees; \"known\" is the share of the other nodes whose group the methods are given; est. acc: the estimator's accuracy on the test nodes' groups\n\n",
-		o.dataset, o.backbone, o.seeds, o.epochs, o.curveFMP.LambdaS, o.curveFMP.LambdaF, o.fairgnnAlpha, o.fairgnnBeta, len(p.ds.Split.Test))
+	fmt.Fprintf(w, "%s, backbone %s, %d seeds, %d epochs, %d training nodes; FMP with λs %g, λf %g on the trained backbone's logits; FairGNN α %g, β %g: test %% (mean ± std over seeds) on the %d test nodes, whose groups no method sees; \"known\" is the share of the other nodes whose group the methods are given; est. acc: the estimator's accuracy on the test nodes' groups\n\n",
+		o.dataset, o.backbone, o.seeds, o.epochs, len(p.ds.Split.Train), o.curveFMP.LambdaS, o.curveFMP.LambdaF, o.fairgnnAlpha, o.fairgnnBeta, len(p.ds.Split.Test))
 	fmt.Fprintln(w, "| known | method | accuracy | ΔDP | ΔEO | est. acc |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	type key struct {
@@ -638,6 +686,9 @@ func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
 			acc, dp, eo, ea = append(acc, q.acc), append(dp, q.dp), append(eo, q.eo), append(ea, q.estAcc)
 		}
 		share := fmt.Sprintf("%g%%", 100*k.share)
+		if o.knownNodes != nil {
+			share = fmt.Sprintf("%d nodes (%.1f%%)", int(math.Round(k.share*float64(len(knownCandidates(p.ds))))), 100*k.share)
+		}
 		if k.method == methodPlain {
 			share = "(none used)"
 		}
@@ -658,8 +709,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.trainLabels > 0 {
+		p.ds.Split.Train = capTrain(p.ds.Split.Train, p.ds.Labels, o.trainLabels)
+	}
 	exp.PrintWarnings(stderr, p.ds)
 	fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features (sensitive column %d); started %s\n", o.dataset, p.ds.N(), p.ds.Graph.NumEdges(), p.ds.NumFeatures, p.sensCol, time.Now().Format(time.RFC3339))
+	if o.knownNodes != nil {
+		cand := len(knownCandidates(p.ds))
+		for _, k := range o.knownNodes {
+			if k > cand {
+				return fmt.Errorf("-known-nodes: %d, but only %d non-test nodes have a known group", k, cand)
+			}
+			o.known = append(o.known, float64(k)/float64(cand))
+		}
+	}
 	if o.known != nil {
 		var pts []curvePoint
 		for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
@@ -687,6 +750,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		name := o.dataset + "_" + o.backbone
 		if o.includeSens {
 			name += "_with_sens"
+		}
+		if o.trainLabels > 0 {
+			name += fmt.Sprintf("_train%d", o.trainLabels)
 		}
 		if err := writeCSV(filepath.Join(o.out, name+"_runs.csv"), all); err != nil {
 			return err

@@ -41,3 +41,33 @@ func TestRealNBA(t *testing.T) {
 	require.NoError(t, run([]string{"-dataset", "nba", "-seeds", "1", "-epochs", "5", "-methods", "plain,fairgnn,nifty"}, &out, &log))
 	assert.Contains(t, out.String(), "| nifty |")
 }
+
+func TestCapTrain(t *testing.T) {
+	labels := []int{0, 1, 0, 1, 0, 0, 0, 1, -1, 0}
+	train := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	got := capTrain(train, labels, 4)
+	require.Len(t, got, 4)
+	per := map[int]int{}
+	for _, i := range got {
+		assert.Contains(t, train, i)
+		per[labels[i]]++
+	}
+	assert.Equal(t, map[int]int{0: 2, 1: 2}, per, "half of each class")
+	assert.Equal(t, got, capTrain(train, labels, 4), "the same nodes on every call")
+	// A class with fewer than n/2 nodes gives all it has.
+	got = capTrain(train, labels, 10)
+	assert.Len(t, got, 8)
+}
+
+func TestProtocolFlags(t *testing.T) {
+	var out, log bytes.Buffer
+	require.NoError(t, run([]string{"-n", "200", "-seeds", "1", "-epochs", "5", "-methods", "plain", "-train-labels", "20"}, &out, &log))
+	assert.Contains(t, out.String(), "20 training nodes")
+	out.Reset()
+	require.NoError(t, run([]string{"-n", "200", "-seeds", "1", "-epochs", "5", "-estimator-epochs", "5", "-known-nodes", "10"}, &out, &log))
+	assert.Contains(t, out.String(), "| 10 nodes (")
+	assert.ErrorContains(t, run([]string{"-known", "0.5", "-known-nodes", "10"}, &out, &log), "give one of them")
+	assert.ErrorContains(t, run([]string{"-known-nodes", "1"}, &out, &log), "want whole numbers >= 2")
+	assert.ErrorContains(t, run([]string{"-n", "200", "-known-nodes", "100000"}, &out, &log), "only")
+	assert.ErrorContains(t, run([]string{"-train-labels", "1"}, &out, &log), "-train-labels 1")
+}
