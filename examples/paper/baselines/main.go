@@ -500,6 +500,7 @@ type curvePoint struct {
 	dp     float64
 	eo     float64
 	estAcc float64 // the estimator's accuracy on the test nodes (fmp-est, fairgnn)
+	estOne bool    // the estimator put every test node in one group
 }
 
 // curveSeed runs the missing-attribute curve for one seed: the plain
@@ -529,22 +530,33 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 	eval := func(probs []float64) (metrics.Report, error) {
 		return metrics.Evaluate(probs, 2, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions())
 	}
-	estAcc := func(score []float64) float64 {
-		right := 0
+	// est is the estimator's accuracy on the test nodes' groups, and
+	// whether it put them all in one group.
+	type est struct {
+		acc float64
+		one bool
+	}
+	estAcc := func(score []float64) est {
+		right, ones := 0, 0
 		for _, i := range ds.Split.Test {
+			if score[i] > 0.5 {
+				ones++
+			}
 			if (score[i] > 0.5) == (ds.Sens[i] == 1) {
 				right++
 			}
 		}
-		return float64(right) / float64(len(ds.Split.Test))
+		n := len(ds.Split.Test)
+		return est{float64(right) / float64(n), ones == 0 || ones == n}
 	}
 	var pts []curvePoint
-	add := func(method string, share float64, probs []float64, ea float64) error {
+	add := func(method string, share float64, probs []float64, e est) error {
 		r, err := eval(probs)
 		if err != nil {
 			return fmt.Errorf("%s at %g: %w", method, share, err)
 		}
-		pts = append(pts, curvePoint{method: method, share: share, seed: seed, acc: r.Accuracy, dp: r.DemographicParity, eo: r.EqualOpportunity, estAcc: ea})
+		ea := e.acc
+		pts = append(pts, curvePoint{method: method, share: share, seed: seed, acc: r.Accuracy, dp: r.DemographicParity, eo: r.EqualOpportunity, estAcc: ea, estOne: e.one})
 		fmt.Fprintf(log, "seed %d known %5.3f %-10s acc %6.2f ΔDP %6.2f ΔEO %6.2f est %5.2f\n", seed, share, method,
 			metrics.Percent(r.Accuracy), metrics.Percent(r.DemographicParity), metrics.Percent(r.EqualOpportunity), metrics.Percent(ea))
 		return nil
@@ -553,7 +565,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 	if err != nil {
 		return nil, err
 	}
-	if err := add(methodPlain, 0, pp.Probs, math.NaN()); err != nil {
+	if err := add(methodPlain, 0, pp.Probs, est{acc: math.NaN()}); err != nil {
 		return nil, err
 	}
 	for _, share := range o.known {
@@ -567,7 +579,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 		if err != nil {
 			return nil, err
 		}
-		if err := add("fmp-known", share, softmax(out), math.NaN()); err != nil {
+		if err := add("fmp-known", share, softmax(out), est{acc: math.NaN()}); err != nil {
 			return nil, err
 		}
 		// FMP on the estimator's memberships where unknown.
@@ -697,6 +709,25 @@ func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
 			est = ms(ea)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", share, k.method, ms(acc), ms(dp), ms(eo), est)
+	}
+	// A trivially right estimator: its accuracy is the majority group's
+	// share, and methods that use its estimates are given nothing.
+	one := map[string]int{}
+	for _, q := range pts {
+		if q.estOne {
+			one[fmt.Sprintf("%g%%", 100*q.share)]++
+		}
+	}
+	if len(one) > 0 {
+		var list []string
+		for _, k := range order {
+			sh := fmt.Sprintf("%g%%", 100*k.share)
+			if n, ok := one[sh]; ok {
+				list = append(list, fmt.Sprintf("%s in %d of %d runs", sh, n, 2*o.seeds))
+				delete(one, sh)
+			}
+		}
+		fmt.Fprintf(w, "\nWarning: the estimator put every test node in one group (known %s): its accuracy is that group's share, and fmp-est and fairgnn were given no information about the groups there.\n", strings.Join(list, ", "))
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,4 +71,25 @@ func TestProtocolFlags(t *testing.T) {
 	assert.ErrorContains(t, run([]string{"-known-nodes", "1"}, &out, &log), "want whole numbers >= 2")
 	assert.ErrorContains(t, run([]string{"-n", "200", "-known-nodes", "100000"}, &out, &log), "only")
 	assert.ErrorContains(t, run([]string{"-train-labels", "1"}, &out, &log), "-train-labels 1")
+}
+
+func TestCurveTableWarnsOfAOneGroupEstimator(t *testing.T) {
+	o := &options{dataset: "d", backbone: "gcn", seeds: 1, epochs: 1}
+	p, err := load(&options{dataset: "synthetic", synthN: 200})
+	require.NoError(t, err)
+	pts := []curvePoint{
+		{method: methodPlain, seed: 1, estAcc: math.NaN()},
+		{method: "fmp-est", share: 0.1, seed: 1, estAcc: 0.7, estOne: true},
+		{method: "fairgnn", share: 0.1, seed: 1, estAcc: 0.7, estOne: true},
+		{method: "fmp-est", share: 0.5, seed: 1, estAcc: 0.8},
+		{method: "fairgnn", share: 0.5, seed: 1, estAcc: 0.8},
+	}
+	var out bytes.Buffer
+	curveTable(&out, o, p, pts)
+	assert.Contains(t, out.String(), "Warning: the estimator put every test node in one group (known 10% in 2 of 2 runs)")
+	assert.NotContains(t, out.String(), "50% in")
+
+	out.Reset()
+	curveTable(&out, o, p, pts[3:])
+	assert.NotContains(t, out.String(), "Warning")
 }
