@@ -79,6 +79,10 @@ func jvpRow[T float32 | float64](s, v []float64, scale float64, out []T) {
 // gradKernel: out = scale · (U ⊙ S − rowsum(U ⊙ S) ⊙ S), U = Δsᵀu,
 // S = SF(F·invT).
 func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c int, scale, invT float64, sm []float64) {
+	if rows == 1 && c == 2 {
+		gradKernel2(ds, n, f, u, out, scale, invT, sm)
+		return
+	}
 	forBlocks(n, func(_, lo, hi int) {
 		s := make([]float64, c)
 		a := make([]float64, c)
@@ -98,6 +102,10 @@ func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c
 // out_i = scale · J(s_i)·h_i, h = W ⊙ U − rowsum(W ⊙ S) ⊙ U − rowsum(U ⊙ S) ⊙ W,
 // S = SF(F·invT).
 func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out []T, c int, scale, invT float64, sm []float64) {
+	if rows == 1 && c == 2 {
+		gradBackKernel2(ds, n, f, u, w, out, scale, invT, sm)
+		return
+	}
 	forBlocks(n, func(_, lo, hi int) {
 		s := make([]float64, c)
 		a := make([]float64, c)
@@ -128,6 +136,23 @@ func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out
 func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c int, scale, invT float64, sm []float64) {
 	nb := numBlocks(n)
 	part := make([]float64, nb*rows*c)
+	if rows == 1 && c == 2 {
+		gapParts2(ds, n, f, w, part, invT, sm)
+	} else {
+		gapParts(ds, rows, n, f, w, part, c, invT, sm)
+	}
+	for k := range out {
+		sum := 0.0
+		for b := 0; b < nb; b++ {
+			sum += part[b*rows*c+k]
+		}
+		out[k] = T(scale * sum)
+	}
+}
+
+// gapParts writes each row block's Σ_i Δs[r,i]·V_i into its rows × c
+// slice of part (gapKernel's partial sums).
+func gapParts[T float32 | float64](ds []float64, rows, n int, f, w []T, part []float64, c int, invT float64, sm []float64) {
 	forBlocks(n, func(b, lo, hi int) {
 		p := part[b*rows*c : (b+1)*rows*c]
 		s := make([]float64, c)
@@ -168,13 +193,100 @@ func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c 
 			}
 		}
 	})
-	for k := range out {
-		sum := 0.0
-		for b := 0; b < nb; b++ {
-			sum += part[b*rows*c+k]
-		}
-		out[k] = T(scale * sum)
+}
+
+// The kernels for the binary attribute (one row of Δs) and two classes,
+// FMP's common case: the general kernels' operations in the same order,
+// on scalars instead of row slices, so the results are bit-identical
+// (TestKernels2BitIdentical) and the loops carry no per-row slices.
+
+// rowA2 is expandRow for one row of Δs and two classes: a = Δs_i·u.
+func rowA2(d, u0, u1 float64) (a0, a1 float64) {
+	if d != 0 {
+		a0 += d * u0
+		a1 += d * u1
 	}
+	return a0, a1
+}
+
+// softmax2Of is softmaxOf for two classes.
+func softmax2Of[T float32 | float64](f []T, i int, invT float64, sm []float64) (s0, s1 float64) {
+	if sm != nil {
+		return sm[2*i], sm[2*i+1]
+	}
+	return opkit.Softmax2(float64(f[2*i]), float64(f[2*i+1]), invT)
+}
+
+// jvp2 is jvpRow for two classes.
+func jvp2[T float32 | float64](s0, s1, v0, v1, scale float64, out []T) {
+	t := 0.0
+	t += s0 * v0
+	t += s1 * v1
+	out[0] = T(scale * s0 * (v0 - t))
+	out[1] = T(scale * s1 * (v1 - t))
+}
+
+func gradKernel2[T float32 | float64](ds []float64, n int, f, u, out []T, scale, invT float64, sm []float64) {
+	u0, u1 := float64(u[0]), float64(u[1])
+	forBlocks(n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := out[2*i : 2*i+2 : 2*i+2]
+			a0, a1 := rowA2(ds[i], u0, u1)
+			if a0 == 0 && a1 == 0 {
+				o[0], o[1] = 0, 0
+				continue
+			}
+			s0, s1 := softmax2Of(f, i, invT, sm)
+			jvp2(s0, s1, a0, a1, scale, o)
+		}
+	})
+}
+
+func gradBackKernel2[T float32 | float64](ds []float64, n int, f, u, w, out []T, scale, invT float64, sm []float64) {
+	u0, u1 := float64(u[0]), float64(u[1])
+	forBlocks(n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := out[2*i : 2*i+2 : 2*i+2]
+			a0, a1 := rowA2(ds[i], u0, u1)
+			if a0 == 0 && a1 == 0 {
+				o[0], o[1] = 0, 0
+				continue
+			}
+			s0, s1 := softmax2Of(f, i, invT, sm)
+			w0, w1 := float64(w[2*i]), float64(w[2*i+1])
+			ws, as := 0.0, 0.0
+			ws += w0 * s0
+			as += a0 * s0
+			ws += w1 * s1
+			as += a1 * s1
+			h0 := w0*a0 - ws*a0 - as*w0
+			h1 := w1*a1 - ws*a1 - as*w1
+			jvp2(s0, s1, h0, h1, scale, o)
+		}
+	})
+}
+
+func gapParts2[T float32 | float64](ds []float64, n int, f, w []T, part []float64, invT float64, sm []float64) {
+	forBlocks(n, func(b, lo, hi int) {
+		p0, p1 := 0.0, 0.0
+		for i := lo; i < hi; i++ {
+			d := ds[i]
+			if d == 0 {
+				continue
+			}
+			v0, v1 := softmax2Of(f, i, invT, sm)
+			if w != nil {
+				w0, w1 := float64(w[2*i]), float64(w[2*i+1])
+				t := 0.0
+				t += v0 * w0
+				t += v1 * w1
+				v0, v1 = v0*(w0-t), v1*(w1-t)
+			}
+			p0 += d * v0
+			p1 += d * v1
+		}
+		part[2*b], part[2*b+1] = p0, p1
+	})
 }
 
 // projKernel: out = sign(x) ⊙ min(|x|, r).

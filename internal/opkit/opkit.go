@@ -287,22 +287,24 @@ func UniqueName(g *G.ExprGraph, name string) error {
 // be len(x).
 func SoftmaxRow[T float32 | float64](x []T, p []float64, invT float64) {
 	if len(x) == 2 {
-		// Two classes: one exp, the same operations as the general
-		// path below (the larger entry's exp(0) = 1 exactly), so the
-		// result is bit-identical.
-		a, b := float64(x[0]), float64(x[1])
-		if a >= b {
-			e := math.Exp((b - a) * invT)
-			sum := 1 + e
-			p[0], p[1] = 1/sum, e/sum
-		} else {
-			e := math.Exp((a - b) * invT)
-			sum := e + 1
-			p[0], p[1] = e/sum, 1/sum
-		}
+		p[0], p[1] = Softmax2(float64(x[0]), float64(x[1]), invT)
 		return
 	}
 	softmaxGeneral(x, p, invT)
+}
+
+// Softmax2 is SoftmaxRow of the two-entry row (a, b): one exp, the same
+// operations as the general path (the larger entry's exp(0) = 1
+// exactly), so the result is bit-identical to it.
+func Softmax2(a, b, invT float64) (p0, p1 float64) {
+	if a >= b {
+		e := math.Exp((b - a) * invT)
+		sum := 1 + e
+		return 1 / sum, e / sum
+	}
+	e := math.Exp((a - b) * invT)
+	sum := e + 1
+	return e / sum, 1 / sum
 }
 
 // softmaxGeneral is SoftmaxRow for any number of entries.
