@@ -435,6 +435,40 @@ func table(w io.Writer, o *options, p *problem, all [][]outcome) error {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.1f | %s |\n", name, iv.Accuracy, iv.DemographicParity, iv.EqualOpportunity,
 			stab(cf, cfLo, cfHi), stab(in, inLo, inHi), secs/nr, strings.Join(settings, "; "))
 	}
+	return trivialRuns(w, o, all)
+}
+
+// trivialRuns lists, below a table, the runs whose result is trivially
+// true: accuracy at or below the majority-class rate, or (nearly) every
+// test node selected or none, whose ΔDP is then (nearly) 0 by
+// triviality (metrics.DiagnoseReport).
+func trivialRuns(w io.Writer, o *options, all [][]outcome) error {
+	var lines []string
+	for k, name := range o.methods {
+		count := map[metrics.DiagnosticCode]int{}
+		for _, runs := range all {
+			ds, err := metrics.DiagnoseReport(runs[k].report, name, metrics.DefaultDiagnoseConfig())
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			seen := map[metrics.DiagnosticCode]bool{}
+			for _, d := range ds {
+				if (d.Code == metrics.BelowMajority || d.Code == metrics.TrivialSelection) && !seen[d.Code] {
+					seen[d.Code] = true
+					count[d.Code]++
+				}
+			}
+		}
+		for _, c := range []metrics.DiagnosticCode{metrics.TrivialSelection, metrics.BelowMajority} {
+			if count[c] > 0 {
+				lines = append(lines, fmt.Sprintf("%s: %s in %d of %d runs", name, c, count[c], len(all)))
+			}
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nWarning: trivially true results (%s: every test node selected or none, so ΔDP and ΔEO are near 0 by triviality; %s: no more accurate than predicting the larger class for every node): %s.\n",
+			metrics.TrivialSelection, metrics.BelowMajority, strings.Join(lines, "; "))
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -92,4 +93,32 @@ func TestCurveTableWarnsOfAOneGroupEstimator(t *testing.T) {
 	out.Reset()
 	curveTable(&out, o, p, pts[3:])
 	assert.NotContains(t, out.String(), "Warning")
+}
+
+func TestTrivialRunsWarn(t *testing.T) {
+	labels := []int{1, 1, 1, 0, 1, 0, 1, 1}
+	sens := []int{0, 0, 0, 0, 1, 1, 1, 1}
+	report := func(p1 []float64) metrics.Report {
+		probs := make([]float64, 0, 2*len(p1))
+		for _, p := range p1 {
+			probs = append(probs, 1-p, p)
+		}
+		r, err := metrics.Evaluate(probs, 2, labels, sens, nil, metrics.DefaultOptions())
+		require.NoError(t, err)
+		return r
+	}
+	constant := report([]float64{.9, .9, .9, .9, .9, .9, .9, .9}) // selects every node: 75% = the majority's rate
+	learnt := report([]float64{.9, .9, .9, .1, .9, .1, .9, .9})   // every node right
+	o := &options{methods: []string{"plain", "thresholds"}}
+	var out bytes.Buffer
+	require.NoError(t, trivialRuns(&out, o, [][]outcome{
+		{{report: learnt}, {report: constant}},
+		{{report: learnt}, {report: learnt}},
+	}))
+	assert.Contains(t, out.String(), "thresholds: trivial-selection in 1 of 2 runs; thresholds: below-majority in 1 of 2 runs.")
+	assert.NotContains(t, out.String(), "plain:")
+
+	out.Reset()
+	require.NoError(t, trivialRuns(&out, o, [][]outcome{{{report: learnt}, {report: learnt}}}))
+	assert.Empty(t, out.String())
 }
