@@ -13,6 +13,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -64,6 +65,7 @@ type options struct {
 	known                        []float64
 	knownNodes                   []int
 	trainLabels                  int
+	saveSplit                    string
 	fairgnnAlpha, fairgnnBeta    float64
 	fairgnnHidden                int
 	estEpochs                    int
@@ -97,6 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.curveFMP.LambdaS, "curve-lambda-s", o.curveFMP.LambdaS, "FMP's λs in the missing-attribute curve (0: debias the backbone's logits without propagating them again)")
 	fs.Float64Var(&o.curveFMP.LambdaF, "curve-lambda-f", o.curveFMP.LambdaF, "FMP's λf in the missing-attribute curve (fixed: the groups of the validation nodes are partly unknown too)")
 	fs.StringVar(&o.out, "out", "", "folder for the run CSV (default: none)")
+	fs.StringVar(&o.saveSplit, "save-split", "", "write the split the runs use (after -train-labels) to this JSON file, {\"train\", \"val\", \"test\"} lists of 0-based rows, for another implementation to train on the same nodes")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -203,6 +206,15 @@ func capTrain(train, labels []int, n int) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// writeSplit writes sp as split.json does: 0-based rows per part.
+func writeSplit(path string, sp datasets.Split) error {
+	b, err := json.Marshal(map[string][]int{"train": sp.Train, "val": sp.Val, "test": sp.Test})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // sensColumn names the sensitive column of a preset.
@@ -776,6 +788,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.trainLabels > 0 {
 		p.ds.Split.Train = capTrain(p.ds.Split.Train, p.ds.Labels, o.trainLabels)
+	}
+	if o.saveSplit != "" {
+		if err := writeSplit(o.saveSplit, p.ds.Split); err != nil {
+			return fmt.Errorf("-save-split: %w", err)
+		}
 	}
 	exp.PrintWarnings(stderr, p.ds)
 	fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features (sensitive column %d); started %s\n", o.dataset, p.ds.N(), p.ds.Graph.NumEdges(), p.ds.NumFeatures, p.sensCol, time.Now().Format(time.RFC3339))

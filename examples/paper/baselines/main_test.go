@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,4 +122,17 @@ func TestTrivialRunsWarn(t *testing.T) {
 	out.Reset()
 	require.NoError(t, trivialRuns(&out, o, [][]outcome{{{report: learnt}, {report: learnt}}}))
 	assert.Empty(t, out.String())
+}
+
+func TestSaveSplit(t *testing.T) {
+	var out, log bytes.Buffer
+	path := filepath.Join(t.TempDir(), "split.json")
+	require.NoError(t, run([]string{"-n", "200", "-seeds", "1", "-epochs", "2", "-methods", "plain", "-train-labels", "20", "-save-split", path}, &out, &log))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var sp map[string][]int
+	require.NoError(t, json.Unmarshal(b, &sp))
+	assert.Len(t, sp["train"], 20)
+	assert.NotEmpty(t, sp["val"])
+	assert.NotEmpty(t, sp["test"])
 }
