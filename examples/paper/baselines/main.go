@@ -738,15 +738,20 @@ func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
 		}
 		return fmt.Sprintf("%.2f ± %.2f", 100*m, 100*math.Sqrt(s/float64(len(xs))))
 	}
+	// label names a known share as the flags gave it: a share, or a
+	// number of nodes (-known-nodes).
+	label := func(share float64) string {
+		if o.knownNodes != nil {
+			return fmt.Sprintf("%d nodes (%.1f%%)", int(math.Round(share*float64(len(knownCandidates(p.ds))))), 100*share)
+		}
+		return fmt.Sprintf("%g%%", 100*share)
+	}
 	for _, k := range order {
 		var acc, dp, eo, ea []float64
 		for _, q := range groups[k] {
 			acc, dp, eo, ea = append(acc, q.acc), append(dp, q.dp), append(eo, q.eo), append(ea, q.estAcc)
 		}
-		share := fmt.Sprintf("%g%%", 100*k.share)
-		if o.knownNodes != nil {
-			share = fmt.Sprintf("%d nodes (%.1f%%)", int(math.Round(k.share*float64(len(knownCandidates(p.ds))))), 100*k.share)
-		}
+		share := label(k.share)
 		if k.method == methodPlain {
 			share = "(none used)"
 		}
@@ -761,13 +766,13 @@ func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
 	one := map[string]int{}
 	for _, q := range pts {
 		if q.estOne {
-			one[fmt.Sprintf("%g%%", 100*q.share)]++
+			one[label(q.share)]++
 		}
 	}
 	if len(one) > 0 {
 		var list []string
 		for _, k := range order {
-			sh := fmt.Sprintf("%g%%", 100*k.share)
+			sh := label(k.share)
 			if n, ok := one[sh]; ok {
 				list = append(list, fmt.Sprintf("%s in %d of %d runs", sh, n, 2*o.seeds))
 				delete(one, sh)
