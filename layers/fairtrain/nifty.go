@@ -54,7 +54,11 @@ import (
 // matrices (layers.BlockModel: every kind of the library; set EdgeDrop to
 // 0 for a kind of your own that is not one); undirected edges are dropped whole; view 1 uses
 // FeatureDrop[0] (the reference code uses its second rate for both
-// views); model selection is the trainer's.
+// views); the two views draw the same dropout masks in an epoch (their
+// dropout ops are seeded from the backbone's seeds; the reference code
+// draws one per forward pass: an independent PyTorch NIFTY with its own
+// masks per view gives the same Bail results within the seeds' spread,
+// examples/paper/peers-nifty); model selection is the trainer's.
 //
 // Without a sensitive feature column (Setup.SensFeature −1) the
 // counterfactual view flips nothing and NIFTY trains for stability
