@@ -84,7 +84,7 @@ def perturb_view(x, sc, p, g):
 # ---------------------------------------------------------------- models
 
 class SymSpMM(torch.autograd.Function):
-    """A @ X for a symmetric sparse A; the backward is A @ grad."""
+    """A @ X for a symmetric sparse A; the backward is A @ grad. Copied from shared/peers/models.py."""
     @staticmethod
     def forward(ctx, A, X):
         ctx.A = A
