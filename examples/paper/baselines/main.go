@@ -463,10 +463,8 @@ func trivialRuns(w io.Writer, o *options, all [][]outcome) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			seen := map[metrics.DiagnosticCode]bool{}
-			for _, d := range ds {
-				if (d.Code == metrics.BelowMajority || d.Code == metrics.TrivialSelection) && !seen[d.Code] {
-					seen[d.Code] = true
+			for _, d := range ds { // DiagnoseReport gives each of these once at most
+				if d.Code == metrics.BelowMajority || d.Code == metrics.TrivialSelection {
 					count[d.Code]++
 				}
 			}
@@ -601,10 +599,9 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 		if err != nil {
 			return fmt.Errorf("%s at %g: %w", method, share, err)
 		}
-		ea := e.acc
-		pts = append(pts, curvePoint{method: method, share: share, seed: seed, acc: r.Accuracy, dp: r.DemographicParity, eo: r.EqualOpportunity, estAcc: ea, estOne: e.one})
+		pts = append(pts, curvePoint{method: method, share: share, seed: seed, acc: r.Accuracy, dp: r.DemographicParity, eo: r.EqualOpportunity, estAcc: e.acc, estOne: e.one})
 		fmt.Fprintf(log, "seed %d known %5.3f %-10s acc %6.2f ΔDP %6.2f ΔEO %6.2f est %5.2f\n", seed, share, method,
-			metrics.Percent(r.Accuracy), metrics.Percent(r.DemographicParity), metrics.Percent(r.EqualOpportunity), metrics.Percent(ea))
+			metrics.Percent(r.Accuracy), metrics.Percent(r.DemographicParity), metrics.Percent(r.EqualOpportunity), metrics.Percent(e.acc))
 		return nil
 	}
 	pp, err := train.Predict(plain.Model, t, nil)
@@ -740,9 +737,10 @@ func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
 	}
 	// label names a known share as the flags gave it: a share, or a
 	// number of nodes (-known-nodes).
+	cand := float64(len(knownCandidates(p.ds)))
 	label := func(share float64) string {
 		if o.knownNodes != nil {
-			return fmt.Sprintf("%d nodes (%.1f%%)", int(math.Round(share*float64(len(knownCandidates(p.ds))))), 100*share)
+			return fmt.Sprintf("%d nodes (%.1f%%)", int(math.Round(share*cand)), 100*share)
 		}
 		return fmt.Sprintf("%g%%", 100*share)
 	}
