@@ -107,7 +107,9 @@
 //     node has an unknown label or group.
 //   - [ErrValue]: a prediction, label or group outside its set, a probability
 //     or score that is NaN, infinite or outside [0, 1], a node index out of
-//     range or repeated, an invalid option.
+//     range or repeated, an invalid option, a user's metric given to
+//     [NewFrame] returning NaN or ±Inf (overall or for any group: the error
+//     names the metric and the group).
 //   - [ErrEmptyGroup]: a group 0..G−1 with no evaluated node, or fewer than
 //     two groups (a difference between groups is then meaningless, not 0).
 //   - [ErrNoPositives], [ErrNoNegatives]: a group without positive nodes for

@@ -15,7 +15,7 @@ var (
 	// ErrValue reports a value outside the expected set: a prediction or
 	// label that is not a valid class, a sensitive group below −1, a
 	// probability outside [0, 1] or not finite, a node index out of range
-	// or repeated, an invalid option.
+	// or repeated, an invalid option, a metric returning NaN or ±Inf.
 	ErrValue = errors.New("metrics: value outside the expected set")
 	// ErrEmptyGroup reports a sensitive group with no evaluated member.
 	// Groups are the ids 0..G−1, G = 1 + the largest id present, and a

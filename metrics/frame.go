@@ -143,9 +143,11 @@ type Metric func(pred, labels []int) (float64, error)
 // metric receives the evaluated nodes' predictions and labels, all of them
 // for Overall and one group's for ByGroup. sens holds group ids 0..G−1
 // (−1: unknown). NewFrame returns an error wrapping ErrLength, ErrValue
-// (a group or label below −1), ErrEmpty, ErrEmptyGroup (a group 0..G−1
-// without an evaluated node, or fewer than two groups), or metric's own
-// error, prefixed with the group it failed on.
+// (a group or label below −1, or metric returning NaN or ±Inf, overall
+// or for any group), ErrEmpty, ErrEmptyGroup (a group 0..G−1 without an
+// evaluated node, or fewer than two groups), or metric's own error; an
+// error from or about metric's value is prefixed with the metric's name
+// and the group it failed on ("all evaluated nodes" for Overall).
 func NewFrame(name string, metric Metric, pred, labels, sens []int) (*Frame, error) {
 	if err := sameLength("pred", len(pred), "labels", len(labels)); err != nil {
 		return nil, err
@@ -183,16 +185,29 @@ func NewFrame(name string, metric Metric, pred, labels, sens []int) (*Frame, err
 	}
 	f := &Frame{Name: name, ByGroup: make([]float64, len(gp)), Counts: make([]int, len(gp))}
 	var err error
-	if f.Overall, err = metric(allP, allY); err != nil {
-		return nil, fmt.Errorf("%s over all evaluated nodes: %w", name, err)
+	if f.Overall, err = finite(metric(allP, allY)); err != nil {
+		return nil, fmt.Errorf("%s over all evaluated nodes (%d): %w", name, len(allP), err)
 	}
 	for g := range gp {
 		f.Counts[g] = len(gp[g])
-		if f.ByGroup[g], err = metric(gp[g], gy[g]); err != nil {
-			return nil, fmt.Errorf("%s of group %d: %w", name, g, err)
+		if f.ByGroup[g], err = finite(metric(gp[g], gy[g])); err != nil {
+			return nil, fmt.Errorf("%s of group %d (%d evaluated nodes): %w", name, g, len(gp[g]), err)
 		}
 	}
 	return f, nil
+}
+
+// finite passes a metric's value on, refusing NaN and ±Inf (wrapping
+// ErrValue): a Frame never holds them, so that its differences and ratios
+// are never NaN and no group's value is silently skipped.
+func finite(v float64, err error) (float64, error) {
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: the metric returned %v, which is not finite; a metric must return a finite number (return an error where it is undefined)", ErrValue, v)
+	}
+	return v, nil
 }
 
 // needGroups checks that each of the groups 0..groups−1 has a member
