@@ -97,7 +97,7 @@ func DemographicParity(pred, sens []int) (float64, error) {
 	if err := sameLength("pred", len(pred), "sens", len(sens)); err != nil {
 		return 0, err
 	}
-	b, err := tally(pred, nil, sens, 2, 1)
+	b, err := tally(pred, nil, sens, 2, 1, -1)
 	if err != nil {
 		return 0, err
 	}

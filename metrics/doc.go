@@ -19,8 +19,17 @@
 // group s (an id 0..G−1). The value −1 means unknown for labels and groups,
 // as in graph/datasets; such nodes are excluded from the metrics that need
 // the unknown value, and [Breakdown] and [Report] say how many were excluded.
-// Group ids must run 0..G−1 without gaps: G is 1 + the largest id present
-// and every group must have a member (remap sparse ids first).
+// Group ids must run 0..G−1 without gaps (remap sparse ids first). G is
+// 1 + the largest id anywhere in the sens given: every entry, also those of
+// nodes left out for an unknown label and, for [Evaluate] and [Bootstrap],
+// those outside the node subset (so pass the whole graph's sens, as
+// graph/datasets holds it). Every group 0..G−1 must have an evaluated
+// node: a group without one is an error (ErrEmptyGroup) naming it,
+// whether its id is in the middle or the highest. fairlearn only sees the
+// groups that occur in the rows it is given, so it silently compares the
+// others; here a difference with a group left out is refused, not
+// reported as the difference between all groups. To compare a subset of
+// the groups on purpose, remap their ids to 0..G'−1 first.
 //
 // The fairness metrics are for binary predictions: a node is positive when
 // y = 1 and selected when ŷ = 1. Evaluate binarises other tasks one-vs-rest
@@ -110,8 +119,9 @@
 //     range or repeated, an invalid option, a user's metric given to
 //     [NewFrame] returning NaN or ±Inf (overall or for any group: the error
 //     names the metric and the group).
-//   - [ErrEmptyGroup]: a group 0..G−1 with no evaluated node, or fewer than
-//     two groups (a difference between groups is then meaningless, not 0).
+//   - [ErrEmptyGroup]: a group 0..G−1 with no evaluated node (G = 1 + the
+//     largest id in sens, see Concepts), or fewer than two groups (a
+//     difference between groups is then meaningless, not 0).
 //   - [ErrNoPositives], [ErrNoNegatives]: a group without positive nodes for
 //     a true-positive rate (or without negatives for a false-positive
 //     rate), AUC with one class only, F1 with no positive label or

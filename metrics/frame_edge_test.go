@@ -37,3 +37,66 @@ func TestFrameRefusesNonFinite(t *testing.T) {
 	require.NoError(t, err)
 	near(t, "difference", f.Difference(BetweenGroups), 0.25)
 }
+
+// TestMissingGroupEitherPosition: the groups are 0..G−1 with G = 1 + the
+// largest id anywhere in sens (every node given, also those left out for
+// an unknown label and, for Evaluate, those outside the subset), and a
+// group without an evaluated node is an error naming it, whether it is a
+// middle id or the highest. Before, a highest group whose nodes all had
+// unknown labels (or lay outside the subset) was dropped silently and the
+// differences were those of the other groups.
+func TestMissingGroupEitherPosition(t *testing.T) {
+	for _, missing := range []int{1, 2} {
+		// Unknown labels for every node of the missing group.
+		labels := append([]int(nil), triLabels...)
+		var others []int
+		for i, s := range triSens {
+			if s == missing {
+				labels[i] = -1
+			} else {
+				others = append(others, i)
+			}
+		}
+		msg := func(f string) string { return f + " without group " + string(rune('0'+missing)) }
+		_, err := NewFrame("accuracy", Accuracy, triPred, labels, triSens)
+		assert.ErrorIs(t, err, ErrEmptyGroup, msg("NewFrame"))
+		assert.ErrorContains(t, err, "group "+string(rune('0'+missing)), msg("NewFrame"))
+		_, err = ByGroup(triPred, labels, triSens)
+		assert.ErrorIs(t, err, ErrEmptyGroup, msg("ByGroup"))
+		assert.ErrorContains(t, err, "group "+string(rune('0'+missing)), msg("ByGroup"))
+		_, err = BootstrapFrame("accuracy", Accuracy, triPred, labels, triSens, DefaultBootstrapConfig())
+		assert.ErrorIs(t, err, ErrEmptyGroup, msg("BootstrapFrame"))
+
+		// Evaluate on a subset without the group (labels all known).
+		p := make([]float64, len(triPred))
+		for i, y := range triPred {
+			p[i] = 0.25 + 0.5*float64(y)
+		}
+		_, err = EvaluateBinary(p, triLabels, triSens, others, DefaultOptions())
+		assert.ErrorIs(t, err, ErrEmptyGroup, msg("EvaluateBinary"))
+		assert.ErrorContains(t, err, "group "+string(rune('0'+missing)), msg("EvaluateBinary"))
+		_, err = Bootstrap(oneHot(p), 2, triLabels, triSens, others, DefaultOptions(), DefaultBootstrapConfig())
+		assert.ErrorIs(t, err, ErrEmptyGroup, msg("Bootstrap"))
+	}
+}
+
+// TestHugeGroupIDBounded: a group id far above the number of nodes is an
+// error before anything of its size is allocated.
+func TestHugeGroupIDBounded(t *testing.T) {
+	sens := []int{0, 1, 1 << 40}
+	pred, labels := []int{0, 1, 1}, []int{0, 1, -1}
+	_, err := NewFrame("accuracy", Accuracy, pred, labels, sens)
+	assert.ErrorIs(t, err, ErrEmptyGroup)
+	_, err = ByGroup(pred, labels, sens)
+	assert.ErrorIs(t, err, ErrEmptyGroup)
+	_, err = EvaluateBinary([]float64{0.1, 0.9, 0.9}, labels, sens, []int{0, 1}, DefaultOptions())
+	assert.ErrorIs(t, err, ErrEmptyGroup)
+}
+
+func oneHot(p []float64) []float64 {
+	out := make([]float64, 0, 2*len(p))
+	for _, v := range p {
+		out = append(out, 1-v, v)
+	}
+	return out
+}

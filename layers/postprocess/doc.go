@@ -104,7 +104,9 @@
 //
 // FitThresholds returns an error, naming the node or group, for inputs of
 // different lengths, a validation index out of range, a probability
-// outside [0, 1], a non-binary label, a group without validation nodes, a
+// outside [0, 1], a non-binary label, a group 0..G−1 without validation
+// nodes of known label (G = 1 + the largest id anywhere in sens, as in
+// package metrics: the highest group missing is refused as a middle one), a
 // group without the positives or negatives its constraint's rate needs,
 // or no rule meeting the rule ([metrics.ErrNoCandidate]). Nothing panics
 // on user input.

@@ -241,8 +241,10 @@ func uniform(seed int64, i int) float64 {
 //
 // It returns an error for an invalid cfg, slices of different lengths, a
 // node of val out of range, a probability outside [0, 1], a label above 1,
-// a group below −1, a group 0..G−1 without validation nodes or fewer than
-// two groups (wrapping metrics.ErrEmptyGroup), a group without the
+// a group below −1, a group 0..G−1 without validation nodes of known
+// label, G being 1 + the largest id anywhere in sens (a middle id or the
+// highest alike), or fewer than two groups (wrapping
+// metrics.ErrEmptyGroup), a group without the
 // positives or negatives the constraint's rate needs (metrics.ErrNoPositives,
 // metrics.ErrNoNegatives), a balanced accuracy without positives or
 // negatives, or no rule meeting cfg.Rule (metrics.ErrNoCandidate).
@@ -322,13 +324,24 @@ func newProblem(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) (*p
 		return nil, fmt.Errorf("%d probabilities, %d labels, %d groups, want one each per node", len(p1), len(labels), len(sens))
 	}
 	pr := &problem{cfg: cfg, crit: cfg.Rule.Criterion}
-	var ps [][]float64
-	var ys [][]int
-	var other [][2]int // unknown group: (label, decision at 0.5)
+	// The groups are 0..G−1 with G = 1 + the largest id in the whole sens,
+	// as in package metrics: a group without validation nodes is then an
+	// error whatever its id, not dropped when it is the highest.
 	for k, i := range val {
 		if i < 0 || i >= len(p1) {
 			return nil, fmt.Errorf("val[%d] = %d, want a node in [0, %d)", k, i, len(p1))
 		}
+	}
+	top := -1
+	for _, g := range sens {
+		top = max(top, g)
+	}
+	if top >= len(val) {
+		return nil, fmt.Errorf("%w: sens holds the group id %d, so the groups are 0..%d, but there are %d validation nodes: some group has none (group ids must run 0..G−1; remap sparse ids first)", metrics.ErrEmptyGroup, top, top, len(val))
+	}
+	ps, ys := make([][]float64, top+1), make([][]int, top+1)
+	var other [][2]int // unknown group: (label, decision at 0.5)
+	for _, i := range val {
 		if p := p1[i]; !(p >= 0 && p <= 1) {
 			return nil, fmt.Errorf("P(y=1) of node %d is %v, want a probability", i, p)
 		}
@@ -353,14 +366,11 @@ func newProblem(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) (*p
 			other = append(other, [2]int{y, d})
 			continue
 		}
-		for len(ps) <= g {
-			ps, ys = append(ps, nil), append(ys, nil)
-		}
 		ps[g], ys[g] = append(ps[g], p1[i]), append(ys[g], y)
 	}
 	for g := range ps {
 		if len(ps[g]) == 0 {
-			return nil, fmt.Errorf("%w: group %d of 0..%d has no validation node with a known label", metrics.ErrEmptyGroup, g, len(ps)-1)
+			return nil, fmt.Errorf("%w: group %d of 0..%d has no validation node with a known label (the groups are 0..G−1 with G = 1 + the largest id in sens)", metrics.ErrEmptyGroup, g, len(ps)-1)
 		}
 	}
 	if len(ps) < 2 {
