@@ -85,7 +85,18 @@
 // value: a difference counts it and a ratio is then 0, as in fairlearn.
 //
 // Accuracy is the fraction of nodes with ŷ = y (all classes). F1 is
-// 2·TP / (2·TP + FP + FN) for the positive class. AUC is the area under
+// 2·TP / (2·TP + FP + FN) for the positive class. In a group with neither
+// a positive label nor a positive prediction F1 is 0/0: [F1] refuses it
+// (ErrNoPositives, the group named), where sklearn's f1_score, and so
+// fairlearn's MetricFrame, return 0 with an UndefinedMetricWarning. The
+// refusal is the package's rule for every rate whose denominator is 0
+// (a TPR without positives is refused too, where fairlearn gives 0), and
+// a silent 0 would make that group the worst and set the F1 difference
+// by a convention, not a measurement. The package has no warning channel
+// on results ([DiagnoseReport]'s diagnostics are computed apart), so a
+// warned 0 could not be kept either. To get sklearn's value, choose it:
+// NewFrame("f1", F1ZeroDivision(0), ...) is MetricFrame(f1_score) with
+// zero_division=0 (or 1), and the group's Count says why. AUC is the area under
 // the ROC curve of a score, the probability that a random positive outscores
 // a random negative with ties counting one half: the trapezoidal area over
 // the distinct thresholds, as sklearn's roc_auc_score.

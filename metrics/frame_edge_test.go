@@ -100,3 +100,55 @@ func oneHot(p []float64) []float64 {
 	}
 	return out
 }
+
+// TestFrameF1ZeroDivision: F1 of a group with no positive label and no
+// positive prediction is 0/0. F1 refuses it (ErrNoPositives, the group
+// named, and the error says how to get sklearn's value);
+// F1ZeroDivision(v) is sklearn's f1_score(zero_division=v), which
+// fairlearn's MetricFrame reports: v for that group, explicitly chosen.
+func TestFrameF1ZeroDivision(t *testing.T) {
+	// Group 2 (nodes 10..14): every label and prediction 0.
+	labels := append([]int(nil), triLabels...)
+	pred := append([]int(nil), triPred...)
+	for i := 10; i < 15; i++ {
+		labels[i], pred[i] = 0, 0
+	}
+	_, err := NewFrame("f1", F1, pred, labels, triSens)
+	assert.ErrorIs(t, err, ErrNoPositives)
+	assert.ErrorContains(t, err, "f1 of group 2")
+	assert.ErrorContains(t, err, "F1ZeroDivision")
+
+	// Groups 0 and 1 as in TestFrameHandComputed: 4/6 and 4/5; overall TP
+	// 4 FP 2 FN 1 → 8/11.
+	for _, v := range []float64{0, 1} {
+		f, err := NewFrame("f1", F1ZeroDivision(v), pred, labels, triSens)
+		require.NoError(t, err, "zero_division=%v", v)
+		for g, w := range []float64{4.0 / 6, 4.0 / 5, v} {
+			near(t, "F1 by group", f.ByGroup[g], w)
+		}
+		near(t, "overall", f.Overall, 8.0/11)
+		assert.Equal(t, []int{6, 4, 5}, f.Counts)
+	}
+	near(t, "difference with 0", mustFrame(t, F1ZeroDivision(0), pred, labels).Difference(BetweenGroups), 4.0/5)
+	// A defined F1 is F1's; other errors stay errors.
+	got, err := F1ZeroDivision(1)(triPred, triLabels)
+	require.NoError(t, err)
+	want, err := F1(triPred, triLabels)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	_, err = F1ZeroDivision(0)([]int{0}, []int{-1})
+	assert.ErrorIs(t, err, ErrEmpty)
+	_, err = F1ZeroDivision(0)([]int{2}, []int{0})
+	assert.ErrorIs(t, err, ErrValue)
+	for _, v := range []float64{-1, 0.5, 2, math.NaN()} {
+		_, err = F1ZeroDivision(v)([]int{0}, []int{0})
+		assert.ErrorIs(t, err, ErrValue, "zero_division=%v", v)
+	}
+}
+
+func mustFrame(t *testing.T, m Metric, pred, labels []int) *Frame {
+	t.Helper()
+	f, err := NewFrame("f1", m, pred, labels, triSens)
+	require.NoError(t, err)
+	return f
+}
