@@ -1,6 +1,9 @@
 package metrics
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Accuracy returns the fraction of nodes whose prediction equals their
 // label. Predictions and labels are class ids ≥ 0 (any number of classes);
@@ -43,7 +46,10 @@ func Accuracy(pred, labels []int) (float64, error) {
 //
 // F1 returns an error wrapping ErrLength, ErrValue, ErrEmpty, or
 // ErrNoPositives when there is neither a positive label nor a positive
-// prediction (F1 is then 0/0).
+// prediction (F1 is then 0/0). sklearn's f1_score returns 0 there with an
+// UndefinedMetricWarning (zero_division="warn"), and so does fairlearn's
+// MetricFrame for such a group; for that value ask for it explicitly with
+// [F1ZeroDivision].
 func F1(pred, labels []int) (float64, error) {
 	if err := sameLength("pred", len(pred), "labels", len(labels)); err != nil {
 		return 0, err
@@ -76,9 +82,31 @@ func F1(pred, labels []int) (float64, error) {
 	return f1(tp, fp, fn, n)
 }
 
+// F1ZeroDivision returns F1 with sklearn's zero_division = v (0 or 1):
+// the Metric that is F1 where F1 is defined and v where there is neither
+// a positive label nor a positive prediction (2·TP + FP + FN = 0), instead
+// of an error. With v = 0 a [NewFrame] of it gives fairlearn's
+// MetricFrame(metrics=f1_score) values, without the warning: choosing v
+// is the acknowledgement. Read such a group's v beside its Count, since v
+// is a convention and not a measurement: 0 makes the group count as the
+// worst in the differences and ratios, 1 as the best. Any other error of
+// F1 stays an error; a v other than 0 or 1 is an error wrapping ErrValue.
+func F1ZeroDivision(v float64) Metric {
+	return func(pred, labels []int) (float64, error) {
+		if v != 0 && v != 1 {
+			return 0, fmt.Errorf("%w: F1ZeroDivision(%v): want 0 or 1 (sklearn's zero_division)", ErrValue, v)
+		}
+		f, err := F1(pred, labels)
+		if errors.Is(err, ErrNoPositives) {
+			return v, nil
+		}
+		return f, err
+	}
+}
+
 func f1(tp, fp, fn, n int) (float64, error) {
 	if 2*tp+fp+fn == 0 {
-		return 0, fmt.Errorf("%w: none of the %d evaluated nodes is positive or predicted positive; F1 is undefined", ErrNoPositives, n)
+		return 0, fmt.Errorf("%w: none of the %d evaluated nodes is positive or predicted positive; F1 is undefined (sklearn sets it to 0 with a warning; as a metric of NewFrame, F1ZeroDivision(0) chooses that value)", ErrNoPositives, n)
 	}
 	return ratio(2*tp, 2*tp+fp+fn), nil
 }
@@ -97,7 +125,7 @@ func DemographicParity(pred, sens []int) (float64, error) {
 	if err := sameLength("pred", len(pred), "sens", len(sens)); err != nil {
 		return 0, err
 	}
-	b, err := tally(pred, nil, sens, 2, 1)
+	b, err := tally(pred, nil, sens, 2, 1, -1)
 	if err != nil {
 		return 0, err
 	}

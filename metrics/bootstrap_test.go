@@ -234,7 +234,7 @@ func tallyFor(probs []float64, classes int, labels, sens []int, opt Options) (*B
 			}
 		}
 	}
-	return tally(pred, labels, sens, classes, opt.Positive)
+	return tally(pred, labels, sens, classes, opt.Positive, -1)
 }
 
 func TestBootstrapDeterministic(t *testing.T) {

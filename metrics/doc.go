@@ -19,8 +19,17 @@
 // group s (an id 0..G−1). The value −1 means unknown for labels and groups,
 // as in graph/datasets; such nodes are excluded from the metrics that need
 // the unknown value, and [Breakdown] and [Report] say how many were excluded.
-// Group ids must run 0..G−1 without gaps: G is 1 + the largest id present
-// and every group must have a member (remap sparse ids first).
+// Group ids must run 0..G−1 without gaps (remap sparse ids first). G is
+// 1 + the largest id anywhere in the sens given: every entry, also those of
+// nodes left out for an unknown label and, for [Evaluate] and [Bootstrap],
+// those outside the node subset (so pass the whole graph's sens, as
+// graph/datasets holds it). Every group 0..G−1 must have an evaluated
+// node: a group without one is an error (ErrEmptyGroup) naming it,
+// whether its id is in the middle or the highest. fairlearn only sees the
+// groups that occur in the rows it is given, so it silently compares the
+// others; here a difference with a group left out is refused, not
+// reported as the difference between all groups. To compare a subset of
+// the groups on purpose, remap their ids to 0..G'−1 first.
 //
 // The fairness metrics are for binary predictions: a node is positive when
 // y = 1 and selected when ŷ = 1. Evaluate binarises other tasks one-vs-rest
@@ -76,7 +85,18 @@
 // value: a difference counts it and a ratio is then 0, as in fairlearn.
 //
 // Accuracy is the fraction of nodes with ŷ = y (all classes). F1 is
-// 2·TP / (2·TP + FP + FN) for the positive class. AUC is the area under
+// 2·TP / (2·TP + FP + FN) for the positive class. In a group with neither
+// a positive label nor a positive prediction F1 is 0/0: [F1] refuses it
+// (ErrNoPositives, the group named), where sklearn's f1_score, and so
+// fairlearn's MetricFrame, return 0 with an UndefinedMetricWarning. The
+// refusal is the package's rule for every rate whose denominator is 0
+// (a TPR without positives is refused too, where fairlearn gives 0), and
+// a silent 0 would make that group the worst and set the F1 difference
+// by a convention, not a measurement. The package has no warning channel
+// on results ([DiagnoseReport]'s diagnostics are computed apart), so a
+// warned 0 could not be kept either. To get sklearn's value, choose it:
+// NewFrame("f1", F1ZeroDivision(0), ...) is MetricFrame(f1_score) with
+// zero_division=0 (or 1), and the group's Count says why. AUC is the area under
 // the ROC curve of a score, the probability that a random positive outscores
 // a random negative with ties counting one half: the trapezoidal area over
 // the distinct thresholds, as sklearn's roc_auc_score.
@@ -107,9 +127,12 @@
 //     node has an unknown label or group.
 //   - [ErrValue]: a prediction, label or group outside its set, a probability
 //     or score that is NaN, infinite or outside [0, 1], a node index out of
-//     range or repeated, an invalid option.
-//   - [ErrEmptyGroup]: a group 0..G−1 with no evaluated node, or fewer than
-//     two groups (a difference between groups is then meaningless, not 0).
+//     range or repeated, an invalid option, a user's metric given to
+//     [NewFrame] returning NaN or ±Inf (overall or for any group: the error
+//     names the metric and the group).
+//   - [ErrEmptyGroup]: a group 0..G−1 with no evaluated node (G = 1 + the
+//     largest id in sens, see Concepts), or fewer than two groups (a
+//     difference between groups is then meaningless, not 0).
 //   - [ErrNoPositives], [ErrNoNegatives]: a group without positive nodes for
 //     a true-positive rate (or without negatives for a false-positive
 //     rate), AUC with one class only, F1 with no positive label or

@@ -15,11 +15,13 @@ var (
 	// ErrValue reports a value outside the expected set: a prediction or
 	// label that is not a valid class, a sensitive group below −1, a
 	// probability outside [0, 1] or not finite, a node index out of range
-	// or repeated, an invalid option.
+	// or repeated, an invalid option, a metric returning NaN or ±Inf.
 	ErrValue = errors.New("metrics: value outside the expected set")
 	// ErrEmptyGroup reports a sensitive group with no evaluated member.
-	// Groups are the ids 0..G−1, G = 1 + the largest id present, and a
-	// fairness difference needs at least two of them.
+	// Groups are the ids 0..G−1, G = 1 + the largest id anywhere in sens
+	// (also on nodes left out for an unknown label or outside the
+	// evaluated subset), each needs an evaluated node, and a fairness
+	// difference needs at least two of them.
 	ErrEmptyGroup = errors.New("metrics: sensitive group with no members")
 	// ErrNoPositives reports a rate whose denominator, the number of
 	// positive nodes (label = the positive class), is zero: ΔEO or

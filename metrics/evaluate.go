@@ -236,7 +236,13 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 		}
 	}
 
-	b, err := tally(pred, lab, sub, classes, opt.Positive)
+	// The groups are those of the whole sens, not of the subset: a group
+	// the subset misses is reported, whatever its id.
+	groups, err := groupCount(sens, m)
+	if err != nil {
+		return Report{}, err
+	}
+	b, err := tally(pred, lab, sub, classes, opt.Positive, groups)
 	if err != nil {
 		return Report{}, err
 	}

@@ -143,9 +143,11 @@ type Metric func(pred, labels []int) (float64, error)
 // metric receives the evaluated nodes' predictions and labels, all of them
 // for Overall and one group's for ByGroup. sens holds group ids 0..G−1
 // (−1: unknown). NewFrame returns an error wrapping ErrLength, ErrValue
-// (a group or label below −1), ErrEmpty, ErrEmptyGroup (a group 0..G−1
-// without an evaluated node, or fewer than two groups), or metric's own
-// error, prefixed with the group it failed on.
+// (a group or label below −1, or metric returning NaN or ±Inf, overall
+// or for any group), ErrEmpty, ErrEmptyGroup (a group 0..G−1 without an
+// evaluated node, or fewer than two groups), or metric's own error; an
+// error from or about metric's value is prefixed with the metric's name
+// and the group it failed on ("all evaluated nodes" for Overall).
 func NewFrame(name string, metric Metric, pred, labels, sens []int) (*Frame, error) {
 	if err := sameLength("pred", len(pred), "labels", len(labels)); err != nil {
 		return nil, err
@@ -156,8 +158,12 @@ func NewFrame(name string, metric Metric, pred, labels, sens []int) (*Frame, err
 	if metric == nil {
 		return nil, fmt.Errorf("%w: NewFrame %q: nil metric", ErrValue, name)
 	}
+	groups, err := groupCount(sens, len(pred))
+	if err != nil {
+		return nil, err
+	}
 	var allP, allY []int
-	var gp, gy [][]int
+	gp, gy := make([][]int, groups), make([][]int, groups)
 	for i, s := range sens {
 		y := labels[i]
 		if s < -1 {
@@ -169,9 +175,6 @@ func NewFrame(name string, metric Metric, pred, labels, sens []int) (*Frame, err
 		if s == -1 || y == -1 {
 			continue
 		}
-		for len(gp) <= s {
-			gp, gy = append(gp, nil), append(gy, nil)
-		}
 		gp[s], gy[s] = append(gp[s], pred[i]), append(gy[s], y)
 		allP, allY = append(allP, pred[i]), append(allY, y)
 	}
@@ -182,17 +185,47 @@ func NewFrame(name string, metric Metric, pred, labels, sens []int) (*Frame, err
 		return nil, err
 	}
 	f := &Frame{Name: name, ByGroup: make([]float64, len(gp)), Counts: make([]int, len(gp))}
-	var err error
-	if f.Overall, err = metric(allP, allY); err != nil {
-		return nil, fmt.Errorf("%s over all evaluated nodes: %w", name, err)
+	if f.Overall, err = finite(metric(allP, allY)); err != nil {
+		return nil, fmt.Errorf("%s over all evaluated nodes (%d): %w", name, len(allP), err)
 	}
 	for g := range gp {
 		f.Counts[g] = len(gp[g])
-		if f.ByGroup[g], err = metric(gp[g], gy[g]); err != nil {
-			return nil, fmt.Errorf("%s of group %d: %w", name, g, err)
+		if f.ByGroup[g], err = finite(metric(gp[g], gy[g])); err != nil {
+			return nil, fmt.Errorf("%s of group %d (%d evaluated nodes): %w", name, g, len(gp[g]), err)
 		}
 	}
 	return f, nil
+}
+
+// finite passes a metric's value on, refusing NaN and ±Inf (wrapping
+// ErrValue): a Frame never holds them, so that its differences and ratios
+// are never NaN and no group's value is silently skipped.
+func finite(v float64, err error) (float64, error) {
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: the metric returned %v, which is not finite; a metric must return a finite number (return an error where it is undefined)", ErrValue, v)
+	}
+	return v, nil
+}
+
+// groupCount returns G, 1 + the largest group id in sens: every entry,
+// also those of nodes left out for an unknown label (or, for Evaluate,
+// outside the subset), so that a group whose nodes are all left out is
+// reported, not dropped, whatever its id. Negative ids are skipped (the
+// callers validate them). An id of limit or more, limit being the most
+// nodes that could be evaluated, leaves some group without a member: an
+// error, before anything of size G is allocated.
+func groupCount(sens []int, limit int) (int, error) {
+	top := -1
+	for _, s := range sens {
+		top = max(top, s)
+	}
+	if top >= limit {
+		return 0, fmt.Errorf("%w: sens holds the group id %d, so the groups are 0..%d, but at most %d nodes are evaluated: some group has no evaluated node (group ids must run 0..G−1, each with a member; remap sparse ids first)", ErrEmptyGroup, top, top, limit)
+	}
+	return top + 1, nil
 }
 
 // needGroups checks that each of the groups 0..groups−1 has a member
@@ -200,7 +233,7 @@ func NewFrame(name string, metric Metric, pred, labels, sens []int) (*Frame, err
 func needGroups(groups int, size func(g int) int, evaluated int) error {
 	for g := 0; g < groups; g++ {
 		if size(g) == 0 {
-			return fmt.Errorf("%w: group %d of 0..%d has no evaluated node (group ids must run 0..G−1 without gaps)", ErrEmptyGroup, g, groups-1)
+			return fmt.Errorf("%w: group %d of 0..%d has no evaluated node (the groups are 0..G−1 with G = 1 + the largest id in sens, and each needs a node of known label; evaluate on nodes covering every group, or remap the ids)", ErrEmptyGroup, g, groups-1)
 		}
 	}
 	if groups < 2 {

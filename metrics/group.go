@@ -69,7 +69,7 @@ func ByGroup(pred, labels, sens []int) (*Breakdown, error) {
 	if err := sameLength("pred", len(pred), "sens", len(sens)); err != nil {
 		return nil, err
 	}
-	return tally(pred, labels, sens, 2, 1)
+	return tally(pred, labels, sens, 2, 1, -1)
 }
 
 // DemographicParity returns the largest minus the smallest group selection
@@ -101,13 +101,22 @@ func (b *Breakdown) EqualizedOdds() (float64, error) {
 // in [−1, classes) (labels may be nil: every node's label is then known
 // and negative, for demographic parity alone), sens ≥ −1. A node is
 // positive when its label is pos and selected when its prediction is pos.
-// Lengths must already have been checked.
-func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
+// The groups are 0..groups−1; groups −1 means 1 + the largest id in sens
+// (see groupCount). Lengths must already have been checked.
+func tally(pred, labels, sens []int, classes, pos, groups int) (*Breakdown, error) {
 	if len(pred) == 0 {
 		return nil, fmt.Errorf("%w: no nodes", ErrEmpty)
 	}
-	b := &Breakdown{}
-	nGroups := 0
+	if groups < 0 {
+		var err error
+		if groups, err = groupCount(sens, len(pred)); err != nil {
+			return nil, err
+		}
+	}
+	b := &Breakdown{Groups: make([]GroupStats, groups)}
+	for g := range b.Groups {
+		b.Groups[g].Group = g
+	}
 	for i, p := range pred {
 		if p < 0 || p >= classes {
 			return nil, fmt.Errorf("%w: pred[%d] = %d, want %s", ErrValue, i, p, classSet(classes, false))
@@ -133,12 +142,6 @@ func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
 			b.Excluded++
 			continue
 		}
-		if s >= nGroups {
-			for g := nGroups; g <= s; g++ {
-				b.Groups = append(b.Groups, GroupStats{Group: g})
-			}
-			nGroups = s + 1
-		}
 		b.Overall.add(y == pos, p == pos, p == y, 1)
 		b.Groups[s].add(y == pos, p == pos, p == y, 1)
 	}
@@ -147,7 +150,7 @@ func tally(pred, labels, sens []int, classes, pos int) (*Breakdown, error) {
 	}
 	b.Overall.Group = -1
 	b.Overall.rates()
-	if err := needGroups(nGroups, func(g int) int { return b.Groups[g].Count }, b.Overall.Count); err != nil {
+	if err := needGroups(groups, func(g int) int { return b.Groups[g].Count }, b.Overall.Count); err != nil {
 		return nil, err
 	}
 	for g := range b.Groups {

@@ -57,9 +57,13 @@
 //   - Randomised rules mix two cuts: a group's best objective at rate x
 //     is then the upper concave hull of its cuts in the plane (rate,
 //     objective), and the total is piecewise linear in a, maximised
-//     exactly at its breaks. For equalized odds a group's reachable
-//     (FPR, TPR) are the points between its ROC curve's upper hull and
-//     the diagonal (a hull point mixed with the constant decision "ŷ = 1
+//     exactly at its breaks. Ties in the objective go to the fairer
+//     criterion, as for deterministic rules: a group whose hull has a
+//     flat top takes the rate on it closest to the other groups', and of
+//     breaks with the same objective the fairest wins (a tie: a
+//     difference below 1e-12; real ones are at least 1/n). For equalized
+//     odds a group's reachable (FPR, TPR) are the points between its ROC
+//     curve's upper hull and the diagonal (a hull point mixed with the constant decision "ŷ = 1
 //     with probability FPR"); the objective is jointly concave in the
 //     smallest TPR and FPR, maximised by nested golden-section searches.
 //     With Bound 0 every group gets the same TPR and the same FPR exactly.
@@ -104,7 +108,9 @@
 //
 // FitThresholds returns an error, naming the node or group, for inputs of
 // different lengths, a validation index out of range, a probability
-// outside [0, 1], a non-binary label, a group without validation nodes, a
+// outside [0, 1], a non-binary label, a group 0..G−1 without validation
+// nodes of known label (G = 1 + the largest id anywhere in sens, as in
+// package metrics: the highest group missing is refused as a middle one), a
 // group without the positives or negatives its constraint's rate needs,
 // or no rule meeting the rule ([metrics.ErrNoCandidate]). Nothing panics
 // on user input.

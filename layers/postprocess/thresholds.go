@@ -241,8 +241,10 @@ func uniform(seed int64, i int) float64 {
 //
 // It returns an error for an invalid cfg, slices of different lengths, a
 // node of val out of range, a probability outside [0, 1], a label above 1,
-// a group below −1, a group 0..G−1 without validation nodes or fewer than
-// two groups (wrapping metrics.ErrEmptyGroup), a group without the
+// a group below −1, a group 0..G−1 without validation nodes of known
+// label, G being 1 + the largest id anywhere in sens (a middle id or the
+// highest alike), or fewer than two groups (wrapping
+// metrics.ErrEmptyGroup), a group without the
 // positives or negatives the constraint's rate needs (metrics.ErrNoPositives,
 // metrics.ErrNoNegatives), a balanced accuracy without positives or
 // negatives, or no rule meeting cfg.Rule (metrics.ErrNoCandidate).
@@ -322,13 +324,24 @@ func newProblem(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) (*p
 		return nil, fmt.Errorf("%d probabilities, %d labels, %d groups, want one each per node", len(p1), len(labels), len(sens))
 	}
 	pr := &problem{cfg: cfg, crit: cfg.Rule.Criterion}
-	var ps [][]float64
-	var ys [][]int
-	var other [][2]int // unknown group: (label, decision at 0.5)
+	// The groups are 0..G−1 with G = 1 + the largest id in the whole sens,
+	// as in package metrics: a group without validation nodes is then an
+	// error whatever its id, not dropped when it is the highest.
 	for k, i := range val {
 		if i < 0 || i >= len(p1) {
 			return nil, fmt.Errorf("val[%d] = %d, want a node in [0, %d)", k, i, len(p1))
 		}
+	}
+	top := -1
+	for _, g := range sens {
+		top = max(top, g)
+	}
+	if top >= len(val) {
+		return nil, fmt.Errorf("%w: sens holds the group id %d, so the groups are 0..%d, but there are %d validation nodes: some group has none (group ids must run 0..G−1; remap sparse ids first)", metrics.ErrEmptyGroup, top, top, len(val))
+	}
+	ps, ys := make([][]float64, top+1), make([][]int, top+1)
+	var other [][2]int // unknown group: (label, decision at 0.5)
+	for _, i := range val {
 		if p := p1[i]; !(p >= 0 && p <= 1) {
 			return nil, fmt.Errorf("P(y=1) of node %d is %v, want a probability", i, p)
 		}
@@ -353,14 +366,11 @@ func newProblem(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) (*p
 			other = append(other, [2]int{y, d})
 			continue
 		}
-		for len(ps) <= g {
-			ps, ys = append(ps, nil), append(ys, nil)
-		}
 		ps[g], ys[g] = append(ps[g], p1[i]), append(ys[g], y)
 	}
 	for g := range ps {
 		if len(ps[g]) == 0 {
-			return nil, fmt.Errorf("%w: group %d of 0..%d has no validation node with a known label", metrics.ErrEmptyGroup, g, len(ps)-1)
+			return nil, fmt.Errorf("%w: group %d of 0..%d has no validation node with a known label (the groups are 0..G−1 with G = 1 + the largest id in sens)", metrics.ErrEmptyGroup, g, len(ps)-1)
 		}
 	}
 	if len(ps) < 2 {
@@ -830,6 +840,23 @@ func (h *hull) firstAtLeast(v float64) float64 {
 	return h.x[j-1] + (v-h.y[j-1])*(h.x[j]-h.x[j-1])/(h.y[j]-h.y[j-1])
 }
 
+// top returns the interval of x where the hull reaches its largest y
+// (within tieObj): from the first to the last vertex that does, the hull
+// being concave.
+func (h *hull) top() [2]float64 {
+	m := math.Inf(-1)
+	for _, y := range h.y {
+		m = max(m, y)
+	}
+	out := [2]float64{math.Inf(1), math.Inf(-1)}
+	for j, y := range h.y {
+		if y >= m-tieObj {
+			out[0], out[1] = min(out[0], h.x[j]), max(out[1], h.x[j])
+		}
+	}
+	return out
+}
+
 // peak returns the x of the vertex maximising y + c·x (the first one).
 func (h *hull) peak(c float64) float64 {
 	best := 0
@@ -861,12 +888,17 @@ func (h *hull) mix(gr *group, x float64) (GroupThreshold, [numRates]float64) {
 // bestRandomRate maximises the objective over mixtures of two cuts per
 // group under a constraint on one rate: each group's best objective at
 // rate x is its upper concave hull y*(x); with the smallest rate a, each
-// group takes the hull's peak clamped into [a, window(a)], and the total
-// is piecewise linear in a with breaks where a or window(a) crosses a
-// vertex: evaluating every break is exact.
+// group takes a point of its hull's top clamped into [a, window(a)], and
+// the total is piecewise linear in a with breaks where a or window(a)
+// crosses a vertex: evaluating every break is exact. Ties in the
+// objective go to the fairer criterion, as in bestDeterministic: within
+// an anchor, where a group's top is flat (several rates reach its best
+// objective) it takes the rate closest to the others' (see spread), and
+// between anchors of the same objective the fairer one wins.
 func (pr *problem) bestRandomRate(bound float64) *solution {
 	r := pr.crit.Rates()[0]
 	hs := make([]*hull, len(pr.groups))
+	tops := make([][2]float64, len(pr.groups))
 	var anchors []float64
 	for g, gr := range pr.groups {
 		xs := make([]float64, len(gr.rate))
@@ -874,6 +906,7 @@ func (pr *problem) bestRandomRate(bound float64) *solution {
 			xs[k] = gr.rate[k][r]
 		}
 		hs[g] = upperHull(xs, gr.obj)
+		tops[g] = hs[g].top()
 		for _, v := range hs[g].x {
 			// a at v, or window(a) at v.
 			w := v - bound
@@ -887,28 +920,65 @@ func (pr *problem) bestRandomRate(bound float64) *solution {
 	if pr.crit.IsRatio() {
 		anchors = append(anchors, bound)
 	}
-	var bestA float64
+	var best *solution
+	var bestFair metrics.Candidate
 	bestObj := math.Inf(-1)
 	for _, a := range uniqueSorted(anchors) {
 		if a < 0 || a > 1 || (pr.crit.IsRatio() && a <= 0 && bound > 0) {
 			continue
 		}
-		hi := min(pr.window(a, bound), 1)
-		obj := pr.constObj
-		for _, h := range hs {
-			obj += h.at(min(max(h.peak(0), a), hi))
+		s := pr.randomRateAt(hs, tops, a, min(pr.window(a, bound), 1))
+		c := pr.candidate(s.rates, s.obj)
+		switch {
+		case s.obj > bestObj+tieObj:
+		case s.obj >= bestObj-tieObj && fairer(pr.crit, c, bestFair):
+		default:
+			continue
 		}
-		if obj > bestObj+1e-15 {
-			bestObj, bestA = obj, a
+		best, bestFair, bestObj = s, c, max(bestObj, s.obj)
+	}
+	return best
+}
+
+// tieObj is the difference in objective below which two solutions tie:
+// objectives are sums of counts over a node count, so a real difference
+// is at least 1/n (balanced accuracy: 1/(2·max(pos, neg))), far above it.
+const tieObj = 1e-12
+
+// fairer reports whether candidate c has a fairer criterion than d (an
+// undefined criterion is the least fair).
+func fairer(crit metrics.Criterion, c, d metrics.Candidate) bool {
+	if c.Undefined != nil {
+		return false
+	}
+	return d.Undefined != nil || crit.Better(c.Fairness, d.Fairness)
+}
+
+// randomRateAt returns the best mixtures once the rate window is [a, hi]:
+// each group takes a rate of highest objective in the window, an interval
+// [l_g, r_g] (a hull's flat top, clamped; usually one point), and among
+// these the closest together: x_g = min(L, r_g) with L = max l_g. This is
+// the smallest spread (max − min, and the largest min/max) of any choice:
+// every group is then in [min(L, min r_g), L], and some group has r_g ≤ it
+// and some l_g = L.
+func (pr *problem) randomRateAt(hs []*hull, tops [][2]float64, a, hi float64) *solution {
+	ls, rs := make([]float64, len(hs)), make([]float64, len(hs))
+	L := math.Inf(-1)
+	for g := range hs {
+		lo, up := tops[g][0], tops[g][1]
+		switch {
+		case up < a: // the top lies left of the window: the best is at a
+			ls[g], rs[g] = a, a
+		case lo > hi: // right of it: at hi
+			ls[g], rs[g] = hi, hi
+		default:
+			ls[g], rs[g] = max(lo, a), min(up, hi)
 		}
+		L = max(L, ls[g])
 	}
-	if math.IsInf(bestObj, -1) {
-		return nil
-	}
-	hi := min(pr.window(bestA, bound), 1)
 	s := &solution{obj: pr.constObj}
 	for g, h := range hs {
-		x := min(max(h.peak(0), bestA), hi)
+		x := min(L, rs[g])
 		rule, rates := h.mix(pr.groups[g], x)
 		s.rules, s.rates = append(s.rules, rule), append(s.rates, rates)
 		s.obj += h.at(x)
