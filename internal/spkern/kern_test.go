@@ -639,7 +639,7 @@ func TestLengthChecks(t *testing.T) {
 			{"spkern: RowStrip32: x has 200 values, too few for row 2 of 64 values at stride 70", func() { RowStrip32(64, idx, f32, f32, 70, f32) }},
 			{"spkern: RowStrip32: x has 7 values, too few for row 0 of 8 values at stride 8", func() { RowStrip32(8, []int32{0}, f32, f32[:7], 8, f32) }},
 			{"spkern: RowStrip32: x has 200 values, too few for row 2147483647 of 8 values at stride 1", func() { RowStrip32(8, []int32{math.MaxInt32}, f32, f32, 1, f32) }},
-			{"spkern: RowStrip64: x has 200 values, too few for row 1 of 8 values at stride 9223372036854775807", func() { RowStrip64(8, []int32{1}, f64, f64, math.MaxInt, f64) }},
+			{fmt.Sprintf("spkern: RowStrip64: x has 200 values, too few for row 1 of 8 values at stride %d", math.MaxInt), func() { RowStrip64(8, []int32{1}, f64, f64, math.MaxInt, f64) }},
 			{"spkern: RowStrip64: out has 31 values, want at least 32", func() { RowStrip64(32, idx, f64, f64, 32, f64[:31]) }},
 			{"spkern: RowStrip64: val has 0 values for 3 indices", func() { RowStrip64(8, idx, nil, f64, 8, f64) }},
 			{"spkern: Heads4x16: out has 63 values, want at least 64", func() { Heads4x16(nil, nil, f32, f32, 64, f32[:63]) }},
@@ -671,7 +671,7 @@ func TestLengthChecks(t *testing.T) {
 			{"spkern: ColSumAdd32: negative size -1 × 4", func() { ColSumAdd32(f64, f32, -1, 4) }},
 			{"spkern: ColSumAdd32: negative size 2 × -4", func() { ColSumAdd32(f64, f32, 2, -4) }},
 			{"spkern: ColSumAdd32: x has 200 values for 51 × 4", func() { ColSumAdd32(f64, f32, 51, 4) }},
-			{"spkern: ColSumAdd32: x has 200 values for 2 × 4611686018427387904", func() { ColSumAdd32(f64, f32, 2, 1<<62) }},
+			{fmt.Sprintf("spkern: ColSumAdd32: x has 200 values for 2 × %d", math.MaxInt/2+1), func() { ColSumAdd32(f64, f32, 2, math.MaxInt/2+1) }},
 			{"spkern: ColSumAdd32: p has 3 values for 4 columns", func() { ColSumAdd32(f64[:3], f32, 2, 4) }},
 		}
 		for _, c := range cases {
