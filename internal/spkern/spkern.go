@@ -44,7 +44,10 @@
 // back unchanged. Fuzz targets (Fuzz*) do the same on random sizes.
 package spkern
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Enabled reports whether the assembly kernels run: on amd64 with AVX2
 // and FMA, built without the noasm tag. Callers lay out their loops for
@@ -202,16 +205,34 @@ func checkGather(fn string, idx []int32, lx, ldx, width int) {
 	if len(idx) == 0 {
 		return
 	}
-	lo, hi := idx[0], idx[0]
-	for _, j := range idx {
-		lo, hi = min(lo, j), max(hi, j)
-	}
-	if lo < 0 {
-		panic(fmt.Sprintf("spkern: %s: negative index %d", fn, lo))
+	hi := maxIndex(idx)
+	if hi > math.MaxInt32 {
+		for _, j := range idx {
+			if j < 0 {
+				panic(fmt.Sprintf("spkern: %s: negative index %d", fn, j))
+			}
+		}
 	}
 	if lx < width || (hi > 0 && ldx > (lx-width)/int(hi)) {
 		panic(fmt.Sprintf("spkern: %s: x has %d values, too few for row %d of %d values at stride %d", fn, lx, hi, width, ldx))
 	}
+}
+
+// maxIndex returns the largest index of idx as a uint32, so that a
+// negative index comes out above math.MaxInt32. Four running maxima keep
+// the check to about a cycle per index.
+func maxIndex(idx []int32) uint32 {
+	var m0, m1, m2, m3 uint32
+	p := 0
+	for ; p+4 <= len(idx); p += 4 {
+		s := idx[p : p+4 : p+4]
+		m0, m1 = max(m0, uint32(s[0])), max(m1, uint32(s[1]))
+		m2, m3 = max(m2, uint32(s[2])), max(m3, uint32(s[3]))
+	}
+	for _, j := range idx[p:] {
+		m0 = max(m0, uint32(j))
+	}
+	return max(max(m0, m1), max(m2, m3))
 }
 
 // checkHeads checks the arguments of Heads4x16 and Heads4x16d.
@@ -271,9 +292,11 @@ func checkCols2(fn string, indptr []int, idx []int32, lv, lx, lout, lo, hi int) 
 		panic(fmt.Sprintf("spkern: %s: val has %d values, want at least indptr[%d] = %d", fn, lv, hi, end))
 	}
 	rows := lx / 2
-	for p, j := range idx[indptr[lo]:end] {
-		if j < 0 || int(j) >= rows {
-			panic(fmt.Sprintf("spkern: %s: index %d at position %d is not a row of x (%d rows of 2)", fn, j, indptr[lo]+p, rows))
+	if s := idx[indptr[lo]:end]; int64(maxIndex(s)) >= int64(rows) {
+		for p, j := range s {
+			if j < 0 || int(j) >= rows {
+				panic(fmt.Sprintf("spkern: %s: index %d at position %d is not a row of x (%d rows of 2)", fn, j, indptr[lo]+p, rows))
+			}
 		}
 	}
 }
