@@ -1,3 +1,5 @@
+//go:build !noasm
+
 #include "textflag.h"
 
 // Two-column sparse products, four rows at a time. Row r's two sums

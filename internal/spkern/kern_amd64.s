@@ -1,3 +1,5 @@
+//go:build !noasm
+
 #include "textflag.h"
 
 // func spmmRow64(n int, idx *int32, val *float32, x *float32, ldx int, out *float32)

@@ -1,59 +1,12 @@
-//go:build !amd64
+//go:build noasm || !amd64
 
 package spkern
 
-var kernels = false
+import "runtime"
 
-func spmmRow64(n int, idx *int32, val *float32, x *float32, ldx int, out *float32) {
-	panic("spkern: no kernel on this architecture")
+// kernelPaths lists the kernel sets of this build: pure Go only, the
+// assembly named so the tests say why they skip it.
+var kernelPaths = []kernelPath{
+	{name: "avx2", missing: "the assembly (built with the noasm tag or for GOARCH " + runtime.GOARCH + ")"},
+	{name: "go", set: &goKernels},
 }
-
-func spmmRow8(n int, idx *int32, val *float32, x *float32, ldx int, out *float32) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func spmmRow32d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func spmmRow8d(n int, idx *int32, val *float64, x *float64, ldx int, out *float64) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func heads2x16d(n int, idx *int32, arow *int32, alpha *float64, x *float64, ldx int, out *float64) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func heads4x16Dotd(n int, idx *int32, x *float64, ldx int, d *float64, out *float64, scale float64) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func heads4x16Row(n int, idx *int32, alpha *float32, x *float32, ldx int, out *float32) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func heads4x16RowIdx(n int, idx *int32, arow *int32, alpha *float32, x *float32, ldx int, out *float32) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func heads4x16Dot(n int, idx *int32, x *float32, ldx int, d *float32, out *float32, scale float32) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func cols2Rows32(rows int, indptr *int, idx *int32, val *float32, x *float32, out *float32) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func cols2Rows64(rows int, indptr *int, idx *int32, val *float64, x *float64, out *float64) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func biasReLU8(n int, z *float32, b *float32) { panic("spkern: no kernel on this architecture") }
-
-func reLU8(n int, z *float32) { panic("spkern: no kernel on this architecture") }
-
-func reLUMask8(n int, out *float32, y *float32, dy *float32) {
-	panic("spkern: no kernel on this architecture")
-}
-
-func colSumAdd4(rows, c int, x *float32, p *float64) { panic("spkern: no kernel on this architecture") }

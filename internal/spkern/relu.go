@@ -1,70 +1,50 @@
 package spkern
 
-import "math"
+import "fmt"
 
 // BiasReLU32 sets z[i] = max(z[i] + b[i], 0) for i < len(z) (len(b) ≥
 // len(z)): a layer's bias and ReLU on one row, bit for bit as Go
 // computes max(z[i]+b[i], 0) (+0 for −0, a NaN with its sign bit
 // cleared); b nil adds nothing. Eight lanes at a time in AVX2 where the
-// CPU has it.
+// CPU has it. It panics, before touching memory, when b is not nil and
+// shorter than z.
 func BiasReLU32(z, b []float32) {
-	n8 := 0
-	if kernels && len(z) >= 8 {
-		n8 = len(z) &^ 7
-		if b == nil {
-			reLU8(n8, &z[0])
-		} else {
-			biasReLU8(n8, &z[0], &b[0])
-		}
+	if b != nil && len(b) < len(z) {
+		panic(fmt.Sprintf("spkern: BiasReLU32: b has %d values for %d in z", len(b), len(z)))
 	}
-	if b == nil {
-		for i := n8; i < len(z); i++ {
-			z[i] = max(z[i], 0)
-		}
-		return
-	}
-	b = b[:len(z)]
-	for i := n8; i < len(z); i++ {
-		z[i] = max(z[i]+b[i], 0)
-	}
+	active.biasReLU32(z, b)
 }
 
 // ReLUMask32 sets out[i] = dy[i] where y[i] > 0 (and where y[i] is a NaN
 // without its sign bit), else +0: the ReLU's gradient read from its
 // output, as the branch-free Go loop of layers computes it. out may be
-// dy. len(y) and len(dy) must be ≥ len(out).
+// dy. It panics, before touching memory, when y or dy is shorter than
+// out.
 func ReLUMask32(out, y, dy []float32) {
-	n8 := 0
-	if kernels && len(out) >= 8 {
-		n8 = len(out) &^ 7
-		reLUMask8(n8, &out[0], &y[0], &dy[0])
+	if len(y) < len(out) || len(dy) < len(out) {
+		panic(fmt.Sprintf("spkern: ReLUMask32: y has %d values and dy %d for %d in out", len(y), len(dy), len(out)))
 	}
-	y, dy = y[:len(out)], dy[:len(out)]
-	for i := n8; i < len(out); i++ {
-		b := int32(math.Float32bits(y[i]))
-		m := uint32((-b)>>31) & ^uint32(b>>31)
-		out[i] = math.Float32frombits(math.Float32bits(dy[i]) & m)
-	}
+	active.reLUMask32(out, y, dy)
 }
 
 // ColSumAdd32 adds the rows of the rows × c matrix x (row-major) to p in
 // float64: p[j] += float64(x[r·c+j]) for r in order, as the plain loop
 // does, bit for bit (a float32 widens exactly; each column's adds keep
 // their order). AVX2 four columns at a time where the CPU has it, and
-// when c is a multiple of 4.
+// when c is a multiple of 4. It panics, before touching memory, when rows
+// or c is negative, x has fewer than rows·c values or p fewer than c.
 func ColSumAdd32(p []float64, x []float32, rows, c int) {
-	if rows <= 0 {
+	if rows < 0 || c < 0 {
+		panic(fmt.Sprintf("spkern: ColSumAdd32: negative size %d × %d", rows, c))
+	}
+	if rows == 0 || c == 0 {
 		return
 	}
-	_ = x[rows*c-1]
-	_ = p[c-1]
-	if kernels && c%4 == 0 {
-		colSumAdd4(rows, c, &x[0], &p[0])
-		return
+	if len(x)/c < rows {
+		panic(fmt.Sprintf("spkern: ColSumAdd32: x has %d values for %d × %d", len(x), rows, c))
 	}
-	for r := 0; r < rows; r++ {
-		for k, v := range x[r*c : (r+1)*c] {
-			p[k] += float64(v)
-		}
+	if len(p) < c {
+		panic(fmt.Sprintf("spkern: ColSumAdd32: p has %d values for %d columns", len(p), c))
 	}
+	active.colSumAdd32(p, x, rows, c)
 }

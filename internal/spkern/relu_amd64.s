@@ -1,3 +1,5 @@
+//go:build !noasm
+
 #include "textflag.h"
 
 DATA absmask<>+0(SB)/4, $0x7fffffff
