@@ -111,5 +111,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ruleNotMet{}) {
 		return 3
 	}
+	if errors.As(err, &keptError{}) {
+		return 4
+	}
 	return 1
 }
