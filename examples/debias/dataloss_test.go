@@ -294,3 +294,23 @@ func TestFallbackRenameFails(t *testing.T) {
 	assert.Contains(t, err.Error(), "they are back in "+out)
 	assert.Equal(t, []string{marker, "old.txt"}, entries(t, out))
 }
+
+// A results folder that gains a file of the user's while the command
+// runs is not replaced: the check is repeated at commit, and the new
+// results are kept beside it.
+func TestOverwriteChangedMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "res")
+	require.NoError(t, commitFile(t, out, "old.txt", "old"))
+	od, err := prepareOut("-out", out, true, nil)
+	require.NoError(t, err)
+	require.NoError(t, writeFile(od.path("new.txt"), nothing))
+	require.NoError(t, os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644))
+	err = od.commit()
+	od.abort()
+	require.ErrorAs(t, err, &keptError{})
+	assert.Contains(t, err.Error(), "notes.txt")
+	assert.Contains(t, err.Error(), "written to "+filepath.Join(dir, "res.kept-1"))
+	assert.Equal(t, []string{marker, "notes.txt", "old.txt"}, entries(t, out))
+	assert.FileExists(t, filepath.Join(dir, "res.kept-1", "new.txt"))
+}
