@@ -84,7 +84,13 @@ github.com/fairmp/fairmp/graph/datasets.
 
 Exit status 2 for bad input and 1 for a failure (nothing written either
 way); 3 when no setting met the rule (everything written, the backbone
-kept as FMP's answer).
+kept as FMP's answer); 4 when -out appeared while the command ran (the
+results written beside it, to the folder the message names).
+
+-overwrite replaces only a folder this command wrote (it holds a
+.debias-output file listing its files, and nothing else) or an empty one;
+-out and -export never name an input's folder, its parents, or the
+current folder (symlinks and .. resolved).
 
 Flags:
 `)
@@ -140,13 +146,13 @@ Flags:
 	fs.IntVar(&o.fmp.K, "k", fdef.K, "FMP unrolled steps K")
 	fs.Float64Var(&o.fmp.Temperature, "tau", fdef.Temperature, "FMP temperature τ")
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
-	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out if it exists (only once the new results are complete)")
+	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out (or -export) if it exists and is this command's (its .debias-output file lists every file in it) or empty; only once the new results are complete")
 	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
 	fs.StringVar(&o.scores.file, "scores", "", "debias another model's per-node scores instead of training: CSV (a header optional, one row per node) or .npy (float32/float64, one row per node in the node table's order); one column per class, or one column (class 1) for two classes")
 	fs.StringVar(&o.scores.kind, "scores-kind", "", "what -scores holds: logits (real numbers before a softmax or sigmoid) or probs (probabilities); required with -scores")
 	fs.StringVar(&o.scores.id, "scores-id", "", "column of a CSV -scores file holding node ids (the -id values, or 0-based rows); default: rows in the node table's order")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
-	fs.StringVar(&o.export, "export", "", "write the input graph as nodes.csv and edges.csv in the documented format to this folder, and stop (a preset or -dataset synthetic becomes files you can edit)")
+	fs.StringVar(&o.export, "export", "", "write the input graph as nodes.csv and edges.csv in the documented format to this new folder (put in place whole, as -out; an existing one only with -overwrite), and stop (a preset or -dataset synthetic becomes files you can edit)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, err

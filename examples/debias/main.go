@@ -43,6 +43,7 @@
 // at the end, so a failed run leaves nothing behind; an existing DIR is
 // refused unless -overwrite):
 //
+//	.debias-output   the marker: the files below that this run wrote
 //	metrics.json     the data, the settings, and for each method
 //	                 (backbone, fmp, thresholds) the validation and test
 //	                 metrics, overall and by group
@@ -54,18 +55,41 @@
 //	                 with the backbone, the thresholds and the chosen point
 //	model.fmp        the debiased model (layers/modelio format)
 //
+// What -overwrite may replace: a folder this command wrote, that is one
+// holding its .debias-output marker and nothing but the files the marker
+// lists (a file you added there is not the command's to delete), or an
+// empty folder; anything else is refused (exit status 2) naming the
+// folder and the file that stops it (results folders written before the
+// marker existed included: move them away yourself). -out and -export may never be, or
+// hold, an input (-nodes, -edges, -split, -model, -scores, -data) or the
+// current folder; paths are compared with their symbolic links followed
+// and ".." applied, so a symlinked spelling of the input folder is
+// refused too. Where the system has no atomic exchange of two folders
+// (outside Linux), the old folder is renamed aside, the new one in, and
+// the old one removed only then; a run killed between the two renames
+// leaves the old folder as .DIR.old-<pid>-<n>, which the next run renames
+// back to DIR before it stops to say so. If DIR appears while the command
+// runs, the results are kept in DIR.kept-<n> beside it (no later run
+// removes that folder) and the exit status is 4.
+//
+// -export DIR writes nodes.csv and edges.csv (and the marker) the same
+// way: a new folder put in place whole, an existing one replaced only
+// with -overwrite under the rule above, never one holding an input.
+//
 // With -model FILE the command trains nothing: it loads the model (which
 // must have been saved for the same graph and sensitive attribute) and
 // writes metrics.json and predictions.csv for it.
 //
 // Exit status: 0 on success; 2 for bad input (a flag, a file, a model
-// file for another graph; one line naming the flag or file:line:column),
-// nothing written; 1 for a failure while running, nothing written; 3 when
-// no FMP setting (or no thresholds) met the rule: every output is written
-// all the same, FMP's row is then its reference (λs 0, λf 0: the
-// backbone), frontier.csv and frontier.svg show what each setting
-// reaches, and a rule-not-met warning (metrics.json "diagnostics") names
-// the most accurate and the fairest settings found.
+// file for another graph, a folder -overwrite may not replace; one line
+// naming the flag or file:line:column), nothing written; 1 for a failure
+// while running, nothing written; 3 when no FMP setting (or no
+// thresholds) met the rule: every output is written all the same, FMP's
+// row is then its reference (λs 0, λf 0: the backbone), frontier.csv and
+// frontier.svg show what each setting reaches, and a rule-not-met warning
+// (metrics.json "diagnostics") names the most accurate and the fairest
+// settings found; 4 when -out appeared while the command ran: every
+// output is written, to the DIR.kept-<n> folder the message names.
 package main
 
 import (
@@ -110,6 +134,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if errors.As(err, &ruleNotMet{}) {
 		return 3
+	}
+	if errors.As(err, &keptError{}) {
+		return 4
 	}
 	return 1
 }

@@ -50,37 +50,54 @@ func nothing(io.Writer) error { return nil }
 func TestOutAppeared(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "res")
-	od, err := prepareOut(out, false, nil)
+	od, err := prepareOut("-out", out, false, nil)
 	require.NoError(t, err)
 	require.NoError(t, writeFile(od.path("metrics.json"), nothing))
 	require.NoError(t, os.Mkdir(out, 0o755)) // someone else's run
 	err = od.commit()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "the results are in "+od.tmp)
+	assert.Equal(t, filepath.Join(dir, "res.kept-1"), od.kept)
+	assert.Contains(t, err.Error(), "the results were written to "+od.kept)
 	od.abort()
-	_, statErr := os.Stat(filepath.Join(od.tmp, "metrics.json"))
+	_, statErr := os.Stat(filepath.Join(od.kept, "metrics.json"))
 	assert.NoError(t, statErr, "the folder the message names exists")
 }
 
-// -overwrite replaces -out in one step and leaves nothing beside it.
+// commitFile writes one file through an outDir for out and commits it.
+func commitFile(t *testing.T, out, name, text string) error {
+	t.Helper()
+	od, err := prepareOut("-out", out, true, nil)
+	require.NoError(t, err)
+	require.NoError(t, writeFile(od.path(name), func(w io.Writer) error { _, err := w.Write([]byte(text)); return err }))
+	err = od.commit()
+	if err != nil {
+		od.abort()
+	}
+	return err
+}
+
+// -overwrite replaces -out (earlier results: a folder with the marker) in
+// one step and leaves nothing beside it.
 func TestOverwriteSwap(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "res")
-	require.NoError(t, os.Mkdir(out, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(out, "old.txt"), []byte("old"), 0o644))
-	od, err := prepareOut(out, true, nil)
-	require.NoError(t, err)
-	require.NoError(t, writeFile(od.path("new.txt"), func(w io.Writer) error { _, err := w.Write([]byte("new")); return err }))
-	require.NoError(t, od.commit())
-	assert.Equal(t, []string{"new.txt"}, entries(t, out))
+	require.NoError(t, commitFile(t, out, "old.txt", "old"))
+	assert.Equal(t, []string{marker, "old.txt"}, entries(t, out))
+	require.NoError(t, commitFile(t, out, "new.txt", "new"))
+	assert.Equal(t, []string{marker, "new.txt"}, entries(t, out))
 	assert.Equal(t, []string{"res"}, entries(t, dir), "no temporary or old folder left")
 }
 
 // Temporary folders of runs that were killed are removed by the next
-// run; a live process's, and anything else, are left alone.
+// run, and the old results a completed swap set aside; a live process's,
+// kept results, and anything else are left alone.
 func TestCleanStale(t *testing.T) {
 	dir := t.TempDir()
 	dead := 1 << 22 // above Linux's pid_max default: no such process
+	require.NoError(t, commitFile(t, filepath.Join(dir, "res"), "metrics.json", "{}"))
+	kept := filepath.Join(dir, fmt.Sprintf(".res.tmp-%d-1", dead))
+	require.NoError(t, os.Mkdir(kept, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(kept, keptMark), nil, 0o644))
 	for _, name := range []string{
 		fmt.Sprintf(".res.tmp-%d-0", dead), fmt.Sprintf(".res.old-%d-3", dead), // a killed run's
 		".res.tmp-1-0",                       // pid 1 runs
@@ -89,13 +106,13 @@ func TestCleanStale(t *testing.T) {
 	} {
 		require.NoError(t, os.Mkdir(filepath.Join(dir, name), 0o755))
 	}
-	od, err := prepareOut(filepath.Join(dir, "res"), false, nil)
+	od, err := prepareOut("-out", filepath.Join(dir, "res"), true, nil)
 	require.NoError(t, err)
 	defer od.abort()
 	got := entries(t, dir)
 	assert.NotContains(t, got, fmt.Sprintf(".res.tmp-%d-0", dead))
 	assert.NotContains(t, got, fmt.Sprintf(".res.old-%d-3", dead))
-	for _, kept := range []string{".res.tmp-1-0", fmt.Sprintf(".other.tmp-%d-0", dead), ".res.tmp-notapid-0", "keep", filepath.Base(od.tmp)} {
+	for _, kept := range []string{filepath.Base(kept), ".res.tmp-1-0", fmt.Sprintf(".other.tmp-%d-0", dead), ".res.tmp-notapid-0", "keep", filepath.Base(od.tmp)} {
 		assert.Contains(t, got, kept)
 	}
 }

@@ -190,21 +190,24 @@ func checkSplitGroups(ds *datasets.Dataset) error {
 
 func execute(o *options, stdout, stderr io.Writer) (err error) {
 	start := time.Now()
-	var od *outDir
-	if o.export == "" {
-		// Before anything long: an unwritable -out, or one that holds an
-		// input, is refused at once.
-		if od, err = prepareOut(o.out, o.overwrite, map[string]string{
-			"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data, "-scores": o.scores.file,
-		}); err != nil {
-			return err
-		}
-		defer func() {
-			if err != nil {
-				od.abort()
-			}
-		}()
+	// Before anything long: an unwritable -out or -export, one that is
+	// or holds an input or the current folder, or one -overwrite may not
+	// replace, is refused at once.
+	flag, dir := "-out", o.out
+	if o.export != "" {
+		flag, dir = "-export", o.export
 	}
+	od, err := prepareOut(flag, dir, o.overwrite, map[string]string{
+		"-nodes": o.files.Nodes, "-edges": o.files.Edges, "-split": o.files.Split, "-model": o.modelFile, "-data": o.data, "-scores": o.scores.file,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			od.abort()
+		}
+	}()
 	var h *modelio.Header
 	if o.modelFile != "" {
 		// The model's feature schema decides how a node table is read:
@@ -225,7 +228,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if o.export != "" {
-		return export(o, ds, stdout)
+		return export(od, o, ds, stdout)
 	}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, %d classes, %d groups; split %d/%d/%d (loaded in %v)\n",
@@ -255,6 +258,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if err := od.commit(); err != nil {
+		if errors.As(err, &keptError{}) {
+			printSummary(stdout, o, r)
+		}
 		return err
 	}
 	printSummary(stdout, o, r)
@@ -275,18 +281,25 @@ func groups(ds *datasets.Dataset) int {
 	return g
 }
 
-// export writes ds in the documented format and prints the flags that
-// read it back.
-func export(o *options, ds *datasets.Dataset, stdout io.Writer) error {
-	if err := os.MkdirAll(o.export, 0o755); err != nil {
-		return inputError{fmt.Errorf("-export: %w", err)}
-	}
-	c, err := datasets.WriteFiles(ds, filepath.Join(o.export, "nodes.csv"), filepath.Join(o.export, "edges.csv"))
+// export writes ds in the documented format into the -export folder in
+// the making, puts it in place as the results are (outDir), and prints
+// the flags that read it back.
+func export(od *outDir, o *options, ds *datasets.Dataset, stdout io.Writer) error {
+	c, err := datasets.WriteFiles(ds, od.path("nodes.csv"), od.path("edges.csv"))
 	if err != nil {
 		return err
 	}
+	for _, f := range []string{"nodes.csv", "edges.csv"} {
+		if err := syncFile(od.path(f)); err != nil {
+			return err
+		}
+	}
+	if err := od.commit(); err != nil {
+		return err
+	}
+	nodes, edges := filepath.Join(o.export, "nodes.csv"), filepath.Join(o.export, "edges.csv")
 	fmt.Fprintf(stdout, "wrote %s and %s (%d nodes, %d edges); read them with\n  -nodes %s -edges %s -id %s -label %s -sens %s -split-column %s -no-scale\n",
-		c.Nodes, c.Edges, ds.N(), ds.Graph.NumEdges(), c.Nodes, c.Edges, c.IDColumn, c.LabelColumn, c.SensColumn, c.SplitColumn)
+		nodes, edges, ds.N(), ds.Graph.NumEdges(), nodes, edges, c.IDColumn, c.LabelColumn, c.SensColumn, c.SplitColumn)
 	return nil
 }
 
@@ -540,9 +553,6 @@ func readHeader(path string) (*modelio.Header, error) {
 	return h, nil
 }
 
-// writeAll writes every output to a temporary folder beside o.out and
-// renames it to o.out at the end; an existing o.out (with -overwrite) is
-// replaced only then.
 // writeAll writes the results into the output folder in the making.
 func writeAll(od *outDir, o *options, r *result) error {
 	if err := writeMetrics(od.path("metrics.json"), o, r); err != nil {
