@@ -265,8 +265,10 @@ Flags:
 	switch *dtype {
 	case "float64":
 		o.model.Dtype = tensor.Float64
+		o.files.FeatureLimit = datasets.FeatureLimit64
 	case "float32":
 		o.model.Dtype = tensor.Float32
+		o.files.FeatureLimit = datasets.FeatureLimit32
 	default:
 		return nil, badInput("-dtype %q, want float32 or float64", *dtype)
 	}

@@ -64,6 +64,15 @@
 //     them and new data given that schema (FilesConfig.Schema) is encoded
 //     with the same columns; a level the schema lacks is an error naming
 //     file:line:column, the level and the known levels.
+//   - Feature values: inf, NaN, +Inf and 1e400 are errors at their place.
+//     Min-max scaling cannot overflow (0 to 1e308 becomes −1 to 1); a
+//     range that overflows (−1e308 to 1e308) is an error. A value the model
+//     sees unscaled (MinMaxScale off), or scaled by a model's schema, must
+//     be within FilesConfig.FeatureLimit, the square root of the largest
+//     float (FeatureLimit64 ≈ 1.34e154, the default; FeatureLimit32 ≈
+//     1.84e19 for a model computing in float32), for the model's arithmetic
+//     squares its inputs: 1e308 (1e39 in float32) is an error naming
+//     file:line:column, where it used to give NaN after training.
 //   - The edge list: one undirected edge per line, two node references
 //     (ids, or 0-based rows without an id column) separated by spaces,
 //     tabs or a comma; blank lines and lines starting with # are skipped;

@@ -96,6 +96,14 @@ type FilesConfig struct {
 	// A column whose range overflows float64 (values of ±1e308) is an
 	// error.
 	MinMaxScale bool
+	// FeatureLimit is the largest magnitude a feature value may have as
+	// the model sees it: as written without MinMaxScale, after the
+	// schema's scaling with Schema (min-max scaled values are in [−1, 1]).
+	// A larger value is an error naming its place, for the model's
+	// arithmetic squares its inputs (losses, Adam's moments, norms) and
+	// would overflow to Inf or NaN. 0 means FeatureLimit64; set
+	// FeatureLimit32 for a model computing in float32.
+	FeatureLimit float64
 	// Schema, if set, is the schema of a model trained on other data (a
 	// model file's, layers/modelio): the feature columns must be its
 	// names, in any order (they are put in the schema's order; a missing
@@ -111,6 +119,14 @@ type FilesConfig struct {
 	// column of ids, say). IgnoreSplitFile and FoldSens are not used.
 	Options Options
 }
+
+// The feature limits (FilesConfig.FeatureLimit) for models computing in
+// float64 and in float32: the square roots of the largest finite values,
+// about 1.34e154 and 1.84e19, so that a value's square is finite.
+var (
+	FeatureLimit64 = math.Sqrt(math.MaxFloat64)
+	FeatureLimit32 = math.Sqrt(math.MaxFloat32)
+)
 
 // DefaultMissing is the default FilesConfig.Missing.
 var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
@@ -147,6 +163,9 @@ func (c FilesConfig) Validate() error {
 	}
 	if c.MaxLevels < 1 {
 		return fmt.Errorf("datasets: FilesConfig.MaxLevels = %d, want ≥ 1 level per categorical column", c.MaxLevels)
+	}
+	if !(c.FeatureLimit >= 0) || math.IsInf(c.FeatureLimit, 0) {
+		return fmt.Errorf("datasets: FilesConfig.FeatureLimit = %v, want a finite limit > 0 (0: FeatureLimit64)", c.FeatureLimit)
 	}
 	if c.Options.FoldSens {
 		return errors.New("datasets: FilesConfig.Options.FoldSens is set, but LoadFiles maps any sensitive values, text included, to groups; fold them in the file (or merge small groups with Options.MinGroupSize and MergeSmallGroups)")
@@ -209,6 +228,26 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		}
 	}
 	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colRaw, c.SensColumn: colRaw}, comma: comma}
+	// The values the model sees must be within FeatureLimit: checked as
+	// the cells are read, where their places are known, unless min-max
+	// scaling (fitted on this data) puts them in [−1, 1].
+	spec.limit = c.FeatureLimit
+	if spec.limit == 0 {
+		spec.limit = FeatureLimit64
+	}
+	switch {
+	case c.Schema != nil:
+		spec.limitCols = map[string]limitRule{}
+		for j, name := range c.Schema.Names {
+			r := limitRule{schema: true}
+			if sc := c.Schema.Scaling; sc != nil {
+				r = limitRule{schema: true, scaled: true, lo: sc.Min[j], hi: sc.Max[j]}
+			}
+			spec.limitCols[name] = r
+		}
+	case c.MinMaxScale:
+		spec.limit = 0
+	}
 	for _, s := range c.Options.IntersectSens {
 		spec.kinds[s] = colRaw
 	}
@@ -456,11 +495,14 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 			}
 			mm.Min[q], mm.Max[q] = lo, hi
 			for r := 0; r < n; r++ {
-				if hi > lo {
-					feats[r*d+q] = 2*(feats[r*d+q]-lo)/(hi-lo) - 1
-				} else {
-					feats[r*d+q] = 0
-				}
+				feats[r*d+q] = features.ScaleMinMax(feats[r*d+q], lo, hi)
+			}
+		}
+		// The reader refused values beyond FeatureLimit as it met them;
+		// this is the last guard of the promise of finite features.
+		for r := 0; r < n; r++ {
+			if v := feats[r*d+q]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, t.err(t.lines[r], k+1, "column %q (field %d): %v becomes %v when scaled, want finite features", t.header[k], k+1, t.at(r, k), v)
 			}
 		}
 	}
