@@ -90,8 +90,11 @@
 //     counting such references: the integer form is the only id it can
 //     mean, and the ids written verbatim are always tried first.
 //   - The split, optional: a column of the node table
-//     (FilesConfig.SplitColumn) holding train, val or test (other values:
-//     in no list), or a file in split.json's format (FilesConfig.Split,
+//     (FilesConfig.SplitColumn) holding train, val (valid, validation) or
+//     test, in any case, or a Missing value (the empty cell, NA, ...) for
+//     a node in no list; any other value ("vla") is an error at its first
+//     cell listing the accepted values and the values found, with their
+//     rows and first lines, as for labels. Or a file in split.json's format (FilesConfig.Split,
 //     below; indices in any integral notation); without either,
 //     [RandomSplit] over the labelled nodes. Only labelled nodes may be
 //     listed.

@@ -39,8 +39,9 @@ type FilesConfig struct {
 	// rows of labelled nodes).
 	Split string
 	// SplitColumn, if set, names a column of the node table holding
-	// train, val or test per node (any other value, or an empty cell:
-	// in no list). Split and SplitColumn exclude each other; with
+	// train, val (or valid, validation) or test per node, in any case; a
+	// Missing value (the empty cell, NA, ...) leaves the node in no list,
+	// and any other value is an error listing the values found. Split and SplitColumn exclude each other; with
 	// neither, the split is RandomSplit with Options.SplitFractions and
 	// Options.SplitSeed.
 	SplitColumn string
@@ -357,7 +358,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	}
 	switch {
 	case c.SplitColumn != "":
-		ds.Split, err = splitFromColumn(t, t.col(c.SplitColumn), labels)
+		ds.Split, err = splitFromColumn(t, t.col(c.SplitColumn), labels, missing, c.Missing)
 	case c.Split != "":
 		var b []byte
 		if b, err = readSplitFile(c.Split, ds.N()); err == nil {
@@ -551,11 +552,24 @@ func (t *table) schemaColumns(cols []vcol, schema *features.Schema) ([]vcol, err
 	return out, nil
 }
 
-// splitFromColumn reads train/val/test from the text column k; other
-// values leave the node out. A listed node must have a known label.
-func splitFromColumn(t *table, k int, labels []int) (Split, error) {
+// splitFromColumn reads train, val (valid, validation) or test, in any
+// case, from the text column k; a missing value (missingList, the
+// FilesConfig.Missing values, keyed in missing) leaves the node out. Any
+// other value is an error at its first cell listing the accepted values
+// and every value found with its rows and first line. A listed node must
+// have a known label.
+func splitFromColumn(t *table, k int, labels []int, missing map[string]bool, missingList []string) (Split, error) {
 	var s Split
+	bad := -1
+	var found []string
+	count := map[string]int{}
+	first := map[string]int{}
 	for r, v := range t.text[k] {
+		if _, seen := count[v]; !seen {
+			found = append(found, v)
+			first[v] = r
+		}
+		count[v]++
 		var list *[]int
 		switch strings.ToLower(v) {
 		case "train":
@@ -565,12 +579,26 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 		case "test":
 			list = &s.Test
 		default:
+			if !missing[strings.ToLower(normKey(v))] && bad < 0 {
+				bad = r
+			}
 			continue
 		}
 		if labels[r] < 0 {
 			return Split{}, t.err(t.lines[r], 0, "column %q (field %d): node in %s has an unknown label, want labelled nodes only in the split", t.header[k], k+1, v)
 		}
 		*list = append(*list, r)
+	}
+	if bad >= 0 {
+		list := make([]spelling, len(found))
+		for j, v := range found {
+			list[j] = spelling{v, count[v], t.lines[first[v]]}
+		}
+		miss := make([]string, len(missingList))
+		for j, m := range missingList {
+			miss[j] = quote(m)
+		}
+		return Split{}, t.err(t.lines[bad], t.cols[k][bad], "column %q: %s is not a split: want train, val (or valid, validation) or test, or a missing value (FilesConfig.Missing: %s) for a node in no list; the column holds %s", t.header[k], quote(t.text[k][bad]), strings.Join(miss, ", "), listSpellings(list, 10, t.unit()))
 	}
 	if len(s.Train) == 0 || len(s.Test) == 0 {
 		return Split{}, t.err(0, 0, "column %q: %d train and %d test nodes, want at least one of each (values train, val, test)", t.header[k], len(s.Train), len(s.Test))
