@@ -79,8 +79,12 @@
 //     a first line naming no node in both fields (without an id column:
 //     holding no integer) is a header, skipped; a third numeric field (a
 //     weight) is ignored, with a
-//     warning: the graph is unweighted. Direction, repeats and self-loops
-//     are dropped (graph.FromEdges). Or a Parquet file of two columns
+//     warning: the graph is unweighted. The graph is undirected and
+//     simple (graph.FromEdges): self-loops are dropped, and repeated
+//     pairs and pairs listed in both directions ((a, b) and (b, a)) are
+//     merged, with a warning counting each kind and the edges left; an
+//     edge list of self-loops only is an error (the graph would have no
+//     edge, and a graph model on it is an MLP). Or a Parquet file of two columns
 //     (and an optional weight). Rows are integers in any notation: 838,
 //     838.0, 8.38e+02 and numpy.savetxt's 8.380000000000000000e+02 are
 //     row 838, while 838.5 is refused (one parser, shared with the
@@ -196,7 +200,8 @@
 // Dataset.Warnings, which the examples print: labels above 1 folded into
 // label 1 and sensitive values above 0 other than 1 folded into group 1
 // (the presets' protocol, with the values and row counts), small groups
-// merged, and an edge
+// merged, self-loops dropped and repeated edges merged from a user's edge
+// list (with their counts), and an edge
 // file whose last line has no newline (a file cut mid-number would still
 // parse, with a wrong last edge).
 //

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -356,6 +358,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if ds.Graph.NumEdges() == 0 {
 		return nil, fileErr(c.Edges, 0, 0, "every one of its %d edges joins a node to itself: without its self-loops the graph has no edge and every node is isolated (a graph model would be an MLP); want edges between distinct nodes", len(edges))
 	}
+	warnCleanup(ds, c.Edges, edges)
 	switch {
 	case c.SplitColumn != "":
 		ds.Split, err = splitFromColumn(t, t.col(c.SplitColumn), labels, missing, c.Missing)
@@ -371,6 +374,46 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// warnCleanup adds a warning counting what graph.FromEdges dropped from
+// the edges of file: self-loops, repeats of a pair as written, and pairs
+// listed in both directions ((a, b) and (b, a): the list is read as
+// undirected). It sorts edges.
+func warnCleanup(ds *Dataset, file string, edges [][2]int) {
+	c := ds.Graph.Cleanup()
+	if c.SelfLoops == 0 && c.Duplicates == 0 {
+		return
+	}
+	slices.SortFunc(edges, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	repeats := 0
+	for k := 1; k < len(edges); k++ {
+		if e := edges[k]; e[0] != e[1] && e == edges[k-1] {
+			repeats++
+		}
+	}
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	var parts []string
+	if c.SelfLoops > 0 {
+		parts = append(parts, plural(c.SelfLoops, "self-loop", "self-loops")+" (a node joined to itself) dropped")
+	}
+	if repeats > 0 {
+		parts = append(parts, plural(repeats, "repeated edge", "repeated edges")+" (the same pair again) merged")
+	}
+	if r := c.Duplicates - repeats; r > 0 {
+		parts = append(parts, plural(r, "edge", "edges")+" listed in both directions merged, for the list is read as undirected ((a, b) and (b, a) are one edge)")
+	}
+	ds.warnf("%s: %d edges make a graph of %d: %s", file, len(edges), ds.Graph.NumEdges(), strings.Join(parts, "; "))
 }
 
 // featureHint adds, to a "not a number" error in a feature column, how to
