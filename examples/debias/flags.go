@@ -103,9 +103,9 @@ Flags:
 		drop      = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
 		cats      = fs.String("categorical", "", "comma-separated columns of categories (text or numbers) to one-hot encode: a feature column per level, named column=level")
 		maxLevels = fs.Int("max-levels", def.MaxLevels, "most levels a -categorical column may have")
-		missing   = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown (the empty cell always does)")
+		missing   = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown, and split-column values meaning in no split (the empty cell always does)")
 		comma     = fs.String("comma", "", "node table delimiter: comma, tab, semicolon or pipe (default: tab for .tsv/.tab or a header with tabs, else comma)")
-		noScale   = fs.Bool("no-scale", false, "keep the features as they are (default: min-max scale each to [-1, 1])")
+		noScale   = fs.Bool("no-scale", false, "keep the features as they are, each value within ±1.84e19 for -dtype float32 and ±1.34e154 for float64, whose squares are finite (default: min-max scale each to [-1, 1])")
 		fracs     = fs.String("split-fractions", "0.5,0.25,0.25", "train,val,test fractions of the labelled nodes, when there is no split file or column")
 		seed      = fs.Int64("seed", 1, "seed of the model (initialisation, dropout) and of the random split")
 		hidden    = fs.Int("hidden", 64, "hidden width (GAT: heads × per-head width, 4 × 16 by default; SGC has none)")
@@ -271,8 +271,10 @@ Flags:
 	switch *dtype {
 	case "float64":
 		o.model.Dtype = tensor.Float64
+		o.files.FeatureLimit = datasets.FeatureLimit64
 	case "float32":
 		o.model.Dtype = tensor.Float32
+		o.files.FeatureLimit = datasets.FeatureLimit32
 	default:
 		return nil, badInput("-dtype %q, want float32 or float64", *dtype)
 	}

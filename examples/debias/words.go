@@ -30,6 +30,8 @@ var flagWords = strings.NewReplacer(
 	"FilesConfig.EdgesFormat", "-edges-format",
 	"read it with the parquet format", "read it with -nodes-format or -edges-format parquet",
 	"read with the csv format", "read with -nodes-format or -edges-format csv",
+	"turn on min-max scaling (FilesConfig.MinMaxScale)", "leave out -no-scale to min-max scale the features,",
+	"(FilesConfig.FeatureLimit)", "(-dtype)",
 	"FilesConfig.Nodes", "-nodes",
 	"FilesConfig.Edges", "-edges",
 	"FilesConfig", "the input flags",

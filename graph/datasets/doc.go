@@ -64,14 +64,27 @@
 //     them and new data given that schema (FilesConfig.Schema) is encoded
 //     with the same columns; a level the schema lacks is an error naming
 //     file:line:column, the level and the known levels.
+//   - Feature values: inf, NaN, +Inf and 1e400 are errors at their place.
+//     Min-max scaling cannot overflow (0 to 1e308 becomes −1 to 1); a
+//     range that overflows (−1e308 to 1e308) is an error. A value the model
+//     sees unscaled (MinMaxScale off), or scaled by a model's schema, must
+//     be within FilesConfig.FeatureLimit, the square root of the largest
+//     float (FeatureLimit64 ≈ 1.34e154, the default; FeatureLimit32 ≈
+//     1.84e19 for a model computing in float32), for the model's arithmetic
+//     squares its inputs: 1e308 (1e39 in float32) is an error naming
+//     file:line:column, where it used to give NaN after training.
 //   - The edge list: one undirected edge per line, two node references
 //     (ids, or 0-based rows without an id column) separated by spaces,
 //     tabs or a comma; blank lines and lines starting with # are skipped;
 //     a first line naming no node in both fields (without an id column:
 //     holding no integer) is a header, skipped; a third numeric field (a
 //     weight) is ignored, with a
-//     warning: the graph is unweighted. Direction, repeats and self-loops
-//     are dropped (graph.FromEdges). Or a Parquet file of two columns
+//     warning: the graph is unweighted. The graph is undirected and
+//     simple (graph.FromEdges): self-loops are dropped, and repeated
+//     pairs and pairs listed in both directions ((a, b) and (b, a)) are
+//     merged, with a warning counting each kind and the edges left; an
+//     edge list of self-loops only is an error (the graph would have no
+//     edge, and a graph model on it is an MLP). Or a Parquet file of two columns
 //     (and an optional weight). Rows are integers in any notation: 838,
 //     838.0, 8.38e+02 and numpy.savetxt's 8.380000000000000000e+02 are
 //     row 838, while 838.5 is refused (one parser, shared with the
@@ -81,8 +94,11 @@
 //     counting such references: the integer form is the only id it can
 //     mean, and the ids written verbatim are always tried first.
 //   - The split, optional: a column of the node table
-//     (FilesConfig.SplitColumn) holding train, val or test (other values:
-//     in no list), or a file in split.json's format (FilesConfig.Split,
+//     (FilesConfig.SplitColumn) holding train, val (valid, validation) or
+//     test, in any case, or a Missing value (the empty cell, NA, ...) for
+//     a node in no list; any other value ("vla") is an error at its first
+//     cell listing the accepted values and the values found, with their
+//     rows and first lines, as for labels. Or a file in split.json's format (FilesConfig.Split,
 //     below; indices in any integral notation); without either,
 //     [RandomSplit] over the labelled nodes. Only labelled nodes may be
 //     listed.
@@ -184,7 +200,8 @@
 // Dataset.Warnings, which the examples print: labels above 1 folded into
 // label 1 and sensitive values above 0 other than 1 folded into group 1
 // (the presets' protocol, with the values and row counts), small groups
-// merged, and an edge
+// merged, self-loops dropped and repeated edges merged from a user's edge
+// list (with their counts), and an edge
 // file whose last line has no newline (a file cut mid-number would still
 // parse, with a wrong last edge).
 //

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,8 +41,9 @@ type FilesConfig struct {
 	// rows of labelled nodes).
 	Split string
 	// SplitColumn, if set, names a column of the node table holding
-	// train, val or test per node (any other value, or an empty cell:
-	// in no list). Split and SplitColumn exclude each other; with
+	// train, val (or valid, validation) or test per node, in any case; a
+	// Missing value (the empty cell, NA, ...) leaves the node in no list,
+	// and any other value is an error listing the values found. Split and SplitColumn exclude each other; with
 	// neither, the split is RandomSplit with Options.SplitFractions and
 	// Options.SplitSeed.
 	SplitColumn string
@@ -96,6 +99,14 @@ type FilesConfig struct {
 	// A column whose range overflows float64 (values of ±1e308) is an
 	// error.
 	MinMaxScale bool
+	// FeatureLimit is the largest magnitude a feature value may have as
+	// the model sees it: as written without MinMaxScale, after the
+	// schema's scaling with Schema (min-max scaled values are in [−1, 1]).
+	// A larger value is an error naming its place, for the model's
+	// arithmetic squares its inputs (losses, Adam's moments, norms) and
+	// would overflow to Inf or NaN. 0 means FeatureLimit64; set
+	// FeatureLimit32 for a model computing in float32.
+	FeatureLimit float64
 	// Schema, if set, is the schema of a model trained on other data (a
 	// model file's, layers/modelio): the feature columns must be its
 	// names, in any order (they are put in the schema's order; a missing
@@ -111,6 +122,14 @@ type FilesConfig struct {
 	// column of ids, say). IgnoreSplitFile and FoldSens are not used.
 	Options Options
 }
+
+// The feature limits (FilesConfig.FeatureLimit) for models computing in
+// float64 and in float32: the square roots of the largest finite values,
+// about 1.34e154 and 1.84e19, so that a value's square is finite.
+var (
+	FeatureLimit64 = math.Sqrt(math.MaxFloat64)
+	FeatureLimit32 = math.Sqrt(math.MaxFloat32)
+)
 
 // DefaultMissing is the default FilesConfig.Missing.
 var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
@@ -147,6 +166,9 @@ func (c FilesConfig) Validate() error {
 	}
 	if c.MaxLevels < 1 {
 		return fmt.Errorf("datasets: FilesConfig.MaxLevels = %d, want ≥ 1 level per categorical column", c.MaxLevels)
+	}
+	if !(c.FeatureLimit >= 0) || math.IsInf(c.FeatureLimit, 0) {
+		return fmt.Errorf("datasets: FilesConfig.FeatureLimit = %v, want a finite limit > 0 (0: FeatureLimit64)", c.FeatureLimit)
 	}
 	if c.Options.FoldSens {
 		return errors.New("datasets: FilesConfig.Options.FoldSens is set, but LoadFiles maps any sensitive values, text included, to groups; fold them in the file (or merge small groups with Options.MinGroupSize and MergeSmallGroups)")
@@ -209,6 +231,26 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		}
 	}
 	spec := tableSpec{kinds: map[string]colKind{c.LabelColumn: colRaw, c.SensColumn: colRaw}, comma: comma}
+	// The values the model sees must be within FeatureLimit: checked as
+	// the cells are read, where their places are known, unless min-max
+	// scaling (fitted on this data) puts them in [−1, 1].
+	spec.limit = c.FeatureLimit
+	if spec.limit == 0 {
+		spec.limit = FeatureLimit64
+	}
+	switch {
+	case c.Schema != nil:
+		spec.limitCols = map[string]limitRule{}
+		for j, name := range c.Schema.Names {
+			r := limitRule{schema: true}
+			if sc := c.Schema.Scaling; sc != nil {
+				r = limitRule{schema: true, scaled: true, lo: sc.Min[j], hi: sc.Max[j]}
+			}
+			spec.limitCols[name] = r
+		}
+	case c.MinMaxScale:
+		spec.limit = 0
+	}
 	for _, s := range c.Options.IntersectSens {
 		spec.kinds[s] = colRaw
 	}
@@ -316,9 +358,10 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 	if ds.Graph.NumEdges() == 0 {
 		return nil, fileErr(c.Edges, 0, 0, "every one of its %d edges joins a node to itself: without its self-loops the graph has no edge and every node is isolated (a graph model would be an MLP); want edges between distinct nodes", len(edges))
 	}
+	warnCleanup(ds, c.Edges, edges)
 	switch {
 	case c.SplitColumn != "":
-		ds.Split, err = splitFromColumn(t, t.col(c.SplitColumn), labels)
+		ds.Split, err = splitFromColumn(t, t.col(c.SplitColumn), labels, missing, c.Missing)
 	case c.Split != "":
 		var b []byte
 		if b, err = readSplitFile(c.Split, ds.N()); err == nil {
@@ -331,6 +374,46 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// warnCleanup adds a warning counting what graph.FromEdges dropped from
+// the edges of file: self-loops, repeats of a pair as written, and pairs
+// listed in both directions ((a, b) and (b, a): the list is read as
+// undirected). It sorts edges.
+func warnCleanup(ds *Dataset, file string, edges [][2]int) {
+	c := ds.Graph.Cleanup()
+	if c.SelfLoops == 0 && c.Duplicates == 0 {
+		return
+	}
+	slices.SortFunc(edges, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	repeats := 0
+	for k := 1; k < len(edges); k++ {
+		if e := edges[k]; e[0] != e[1] && e == edges[k-1] {
+			repeats++
+		}
+	}
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	var parts []string
+	if c.SelfLoops > 0 {
+		parts = append(parts, plural(c.SelfLoops, "self-loop", "self-loops")+" (a node joined to itself) dropped")
+	}
+	if repeats > 0 {
+		parts = append(parts, plural(repeats, "repeated edge", "repeated edges")+" (the same pair again) merged")
+	}
+	if r := c.Duplicates - repeats; r > 0 {
+		parts = append(parts, plural(r, "edge", "edges")+" listed in both directions merged, for the list is read as undirected ((a, b) and (b, a) are one edge)")
+	}
+	ds.warnf("%s: %d edges make a graph of %d: %s", file, len(edges), ds.Graph.NumEdges(), strings.Join(parts, "; "))
 }
 
 // featureHint adds, to a "not a number" error in a feature column, how to
@@ -456,11 +539,14 @@ func (t *table) features(name string, lc, sc int, exclude []string, includeSens,
 			}
 			mm.Min[q], mm.Max[q] = lo, hi
 			for r := 0; r < n; r++ {
-				if hi > lo {
-					feats[r*d+q] = 2*(feats[r*d+q]-lo)/(hi-lo) - 1
-				} else {
-					feats[r*d+q] = 0
-				}
+				feats[r*d+q] = features.ScaleMinMax(feats[r*d+q], lo, hi)
+			}
+		}
+		// The reader refused values beyond FeatureLimit as it met them;
+		// this is the last guard of the promise of finite features.
+		for r := 0; r < n; r++ {
+			if v := feats[r*d+q]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, t.err(t.lines[r], k+1, "column %q (field %d): %v becomes %v when scaled, want finite features", t.header[k], k+1, t.at(r, k), v)
 			}
 		}
 	}
@@ -509,11 +595,24 @@ func (t *table) schemaColumns(cols []vcol, schema *features.Schema) ([]vcol, err
 	return out, nil
 }
 
-// splitFromColumn reads train/val/test from the text column k; other
-// values leave the node out. A listed node must have a known label.
-func splitFromColumn(t *table, k int, labels []int) (Split, error) {
+// splitFromColumn reads train, val (valid, validation) or test, in any
+// case, from the text column k; a missing value (missingList, the
+// FilesConfig.Missing values, keyed in missing) leaves the node out. Any
+// other value is an error at its first cell listing the accepted values
+// and every value found with its rows and first line. A listed node must
+// have a known label.
+func splitFromColumn(t *table, k int, labels []int, missing map[string]bool, missingList []string) (Split, error) {
 	var s Split
+	bad := -1
+	var found []string
+	count := map[string]int{}
+	first := map[string]int{}
 	for r, v := range t.text[k] {
+		if _, seen := count[v]; !seen {
+			found = append(found, v)
+			first[v] = r
+		}
+		count[v]++
 		var list *[]int
 		switch strings.ToLower(v) {
 		case "train":
@@ -523,12 +622,26 @@ func splitFromColumn(t *table, k int, labels []int) (Split, error) {
 		case "test":
 			list = &s.Test
 		default:
+			if !missing[strings.ToLower(normKey(v))] && bad < 0 {
+				bad = r
+			}
 			continue
 		}
 		if labels[r] < 0 {
 			return Split{}, t.err(t.lines[r], 0, "column %q (field %d): node in %s has an unknown label, want labelled nodes only in the split", t.header[k], k+1, v)
 		}
 		*list = append(*list, r)
+	}
+	if bad >= 0 {
+		list := make([]spelling, len(found))
+		for j, v := range found {
+			list[j] = spelling{v, count[v], t.lines[first[v]]}
+		}
+		miss := make([]string, len(missingList))
+		for j, m := range missingList {
+			miss[j] = quote(m)
+		}
+		return Split{}, t.err(t.lines[bad], t.cols[k][bad], "column %q: %s is not a split: want train, val (or valid, validation) or test, or a missing value (FilesConfig.Missing: %s) for a node in no list; the column holds %s", t.header[k], quote(t.text[k][bad]), strings.Join(miss, ", "), listSpellings(list, 10, t.unit()))
 	}
 	if len(s.Train) == 0 || len(s.Test) == 0 {
 		return Split{}, t.err(0, 0, "column %q: %d train and %d test nodes, want at least one of each (values train, val, test)", t.header[k], len(s.Train), len(s.Test))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fairmp/fairmp/graph/features"
 )
 
 // The fuzz targets check that no input makes the parsers panic, and that
@@ -21,6 +23,10 @@ func FuzzReadTable(f *testing.F) {
 		spec := tableSpec{
 			kinds:    map[string]colKind{"user_id": colID, "skip": colSkip},
 			textMaps: map[string]map[string]float64{"g": {"Female": 1, "Male": 0}},
+			// A feature limit on a, as written, and on x, as a model's
+			// schema scales it.
+			limit:     1e6,
+			limitCols: map[string]limitRule{"a": {schema: true}, "x": {schema: true, scaled: true, lo: -1, hi: 3}},
 		}
 		tb, err := readTable(bytes.NewReader(data), nil, "fuzz.csv", spec)
 		if err != nil {
@@ -34,6 +40,14 @@ func FuzzReadTable(f *testing.F) {
 		}
 		if id := tb.col("user_id"); id >= 0 && len(tb.ids) != tb.rows {
 			t.Fatalf("%d ids for %d rows", len(tb.ids), tb.rows)
+		}
+		for r := 0; r < tb.rows; r++ {
+			for k, h := range tb.header {
+				v := tb.at(r, k)
+				if (h == "a" && !(math.Abs(v) <= 1e6)) || (h == "x" && !(math.Abs(features.ScaleMinMax(v, -1, 3)) <= 1e6)) {
+					t.Fatalf("row %d: column %s = %v accepted beyond the limit", r, h, v)
+				}
+			}
 		}
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fairmp/fairmp/graph/features"
 )
 
 // colKind says how a CSV column is parsed.
@@ -70,6 +72,32 @@ type tableSpec struct {
 	// need lists columns that must be present, checked on the header
 	// before any row is parsed.
 	need []string
+	// limit, if > 0, is the largest magnitude a number cell may have as
+	// the model sees it (FilesConfig.FeatureLimit), checked on the cell
+	// itself, or on its scaling by a model's schema for the columns
+	// limitCols names; with limitCols nil, on every number column.
+	limit     float64
+	limitCols map[string]limitRule
+}
+
+// limitRule says how a number column's cells are checked against
+// tableSpec.limit: as written, or scaled by min-max ranges lo, hi (a
+// model's schema).
+type limitRule struct {
+	// schema: the column is a model's feature; scaled: by lo, hi.
+	schema, scaled bool
+	lo, hi         float64
+}
+
+// limitName names a feature limit in messages.
+func limitName(limit float64) string {
+	switch limit {
+	case FeatureLimit64:
+		return "the limit for float64 arithmetic (FilesConfig.FeatureLimit): its square overflows"
+	case FeatureLimit32:
+		return "the limit for float32 arithmetic (FilesConfig.FeatureLimit): its square overflows"
+	}
+	return "the limit FilesConfig.FeatureLimit"
 }
 
 // table is a parsed CSV file: numeric cells in row-major data (NaN for
@@ -245,6 +273,10 @@ type tableBuilder struct {
 	t     *table
 	kinds []colKind
 	maps  []map[string]float64
+	// limit and limits: tableSpec.limit, and the rule of each column
+	// checked against it (nil: not checked).
+	limit  float64
+	limits []*limitRule
 	// rows: the file's places are rows (Parquet), not lines.
 	rows bool
 }
@@ -284,10 +316,16 @@ func newTableBuilder(file string, rec []string, spec tableSpec, rows bool) (*tab
 		return nil, err
 	}
 	tb := &tableBuilder{t: &table{file: file, header: header, text: map[int][]string{}, cols: map[int][]int{}, rowsFile: rows},
-		kinds: make([]colKind, len(header)), maps: make([]map[string]float64, len(header)), rows: rows}
+		kinds: make([]colKind, len(header)), maps: make([]map[string]float64, len(header)), rows: rows,
+		limit: spec.limit, limits: make([]*limitRule, len(header))}
 	for k, h := range header {
 		tb.kinds[k] = spec.kinds[h]
 		tb.maps[k] = spec.textMaps[h]
+		if spec.limit > 0 {
+			if r, ok := spec.limitCols[h]; ok || spec.limitCols == nil {
+				tb.limits[k] = &r
+			}
+		}
 	}
 	return tb, nil
 }
@@ -368,12 +406,38 @@ func (tb *tableBuilder) record(rec []string, line int, pos func(k int) (int, int
 				_, col := pos(k)
 				return errAt(line, col, "column %s: %s is not finite, want a finite number", quote(header[k]), quote(cell))
 			}
+			if lr := tb.limits[k]; lr != nil {
+				if err := tb.checkLimit(lr, k, s, v, line, pos); err != nil {
+					return err
+				}
+			}
 			t.data = append(t.data, v)
 		}
 	}
 	t.lines = append(t.lines, line)
 	t.rows++
 	return nil
+}
+
+// checkLimit refuses the number cell s (value v) of column k when it, or
+// its scaling by lr, is beyond tb.limit.
+func (tb *tableBuilder) checkLimit(lr *limitRule, k int, s string, v float64, line int, pos func(int) (int, int)) error {
+	m := v
+	if lr.scaled {
+		m = features.ScaleMinMax(v, lr.lo, lr.hi)
+	}
+	if math.Abs(m) <= tb.limit {
+		return nil
+	}
+	_, col := pos(k)
+	err := tb.t.err(line, col, "column %s: %s is beyond ±%.3g, %s; turn on min-max scaling (FilesConfig.MinMaxScale) or rescale the column", quote(tb.t.header[k]), s, tb.limit, limitName(tb.limit))
+	if lr.schema && !lr.scaled {
+		err = tb.t.err(line, col, "column %s: %s is beyond ±%.3g, %s; the model reads its features unscaled: rescale the column, or leave its node out", quote(tb.t.header[k]), s, tb.limit, limitName(tb.limit))
+	}
+	if lr.scaled {
+		err = tb.t.err(line, col, "column %s: %s becomes %.3g with the model's scaling (its training range %g to %g), beyond ±%.3g, %s: the value is far outside the data the model was trained on; correct it, or leave its node out", quote(tb.t.header[k]), s, m, lr.lo, lr.hi, tb.limit, limitName(tb.limit))
+	}
+	return err
 }
 
 // done returns the table, or an error when it has no data row.

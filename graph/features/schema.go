@@ -114,9 +114,17 @@ func (s Schema) Scale(j int, x float64) float64 {
 	if s.Scaling == nil {
 		return x
 	}
-	lo, hi := s.Scaling.Min[j], s.Scaling.Max[j]
+	return ScaleMinMax(x, s.Scaling.Min[j], s.Scaling.Max[j])
+}
+
+// ScaleMinMax maps x by the range lo to hi: lo to −1, hi to 1, linearly
+// (0 when hi ≤ lo, a constant column). It computes (x − lo)/(hi − lo)·2 − 1,
+// the same value as 2(x − lo)/(hi − lo) − 1 but without its overflow when
+// hi − lo is finite and 2(x − lo) is not (0 to 1e308); x far outside the
+// range can still give ±Inf (x − lo overflowing), which callers check.
+func ScaleMinMax(x, lo, hi float64) float64 {
 	if hi > lo {
-		return 2*(x-lo)/(hi-lo) - 1
+		return (x-lo)/(hi-lo)*2 - 1
 	}
 	return 0
 }

@@ -49,3 +49,21 @@ func TestSchemaCategorical(t *testing.T) {
 		assert.Error(t, bad.Validate(), name)
 	}
 }
+
+// Scale maps the range to [−1, 1] without overflow where the range is
+// finite: a value 1e308 with the range −1 to 1 is 1e308 (before: +Inf,
+// from 2·(x − lo)), and 0 to 1e308 maps 1e308 to 1; a constant column is
+// 0. Against the naive formula where it does not overflow.
+func TestScaleNoOverflow(t *testing.T) {
+	s := Schema{Names: []string{"a", "b", "c"}, Scaling: &MinMax{Min: []float64{-1, 0, 5}, Max: []float64{1, 1e308, 5}}}
+	assert.Equal(t, 1e308, s.Scale(0, 1e308))
+	assert.Equal(t, 1.0, s.Scale(1, 1e308))
+	assert.Equal(t, -1.0, s.Scale(1, 0))
+	assert.Equal(t, 0.0, s.Scale(2, 1e308))
+	for _, x := range []float64{-3, -1, -0.25, 0, 0.3, 1, 7.5} {
+		for _, r := range [][2]float64{{-1, 1}, {2, 9}, {-1e5, 3}} {
+			naive := 2*(x-r[0])/(r[1]-r[0]) - 1
+			assert.Equal(t, naive, ScaleMinMax(x, r[0], r[1]), "x %v range %v", x, r)
+		}
+	}
+}
