@@ -6,6 +6,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -198,6 +199,7 @@ func Explain(xTrans *tensor.Dense, adj *graph.Matrix, sens []int, cfg Config) (*
 	if err != nil {
 		return nil, err
 	}
+	blas.Default() // fairmp's BLAS unless the program chose one
 	m := G.NewTapeMachine(g)
 	defer m.Close()
 	if err := m.RunAll(); err != nil {

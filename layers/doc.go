@@ -21,8 +21,9 @@
 //
 // FMP itself, the fair message-passing layer, is package fmp; the
 // criteria (accuracy, ΔDP, ΔEO) are package metrics. Importing layers
-// imports layers/blas, which replaces gorgonia's process-wide BLAS at
-// program start (see that package).
+// changes no process-wide state: the training and prediction entry points
+// install fairmp's BLAS the first time they run, unless the program chose
+// one (blas.Use, or gorgonia.Use; see package layers/blas).
 //
 // # Models
 //

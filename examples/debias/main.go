@@ -98,9 +98,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fairmp/fairmp/layers/blas"
 )
 
 func main() {
+	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -1,3 +1,5 @@
+//go:build !noasm
+
 #include "textflag.h"
 
 // func dot2s(n int, x *float32, y0 *float32, y1 *float32) (s0, s1 float32)

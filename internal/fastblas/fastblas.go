@@ -14,10 +14,32 @@
 // with fused multiply-adds), so results are deterministic and do not
 // depend on GOMAXPROCS. They differ from gonum's in the last bits (fused
 // multiply-add rounding and summation order).
+//
+// # Safety net
+//
+// As gonum's own assembly (gonum.org/v1/gonum/internal/asm):
+//
+//   - The build tag noasm (go build -tags noasm), and every architecture
+//     but amd64, select the pure-Go build: no assembly; the products the
+//     kernels would run are gonum's, the narrow products the same plain
+//     Go as on amd64. It passes every test of the package.
+//   - The CPU features come from golang.org/x/sys/cpu (AVX2 and FMA for
+//     the AVX2 kernels, AVX-512F besides for the AVX-512 ones, each with
+//     the operating system saving the registers).
+//   - Sgemm, SgemmThen and Dgemm check their arguments as gonum does and
+//     panic with gonum's messages before touching memory; each assembly
+//     kernel is called through a wrapper that checks that every element
+//     it reads or writes lies inside the slices.
+//   - The tests run every code path this machine can run (gonum's,
+//     AVX2, AVX-512) in turn, on buffers with poisoned margins and
+//     padding (nothing written outside C's valid elements, inputs
+//     unchanged), and fuzz Sgemm, Dgemm and dot2 against references.
 package fastblas
 
 import (
+	"fmt"
 	"runtime"
+	"unsafe"
 
 	"github.com/fairmp/fairmp/internal/par"
 	"gonum.org/v1/gonum/blas"
@@ -31,20 +53,83 @@ type Implementation struct {
 	gonum.Implementation
 }
 
-var kernels = hasKernels()
+// path is a set of kernels: one of the code paths a product can take.
+type path int
+
+const (
+	// pathGo: no assembly; the products the kernels would run are
+	// gonum's (the only path of the pure-Go build).
+	pathGo path = iota
+	// pathAVX2: the 4 × 16 float32 and 4 × 8 float64 AVX2/FMA kernels.
+	pathAVX2
+	// pathAVX512: the 4 × 64 and 4 × 32 AVX-512 float32 kernels before
+	// the AVX2 ones.
+	pathAVX512
+)
+
+// paths lists every path, from the plainest.
+var paths = []path{pathGo, pathAVX2, pathAVX512}
+
+func (p path) String() string {
+	return [...]string{"go", "avx2", "avx512"}[p]
+}
+
+// missing names what this build or CPU lacks to run p ("" if nothing).
+func (p path) missing() string {
+	switch {
+	case p == pathGo:
+		return ""
+	case noKernels != "":
+		return noKernels
+	case p == pathAVX2 && !haveAVX2():
+		return "AVX2 and FMA"
+	case p == pathAVX512 && !haveAVX512():
+		return "AVX-512F"
+	}
+	return ""
+}
+
+// best is the fastest path this build and CPU can run.
+func best() path {
+	for i := len(paths) - 1; i > 0; i-- {
+		if paths[i].missing() == "" {
+			return paths[i]
+		}
+	}
+	return pathGo
+}
+
+// config is the dispatch state: the path and its kernels.
+type config struct {
+	path     path
+	kernels  bool // the assembly kernels run
+	skernels []strip[float32]
+	dkernels []strip[float64]
+	// minWork is the smallest m·n·k sent to the kernels; below it the
+	// goroutine and blocking overhead is not worth it.
+	minWork int
+}
+
+// configFor is the dispatch state of path p (which must not be missing).
+func configFor(p path) config {
+	return config{path: p, kernels: p != pathGo, skernels: sStrips(p), dkernels: dStrips(p), minWork: 1 << 17}
+}
+
+// cfg is set once from the CPU; tests set it to force each path in turn
+// (never while a product runs).
+var cfg = configFor(best())
 
 // Enabled reports whether the assembly kernels run on this CPU (amd64 with
-// AVX2 and FMA). When false, Implementation is exactly gonum's.
-func Enabled() bool { return kernels }
-
-// minWork is the smallest m·n·k sent to the kernels; below it the
-// goroutine and blocking overhead is not worth it.
-const minWork = 1 << 17
+// AVX2 and FMA, and not the pure-Go build, -tags noasm). When false, the
+// products that the kernels would run are gonum's.
+func Enabled() bool { return cfg.kernels }
 
 // kcMax bounds the inner-dimension chunk.
 const kcMax = 512
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
+// It checks its arguments as gonum does, and panics with gonum's messages
+// ("blas: insufficient length of a", ...) before touching any memory.
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	impl.SgemmThen(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
@@ -54,14 +139,15 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 // final, by the goroutine that computed them while they are still in
 // cache (then may run concurrently on different blocks): an epilogue
 // such as a layer's bias and activation, without another pass over C
-// from memory. C is the same as Sgemm's; then nil is Sgemm.
+// from memory. C is the same as Sgemm's; then nil is Sgemm. It checks its
+// arguments as Sgemm does, before calling then.
 func (impl Implementation) SgemmThen(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, then func(lo, hi int)) {
-	if then != nil && !kernels {
-		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		then(0, m)
+	checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		after(then, m)
 		return
 	}
-	if m*n*k < minWork && n < 16 && valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	if m*n*k < cfg.minWork && n < 16 && k > 0 {
 		// Small and narrow (a small graph's logits and their gradients):
 		// gonum splits even these over goroutines and runs axpys of
 		// length n; the narrow loops on the calling goroutine take a
@@ -70,7 +156,7 @@ func (impl Implementation) SgemmThen(tA, tB blas.Transpose, m, n, k int, alpha f
 		after(then, m)
 		return
 	}
-	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	if m*n*k < cfg.minWork || k == 0 {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		after(then, m)
 		return
@@ -79,12 +165,12 @@ func (impl Implementation) SgemmThen(tA, tB blas.Transpose, m, n, k int, alpha f
 		after(then, m)
 		return
 	}
-	if !kernels || n < 16 || m < 4 {
+	if !cfg.kernels || n < 16 || m < 4 {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		after(then, m)
 		return
 	}
-	ks := skernels
+	ks := cfg.skernels
 	if tA != blas.NoTrans && ks[0].width == 64 {
 		// Measured: with A transposed (strided broadcasts of A, k long)
 		// the 4 × 32 kernel needs less CPU than the 4 × 64 one.
@@ -100,29 +186,52 @@ func after(then func(lo, hi int), m int) {
 	}
 }
 
-// Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum).
+// Dgemm computes C = alpha·op(A)·op(B) + beta·C (row-major, as gonum),
+// checking its arguments as Sgemm does.
 func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if m*n*k < minWork || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m*n*k < cfg.minWork || m == 0 || n == 0 || k == 0 {
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	if n < 8 && narrow(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
-	if !kernels || n < 8 || m < 4 {
+	if !cfg.kernels || n < 8 || m < 4 {
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemm(dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+	gemm(cfg.dkernels, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
-// valid repeats gonum's argument checks; invalid calls go to gonum, which
-// panics with its usual message. The kernels must never read or write out
-// of bounds.
-func valid(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
+// gonum's panic messages (gonum.org/v1/gonum/blas/gonum/errors.go).
+const (
+	badTranspose = "blas: illegal transpose"
+	mLT0         = "blas: m < 0"
+	nLT0         = "blas: n < 0"
+	kLT0         = "blas: k < 0"
+	badLdA       = "blas: bad leading dimension of A"
+	badLdB       = "blas: bad leading dimension of B"
+	badLdC       = "blas: bad leading dimension of C"
+	shortA       = "blas: insufficient length of a"
+	shortB       = "blas: insufficient length of b"
+	shortC       = "blas: insufficient length of c"
+)
+
+// checkGemm repeats gonum's argument checks of Sgemm and Dgemm, in
+// gonum's order and with its messages: nothing past it reads or writes
+// out of bounds (la, lb and lc are the slices' lengths).
+func checkGemm(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) {
 	okT := func(t blas.Transpose) bool { return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans }
-	if !okT(tA) || !okT(tB) || m <= 0 || n <= 0 || k <= 0 {
-		return false
+	switch {
+	case !okT(tA), !okT(tB):
+		panic(badTranspose)
+	case m < 0:
+		panic(mLT0)
+	case n < 0:
+		panic(nLT0)
+	case k < 0:
+		panic(kLT0)
 	}
 	ar, ac := m, k // stored shape of A
 	if tA != blas.NoTrans {
@@ -132,9 +241,22 @@ func valid(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
 	if tB != blas.NoTrans {
 		br, bc = n, k
 	}
-	return lda >= ac && la >= lda*(ar-1)+ac &&
-		ldb >= bc && lb >= ldb*(br-1)+bc &&
-		ldc >= n && lc >= ldc*(m-1)+n
+	switch {
+	case lda < max(1, ac):
+		panic(badLdA)
+	case ldb < max(1, bc):
+		panic(badLdB)
+	case ldc < max(1, n):
+		panic(badLdC)
+	case m == 0 || n == 0:
+		return
+	case la < (ar-1)*lda+ac:
+		panic(shortA)
+	case lb < (br-1)*ldb+bc:
+		panic(shortB)
+	case lc < (m-1)*ldc+n:
+		panic(shortC)
+	}
 }
 
 type kernel[T float32 | float64] func(k int, a *T, sr, sp int, b *T, ldb int, c *T, ldc int, alpha T)
@@ -145,23 +267,33 @@ type strip[T float32 | float64] struct {
 	kern  kernel[T]
 }
 
-// skernels and dkernels list the kernels by decreasing width: each row
-// block's columns are covered by the widest kernel first, then the next.
-var (
-	skernels = sKernels()
-	dkernels = []strip[float64]{{8, dgemm4x8}}
-)
-
-func sKernels() []strip[float32] {
-	if hasAVX512() {
-		return []strip[float32]{{64, sgemm4x64}, {32, sgemm4x32}, {16, sgemm4x16}}
+// run computes, for r < 4 and j < width,
+//
+//	c[r*ldc+j] += alpha · Σ_{p<k} a[r*sr+p*sp] · b[p*ldb+j]
+//
+// with the strip's kernel, after checking that every element the kernel
+// reads or writes is inside a, b and c: the kernel's pointer arithmetic
+// never leaves them (the first comparisons keep the products below from
+// overflowing). A panic here is a bug in fastblas.
+func (s strip[T]) run(k int, a []T, sr, sp int, b []T, ldb int, c []T, ldc int, alpha T) {
+	w := s.width
+	switch {
+	case k < 0 || sr < 0 || sp < 0 || ldb < w || ldc < w:
+		panic(fmt.Sprintf("fastblas: 4 × %d kernel: bad arguments k = %d, sr = %d, sp = %d, ldb = %d, ldc = %d", w, k, sr, sp, ldb, ldc))
+	case ldc > len(c) || len(c) < 3*ldc+w:
+		panic(fmt.Sprintf("fastblas: 4 × %d kernel: len(c) = %d, want at least 3·ldc + %d with ldc = %d", w, len(c), w, ldc))
+	case k == 0:
+	case sr > len(a) || k > 1 && (sp > len(a) || k > len(a)) || len(a) <= 3*sr+(k-1)*sp:
+		panic(fmt.Sprintf("fastblas: 4 × %d kernel: len(a) = %d, want more than 3·sr + (k−1)·sp with k = %d, sr = %d, sp = %d", w, len(a), k, sr, sp))
+	case k > 1 && (ldb > len(b) || k > len(b)) || len(b) < (k-1)*ldb+w:
+		panic(fmt.Sprintf("fastblas: 4 × %d kernel: len(b) = %d, want at least (k−1)·ldb + %d with k = %d, ldb = %d", w, len(b), w, k, ldb))
 	}
-	return []strip[float32]{{16, sgemm4x16}}
+	s.kern(k, unsafe.SliceData(a), sr, sp, unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, alpha)
 }
 
 // AVX512 reports whether the float32 kernels use AVX-512 (4 × 64 and
 // 4 × 32 blocks).
-func AVX512() bool { return len(skernels) > 1 }
+func AVX512() bool { return cfg.path == pathAVX512 }
 
 func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, then func(lo, hi int)) {
 	if beta != 1 {
@@ -231,11 +363,11 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
 			for i := lo; i < hi; i += 4 {
-				ai := &a[i*sr+p0*sp]
+				ai := a[i*sr+p0*sp:]
 				j := 0
 				for _, st := range kerns {
 					for ; j+st.width <= n; j += st.width {
-						st.kern(kk, ai, sr, sp, &b[p0*ldb+j], ldb, &c[i*ldc+j], ldc, alpha)
+						st.run(kk, ai, sr, sp, b[p0*ldb+j:], ldb, c[i*ldc+j:], ldc, alpha)
 					}
 				}
 			}
@@ -431,7 +563,7 @@ func dot2[T float32 | float64](x, y0, y1 []T) (T, T) {
 	y0, y1 = y0[:len(x)], y1[:len(x)]
 	var a0, a1, a2, a3, c0, c1, c2, c3 T
 	p := 0
-	if n4 := len(x) &^ 3; kernels && n4 > 0 {
+	if n4 := len(x) &^ 3; cfg.kernels && n4 > 0 {
 		// The four partial sums in the lanes of one vector register,
 		// each step a rounded multiply then a rounded add, as below.
 		switch xs := any(x).(type) {

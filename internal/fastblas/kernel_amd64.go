@@ -1,10 +1,17 @@
+//go:build !noasm
+
 package fastblas
 
-//go:noescape
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+import "golang.org/x/sys/cpu"
 
-//go:noescape
-func xgetbv0() (eax uint32)
+// The assembly kernels (kernel_amd64.s, dot2_amd64.s). Each computes, for
+// r in 0..3 and j below its width,
+//
+//	c[r*ldc+j] += alpha · Σ_{p<k} a[r*sr+p*sp] · b[p*ldb+j]
+//
+// summed in p order with fused multiply-adds; strides are in elements.
+// They are called only through strip.run, which checks that every element
+// they touch is inside the slices.
 
 //go:noescape
 func sgemm4x16(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32)
@@ -18,37 +25,42 @@ func sgemm4x32(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, l
 //go:noescape
 func dgemm4x8(k int, a *float64, sr, sp int, b *float64, ldb int, c *float64, ldc int, alpha float64)
 
-// hasKernels reports AVX2 and FMA with the OS saving the YMM registers.
-func hasKernels() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx1&fma == 0 || ecx1&osxsave == 0 || ecx1&avx == 0 {
-		return false
-	}
-	if xgetbv0()&6 != 6 { // XMM and YMM state enabled
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	const avx2 = 1 << 5
-	return ebx7&avx2 != 0
-}
-
-// hasAVX512 reports AVX-512F with the OS saving the opmask and ZMM state.
-func hasAVX512() bool {
-	if !hasKernels() {
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	const avx512f = 1 << 16
-	return ebx7&avx512f != 0 && xgetbv0()&0xe6 == 0xe6
-}
-
+// dot2s and dot2d write the four lanes of Σ x·y0 and of Σ x·y1 (lane r
+// summing the steps p ≡ r mod 4, each product rounded, then added) over
+// the first n elements (n a multiple of 4) to out[0:4] and out[4:8].
+//
 //go:noescape
 func dot2s(n int, x *float32, y0 *float32, y1 *float32, out *[8]float32)
 
 //go:noescape
 func dot2d(n int, x *float64, y0 *float64, y1 *float64, out *[8]float64)
+
+// haveAVX2 reports AVX2 and FMA with the OS saving the YMM registers (the
+// 4 × 16 float32, 4 × 8 float64 and dot2 kernels).
+func haveAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
+// haveAVX512 reports, besides haveAVX2, AVX-512F with the OS saving the
+// opmask and ZMM registers (the 4 × 64 and 4 × 32 float32 kernels).
+func haveAVX512() bool { return haveAVX2() && cpu.X86.HasAVX512F }
+
+// noKernels is why this build has no assembly at all ("" here: it has).
+const noKernels = ""
+
+// sStrips lists the float32 kernels of a path, by decreasing width.
+func sStrips(p path) []strip[float32] {
+	switch p {
+	case pathAVX512:
+		return []strip[float32]{{64, sgemm4x64}, {32, sgemm4x32}, {16, sgemm4x16}}
+	case pathAVX2:
+		return []strip[float32]{{16, sgemm4x16}}
+	}
+	return nil
+}
+
+// dStrips lists the float64 kernels of a path.
+func dStrips(p path) []strip[float64] {
+	if p == pathGo {
+		return nil
+	}
+	return []strip[float64]{{8, dgemm4x8}}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/fairmp/fairmp/layers/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -114,9 +115,11 @@ func Tensor(dt tensor.Dtype, vals []float64, shape ...int) *tensor.Dense {
 }
 
 // Run compiles g into a TapeMachine, runs it once and closes it. It fails
-// t on error.
+// t on error. Like fairmp's entry points, it first calls blas.Default, so
+// that tests run on fairmp's BLAS unless the test chose another.
 func Run(t TB, g *G.ExprGraph) {
 	t.Helper()
+	blas.Default()
 	m := G.NewTapeMachine(g)
 	defer m.Close()
 	if err := m.RunAll(); err != nil {

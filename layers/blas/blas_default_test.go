@@ -1,19 +1,34 @@
 //go:build !openblas
 
-package blas
+package blas_test
 
 import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/fastblas"
+	fb "github.com/fairmp/fairmp/layers/blas"
+	G "gorgonia.org/gorgonia"
 )
 
-func TestBLASNameDefault(t *testing.T) {
-	want := "fastblas"
+// defaultName is what Name reports after Default in this build.
+func defaultName() string {
 	if !fastblas.Enabled() {
-		want = "fastblas (gonum only: no AVX2/FMA)"
+		return "fastblas (gonum only: no AVX2/FMA)"
 	}
-	if got := Name(); got != want {
-		t.Fatalf("Name() = %q in the default build, want %q", got, want)
+	return "fastblas"
+}
+
+// isDefault reports whether b is this build's default BLAS.
+func isDefault(b G.BLAS) bool {
+	_, ok := b.(fastblas.Implementation)
+	return ok
+}
+
+func TestBLASNameDefault(t *testing.T) {
+	if got, want := fb.Name(), defaultName(); got != want {
+		t.Fatalf("Name() = %q in the default build after Default, want %q", got, want)
+	}
+	if _, ok := fb.Fast().(fastblas.Implementation); !ok {
+		t.Fatalf("Fast() = %T, want fastblas.Implementation", fb.Fast())
 	}
 }

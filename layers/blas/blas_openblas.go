@@ -3,9 +3,8 @@
 package blas
 
 // The openblas build links Debian's libopenblas (package libopenblas-dev)
-// and switches gorgonia and tensor to it through gonum's cgo netlib
-// bindings at program start. Thread count: OPENBLAS_NUM_THREADS (default:
-// one per core).
+// through gonum's cgo netlib bindings; Default installs it. Thread count:
+// OPENBLAS_NUM_THREADS (default: one per core).
 
 /*
 #cgo LDFLAGS: -lopenblas
@@ -17,7 +16,12 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-func init() { G.Use(netlib.Implementation{}) }
+// OpenBLAS returns OpenBLAS through gonum's cgo netlib bindings, for
+// [Use]. Only in the openblas build (-tags openblas).
+func OpenBLAS() G.BLAS { return netlib.Implementation{} }
+
+// defaultBLAS is the openblas build's: OpenBLAS.
+func defaultBLAS() G.BLAS { return OpenBLAS() }
 
 func isOpenBLAS(b G.BLAS) bool {
 	switch b.(type) {

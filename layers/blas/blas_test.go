@@ -1,10 +1,11 @@
-package blas
+package blas_test
 
 import (
 	"math/rand"
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
+	fb "github.com/fairmp/fairmp/layers/blas"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -12,8 +13,8 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestBLASMatchesPureGo runs the active BLAS (gonum in the default build,
-// OpenBLAS with -tags openblas) and gonum's pure-Go BLAS on the same
+// TestBLASMatchesPureGo runs the active BLAS (the build's default, which
+// TestMain installs: fastblas, or OpenBLAS with -tags openblas) and gonum's pure-Go BLAS on the same
 // products, in both transposition cases a layer's forward and backward
 // pass use, and requires equal results within float tolerance.
 func TestBLASMatchesPureGo(t *testing.T) {
@@ -47,16 +48,16 @@ func TestBLASMatchesPureGo(t *testing.T) {
 		want64 := make([]float64, tc.m*tc.n)
 		active.Dgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x, tc.lda, y, tc.ldb, 0, got64, tc.ldc)
 		ref.Dgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x, tc.lda, y, tc.ldb, 0, want64, tc.ldc)
-		testutil.AllClose(t, Name()+" Dgemm "+tc.name, got64, want64, 1e-12, 1e-10)
+		testutil.AllClose(t, fb.Name()+" Dgemm "+tc.name, got64, want64, 1e-12, 1e-10)
 
 		x32, y32 := to32(x), to32(y)
 		got32 := make([]float32, tc.m*tc.n)
 		want32 := make([]float32, tc.m*tc.n)
 		active.Sgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x32, tc.lda, y32, tc.ldb, 0, got32, tc.ldc)
 		ref.Sgemm(tc.ta, tc.tb, tc.m, tc.n, tc.k, 1, x32, tc.lda, y32, tc.ldb, 0, want32, tc.ldc)
-		testutil.AllClose(t, Name()+" Sgemm "+tc.name, testutil.ToF64(got32), testutil.ToF64(want32), 1e-4, 1e-4)
+		testutil.AllClose(t, fb.Name()+" Sgemm "+tc.name, testutil.ToF64(got32), testutil.ToF64(want32), 1e-4, 1e-4)
 		// The float32 result must also agree with the float64 one.
-		testutil.AllClose(t, Name()+" Sgemm vs Dgemm "+tc.name, testutil.ToF64(got32), want64, 1e-4, 1e-4)
+		testutil.AllClose(t, fb.Name()+" Sgemm vs Dgemm "+tc.name, testutil.ToF64(got32), want64, 1e-4, 1e-4)
 	}
 }
 
@@ -102,10 +103,10 @@ func TestBLASGraphProduct(t *testing.T) {
 		if dt == tensor.Float32 {
 			atol, rtol = 1e-4, 1e-4
 		}
-		testutil.AllClose(t, Name()+" "+dt.String()+" X·W", testutil.ToF64(yv), want, atol, rtol)
+		testutil.AllClose(t, fb.Name()+" "+dt.String()+" X·W", testutil.ToF64(yv), want, atol, rtol)
 		gw, err := w.Grad()
 		require.NoError(t, err)
-		testutil.AllClose(t, Name()+" "+dt.String()+" dW", testutil.ToF64(gw), wantGrad, atol, rtol)
+		testutil.AllClose(t, fb.Name()+" "+dt.String()+" dW", testutil.ToF64(gw), wantGrad, atol, rtol)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -255,6 +256,7 @@ func sideTrainer(g *G.ExprGraph, loss *G.Node, lossV *G.Value, params G.Nodes, c
 	if err != nil {
 		return nil, nil, fmt.Errorf("fairtrain: %s: %w", what, err)
 	}
+	blas.Default() // fairmp's BLAS unless the program chose one
 	return G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(loss, lossV)}, grads...)...), G.BindDualValues(params...)), adam, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/fairmp/fairmp/graph/sample"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/train"
 )
 
@@ -468,6 +469,7 @@ func (r *runner) step(b mbatch, seed int64) (ce float64, correct int, err error)
 	var lv, zv G.Value
 	G.Read(loss, &lv)
 	G.Read(logits, &zv)
+	blas.Default() // fairmp's BLAS unless the program chose one
 	vm := G.NewTapeMachine(g, G.BindDualValues(params...))
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
@@ -574,6 +576,7 @@ func forwardNodes(s spec, values []*tensor.Dense, x features.Source, nodes []int
 		}
 		var zv G.Value
 		G.Read(z, &zv)
+		blas.Default()
 		vm := G.NewTapeMachine(g)
 		err = vm.RunAll()
 		vm.Close()

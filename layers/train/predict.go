@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/metrics"
 
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -75,6 +76,7 @@ func (p *Prediction) Accuracy(labels []int) float64 {
 // Trainer runs on the same model, nor on two Task values that share one
 // gorgonia graph from different goroutines.
 func Predict(model layers.Model, task *Task, idx []int) (*Prediction, error) {
+	blas.Default() // fairmp's BLAS unless the program chose one
 	if task == nil || task.X == nil {
 		return nil, fmt.Errorf("train: Predict: task without X")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/blas"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
@@ -443,6 +444,7 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if tr.adam, err = NewAdam(cfg.Adam, params); err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
+	blas.Default() // fairmp's BLAS unless the program chose one
 	tr.trainM = G.NewTapeMachine(task.Graph.SubgraphRoots(append(reads, grads...)...), G.BindDualValues(params...))
 	tr.evalM = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, &tr.out.logits)))
 	return tr, nil

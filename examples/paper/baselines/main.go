@@ -32,6 +32,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/perturb"
 	"github.com/fairmp/fairmp/layers/postprocess"
@@ -42,6 +43,7 @@ import (
 )
 
 func main() {
+	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "baselines:", err)
 		os.Exit(2)

@@ -13,9 +13,12 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/fairmp/fairmp/layers/blas"
 )
 
 func main() {
+	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

@@ -36,12 +36,14 @@ import (
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
 
 func main() {
+	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		var ue usageError

@@ -23,9 +23,12 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/fairmp/fairmp/layers/blas"
 )
 
 func main() {
+	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "study:", err)

@@ -39,6 +39,7 @@ import (
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
@@ -46,6 +47,7 @@ import (
 )
 
 func main() {
+	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "fmpbeam-prepare:", err)
 		var ue usageError
