@@ -184,6 +184,13 @@ func SaveWith(w io.Writer, m layers.Model, cfg SaveConfig) error {
 	params := m.Learnables()
 	dt := params[0].Dtype()
 	h.Dtype = dt.String()
+	total := 0
+	for _, p := range params {
+		total += p.Shape().TotalSize() * int(dt.Size())
+	}
+	if total > MaxParamBytes {
+		return fmt.Errorf("modelio: Save: the model has %d bytes of parameters, more than the %d (MaxParamBytes) Load reads", total, MaxParamBytes)
+	}
 	for _, p := range params {
 		if _, ok := p.Value().(*tensor.Dense); !ok || p.Dtype() != dt {
 			return fmt.Errorf("modelio: Save: parameter %s, want a dense %v value", opkit.DescribeNode(p), dt)
