@@ -163,8 +163,10 @@ type SensInfo struct {
 // ReadHeader reads a model file's header line from r and nothing else
 // (at most 1 MiB), parsed as strictly as Load parses it: enough to learn
 // the model's dtype, graph and feature schema before loading data for it.
-// It does not verify the checksum or the signature (Load does). It
-// returns an error wrapping ErrFormat or ErrVersion.
+// It does not verify the checksum or the signature, so a damaged header
+// may read as another schema or graph: to act on a file from elsewhere,
+// verify it first with Read (which returns the same Header). It returns
+// an error wrapping ErrFormat or ErrVersion.
 func ReadHeader(r io.Reader) (*Header, error) {
 	line, err := readLine(bufio.NewReader(r))
 	if err != nil {

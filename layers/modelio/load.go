@@ -23,18 +23,20 @@ import (
 // Load reads a model written by Save, builds it in g through its kind's
 // declaration with env, and sets its parameters.
 //
-// Nothing is added to g, and nothing is allocated beyond what the file
-// really holds, before the file is verified: the header line is read
-// (at most 1 MiB) and parsed strictly; the parameters are read as they
-// come (memory grows with the bytes actually read, so a short file that
-// announces a huge parameter fails as truncated, without allocating it);
-// the checksum, and with Env.TrustedKeys the signature, are checked; the
-// graph and the sensitive attribute are compared with env's; the
-// configuration is decoded strictly and validated (step counts are
-// bounded by layers.MaxSteps), and the parameter names and shapes it
-// builds (layers.Kind.Params) are compared with the file's. Only then is
-// the model built. Memory and time are bounded by the file's own size and
-// by env's graph.
+// Nothing is added to g before the file is verified, and memory is
+// bounded by what the file's configuration implies (at most
+// MaxParamBytes), never by what the header claims or the file's size:
+// the header line is read (at most 1 MiB) and parsed strictly (no
+// unknown, miscased, duplicate or missing key at any level); the
+// configuration is decoded and validated (step counts are bounded by
+// layers.MaxSteps) and the parameter names and shapes it builds
+// (layers.Kind.Params) are compared with the header's list before a
+// byte of parameters is read; the parameters are read in chunks as they
+// arrive; the checksum, and with Env.TrustedKeys the signature, are
+// checked; then the graph and the sensitive attribute are compared with
+// env's. If the header cannot be interpreted, the rest of the file is
+// hashed first, so that a damaged file is reported as ErrCorrupt rather
+// than as what its damaged header reads. Only then is the model built.
 //
 // It returns an error wrapping ErrFormat for data that is not a model
 // file or a malformed header or configuration (unknown or miscased keys

@@ -48,7 +48,8 @@ import (
 // "signed":true. The parameters follow the newline in params order, each
 // row-major, as little-endian IEEE-754 values of the header's dtype (4 or
 // 8 bytes each). The header is parsed strictly: every key exactly as
-// written here, no other key.
+// written here, each once, none missing (at every level, the
+// configurations' included), no other key.
 //
 // Files of versions 1 and 2 (written before the registry of kinds) are
 // refused with ErrVersion: load them with the release that wrote them.
