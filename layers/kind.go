@@ -652,7 +652,79 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	if dec.More() {
 		return fmt.Errorf("data after the configuration")
 	}
+	return requiredKeys(raw, reflect.TypeOf(v).Elem(), "")
+}
+
+// requiredKeys checks that the JSON object raw has every key of the
+// struct type t that json.Marshal writes whatever the value (every field
+// but omitempty ones), descending into struct-typed fields: a missing
+// key would silently leave its field zero. It names the first missing
+// key with its path.
+func requiredKeys(raw json.RawMessage, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil // not an object (null included): the decoder reports or allows it
+	}
+	names := make([]string, 0)
+	fields := requiredFields(t)
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		val, ok := obj[name]
+		if !ok {
+			if path != "" {
+				return fmt.Errorf("no key %q in %s (every key is required: a missing one would be zero)", name, path)
+			}
+			return fmt.Errorf("no key %q (every key is required: a missing one would be zero)", name)
+		}
+		sub := name
+		if path != "" {
+			sub = path + "." + name
+		}
+		if err := requiredKeys(val, fields[name], sub); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+
+// requiredFields maps the JSON names of t's fields that json.Marshal
+// always writes (not omitempty; embedded structs' included) to their
+// types.
+func requiredFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			for k, v := range requiredFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
+		if strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
 }
 
 // exactCase checks that every key of the JSON object raw is spelled

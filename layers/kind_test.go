@@ -220,7 +220,9 @@ func TestDecodeConfig(t *testing.T) {
 		"miscased nested": {`{"name":"mlp","in":3,"classes":2,"seed":1,"hidden":4,"layers":2,"activation":{"Kind":"relu"},"dropout":0,"input_dropout":0,"bias":true}`, `activation: key "Kind", want "kind"`},
 		"unknown key":     {`{"name":"mlp","in":3,"classes":2,"heads":2}`, `unknown field "heads"`},
 		"trailing data":   {`{"name":"mlp","in":3,"classes":2} {}`, "data after the configuration"},
-		"invalid":         {`{"name":"mlp","in":3,"classes":2,"seed":1,"hidden":0,"layers":2,"activation":{"kind":"relu"},"dropout":0,"input_dropout":0,"bias":true}`, "Hidden = 0"},
+		"invalid":         {`{"name":"mlp","in":3,"classes":2,"seed":1,"hidden":0,"layers":2,"activation":{"kind":"relu","alpha":0},"dropout":0,"input_dropout":0,"bias":true}`, "Hidden = 0"},
+		"missing key":     {`{"name":"mlp","in":3,"classes":2,"seed":1,"layers":2,"activation":{"kind":"relu","alpha":0},"dropout":0,"input_dropout":0,"bias":true}`, `no key "hidden"`},
+		"missing nested":  {`{"name":"mlp","in":3,"classes":2,"seed":1,"hidden":4,"layers":2,"activation":{"kind":"relu"},"dropout":0,"input_dropout":0,"bias":true}`, `no key "alpha" in activation`},
 	} {
 		_, err := k.DecodeConfig(json.RawMessage(c.raw), tensor.Float64)
 		assert.ErrorContains(t, err, c.want, name)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -42,6 +44,8 @@ type options struct {
 	objective postprocess.Objective
 	// Output.
 	out, modelFile string
+	trustedKeys    []ed25519.PublicKey // -trusted-keys
+	trustedFiles   string
 	scores         scoresOptions
 	export         string
 	overwrite      bool
@@ -148,6 +152,7 @@ Flags:
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out (or -export) if it exists and is this command's (its .debias-output file lists every file in it) or empty; only once the new results are complete")
 	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
+	fs.StringVar(&o.trustedFiles, "trusted-keys", "", "with -model: load it only if it is signed by one of these ed25519 public keys (FILE[,FILE...], each 64 hex digits; see the README)")
 	fs.StringVar(&o.scores.file, "scores", "", "debias another model's per-node scores instead of training: CSV (a header optional, one row per node) or .npy (float32/float64, one row per node in the node table's order); one column per class, or one column (class 1) for two classes")
 	fs.StringVar(&o.scores.kind, "scores-kind", "", "what -scores holds: logits (real numbers before a softmax or sigmoid) or probs (probabilities); required with -scores")
 	fs.StringVar(&o.scores.id, "scores-id", "", "column of a CSV -scores file holding node ids (the -id values, or 0-based rows); default: rows in the node table's order")
@@ -311,6 +316,14 @@ Flags:
 	}
 	o.lambdaS = v
 	fc.LambdaF, fc.LambdaS = o.lambdaF, o.lambdaS
+	if o.trustedFiles != "" {
+		if o.modelFile == "" {
+			return nil, badInput("-trusted-keys checks the signature of a -model file; give -model, or leave -trusted-keys out")
+		}
+		if o.trustedKeys, err = readTrustedKeys(o.trustedFiles); err != nil {
+			return nil, err
+		}
+	}
 	if o.modelFile != "" {
 		var training []string
 		for _, f := range []string{"backbone", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
@@ -392,4 +405,43 @@ func parseFloats(s string, min float64) ([]float64, error) {
 		return nil, fmt.Errorf("no values")
 	}
 	return out, nil
+}
+
+// readTrustedKeys reads -trusted-keys: comma-separated files, each
+// holding one ed25519 public key as 64 hexadecimal digits (surrounding
+// white space ignored).
+func readTrustedKeys(list string) ([]ed25519.PublicKey, error) {
+	var keys []ed25519.PublicKey
+	for _, path := range strings.Split(list, ",") {
+		if path == "" {
+			return nil, badInput("-trusted-keys %q: an empty file name, want FILE[,FILE...]", list)
+		}
+		b, err := readBounded(path, 4096)
+		if err != nil {
+			return nil, badInput("-trusted-keys %s: %v", path, err)
+		}
+		k, err := hex.DecodeString(strings.TrimSpace(string(b)))
+		if err != nil || len(k) != ed25519.PublicKeySize {
+			return nil, badInput("-trusted-keys %s: want an ed25519 public key as %d hexadecimal digits (hex.EncodeToString of the 32-byte key) and nothing else", path, 2*ed25519.PublicKeySize)
+		}
+		keys = append(keys, ed25519.PublicKey(k))
+	}
+	return keys, nil
+}
+
+// readBounded reads at most max bytes of a file, refusing a longer one.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("longer than %d bytes: not a key file", max)
+	}
+	return b, nil
 }

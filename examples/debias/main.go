@@ -78,7 +78,28 @@
 //
 // With -model FILE the command trains nothing: it loads the model (which
 // must have been saved for the same graph and sensitive attribute) and
-// writes metrics.json and predictions.csv for it.
+// writes metrics.json and predictions.csv for it. The whole file is
+// verified (its checksum, its configuration against its parameters)
+// before anything in it is used: a damaged file is reported as corrupt.
+// A file that records no feature schema (modelio.Save writes none; the
+// model.fmp debias writes has one) is read by column position, with a
+// warning: nothing can check the columns' order then. A file without the
+// sensitive attribute's fingerprint (a model that uses none) loads with a
+// warning that -sens cannot be checked. A model whose outputs are NaN or
+// ±Inf on the input is refused (exit 2).
+//
+// -trusted-keys FILE[,FILE...] loads -model only if it is signed by one
+// of the keys: an unsigned file, or one whose signature is by another
+// key or is damaged, is refused (exit 2). A key file holds one ed25519
+// public key as 64 hexadecimal digits (white space around it ignored).
+// The command does not sign the model it writes; make a key pair and sign
+// a model with package modelio:
+//
+//	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+//	// keep priv secret; publish the key file:
+//	err = os.WriteFile("trusted.pub", []byte(hex.EncodeToString(pub)+"\n"), 0o644)
+//	// sign: write the model with the private key
+//	err = modelio.SaveWith(w, m, modelio.SaveConfig{Features: &schema, SigningKey: priv})
 //
 // Exit status: 0 on success; 2 for bad input (a flag, a file, a model
 // file for another graph, a folder -overwrite may not replace; one line

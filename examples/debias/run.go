@@ -213,9 +213,10 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		// The model's feature schema decides how a node table is read:
 		// its columns by name, in the model's order, scaled the model's
 		// way.
-		if h, err = readHeader(o.modelFile); err != nil {
+		if h, err = readHeader(o.modelFile, o.trustedKeys); err != nil {
 			return err
 		}
+		warnModel(stderr, o.modelFile, h)
 		if o.dataset == "" {
 			o.files.Schema = h.Features
 		}
@@ -518,13 +519,16 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset) (*result,
 		return nil, inputError{fmt.Errorf("-model: %w", err)}
 	}
 	defer f.Close()
-	m, err := modelio.Load(f, task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens})
+	m, err := modelio.Load(f, task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens, TrustedKeys: o.trustedKeys})
 	if err != nil {
-		return nil, inFlags(inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)})
+		return nil, modelError(o.modelFile, err)
 	}
 	pred, err := train.Predict(m, task, nil)
 	if err != nil {
 		return nil, err
+	}
+	if bad, first := nonFinite(pred.Probs); bad > 0 {
+		return nil, badInput("-model %s: the model's outputs are not finite (NaN or ±Inf) for %d of %d values (the first at node %d): its parameters overflow on this input. Check that the node table is the kind of data the model was trained on (its scale above all), or retrain the model", o.modelFile, bad, len(pred.Probs), first/max(1, ds.NumClasses()))
 	}
 	me := &method{Name: "model", probs: pred.Probs}
 	if err := me.evaluate(ds, o.rule.Criterion); err != nil {
@@ -536,21 +540,6 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset) (*result,
 	}
 	r := &result{ds: ds, methods: []*method{me}, training: map[string]any{"model_file": o.modelFile, "kind": k.Name()}}
 	return r, nil
-}
-
-// readHeader reads the -model file's header alone (modelio.ReadHeader:
-// at most 1 MiB, whatever the file).
-func readHeader(path string) (*modelio.Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, inputError{fmt.Errorf("-model: %w", err)}
-	}
-	defer f.Close()
-	h, err := modelio.ReadHeader(f)
-	if err != nil {
-		return nil, inputError{fmt.Errorf("-model %s: %w", path, err)}
-	}
-	return h, nil
 }
 
 // writeAll writes the results into the output folder in the making.

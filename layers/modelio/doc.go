@@ -29,14 +29,29 @@
 //
 // # What is guaranteed
 //
-// Loading a file from an untrusted source is bounded: the header line is
-// read in at most 1 MiB; the parameters are read as they come, so memory
-// grows with the bytes the file really holds, not with what its header
-// announces; the configuration is decoded strictly and validated (step
-// and layer counts are at most [layers.MaxSteps]), and the parameter
-// names and shapes it would build ([layers.Kind.Params]) are compared
-// with the file's before anything is built. Prediction time is then
-// bounded by the model's parameters, its steps and the graph given.
+// Loading a file from an untrusted source is bounded, in memory by what
+// its configuration implies, never by what its header claims or by the
+// file's size: the header line is read in at most 1 MiB and parsed
+// strictly (every key exactly as Save writes it, no unknown key, no key
+// twice at any level, no configuration key missing at any level: a
+// missing one would silently be zero); the configuration is decoded and
+// validated (step and layer counts are at most [layers.MaxSteps]) and
+// the parameter names, shapes and sizes it builds ([layers.Kind.Params])
+// are compared with the header's list before a byte of parameters is
+// read; the parameters, at most [MaxParamBytes] (1 GiB), are then read
+// and decoded in 64 KiB chunks as they arrive, hashed as they go, so a
+// short file, a sparse file or an endless stream fails after reading at
+// most what the configuration implies. Prediction time is then bounded by
+// the model's parameters, its steps and the graph given.
+//
+// Nothing is interpreted before it is verified: when the header cannot be
+// interpreted (an unknown key or kind, a configuration that does not
+// build the listed parameters), the rest of the file is hashed without
+// being kept (at most MaxParamBytes) to tell damage ([ErrCorrupt]) or a
+// missing trusted signature ([ErrSignature]) from an intact file whose
+// header is wrong (that error). Only the header's format name and version
+// are read before (a file of another format or version has no checksum
+// this release knows).
 //
 // A model file ends with a SHA-256 checksum of its header and
 // parameters: truncation and any changed byte are detected before Load

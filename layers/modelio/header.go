@@ -16,13 +16,78 @@ import (
 )
 
 // maxHeader bounds the header line Load and ReadHeader accept; maxParams
-// bounds the parameter bytes a header may announce. Neither is allocated
-// up front: Load reads the parameters as they come, so memory is bounded
-// by the file's real size, not by what its header claims.
+// bounds the parameter bytes a header may announce (a guard against
+// overflow); MaxParamBytes bounds those a configuration may imply.
 const (
 	maxHeader = 1 << 20
 	maxParams = 1 << 34
 )
+
+// MaxParamBytes is the most parameter bytes Load and Read accept: 1 GiB,
+// a GCN of 100,000 input features and 1,024 hidden units in float64 (819
+// MB), far beyond the models this library trains. A file whose
+// configuration implies more is refused (ErrFormat) before a byte of its
+// parameters is read, and Load's memory is bounded by the parameters the
+// configuration implies, never by what the header claims or by the
+// file's size.
+const MaxParamBytes = 1 << 30
+
+// duplicateKeys refuses a JSON text with a key twice in one object, at
+// any depth, naming the key and where it is: encoding/json would keep
+// the last silently.
+func duplicateKeys(line []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := walkKeys(dec, "the header", 0); err != nil {
+		return err
+	}
+	return nil
+}
+
+// walkKeys reads one JSON value from dec, checking its objects' keys.
+func walkKeys(dec *json.Decoder, path string, depth int) error {
+	if depth > 64 {
+		return fmt.Errorf("%w: %s nests more than 64 levels deep", ErrFormat, path)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("%w: the header is not a JSON object: %w", ErrFormat, err)
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("%w: the header is not a JSON object: %w", ErrFormat, err)
+			}
+			k, _ := kt.(string)
+			if seen[k] {
+				return fmt.Errorf("%w: duplicate key %q in %s (which one is meant? a file Save writes has each key once)", ErrFormat, k, path)
+			}
+			seen[k] = true
+			sub := k
+			if depth > 0 {
+				sub = path + "." + k
+			}
+			if err := walkKeys(dec, sub, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := walkKeys(dec, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+	}
+	if err != nil {
+		return fmt.Errorf("%w: the header is not a JSON object: %w", ErrFormat, err)
+	}
+	return nil
+}
 
 type paramHeader struct {
 	Name  string `json:"name"`
@@ -98,8 +163,10 @@ type SensInfo struct {
 // ReadHeader reads a model file's header line from r and nothing else
 // (at most 1 MiB), parsed as strictly as Load parses it: enough to learn
 // the model's dtype, graph and feature schema before loading data for it.
-// It does not verify the checksum or the signature (Load does). It
-// returns an error wrapping ErrFormat or ErrVersion.
+// It does not verify the checksum or the signature, so a damaged header
+// may read as another schema or graph: to act on a file from elsewhere,
+// verify it first with Read (which returns the same Header). It returns
+// an error wrapping ErrFormat or ErrVersion.
 func ReadHeader(r io.Reader) (*Header, error) {
 	line, err := readLine(bufio.NewReader(r))
 	if err != nil {
@@ -174,6 +241,9 @@ var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, 
 // exactly those Save writes (encoding/json alone would match them
 // case-insensitively and ignore unknown ones).
 func parseHeader(line []byte) (*header, error) {
+	if err := duplicateKeys(line); err != nil {
+		return nil, err
+	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(line, &keys); err != nil {
 		return nil, fmt.Errorf("%w: the header is not a JSON object: %w", ErrFormat, err)

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"strings"
@@ -21,18 +23,20 @@ import (
 // Load reads a model written by Save, builds it in g through its kind's
 // declaration with env, and sets its parameters.
 //
-// Nothing is added to g, and nothing is allocated beyond what the file
-// really holds, before the file is verified: the header line is read
-// (at most 1 MiB) and parsed strictly; the parameters are read as they
-// come (memory grows with the bytes actually read, so a short file that
-// announces a huge parameter fails as truncated, without allocating it);
-// the checksum, and with Env.TrustedKeys the signature, are checked; the
-// graph and the sensitive attribute are compared with env's; the
-// configuration is decoded strictly and validated (step counts are
-// bounded by layers.MaxSteps), and the parameter names and shapes it
-// builds (layers.Kind.Params) are compared with the file's. Only then is
-// the model built. Memory and time are bounded by the file's own size and
-// by env's graph.
+// Nothing is added to g before the file is verified, and memory is
+// bounded by what the file's configuration implies (at most
+// MaxParamBytes), never by what the header claims or the file's size:
+// the header line is read (at most 1 MiB) and parsed strictly (no
+// unknown, miscased, duplicate or missing key at any level); the
+// configuration is decoded and validated (step counts are bounded by
+// layers.MaxSteps) and the parameter names and shapes it builds
+// (layers.Kind.Params) are compared with the header's list before a
+// byte of parameters is read; the parameters are read in chunks as they
+// arrive; the checksum, and with Env.TrustedKeys the signature, are
+// checked; then the graph and the sensitive attribute are compared with
+// env's. If the header cannot be interpreted, the rest of the file is
+// hashed first, so that a damaged file is reported as ErrCorrupt rather
+// than as what its damaged header reads. Only then is the model built.
 //
 // It returns an error wrapping ErrFormat for data that is not a model
 // file or a malformed header or configuration (unknown or miscased keys
@@ -49,14 +53,15 @@ import (
 // edits: anyone can recompute it. Load model files from elsewhere with
 // Env.TrustedKeys, or only from sources you trust.
 func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
-	h, dt, payload, err := readVerified(r, env.TrustedKeys)
+	v, err := readVerified(r, env.TrustedKeys)
 	if err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
+	h, dt := v.h, v.dt
 	if err := checkGraph(h, env); err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
-	m, _, err := build(h, g, dt, env)
+	m, err := build(v, g, env)
 	if err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
 	}
@@ -69,18 +74,12 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 			return nil, fmt.Errorf("modelio: Load: %w: parameter %d (%q) has saved shape %v (%v), the built model's has %v (%v)", ErrMismatch, i, h.Params[i].Name, h.Params[i].Shape, dt, p.Shape(), p.Dtype())
 		}
 	}
-	// Decode into fresh buffers first, so that a non-finite value leaves
-	// the built parameters untouched.
-	vals, err := decodeParams(h, dt, payload)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Load: %w", err)
-	}
 	for i, p := range params {
 		switch d := p.Value().Data().(type) {
 		case []float64:
-			copy(d, vals[i].([]float64))
+			copy(d, v.vals[i].([]float64))
 		case []float32:
-			copy(d, vals[i].([]float32))
+			copy(d, v.vals[i].([]float32))
 		}
 	}
 	return m, nil
@@ -123,133 +122,289 @@ type Param struct {
 // builds), without building the model or comparing it with a graph. Its
 // errors are Load's but ErrMismatch for the graph and the attribute.
 func Read(r io.Reader, trusted ...ed25519.PublicKey) (*File, error) {
-	h, dt, payload, err := readVerified(r, trusted)
+	v, err := readVerified(r, trusted)
 	if err != nil {
 		return nil, fmt.Errorf("modelio: Read: %w", err)
 	}
-	k, err := layers.LookupKind(h.Kind)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Read: %w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
+	f := &File{Kind: v.bk, Config: v.cfg}
+	if v.kind.Wraps() {
+		f.Wrapper, f.WrapperConfig = v.kind, v.h.Config
 	}
-	spec, err := backboneSpec(h, k)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Read: %w", err)
+	for i, p := range v.h.Params {
+		f.Params = append(f.Params, Param{Name: p.Name, Value: tensor.New(tensor.WithShape(p.Shape...), tensor.WithBacking(v.vals[i]))})
 	}
-	f := &File{}
-	if k.Wraps() {
-		f.Wrapper, f.WrapperConfig = k, h.Config
-	}
-	if f.Kind, f.Config, err = decodeBackbone(h, spec, dt); err != nil {
-		return nil, fmt.Errorf("modelio: Read: %w", err)
-	}
-	if h.Features != nil && len(h.Features.Names) != layers.BaseOf(f.Config).In {
-		return nil, fmt.Errorf("modelio: Read: %w: the feature schema has %d columns, the %s configuration takes %d", ErrFormat, len(h.Features.Names), f.Kind.Name(), layers.BaseOf(f.Config).In)
-	}
-	if err := checkParams(h, f.Kind, f.Config, "", ""); err != nil {
-		return nil, fmt.Errorf("modelio: Read: %w", err)
-	}
-	vals, err := decodeParams(h, dt, payload)
-	if err != nil {
-		return nil, fmt.Errorf("modelio: Read: %w", err)
-	}
-	for i, p := range h.Params {
-		f.Params = append(f.Params, Param{Name: p.Name, Value: tensor.New(tensor.WithShape(p.Shape...), tensor.WithBacking(vals[i]))})
-	}
-	f.Header = headerOf(h, dt)
+	f.Header = headerOf(v.h, v.dt)
 	f.Graph = f.Header.Graph
 	return f, nil
 }
 
-// readVerified reads a whole model file: the header line (strictly
-// parsed), the parameters as they come (memory grows with the bytes that
-// arrive, up to what the header announces), the checksum, and with keys
-// the signature. It returns the header, the dtype and the parameters'
-// bytes.
-func readVerified(r io.Reader, keys []ed25519.PublicKey) (*header, tensor.Dtype, []byte, error) {
-	br := bufio.NewReader(r)
+// verified is a model file read and verified: its header and dtype, its
+// kind, the kind and decoded configuration of the model it builds (the
+// backbone's, for a wrapper) and its parameters' values in the file's
+// dtype ([]float32 or []float64 each).
+type verified struct {
+	h       *header
+	dt      tensor.Dtype
+	kind    *layers.Kind
+	bk      *layers.Kind
+	cfg     layers.Config
+	vals    []any
+	signed  bool
+	trailer int
+}
+
+// chunk is the size of the reads of parameters: memory grows by at most
+// this much before the bytes that justify it have arrived.
+const chunk = 64 << 10
+
+// maxTrailer is the longest trailer: a checksum and a signature.
+const maxTrailer = sha256.Size + ed25519.SignatureSize
+
+// readVerified reads a whole model file: the header line (at most 1
+// MiB), which must claim to be a fairmp model of this format version;
+// then the header is parsed strictly and its configuration decoded,
+// validated and compared with the parameters the header lists, before a
+// byte of parameters is read. If any of that fails, the rest of the file
+// is hashed (not kept) to tell a damaged file (ErrCorrupt) or one not
+// signed by keys (ErrSignature) from an intact file whose header is
+// wrong (that error). Otherwise the parameters are read and decoded in
+// chunks as they arrive (memory bounded by what the configuration
+// implies, at most MaxParamBytes), then the checksum and with keys the
+// signature are checked, and last the values' finiteness.
+func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
+	br := bufio.NewReaderSize(r, chunk)
 	line, err := readLine(br)
 	if err != nil {
-		return nil, tensor.Dtype{}, nil, fmt.Errorf("header: %w", err)
+		return nil, fmt.Errorf("header: %w", err)
 	}
-	h, err := parseHeader(line)
-	if err != nil {
-		return nil, tensor.Dtype{}, nil, err
+	if err := claims(line); err != nil {
+		return nil, err
 	}
-	dt, size, err := h.dtype()
-	if err != nil {
-		return nil, tensor.Dtype{}, nil, err
-	}
-	total, err := h.paramBytes(size)
-	if err != nil {
-		return nil, tensor.Dtype{}, nil, err
-	}
-	trailer := sha256.Size
-	if h.Signed {
-		trailer += ed25519.SignatureSize
-	}
-	var buf bytes.Buffer
-	want := int64(total + trailer)
-	if n, err := io.CopyN(&buf, br, want); err != nil {
-		if err == io.EOF {
-			return nil, tensor.Dtype{}, nil, fmt.Errorf("%w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, n, want)
-		}
-		return nil, tensor.Dtype{}, nil, err
-	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, tensor.Dtype{}, nil, fmt.Errorf("%w: data continues after the checksum", ErrCorrupt)
-	}
-	payload := buf.Bytes()
 	sum := sha256.New()
 	sum.Write(line)
 	sum.Write([]byte{'\n'})
-	sum.Write(payload[:total])
+	v, total, err := interpret(line)
+	if err != nil {
+		if perr := probe(br, sum, keys); perr != nil {
+			return nil, fmt.Errorf("%w (the damaged header reads: %v)", perr, err)
+		}
+		return nil, err
+	}
+	size := 8
+	if v.dt == tensor.Float32 {
+		size = 4
+	}
+	buf := make([]byte, chunk)
+	read := 0
+	truncated := func() error {
+		return fmt.Errorf("%w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, read, total+v.trailer)
+	}
+	v.vals = make([]any, len(v.h.Params))
+	for i, p := range v.h.Params {
+		n := tensor.Shape(p.Shape).TotalSize()
+		var f64 []float64
+		var f32 []float32
+		for n > 0 {
+			m := min(n, chunk/size)
+			b := buf[:m*size]
+			got, err := io.ReadFull(br, b)
+			read += got
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, truncated()
+			} else if err != nil {
+				return nil, err
+			}
+			sum.Write(b)
+			if size == 8 {
+				for k := 0; k < m; k++ {
+					f64 = append(f64, math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:])))
+				}
+			} else {
+				for k := 0; k < m; k++ {
+					f32 = append(f32, math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])))
+				}
+			}
+			n -= m
+		}
+		if size == 8 {
+			v.vals[i] = f64
+		} else {
+			v.vals[i] = f32
+		}
+	}
+	tr := buf[:v.trailer]
+	got, err := io.ReadFull(br, tr)
+	read += got
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return nil, truncated()
+	} else if err != nil {
+		return nil, err
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data continues after the checksum", ErrCorrupt)
+	}
 	digest := sum.Sum(nil)
-	if !bytes.Equal(digest, payload[total:total+sha256.Size]) {
-		return nil, tensor.Dtype{}, nil, fmt.Errorf("%w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
+	if !bytes.Equal(digest, tr[:sha256.Size]) {
+		return nil, fmt.Errorf("%w: checksum mismatch (the header or the parameters were changed after saving)", ErrCorrupt)
 	}
-	if err := checkSignature(h, digest, payload[total+sha256.Size:], keys); err != nil {
-		return nil, tensor.Dtype{}, nil, err
+	if err := checkSignature(v.signed, digest, tr[sha256.Size:], keys); err != nil {
+		return nil, err
 	}
-	return h, dt, payload[:total], nil
+	for i, p := range v.h.Params {
+		if k, x, bad := firstNonFinite(v.vals[i]); bad {
+			return nil, fmt.Errorf("%w: parameter %q, value %d is %v", ErrCorrupt, p.Name, k, x)
+		}
+	}
+	return v, nil
 }
 
-// decodeParams decodes the parameters' bytes into one []float32 or
-// []float64 per parameter, refusing a non-finite value.
-func decodeParams(h *header, dt tensor.Dtype, payload []byte) ([]any, error) {
-	off := 0
-	vals := make([]any, len(h.Params))
-	for i, p := range h.Params {
-		n := tensor.Shape(p.Shape).TotalSize()
-		switch dt {
-		case tensor.Float64:
-			s := make([]float64, n)
-			for k := range s {
-				s[k] = math.Float64frombits(binary.LittleEndian.Uint64(payload[off:]))
-				off += 8
-			}
-			vals[i] = s
-		default:
-			s := make([]float32, n)
-			for k := range s {
-				s[k] = math.Float32frombits(binary.LittleEndian.Uint32(payload[off:]))
-				off += 4
-			}
-			vals[i] = s
+// savedPrefix is how every header Save writes begins.
+const savedPrefix = `{"format":"` + FormatName + `",`
+
+// claims checks that the header line claims to be a fairmp model of this
+// format version. A line that is not JSON but begins as Save's do is a
+// damaged header: the checksum decides (probe).
+func claims(line []byte) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(line, &keys); err != nil {
+		if bytes.HasPrefix(line, []byte(savedPrefix)) {
+			return nil
 		}
-		if k, v, bad := firstNonFinite(vals[i]); bad {
-			return nil, fmt.Errorf("%w: parameter %q, value %d is %v", ErrCorrupt, p.Name, k, v)
+		return fmt.Errorf("%w: the header is not a JSON object: %w", ErrFormat, err)
+	}
+	var format string
+	if json.Unmarshal(keys["format"], &format) != nil || format != FormatName {
+		return fmt.Errorf("%w: format %s, want %q", ErrFormat, keys["format"], FormatName)
+	}
+	var version int
+	if err := json.Unmarshal(keys["version"], &version); err != nil {
+		return fmt.Errorf("%w: version %s", ErrFormat, keys["version"])
+	}
+	if version != FormatVersion {
+		return fmt.Errorf("%w: format version %d, this release reads version %d (load older files with the release that wrote them)", ErrVersion, version, FormatVersion)
+	}
+	return nil
+}
+
+// interpret parses a header line strictly and decodes its configuration,
+// checking the parameters it lists against those the configuration
+// builds and their size against MaxParamBytes; it returns the header's
+// interpretation and the parameters' size in bytes.
+func interpret(line []byte) (*verified, int, error) {
+	h, err := parseHeader(line)
+	if err != nil {
+		return nil, 0, err
+	}
+	dt, size, err := h.dtype()
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := h.paramBytes(size)
+	if err != nil {
+		return nil, 0, err
+	}
+	k, err := layers.LookupKind(h.Kind)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
+	}
+	spec, err := backboneSpec(h, k)
+	if err != nil {
+		return nil, 0, err
+	}
+	bk, cfg, err := decodeBackbone(h, spec, dt)
+	if err != nil {
+		return nil, 0, err
+	}
+	if h.Features != nil && len(h.Features.Names) != layers.BaseOf(cfg).In {
+		return nil, 0, fmt.Errorf("%w: the feature schema has %d columns, the %s configuration takes %d", ErrFormat, len(h.Features.Names), bk.Name(), layers.BaseOf(cfg).In)
+	}
+	if err := checkParams(h, bk, cfg, "", ""); err != nil {
+		return nil, 0, err
+	}
+	if total > MaxParamBytes {
+		return nil, 0, fmt.Errorf("%w: the %s configuration has %d bytes of parameters, more than the %d (MaxParamBytes) this release loads", ErrFormat, bk.Name(), total, MaxParamBytes)
+	}
+	v := &verified{h: h, dt: dt, kind: k, bk: bk, cfg: cfg, signed: h.Signed, trailer: sha256.Size}
+	if h.Signed {
+		v.trailer += ed25519.SignatureSize
+	}
+	return v, total, nil
+}
+
+// probe reads the rest of a file whose header could not be interpreted,
+// hashing it without keeping it (at most MaxParamBytes and a trailer),
+// and returns nil if the file is intact (its last 32 bytes are the
+// SHA-256 of everything before them, or, signed, the 32 before its last
+// 64) and, with keys, signed by one of them; ErrCorrupt or ErrSignature
+// otherwise. The header's error is then the file's, not damage's.
+func probe(br *bufio.Reader, sum hash.Hash, keys []ed25519.PublicKey) error {
+	t := &tailHash{h: sum}
+	limit := int64(MaxParamBytes + maxTrailer)
+	n, err := io.CopyN(t, br, limit+1)
+	if err == nil {
+		return fmt.Errorf("%w: more than %d bytes follow the header, more than any model file holds", ErrCorrupt, limit)
+	}
+	if err != io.EOF {
+		return err
+	}
+	tail := t.tail
+	if len(tail) >= sha256.Size {
+		c := cloneHash(sum)
+		c.Write(tail[:len(tail)-sha256.Size])
+		if bytes.Equal(c.Sum(nil), tail[len(tail)-sha256.Size:]) {
+			return checkSignature(false, nil, nil, keys)
 		}
 	}
-	return vals, nil
+	if len(tail) == maxTrailer {
+		if d := sum.Sum(nil); bytes.Equal(d, tail[:sha256.Size]) {
+			return checkSignature(true, d, tail[sha256.Size:], keys)
+		}
+	}
+	return fmt.Errorf("%w: checksum mismatch (%d bytes after the header): the file is damaged", ErrCorrupt, n)
+}
+
+// tailHash hashes what is written to it but its last maxTrailer bytes,
+// which it keeps.
+type tailHash struct {
+	h    hash.Hash
+	tail []byte
+}
+
+func (t *tailHash) Write(p []byte) (int, error) {
+	if len(p) >= maxTrailer {
+		t.h.Write(t.tail)
+		t.h.Write(p[:len(p)-maxTrailer])
+		t.tail = append(t.tail[:0], p[len(p)-maxTrailer:]...)
+		return len(p), nil
+	}
+	t.tail = append(t.tail, p...)
+	if over := len(t.tail) - maxTrailer; over > 0 {
+		t.h.Write(t.tail[:over])
+		t.tail = append(t.tail[:0], t.tail[over:]...)
+	}
+	return len(p), nil
+}
+
+// cloneHash returns a copy of a SHA-256 state.
+func cloneHash(h hash.Hash) hash.Hash {
+	st, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic(err) // crypto/sha256 always marshals
+	}
+	c := sha256.New()
+	if err := c.(encoding.BinaryUnmarshaler).UnmarshalBinary(st); err != nil {
+		panic(err)
+	}
+	return c
 }
 
 // checkSignature verifies sig, the file's signature of its checksum,
 // against keys; with no keys a signature is not required.
-func checkSignature(h *header, digest, sig []byte, keys []ed25519.PublicKey) error {
+func checkSignature(signed bool, digest, sig []byte, keys []ed25519.PublicKey) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	if !h.Signed {
+	if !signed {
 		return fmt.Errorf("%w: the file is unsigned", ErrSignature)
 	}
 	for _, k := range keys {
@@ -292,45 +447,29 @@ func checkGraph(h *header, env Env) error {
 	return nil
 }
 
-// build builds the model a header describes, with fresh parameters,
-// after checking its configuration's parameters against the header's;
-// it returns the model and the configuration's saved name (the
-// backbone's, for a wrapper).
-func build(h *header, g *G.ExprGraph, dt tensor.Dtype, env Env) (layers.Model, string, error) {
-	k, err := layers.LookupKind(h.Kind)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
-	}
-	spec, err := backboneSpec(h, k)
-	if err != nil {
-		return nil, "", err
-	}
-	bk, cfg, err := decodeBackbone(h, spec, dt)
-	if err != nil {
-		return nil, "", err
-	}
+// build builds the model a verified file describes, with fresh
+// parameters, named env.Name if set.
+func build(v *verified, g *G.ExprGraph, env Env) (layers.Model, error) {
+	bk, cfg := v.bk, v.cfg
 	b := layers.BaseOf(cfg)
 	saved := b.Name
 	if env.Name != "" {
 		b.Name = env.Name
 		cfg = layers.WithBase(cfg, b)
 	}
-	if h.Features != nil && len(h.Features.Names) != b.In {
-		return nil, "", fmt.Errorf("%w: the feature schema has %d columns, the %s configuration takes %d", ErrFormat, len(h.Features.Names), bk.Name(), b.In)
-	}
-	if err := checkParams(h, bk, cfg, saved, env.Name); err != nil {
-		return nil, "", err
+	if err := checkParams(v.h, bk, cfg, saved, env.Name); err != nil {
+		return nil, err
 	}
 	m, err := bk.Build(g, env.Graph, cfg, env.Phase)
 	if err != nil {
-		return nil, "", fmt.Errorf("building the %s model: %w", bk.Name(), err)
+		return nil, fmt.Errorf("building the %s model: %w", bk.Name(), err)
 	}
-	if k.Wraps() {
-		if m, err = k.Wrap(m, env.Graph, env.Sens, h.Config, env.Phase); err != nil {
-			return nil, "", fmt.Errorf("building the %s model on its %s backbone: %w", k.Name(), bk.Name(), err)
+	if v.kind.Wraps() {
+		if m, err = v.kind.Wrap(m, env.Graph, env.Sens, v.h.Config, env.Phase); err != nil {
+			return nil, fmt.Errorf("building the %s model on its %s backbone: %w", v.kind.Name(), bk.Name(), err)
 		}
 	}
-	return m, saved, nil
+	return m, nil
 }
 
 // backboneSpec returns the kind and configuration of the model a header

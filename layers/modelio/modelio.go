@@ -48,7 +48,8 @@ import (
 // "signed":true. The parameters follow the newline in params order, each
 // row-major, as little-endian IEEE-754 values of the header's dtype (4 or
 // 8 bytes each). The header is parsed strictly: every key exactly as
-// written here, no other key.
+// written here, each once, none missing (at every level, the
+// configurations' included), no other key.
 //
 // Files of versions 1 and 2 (written before the registry of kinds) are
 // refused with ErrVersion: load them with the release that wrote them.
@@ -184,6 +185,13 @@ func SaveWith(w io.Writer, m layers.Model, cfg SaveConfig) error {
 	params := m.Learnables()
 	dt := params[0].Dtype()
 	h.Dtype = dt.String()
+	total := 0
+	for _, p := range params {
+		total += p.Shape().TotalSize() * int(dt.Size())
+	}
+	if total > MaxParamBytes {
+		return fmt.Errorf("modelio: Save: the model has %d bytes of parameters, more than the %d (MaxParamBytes) Load reads", total, MaxParamBytes)
+	}
 	for _, p := range params {
 		if _, ok := p.Value().(*tensor.Dense); !ok || p.Dtype() != dt {
 			return fmt.Errorf("modelio: Save: parameter %s, want a dense %v value", opkit.DescribeNode(p), dt)

@@ -32,8 +32,9 @@ func allocated(f func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
-// Files from an untrusted source: memory is bounded by what the file
-// really holds, and every configuration value is checked against limits
+// Files from an untrusted source: memory is bounded by what the
+// configuration implies (the header's parameter list is compared with it
+// before a byte of parameters is read), and every configuration value is checked against limits
 // and against the parameter shapes before anything is built. On df69dad
 // the first case allocated 16 GiB (a crash under a memory limit) and the
 // second built a model of 2^40 hidden units.
@@ -48,7 +49,7 @@ func TestLoadUntrustedBounds(t *testing.T) {
 	}{
 		{"a short file announcing a huge parameter", withHeader(t, data, func(h map[string]any) {
 			h["params"].([]any)[0].(map[string]any)["shape"] = []int{1 << 15, 1 << 15} // 4 GiB of float32
-		}), modelio.ErrCorrupt, "truncated"},
+		}), modelio.ErrMismatch, `parameter 0 ("gcn.0.W") has shape [32768 32768] in the file, its gcn configuration builds [4 6]`},
 		{"hidden 2^40, resealed", withHeader(t, data, func(h map[string]any) {
 			h["config"].(map[string]any)["hidden"] = 1 << 40
 		}), modelio.ErrMismatch, "its gcn configuration builds [4 1099511627776]"},

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/fairmp/fairmp/layers/modelio"
+)
+
+// readHeader reads and verifies the whole -model file (modelio.Read:
+// the checksum, with -trusted-keys the signature, the configuration
+// against the parameters; memory bounded by what the configuration
+// implies) and returns its header: a damaged file is reported as damaged
+// before its schema decides how the node table is read.
+func readHeader(path string, keys []ed25519.PublicKey) (*modelio.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-model: %w", err)}
+	}
+	defer f.Close()
+	mf, err := modelio.Read(f, keys...)
+	if err != nil {
+		return nil, modelError(path, err)
+	}
+	return mf.Header, nil
+}
+
+// modelError is err, from loading the -model file path, as the command
+// reports it (exit status 2).
+func modelError(path string, err error) error {
+	if errors.Is(err, modelio.ErrSignature) {
+		return inputError{fmt.Errorf("-model %s: %w: -trusted-keys lists the keys a model file must be signed by (sign it with modelio.SaveConfig.SigningKey, or leave -trusted-keys out for a file you trust)", path, err)}
+	}
+	return inFlags(inputError{fmt.Errorf("-model %s: %w", path, err)})
+}
+
+// warnModel warns of what the -model file path cannot check: a file
+// without a feature schema (modelio.Save's) is read by column position,
+// one without an attribute fingerprint cannot tell another -sens.
+func warnModel(stderr io.Writer, path string, h *modelio.Header) {
+	if h.Features == nil {
+		fmt.Fprintf(stderr, "warning: -model %s records no feature schema: the node table's feature columns are read by position, in the table's order, and nothing can check that it is the order (and scaling) the model was trained with; a table with its columns in another order gives other predictions without an error. Save the model with its schema (modelio.SaveConfig.Features; the model.fmp debias writes has it)\n", path)
+	}
+	if h.Sens == nil {
+		fmt.Fprintf(stderr, "warning: -model %s records no fingerprint of the sensitive attribute: nothing can check that -sens is the attribute the model was trained or debiased with; the fairness figures are for the -sens given\n", path)
+	}
+}
+
+// nonFinite returns how many of p are NaN or ±Inf, and the first one's
+// index.
+func nonFinite(p []float64) (int, int) {
+	n, first := 0, -1
+	for i, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if n == 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	return n, first
+}
