@@ -84,6 +84,9 @@
 //
 //	var kindMine = layers.MustDeclare(layers.KindSpec[MineConfig, *Mine]{
 //		Name: "mine", Default: DefaultMineConfig, New: NewMine, Config: (*Mine).Config,
+//		Params: func(c MineConfig) []layers.Param { // names and shapes, in Learnables order
+//			return []layers.Param{{Name: c.Name + ".W", Shape: []int{c.In, c.Classes}}}
+//		},
 //	})
 //
 // [LookupKind] finds a kind by name, [KindOf] and [KindOfConfig] by a

@@ -45,6 +45,11 @@ type Job struct {
 	// alone with Work holding the stages' blocks.
 	Stage string
 	Work  string
+	// SameGraph makes the job refuse node and edge files whose node or
+	// edge count differs from the graph the model was saved for (as
+	// modelio.Env.SameGraph). Without it a model scores any graph whose
+	// nodes have its features: a grown graph, another region's.
+	SameGraph bool
 }
 
 // Stages are the stages of a job run stage by stage, in order.
@@ -98,7 +103,7 @@ func (j *Job) Validate(m *Model) error {
 // mergeStatsFn completes the node statistics with the edges', and checks
 // them against the model file's graph.
 type mergeStatsFn struct {
-	Nodes, Edges int64 // the model's graph (0: none)
+	Nodes, Edges int64 // the model's graph, with Job.SameGraph (0: any graph)
 }
 
 // ProcessElement takes the edges' statistics as an iterable: they are
@@ -113,7 +118,7 @@ func (f *mergeStatsFn) ProcessElement(st Stats, edges func(*Stats) bool, emit fu
 	}
 	st.Edges, st.SelfLoops, st.Duplicates, st.Isolated = e.Edges, e.SelfLoops, e.Duplicates, e.Isolated
 	if f.Nodes > 0 && (st.Nodes != f.Nodes || st.Edges != f.Edges) {
-		return fmt.Errorf("fmpbeam: the model was saved for a graph of %d nodes and %d edges; the node and edge files hold %d nodes and %d edges", f.Nodes, f.Edges, st.Nodes, st.Edges)
+		return fmt.Errorf("fmpbeam: the model was saved for a graph of %d nodes and %d edges; the node and edge files hold %d nodes and %d edges (the same graph was asked for: -same-graph, Job.SameGraph)", f.Nodes, f.Edges, st.Nodes, st.Edges)
 	}
 	emit(st)
 	return nil
@@ -164,7 +169,7 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 			}
 		}
 		check := &mergeStatsFn{}
-		if m != nil && m.Graph != nil {
+		if m != nil && m.Graph != nil && j.SameGraph {
 			check.Nodes, check.Edges = int64(m.Graph.Nodes), int64(m.Graph.Edges)
 		}
 		stats = beam.ParDo(s, check, nstats, beam.SideInput{Input: estats})

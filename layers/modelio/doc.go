@@ -5,10 +5,10 @@
 // for the format). Both go through the registry of model kinds in package
 // layers ([layers.Declare]): every kind declared there, the library's
 // and the user's own, saves and loads with no code here. The kinds of
-// package layers (mlp, gcn, sgc, appnp, gat, jknet) are always known;
-// fmp's wrapper kind is known once package fmp is imported, as it is by
-// any program that builds an fmp.Model (a program that only loads one
-// imports it with import _ "github.com/fairmp/fairmp/fmp"). [Read]
+// package layers (mlp, gcn, sgc, appnp, gat, jknet) and fmp's wrapper
+// kind are always known: a program that only loads a model file imports
+// this package alone. A kind of the user's own is known once the package
+// that declares it is imported. [Read]
 // returns a file's kind, configuration and parameters without building
 // anything, for a program that runs the model by itself (package
 // fmp/fmpbeam does, on Apache Beam); it checks everything Load checks
@@ -64,9 +64,20 @@
 // loading. The file records a fingerprint of the graph a graph model was
 // built on (nodes, edges and structure, graph.Graph.Fingerprint) and of
 // the sensitive attribute of a model that uses one (fmp's); the attribute
-// itself is not in the file, Env.Sens gives it back, and loading onto
-// another graph or with another attribute is an error saying what
-// differs. Files of earlier format versions are refused ([ErrVersion]).
+// itself is not in the file, Env.Sens gives it back. On the saved graph
+// another attribute is an error saying what differs. Files of earlier
+// format versions are refused ([ErrVersion]).
+//
+// # Any graph
+//
+// The graph is given when a model is loaded, not when it was saved: a
+// trained model applies to any graph whose nodes have the features it
+// was trained on (a grown graph, another region's, a subgraph), as
+// PyG's model(x, edge_index). Give that graph as [Env].Graph, its
+// sensitive attribute as Env.Sens; the saved fingerprint is then
+// information ([ReadHeader]'s Graph). A caller that means to score the
+// training graph and wants a wrong file caught sets Env.SameGraph. FMP's
+// group means are taken over the nodes of the graph given.
 //
 // # Errors
 //

@@ -44,10 +44,10 @@ import (
 // truncated file, a checksum mismatch or a non-finite parameter,
 // ErrSignature for a file not signed by one of env's TrustedKeys,
 // ErrUnknownKind for a kind no package of the program declares, and
-// ErrMismatch for a graph (node count, edge count or structure) or
-// sensitive attribute other than the one the model was saved with, a
-// model that needs Env.Sens without it, or parameters whose count, names
-// or shapes differ from what the configuration builds.
+// ErrMismatch for a graph model without Env.Graph, a model that needs
+// Env.Sens without it, another sensitive attribute on the saved graph,
+// another graph with Env.SameGraph, or parameters whose count, names or
+// shapes differ from what the configuration builds.
 //
 // The checksum detects accidents (a truncated copy, a flipped bit), not
 // edits: anyone can recompute it. Load model files from elsewhere with
@@ -305,7 +305,7 @@ func interpret(line []byte) (*verified, int, error) {
 	}
 	k, err := layers.LookupKind(h.Kind)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w (a kind is declared by the package that defines the model: import it, as _ \"github.com/fairmp/fairmp/fmp\" for fmp)", err)
+		return nil, 0, fmt.Errorf("%w (a kind of your own is declared by the package that defines the model: import that package)", err)
 	}
 	spec, err := backboneSpec(h, k)
 	if err != nil {
@@ -415,27 +415,40 @@ func checkSignature(signed bool, digest, sig []byte, keys []ed25519.PublicKey) e
 	return fmt.Errorf("%w: the signature is by none of the %d trusted keys", ErrSignature, len(keys))
 }
 
-// checkGraph compares the graph and sensitive attribute recorded in h
-// with env's.
+// checkGraph checks env's graph and sensitive attribute against the
+// fingerprints h records. A graph model needs a graph and a model that
+// uses a sensitive attribute needs one, always. The graph itself may be
+// any graph (a grown one, another region's, a subgraph) unless
+// env.SameGraph asks for the saved one. On the saved graph, asked for or
+// not, the attribute must be the saved one: the same nodes with other
+// groups is a mistake the fingerprint catches.
 func checkGraph(h *header, env Env) error {
+	if h.Graph != nil && env.Graph == nil {
+		return fmt.Errorf("%w: the %s model was saved for a graph of %d nodes and %d edges, but Env.Graph is nil", ErrMismatch, h.Kind, h.Graph.Nodes, h.Graph.Edges)
+	}
+	if h.Sens != nil && env.Sens == nil {
+		return fmt.Errorf("%w: the %s model uses a sensitive attribute of %d nodes and the file keeps only its fingerprint: give it as Env.Sens", ErrMismatch, h.Kind, h.Sens.Nodes)
+	}
+	same := true
 	if h.Graph != nil {
-		if env.Graph == nil {
-			return fmt.Errorf("%w: the %s model was saved for a graph of %d nodes and %d edges, but Env.Graph is nil", ErrMismatch, h.Kind, h.Graph.Nodes, h.Graph.Edges)
-		}
 		got := graphInfo(env.Graph)
+		var differs string
 		switch {
 		case got.Nodes != h.Graph.Nodes:
-			return fmt.Errorf("%w: the %s model was saved for a graph of %d nodes, Env.Graph has %d", ErrMismatch, h.Kind, h.Graph.Nodes, got.Nodes)
+			differs = fmt.Sprintf("the %s model was saved for a graph of %d nodes, Env.Graph has %d", h.Kind, h.Graph.Nodes, got.Nodes)
 		case got.Edges != h.Graph.Edges:
-			return fmt.Errorf("%w: the %s model was saved for a graph of %d edges, Env.Graph has %d (same %d nodes)", ErrMismatch, h.Kind, h.Graph.Edges, got.Edges, got.Nodes)
+			differs = fmt.Sprintf("the %s model was saved for a graph of %d edges, Env.Graph has %d (same %d nodes)", h.Kind, h.Graph.Edges, got.Edges, got.Nodes)
 		case got.Fingerprint != h.Graph.Fingerprint:
-			return fmt.Errorf("%w: the %s model was saved for another graph with the same %d nodes and %d edges: the edges differ (structure fingerprint %s, Env.Graph's %s)", ErrMismatch, h.Kind, got.Nodes, got.Edges, h.Graph.Fingerprint, got.Fingerprint)
+			differs = fmt.Sprintf("the %s model was saved for another graph with the same %d nodes and %d edges: the edges differ (structure fingerprint %s, Env.Graph's %s)", h.Kind, got.Nodes, got.Edges, h.Graph.Fingerprint, got.Fingerprint)
+		}
+		if differs != "" {
+			if env.SameGraph {
+				return fmt.Errorf("%w: %s (Env.SameGraph asks for the saved graph)", ErrMismatch, differs)
+			}
+			same = false
 		}
 	}
-	if h.Sens != nil {
-		if env.Sens == nil {
-			return fmt.Errorf("%w: the %s model uses a sensitive attribute of %d nodes and the file keeps only its fingerprint: give it as Env.Sens", ErrMismatch, h.Kind, h.Sens.Nodes)
-		}
+	if h.Sens != nil && (same || env.SameGraph) {
 		got := sensInfo(env.Sens)
 		if got.Nodes != h.Sens.Nodes {
 			return fmt.Errorf("%w: the %s model was saved with a sensitive attribute of %d nodes, Env.Sens has %d", ErrMismatch, h.Kind, h.Sens.Nodes, got.Nodes)

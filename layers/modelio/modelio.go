@@ -88,10 +88,20 @@ type sensitive interface{ SensitiveAttribute() []int }
 
 // Env is what a model is built with besides its configuration.
 type Env struct {
-	// Graph is the graph a graph model is built on (nil for an MLP). Load
-	// refuses a graph whose node count, edge count or structure differs
-	// from the one the model was saved with.
+	// Graph is the graph a graph model is built on and applied to (nil
+	// for an MLP): any graph whose nodes have the model's features, the
+	// one it was trained on, a grown one, another region's or a
+	// subgraph. Its node order is the order of the rows of the features
+	// and of Sens.
 	Graph *graph.Graph
+	// SameGraph makes Load refuse a graph other than the one the model
+	// was saved for (node count, edge count or structure: the file's
+	// fingerprint, graph.Graph.Fingerprint), and a sensitive attribute
+	// other than the saved one: for a caller that means to score the
+	// training graph and wants a wrong file caught. Without it the
+	// fingerprint is information (ReadHeader's Graph), and the attribute
+	// is checked only when Graph is the saved graph.
+	SameGraph bool
 	// Phase is given to the model's stochastic layers: the task's Phase
 	// when the model is to be trained further or evaluated with
 	// train.Predict on a Task that has one.
@@ -100,10 +110,10 @@ type Env struct {
 	// backbone's, for a wrapper), so a saved model can be loaded twice
 	// into one gorgonia graph.
 	Name string
-	// Sens is the sensitive attribute of a model that uses one (fmp's):
-	// the file keeps only its fingerprint, so Load needs it and refuses
-	// another attribute than the one the model was saved with. Not used
-	// for other models.
+	// Sens is the sensitive attribute of Graph's nodes for a model that
+	// uses one (fmp's): the file keeps only its fingerprint, so Load
+	// needs it, and on the saved graph refuses another attribute than
+	// the one the model was saved with. Not used for other models.
 	Sens []int
 	// TrustedKeys, if not empty, makes Load accept only files signed
 	// (SaveConfig.SigningKey) by one of these keys (ErrSignature

@@ -77,7 +77,7 @@ type options struct {
 	frontier, frontierS                                string
 	maxAccLoss, bound, memLimit                        float64
 	criterion                                          string
-	verbose                                            bool
+	verbose, sameGraph                                 bool
 	set                                                map[string]bool
 }
 
@@ -108,6 +108,7 @@ func define(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.stage, "stage", "", "run one stage alone ("+strings.Join(fmpbeam.Stages, ", ")+"), keeping blocks in -work")
 	fs.StringVar(&o.work, "work", "", "folder of the stages' blocks (with -stage)")
 	fs.Float64Var(&o.memLimit, "mem-limit", 10, "soft limit of this process's Go heap in GB (debug.SetMemoryLimit; 0: none): on Prism, runner and worker share it, and without it the collector lets the heap grow to twice the data in flight")
+	fs.BoolVar(&o.sameGraph, "same-graph", false, "refuse node and edge files other than the graph -model was saved for (default: score any graph whose nodes have the model's features)")
 	fs.BoolVar(&o.verbose, "v", false, "show the runner's log")
 	return o
 }
@@ -123,7 +124,8 @@ func visited(fs *flag.FlagSet) map[string]bool {
 func (o *options) job(m *fmpbeam.Model) (fmpbeam.Job, error) {
 	j := fmpbeam.Job{Nodes: o.nodes, Edges: o.edges, Features: o.features, FeatureRows: o.featureRows,
 		Model: o.model, Logits: o.logits, Out: o.out, Layout: fmpbeam.Layout{Size: int64(o.block)},
-		Shards: o.shards, Stage: o.stage, Work: o.work, FMP: fmp.DefaultConfig(), FMPPropagation: layers.DefaultPropagation()}
+		Shards: o.shards, Stage: o.stage, Work: o.work, FMP: fmp.DefaultConfig(), FMPPropagation: layers.DefaultPropagation(),
+		SameGraph: o.sameGraph}
 	if m != nil && m.FMP {
 		j.FMP, j.FMPPropagation = m.FMPConfig, m.Propagation
 	}
