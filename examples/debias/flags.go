@@ -46,6 +46,7 @@ type options struct {
 	out, modelFile string
 	trustedKeys    []ed25519.PublicKey // -trusted-keys
 	trustedFiles   string
+	sameGraph      bool // -same-graph
 	scores         scoresOptions
 	export         string
 	overwrite      bool
@@ -152,6 +153,7 @@ Flags:
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out (or -export) if it exists and is this command's (its .debias-output file lists every file in it) or empty; only once the new results are complete")
 	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
+	fs.BoolVar(&o.sameGraph, "same-graph", false, "with -model: refuse a graph other than the one the model was saved for, and another -sens (default: score any graph whose node table has the model's features: a grown graph, another region's)")
 	fs.StringVar(&o.trustedFiles, "trusted-keys", "", "with -model: load it only if it is signed by one of these ed25519 public keys (FILE[,FILE...], each 64 hex digits; see the README)")
 	fs.StringVar(&o.scores.file, "scores", "", "debias another model's per-node scores instead of training: CSV (a header optional, one row per node) or .npy (float32/float64, one row per node in the node table's order); one column per class, or one column (class 1) for two classes")
 	fs.StringVar(&o.scores.kind, "scores-kind", "", "what -scores holds: logits (real numbers before a softmax or sigmoid) or probs (probabilities); required with -scores")

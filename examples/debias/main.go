@@ -76,9 +76,14 @@
 // way: a new folder put in place whole, an existing one replaced only
 // with -overwrite under the rule above, never one holding an input.
 //
-// With -model FILE the command trains nothing: it loads the model (which
-// must have been saved for the same graph and sensitive attribute) and
-// writes metrics.json and predictions.csv for it. The whole file is
+// With -model FILE the command trains nothing: it loads the model and
+// writes metrics.json and predictions.csv for it. The graph may be the
+// one the model was trained on or any other whose node table has the
+// model's features (a grown graph, another region's): every node of it
+// is scored, and a line on stderr says when the graph is not the saved
+// one (for an fmp model, FMP's group means are then over this graph's
+// nodes, the new ones included). -same-graph refuses another graph;
+// on the saved graph another -sens is refused either way. The whole file is
 // verified (its checksum, its configuration against its parameters)
 // before anything in it is used: a damaged file is reported as corrupt.
 // A file that records no feature schema (modelio.Save writes none; the

@@ -64,3 +64,12 @@ func nonFinite(p []float64) (int, int) {
 	}
 	return n, first
 }
+
+// fmpOnGraph says, for an fmp model file, what FMP means on another
+// graph; nothing for other kinds.
+func fmpOnGraph(h *modelio.Header) string {
+	if h.Kind != "fmp" {
+		return ""
+	}
+	return "; FMP pushes together the groups' mean predictions over this graph's nodes, the new ones included"
+}

@@ -219,6 +219,11 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		warnModel(stderr, o.modelFile, h)
 		if o.dataset == "" {
 			o.files.Schema = h.Features
+			// The model's dtype decides, not -dtype's default.
+			o.files.FeatureLimit = datasets.FeatureLimit32
+			if h.Dtype == tensor.Float64 {
+				o.files.FeatureLimit = datasets.FeatureLimit64
+			}
 		}
 	}
 	ds, err := loadData(o)
@@ -245,7 +250,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if o.scores.file != "" {
 		r, err = debiasScores(o, ds, stderr)
 	} else if o.modelFile != "" {
-		r, err = predictSaved(o, h, ds)
+		r, err = predictSaved(o, h, ds, stderr)
 	} else {
 		r, err = trainAndDebias(o, ds, stderr)
 	}
@@ -504,8 +509,10 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 	return nil
 }
 
-// predictSaved loads o.model for ds's graph and predicts every node.
-func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset) (*result, error) {
+// predictSaved loads o.model onto ds's graph, the one it was saved for
+// or any other whose node table has its features (-same-graph refuses
+// another), and predicts every node.
+func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
 	if h.Features != nil && !h.Features.Equal(ds.Schema()) {
 		got, want := ds.Schema().Names, h.Features.Names
 		return nil, badInput("-model %s was trained on the feature columns %s; the input's are %s", o.modelFile, strings.Join(want, ", "), strings.Join(got, ", "))
@@ -519,9 +526,13 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset) (*result,
 		return nil, inputError{fmt.Errorf("-model: %w", err)}
 	}
 	defer f.Close()
-	m, err := modelio.Load(f, task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens, TrustedKeys: o.trustedKeys})
+	m, err := modelio.Load(f, task.Graph, modelio.Env{Graph: ds.Graph, Phase: task.Phase, Sens: ds.Sens, TrustedKeys: o.trustedKeys, SameGraph: o.sameGraph})
 	if err != nil {
 		return nil, modelError(o.modelFile, err)
+	}
+	if g := h.Graph; g != nil && (g.Nodes != ds.N() || g.Edges != ds.Graph.NumEdges() || g.Fingerprint != fmt.Sprintf("%016x", ds.Graph.Fingerprint())) && !o.quiet {
+		fmt.Fprintf(stderr, "-model %s was trained on a graph of %d nodes and %d edges; scoring this one of %d nodes and %d edges (-same-graph refuses another graph)%s\n",
+			o.modelFile, g.Nodes, g.Edges, ds.N(), ds.Graph.NumEdges(), fmpOnGraph(h))
 	}
 	pred, err := train.Predict(m, task, nil)
 	if err != nil {

@@ -48,6 +48,7 @@ var flagWords = strings.NewReplacer(
 	"a higher learning rate", "a higher learning rate (-lr)",
 	"under a ΔDP bound", "under a ΔDP bound (-bound)",
 	"out of the features (Drop)", "out of the features (-drop)",
+	"(Env.SameGraph asks for the saved graph)", "(-same-graph asks for the graph the model was saved for)",
 	"Env.Sens", "the -sens column",
 	"Env.Graph", "the graph of -edges",
 )
