@@ -701,31 +701,7 @@ var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 // requiredFields maps the JSON names of t's fields that json.Marshal
 // always writes (not omitempty; embedded structs' included) to their
 // types.
-func requiredFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			for k, v := range requiredFields(f.Type) {
-				out[k] = v
-			}
-			continue
-		}
-		if strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = f.Type
-	}
-	return out
-}
+func requiredFields(t reflect.Type) map[string]reflect.Type { return fieldsOf(t, true) }
 
 // exactCase checks that every key of the JSON object raw is spelled
 // exactly as a field's JSON name of the struct type t (encoding/json
@@ -762,7 +738,12 @@ func exactCase(raw json.RawMessage, t reflect.Type) error {
 
 // jsonFields maps the JSON names of t's fields (embedded structs'
 // included) to their types.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+func jsonFields(t reflect.Type) map[string]reflect.Type { return fieldsOf(t, false) }
+
+// fieldsOf maps the JSON names of t's fields (embedded structs'
+// included) to their types; with required, only those json.Marshal
+// always writes (not omitempty or omitzero).
+func fieldsOf(t reflect.Type, required bool) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -770,11 +751,14 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			for k, v := range jsonFields(f.Type) {
+			for k, v := range fieldsOf(f.Type, required) {
 				out[k] = v
 			}
+			continue
+		}
+		if required && (strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")) {
 			continue
 		}
 		if name == "" {

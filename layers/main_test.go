@@ -1,16 +1,11 @@
 package layers
 
 import (
-	"os"
 	"testing"
 
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/testutil"
 )
 
-// TestMain calls blas.Default first, as a program's main and fairmp's
-// entry points do, so that every test runs on fairmp's BLAS (as before
-// layers/blas lost its init) whatever the order of the tests.
-func TestMain(m *testing.M) {
-	blas.Default()
-	os.Exit(m.Run())
-}
+// TestMain runs the tests on fairmp's BLAS, as its entry points do
+// (testutil.Main: blas.Default first), whatever the order of the tests.
+func TestMain(m *testing.M) { testutil.Main(m) }

@@ -422,24 +422,16 @@ func (d *outDir) keep(why string) error {
 	return keptError{flag: d.flag, name: d.name, why: why, where: d.kept}
 }
 
-// syncDir flushes a folder's entries to disk.
-func syncDir(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	return nil
-}
+// syncDir flushes a folder's entries to disk (where the system cannot
+// sync a folder, fs.ErrInvalid, that is not an error).
+func syncDir(path string) error { return syncPath(path, true) }
 
 // syncFile flushes a file another function wrote to disk.
-func syncFile(path string) error {
+func syncFile(path string) error { return syncPath(path, false) }
+
+// syncPath opens path, syncs it and closes it; dir tolerates a system
+// that cannot sync folders.
+func syncPath(path string, dir bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -448,7 +440,7 @@ func syncFile(path string) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	if err != nil && !(dir && errors.Is(err, fs.ErrInvalid)) {
 		return fmt.Errorf("syncing %s: %w", path, err)
 	}
 	return nil

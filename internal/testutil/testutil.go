@@ -6,6 +6,8 @@ package testutil
 import (
 	"math"
 	"math/rand"
+	"os"
+	"testing"
 
 	"github.com/fairmp/fairmp/layers/blas"
 	G "gorgonia.org/gorgonia"
@@ -137,4 +139,12 @@ func Tol(dt tensor.Dtype) (float64, float64) {
 		return 1e-5, 1e-4
 	}
 	return 1e-10, 1e-9
+}
+
+// Main is a test binary's TestMain: it calls blas.Default first, as a
+// program's main and fairmp's entry points do, so that every test runs
+// on fairmp's BLAS whatever the order of the tests, then runs them.
+func Main(m *testing.M) {
+	blas.Default()
+	os.Exit(m.Run())
 }
