@@ -222,7 +222,7 @@ func TestBadInput(t *testing.T) {
 		{"missing column", with("-sens", "gender"), `nodes.csv:1: missing column "gender"`},
 		{"bad cell", with("-nodes", badCell), `bad.csv:3:`},
 		{"unknown edge id", with("-edges", badEdges), `bad_edges.csv:3:4: node id "zz9" is not in the node table's id column`},
-		{"model for another graph", with("-model", otherModel), "model.fmp: modelio:"},
+		{"model for another graph, -same-graph", append(with("-model", otherModel), "-same-graph"), "(-same-graph asks for the graph the model was saved for)"},
 		{"corrupt model", with("-model", corrupt), "corrupt.fmp: modelio:"},
 		{"out exists", with("-out", existing), "exists; choose a new folder or add -overwrite"},
 		{"two rules", append(with("-bound", "5"), "-max-acc-loss", "2"), "-bound and -max-acc-loss are two rules, want one"},
