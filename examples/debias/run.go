@@ -530,7 +530,7 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset, stderr io
 	if err != nil {
 		return nil, modelError(o.modelFile, err)
 	}
-	if g := h.Graph; g != nil && (g.Nodes != ds.N() || g.Edges != ds.Graph.NumEdges() || g.Fingerprint != fmt.Sprintf("%016x", ds.Graph.Fingerprint())) && !o.quiet {
+	if g := h.Graph; g != nil && !g.Describes(ds.Graph) && !o.quiet {
 		fmt.Fprintf(stderr, "-model %s was trained on a graph of %d nodes and %d edges; scoring this one of %d nodes and %d edges (-same-graph refuses another graph)%s\n",
 			o.modelFile, g.Nodes, g.Edges, ds.N(), ds.Graph.NumEdges(), fmpOnGraph(h))
 	}

@@ -83,6 +83,12 @@ func TestLoadOntoAnyGraph(t *testing.T) {
 				}
 			}
 
+			h, err := modelio.ReadHeader(bytes.NewReader(buf.Bytes()))
+			require.NoError(t, err)
+			if h.Graph != nil {
+				assert.True(t, h.Graph.Describes(a.Graph), "%s: the saved graph", kind)
+				assert.False(t, h.Graph.Describes(u.Graph), "%s: A ∪ B", kind)
+			}
 			env.SameGraph = true
 			_, err = modelio.Load(bytes.NewReader(buf.Bytes()), G.NewGraph(), env)
 			if kind == "mlp" {

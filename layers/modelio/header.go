@@ -11,6 +11,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 )
@@ -152,6 +153,14 @@ type Header struct {
 type GraphInfo struct {
 	Nodes, Edges int
 	Fingerprint  string
+}
+
+// Describes reports whether g is the graph the model was saved for: the
+// same node count, edge count and structure fingerprint (what
+// Env.SameGraph asks Load to check).
+func (i GraphInfo) Describes(g *graph.Graph) bool {
+	h := graphInfo(g)
+	return i.Nodes == h.Nodes && i.Edges == h.Edges && i.Fingerprint == h.Fingerprint
 }
 
 // SensInfo describes the sensitive attribute a model was saved with.
