@@ -6,10 +6,8 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
 )
 
 // APPNPConfig configures APPNP (Gasteiger et al.): an MLP H = f(X) followed
@@ -63,6 +61,7 @@ var kindAPPNP = MustDeclare(KindSpec[APPNPConfig, *APPNP]{
 		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
 	},
 	Hidden: func(c *APPNPConfig, w int) error { c.Hidden = w; return nil },
+	Propagation: func(c APPNPConfig) Propagation { return c.Propagation },
 })
 
 // APPNP is an MLP followed by approximate personalised-PageRank
@@ -121,20 +120,25 @@ func (m *APPNP) Learnables() G.Nodes {
 }
 
 // Forward returns the n × Classes logits for the n × In features x.
-func (m *APPNP) Forward(x *G.Node) (*G.Node, error) {
-	h, err := mlpForward(x, m.layers, m.cfg.Activation, m.cfg.InputDropout, m.cfg.Dropout, m.seeds, m.phase)
+func (m *APPNP) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
+
+// Compute declares APPNP (see BlockModel): the MLP h, then K
+// personalised-PageRank steps z ← (1−α)·Ã·z + α·h, each propagation with
+// edge dropout.
+func (m *APPNP) Compute(f Flow, x Value) (Value, error) {
+	h, err := mlpCompute(f, x, m.layers, m.cfg.Activation, m.cfg.InputDropout, m.cfg.Dropout, m.seeds)
 	if err != nil {
-		return nil, err
+		return Value{}, err
 	}
 	z := h
 	coef := []float64{1 - m.cfg.Alpha, m.cfg.Alpha}
 	for k := 0; k < m.cfg.K; k++ {
-		az, err := EdgeDropoutSpMM(m.a, z, m.cfg.EdgeDropout, m.edgeSeeds[k], m.phase)
+		az, err := f.Propagate(z, Hop{EdgeDropout: m.cfg.EdgeDropout, Seed: m.edgeSeeds[k]})
 		if err != nil {
-			return nil, fmt.Errorf("layers: APPNP %q: step %d: %w", m.cfg.Name, k, err)
+			return Value{}, fmt.Errorf("step %d: %w", k, err)
 		}
-		if z, err = linComb(coef, az, h); err != nil {
-			return nil, fmt.Errorf("layers: APPNP %q: step %d: %w", m.cfg.Name, k, err)
+		if z, err = f.Combine(coef, az, h); err != nil {
+			return Value{}, fmt.Errorf("step %d: %w", k, err)
 		}
 	}
 	return z, nil
@@ -145,66 +149,3 @@ func (m *APPNP) Graph() *graph.Graph { return m.gr }
 
 // Phase returns the phase the model was built with.
 func (m *APPNP) Phase() *Phase { return m.phase }
-
-// Hops returns K.
-func (m *APPNP) Hops() int { return m.cfg.K }
-
-// ForwardBlocks runs the MLP on every node of the batch and the K
-// personalised-PageRank steps on the blocks: step k keeps the first
-// rows(blocks[k]) nodes, and its teleport term is the MLP's output on
-// those rows.
-func (m *APPNP) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	where := "APPNP " + m.cfg.Name
-	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
-		return nil, err
-	}
-	h, err := mlpForward(x, m.layers, m.cfg.Activation, m.cfg.InputDropout, m.cfg.Dropout, m.seeds, m.phase)
-	if err != nil {
-		return nil, err
-	}
-	z := h
-	coef := []float64{1 - m.cfg.Alpha, m.cfg.Alpha}
-	for k, b := range blocks {
-		az, err := EdgeDropoutSpMM(b, z, m.cfg.EdgeDropout, m.edgeSeeds[k], m.phase)
-		if err != nil {
-			return nil, fmt.Errorf("layers: %s: step %d: %w", where, k, err)
-		}
-		hk := h
-		if r, _ := b.Dims(); r != h.Shape()[0] {
-			if hk, err = G.Slice(h, G.S(0, r)); err != nil {
-				return nil, fmt.Errorf("layers: %s: step %d: %w", where, k, err)
-			}
-		}
-		if z, err = linComb(coef, az, hk); err != nil {
-			return nil, fmt.Errorf("layers: %s: step %d: %w", where, k, err)
-		}
-	}
-	return z, nil
-}
-
-// LayerwiseLogits returns every node's logits with the current
-// parameters in evaluation mode (see BlockModel): the MLP a chunk of rows
-// at a time, then the K propagation steps over the whole graph. Memory
-// besides adj and x: three n × Classes buffers.
-func (m *APPNP) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	return layerwise("APPNP "+m.cfg.Name, m.cfg.Base, m.Hops(), m.Learnables(), adj, x,
-		func(n int) ([]float32, error) { return appnpLayerwise[float32](m, adj, x, n) },
-		func(n int) ([]float64, error) { return appnpLayerwise[float64](m, adj, x, n) })
-}
-
-func appnpLayerwise[T float32 | float64](m *APPNP, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
-	h, err := mlpRows(denseOf[T](m.layers), m.cfg.Activation, x, n)
-	if err != nil {
-		return nil, err
-	}
-	z := append([]T(nil), h...)
-	az := make([]T, len(h))
-	a0, a1 := T(1-m.cfg.Alpha), T(m.cfg.Alpha)
-	for k := 0; k < m.cfg.K; k++ {
-		mul(adj, az, z, m.cfg.Classes)
-		for i := range z {
-			z[i] = T(a0*az[i]) + T(a1*h[i])
-		}
-	}
-	return z, nil
-}

@@ -40,8 +40,8 @@
 //   - [GCNConv], [GCN]: PyG's GCNConv (linear, propagation with Ã, bias)
 //     and a stack of them (Kipf & Welling); [Propagation] selects improved,
 //     self-loops and normalisation as PyG's gcn_norm.
-//   - [SGC]: (Ã^K X)·W + b; Ã^K X is computed once, explicitly, and is
-//     visible through [SGC.Propagated].
+//   - [SGC]: (Ã^K X)·W + b; Ã^K X is computed once, when the gorgonia
+//     graph is built (see [Forward]).
 //   - [APPNP]: an MLP followed by K steps Z ← (1−α)ÃZ + αH, with optional
 //     edge dropout ([EdgeDropoutSpMM]).
 //   - [JKNet]: stacked GCN convolutions with jumping-knowledge aggregation
@@ -71,12 +71,54 @@
 // need distinct Names: gorgonia merges input nodes of equal name and
 // shape, so constructors refuse a name already in use.
 //
+// # One declaration, every execution path
+//
+// A model is declared once, as a composition of primitives: its Compute
+// method ([BlockModel]) writes the path from features to logits in the
+// primitives of a [Flow] (dense layers, propagation with its bias and
+// activation, activation, dropout, APPNP's combination, jumping-knowledge
+// aggregation, GAT attention). Every way of running it executes that one
+// declaration: [Forward] in a gorgonia graph on the whole graph (what
+// each model's Forward method returns, and what trains it),
+// [ForwardBlocks] on a mini-batch's sampled blocks, [LayerwiseLogits] in
+// plain Go over any graph with the same feature schema, and package
+// fmp/fmpbeam as Apache Beam transforms. [Hops] reads the number of hops
+// from the same declaration. A user's model written this way runs on
+// every path with no other code; the test kind_toy_test.go is one (a
+// GraphSAGE-like layer in 20 lines):
+//
+//	func (m *Toy) Compute(f layers.Flow, x layers.Value) (layers.Value, error) {
+//		ax, err := f.Propagate(x, layers.Hop{}) // Ã·X
+//		if err != nil {
+//			return layers.Value{}, err
+//		}
+//		self, err := f.Dense(x, m.Self, nil, layers.Activation{}) // X·Ws
+//		if err != nil {
+//			return layers.Value{}, err
+//		}
+//		nbr, err := f.Dense(ax, m.Nbr, nil, layers.Activation{}) // (ÃX)·Wn
+//		if err != nil {
+//			return layers.Value{}, err
+//		}
+//		return f.Combine([]float64{1, 1}, self, nbr)
+//	}
+//
+//	func (m *Toy) Forward(x *G.Node) (*G.Node, error) { return layers.Forward(m, x) }
+//
+// The primitives' gorgonia implementations are the custom ops the models
+// were built from, so training is unchanged to the bit; their plain-Go
+// implementations are in flow_rows.go, and their Beam ones in package
+// fmp/fmpbeam (a module of its own, so that this one does not depend on
+// Beam).
+//
 // # Kinds
 //
 // A model kind is declared once, in the file that defines the model, with
 // [MustDeclare]: its name ("gcn"), its configuration type, its
-// constructor, its hidden width, and, read from the model type, whether
-// it runs on sampled blocks ([BlockModel]). Model files, mini-batch
+// constructor, its hidden width, its propagation matrix, and, read from
+// the model type, whether it is declared in a Flow's primitives
+// ([BlockModel]: then it runs on sampled blocks, layer by layer and on
+// Beam). Model files, mini-batch
 // training and the commands go through the declaration, so a model of the
 // user's own is declared the same way, in one file, and is then trained
 // in mini-batches, saved and loaded, and built by name like the

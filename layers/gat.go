@@ -6,11 +6,8 @@ import (
 	"sync"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
-	"github.com/fairmp/fairmp/internal/spkern"
 )
 
 // GATConfig configures GAT, the two-layer graph attention network of
@@ -87,6 +84,7 @@ var kindGAT = MustDeclare(KindSpec[GATConfig, *GAT]{
 		c.Hidden = w / c.Heads
 		return nil
 	},
+	Propagation: GATConfig.propagation,
 })
 
 // layerConfigs returns the two layers' configurations.
@@ -97,6 +95,12 @@ func (c GATConfig) layerConfigs() (GATConvConfig, GATConvConfig) {
 	l2 := l1
 	l2.Name, l2.In, l2.Out, l2.Heads, l2.Concat = c.Name+".1", c.Heads*c.Hidden, c.Classes, 1, false
 	return l1, l2
+}
+
+// propagation is the matrix GAT attends over: its pattern (the edges
+// and, with AddSelfLoops, the self-loops) is what counts.
+func (c GATConfig) propagation() Propagation {
+	return Propagation{AddSelfLoops: c.AddSelfLoops, Normalize: true}
 }
 
 // GAT is the two-layer GAT node classifier described by
@@ -159,41 +163,28 @@ func (m *GAT) Learnables() G.Nodes {
 // Forward returns the n × Classes logits for x (n × In):
 // GATConv₁(dropout(ELU(GATConv₀(dropout(x))))). It returns an error if x is not
 // an n × In matrix of the model's dtype.
-func (m *GAT) Forward(x *G.Node) (*G.Node, error) {
-	if err := checkInput(x, m.l1.w, fmt.Sprintf("GAT %q", m.cfg.Name)); err != nil {
-		return nil, err
-	}
-	return m.forward(x, nil)
-}
+func (m *GAT) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
 
-// forward runs the two layers, layer l attending over blocks[l] when
-// blocks is not nil (ForwardBlocks) and over the whole graph otherwise.
-func (m *GAT) forward(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	layer := func(l *GATConv, k int, h *G.Node) (*G.Node, error) {
-		if blocks == nil {
-			return l.Forward(h)
-		}
-		r, c := blocks[k].Dims()
-		return l.forwardWith(spkern.NewGATBlock(r, c, blocks[k].Indptr(), blocks[k].Indices()), h, fmt.Sprintf("GAT %q: block %d", l.cfg.Name, k))
-	}
-	h, err := Dropout(x, m.cfg.InputDropout, m.seeds[0], m.phase)
+// Compute declares the GAT (see BlockModel): input dropout, the hidden
+// attention layer, ELU and dropout, then the output attention layer.
+// Each layer attends over the edges of its hop: the whole graph's
+// (Matrix's pattern), or a block's sampled in-edges.
+func (m *GAT) Compute(f Flow, x Value) (Value, error) {
+	h, err := f.Dropout(x, m.cfg.InputDropout, m.seeds[0])
 	if err != nil {
-		return nil, err
+		return Value{}, err
 	}
-	if h, err = layer(m.l1, 0, h); err != nil {
-		return nil, err
+	if h, err = f.Attend(h, m.l1); err != nil {
+		return Value{}, err
 	}
-	if h, err = Activate(h, ELU(1)); err != nil {
-		return nil, err
+	if h, err = f.Activate(h, ELU(1)); err != nil {
+		return Value{}, err
 	}
-	if h, err = Dropout(h, m.cfg.Dropout, m.seeds[1], m.phase); err != nil {
-		return nil, err
+	if h, err = f.Dropout(h, m.cfg.Dropout, m.seeds[1]); err != nil {
+		return Value{}, err
 	}
-	return layer(m.l2, 1, h)
+	return f.Attend(h, m.l2)
 }
-
-// Hops returns 2: each layer attends over one hop.
-func (m *GAT) Hops() int { return 2 }
 
 // Matrix returns the graph's edge structure as GAT attends over it, as a
 // propagation matrix (built on first use): an entry for every edge, in
@@ -204,50 +195,11 @@ func (m *GAT) Hops() int { return 2 }
 // NeighborLoader batch), and LayerwiseLogits attends over its rows.
 func (m *GAT) Matrix() *graph.Matrix {
 	m.matOnce.Do(func() {
-		// GCNNorm fails only for an invalid self-loop weight; 1 is valid.
-		m.mat, _ = graph.GCNNorm(m.gr, graph.NormOptions{AddSelfLoops: m.cfg.AddSelfLoops, SelfLoopWeight: 1, Normalize: true})
+		// Matrix fails only for a nil graph or an invalid Propagation;
+		// NewGAT refused a nil graph, and propagation is valid.
+		m.mat, _ = m.cfg.propagation().Matrix(m.gr)
 	})
 	return m.mat
-}
-
-// ForwardBlocks is Forward with layer l attending over the entries of
-// blocks[l] (its sampled in-edges, self-loops included when Matrix has
-// them): the softmax of a target runs over its sampled in-edges only.
-func (m *GAT) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	where := fmt.Sprintf("GAT %q", m.cfg.Name)
-	if err := checkInput(x, m.l1.w, where); err != nil {
-		return nil, err
-	}
-	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
-		return nil, err
-	}
-	return m.forward(x, blocks)
-}
-
-// LayerwiseLogits returns every node's logits with the current
-// parameters in evaluation mode (see BlockModel), each layer attending
-// over the rows of adj (Matrix of a model on the same graph). Memory
-// besides adj and x: the attention of every stored entry of adj
-// (entries × Heads values), two n × Heads·Hidden buffers and the
-// n × Classes result.
-func (m *GAT) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	return layerwise(fmt.Sprintf("GAT %q", m.cfg.Name), m.cfg.Base, m.Hops(), m.Learnables(), adj, x,
-		func(n int) ([]float32, error) { return gatLayerwise[float32](m, adj, x, n) },
-		func(n int) ([]float64, error) { return gatLayerwise[float64](m, adj, x, n) })
-}
-
-func gatLayerwise[T float32 | float64](m *GAT, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
-	c := spkern.NewGATBlock(n, n, adj.Indptr(), adj.Indices())
-	h, err := mlpRows([]dense[T]{gatDense[T](m.l1)}, ELU(1), x, n) // one layer: no activation
-	if err != nil {
-		return nil, err
-	}
-	h = gatLayerRows(c, m.l1, h)
-	activateRows(h, ELU(1))
-	d2 := gatDense[T](m.l2)
-	h2 := make([]T, n*d2.out)
-	d2.apply(h, h2, n, false)
-	return gatLayerRows(c, m.l2, h2), nil
 }
 
 // Graph returns the graph the model was built on.

@@ -280,12 +280,6 @@ func (l *GATConv) Graph() *graph.Graph { return l.gr }
 // Phase returns the phase the layer was built with.
 func (l *GATConv) Phase() *Phase { return l.phase }
 
-// gatDense returns l's W as a dense layer without bias (the bias follows
-// the aggregation), with the parameters' current values.
-func gatDense[T float32 | float64](l *GATConv) dense[T] {
-	return dense[T]{w: l.w.Value().Data().([]T), in: l.cfg.In, out: l.cfg.Heads * l.cfg.Out}
-}
-
 // gatLayerRows returns the layer's output in evaluation mode on the edge
 // structure c from h = X·W (c.Cols × Heads·Out): the attention of every
 // edge, the aggregation and the bias, in plain Go (LayerwiseLogits).

@@ -189,6 +189,15 @@ func (l *GCNConv) forwardAct(a *graph.Matrix, x *G.Node, relu bool) (*G.Node, er
 	return h, nil
 }
 
+// compute is the convolution in a Flow's primitives: act(Ã·(h·W) + b).
+func (l *GCNConv) compute(f Flow, h Value, act Activation) (Value, error) {
+	h, err := f.Dense(h, l.lin.W, nil, Activation{})
+	if err != nil {
+		return Value{}, err
+	}
+	return f.Propagate(h, Hop{Bias: l.B, Act: act})
+}
+
 // Graph returns the graph the layer was built on (nil when it was built
 // from a matrix).
 func (l *GCNConv) Graph() *graph.Graph { return l.gr }

@@ -5,10 +5,8 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
 )
 
 // JKMode is a jumping-knowledge aggregation.
@@ -73,6 +71,7 @@ var kindJKNET = MustDeclare(KindSpec[JKNetConfig, *JKNet]{
 		return append(ps, linearParams(c.Name+".out", width, c.Classes, c.Bias)...)
 	},
 	Hidden: func(c *JKNetConfig, w int) error { c.Hidden = w; return nil },
+	Propagation: func(c JKNetConfig) Propagation { return c.Propagation },
 })
 
 // JKNet is a stack of GCNConv layers with jumping-knowledge aggregation.
@@ -140,130 +139,34 @@ func (m *JKNet) Learnables() G.Nodes {
 }
 
 // Forward returns the n × Classes logits for the n × In features x.
-func (m *JKNet) Forward(x *G.Node) (*G.Node, error) {
-	if err := checkInput(x, m.convs[0].lin.W, "JKNet "+m.cfg.Name); err != nil {
-		return nil, err
-	}
-	return m.forward(x, nil)
-}
+func (m *JKNet) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
 
-// forward runs the model, convolution l propagating with blocks[l] when
-// blocks is not nil (ForwardBlocks) and with the whole graph's Ã
-// otherwise. On blocks, every layer's output is cut to the targets (the
-// first rows of the last block) before the aggregation.
-func (m *JKNet) forward(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	h, err := Dropout(x, m.cfg.InputDropout, m.seeds[0], m.phase)
+// Compute declares the JKNet (see BlockModel): Layers convolutions, each
+// followed by the activation (and dropout but after the last), their
+// outputs aggregated (Jump) and dropped out, then the output layer.
+func (m *JKNet) Compute(f Flow, x Value) (Value, error) {
+	h, err := f.Dropout(x, m.cfg.InputDropout, m.seeds[0])
 	if err != nil {
-		return nil, err
+		return Value{}, err
 	}
-	hs := make(G.Nodes, len(m.convs))
+	hs := make([]Value, len(m.convs))
 	for l, c := range m.convs {
-		a := c.a
-		if blocks != nil {
-			a = blocks[l]
-		}
-		if h, err = c.forwardWith(a, h); err != nil {
-			return nil, err
-		}
-		if h, err = Activate(h, m.cfg.Activation); err != nil {
-			return nil, err
+		if h, err = c.compute(f, h, m.cfg.Activation); err != nil {
+			return Value{}, err
 		}
 		hs[l] = h
 		if l < len(m.convs)-1 {
-			if h, err = Dropout(h, m.cfg.Dropout, m.seeds[l+1], m.phase); err != nil {
-				return nil, err
+			if h, err = f.Dropout(h, m.cfg.Dropout, m.seeds[l+1]); err != nil {
+				return Value{}, err
 			}
 		}
 	}
-	if blocks != nil {
-		targets, _ := blocks[len(blocks)-1].Dims()
-		for l, o := range hs[:len(hs)-1] {
-			s, err := G.Slice(o, G.S(0, targets))
-			if err == nil && s.Dims() == 1 {
-				s, err = G.Reshape(s, tensor.Shape{targets, m.cfg.Hidden}) // Slice drops a dimension of one row
-			}
-			if err != nil {
-				return nil, fmt.Errorf("layers: JKNet %q: layer %d's targets: %w", m.cfg.Name, l, err)
-			}
-			hs[l] = s
-		}
+	jk, err := f.Jump(m.cfg.Mode, hs...)
+	if err != nil {
+		return Value{}, err
 	}
-	jk := hs[0]
-	if len(hs) > 1 {
-		switch m.cfg.Mode {
-		case JKConcat:
-			jk, err = concatCols(hs...)
-		case JKMax:
-			for _, o := range hs[1:] {
-				if jk, err = G.MaxBetween(jk, o); err != nil {
-					break
-				}
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("layers: JKNet %q: aggregation: %w", m.cfg.Name, err)
-		}
+	if jk, err = f.Dropout(jk, m.cfg.Dropout, m.seeds[len(m.convs)]); err != nil {
+		return Value{}, err
 	}
-	if jk, err = Dropout(jk, m.cfg.Dropout, m.seeds[len(m.convs)], m.phase); err != nil {
-		return nil, err
-	}
-	return m.out.Forward(jk)
-}
-
-// Hops returns the number of convolutions.
-func (m *JKNet) Hops() int { return m.cfg.Layers }
-
-// ForwardBlocks is Forward with convolution l propagating with
-// blocks[l]; the aggregation takes every layer's output on the targets.
-func (m *JKNet) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	where := "JKNet " + m.cfg.Name
-	if err := checkInput(x, m.convs[0].lin.W, where); err != nil {
-		return nil, err
-	}
-	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
-		return nil, err
-	}
-	return m.forward(x, blocks)
-}
-
-// LayerwiseLogits returns every node's logits with the current
-// parameters in evaluation mode (see BlockModel): the convolutions over
-// the whole graph layer by layer, their aggregation, the output layer.
-// Memory besides adj and x: every layer's n × Hidden output, and for
-// concatenation their n × Layers·Hidden concatenation.
-func (m *JKNet) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	return layerwise("JKNet "+m.cfg.Name, m.cfg.Base, m.Hops(), m.Learnables(), adj, x,
-		func(n int) ([]float32, error) { return jknetLayerwise[float32](m, adj, x, n) },
-		func(n int) ([]float64, error) { return jknetLayerwise[float64](m, adj, x, n) })
-}
-
-func jknetLayerwise[T float32 | float64](m *JKNet, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
-	hs := make([][]T, len(m.convs))
-	if _, err := gcnRows(m.convs, m.cfg.Activation, true, adj, x, n, func(l int, h []T) { hs[l] = h }); err != nil {
-		return nil, err
-	}
-	w := m.cfg.Hidden
-	jk := hs[0]
-	if len(hs) > 1 {
-		switch m.cfg.Mode {
-		case JKConcat:
-			jk = make([]T, n*w*len(hs))
-			for i := 0; i < n; i++ {
-				for l, h := range hs {
-					copy(jk[(i*len(hs)+l)*w:], h[i*w:(i+1)*w])
-				}
-			}
-		case JKMax:
-			jk = append([]T(nil), hs[0]...)
-			for _, h := range hs[1:] {
-				for k, v := range h {
-					jk[k] = max(jk[k], v)
-				}
-			}
-		}
-	}
-	out := denseOf[T]([]*Linear{m.out})[0]
-	res := make([]T, n*m.cfg.Classes)
-	out.apply(jk, res, n, true)
-	return res, nil
+	return f.Dense(jk, m.out.W, m.out.B, Activation{})
 }

@@ -58,6 +58,12 @@ type KindSpec[C Config, M Model] struct {
 	// -hidden of the commands); it returns an error for a width the kind
 	// cannot take. nil: the kind has no hidden width.
 	Hidden func(cfg *C, width int) error
+	// Propagation, if not nil, says how the kind's models build their
+	// propagation matrix from a graph (Propagation.Matrix): the matrix of
+	// BlockModel.Matrix, which mini-batches are sampled from and which
+	// LayerwiseLogits and the Beam pipeline take for any other graph.
+	// nil: the kind does not propagate.
+	Propagation func(cfg C) Propagation
 }
 
 // WrapperSpec declares a kind of model that wraps another (its
@@ -105,6 +111,7 @@ type Kind struct {
 	encode func(m Model) (any, error)
 	decode func(raw json.RawMessage) (Config, error)
 	hidden func(cfg Config, width int) (Config, error)
+	prop   func(cfg Config) (Propagation, error)
 }
 
 var registry struct {
@@ -173,6 +180,15 @@ func Declare[C Config, M Model](s KindSpec[C, M]) (*Kind, error) {
 				return nil, err
 			}
 			return c, nil
+		}
+	}
+	if s.Propagation != nil {
+		k.prop = func(cfg Config) (Propagation, error) {
+			c, ok := cfg.(C)
+			if !ok {
+				return Propagation{}, fmt.Errorf("layers: a %T is not a configuration of the %s kind (%v)", cfg, s.Name, ct)
+			}
+			return s.Propagation(c), nil
 		}
 	}
 	if err := register(k); err != nil {
@@ -553,6 +569,21 @@ func (k *Kind) Params(cfg Config) ([]Param, error) {
 		return nil, fmt.Errorf("layers: the %s kind wraps a backbone: its parameters are the backbone's", k.name)
 	}
 	return k.params(cfg)
+}
+
+// Propagation returns how the configuration's model builds its
+// propagation matrix from a graph, and false for a kind that does not
+// propagate (an MLP). It returns an error for a wrapper kind and a
+// configuration of another kind.
+func (k *Kind) Propagation(cfg Config) (Propagation, bool, error) {
+	if k.wraps {
+		return Propagation{}, false, fmt.Errorf("layers: the %s kind wraps a backbone: its matrix is the backbone's", k.name)
+	}
+	if k.prop == nil {
+		return Propagation{}, false, nil
+	}
+	p, err := k.prop(cfg)
+	return p, err == nil, err
 }
 
 // Param is the name and shape of a learnable parameter.

@@ -52,8 +52,23 @@ func TestLibraryKinds(t *testing.T) {
 		back, err := k.ConfigOf(m)
 		require.NoError(t, err)
 		assert.Equal(t, cfg, back, name)
-		_, isBlock := m.(BlockModel)
+		bm, isBlock := m.(BlockModel)
 		assert.Equal(t, w.blocks, isBlock, name)
+
+		// The declared propagation builds the model's own matrix (and is
+		// declared exactly when the model propagates).
+		hops, err := Hops(bm)
+		require.NoError(t, err)
+		p, ok, err := k.Propagation(cfg)
+		require.NoError(t, err)
+		assert.Equal(t, hops > 0, ok, "%s: Propagation declared iff the model propagates", name)
+		if ok {
+			a, err := p.Matrix(gr)
+			require.NoError(t, err)
+			assert.Equal(t, bm.Matrix().Indptr(), a.Indptr(), name)
+			assert.Equal(t, bm.Matrix().Indices(), a.Indices(), name)
+			assert.Equal(t, bm.Matrix().Values64(), a.Values64(), name)
+		}
 	}
 	// Every kind's Params, which model files check before building, is
 	// what its constructor builds: defaults and variants.

@@ -53,7 +53,6 @@ func (c toyConfig) Validate() error {
 // toy is the model.
 type toy struct {
 	cfg      toyConfig
-	gr       *graph.Graph
 	a        *graph.Matrix
 	self, nb *G.Node
 }
@@ -61,12 +60,13 @@ type toy struct {
 // kindToy is the toy's declaration: the one line of the library's
 // machinery a new model needs.
 var kindToy = layers.MustDeclare(layers.KindSpec[toyConfig, *toy]{
-	Name:    "toy",
-	Title:   "Toy",
-	Summary: "a self term plus a mean-aggregation term (a test's model)",
-	Default: defaultToyConfig,
-	New:     newToy,
-	Config:  func(m *toy) toyConfig { return m.cfg },
+	Name:        "toy",
+	Title:       "Toy",
+	Summary:     "a self term plus a mean-aggregation term (a test's model)",
+	Default:     defaultToyConfig,
+	New:         newToy,
+	Config:      func(m *toy) toyConfig { return m.cfg },
+	Propagation: func(c toyConfig) layers.Propagation { return c.Propagation },
 	Params: func(c toyConfig) []layers.Param {
 		return []layers.Param{{Name: c.Name + ".self", Shape: []int{c.In, c.Classes}}, {Name: c.Name + ".nbr", Shape: []int{c.In, c.Classes}}}
 	},
@@ -85,71 +85,30 @@ func newToy(g *G.ExprGraph, gr *graph.Graph, cfg toyConfig, _ *layers.Phase) (*t
 		v := layers.GlorotUniform(rng, cfg.Dtype, cfg.In, cfg.Classes)
 		return G.NewMatrix(g, cfg.Dtype, G.WithShape(cfg.In, cfg.Classes), G.WithName(cfg.Name+suffix), G.WithValue(v))
 	}
-	return &toy{cfg: cfg, gr: gr, a: a, self: w(".self"), nb: w(".nbr")}, nil
+	return &toy{cfg: cfg, a: a, self: w(".self"), nb: w(".nbr")}, nil
 }
 
 func (m *toy) Learnables() G.Nodes   { return G.Nodes{m.self, m.nb} }
-func (m *toy) Graph() *graph.Graph   { return m.gr }
-func (m *toy) Hops() int             { return 1 }
 func (m *toy) Matrix() *graph.Matrix { return m.a }
 
-func (m *toy) Forward(x *G.Node) (*G.Node, error) {
-	return m.ForwardBlocks(x, []*graph.Matrix{m.a})
-}
+func (m *toy) Forward(x *G.Node) (*G.Node, error) { return layers.Forward(m, x) }
 
-// ForwardBlocks: the targets are the first rows of x.
-func (m *toy) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	if len(blocks) != 1 {
-		return nil, fmt.Errorf("toy: %d blocks, want 1", len(blocks))
-	}
-	r, _ := blocks[0].Dims()
-	xs := x
-	if r != x.Shape()[0] {
-		var err error
-		if xs, err = G.Slice(x, G.S(0, r)); err != nil {
-			return nil, err
-		}
-	}
-	ax, err := layers.SpMM(blocks[0], x)
+// Compute is the toy's one declaration: X·Wself + (ÃX)·Wnbr in the
+// primitives every execution path implements.
+func (m *toy) Compute(f layers.Flow, x layers.Value) (layers.Value, error) {
+	ax, err := f.Propagate(x, layers.Hop{})
 	if err != nil {
-		return nil, err
+		return layers.Value{}, err
 	}
-	h1, err := G.Mul(xs, m.self)
+	self, err := f.Dense(x, m.self, nil, layers.Activation{})
 	if err != nil {
-		return nil, err
+		return layers.Value{}, err
 	}
-	h2, err := G.Mul(ax, m.nb)
+	nbr, err := f.Dense(ax, m.nb, nil, layers.Activation{})
 	if err != nil {
-		return nil, err
+		return layers.Value{}, err
 	}
-	return G.Add(h1, h2)
-}
-
-// LayerwiseLogits computes X·Wself + (ÃX)·Wnbr in plain Go.
-func (m *toy) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	n, d, c := x.Rows(), x.Cols(), m.cfg.Classes
-	rows := make([]int, n)
-	for i := range rows {
-		rows[i] = i
-	}
-	xs := make([]float64, n*d)
-	if err := features.Gather(x, rows, xs); err != nil {
-		return nil, err
-	}
-	ax := make([]float64, n*d)
-	adj.MulDense64(ax, xs, d)
-	ws, wn := m.self.Value().Data().([]float64), m.nb.Value().Data().([]float64)
-	out := make([]float64, n*c)
-	for i := 0; i < n; i++ {
-		for k := 0; k < c; k++ {
-			var s float64
-			for j := 0; j < d; j++ {
-				s += xs[i*d+j]*ws[j*c+k] + ax[i*d+j]*wn[j*c+k]
-			}
-			out[i*c+k] = s
-		}
-	}
-	return tensor.New(tensor.WithShape(n, c), tensor.WithBacking(out)), nil
+	return f.Combine([]float64{1, 1}, self, nbr)
 }
 
 func toyData(t *testing.T) *datasets.Dataset {
@@ -183,6 +142,9 @@ func TestToyKind(t *testing.T) {
 	task := toyTask(t, ds)
 	m, err := k.Build(task.Graph, ds.Graph, cfg, task.Phase)
 	require.NoError(t, err)
+	hops, err := layers.Hops(m.(layers.BlockModel))
+	require.NoError(t, err)
+	assert.Equal(t, 1, hops, "read from Compute")
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 60, 0.05
 	res, err := train.Fit(m, task, tc)

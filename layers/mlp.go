@@ -8,7 +8,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
 )
 
 // MLPConfig configures a multi-layer perceptron node classifier.
@@ -137,31 +136,31 @@ func (m *MLP) Learnables() G.Nodes {
 }
 
 // Forward returns the n × Classes logits for the n × In features x.
-func (m *MLP) Forward(x *G.Node) (*G.Node, error) {
-	return mlpForward(x, m.layers, m.cfg.Activation, m.cfg.InputDropout, m.cfg.Dropout, m.seeds, m.phase)
+func (m *MLP) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
+
+// Compute declares the MLP (see BlockModel): input dropout, then each
+// linear layer with the activation and dropout after every layer but the
+// last.
+func (m *MLP) Compute(f Flow, x Value) (Value, error) {
+	return mlpCompute(f, x, m.layers, m.cfg.Activation, m.cfg.InputDropout, m.cfg.Dropout, m.seeds)
 }
 
-func mlpForward(x *G.Node, layers []*Linear, act Activation, inDrop, drop float64, seeds []int64, phase *Phase) (*G.Node, error) {
-	if err := checkInput(x, layers[0].W, layers[0].W.Name()); err != nil {
-		return nil, err
-	}
-	h, err := Dropout(x, inDrop, seeds[0], phase)
+// mlpCompute is the MLP's computation (APPNP's too).
+func mlpCompute(f Flow, x Value, layers []*Linear, act Activation, inDrop, drop float64, seeds []int64) (Value, error) {
+	h, err := f.Dropout(x, inDrop, seeds[0])
 	if err != nil {
-		return nil, err
+		return Value{}, err
 	}
 	for l, lin := range layers {
 		if l == len(layers)-1 {
-			if h, err = lin.Forward(h); err != nil {
-				return nil, err
-			}
-			break
+			return f.Dense(h, lin.W, lin.B, Activation{})
 		}
-		if h, err = lin.forwardAct(h, act); err != nil {
-			return nil, err
+		if h, err = f.Dense(h, lin.W, lin.B, act); err != nil {
+			return Value{}, err
 		}
 		// seeds[0] is the input dropout's; seeds[l+1] follows layer l.
-		if h, err = Dropout(h, drop, seeds[l+1], phase); err != nil {
-			return nil, err
+		if h, err = f.Dropout(h, drop, seeds[l+1]); err != nil {
+			return Value{}, err
 		}
 	}
 	return h, nil
@@ -170,26 +169,5 @@ func mlpForward(x *G.Node, layers []*Linear, act Activation, inDrop, drop float6
 // Phase returns the phase the model was built with.
 func (m *MLP) Phase() *Phase { return m.phase }
 
-// Hops returns 0: an MLP does not propagate.
-func (m *MLP) Hops() int { return 0 }
-
 // Matrix returns nil: an MLP has no propagation matrix.
 func (m *MLP) Matrix() *graph.Matrix { return nil }
-
-// ForwardBlocks is Forward on the targets' features (blocks must be
-// empty).
-func (m *MLP) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	if err := checkBlocks(x, blocks, 0, "MLP "+m.cfg.Name); err != nil {
-		return nil, err
-	}
-	return m.Forward(x)
-}
-
-// LayerwiseLogits returns every row's logits with the current parameters
-// in evaluation mode, a chunk of feature rows at a time (adj is not used
-// and may be nil). Memory: three n × Classes buffers at most.
-func (m *MLP) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	return layerwise("MLP "+m.cfg.Name, m.cfg.Base, 0, m.Learnables(), adj, x,
-		func(n int) ([]float32, error) { return mlpRows(denseOf[float32](m.layers), m.cfg.Activation, x, n) },
-		func(n int) ([]float64, error) { return mlpRows(denseOf[float64](m.layers), m.cfg.Activation, x, n) })
-}

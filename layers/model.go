@@ -5,10 +5,8 @@ import (
 	"sync/atomic"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
 )
 
 // Model is a node classifier built in a gorgonia graph. Every model in
@@ -59,45 +57,6 @@ type GraphModel interface {
 type Phased interface {
 	Model
 	Phase() *Phase
-}
-
-// BlockModel is a Model that can also run on the sampled blocks of a
-// mini-batch (package graph/sample): one propagation matrix per hop, each
-// mapping the rows of a larger node set to those of the smaller one it
-// starts with. Every model of the library implements it (MLP, GCN, SGC,
-// APPNP, GAT, JKNet). A kind whose model implements it runs in
-// mini-batches (Kind.Blocks).
-//
-// With blocks whose rows are the rows of the model's full propagation
-// matrix (a fan-out that covers every neighbour), ForwardBlocks gives the
-// targets' rows of Forward, up to floating-point summation order.
-type BlockModel interface {
-	Model
-	// Hops is the number of propagation steps, and so of blocks
-	// ForwardBlocks takes: Layers for GCN and JKNet, K for SGC and
-	// APPNP, 2 for GAT, 0 for an MLP (which then takes the targets'
-	// features alone).
-	Hops() int
-	// Matrix returns the whole graph's propagation matrix the model was
-	// built with (nil when Hops is 0): the matrix blocks are sampled
-	// from.
-	Matrix() *graph.Matrix
-	// ForwardBlocks returns the logits of the first rows(blocks[Hops−1])
-	// nodes of the batch (its targets). x holds the features of every node
-	// of the batch (cols(blocks[0]) rows, in the batch's order); block l
-	// is the propagation of step l+1 and must have as many columns as
-	// block l−1 has rows. Dropout follows the model's phase as in Forward.
-	ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error)
-	// LayerwiseLogits returns the whole graph's n × classes logits with
-	// the current parameter values, in evaluation mode, computed layer by
-	// layer in plain Go without an expression graph: the features are
-	// read a chunk of rows at a time from x (any features.Source: in
-	// memory, or a memory-mapped file), and adj is the whole graph's
-	// propagation matrix (Matrix of a model built on that graph; unused
-	// when Hops is 0). The result equals Forward's evaluation output up
-	// to floating-point summation order, in bounded memory: each model
-	// documents its buffers.
-	LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error)
 }
 
 // checkBlocks validates the chain of blocks against x's row count.

@@ -8,7 +8,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/opkit"
 )
 
@@ -53,17 +52,15 @@ var kindSGC = MustDeclare(KindSpec[SGCConfig, *SGC]{
 	},
 	Config: (*SGC).Config,
 	Params: func(c SGCConfig) []Param { return linearParams(c.Name, c.In, c.Classes, c.Bias) },
+	Propagation: func(c SGCConfig) Propagation { return c.Propagation },
 })
 
 // SGC is a linear classifier on the propagated features Ã^K X.
 type SGC struct {
-	cfg        SGCConfig
-	a          *graph.Matrix
-	gr         *graph.Graph
-	lin        *Linear
-	x          *G.Node       // the input node Forward was called with
-	propagated *tensor.Dense // Ã^K X
-	pnode      *G.Node
+	cfg SGCConfig
+	a   *graph.Matrix
+	gr  *graph.Graph
+	lin *Linear
 }
 
 var (
@@ -100,40 +97,24 @@ func (m *SGC) Matrix() *graph.Matrix { return m.a }
 // Learnables returns W and, with bias, b.
 func (m *SGC) Learnables() G.Nodes { return m.lin.Learnables() }
 
-// Propagated returns Ã^K X as computed by the first Forward (nil before).
-// It is the model's input as the linear layer sees it; do not modify it.
-func (m *SGC) Propagated() *tensor.Dense { return m.propagated }
+// Forward returns the logits (Ã^K X)·W + b. When x is an input node
+// holding its value (the features, as FeatureNode makes), Ã^K X is
+// computed once, when the graph is built, and held as a constant (see
+// Forward): no gradient flows to x then, and the model is a logistic
+// regression on precomputed features, as SGC is meant to be.
+func (m *SGC) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
 
-// Forward computes Ã^K X once from the value of x, which must be an input
-// node holding its value (the features, as FeatureNode makes), adds it to
-// the graph as a non-learnable node named Name+".propagated", and returns
-// its linear transform. Later calls with the same x return the same node;
-// a call with another node is an error, as is an x without a value. No
-// gradient flows to x.
-func (m *SGC) Forward(x *G.Node) (*G.Node, error) {
-	if err := checkInput(x, m.lin.W, "SGC "+m.cfg.Name); err != nil {
-		return nil, err
-	}
-	if m.x != nil {
-		if x != m.x {
-			return nil, fmt.Errorf("layers: SGC %q: Forward called with %s after %s: the propagated features are computed once, for one input", m.cfg.Name, opkit.DescribeNode(x), opkit.DescribeNode(m.x))
+// Compute declares SGC (see BlockModel): K propagations, then the linear
+// layer.
+func (m *SGC) Compute(f Flow, x Value) (Value, error) {
+	h := x
+	for k := 0; k < m.cfg.K; k++ {
+		var err error
+		if h, err = f.Propagate(h, Hop{}); err != nil {
+			return Value{}, err
 		}
-		return m.lin.Forward(m.pnode)
 	}
-	if x.Op() != nil || x.Value() == nil {
-		return nil, fmt.Errorf("layers: SGC %q: input %s must be an input node holding the features", m.cfg.Name, opkit.DescribeNode(x))
-	}
-	p, err := SGCPropagate(m.a, m.cfg.K, x.Value())
-	if err != nil {
-		return nil, fmt.Errorf("layers: SGC %q: %w", m.cfg.Name, err)
-	}
-	name := m.cfg.Name + ".propagated"
-	if err := opkit.UniqueName(x.Graph(), name); err != nil {
-		return nil, fmt.Errorf("layers: %w", err)
-	}
-	m.x, m.propagated = x, p
-	m.pnode = G.NewMatrix(x.Graph(), p.Dtype(), G.WithShape(p.Shape()...), G.WithName(name), G.WithValue(p))
-	return m.lin.Forward(m.pnode)
+	return f.Dense(h, m.lin.W, m.lin.B, Activation{})
 }
 
 // SGCPropagate returns Ã^K X for an n × d float32 or float64 value x
@@ -170,59 +151,4 @@ func SGCPropagate(a *graph.Matrix, k int, x G.Value) (*tensor.Dense, error) {
 		cur, next = next, cur
 	}
 	return cur, nil
-}
-
-// Hops returns K.
-func (m *SGC) Hops() int { return m.cfg.K }
-
-// ForwardBlocks propagates x through the blocks (no gradient flows to x)
-// and applies the linear layer. Unlike Forward it caches nothing: every
-// batch has its own blocks.
-func (m *SGC) ForwardBlocks(x *G.Node, blocks []*graph.Matrix) (*G.Node, error) {
-	where := "SGC " + m.cfg.Name
-	if err := checkInput(x, m.lin.W, where); err != nil {
-		return nil, err
-	}
-	if err := checkBlocks(x, blocks, m.Hops(), where); err != nil {
-		return nil, err
-	}
-	h := x
-	var err error
-	for l, b := range blocks {
-		if h, err = SpMM(b, h); err != nil {
-			return nil, fmt.Errorf("layers: %s: block %d: %w", where, l, err)
-		}
-	}
-	return m.lin.Forward(h)
-}
-
-// LayerwiseLogits returns every node's logits with the current
-// parameters (see BlockModel): Ã^K X by K sparse products over the whole
-// graph, then the linear layer. Memory besides adj and x: two n × In
-// buffers and the n × Classes result.
-func (m *SGC) LayerwiseLogits(adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
-	return layerwise("SGC "+m.cfg.Name, m.cfg.Base, m.Hops(), m.Learnables(), adj, x,
-		func(n int) ([]float32, error) { return sgcLayerwise[float32](m, adj, x, n) },
-		func(n int) ([]float64, error) { return sgcLayerwise[float64](m, adj, x, n) })
-}
-
-func sgcLayerwise[T float32 | float64](m *SGC, adj *graph.Matrix, x features.Source, n int) ([]T, error) {
-	d := x.Cols()
-	p := make([]T, n*d)
-	rows := make([]int, 0, chunkRows)
-	for lo := 0; lo < n; lo += chunkRows {
-		hi := min(lo+chunkRows, n)
-		if err := readRows(x, lo, hi, p[lo*d:hi*d], rows); err != nil {
-			return nil, fmt.Errorf("features: %w", err)
-		}
-	}
-	q := make([]T, n*d)
-	for k := 0; k < m.cfg.K; k++ {
-		mul(adj, q, p, d)
-		p, q = q, p
-	}
-	lin := denseOf[T]([]*Linear{m.lin})[0]
-	out := make([]T, n*m.cfg.Classes)
-	lin.apply(p, out, n, true)
-	return out, nil
 }

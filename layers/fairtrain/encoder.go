@@ -120,7 +120,7 @@ func (e *Encoder) forwardBlocks(x *G.Node, blocks []*graph.Matrix) (h, logits *G
 		if !ok {
 			return nil, nil, fmt.Errorf("fairtrain: the %T body does not run on other propagation matrices (layers.BlockModel)", e.body)
 		}
-		h, err = bm.ForwardBlocks(x, blocks)
+		h, err = layers.ForwardBlocks(bm, x, blocks)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -223,11 +223,15 @@ func (c NIFTYConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fit
 			return nil, fmt.Errorf("fairtrain: nifty: dropping edges: %w", err)
 		}
 		a := graph.NormalizedAdjacency(dg)
-		nm.blocks[v] = make([]*graph.Matrix, bm.Hops())
+		hops, err := layers.Hops(bm)
+		if err != nil {
+			return nil, fmt.Errorf("fairtrain: nifty: %w", err)
+		}
+		nm.blocks[v] = make([]*graph.Matrix, hops)
 		for k := range nm.blocks[v] {
 			nm.blocks[v][k] = a
 		}
-		if bm.Hops() == 0 {
+		if hops == 0 {
 			nm.blocks[v] = nil
 		}
 	}

@@ -15,7 +15,7 @@
 // targets' neighbourhoods hop by hop (package graph/sample: PyG's
 // NeighborLoader rule, with the whole graph's normalisation kept and the
 // sampled neighbours rescaled), builds a small gorgonia graph of the
-// model on the batch's blocks ([layers.BlockModel]), and takes one Adam
+// model on the batch's blocks ([layers.ForwardBlocks]), and takes one Adam
 // step. The evaluation pass runs on Val with every neighbour (exact) or
 // with Config.EvalFanouts, and selection, early stopping and the OnEpoch
 // hook behave as in [train.Fit].
@@ -36,8 +36,8 @@
 // # Whole-graph inference and FMP
 //
 // [Logits] computes every node's logits with the trained parameters,
-// layer by layer over the whole graph (no sampling; each model's
-// [layers.BlockModel.LayerwiseLogits]), with a few n × width buffers and
+// layer by layer over the whole graph (no sampling;
+// [layers.LayerwiseLogits]), with a few n × width buffers and
 // no expression graph. fmp.Layer.Apply then runs FMP's K
 // steps on those n × c logits: K sparse products on c columns, so FMP
 // over a 10-million-node graph costs about a minute and half a gigabyte

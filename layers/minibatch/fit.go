@@ -448,7 +448,7 @@ func (r *runner) step(b mbatch, seed int64) (ce float64, correct int, err error)
 	if err != nil {
 		return 0, 0, err
 	}
-	logits, err := m.ForwardBlocks(x, b.blocks)
+	logits, err := layers.ForwardBlocks(m, x, b.blocks)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -570,7 +570,7 @@ func forwardNodes(s spec, values []*tensor.Dense, x features.Source, nodes []int
 		if err != nil {
 			return nil, err
 		}
-		z, err := m.ForwardBlocks(xn, b.blocks)
+		z, err := layers.ForwardBlocks(m, xn, b.blocks)
 		if err != nil {
 			return nil, err
 		}

@@ -51,7 +51,9 @@ func newSpec(cfg layers.Config) (spec, error) {
 	if err != nil {
 		return spec{}, fmt.Errorf("Model (%s): %w", k.Name(), err)
 	}
-	s.hops = m.Hops()
+	if s.hops, err = layers.Hops(m); err != nil {
+		return spec{}, fmt.Errorf("Model (%s): %w", k.Name(), err)
+	}
 	return s, nil
 }
 
@@ -94,9 +96,10 @@ func Hops(model layers.Config) (int, error) {
 }
 
 // Matrix returns the whole graph's propagation matrix of a model
-// configuration (nil for a model without hops, such as the MLP): the
-// matrix a Task samples from and Logits propagates with, the same matrix
-// the full-batch model builds on gr.
+// configuration (nil for a model without hops, such as the MLP), as its
+// kind declares it (KindSpec.Propagation): the matrix a Task samples from
+// and Logits propagates with, the same matrix the full-batch model builds
+// on gr.
 func Matrix(model layers.Config, gr *graph.Graph) (*graph.Matrix, error) {
 	s, err := newSpec(model)
 	if err != nil {
@@ -105,11 +108,18 @@ func Matrix(model layers.Config, gr *graph.Graph) (*graph.Matrix, error) {
 	if s.hops == 0 {
 		return nil, nil
 	}
-	m, err := s.kind.Build(G.NewGraph(), gr, s.cfg, nil)
+	p, ok, err := s.kind.Propagation(s.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("minibatch: %w", err)
 	}
-	return m.(layers.BlockModel).Matrix(), nil
+	if !ok {
+		return nil, fmt.Errorf("minibatch: the %s kind propagates (%d hops) but declares no Propagation: set KindSpec.Propagation", s.kind.Name(), s.hops)
+	}
+	a, err := p.Matrix(gr)
+	if err != nil {
+		return nil, fmt.Errorf("minibatch: %w", err)
+	}
+	return a, nil
 }
 
 // NewModel builds the full-batch model of a configuration in g on the
