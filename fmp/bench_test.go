@@ -53,7 +53,7 @@ func benchTrainStep(b *testing.B, dt tensor.Dtype, k int) {
 	mc.Dtype = dt
 	var model layers.Model
 	if k == 0 {
-		if model, err = layers.NewMLP(g, mc, phase); err != nil {
+		if model, err = layers.NewMLP(g, nil, mc, phase); err != nil {
 			b.Fatal(err)
 		}
 	} else {
@@ -221,7 +221,7 @@ func BenchmarkEpochShapes(b *testing.B) {
 				cfg.MLP.Dtype, cfg.MLP.Dropout = tensor.Float32, 0
 				var m layers.Model
 				if model == "MLP" {
-					m, err = layers.NewMLP(g, cfg.MLP, phase)
+					m, err = layers.NewMLP(g, nil, cfg.MLP, phase)
 				} else {
 					cfg.FMP.LambdaF = 0 // FitTwoStage's training model
 					m, err = NewModel(g, gr, sens, cfg, phase)

@@ -118,7 +118,7 @@ func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phas
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	mlp, err := layers.NewMLP(g, cfg.MLP, phase)
+	mlp, err := layers.NewMLP(g, nil, cfg.MLP, phase)
 	if err != nil {
 		return nil, err
 	}

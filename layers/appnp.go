@@ -60,7 +60,7 @@ var kindAPPNP = MustDeclare(KindSpec[APPNPConfig, *APPNP]{
 	Params: func(c APPNPConfig) []Param {
 		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
 	},
-	Hidden: func(c *APPNPConfig, w int) error { c.Hidden = w; return nil },
+	Hidden:      func(c *APPNPConfig, w int) error { c.Hidden = w; return nil },
 	Propagation: func(c APPNPConfig) Propagation { return c.Propagation },
 })
 

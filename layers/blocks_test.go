@@ -27,13 +27,13 @@ func TestForwardBlocksErrors(t *testing.T) {
 	require.NoError(t, err)
 	sgcCfg := DefaultSGCConfig(3, 2)
 	sgcCfg.K = 2
-	sgc, err := NewSGC(g, gr, sgcCfg)
+	sgc, err := NewSGC(g, gr, sgcCfg, nil)
 	require.NoError(t, err)
 	appCfg := DefaultAPPNPConfig(3, 2)
 	appCfg.K = 2
 	app, err := NewAPPNP(g, gr, appCfg, nil)
 	require.NoError(t, err)
-	mlp, err := NewMLP(g, DefaultMLPConfig(3, 2), nil)
+	mlp, err := NewMLP(g, nil, DefaultMLPConfig(3, 2), nil)
 	require.NoError(t, err)
 	gat, err := NewGAT(g, gr, DefaultGATConfig(3, 2), nil)
 	require.NoError(t, err)

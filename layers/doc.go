@@ -53,12 +53,14 @@
 //     two-layer GAT of Veličković et al. (Heads × Hidden with ELU, then
 //     one head). [GATConv.Attention] exposes the coefficients.
 //
-// Every constructor takes its arguments in one order: the gorgonia graph
-// the model is built in, the data it is built on (the graph, for models
-// that propagate), the configuration, and the phase that switches its
-// dropout: NewMLP(g, cfg, phase), NewGCN(g, gr, cfg, phase), NewSGC(g,
-// gr, cfg). Package fmp follows the same order (fmp.On(backbone, gr,
-// sens, cfg, phase)).
+// Every model and layer is built with one signature, NewX(g, gr, cfg,
+// phase): the gorgonia graph it is built in, the graph it propagates over
+// (nil for the MLP and Linear, which ignore it), its configuration, and
+// the phase that switches its dropout (nil for evaluation; unused by
+// those without dropout): NewMLP(g, nil, cfg, phase), NewGCN(g, gr, cfg,
+// phase), NewSGC(g, gr, cfg, nil). It is the signature of KindSpec.New,
+// so a kind declares its constructor as it is. Package fmp follows the
+// same order (fmp.On(backbone, gr, sens, cfg, phase)).
 //
 // The propagation matrix Ã is built once, when a model is constructed,
 // from a [*graph.Graph] ([graph.GCNNorm]); nothing is cached behind the

@@ -34,7 +34,7 @@ func ExampleNewMLP() {
 		log.Fatal(err)
 	}
 	phase := layers.NewPhase() // the trainer switches dropout with it
-	mlp, err := layers.NewMLP(g, layers.DefaultMLPConfig(ds.NumFeatures, 2), phase)
+	mlp, err := layers.NewMLP(g, nil, layers.DefaultMLPConfig(ds.NumFeatures, 2), phase)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -38,7 +38,7 @@ var kindGCN = MustDeclare(KindSpec[GCNConfig, *GCN]{
 	Params: func(c GCNConfig) []Param {
 		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
 	},
-	Hidden: func(c *GCNConfig, w int) error { c.Hidden = w; return nil },
+	Hidden:      func(c *GCNConfig, w int) error { c.Hidden = w; return nil },
 	Propagation: func(c GCNConfig) Propagation { return c.Propagation },
 })
 

@@ -106,9 +106,10 @@ type GCNConv struct {
 }
 
 // NewGCNConv builds Ã from gr with cfg.Propagation and adds the layer's
-// parameters to g. It returns an error for an invalid configuration, a
-// nil graph or a name already used in g.
-func NewGCNConv(g *G.ExprGraph, gr *graph.Graph, cfg GCNConvConfig) (*GCNConv, error) {
+// parameters to g. The layer has no dropout: phase is not used (it may be
+// nil). It returns an error for an invalid configuration, a nil graph or
+// a name already used in g.
+func NewGCNConv(g *G.ExprGraph, gr *graph.Graph, cfg GCNConvConfig, _ *Phase) (*GCNConv, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
 	}
@@ -122,15 +123,6 @@ func NewGCNConv(g *G.ExprGraph, gr *graph.Graph, cfg GCNConvConfig) (*GCNConv, e
 	}
 	l.gr = gr
 	return l, nil
-}
-
-// NewGCNConvMatrix is NewGCNConv with a prebuilt n × n propagation matrix
-// a (for example shared by several layers); cfg.Propagation is not used.
-func NewGCNConvMatrix(g *G.ExprGraph, a *graph.Matrix, cfg GCNConvConfig) (*GCNConv, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConvMatrix %q: %w", cfg.Name, err)
-	}
-	return newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
 }
 
 func newGCNConv(g *G.ExprGraph, cfg GCNConvConfig, a *graph.Matrix, rng *rand.Rand) (*GCNConv, error) {

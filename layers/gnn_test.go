@@ -69,8 +69,8 @@ func TestGCN(t *testing.T) {
 	}
 }
 
-// TestGCNConvMatchesPyGOrder checks a single GCNConv (linear, propagate,
-// bias) and that NewGCNConvMatrix with the same matrix gives the same output.
+// TestGCNConv checks a single GCNConv (linear, propagate, bias, PyG's
+// order) against its naive version.
 func TestGCNConv(t *testing.T) {
 	p := problem.New(t, 12, 15, 3, 2, 20, 0.5)
 	a := denseNorm(p.Graph, false, true, true)
@@ -79,19 +79,7 @@ func TestGCNConv(t *testing.T) {
 		build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 			cfg := DefaultGCNConvConfig(p.D, p.C)
 			cfg.Dtype = dt
-			return NewGCNConv(g, p.Graph, cfg)
-		},
-		naive: func(p *problem.Problem, params [][]float64) []float64 {
-			z, _, _ := gcnLayerNaive(a, p.N, p.X, p.D, params, true)
-			return z
-		},
-	}, p)
-	checkModel(t, modelCase{
-		name: "prebuilt",
-		build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
-			cfg := DefaultGCNConvConfig(p.D, p.C)
-			cfg.Dtype = dt
-			return NewGCNConvMatrix(g, graph.NormalizedAdjacency(p.Graph), cfg)
+			return NewGCNConv(g, p.Graph, cfg, nil)
 		},
 		naive: func(p *problem.Problem, params [][]float64) []float64 {
 			z, _, _ := gcnLayerNaive(a, p.N, p.X, p.D, params, true)
@@ -109,7 +97,7 @@ func TestSGC(t *testing.T) {
 			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := DefaultSGCConfig(p.D, p.C)
 				cfg.K, cfg.Dtype = k, dt
-				return NewSGC(g, p.Graph, cfg)
+				return NewSGC(g, p.Graph, cfg, nil)
 			},
 			naive: func(p *problem.Problem, params [][]float64) []float64 {
 				h := p.X
@@ -126,7 +114,7 @@ func TestSGC(t *testing.T) {
 	g, x := p.Features(t, tensor.Float64)
 	cfg := DefaultSGCConfig(p.D, p.C)
 	cfg.K = 2
-	m, err := NewSGC(g, p.Graph, cfg)
+	m, err := NewSGC(g, p.Graph, cfg, nil)
 	require.NoError(t, err)
 	folded := func(g *G.ExprGraph) (ns G.Nodes) {
 		for _, n := range g.AllNodes() {
@@ -150,7 +138,7 @@ func TestSGC(t *testing.T) {
 	// On a computed node, the products are ops of the graph (gradients
 	// reach the input).
 	g2 := G.NewGraph()
-	m2, err := NewSGC(g2, p.Graph, cfg)
+	m2, err := NewSGC(g2, p.Graph, cfg, nil)
 	require.NoError(t, err)
 	u := G.NewMatrix(g2, tensor.Float64, G.WithShape(p.N, p.D), G.WithName("u"), G.WithInit(G.Zeroes()))
 	derived := G.Must(G.Mul(u, G.NewConstant(2.0)))
@@ -334,7 +322,7 @@ func TestGNNConfigErrors(t *testing.T) {
 	}
 	sgc := DefaultSGCConfig(3, 2)
 	sgc.K = -1
-	if _, err := NewSGC(g, p.Graph, sgc); err == nil {
+	if _, err := NewSGC(g, p.Graph, sgc, nil); err == nil {
 		t.Error("SGC K = -1 accepted")
 	}
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(11, 3), G.WithName("x11"), G.WithInit(G.Zeroes()))

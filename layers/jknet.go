@@ -70,7 +70,7 @@ var kindJKNET = MustDeclare(KindSpec[JKNetConfig, *JKNet]{
 		ps := stackParams(c.Name, c.In, c.Hidden, c.Hidden, c.Layers, c.Bias)
 		return append(ps, linearParams(c.Name+".out", width, c.Classes, c.Bias)...)
 	},
-	Hidden: func(c *JKNetConfig, w int) error { c.Hidden = w; return nil },
+	Hidden:      func(c *JKNetConfig, w int) error { c.Hidden = w; return nil },
 	Propagation: func(c JKNetConfig) Propagation { return c.Propagation },
 })
 

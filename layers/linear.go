@@ -6,6 +6,8 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
 )
 
 // LinearConfig configures a Linear layer y = x·W + b.
@@ -51,9 +53,12 @@ type Linear struct {
 	W, B *G.Node // B is nil without bias
 }
 
-// NewLinear adds a Linear layer's parameters to g. It returns an error
-// for an invalid configuration or a parameter name already used in g.
-func NewLinear(g *G.ExprGraph, cfg LinearConfig) (*Linear, error) {
+// NewLinear adds a Linear layer's parameters to g. A Linear layer ignores
+// the graph and has no dropout: gr and phase are not used (they may be
+// nil; they are there so that every model and layer is built the same
+// way, NewX(g, gr, cfg, phase)). It returns an error for an invalid
+// configuration or a parameter name already used in g.
+func NewLinear(g *G.ExprGraph, _ *graph.Graph, cfg LinearConfig, _ *Phase) (*Linear, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewLinear %q: %w", cfg.Name, err)
 	}

@@ -51,10 +51,8 @@ var kindMLP = MustDeclare(KindSpec[MLPConfig, *MLP]{
 	Title:   "MLP",
 	Summary: "multi-layer perceptron: ignores the graph (the structure-free baseline)",
 	Default: DefaultMLPConfig,
-	New: func(g *G.ExprGraph, _ *graph.Graph, cfg MLPConfig, phase *Phase) (*MLP, error) {
-		return NewMLP(g, cfg, phase)
-	},
-	Config: (*MLP).Config,
+	New:     NewMLP,
+	Config:  (*MLP).Config,
 	Params: func(c MLPConfig) []Param {
 		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
 	},
@@ -75,10 +73,12 @@ var (
 	_ Phased     = (*MLP)(nil)
 )
 
-// NewMLP adds an MLP's parameters to g. phase switches its dropout
+// NewMLP adds an MLP's parameters to g. An MLP ignores the graph (gr may
+// be nil: the argument is there so that every model and layer is built
+// the same way, NewX(g, gr, cfg, phase)). phase switches its dropout
 // between training and evaluation (nil: always evaluation). It returns an
 // error for an invalid configuration or a name already used in g.
-func NewMLP(g *G.ExprGraph, cfg MLPConfig, phase *Phase) (*MLP, error) {
+func NewMLP(g *G.ExprGraph, _ *graph.Graph, cfg MLPConfig, phase *Phase) (*MLP, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewMLP %q: %w", cfg.Name, err)
 	}

@@ -104,7 +104,7 @@ func TestMLP(t *testing.T) {
 			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := cfg
 				cfg.Dtype = dt
-				return NewMLP(g, cfg, phase)
+				return NewMLP(g, nil, cfg, phase)
 			},
 			naive: mlpNaive(cfg),
 		}, p)
@@ -119,7 +119,7 @@ func TestLinear(t *testing.T) {
 			build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
 				cfg := DefaultLinearConfig(p.D, p.C)
 				cfg.Bias, cfg.Dtype = bias, dt
-				return NewLinear(g, cfg)
+				return NewLinear(g, nil, cfg, nil)
 			},
 			naive: func(p *problem.Problem, params [][]float64) []float64 {
 				z := matmul(p.X, p.N, p.D, params[0], p.C)
@@ -186,17 +186,17 @@ func TestConfigErrors(t *testing.T) {
 	for name, mut := range muts {
 		c := base
 		mut(&c)
-		if _, err := NewMLP(g, c, nil); err == nil {
+		if _, err := NewMLP(g, nil, c, nil); err == nil {
 			t.Errorf("%s: NewMLP accepted the config", name)
 		}
 	}
-	if _, err := NewMLP(g, base, nil); err != nil {
+	if _, err := NewMLP(g, nil, base, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewMLP(g, base, nil); err == nil {
+	if _, err := NewMLP(g, nil, base, nil); err == nil {
 		t.Error("a second model with the same Name in one graph was accepted")
 	}
-	m, _ := NewMLP(g, func() MLPConfig { c := base; c.Name = "other"; return c }(), nil)
+	m, _ := NewMLP(g, nil, func() MLPConfig { c := base; c.Name = "other"; return c }(), nil)
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(3, 5), G.WithName("x5"))
 	if _, err := m.Forward(x); err == nil {
 		t.Error("Forward accepted 5 input columns for In = 4")

@@ -43,15 +43,13 @@ func (c SGCConfig) Validate() error {
 
 // kindSGC declares SGC to the registry of kinds (see Declare).
 var kindSGC = MustDeclare(KindSpec[SGCConfig, *SGC]{
-	Name:    "sgc",
-	Title:   "SGC",
-	Summary: "simplified graph convolution (Wu et al.): a linear model on Ã^K X",
-	Default: DefaultSGCConfig,
-	New: func(g *G.ExprGraph, gr *graph.Graph, cfg SGCConfig, _ *Phase) (*SGC, error) {
-		return NewSGC(g, gr, cfg)
-	},
-	Config: (*SGC).Config,
-	Params: func(c SGCConfig) []Param { return linearParams(c.Name, c.In, c.Classes, c.Bias) },
+	Name:        "sgc",
+	Title:       "SGC",
+	Summary:     "simplified graph convolution (Wu et al.): a linear model on Ã^K X",
+	Default:     DefaultSGCConfig,
+	New:         NewSGC,
+	Config:      (*SGC).Config,
+	Params:      func(c SGCConfig) []Param { return linearParams(c.Name, c.In, c.Classes, c.Bias) },
 	Propagation: func(c SGCConfig) Propagation { return c.Propagation },
 })
 
@@ -68,9 +66,10 @@ var (
 	_ GraphModel = (*SGC)(nil)
 )
 
-// NewSGC builds Ã from gr and adds the parameters to g. It returns an
-// error for an invalid configuration, a nil graph or a name already used.
-func NewSGC(g *G.ExprGraph, gr *graph.Graph, cfg SGCConfig) (*SGC, error) {
+// NewSGC builds Ã from gr and adds the parameters to g. SGC has no
+// dropout: phase is not used (it may be nil). It returns an error for an
+// invalid configuration, a nil graph or a name already used.
+func NewSGC(g *G.ExprGraph, gr *graph.Graph, cfg SGCConfig, _ *Phase) (*SGC, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: NewSGC %q: %w", cfg.Name, err)
 	}

@@ -55,7 +55,7 @@ var models = []model{
 	{
 		name: "mlp",
 		build: func(t *train.Task, ds *datasets.Dataset) (layers.Model, error) {
-			return layers.NewMLP(t.Graph, layers.DefaultMLPConfig(ds.NumFeatures, t.Classes), t.Phase)
+			return layers.NewMLP(t.Graph, nil, layers.DefaultMLPConfig(ds.NumFeatures, t.Classes), t.Phase)
 		},
 		fit: train.Fit,
 	},

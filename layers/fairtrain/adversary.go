@@ -198,7 +198,7 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	a.capt = capt
-	if a.inCls, err = layers.NewMLP(z.Graph(), a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil); err != nil {
+	if a.inCls, err = layers.NewMLP(z.Graph(), nil, a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil); err != nil {
 		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	logit, err := a.inCls.Forward(pc)
@@ -229,7 +229,7 @@ func (a *adversary) buildTrainer(c int) error {
 	m := len(a.rows)
 	a.pin = G.NewMatrix(g, a.dt, G.WithShape(m, c), G.WithName("p"), G.WithValue(opkit.Alloc(a.dt, m, c)))
 	var err error
-	if a.inTrain, err = layers.NewMLP(g, a.cfg.mlp("adversary", c, a.dt), nil); err != nil {
+	if a.inTrain, err = layers.NewMLP(g, nil, a.cfg.mlp("adversary", c, a.dt), nil); err != nil {
 		return fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	logit, err := a.inTrain.Forward(a.pin)

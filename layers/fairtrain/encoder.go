@@ -61,7 +61,7 @@ func NewEncoder(g *G.ExprGraph, gr *graph.Graph, body layers.Config, classes int
 	b := layers.BaseOf(body)
 	hc := layers.DefaultLinearConfig(b.Classes, classes)
 	hc.Name, hc.Dtype, hc.Seed = b.Name+".head", b.Dtype, b.Seed+1
-	head, err := layers.NewLinear(g, hc)
+	head, err := layers.NewLinear(g, nil, hc, nil)
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: NewEncoder: head: %w", err)
 	}
@@ -139,7 +139,7 @@ func (e *Encoder) Rebuild(g *G.ExprGraph, gr *graph.Graph, phase *layers.Phase) 
 	}
 	for _, l := range e.extra {
 		c := l.Config()
-		nl, err := layers.NewLinear(g, c)
+		nl, err := layers.NewLinear(g, nil, c, nil)
 		if err != nil {
 			return nil, err
 		}

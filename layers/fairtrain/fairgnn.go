@@ -338,7 +338,7 @@ func (a *fairAdversary) build(z *G.Node) (*G.Node, error) {
 	}
 	a.capt = capt
 	lc := a.linear(fmt.Sprintf("fairgnn.adversary#%d", capt.id))
-	if a.inCls, err = layers.NewLinear(z.Graph(), lc); err != nil {
+	if a.inCls, err = layers.NewLinear(z.Graph(), nil, lc, nil); err != nil {
 		return nil, fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
 	logit, err := a.inCls.Forward(hc)
@@ -378,7 +378,7 @@ func (a *fairAdversary) buildTrainer() error {
 	w := a.enc.Width()
 	a.pin = G.NewMatrix(g, a.dt, G.WithShape(a.n, w), G.WithName("h"), G.WithValue(opkit.Alloc(a.dt, a.n, w)))
 	var err error
-	if a.inTrain, err = layers.NewLinear(g, a.linear("adversary")); err != nil {
+	if a.inTrain, err = layers.NewLinear(g, nil, a.linear("adversary"), nil); err != nil {
 		return fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
 	logit, err := a.inTrain.Forward(a.pin)

@@ -169,7 +169,7 @@ func TestFairGNNLossByHand(t *testing.T) {
 		g := G.NewGraph()
 		lc := layers.DefaultLinearConfig(c.Hidden, 1)
 		lc.Dtype, lc.Seed = dt, c.Seed
-		adv, err := layers.NewLinear(g, lc)
+		adv, err := layers.NewLinear(g, nil, lc, nil)
 		require.NoError(t, err)
 		w := testutil.ToF64(adv.W.Value())
 		bce := 0.0
@@ -231,7 +231,7 @@ func TestNIFTYLossByHand(t *testing.T) {
 			g := G.NewGraph()
 			lc := layers.DefaultLinearConfig(in, out)
 			lc.Dtype, lc.Seed = dt, c.Seed+int64(k)
-			l, err := layers.NewLinear(g, lc)
+			l, err := layers.NewLinear(g, nil, lc, nil)
 			require.NoError(t, err)
 			return testutil.ToF64(l.W.Value())
 		}

@@ -194,7 +194,7 @@ func (c NIFTYConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fit
 	for k, io := range [][2]int{{c.Hidden, c.ProjHidden}, {c.ProjHidden, c.Hidden}, {c.Hidden, c.Hidden}, {c.Hidden, c.Hidden}} {
 		lc := layers.DefaultLinearConfig(io[0], io[1])
 		lc.Name, lc.Dtype, lc.Seed = fmt.Sprintf("%s.nifty%d", b.Name, k), b.Dtype, c.Seed+int64(k)
-		l, err := layers.NewLinear(task.Graph, lc)
+		l, err := layers.NewLinear(task.Graph, nil, lc, nil)
 		if err != nil {
 			return nil, fmt.Errorf("fairtrain: nifty: %w", err)
 		}

@@ -36,7 +36,7 @@ var roundTripModels = map[string]func(g *G.ExprGraph, p *problem.Problem, dt ten
 	"mlp": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultMLPConfig(p.D, p.C)
 		c.Hidden, c.Dtype, c.Activation = 8, dt, layers.ELU(0.5)
-		return layers.NewMLP(g, c, ph)
+		return layers.NewMLP(g, nil, c, ph)
 	},
 	"gcn": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultGCNConfig(p.D, p.C)
@@ -46,7 +46,7 @@ var roundTripModels = map[string]func(g *G.ExprGraph, p *problem.Problem, dt ten
 	"sgc": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultSGCConfig(p.D, p.C)
 		c.K, c.Dtype = 2, dt
-		return layers.NewSGC(g, p.Graph, c)
+		return layers.NewSGC(g, p.Graph, c, nil)
 	},
 	"appnp": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultAPPNPConfig(p.D, p.C)
@@ -269,7 +269,7 @@ func TestLoadDetectsBitFlips(t *testing.T) {
 func TestSaveRefusesNonFinite(t *testing.T) {
 	p := problem.New(t, 24, 20, 3, 2, 30, 0.5)
 	g, _ := p.Features(t, tensor.Float64)
-	m, err := layers.NewMLP(g, layers.DefaultMLPConfig(p.D, p.C), nil)
+	m, err := layers.NewMLP(g, nil, layers.DefaultMLPConfig(p.D, p.C), nil)
 	require.NoError(t, err)
 	m.Learnables()[0].Value().Data().([]float64)[3] = math.Inf(1)
 	var buf bytes.Buffer
@@ -344,7 +344,7 @@ func saveUntrained(w io.Writer, m layers.Model) error {
 func TestSaveRefusesUntrained(t *testing.T) {
 	p := problem.New(t, 27, 40, 4, 2, 80, 0.6)
 	task := newTask(t, p, tensor.Float64, layers.NewPhase())
-	m, err := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), task.Phase)
+	m, err := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), task.Phase)
 	require.NoError(t, err)
 	err = modelio.Save(io.Discard, m)
 	assert.ErrorIs(t, err, train.ErrUntrained)

@@ -34,7 +34,7 @@ func TestCounterfactualHandBuilt(t *testing.T) {
 		g := G.NewGraph()
 		c := layers.DefaultMLPConfig(2, 2)
 		c.Layers, c.Dtype = 1, dt
-		m, err := layers.NewMLP(g, c, nil)
+		m, err := layers.NewMLP(g, nil, c, nil)
 		require.NoError(t, err)
 		require.NoError(t, train.SetParams(m, []*tensor.Dense{
 			testutil.Tensor(dt, []float64{0, 2, 0, 1}, 2, 2),

@@ -83,7 +83,7 @@ func BenchmarkEpochPokec(b *testing.B) {
 		{"MLP", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultMLPConfig(pokecD, 2)
 			c.Dtype = tensor.Float32
-			return layers.NewMLP(task.Graph, c, task.Phase)
+			return layers.NewMLP(task.Graph, nil, c, task.Phase)
 		}},
 		{"GCN", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultGCNConfig(pokecD, 2)
@@ -93,7 +93,7 @@ func BenchmarkEpochPokec(b *testing.B) {
 		{"SGC_K2", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultSGCConfig(pokecD, 2)
 			c.K, c.Dtype = 2, tensor.Float32
-			return layers.NewSGC(task.Graph, pokecG, c)
+			return layers.NewSGC(task.Graph, pokecG, c, nil)
 		}},
 		{"APPNP_K10", func(task *Task) (layers.Model, error) {
 			c := layers.DefaultAPPNPConfig(pokecD, 2)

@@ -52,7 +52,7 @@ func TestEntryPointsChooseBLAS(t *testing.T) {
 	task := newTask(t, p, tensor.Float32, layers.NewPhase())
 	mc := layers.DefaultMLPConfig(p.D, p.C)
 	mc.Hidden, mc.Dtype = 16, tensor.Float32
-	m, err := layers.NewMLP(task.Graph, mc, task.Phase)
+	m, err := layers.NewMLP(task.Graph, nil, mc, task.Phase)
 	require.NoError(t, err)
 	_, isGonum := G.WhichBLAS().(gonum.Implementation)
 	require.True(t, isGonum, "before any entry point: gorgonia's BLAS is %T, want gonum's (nothing may call blas.Default earlier)", G.WhichBLAS())

@@ -22,7 +22,7 @@ func ExampleFit() {
 	phase := layers.NewPhase()
 	cfg := layers.DefaultMLPConfig(8, 2)
 	cfg.Hidden = 16
-	mlp, err := layers.NewMLP(g, cfg, phase)
+	mlp, err := layers.NewMLP(g, nil, cfg, phase)
 	if err != nil {
 		panic(err)
 	}

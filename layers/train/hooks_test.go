@@ -24,7 +24,7 @@ func TestTrainGradientsNotAccumulated(t *testing.T) {
 	task := newTask(t, p, tensor.Float64, nil)
 	mc := layers.DefaultMLPConfig(p.D, p.C)
 	mc.Layers, mc.Dropout = 1, 0
-	m, err := layers.NewMLP(task.Graph, mc, nil)
+	m, err := layers.NewMLP(task.Graph, nil, mc, nil)
 	require.NoError(t, err)
 	frozen := fastTrain(2)
 	frozen.Adam.LR, frozen.Adam.WeightDecay = 1e-300, 0
@@ -116,7 +116,7 @@ func TestTrainAfterStepAndSelectAfter(t *testing.T) {
 		return nil
 	}
 	task := newTask(t, p, tensor.Float64, nil)
-	m, _ := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), nil)
+	m, _ := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), nil)
 	if _, err := Fit(m, task, cfg); !errors.Is(err, boom) {
 		t.Errorf("AfterStep error: got %v", err)
 	}

@@ -29,7 +29,7 @@ func TestAdversaryReleasesItsGraph(t *testing.T) {
 		ph := layers.NewPhase()
 		mc := layers.DefaultMLPConfig(ds.NumFeatures, ds.NumClasses())
 		mc.Hidden = 16
-		m, err := layers.NewMLP(g, mc, ph)
+		m, err := layers.NewMLP(g, nil, mc, ph)
 		require.NoError(t, err)
 		task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: ds.NumClasses(), Phase: ph}
 		tc := train.DefaultConfig()

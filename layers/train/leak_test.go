@@ -70,7 +70,7 @@ func TestRepeatedTrainingDoesNotLeak(t *testing.T) {
 func TestTrainerClosed(t *testing.T) {
 	p := problem.New(t, 42, 60, 4, 2, 100, 0.7)
 	task := newTask(t, p, tensor.Float64, layers.NewPhase())
-	m, err := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), task.Phase)
+	m, err := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), task.Phase)
 	require.NoError(t, err)
 	tr, err := NewTrainer(m, task, fastTrain(1))
 	require.NoError(t, err)

@@ -48,7 +48,7 @@ func TestNBABaselines(t *testing.T) {
 		{"MLP", 74.9, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultMLPConfig(d, 2)
 			c.Seed = s
-			return layers.NewMLP(g, c, ph)
+			return layers.NewMLP(g, nil, c, ph)
 		}},
 		{"GCN", 73.7, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultGCNConfig(d, 2)
@@ -58,7 +58,7 @@ func TestNBABaselines(t *testing.T) {
 		{"SGC K=2", 62.5, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultSGCConfig(d, 2)
 			c.Seed, c.K = s, 2
-			return layers.NewSGC(g, gr, c)
+			return layers.NewSGC(g, gr, c, nil)
 		}},
 		{"APPNP K=10", 69.2, func(g *G.ExprGraph, s int64, gr *graph.Graph, ph *layers.Phase) (layers.Model, error) {
 			c := layers.DefaultAPPNPConfig(d, 2)

@@ -23,7 +23,7 @@ func trainMLP(t *testing.T, p *problem.Problem, dt tensor.Dtype, seed int64, cfg
 	task := newTask(t, p, dt, layers.NewPhase())
 	mc := layers.DefaultMLPConfig(p.D, p.C)
 	mc.Hidden, mc.Dtype, mc.Seed, mc.InputDropout = 16, dt, seed, 0.1
-	m, err := layers.NewMLP(task.Graph, mc, task.Phase)
+	m, err := layers.NewMLP(task.Graph, nil, mc, task.Phase)
 	require.NoError(t, err)
 	res, err := Fit(m, task, cfg)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestTrainEarlyStopAndHooks(t *testing.T) {
 	boom := errors.New("boom")
 	cfg.OnEpoch = func(EpochStats) error { return boom }
 	task := newTask(t, p, tensor.Float64, nil)
-	m, _ := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), nil)
+	m, _ := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), nil)
 	if _, err := Fit(m, task, cfg); !errors.Is(err, boom) {
 		t.Errorf("OnEpoch error: got %v", err)
 	}
@@ -161,7 +161,7 @@ func TestTrainExtraLoss(t *testing.T) {
 		task := newTask(t, p, tensor.Float64, nil)
 		mc := layers.DefaultMLPConfig(p.D, p.C)
 		mc.Dropout = 0
-		m, err := layers.NewMLP(task.Graph, mc, nil)
+		m, err := layers.NewMLP(task.Graph, nil, mc, nil)
 		require.NoError(t, err)
 		z0 := modelLogits(t, m, task)
 		cfg := fastTrain(60)
@@ -227,7 +227,7 @@ func TestTrainNoMemoryGrowth(t *testing.T) {
 func TestTrainErrors(t *testing.T) {
 	p := problem.New(t, 8, 20, 3, 2, 20, 0.5)
 	task := newTask(t, p, tensor.Float64, nil)
-	m, err := layers.NewMLP(task.Graph, layers.DefaultMLPConfig(p.D, p.C), nil)
+	m, err := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), nil)
 	require.NoError(t, err)
 	badCfg := map[string]func(c *Config){
 		"epochs 0":      func(c *Config) { c.Epochs = 0 },
@@ -308,7 +308,7 @@ func TestValDP(t *testing.T) {
 		}
 		mc := layers.DefaultMLPConfig(p.D, p.C)
 		mc.Hidden, mc.Dtype = 8, dt
-		m, err := layers.NewMLP(task.Graph, mc, task.Phase)
+		m, err := layers.NewMLP(task.Graph, nil, mc, task.Phase)
 		require.NoError(t, err)
 		cfg := fastTrain(3)
 		cfg.Select = SelectLast

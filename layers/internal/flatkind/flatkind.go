@@ -37,7 +37,7 @@ var _ = layers.MustDeclare(layers.KindSpec[Config, *Model]{
 	Name:    Name,
 	Default: func(in, classes int) Config { return Config{layers.DefaultBase("flat", in, classes)} },
 	New: func(g *G.ExprGraph, _ *graph.Graph, cfg Config, phase *layers.Phase) (*Model, error) {
-		m, err := layers.NewMLP(g, mlpConfig(cfg), phase)
+		m, err := layers.NewMLP(g, nil, mlpConfig(cfg), phase)
 		return &Model{Model: m, cfg: cfg}, err
 	},
 	Config: func(m *Model) Config { return m.cfg },

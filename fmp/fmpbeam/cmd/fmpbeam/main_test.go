@@ -53,7 +53,7 @@ func TestCommand(t *testing.T) {
 	require.NoError(t, fmpbeam.WriteGraph(dir, 2, ds.Graph))
 	require.NoError(t, fmpbeam.WriteNodes(dir, 2, ds.Labels, ds.Sens, ds.Split))
 	require.NoError(t, features.Write(filepath.Join(dir, "x.fmx"), ds.Features, ds.N(), ds.NumFeatures))
-	m, err := layers.NewSGC(G.NewGraph(), ds.Graph, layers.DefaultSGCConfig(ds.NumFeatures, 2))
+	m, err := layers.NewSGC(G.NewGraph(), ds.Graph, layers.DefaultSGCConfig(ds.NumFeatures, 2), nil)
 	require.NoError(t, err)
 	f, err := os.Create(filepath.Join(dir, "model.fmp"))
 	require.NoError(t, err)
