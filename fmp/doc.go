@@ -23,7 +23,7 @@
 //	a trained model (any layers.Model)         On(trained, ...), then NewFrontier: no retraining
 //	logits from anywhere (another framework,   NewLogitsFrontier to choose λf on validation nodes,
 //	a mini-batch model, a file)                then New(...).Apply(logits): plain arrays, any size
-//	a gorgonia graph of your own               New(...).Forward(node), or Forward(x, adj, sens, cfg)
+//	a gorgonia graph of your own               New(...).Forward(node)
 //	a graph held apart (a distributed engine)  NewSteps: the per-node steps and the sum per step
 //	a question: what did the attribute change? Explain(logits, ...), or Model.ForwardAudit
 //

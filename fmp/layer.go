@@ -233,20 +233,9 @@ func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 	return tr.out, nil
 }
 
-// ErrNoPhase is returned by Forward for an InferenceOnly layer whose
+// ErrNoPhase is returned by Layer.Forward for an InferenceOnly layer whose
 // SetPhase was never called.
 var ErrNoPhase = errors.New("InferenceOnly training needs the model's *layers.Phase: call SetPhase with it (SetPhase(nil) for a layer used in evaluation only)")
-
-// Forward is New followed by Layer.Forward, for a layer used in evaluation only
-// (its phase is nil: InferenceOnly applies the fairness steps).
-func Forward(x *G.Node, adj *graph.Matrix, sens []int, cfg Config) (*G.Node, error) {
-	l, err := New(adj, sens, cfg)
-	if err != nil {
-		return nil, err
-	}
-	l.SetPhase(nil)
-	return l.Forward(x)
-}
 
 type trace struct {
 	out, base, dual *G.Node

@@ -267,7 +267,7 @@ func TestLambdaFZeroIsPropagation(t *testing.T) {
 	cfg.LambdaS, cfg.LambdaF = 0, 0
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
-	out, err := Forward(x, adj, sens, cfg)
+	out, err := evalForward(x, adj, sens, cfg)
 	require.NoError(t, err)
 	var ov G.Value
 	G.Read(out, &ov)
@@ -483,7 +483,7 @@ func TestMultiGroupLowersLargestGap(t *testing.T) {
 		cfg.LambdaF, cfg.K = lf, 10
 		g := G.NewGraph()
 		x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
-		out, err := Forward(x, adj, sens, cfg)
+		out, err := evalForward(x, adj, sens, cfg)
 		require.NoError(t, err)
 		var ov G.Value
 		G.Read(out, &ov)
@@ -517,7 +517,7 @@ func TestLayerExtremeLogits(t *testing.T) {
 		cfg.LambdaF = 50
 		g := G.NewGraph()
 		x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
-		out, err := Forward(x, adj, sens, cfg)
+		out, err := evalForward(x, adj, sens, cfg)
 		require.NoError(t, err)
 		var ov G.Value
 		G.Read(out, &ov)
@@ -664,4 +664,15 @@ func TestTemperatureEquivalence(t *testing.T) {
 			t.Errorf("τ=%v: influence %v too small for the test to mean anything", tau, got.MaxAbsInfluence)
 		}
 	}
+}
+
+// evalForward is New followed by Layer.Forward for a layer used in
+// evaluation only.
+func evalForward(x *G.Node, adj *graph.Matrix, sens []int, cfg Config) (*G.Node, error) {
+	l, err := New(adj, sens, cfg)
+	if err != nil {
+		return nil, err
+	}
+	l.SetPhase(nil)
+	return l.Forward(x)
 }
