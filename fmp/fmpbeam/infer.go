@@ -9,15 +9,19 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	G "gorgonia.org/gorgonia"
+
 	"github.com/fairmp/fairmp/layers"
 )
 
-// Layer-wise inference: each layer of a model is a ParDo over blocks
-// (its dense transform, with the weights from the model side input)
-// and, for the graph models, a sparse product (Propagate) or a GAT
-// layer's exchange of messages. The arithmetic is
-// layers.BlockModel.LayerwiseLogits's in float64, up to the order of the
-// sums.
+// Layer-wise inference: a model's computation (layers.BlockModel's
+// Compute, written once in a layers.Flow's primitives) laid out as
+// transforms by beamFlow, the Beam implementation of the primitives:
+// Dense is a ParDo with the weights read by name from the model side
+// input, Propagate a sparse product (PropagateChain), Combine and Jump a
+// group by block, and Attend a GAT layer's exchange of messages. The
+// arithmetic is layers.LayerwiseLogits's in float64, up to the order of
+// the sums.
 
 // apply writes x·W (+ b) for the n rows of x into a new slice.
 func (d dense) apply(x []float64, n int, bias bool) []float64 {
@@ -39,76 +43,93 @@ func (d dense) apply(x []float64, n int, bias bool) []float64 {
 }
 
 func activate(y []float64, act layers.Activation) {
+	if act == (layers.Activation{}) {
+		return
+	}
 	for i, v := range y {
 		y[i] = act.Apply(v)
 	}
 }
 
-// stackFn runs the model's linear maps From..To−1 on a block's rows, with
-// their biases and Act between them (and after the last with ActLast).
-type stackFn struct {
-	From, To int
-	Bias     bool
-	Act      layers.Activation
-	ActLast  bool
-	Check    bool // the first layer: check the width of the input
+// denseFn is the Dense primitive on a block's rows: act(x·W + b), the
+// weight and bias named W and B (B empty: none).
+type denseFn struct {
+	W, B string
+	Act  layers.Activation
 }
 
-func (f *stackFn) ProcessElement(b int64, x Rows, model []byte) (int64, Rows, error) {
+func (f *denseFn) ProcessElement(b int64, x Rows, model []byte) (int64, Rows, error) {
 	m, err := modelOf(model)
 	if err != nil {
 		return 0, Rows{}, err
 	}
-	if f.Check && int(x.C) != m.dense[f.From].in {
-		return 0, Rows{}, fmt.Errorf("fmpbeam: the features have %d columns, the %s model takes %d", x.C, m.Kind, m.dense[f.From].in)
+	d, err := m.dense(f.W, f.B)
+	if err != nil {
+		return 0, Rows{}, err
 	}
-	h, n := x.V, int(x.N)
-	for l := f.From; l < f.To; l++ {
-		h = m.dense[l].apply(h, n, f.Bias)
-		if l < f.To-1 || f.ActLast {
-			activate(h, f.Act)
-		}
+	if int(x.C) != d.in {
+		return 0, Rows{}, fmt.Errorf("fmpbeam: the rows have %d columns, the %s model's %s takes %d", x.C, m.Kind, f.W, d.in)
 	}
-	return b, Rows{Lo: x.Lo, N: x.N, C: int32(m.dense[f.To-1].out), V: h}, nil
+	h := d.apply(x.V, int(x.N), true)
+	activate(h, f.Act)
+	return b, Rows{Lo: x.Lo, N: x.N, C: int32(d.out), V: h}, nil
 }
 
-// biasActFn adds layer Layer's bias to a block's rows and applies Act
-// when Apply is set.
+// biasActFn adds the bias named B (empty: none) to a block's rows and
+// applies Act: a propagation's bias and activation, or Activate.
 type biasActFn struct {
-	Layer int
-	Act   layers.Activation
-	Apply bool
+	B   string
+	Act layers.Activation
 }
 
 func (f *biasActFn) ProcessElement(b int64, x Rows, model []byte) (int64, Rows, error) {
-	m, err := modelOf(model)
-	if err != nil {
-		return 0, Rows{}, err
-	}
-	if d := m.dense[f.Layer]; d.b != nil {
+	if f.B != "" {
+		m, err := modelOf(model)
+		if err != nil {
+			return 0, Rows{}, err
+		}
+		bias, err := m.vector(f.B)
+		if err != nil {
+			return 0, Rows{}, err
+		}
 		c := int(x.C)
+		if len(bias) != c {
+			return 0, Rows{}, fmt.Errorf("fmpbeam: bias %q has %d values for rows of %d columns", f.B, len(bias), c)
+		}
 		for i := range x.V {
-			x.V[i] += d.b[i%c]
+			x.V[i] += bias[i%c]
 		}
 	}
-	if f.Apply {
-		activate(x.V, f.Act)
-	}
+	activate(x.V, f.Act)
 	return b, x, nil
 }
 
-// appnpFn is one personalised-PageRank step: z = (1−α)·Ãz + α·h, from
-// Ãz and h (tags 0 and 1).
-type appnpFn struct{ Alpha float64 }
+// combineFn is Combine on a block: Σ Coef[tag]·rows[tag], each product
+// rounded, summed in tag order.
+type combineFn struct{ Coef []float64 }
 
-func (f *appnpFn) ProcessElement(b int64, az func(*Rows) bool, h func(*Rows) bool) (int64, Rows, error) {
-	var z, hb Rows
-	if !az(&z) || !h(&hb) {
-		return 0, Rows{}, fmt.Errorf("fmpbeam: APPNP: block %d lacks a term", b)
+func (f *combineFn) ProcessElement(b int64, parts func(*Rows) bool) (int64, Rows, error) {
+	terms := make([]Rows, len(f.Coef))
+	got := 0
+	var x Rows
+	for parts(&x) {
+		terms[x.Tag] = x
+		got++
 	}
-	a0, a1 := 1-f.Alpha, f.Alpha
+	if got != len(f.Coef) {
+		return 0, Rows{}, fmt.Errorf("fmpbeam: Combine: block %d has %d of %d terms", b, got, len(f.Coef))
+	}
+	z := terms[0]
+	z.Tag = 0
+	c0 := f.Coef[0]
 	for i, v := range z.V {
-		z.V[i] = a0*v + a1*hb.V[i]
+		z.V[i] = float64(c0 * v)
+	}
+	for k, t := range terms[1:] {
+		c := f.Coef[k+1]
+		for i, v := range t.V {
+			z.V[i] = z.V[i] + float64(c*v)
+		}
 	}
 	return b, z, nil
 }
@@ -121,18 +142,15 @@ func (f *tagFn) ProcessElement(b int64, x Rows) (int64, Rows) {
 	return b, x
 }
 
-// jkFn aggregates a JKNet's layer outputs (tags 0..Layers−1): their
-// concatenation or element-wise maximum, then the output layer.
-type jkFn struct {
+// jumpFn is Jump on a block: the layers' rows (tags 0..Layers−1) side
+// by side or their element-wise maximum.
+type jumpFn struct {
 	Layers int
 	Max    bool
+	Name   string
 }
 
-func (f *jkFn) ProcessElement(ctx context.Context, b int64, parts func(*Rows) bool, model []byte) (int64, Rows, error) {
-	m, err := modelOf(model)
-	if err != nil {
-		return 0, Rows{}, err
-	}
+func (f *jumpFn) ProcessElement(ctx context.Context, b int64, parts func(*Rows) bool) (int64, Rows, error) {
 	hs := make([]Rows, f.Layers)
 	var x Rows
 	bytes := 0
@@ -140,29 +158,32 @@ func (f *jkFn) ProcessElement(ctx context.Context, b int64, parts func(*Rows) bo
 		bytes += keyed(b, encodedSize(&x))
 		hs[x.Tag] = x
 	}
-	counter(ctx, "infer.jknet.layers", bytes)
-	n, w := int(hs[0].N), int(hs[0].C)
-	var jk []float64
-	switch {
-	case f.Layers == 1:
-		jk = hs[0].V
-	case f.Max:
-		jk = append([]float64(nil), hs[0].V...)
+	counter(ctx, f.Name, bytes)
+	n := int(hs[0].N)
+	var out Rows
+	if f.Max {
+		out = Rows{Lo: hs[0].Lo, N: hs[0].N, C: hs[0].C, V: append([]float64(nil), hs[0].V...)}
 		for _, h := range hs[1:] {
 			for k, v := range h.V {
-				jk[k] = max(jk[k], v)
+				out.V[k] = max(out.V[k], v)
 			}
 		}
-	default:
-		jk = make([]float64, n*w*f.Layers)
-		for i := 0; i < n; i++ {
-			for l, h := range hs {
-				copy(jk[(i*f.Layers+l)*w:], h.V[i*w:(i+1)*w])
-			}
+		return b, out, nil
+	}
+	w := 0
+	for _, h := range hs {
+		w += int(h.C)
+	}
+	out = Rows{Lo: hs[0].Lo, N: hs[0].N, C: int32(w), V: make([]float64, n*w)}
+	for i := 0; i < n; i++ {
+		at := i * w
+		for _, h := range hs {
+			c := int(h.C)
+			copy(out.V[at:], h.V[i*c:(i+1)*c])
+			at += c
 		}
 	}
-	out := m.dense[f.Layers]
-	return b, Rows{Lo: hs[0].Lo, N: hs[0].N, C: int32(out.out), V: out.apply(jk, n, true)}, nil
+	return b, out, nil
 }
 
 // tagged returns the rows of several inputs grouped by block, each input
@@ -177,88 +198,186 @@ func tagged(s beam.Scope, cols ...beam.PCollection) beam.PCollection {
 
 // Infer returns the logits (KV<int64, Rows>, Classes columns) of model m
 // on the rows x (its input features) over the matrix adj (BuildMatrix
-// with m.Norm(); unused by an MLP), layer by layer. model is ReadModel's
-// side input of the same file. Each layer's byte counters are named
-// "infer.<kind>.<layer>".
-func Infer(s beam.Scope, lay Layout, m *Model, model, adj, x beam.PCollection) beam.PCollection {
+// with m.Norm(); unused by a model without hops), laid out from the
+// model's Compute by beamFlow. model is ReadModel's side input of the
+// same file. Each hop's byte counters are named "infer.<kind>.<hop>".
+func Infer(s beam.Scope, lay Layout, m *Model, model, adj, x beam.PCollection) (beam.PCollection, error) {
 	s = s.Scope("Infer " + m.Kind)
-	side := beam.SideInput{Input: model}
-	name := func(l int) string { return fmt.Sprintf("infer.%s.%d", m.Kind, l) }
-	// layer runs a GCN convolution l: act(Ã·h·W + b), propagating the
-	// narrower of h and h·W.
-	// propagate is a product in the chain of the model's hops: each takes
-	// the matrix from the one before (PropagateChain).
-	propagate := func(l int, x beam.PCollection) beam.PCollection {
-		var ax beam.PCollection
-		ax, adj = PropagateChain(s, lay, name(l), adj, x)
-		return ax
+	f := &beamFlow{s: s, lay: lay, kind: m.Kind, side: beam.SideInput{Input: model}, adj: adj}
+	out, err := m.net.Compute(f, layers.NewValue(x, m.In(), 0))
+	if err != nil {
+		return beam.PCollection{}, fmt.Errorf("fmpbeam: the %s model: %w", m.Kind, err)
 	}
-	layer := func(l int, h beam.PCollection, act layers.Activation, apply bool) beam.PCollection {
-		d := m.dense[l]
-		if d.in <= d.out {
-			p := propagate(l, h)
-			return beam.ParDo(s, &stackFn{From: l, To: l + 1, Bias: true, Act: act, ActLast: apply, Check: l == 0}, p, side)
-		}
-		t := beam.ParDo(s, &stackFn{From: l, To: l + 1, Check: l == 0}, h, side)
-		return beam.ParDo(s, &biasActFn{Layer: l, Act: act, Apply: apply}, propagate(l, t), side)
+	return f.pcol(out), nil
+}
+
+// beamFlow lays a computation out as transforms (layers.Flow).
+type beamFlow struct {
+	s    beam.Scope
+	lay  Layout
+	kind string
+	side beam.SideInput
+	adj  beam.PCollection // the matrix, passed from hop to hop
+	hop  int
+}
+
+// pending is a Dense without bias or activation, not laid out yet:
+// Propagate takes the narrower of its input and output across the
+// network, as the models' whole-graph passes do.
+type pending struct {
+	x       beam.PCollection
+	w       string
+	in, out int
+}
+
+func (f *beamFlow) pcol(v layers.Value) beam.PCollection {
+	if p, ok := v.Payload().(*pending); ok {
+		return beam.ParDo(f.s, &denseFn{W: p.w}, p.x, f.side)
 	}
-	switch c := m.Config.(type) {
-	case layers.MLPConfig:
-		return beam.ParDo(s, &stackFn{From: 0, To: len(m.dense), Bias: true, Act: c.Activation, Check: true}, x, side)
-	case layers.GCNConfig:
-		h := x
-		for l := range m.dense {
-			h = layer(l, h, c.Activation, l < len(m.dense)-1)
-		}
-		return h
-	case layers.SGCConfig:
-		h := x
-		for k := 0; k < c.K; k++ {
-			h = propagate(k, h)
-		}
-		return beam.ParDo(s, &stackFn{From: 0, To: 1, Bias: true, Check: true}, h, side)
-	case layers.APPNPConfig:
-		h := beam.ParDo(s, &stackFn{From: 0, To: len(m.dense), Bias: true, Act: c.Activation, Check: true}, x, side)
-		z := h
-		for k := 0; k < c.K; k++ {
-			az := propagate(k, z)
-			z = beam.ParDo(s, &appnpFn{Alpha: c.Alpha}, beam.CoGroupByKey(s, az, h))
-		}
-		return z
-	case layers.JKNetConfig:
-		hs := make([]beam.PCollection, c.Layers)
-		h := x
-		for l := 0; l < c.Layers; l++ {
-			h = layer(l, h, c.Activation, true)
-			hs[l] = h
-		}
-		return beam.ParDo(s, &jkFn{Layers: c.Layers, Max: c.Mode == layers.JKMax}, tagged(s, hs...), side)
-	case layers.GATConfig:
-		h := x
-		for l := range m.gat {
-			pre := beam.ParDo(s, &gatPrepFn{Layer: l}, h, side)
-			var msgs beam.PCollection
-			msgs, adj = beam.ParDo2(s, &gatSendFn{Size: lay.Size, Name: name(l), Heads: m.gat[l].heads}, beam.CoGroupByKey(s, adj, pre))
-			h = beam.ParDo(s, &gatAttendFn{Layer: l, Size: lay.Size, Slope: c.NegativeSlope, ELU: l == 0, Name: name(l)}, beam.GroupByKey(s, msgs), side)
-		}
-		return h
+	return v.Payload().(beam.PCollection)
+}
+
+func (f *beamFlow) out(c beam.PCollection, cols, level int) layers.Value {
+	return layers.NewValue(c, cols, level)
+}
+
+func name(n *G.Node) string {
+	if n == nil {
+		return ""
 	}
-	panic(fmt.Sprintf("fmpbeam: Infer: a %T model passed ReadModelFile", m.Config)) // ReadModelFile refused it
+	return n.Name()
+}
+
+func (f *beamFlow) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (layers.Value, error) {
+	if w == nil || w.Dims() != 2 || w.Shape()[0] != h.Cols() {
+		return layers.Value{}, fmt.Errorf("%w: Dense: weight %q for %d columns", layers.ErrFlow, name(w), h.Cols())
+	}
+	in, out := w.Shape()[0], w.Shape()[1]
+	if b == nil && act == (layers.Activation{}) {
+		return layers.NewValue(&pending{x: f.pcol(h), w: w.Name(), in: in, out: out}, out, h.Level()), nil
+	}
+	return f.out(beam.ParDo(f.s, &denseFn{W: w.Name(), B: name(b), Act: act}, f.pcol(h), f.side), out, h.Level()), nil
+}
+
+// propagate is one hop over the matrix, which it passes on to the next.
+func (f *beamFlow) propagate(x beam.PCollection) beam.PCollection {
+	var ax beam.PCollection
+	ax, f.adj = PropagateChain(f.s, f.lay, fmt.Sprintf("infer.%s.%d", f.kind, f.hop), f.adj, x)
+	f.hop++
+	return ax
+}
+
+func (f *beamFlow) Propagate(h layers.Value, p layers.Hop) (layers.Value, error) {
+	if !f.adj.IsValid() {
+		return layers.Value{}, fmt.Errorf("%w: the %s model propagates: give its matrix (BuildMatrix with Model.Norm)", layers.ErrFlow, f.kind)
+	}
+	if pd, ok := h.Payload().(*pending); ok && pd.in <= pd.out {
+		ax := f.propagate(pd.x)
+		return f.out(beam.ParDo(f.s, &denseFn{W: pd.w, B: name(p.Bias), Act: p.Act}, ax, f.side), h.Cols(), h.Level()+1), nil
+	}
+	ax := f.propagate(f.pcol(h))
+	if p.Bias != nil || p.Act != (layers.Activation{}) {
+		ax = beam.ParDo(f.s, &biasActFn{B: name(p.Bias), Act: p.Act}, ax, f.side)
+	}
+	return f.out(ax, h.Cols(), h.Level()+1), nil
+}
+
+func (f *beamFlow) Activate(h layers.Value, act layers.Activation) (layers.Value, error) {
+	if act == (layers.Activation{}) {
+		return h, nil
+	}
+	return f.out(beam.ParDo(f.s, &biasActFn{Act: act}, f.pcol(h), f.side), h.Cols(), h.Level()), nil
+}
+
+// Dropout is the identity: the pipeline evaluates.
+func (f *beamFlow) Dropout(h layers.Value, _ float64, _ int64) (layers.Value, error) { return h, nil }
+
+func (f *beamFlow) Combine(coef []float64, vs ...layers.Value) (layers.Value, error) {
+	if len(vs) == 0 || len(coef) != len(vs) {
+		return layers.Value{}, fmt.Errorf("%w: Combine: %d coefficients for %d values", layers.ErrFlow, len(coef), len(vs))
+	}
+	cols := make([]beam.PCollection, len(vs))
+	level := 0
+	for i, v := range vs {
+		cols[i] = f.pcol(v)
+		level = max(level, v.Level())
+	}
+	return f.out(beam.ParDo(f.s, &combineFn{Coef: coef}, tagged(f.s, cols...)), vs[0].Cols(), level), nil
+}
+
+func (f *beamFlow) Jump(mode layers.JKMode, vs ...layers.Value) (layers.Value, error) {
+	if len(vs) == 0 {
+		return layers.Value{}, fmt.Errorf("%w: Jump: no values", layers.ErrFlow)
+	}
+	if len(vs) == 1 {
+		return vs[0], nil
+	}
+	cols := make([]beam.PCollection, len(vs))
+	width, level := 0, 0
+	for i, v := range vs {
+		cols[i] = f.pcol(v)
+		width += v.Cols()
+		level = max(level, v.Level())
+	}
+	if mode == layers.JKMax {
+		width = vs[0].Cols()
+	}
+	jump := &jumpFn{Layers: len(vs), Max: mode == layers.JKMax, Name: fmt.Sprintf("infer.%s.layers", f.kind)}
+	return f.out(beam.ParDo(f.s, jump, tagged(f.s, cols...)), width, level), nil
+}
+
+// Attend is a GAT layer: each block computes its rows' h = x·W and
+// scores (gatPrepFn), sends its sources to the blocks they point to
+// (gatSendFn, which passes the matrix on), and each destination block
+// attends over its in-edges (gatAttendFn).
+func (f *beamFlow) Attend(h layers.Value, l *layers.GATConv) (layers.Value, error) {
+	if !f.adj.IsValid() {
+		return layers.Value{}, fmt.Errorf("%w: the %s model attends over edges: give its matrix (BuildMatrix with Model.Norm)", layers.ErrFlow, f.kind)
+	}
+	c := l.Config()
+	ps := l.Learnables() // W, att_src, att_dst and the bias
+	bias := ""
+	if len(ps) > 3 {
+		bias = ps[3].Name()
+	}
+	hop := fmt.Sprintf("infer.%s.%d", f.kind, f.hop)
+	f.hop++
+	pre := beam.ParDo(f.s, &gatPrepFn{W: ps[0].Name(), Src: ps[1].Name(), Dst: ps[2].Name(), Heads: c.Heads, F: c.Out}, f.pcol(h), f.side)
+	var msgs beam.PCollection
+	msgs, f.adj = beam.ParDo2(f.s, &gatSendFn{Size: f.lay.Size, Name: hop, Heads: c.Heads}, beam.CoGroupByKey(f.s, f.adj, pre))
+	width := c.Heads * c.Out
+	if !c.Concat {
+		width = c.Out
+	}
+	att := &gatAttendFn{B: bias, Heads: c.Heads, F: c.Out, Mean: !c.Concat, Size: f.lay.Size, Slope: c.NegativeSlope, Name: hop}
+	return f.out(beam.ParDo(f.s, att, beam.GroupByKey(f.s, msgs), f.side), width, h.Level()+1), nil
 }
 
 // gatPrepFn computes a GAT layer's per-node values: h = x·W and, per
 // head, the source and destination scores a_src·h and a_dst·h. Its rows
 // are [scores_src (heads), h (heads·f), scores_dst (heads)].
-type gatPrepFn struct{ Layer int }
+type gatPrepFn struct {
+	W, Src, Dst string
+	Heads, F    int
+}
 
 func (f *gatPrepFn) ProcessElement(b int64, x Rows, model []byte) (int64, Rows, error) {
 	m, err := modelOf(model)
 	if err != nil {
 		return 0, Rows{}, err
 	}
-	g := m.gat[f.Layer]
+	g := gatLayer{heads: f.Heads, f: f.F}
+	if g.dense, err = m.dense(f.W, ""); err != nil {
+		return 0, Rows{}, err
+	}
+	if g.src, err = m.vector(f.Src); err != nil {
+		return 0, Rows{}, err
+	}
+	if g.dst, err = m.vector(f.Dst); err != nil {
+		return 0, Rows{}, err
+	}
 	if int(x.C) != g.in {
-		return 0, Rows{}, fmt.Errorf("fmpbeam: the features have %d columns, the %s model takes %d", x.C, m.Kind, g.in)
+		return 0, Rows{}, fmt.Errorf("fmpbeam: the rows have %d columns, the %s model's %s takes %d", x.C, m.Kind, f.W, g.in)
 	}
 	n, hf := int(x.N), g.heads*g.f
 	h := g.apply(x.V, n, false)
@@ -354,11 +473,12 @@ func ownScores(x Rows, heads, w int) []float64 {
 // it, in the order of the sources, the heads concatenated (averaged in
 // the output layer), the bias, and ELU after the hidden layer.
 type gatAttendFn struct {
-	Layer int
-	Size  int64
-	Slope float64
-	ELU   bool
-	Name  string
+	B        string // the bias's name; empty: none
+	Heads, F int
+	Mean     bool
+	Size     int64
+	Slope    float64
+	Name     string
 }
 
 func (f *gatAttendFn) ProcessElement(ctx context.Context, b int64, msgs func(*Messages) bool, model []byte, emit func(int64, Rows)) error {
@@ -366,7 +486,12 @@ func (f *gatAttendFn) ProcessElement(ctx context.Context, b int64, msgs func(*Me
 	if err != nil {
 		return err
 	}
-	g := m.gat[f.Layer]
+	g := gatLayer{heads: f.Heads, f: f.F, mean: f.Mean}
+	if f.B != "" {
+		if g.b, err = m.vector(f.B); err != nil {
+			return err
+		}
+	}
 	var all []Messages
 	var msg Messages
 	bytes := 0
@@ -454,11 +579,8 @@ func (f *gatAttendFn) ProcessElement(ctx context.Context, b int64, msgs func(*Me
 				}
 			}
 		}
-		for q := range o {
-			o[q] += g.b[q]
-		}
-		if f.ELU {
-			activate(o, layers.ELU(1))
+		for q, v := range g.b {
+			o[q] += v
 		}
 	}
 	emit(b, out)
@@ -466,11 +588,11 @@ func (f *gatAttendFn) ProcessElement(ctx context.Context, b int64, msgs func(*Me
 }
 
 func init() {
-	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&stackFn{})
+	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&denseFn{})
 	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&biasActFn{})
-	register.DoFn3x3[int64, func(*Rows) bool, func(*Rows) bool, int64, Rows, error](&appnpFn{})
+	register.DoFn2x3[int64, func(*Rows) bool, int64, Rows, error](&combineFn{})
 	register.DoFn2x2[int64, Rows, int64, Rows](&tagFn{})
-	register.DoFn4x3[context.Context, int64, func(*Rows) bool, []byte, int64, Rows, error](&jkFn{})
+	register.DoFn3x3[context.Context, int64, func(*Rows) bool, int64, Rows, error](&jumpFn{})
 	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&gatPrepFn{})
 	register.DoFn6x1[context.Context, int64, func(*AdjBlock) bool, func(*Rows) bool, func(int64, Messages), func(int64, AdjBlock), error](&gatSendFn{})
 	register.DoFn5x1[context.Context, int64, func(*Messages) bool, []byte, func(int64, Rows), error](&gatAttendFn{})

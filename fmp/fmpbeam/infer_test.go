@@ -101,7 +101,9 @@ func TestInferIsLayerwiseLogits(t *testing.T) {
 			}
 			a = adjs[n]
 		}
-		beam.ParDo0(s, &collectRowsFn{Key: "z" + name}, Infer(s, lay, m, ReadModel(s, path), a, rows))
+		zb, err := Infer(s, lay, m, ReadModel(s, path), a, rows)
+		require.NoError(t, err)
+		beam.ParDo0(s, &collectRowsFn{Key: "z" + name}, zb)
 	}
 	run(t, p)
 	for name := range cfgs {

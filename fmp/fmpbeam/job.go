@@ -209,7 +209,9 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 			if graphModel {
 				a = adj[modelNorm]
 			}
-			z = Infer(s, lay, m, ReadModel(s, j.Model), a, x)
+			if z, err = Infer(s, lay, m, ReadModel(s, j.Model), a, x); err != nil {
+				return err
+			}
 		}
 		if !all {
 			WriteBlocks(s, work("logits"), "rows", z)

@@ -6,20 +6,24 @@ import (
 	"fmt"
 	"sync"
 
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/modelio"
 )
 
-// Model is a model file as the pipeline runs it: the library's kinds
-// (mlp, gcn, sgc, appnp, gat, jknet), alone or under FMP (an fmp model
-// file, whose FMP settings and propagation then become the job's
-// defaults). The driver reads it to lay the pipeline out; the workers
-// read the same file as a side input for the weights. Every computation
-// is in float64: a float32 model's weights are widened (exactly), so its
-// logits match the in-memory float32 path to float32 rounding.
+// Model is a model file as the pipeline runs it: a model of any kind
+// declared in a Flow's primitives (layers.BlockModel: every library kind,
+// and a user's), alone or under FMP (an fmp model file, whose FMP
+// settings and propagation then become the job's defaults). The driver
+// reads it to lay the pipeline out from the kind's Compute (Infer); the
+// workers read the same file as a side input for the weights, by name.
+// Every computation is in float64: a float32 model's weights are widened
+// (exactly), so its logits match the in-memory float32 path to float32
+// rounding.
 type Model struct {
 	// Kind is the backbone's kind, Config its configuration.
 	Kind   string
@@ -32,8 +36,15 @@ type Model struct {
 	// Graph is what the file records of the graph it was saved for.
 	Graph *modelio.GraphInfo
 
-	dense []dense // the linear maps, in the file's order
-	gat   []gatLayer
+	kind   *layers.Kind
+	net    layers.BlockModel // built on a one-node graph: its Compute and parameter names
+	params map[string]param  // the file's parameters, by name
+}
+
+// param is a parameter's values, widened to float64, and its shape.
+type param struct {
+	v          []float64
+	rows, cols int
 }
 
 // dense is a linear map y = x·W (+ b).
@@ -51,18 +62,46 @@ type gatLayer struct {
 	mean     bool
 }
 
+// dense returns the linear map of the weight and bias named w and b (b
+// empty: none).
+func (m *Model) dense(w, b string) (dense, error) {
+	pw, ok := m.params[w]
+	if !ok {
+		return dense{}, fmt.Errorf("fmpbeam: the %s model has no parameter %q", m.Kind, w)
+	}
+	d := dense{w: pw.v, in: pw.rows, out: pw.cols}
+	if b != "" {
+		pb, ok := m.params[b]
+		if !ok || pb.rows != 1 || pb.cols != d.out {
+			return dense{}, fmt.Errorf("fmpbeam: the %s model has no 1 × %d parameter %q", m.Kind, d.out, b)
+		}
+		d.b = pb.v
+	}
+	return d, nil
+}
+
+// vector returns the values of the parameter named name.
+func (m *Model) vector(name string) ([]float64, error) {
+	p, ok := m.params[name]
+	if !ok {
+		return nil, fmt.Errorf("fmpbeam: the %s model has no parameter %q", m.Kind, name)
+	}
+	return p.v, nil
+}
+
 // ReadModelFile decodes a model file's bytes (modelio's format, checked
-// by its checksum) into a Model, checking that its parameters have the
-// shapes its kind gives them.
+// by its checksum, its parameters' names and shapes checked against its
+// kind's) into a Model. The kind must be declared in a Flow's primitives
+// (layers.BlockModel) and, when it propagates, declare its Propagation.
 func ReadModelFile(b []byte) (*Model, error) {
 	f, err := modelio.Read(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Kind: f.Kind.Name(), Config: f.Config, Graph: f.Graph, Propagation: layers.DefaultPropagation()}
+	m := &Model{Kind: f.Kind.Name(), Config: f.Config, Graph: f.Graph, Propagation: layers.DefaultPropagation(), kind: f.Kind}
 	if f.Wrapper != nil {
 		if f.Wrapper.Name() != "fmp" {
-			return nil, fmt.Errorf("fmpbeam: a %s model on a %s backbone: the pipeline runs the library's kinds and fmp", f.Wrapper.Name(), m.Kind)
+			return nil, fmt.Errorf("fmpbeam: a %s model on a %s backbone: the pipeline runs FMP's wrapper and no other", f.Wrapper.Name(), m.Kind)
 		}
 		var saved struct {
 			Propagation layers.Propagation `json:"propagation"`
@@ -73,129 +112,52 @@ func ReadModelFile(b []byte) (*Model, error) {
 		}
 		m.FMP, m.FMPConfig, m.Propagation = true, saved.FMP, saved.Propagation
 	}
-	ps := make([][]float64, len(f.Params))
-	shapes := make([][]int, len(f.Params))
-	for i, p := range f.Params {
-		shapes[i] = p.Value.Shape()
+	one, err := graph.FromEdges(1, nil)
+	if err != nil {
+		return nil, err
+	}
+	built, err := f.Kind.Build(G.NewGraph(), one, f.Config, nil)
+	if err != nil {
+		return nil, fmt.Errorf("fmpbeam: the %s model: %w", m.Kind, err)
+	}
+	net, ok := built.(layers.BlockModel)
+	if !ok {
+		return nil, fmt.Errorf("fmpbeam: the %s kind is not declared in a Flow's primitives (layers.BlockModel: a Compute method), so the pipeline cannot lay it out: compute its logits elsewhere and give them as rows", m.Kind)
+	}
+	m.net = net
+	hops, err := layers.Hops(net)
+	if err != nil {
+		return nil, fmt.Errorf("fmpbeam: the %s model: %w", m.Kind, err)
+	}
+	if _, ok, err := f.Kind.Propagation(f.Config); err != nil {
+		return nil, fmt.Errorf("fmpbeam: the %s model: %w", m.Kind, err)
+	} else if hops > 0 && !ok {
+		return nil, fmt.Errorf("fmpbeam: the %s kind propagates (%d hops) but declares no Propagation: set KindSpec.Propagation", m.Kind, hops)
+	}
+	m.params = make(map[string]param, len(f.Params))
+	for _, p := range f.Params {
+		shape := p.Value.Shape()
+		if len(shape) != 2 {
+			return nil, fmt.Errorf("fmpbeam: the %s model's parameter %q has shape %v, want a matrix", m.Kind, p.Name, shape)
+		}
+		q := param{rows: shape[0], cols: shape[1]}
 		switch d := p.Value.Data().(type) {
 		case []float64:
-			ps[i] = d
+			q.v = d
 		case []float32:
-			ps[i] = make([]float64, len(d))
+			q.v = make([]float64, len(d))
 			for k, v := range d {
-				ps[i][k] = float64(v)
+				q.v[k] = float64(v)
 			}
 		}
+		m.params[p.Name] = q
 	}
-	take := params{vals: ps, shapes: shapes, names: make([]string, len(f.Params))}
-	for i, p := range f.Params {
-		take.names[i] = p.Name
-	}
-	if err := m.layout(&take); err != nil {
-		return nil, fmt.Errorf("fmpbeam: the %s model's parameters: %w", m.Kind, err)
-	}
-	if take.next != len(ps) {
-		return nil, fmt.Errorf("fmpbeam: the %s model has %d parameters, its configuration %d", m.Kind, len(ps), take.next)
+	for _, n := range net.Learnables() {
+		if _, ok := m.params[n.Name()]; !ok {
+			return nil, fmt.Errorf("fmpbeam: the %s model file has no parameter %q", m.Kind, n.Name())
+		}
 	}
 	return m, nil
-}
-
-// params hands out a file's parameters in order, checking shapes.
-type params struct {
-	vals   [][]float64
-	shapes [][]int
-	names  []string
-	next   int
-}
-
-func (p *params) take(rows, cols int) ([]float64, error) {
-	if p.next >= len(p.vals) {
-		return nil, fmt.Errorf("%d parameters, the configuration needs more", len(p.vals))
-	}
-	k := p.next
-	p.next++
-	if s := p.shapes[k]; len(s) != 2 || s[0] != rows || s[1] != cols {
-		return nil, fmt.Errorf("parameter %q has shape %v, want (%d, %d)", p.names[k], p.shapes[k], rows, cols)
-	}
-	return p.vals[k], nil
-}
-
-func (p *params) linear(in, out int, bias bool) (dense, error) {
-	d := dense{in: in, out: out}
-	var err error
-	if d.w, err = p.take(in, out); err != nil {
-		return d, err
-	}
-	if bias {
-		d.b, err = p.take(1, out)
-	}
-	return d, err
-}
-
-// stack takes depth linear maps in → hidden → … → out.
-func (p *params) stack(in, hidden, out, depth int, bias bool) ([]dense, error) {
-	ds := make([]dense, depth)
-	for l := range ds {
-		i, o := hidden, hidden
-		if l == 0 {
-			i = in
-		}
-		if l == depth-1 {
-			o = out
-		}
-		var err error
-		if ds[l], err = p.linear(i, o, bias); err != nil {
-			return nil, err
-		}
-	}
-	return ds, nil
-}
-
-// layout assigns the parameters by the kind's order (its Learnables).
-func (m *Model) layout(p *params) error {
-	var err error
-	switch c := m.Config.(type) {
-	case layers.MLPConfig:
-		m.dense, err = p.stack(c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
-	case layers.GCNConfig:
-		m.dense, err = p.stack(c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
-	case layers.SGCConfig:
-		m.dense, err = p.stack(c.In, 0, c.Classes, 1, c.Bias)
-	case layers.APPNPConfig:
-		m.dense, err = p.stack(c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
-	case layers.JKNetConfig:
-		if m.dense, err = p.stack(c.In, c.Hidden, c.Hidden, c.Layers, c.Bias); err != nil {
-			return err
-		}
-		width := c.Hidden
-		if c.Mode == layers.JKConcat {
-			width *= c.Layers
-		}
-		var out dense
-		out, err = p.linear(width, c.Classes, c.Bias)
-		m.dense = append(m.dense, out)
-	case layers.GATConfig:
-		for l, shape := range [][3]int{{c.In, c.Heads, c.Hidden}, {c.Heads * c.Hidden, 1, c.Classes}} {
-			g := gatLayer{heads: shape[1], f: shape[2], mean: l == 1}
-			hf := g.heads * g.f
-			if g.dense, err = p.linear(shape[0], hf, false); err != nil {
-				return err
-			}
-			if g.src, err = p.take(1, hf); err != nil {
-				return err
-			}
-			if g.dst, err = p.take(1, hf); err != nil {
-				return err
-			}
-			if g.b, err = p.take(1, hf); err != nil {
-				return err
-			}
-			m.gat = append(m.gat, g)
-		}
-	default:
-		return fmt.Errorf("the pipeline runs the library's kinds (mlp, gcn, sgc, appnp, gat, jknet), not %s: compute its logits elsewhere and give them as rows", m.Kind)
-	}
-	return err
 }
 
 // In and Classes return the model's input and output widths.
@@ -205,24 +167,15 @@ func (m *Model) Classes() int { return layers.BaseOf(m.Config).Classes }
 // Dtype returns the dtype the model was saved in.
 func (m *Model) Dtype() tensor.Dtype { return layers.BaseOf(m.Config).Dtype }
 
-// Norm returns the normalisation of the matrix the model propagates over
-// (the zero Norm and false for an MLP, which does not).
+// Norm returns the normalisation of the matrix the model propagates over,
+// as its kind declares it (the zero Norm and false for a model that does
+// not propagate, such as an MLP).
 func (m *Model) Norm() (Norm, bool) {
-	switch c := m.Config.(type) {
-	case layers.GCNConfig:
-		return NormOf(c.Propagation), true
-	case layers.SGCConfig:
-		return NormOf(c.Propagation), true
-	case layers.APPNPConfig:
-		return NormOf(c.Propagation), true
-	case layers.JKNetConfig:
-		return NormOf(c.Propagation), true
-	case layers.GATConfig:
-		// GAT attends over the edges and, with AddSelfLoops, the
-		// self-loops: the pattern of its Matrix.
-		return Norm{Loops: c.AddSelfLoops, Weight: 1, Normalize: true}, true
+	p, ok, err := m.kind.Propagation(m.Config)
+	if err != nil || !ok {
+		return Norm{}, false // ReadModelFile checked the declaration
 	}
-	return Norm{}, false
+	return NormOf(p), true
 }
 
 // The workers decode the model side input once per process.
