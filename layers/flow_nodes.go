@@ -130,7 +130,7 @@ func (f *nodeFlow) Propagate(h Value, p Hop) (Value, error) {
 		return Value{}, err
 	}
 	if nv := h.v.(nodeVal); nv.konst != nil && p.EdgeDropout == 0 && p.Bias == nil && p.Act == (Activation{}) {
-		d, err := SGCPropagate(a, 1, nv.konst)
+		d, err := sgcPropagate(a, 1, nv.konst)
 		if err != nil {
 			return Value{}, fmt.Errorf("layers: Propagate: %w", err)
 		}

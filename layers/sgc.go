@@ -116,9 +116,9 @@ func (m *SGC) Compute(f Flow, x Value) (Value, error) {
 	return f.Dense(h, m.lin.W, m.lin.B, Activation{})
 }
 
-// SGCPropagate returns Ã^K X for an n × d float32 or float64 value x
+// sgcPropagate returns Ã^K X for an n × d float32 or float64 value x
 // (a copy of x when k = 0), with K sparse products.
-func SGCPropagate(a *graph.Matrix, k int, x G.Value) (*tensor.Dense, error) {
+func sgcPropagate(a *graph.Matrix, k int, x G.Value) (*tensor.Dense, error) {
 	if a == nil {
 		return nil, fmt.Errorf("nil propagation matrix")
 	}
