@@ -155,11 +155,8 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	if err := checkHop(h, p); err != nil {
 		return Value{}, err
 	}
-	if f.adj == nil {
-		return Value{}, fmt.Errorf("%w: the model propagates: give its propagation matrix", ErrFlow)
-	}
-	if r, c := f.adj.Dims(); r != f.n || c != f.n {
-		return Value{}, fmt.Errorf("%w: the propagation matrix is %d × %d for %d feature rows", ErrFlow, r, c, f.n)
+	if err := f.checkAdj("propagates"); err != nil {
+		return Value{}, err
 	}
 	in, err := f.rowsOf(h)
 	if err != nil {
@@ -200,6 +197,17 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	mul(f.adj, out, t, cols)
 	f.finish(out, bias, cols, p.Act)
 	return valueOf(&rows[T]{data: out}, cols), nil
+}
+
+// checkAdj checks the whole graph's matrix for a model that does what.
+func (f *rowFlow[T]) checkAdj(what string) error {
+	if f.adj == nil {
+		return fmt.Errorf("%w: the model %s: give its propagation matrix", ErrFlow, what)
+	}
+	if r, c := f.adj.Dims(); r != f.n || c != f.n {
+		return fmt.Errorf("%w: the propagation matrix is %d × %d for %d feature rows", ErrFlow, r, c, f.n)
+	}
+	return nil
 }
 
 func (f *rowFlow[T]) finish(y, bias []T, cols int, act Activation) {
@@ -326,11 +334,8 @@ func (f *rowFlow[T]) Attend(h Value, l *GATConv) (Value, error) {
 	if err := checkAttend(h, l); err != nil {
 		return Value{}, err
 	}
-	if f.adj == nil {
-		return Value{}, fmt.Errorf("%w: the model attends over edges: give its propagation matrix", ErrFlow)
-	}
-	if r, c := f.adj.Dims(); r != f.n || c != f.n {
-		return Value{}, fmt.Errorf("%w: the propagation matrix is %d × %d for %d feature rows", ErrFlow, r, c, f.n)
+	if err := f.checkAdj("attends over edges"); err != nil {
+		return Value{}, err
 	}
 	in, err := f.rowsOf(h)
 	if err != nil {
