@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 )
 
 func TestMain(m *testing.M) {
@@ -108,4 +109,17 @@ func smallData(t testing.TB) *datasets.Dataset {
 	ds, err := datasets.Synthetic(c)
 	require.NoError(t, err)
 	return ds
+}
+
+// writeSmall writes the small data set's graph (3 shards), nodes (2) and
+// features (4) into a new folder and returns it with the features.
+func writeSmall(t *testing.T, ds *datasets.Dataset) (string, *features.Dense) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, WriteGraph(dir, 3, ds.Graph))
+	require.NoError(t, WriteNodes(dir, 2, ds.Labels, ds.Sens, ds.Split))
+	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+	require.NoError(t, err)
+	require.NoError(t, WriteFeatures(dir, 4, x))
+	return dir, x
 }

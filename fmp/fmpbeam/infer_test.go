@@ -13,7 +13,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/minibatch"
@@ -67,12 +66,7 @@ func initModel(t *testing.T, cfg layers.Config, ds *datasets.Dataset) ([]byte, [
 // blocks.
 func TestInferIsLayerwiseLogits(t *testing.T) {
 	ds := smallData(t)
-	dir := t.TempDir()
-	require.NoError(t, WriteGraph(dir, 3, ds.Graph))
-	require.NoError(t, WriteNodes(dir, 2, ds.Labels, ds.Sens, ds.Split))
-	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
-	require.NoError(t, err)
-	require.NoError(t, WriteFeatures(dir, 4, x))
+	dir, x := writeSmall(t, ds)
 	lay := Layout{Size: 64}
 	cfgs := kindConfigs(ds.NumFeatures, 2)
 	want := map[string][]float64{}

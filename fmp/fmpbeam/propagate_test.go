@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/testutil"
 )
 
@@ -18,12 +17,7 @@ import (
 // to summation order; and the edge statistics count what the files hold.
 func TestMatrixAndPropagate(t *testing.T) {
 	ds := smallData(t)
-	dir := t.TempDir()
-	require.NoError(t, WriteGraph(dir, 3, ds.Graph))
-	require.NoError(t, WriteNodes(dir, 2, ds.Labels, ds.Sens, ds.Split))
-	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
-	require.NoError(t, err)
-	require.NoError(t, WriteFeatures(dir, 4, x))
+	dir, _ := writeSmall(t, ds)
 	lay := Layout{Size: 64}
 	norms := []Norm{{true, 1, true}, {true, 2, true}, {false, 1, true}, {true, 1, false}}
 	p, s := beam.NewPipelineWithRoot()

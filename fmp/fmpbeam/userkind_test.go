@@ -16,7 +16,6 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/fairmp/fairmp/graph"
-	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/minibatch"
@@ -119,12 +118,7 @@ func (m *sage) Compute(f layers.Flow, x layers.Value) (layers.Value, error) {
 // its logits are layers.LayerwiseLogits's within 1e-9.
 func TestUserKindOnPrism(t *testing.T) {
 	ds := smallData(t)
-	dir := t.TempDir()
-	require.NoError(t, WriteGraph(dir, 3, ds.Graph))
-	require.NoError(t, WriteNodes(dir, 2, ds.Labels, ds.Sens, ds.Split))
-	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
-	require.NoError(t, err)
-	require.NoError(t, WriteFeatures(dir, 4, x))
+	dir, x := writeSmall(t, ds)
 	k, err := layers.LookupKind("beam-sage")
 	require.NoError(t, err)
 	cfg, err := k.Configure(ds.NumFeatures, 2, layers.DefaultOptions())
