@@ -18,6 +18,13 @@
 // aggregated into node i (y_i = Σ_j A_ij x_j). For the undirected graphs
 // of this package the matrices are symmetric.
 //
+// The products ([Matrix.MulDense64] and its variants) run on assembly
+// kernels that do no bounds checking. A Matrix's column ids are checked
+// once, when it is built, and each kernel call then checks only its row
+// and the lengths of x and out, in constant time; the arrays that
+// [Matrix.Indptr] and [Matrix.Indices] return are shared with the
+// kernels, which is why they must never be modified.
+//
 // # Errors and panics
 //
 // This is fairmp's policy, as gonum's: anything a caller's data can cause

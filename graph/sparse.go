@@ -30,6 +30,10 @@ type Matrix struct {
 	val32      []float32
 	symmetric  bool
 	id         uint64
+	// csr is the structure checked once by internal/spkern, whose
+	// kernels then check each call in constant time. It shares indptr
+	// and indices, which a Matrix never changes after construction.
+	csr *spkern.CSR
 }
 
 func newMatrix(rows, cols int, indptr []int, indices []int32, val []float64, symmetric bool) *Matrix {
@@ -37,8 +41,13 @@ func newMatrix(rows, cols int, indptr []int, indices []int32, val []float64, sym
 	for i, v := range val {
 		v32[i] = float32(v)
 	}
+	csr, err := spkern.NewCSR(rows, cols, indptr, indices)
+	if err != nil {
+		// Every constructor has checked or built the arrays: a bug here.
+		panic(fmt.Sprintf("graph: internal error: %v", err))
+	}
 	return &Matrix{rows: rows, cols: cols, indptr: indptr, indices: indices, val64: val,
-		val32: v32, symmetric: symmetric, id: matrixIDs.Add(1)}
+		val32: v32, symmetric: symmetric, id: matrixIDs.Add(1), csr: csr}
 }
 
 // NewMatrixCSR builds a rows × cols sparse matrix from compressed sparse
@@ -190,10 +199,14 @@ func (m *Matrix) ID() uint64 { return m.id }
 // Symmetric reports whether the matrix equals its transpose exactly.
 func (m *Matrix) Symmetric() bool { return m.symmetric }
 
-// Indptr returns the row pointers (length rows+1). Do not modify.
+// Indptr returns the row pointers (length rows+1). Do not modify: the
+// products' assembly kernels rely on the arrays checked at construction
+// (see MulDense64).
 func (m *Matrix) Indptr() []int { return m.indptr }
 
-// Indices returns the column ids of the stored entries. Do not modify.
+// Indices returns the column ids of the stored entries. Do not modify:
+// the products' assembly kernels rely on the ids checked at
+// construction (see MulDense64).
 func (m *Matrix) Indices() []int32 { return m.indices }
 
 // Values64 returns the stored values in float64. Do not modify.
@@ -348,16 +361,22 @@ func parallelRows(indptr []int, f func(lo, hi int)) { par.Rows(indptr, 1<<14, f)
 // the same order with the same roundings as the Go loops, so the result
 // does not depend on the CPU. It panics if cols < 1 or out or x is too
 // short.
+//
+// The kernels do no bounds checking of their own. The column ids are
+// checked once, when the Matrix is built (internal/spkern.NewCSR), and
+// each kernel call checks only its row and the lengths of x and out, in
+// constant time: this is why the arrays that Indptr and Indices return
+// must never be modified.
 func (m *Matrix) MulDense64(out, x []float64, cols int) {
 	m.checkMul(len(out), len(x), cols)
-	mulDense(m.indptr, m.indices, m.val64, out, x, cols)
+	mulDenseThen(m, m.val64, out, x, cols, 0, m.rows, nil)
 }
 
 // MulDense32 is MulDense64 in float32. For 8 or more columns it runs on
 // AVX2/FMA kernels (internal/spkern) where the CPU has them.
 func (m *Matrix) MulDense32(out, x []float32, cols int) {
 	m.checkMul(len(out), len(x), cols)
-	mulDense(m.indptr, m.indices, m.val32, out, x, cols)
+	mulDenseThen(m, m.val32, out, x, cols, 0, m.rows, nil)
 }
 
 // MulDenseThen32 is MulDense32 followed by then(lo, hi) on each block of
@@ -367,13 +386,13 @@ func (m *Matrix) MulDense32(out, x []float32, cols int) {
 // cover every row once; then runs concurrently on different blocks.
 func (m *Matrix) MulDenseThen32(out, x []float32, cols int, then func(lo, hi int)) {
 	m.checkMul(len(out), len(x), cols)
-	mulDenseThen(m.indptr, m.indices, m.val32, out, x, cols, then)
+	mulDenseThen(m, m.val32, out, x, cols, 0, m.rows, then)
 }
 
 // MulDenseThen64 is MulDenseThen32 in float64.
 func (m *Matrix) MulDenseThen64(out, x []float64, cols int, then func(lo, hi int)) {
 	m.checkMul(len(out), len(x), cols)
-	mulDenseThen(m.indptr, m.indices, m.val64, out, x, cols, then)
+	mulDenseThen(m, m.val64, out, x, cols, 0, m.rows, then)
 }
 
 // MulDenseRows32 computes rows lo..hi−1 of m · x into out, which must
@@ -384,13 +403,13 @@ func (m *Matrix) MulDenseThen64(out, x []float64, cols int, then func(lo, hi int
 // buffer is out of bounds.
 func (m *Matrix) MulDenseRows32(out, x []float32, cols, lo, hi int) {
 	m.checkRows(len(out), len(x), cols, lo, hi)
-	mulDense(m.indptr[lo:hi+1], m.indices, m.val32, out, x, cols)
+	mulDenseThen(m, m.val32, out, x, cols, lo, hi-lo, nil)
 }
 
 // MulDenseRows64 is MulDenseRows32 in float64.
 func (m *Matrix) MulDenseRows64(out, x []float64, cols, lo, hi int) {
 	m.checkRows(len(out), len(x), cols, lo, hi)
-	mulDense(m.indptr[lo:hi+1], m.indices, m.val64, out, x, cols)
+	mulDenseThen(m, m.val64, out, x, cols, lo, hi-lo, nil)
 }
 
 func (m *Matrix) checkRows(lout, lx, cols, lo, hi int) {
@@ -407,23 +426,23 @@ func (m *Matrix) checkMul(lout, lx, cols int) {
 	}
 }
 
-func mulDense[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols int) {
-	mulDenseThen(indptr, indices, val, out, x, cols, nil)
-}
-
-// mulDenseThen is mulDense calling then (when not nil) on each block of
-// rows after computing it.
-func mulDenseThen[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, cols int, then func(lo, hi int)) {
+// mulDenseThen computes rows [base, base+n) of m · x into out (row base
+// first) from m's values val, calling then (when not nil) on each block
+// of rows [lo, hi) of out after computing it. The Go loops see indptr
+// from row base on, so that their row i is out's row i; the kernels
+// take m's row base+i.
+func mulDenseThen[T float32 | float64](m *Matrix, val []T, out, x []T, cols, base, n int, then func(lo, hi int)) {
+	indptr, indices := m.indptr[base:base+n+1], m.indices
 	rows := func(lo, hi int) {
 		switch {
 		case cols >= 8 && spkern.Enabled():
 			if v32, ok := any(val).([]float32); ok {
-				mulRowsStrips32(indptr, indices, v32, any(out).([]float32), any(x).([]float32), cols, lo, hi)
+				mulRowsStrips32(m.csr, base, indptr, indices, v32, any(out).([]float32), any(x).([]float32), cols, lo, hi)
 			} else {
-				mulRowsStrips64(indptr, indices, any(val).([]float64), any(out).([]float64), any(x).([]float64), cols, lo, hi)
+				mulRowsStrips64(m.csr, base, indptr, indices, any(val).([]float64), any(out).([]float64), any(x).([]float64), cols, lo, hi)
 			}
 		case cols == 2 && spkern.Enabled():
-			mulRows2Kern(indptr, indices, val, out, x, lo, hi)
+			mulRows2Kern(m.csr, base, indptr, indices, val, out, x, lo, hi)
 		case cols == 1:
 			mulRows1(indptr, indices, val, out, x, lo, hi)
 		case cols == 2:
@@ -470,15 +489,16 @@ func mulRows2[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 
 // mulRows2Kern is mulRows2 on the assembly kernels of internal/spkern
 // (four rows summed side by side, each in mulRows2's order with its
-// roundings: the same result bit for bit).
-func mulRows2Kern[T float32 | float64](indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
+// roundings: the same result bit for bit). Row i of indptr and out is row
+// base+i of csr.
+func mulRows2Kern[T float32 | float64](csr *spkern.CSR, base int, indptr []int, indices []int32, val []T, out, x []T, lo, hi int) {
 	switch v := any(val).(type) {
 	case []float32:
-		if spkern.Cols2Rows32(indptr, indices, v, any(x).([]float32), any(out).([]float32)[2*lo:2*hi], lo, hi) {
+		if csr.Cols2Rows32(v, any(x).([]float32), any(out).([]float32)[2*lo:2*hi], base+lo, base+hi) {
 			return
 		}
 	case []float64:
-		if spkern.Cols2Rows64(indptr, indices, v, any(x).([]float64), any(out).([]float64)[2*lo:2*hi], lo, hi) {
+		if csr.Cols2Rows64(v, any(x).([]float64), any(out).([]float64)[2*lo:2*hi], base+lo, base+hi) {
 			return
 		}
 	}
@@ -542,7 +562,9 @@ func mulRowsN[T float32 | float64](indptr []int, indices []int32, val []T, out, 
 
 // mulRowsStrips32 is mulRowsN for float32 with the assembly kernels of
 // internal/spkern: strips of 64, then 8 columns, then single columns in Go.
-func mulRowsStrips32(indptr []int, indices []int32, val []float32, out, x []float32, cols, lo, hi int) {
+// Row i of indptr and out is row base+i of csr, whose kernels check each
+// strip in constant time (the row's ids were checked with the Matrix).
+func mulRowsStrips32(csr *spkern.CSR, base int, indptr []int, indices []int32, val []float32, out, x []float32, cols, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		ps, pe := indptr[i], indptr[i+1]
 		idx, vv := indices[ps:pe], val[ps:pe]
@@ -553,10 +575,10 @@ func mulRowsStrips32(indptr []int, indices []int32, val []float32, out, x []floa
 		}
 		c0 := 0
 		for ; c0+64 <= cols; c0 += 64 {
-			spkern.RowStrip32(64, idx, vv, x[c0:], cols, o[c0:])
+			csr.RowStrip32(64, base+i, val, x[c0:], cols, o[c0:])
 		}
 		for ; c0+8 <= cols; c0 += 8 {
-			spkern.RowStrip32(8, idx, vv, x[c0:], cols, o[c0:])
+			csr.RowStrip32(8, base+i, val, x[c0:], cols, o[c0:])
 		}
 		for ; c0 < cols; c0++ {
 			var s float32
@@ -572,8 +594,9 @@ func mulRowsStrips32(indptr []int, indices []int32, val []float32, out, x []floa
 // internal/spkern: strips of 32, then 8 columns, then mulRowsN's Go loops
 // for the last columns. The kernels multiply and add without fusing, in
 // index order, so every element equals mulRowsN's bit for bit: the two
-// paths give the same model on every CPU.
-func mulRowsStrips64(indptr []int, indices []int32, val []float64, out, x []float64, cols, lo, hi int) {
+// paths give the same model on every CPU. Row i of indptr and out is row
+// base+i of csr.
+func mulRowsStrips64(csr *spkern.CSR, base int, indptr []int, indices []int32, val []float64, out, x []float64, cols, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		ps, pe := indptr[i], indptr[i+1]
 		idx, vv := indices[ps:pe], val[ps:pe]
@@ -584,10 +607,10 @@ func mulRowsStrips64(indptr []int, indices []int32, val []float64, out, x []floa
 		}
 		c0 := 0
 		for ; c0+32 <= cols; c0 += 32 {
-			spkern.RowStrip64(32, idx, vv, x[c0:], cols, o[c0:])
+			csr.RowStrip64(32, base+i, val, x[c0:], cols, o[c0:])
 		}
 		for ; c0+8 <= cols; c0 += 8 {
-			spkern.RowStrip64(8, idx, vv, x[c0:], cols, o[c0:])
+			csr.RowStrip64(8, base+i, val, x[c0:], cols, o[c0:])
 		}
 		for ; c0 < cols; c0++ {
 			var s float64

@@ -42,13 +42,13 @@ func TestCols2KernelBitIdentical(t *testing.T) {
 		lo, hi := rg[0], rg[1]
 		w32, g32 := make([]float32, 2*rows), make([]float32, 2*rows)
 		mulRows2(a.indptr, a.indices, a.val32, w32, x32, lo, hi)
-		mulRows2Kern(a.indptr, a.indices, a.val32, g32, x32, lo, hi)
+		mulRows2Kern(a.csr, 0, a.indptr, a.indices, a.val32, g32, x32, lo, hi)
 		for i := range w32 {
 			require.Equal(t, math.Float32bits(w32[i]), math.Float32bits(g32[i]), "float32 rows [%d, %d), element %d: %v vs %v", lo, hi, i, g32[i], w32[i])
 		}
 		w64, g64 := make([]float64, 2*rows), make([]float64, 2*rows)
 		mulRows2(a.indptr, a.indices, a.val64, w64, x64, lo, hi)
-		mulRows2Kern(a.indptr, a.indices, a.val64, g64, x64, lo, hi)
+		mulRows2Kern(a.csr, 0, a.indptr, a.indices, a.val64, g64, x64, lo, hi)
 		for i := range w64 {
 			require.Equal(t, math.Float64bits(w64[i]), math.Float64bits(g64[i]), "float64 rows [%d, %d), element %d: %v vs %v", lo, hi, i, g64[i], w64[i])
 		}

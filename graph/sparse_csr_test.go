@@ -59,7 +59,7 @@ func TestNewMatrixCSR(t *testing.T) {
 
 // TestMulDenseRows: every block of rows equals the same rows of the whole
 // product, bit for bit, in float32 (with and without the AVX2 strips:
-// 3 and 70 columns) and float64.
+// 3, 16 and 70 columns) and float64, the kernels taking rows from lo on.
 func TestMulDenseRows(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	var edges [][2]int
@@ -70,7 +70,7 @@ func TestMulDenseRows(t *testing.T) {
 	require.NoError(t, err)
 	a, err := GCNNorm(g, DefaultNormOptions())
 	require.NoError(t, err)
-	for _, cols := range []int{1, 2, 3, 70} {
+	for _, cols := range []int{1, 2, 3, 16, 70} {
 		x64 := make([]float64, 500*cols)
 		x32 := make([]float32, 500*cols)
 		for i := range x64 {

@@ -27,9 +27,14 @@
 //     the AVX2 kernels, AVX-512F besides for the AVX-512 ones, each with
 //     the operating system saving the registers).
 //   - Sgemm, SgemmThen and Dgemm check their arguments as gonum does and
-//     panic with gonum's messages before touching memory; each assembly
-//     kernel is called through a wrapper that checks that every element
-//     it reads or writes lies inside the slices.
+//     panic with gonum's messages before touching memory. Before any
+//     assembly kernel runs, the blocked product checks once (checkBlock)
+//     that the whole part of C the kernels compute, and the parts of A
+//     and B they read, lie inside the slices; every kernel call computes
+//     a 4-row strip of that part, so it stays inside too, and needs no
+//     check of its own (its offsets are Go slice expressions, bounds
+//     checked). The same check guards strip.run, the checked entry for
+//     a single strip.
 //   - The tests run every code path this machine can run (gonum's,
 //     AVX2, AVX-512) in turn, on buffers with poisoned margins and
 //     padding (nothing written outside C's valid elements, inputs
@@ -272,23 +277,38 @@ type strip[T float32 | float64] struct {
 //	c[r*ldc+j] += alpha · Σ_{p<k} a[r*sr+p*sp] · b[p*ldb+j]
 //
 // with the strip's kernel, after checking that every element the kernel
-// reads or writes is inside a, b and c: the kernel's pointer arithmetic
-// never leaves them (the first comparisons keep the products below from
-// overflowing). A panic here is a bug in fastblas.
+// reads or writes is inside a, b and c (checkBlock of a 4 × width
+// block). gemm calls the kernels directly instead, having checked its
+// whole block once; run is the checked entry for single strips (the
+// tests). A panic here is a bug in fastblas.
 func (s strip[T]) run(k int, a []T, sr, sp int, b []T, ldb int, c []T, ldc int, alpha T) {
-	w := s.width
-	switch {
-	case k < 0 || sr < 0 || sp < 0 || ldb < w || ldc < w:
-		panic(fmt.Sprintf("fastblas: 4 × %d kernel: bad arguments k = %d, sr = %d, sp = %d, ldb = %d, ldc = %d", w, k, sr, sp, ldb, ldc))
-	case ldc > len(c) || len(c) < 3*ldc+w:
-		panic(fmt.Sprintf("fastblas: 4 × %d kernel: len(c) = %d, want at least 3·ldc + %d with ldc = %d", w, len(c), w, ldc))
-	case k == 0:
-	case sr > len(a) || k > 1 && (sp > len(a) || k > len(a)) || len(a) <= 3*sr+(k-1)*sp:
-		panic(fmt.Sprintf("fastblas: 4 × %d kernel: len(a) = %d, want more than 3·sr + (k−1)·sp with k = %d, sr = %d, sp = %d", w, len(a), k, sr, sp))
-	case k > 1 && (ldb > len(b) || k > len(b)) || len(b) < (k-1)*ldb+w:
-		panic(fmt.Sprintf("fastblas: 4 × %d kernel: len(b) = %d, want at least (k−1)·ldb + %d with k = %d, ldb = %d", w, len(b), w, k, ldb))
-	}
+	checkBlock(4, s.width, k, len(a), sr, sp, len(b), ldb, len(c), ldc)
 	s.kern(k, unsafe.SliceData(a), sr, sp, unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, alpha)
+}
+
+// checkBlock panics unless a block of rows × w elements of C computed
+// as in strip.run,
+//
+//	c[r*ldc+j] += alpha · Σ_{p<k} a[r*sr+p*sp] · b[p*ldb+j]   (r < rows, j < w),
+//
+// reads and writes only inside a, b and c (la, lb and lc elements long):
+// the kernels' pointer arithmetic then never leaves them. The strides
+// must not be negative, so every 4 × width strip inside the block (rows
+// and columns of it, steps of a chunk of the k) stays inside too, which
+// lets gemm check once per call. The divisions keep the products from
+// overflowing.
+func checkBlock(rows, w, k, la, sr, sp, lb, ldb, lc, ldc int) {
+	switch {
+	case rows < 1 || w < 1 || k < 0 || sr < 0 || sp < 0 || ldb < w || ldc < w:
+		panic(fmt.Sprintf("fastblas: %d × %d kernel: bad arguments k = %d, sr = %d, sp = %d, ldb = %d, ldc = %d", rows, w, k, sr, sp, ldb, ldc))
+	case rows > 1 && ldc > lc/(rows-1) || lc < (rows-1)*ldc+w:
+		panic(fmt.Sprintf("fastblas: %d × %d kernel: len(c) = %d, want at least %d·ldc + %d with ldc = %d", rows, w, lc, rows-1, w, ldc))
+	case k == 0:
+	case rows > 1 && sr > la/(rows-1) || k > 1 && sp > la/(k-1) || la <= (rows-1)*sr+(k-1)*sp:
+		panic(fmt.Sprintf("fastblas: %d × %d kernel: len(a) = %d, want more than %d·sr + (k−1)·sp with k = %d, sr = %d, sp = %d", rows, w, la, rows-1, k, sr, sp))
+	case k > 1 && ldb > lb/(k-1) || lb < (k-1)*ldb+w:
+		panic(fmt.Sprintf("fastblas: %d × %d kernel: len(b) = %d, want at least (k−1)·ldb + %d with k = %d, ldb = %d", rows, w, lb, w, k, ldb))
+	}
 }
 
 // AVX512 reports whether the float32 kernels use AVX-512 (4 × 64 and
@@ -333,6 +353,11 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 	for _, st := range kerns {
 		nFull += (n - nFull) / st.width * st.width
 	}
+	if mFull > 0 && nFull > 0 {
+		// Once for every strip below: each is a 4 × width block of this
+		// one, over a chunk of its k steps, so it stays inside the slices.
+		checkBlock(mFull, nFull, k, len(a), sr, sp, len(b), ldb, len(c), ldc)
+	}
 
 	// Tasks are ranges of 4-row blocks of C. With A not transposed, A is
 	// streamed row by row and B (k × n) is reused from cache: small tasks
@@ -363,11 +388,13 @@ func gemm[T float32 | float64](kerns []strip[T], aT, bT bool, m, n, k int, alpha
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
 			for i := lo; i < hi; i += 4 {
-				ai := a[i*sr+p0*sp:]
+				ai := unsafe.SliceData(a[i*sr+p0*sp:])
 				j := 0
 				for _, st := range kerns {
 					for ; j+st.width <= n; j += st.width {
-						st.run(kk, ai, sr, sp, b[p0*ldb+j:], ldb, c[i*ldc+j:], ldc, alpha)
+						// Inside the block checkBlock checked: the kernel
+						// without strip.run's checks.
+						st.kern(kk, ai, sr, sp, unsafe.SliceData(b[p0*ldb+j:]), ldb, unsafe.SliceData(c[i*ldc+j:]), ldc, alpha)
 					}
 				}
 			}

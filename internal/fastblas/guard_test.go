@@ -454,6 +454,60 @@ func TestKernelRunChecks(t *testing.T) {
 	}
 }
 
+// TestCheckBlock checks the once-per-product check of gemm on blocks of
+// any size: a block's exact footprint in a, b and c passes, one element
+// fewer in any of them panics (naming it), as do negative strides and
+// strides so large that the footprint would overflow.
+func TestCheckBlock(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	for rep := 0; rep < 2000; rep++ {
+		rows, w, k := 1+rng.Intn(13), 1+rng.Intn(100), rng.Intn(9)
+		sr, sp := rng.Intn(20), rng.Intn(20)
+		ldb, ldc := w+rng.Intn(4), w+rng.Intn(4)
+		// Largest element read or written, plus one.
+		la := (rows-1)*sr + max(k-1, 0)*sp + 1
+		lb := max(k-1, 0)*ldb + w
+		lc := (rows-1)*ldc + w
+		name := fmt.Sprintf("%d × %d block, k = %d, sr = %d, sp = %d, ldb = %d, ldc = %d", rows, w, k, sr, sp, ldb, ldc)
+		if msg := panicOf(func() { checkBlock(rows, w, k, la, sr, sp, lb, ldb, lc, ldc) }); msg != "" {
+			t.Fatalf("%s: exact footprint refused: %s", name, msg)
+		}
+		type shortCase struct {
+			what string
+			f    func()
+		}
+		short := []shortCase{{"len(c)", func() { checkBlock(rows, w, k, la, sr, sp, lb, ldb, lc-1, ldc) }}}
+		if k > 0 { // a and b are not read
+			short = append(short,
+				shortCase{"len(a)", func() { checkBlock(rows, w, k, la-1, sr, sp, lb, ldb, lc, ldc) }},
+				shortCase{"len(b)", func() { checkBlock(rows, w, k, la, sr, sp, lb-1, ldb, lc, ldc) }})
+		}
+		for _, sc := range short {
+			want := fmt.Sprintf("fastblas: %d × %d kernel: %s = ", rows, w, sc.what)
+			if msg := panicOf(sc.f); !strings.HasPrefix(msg, want) {
+				t.Fatalf("%s: one element short in %s: panic %q, want one starting %q", name, sc.what, msg, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func()
+		want string
+	}{
+		{"no rows", func() { checkBlock(0, 16, 1, 100, 1, 1, 100, 16, 100, 16) }, "bad arguments"},
+		{"sp < 0", func() { checkBlock(8, 16, 2, 100, 1, -1, 100, 16, 100, 16) }, "bad arguments"},
+		{"huge sr", func() { checkBlock(8, 16, 2, 100, math.MaxInt/4, 1, 100, 16, 200, 16) }, "len(a) = 100"},
+		{"huge sp", func() { checkBlock(8, 16, 3, 100, 1, math.MaxInt/2+1, 100, 16, 200, 16) }, "len(a) = 100"},
+		{"huge ldb", func() { checkBlock(8, 16, 3, 100, 1, 1, 100, math.MaxInt/2+1, 200, 16) }, "len(b) = 100"},
+		{"huge ldc", func() { checkBlock(8, 16, 3, 100, 1, 1, 100, 16, 200, math.MaxInt/4) }, "len(c) = 200"},
+		{"huge k", func() { checkBlock(8, 16, math.MaxInt, 100, 1, 1, 100, 16, 200, 16) }, "len(a) = 100"},
+	} {
+		if msg := panicOf(tc.run); !strings.HasPrefix(msg, "fastblas: ") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: panic %q, want one containing %q", tc.name, msg, tc.want)
+		}
+	}
+}
+
 // panicOf runs f and returns its panic's message ("" if none).
 func panicOf(f func()) (msg string) {
 	defer func() {

@@ -10,8 +10,9 @@ import "golang.org/x/sys/cpu"
 //	c[r*ldc+j] += alpha · Σ_{p<k} a[r*sr+p*sp] · b[p*ldb+j]
 //
 // summed in p order with fused multiply-adds; strides are in elements.
-// They are called only through strip.run, which checks that every element
-// they touch is inside the slices.
+// They are called only through strip.run, or by gemm after checkBlock of
+// the whole block they compute strips of: either way, every element they
+// touch has been checked to be inside the slices.
 
 //go:noescape
 func sgemm4x16(k int, a *float32, sr, sp int, b *float32, ldb int, c *float32, ldc int, alpha float32)

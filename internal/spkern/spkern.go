@@ -34,7 +34,20 @@
 // its index array. A failed check panics with a message naming the
 // function, the argument and the lengths, before any memory is touched;
 // the ops that call the kernels validate their shapes at construction, so
-// the panics only catch programming errors. The tests run every kernel on
+// the panics only catch programming errors.
+//
+// Checking every index costs a pass over the indices at every call
+// (about a cycle each: as much as the arithmetic of an 8-wide strip, and
+// a product over column strips repeats it once per strip). A sparse
+// matrix that is multiplied many times is therefore checked once: NewCSR
+// reads its indices once and returns a CSR handle, whose methods
+// (CSR.RowStrip32, CSR.RowStrip64, CSR.Cols2Rows32, CSR.Cols2Rows64) run
+// the same kernels on a row or rows of it with constant-time checks: the
+// row in range, the values covering it, out long enough, and x holding
+// every column of the matrix (len(x) ≥ (Cols−1)·ldx + width), whatever
+// the row's own indices. The handle shares the arrays it was given, which
+// their owner must not modify afterwards (package graph's Matrix, the one
+// user, never does). The tests run every kernel on
 // every path this machine runs (forcing each in turn; a path the CPU or
 // the build lacks is skipped with the missing feature named), at every
 // length around the vector widths, against plain Go references, on
