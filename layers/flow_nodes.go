@@ -292,7 +292,8 @@ func (f *nodeFlow) Attend(h Value, l *GATConv) (Value, error) {
 }
 
 // gatCSR returns the attention structure of a matrix's pattern, built
-// once per matrix and flow.
+// once per matrix and flow: on the whole graph the one with reverse edges
+// (NewGATCSR's), on a block the transposed one.
 func (f *nodeFlow) gatCSR(a *graph.Matrix) *spkern.GATCSR {
 	if c, ok := f.gat[a]; ok {
 		return c
@@ -301,7 +302,15 @@ func (f *nodeFlow) gatCSR(a *graph.Matrix) *spkern.GATCSR {
 		f.gat = map[*graph.Matrix]*spkern.GATCSR{}
 	}
 	r, c := a.Dims()
-	g := spkern.NewGATBlock(r, c, a.Indptr(), a.Indices())
+	g, ok := (*spkern.GATCSR)(nil), false
+	if f.blocks == nil && r == c {
+		// The whole graph's matrix: the structure with reverse edges,
+		// whose gradient kernels need no transpose.
+		g, ok = spkern.NewGATWhole(r, a.Indptr(), a.Indices())
+	}
+	if !ok {
+		g = spkern.NewGATBlock(r, c, a.Indptr(), a.Indices())
+	}
 	f.gat[a] = g
 	return g
 }

@@ -41,6 +41,41 @@ type GATCSR struct {
 	TIndptr []int
 	TDst    []int32
 	TEdge   []int32
+
+	// checked is set by the constructors once the arrays are checked
+	// (valid): the kernels then check each call's slices once, not each
+	// row's indices.
+	checked bool
+}
+
+// valid reports whether every index of c is within its range: the rows'
+// sources in [0, Cols), the transpose's destinations in [0, N) and its
+// edges in [0, len(Src)), every Indptr non-decreasing from 0 to its
+// array's length. O(edges), once per structure.
+func (c *GATCSR) valid() bool {
+	ptrOK := func(ptr []int, rows, total int) bool {
+		if len(ptr) != rows+1 || ptr[0] != 0 || ptr[rows] != total {
+			return false
+		}
+		for i := 0; i < rows; i++ {
+			if ptr[i+1] < ptr[i] {
+				return false
+			}
+		}
+		return true
+	}
+	inRange := func(idx []int32, n int) bool {
+		for _, j := range idx {
+			if j < 0 || int(j) >= n {
+				return false
+			}
+		}
+		return true
+	}
+	e := len(c.Src)
+	return ptrOK(c.Indptr, c.N, e) && inRange(c.Src, c.Cols) &&
+		len(c.TDst) == e && len(c.TEdge) == e && ptrOK(c.TIndptr, len(c.TIndptr)-1, e) && len(c.TIndptr)-1 <= c.Cols &&
+		inRange(c.TDst, c.N) && inRange(c.TEdge, e)
 }
 
 // NewGATCSR builds the in-edge structure of an undirected graph of n
@@ -70,19 +105,42 @@ func NewGATCSR(n int, neighbors func(i int) []int32, selfLoops bool) *GATCSR {
 		}
 		indptr[i+1] = len(src)
 	}
-	// The entries of row j are the i with j ∈ N(i), ascending; visiting the
-	// rows i in ascending order meets them in the same order.
+	c, _ := whole(n, indptr, src) // symmetric by construction
+	return c
+}
+
+// NewGATWhole builds the whole-graph structure (with Rev, as NewGATCSR)
+// from the pattern of a square n × n CSR matrix whose rows list their
+// columns in ascending order: the propagation matrix of an undirected
+// graph, self-loops included when it stores them. It reports false, for
+// the caller to use NewGATBlock instead, when the pattern is not
+// symmetric (an entry (i, j) without its (j, i)). The caller has checked
+// the arrays as for NewGATBlock. The structure shares indptr and indices.
+func NewGATWhole(n int, indptr []int, indices []int32) (*GATCSR, bool) {
+	return whole(n, indptr, indices)
+}
+
+// whole computes Rev: the entries of row j are the i with j ∈ N(i),
+// ascending, so visiting the rows i in ascending order meets them in the
+// same order. It checks that each reverse edge is where it should be.
+func whole(n int, indptr []int, src []int32) (*GATCSR, bool) {
 	rev := make([]int32, len(src))
 	cursor := append([]int(nil), indptr[:n]...)
 	for i := 0; i < n; i++ {
 		for p := indptr[i]; p < indptr[i+1]; p++ {
 			j := src[p]
-			rev[p] = int32(cursor[j])
+			q := cursor[j]
+			if q >= indptr[j+1] || int(src[q]) != i {
+				return nil, false
+			}
+			rev[p] = int32(q)
 			cursor[j]++
 		}
 	}
-	return &GATCSR{N: n, Cols: n, Indptr: indptr, Src: src, Rev: rev, ID: gatCSRIDs.Add(1),
+	c := &GATCSR{N: n, Cols: n, Indptr: indptr, Src: src, Rev: rev, ID: gatCSRIDs.Add(1),
 		TIndptr: indptr, TDst: src, TEdge: rev}
+	c.checked = c.valid()
+	return c, true
 }
 
 // NewGATBlock builds the edge structure of a sampled block: rows
@@ -111,8 +169,10 @@ func NewGATBlock(rows, cols int, indptr []int, indices []int32) *GATCSR {
 			cursor[j]++
 		}
 	}
-	return &GATCSR{N: rows, Cols: cols, Indptr: indptr, Src: indices, ID: gatCSRIDs.Add(1),
+	c := &GATCSR{N: rows, Cols: cols, Indptr: indptr, Src: indices, ID: gatCSRIDs.Add(1),
 		TIndptr: tptr, TDst: tdst, TEdge: tedge}
+	c.checked = c.valid()
+	return c
 }
 
 // Edges returns the number of stored (directed) edges, self-loops included.
@@ -345,11 +405,21 @@ func GATAggregate[T Float](c *GATCSR, alpha, h []T, heads, f int, mean bool, out
 		ow = f
 	}
 	indptr, src := c.Indptr, c.Src
+	// fast: the structure is checked and the slices hold every row the
+	// kernels reach, so the rows run without the per-call index scan.
+	fast := c.checked && len(alpha) >= 4*len(src) && len(h) >= c.Cols*64 && len(out) >= c.N*64
 	if a32, h32, o32, ok := gatKernel32(heads, f, mean, alpha, h, out); ok {
 		gatParallelRows(indptr, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p0, p1 := indptr[i], indptr[i+1]
-				Heads4x16(src[p0:p1], nil, a32[4*p0:], h32, 64, o32[i*64:(i+1)*64])
+				switch {
+				case !fast:
+					Heads4x16(src[p0:p1], nil, a32[4*p0:], h32, 64, o32[i*64:(i+1)*64])
+				case p1 > p0:
+					active.heads4x16(src[p0:p1], nil, a32[4*p0:], h32, 64, o32[i*64:(i+1)*64])
+				default:
+					clear(o32[i*64 : (i+1)*64])
+				}
 			}
 		})
 		return
@@ -358,7 +428,14 @@ func GATAggregate[T Float](c *GATCSR, alpha, h []T, heads, f int, mean bool, out
 		gatParallelRows(indptr, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p0, p1 := indptr[i], indptr[i+1]
-				Heads4x16d(src[p0:p1], nil, a64[4*p0:], h64, 64, o64[i*64:(i+1)*64])
+				switch {
+				case !fast:
+					Heads4x16d(src[p0:p1], nil, a64[4*p0:], h64, 64, o64[i*64:(i+1)*64])
+				case p1 > p0:
+					active.heads4x16d(src[p0:p1], nil, a64[4*p0:], h64, 64, o64[i*64:(i+1)*64])
+				default:
+					clear(o64[i*64 : (i+1)*64])
+				}
 			}
 		})
 		return
@@ -402,11 +479,19 @@ func GATAggregateT[T Float](c *GATCSR, alpha, dout []T, heads, f int, mean bool,
 		ow = f
 	}
 	indptr, dst, edge := c.TIndptr, c.TDst, c.TEdge
+	fast := c.checked && len(alpha) >= 4*len(c.Src) && len(dout) >= c.N*64 && len(dh) >= (len(indptr)-1)*64
 	if a32, d32, g32, ok := gatKernel32(heads, f, mean, alpha, dout, dh); ok {
 		gatParallelRows(indptr, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				q0, q1 := indptr[j], indptr[j+1]
-				Heads4x16(dst[q0:q1], edge[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
+				switch {
+				case !fast:
+					Heads4x16(dst[q0:q1], edge[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
+				case q1 > q0:
+					active.heads4x16(dst[q0:q1], edge[q0:q1], a32, d32, 64, g32[j*64:(j+1)*64])
+				default:
+					clear(g32[j*64 : (j+1)*64])
+				}
 			}
 		})
 		return
@@ -415,7 +500,14 @@ func GATAggregateT[T Float](c *GATCSR, alpha, dout []T, heads, f int, mean bool,
 		gatParallelRows(indptr, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				q0, q1 := indptr[j], indptr[j+1]
-				Heads4x16d(dst[q0:q1], edge[q0:q1], a64, d64, 64, g64[j*64:(j+1)*64])
+				switch {
+				case !fast:
+					Heads4x16d(dst[q0:q1], edge[q0:q1], a64, d64, 64, g64[j*64:(j+1)*64])
+				case q1 > q0:
+					active.heads4x16d(dst[q0:q1], edge[q0:q1], a64, d64, 64, g64[j*64:(j+1)*64])
+				default:
+					clear(g64[j*64 : (j+1)*64])
+				}
 			}
 		})
 		return
@@ -459,11 +551,16 @@ func GATEdgeDot[T Float](c *GATCSR, dout, h []T, heads, f int, mean bool, dalpha
 		ow = f
 	}
 	indptr, src := c.Indptr, c.Src
+	fast := c.checked && len(dout) >= c.N*64 && len(h) >= c.Cols*64 && len(dalpha) >= 4*len(src)
 	if d32, h32, g32, ok := gatKernel32(heads, f, mean, dout, h, dalpha); ok {
 		gatParallelRows(indptr, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p0, p1 := indptr[i], indptr[i+1]
-				if p1 > p0 {
+				switch {
+				case p1 == p0:
+				case fast:
+					active.heads4x16Dot(src[p0:p1], h32, 64, d32[i*64:(i+1)*64], g32[4*p0:4*p1], 1)
+				default:
 					Heads4x16Dot(src[p0:p1], h32, 64, d32[i*64:(i+1)*64], g32[4*p0:4*p1], 1)
 				}
 			}
@@ -474,7 +571,11 @@ func GATEdgeDot[T Float](c *GATCSR, dout, h []T, heads, f int, mean bool, dalpha
 		gatParallelRows(indptr, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p0, p1 := indptr[i], indptr[i+1]
-				if p1 > p0 {
+				switch {
+				case p1 == p0:
+				case fast:
+					active.heads4x16Dotd(src[p0:p1], h64, 64, d64[i*64:(i+1)*64], g64[4*p0:4*p1], 1)
+				default:
 					Heads4x16Dotd(src[p0:p1], h64, 64, d64[i*64:(i+1)*64], g64[4*p0:4*p1], 1)
 				}
 			}
