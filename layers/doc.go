@@ -107,11 +107,11 @@
 //
 //	func (m *Toy) Forward(x *G.Node) (*G.Node, error) { return layers.Forward(m, x) }
 //
-// The primitives' gorgonia implementations are the custom ops the models
-// were built from, so training is unchanged to the bit; their plain-Go
-// implementations are in flow_rows.go, and their Beam ones in package
-// fmp/fmpbeam (a module of its own, so that this one does not depend on
-// Beam).
+// Each primitive's implementations live together, in a file of its own
+// (prim_dense.go, prim_propagate.go, ...): its gorgonia one, built from the
+// custom ops the models were built from (so training is unchanged to the
+// bit), and its plain-Go one. The Beam ones are in package fmp/fmpbeam (a
+// module of its own, so that this one does not depend on Beam).
 //
 // # Kinds
 //
