@@ -218,10 +218,11 @@ func phaseOf(m Model) *Phase {
 // the model's feature schema.
 //
 // Memory besides adj and x: a chain of row-wise primitives (Dense,
-// Activate, Combine of such chains) runs a chunk of rows at a time; a
-// value that a propagation, an attention, a jump or a second use needs
-// whole is held as one n × width buffer. The result equals Forward's in
-// evaluation mode up to floating-point summation order.
+// Activate, Dropout) runs a chunk of rows at a time; a value that a
+// propagation, an attention, a combination or a jump needs whole is
+// computed once into one n × width buffer, kept while the computation
+// refers to it. The result equals Forward's in evaluation mode up to
+// floating-point summation order.
 func LayerwiseLogits(m BlockModel, adj *graph.Matrix, x features.Source) (*tensor.Dense, error) {
 	if m == nil || x == nil {
 		return nil, fmt.Errorf("layers: LayerwiseLogits: nil model or features")
