@@ -15,7 +15,6 @@ import (
 // then computes it once, a chunk at a time, into one n × width buffer.
 type rowFlow[T float32 | float64] struct {
 	adj *graph.Matrix
-	x   features.Source
 	n   int
 	gat *spkern.GATCSR
 }
@@ -24,7 +23,7 @@ type rowFlow[T float32 | float64] struct {
 type rows[T float32 | float64] struct {
 	data  []T                           // n × cols once computed
 	chunk func(lo, hi int) ([]T, error) // rows [lo, hi) as a new slice, until then
-	src   bool                          // the input features
+	src   bool                          // the input features (data when one slice of T)
 	pre   *preDense[T]                  // a Dense without bias or activation
 }
 
@@ -36,14 +35,19 @@ type preDense[T float32 | float64] struct {
 }
 
 func runRows[T float32 | float64](m BlockModel, adj *graph.Matrix, x features.Source) ([]T, int, error) {
-	f := &rowFlow[T]{adj: adj, x: x, n: x.Rows()}
-	in := &rows[T]{src: true, chunk: func(lo, hi int) ([]T, error) {
-		buf := make([]T, (hi-lo)*x.Cols())
-		if err := readRows(x, lo, hi, buf, make([]int, 0, hi-lo)); err != nil {
-			return nil, fmt.Errorf("features: %w", err)
+	f := &rowFlow[T]{adj: adj, n: x.Rows()}
+	in := &rows[T]{src: true}
+	if d, ok := direct[T](x); ok {
+		in.data = d // read in place, never written
+	} else {
+		in.chunk = func(lo, hi int) ([]T, error) {
+			buf := make([]T, (hi-lo)*x.Cols())
+			if err := readRows(x, lo, hi, buf, make([]int, 0, hi-lo)); err != nil {
+				return nil, fmt.Errorf("features: %w", err)
+			}
+			return buf, nil
 		}
-		return buf, nil
-	}}
+	}
 	out, err := m.Compute(f, Value{v: in, cols: x.Cols()})
 	if err != nil {
 		return nil, 0, err
@@ -69,11 +73,6 @@ func (f *rowFlow[T]) rowsOf(v Value) (*rows[T], error) {
 func (f *rowFlow[T]) all(r *rows[T], cols int) ([]T, error) {
 	if r.data != nil || f.n == 0 {
 		return r.data, nil
-	}
-	if r.src {
-		if d, ok := direct[T](f.x); ok {
-			return d, nil
-		}
 	}
 	data := make([]T, f.n*cols)
 	for lo := 0; lo < f.n; lo += chunkRows {

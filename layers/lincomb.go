@@ -90,18 +90,28 @@ func (op *linCombOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 	out := op.Get(prealloc, ds[0].Dtype(), ds[0].Shape()...)
 	switch o := out.Data().(type) {
 	case []float64:
-		combine(o, ds, op.coef)
+		combine(o, dataOf[float64](ds), op.coef)
 	case []float32:
-		combine(o, ds, op.coef)
+		combine(o, dataOf[float32](ds), op.coef)
 	default:
 		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, out.Dtype())
 	}
 	return out, nil
 }
 
-func combine[T float32 | float64](out []T, ds []*tensor.Dense, coef []float64) {
+// dataOf returns the values of ds.
+func dataOf[T float32 | float64](ds []*tensor.Dense) [][]T {
+	xs := make([][]T, len(ds))
 	for i, d := range ds {
-		x := d.Data().([]T)
+		xs[i] = d.Data().([]T)
+	}
+	return xs
+}
+
+// combine writes Σ coef[i]·xs[i] into out: the linear combination of
+// linCombOp and of the plain-Go flow's Combine.
+func combine[T float32 | float64](out []T, xs [][]T, coef []float64) {
+	for i, x := range xs {
 		c := T(coef[i])
 		if i == 0 {
 			for k, v := range x {

@@ -82,8 +82,8 @@ func (f *nodeFlow) gatCSR(a *graph.Matrix) *spkern.GATCSR {
 	return g
 }
 
-// Attend computes h·W, then the attention and aggregation over the
-// pattern of the whole graph's matrix (gatLayerRows).
+// Attend computes h·W (Dense), then the attention and aggregation over
+// the pattern of the whole graph's matrix (gatLayerRows).
 func (f *rowFlow[T]) Attend(h Value, l *GATConv) (Value, error) {
 	if err := checkAttend(h, l); err != nil {
 		return Value{}, err
@@ -91,22 +91,17 @@ func (f *rowFlow[T]) Attend(h Value, l *GATConv) (Value, error) {
 	if err := f.checkAdj("attends over edges"); err != nil {
 		return Value{}, err
 	}
-	in, err := f.rowsOf(h)
+	xw, err := f.Dense(h, l.w, nil, Activation{})
 	if err != nil {
 		return Value{}, err
 	}
-	d, err := denseOfNodes[T](l.w, nil)
+	r, err := f.rowsOf(xw)
 	if err != nil {
 		return Value{}, err
 	}
-	hw := make([]T, f.n*d.out)
-	for lo := 0; lo < f.n; lo += chunkRows {
-		hi := min(lo+chunkRows, f.n)
-		x, err := in.chunkOf(lo, hi, d.in)
-		if err != nil {
-			return Value{}, err
-		}
-		d.apply(x, hw[lo*d.out:hi*d.out], hi-lo, false)
+	hw, err := f.all(r, xw.cols)
+	if err != nil {
+		return Value{}, err
 	}
 	if f.gat == nil {
 		f.gat = spkern.NewGATBlock(f.n, f.n, f.adj.Indptr(), f.adj.Indices())

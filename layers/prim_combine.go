@@ -139,7 +139,7 @@ func (f *nodeFlow) Jump(mode JKMode, vs ...Value) (Value, error) {
 }
 
 // Combine computes each term (their rows are kept: APPNP's teleport term
-// is used at every step), then Σ coef[i]·vs[i], each product rounded to T.
+// is used at every step), then Σ coef[i]·vs[i] as linComb does.
 func (f *rowFlow[T]) Combine(coef []float64, vs ...Value) (Value, error) {
 	if _, err := checkCombine(coef, vs); err != nil {
 		return Value{}, err
@@ -156,18 +156,7 @@ func (f *rowFlow[T]) Combine(coef []float64, vs ...Value) (Value, error) {
 		}
 	}
 	out := make([]T, f.n*cols)
-	for i, x := range terms {
-		c := T(coef[i])
-		if i == 0 {
-			for k, v := range x {
-				out[k] = T(c * v)
-			}
-			continue
-		}
-		for k, v := range x {
-			out[k] = out[k] + T(c*v)
-		}
-	}
+	combine(out, terms, coef)
 	return valueOf(&rows[T]{data: out}, cols), nil
 }
 
@@ -175,6 +164,9 @@ func (f *rowFlow[T]) Jump(mode JKMode, vs ...Value) (Value, error) {
 	cols, _, err := checkJump(mode, vs)
 	if err != nil {
 		return Value{}, err
+	}
+	if len(vs) == 1 {
+		return vs[0], nil
 	}
 	hs := make([][]T, len(vs))
 	for i, v := range vs {
@@ -185,9 +177,6 @@ func (f *rowFlow[T]) Jump(mode JKMode, vs ...Value) (Value, error) {
 		if hs[i], err = f.all(r, v.cols); err != nil {
 			return Value{}, err
 		}
-	}
-	if len(hs) == 1 {
-		return vs[0], nil
 	}
 	var out []T
 	switch mode {

@@ -76,8 +76,9 @@ func denseOfNodes[T float32 | float64](w, b *G.Node) (dense[T], error) {
 	}
 	d := dense[T]{w: wv, in: w.Shape()[0], out: w.Shape()[1]}
 	if b != nil {
-		if d.b, ok = b.Value().Data().([]T); !ok {
-			return dense[T]{}, fmt.Errorf("%w: bias %q is %v, the flow runs in another dtype", ErrFlow, b.Name(), b.Dtype())
+		var err error
+		if d.b, err = denseBias[T](b); err != nil {
+			return dense[T]{}, err
 		}
 	}
 	return d, nil

@@ -50,7 +50,7 @@ func (f *nodeFlow) Propagate(h Value, p Hop) (Value, error) {
 		return Value{}, err
 	}
 	if nv := h.v.(nodeVal); nv.konst != nil && p.EdgeDropout == 0 && p.Bias == nil && p.Act == (Activation{}) {
-		d, err := sgcPropagate(a, 1, nv.konst)
+		d, err := propagateConst(a, nv.konst)
 		if err != nil {
 			return Value{}, fmt.Errorf("layers: Propagate: %w", err)
 		}
@@ -99,25 +99,23 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	}
 	cols := h.cols
 	out := make([]T, f.n*cols)
-	if pd := in.pre; pd != nil && pd.in.src && in.data == nil {
-		if xs, ok := direct[T](f.x); ok {
-			d, k := pd.w, pd.w.in
-			buf := make([]T, chunkRows*k)
-			for lo := 0; lo < f.n; lo += chunkRows {
-				hi := min(lo+chunkRows, f.n)
-				ax := buf[:(hi-lo)*k]
-				switch a := any(ax).(type) {
-				case []float32:
-					f.adj.MulDenseRows32(a, any(xs).([]float32), k, lo, hi)
-				case []float64:
-					f.adj.MulDenseRows64(a, any(xs).([]float64), k, lo, hi)
-				}
-				y := out[lo*cols : hi*cols]
-				d.apply(ax, y, hi-lo, false)
-				f.finish(y, bias, cols, p.Act)
+	if pd := in.pre; pd != nil && pd.in.src && pd.in.data != nil && in.data == nil {
+		xs, d, k := pd.in.data, pd.w, pd.w.in
+		buf := make([]T, chunkRows*k)
+		for lo := 0; lo < f.n; lo += chunkRows {
+			hi := min(lo+chunkRows, f.n)
+			ax := buf[:(hi-lo)*k]
+			switch a := any(ax).(type) {
+			case []float32:
+				f.adj.MulDenseRows32(a, any(xs).([]float32), k, lo, hi)
+			case []float64:
+				f.adj.MulDenseRows64(a, any(xs).([]float64), k, lo, hi)
 			}
-			return valueOf(&rows[T]{data: out}, cols), nil
+			y := out[lo*cols : hi*cols]
+			d.apply(ax, y, hi-lo, false)
+			f.finish(y, bias, cols, p.Act)
 		}
+		return valueOf(&rows[T]{data: out}, cols), nil
 	}
 	t, err := f.all(in, cols)
 	if err != nil {

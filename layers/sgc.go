@@ -116,15 +116,9 @@ func (m *SGC) Compute(f Flow, x Value) (Value, error) {
 	return f.Dense(h, m.lin.W, m.lin.B, Activation{})
 }
 
-// sgcPropagate returns Ã^K X for an n × d float32 or float64 value x
-// (a copy of x when k = 0), with K sparse products.
-func sgcPropagate(a *graph.Matrix, k int, x G.Value) (*tensor.Dense, error) {
-	if a == nil {
-		return nil, fmt.Errorf("nil propagation matrix")
-	}
-	if k < 0 {
-		return nil, fmt.Errorf("K = %d, want >= 0", k)
-	}
+// propagateConst returns Ã·x for an n × d float32 or float64 value x
+// (Forward's folding of a propagation of the constant input).
+func propagateConst(a *graph.Matrix, x G.Value) (*tensor.Dense, error) {
 	d, err := opkit.Dense(x)
 	if err != nil {
 		return nil, err
@@ -133,21 +127,14 @@ func sgcPropagate(a *graph.Matrix, k int, x G.Value) (*tensor.Dense, error) {
 	if rows, cols := a.Dims(); err != nil || n != cols || rows != cols {
 		return nil, fmt.Errorf("features of shape %v for a %d × %d propagation matrix", d.Shape(), rows, cols)
 	}
-	cur := d.Clone().(*tensor.Dense)
-	if k == 0 {
-		return cur, nil
+	out := opkit.Alloc(d.Dtype(), n, c)
+	switch xd := d.Data().(type) {
+	case []float64:
+		a.MulDense64(out.Data().([]float64), xd, c)
+	case []float32:
+		a.MulDense32(out.Data().([]float32), xd, c)
+	default:
+		return nil, fmt.Errorf("dtype %v, want float32 or float64", d.Dtype())
 	}
-	next := opkit.Alloc(d.Dtype(), n, c)
-	for s := 0; s < k; s++ {
-		switch cd := cur.Data().(type) {
-		case []float64:
-			a.MulDense64(next.Data().([]float64), cd, c)
-		case []float32:
-			a.MulDense32(next.Data().([]float32), cd, c)
-		default:
-			return nil, fmt.Errorf("dtype %v, want float32 or float64", d.Dtype())
-		}
-		cur, next = next, cur
-	}
-	return cur, nil
+	return out, nil
 }
