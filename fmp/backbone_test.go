@@ -61,7 +61,7 @@ func onBackbone(t *testing.T, name string, ds *datasets.Dataset, dt tensor.Dtype
 	}
 	b, err := backbone(name, g, ds, dt, ph)
 	require.NoError(t, err)
-	m, err := fmp.On(b, ds.Graph, ds.Sens, cfg, ph)
+	m, err := fmp.On(b, ds.Graph, ds.Sens, fmp.OnConfig{Propagation: layers.DefaultPropagation(), FMP: cfg}, ph)
 	require.NoError(t, err)
 	return m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: ph}
 }
@@ -212,13 +212,13 @@ func TestOnGuardRails(t *testing.T) {
 	ph := layers.NewPhase()
 	b, err := backbone("gcn", g, ds, tensor.Float64, ph)
 	require.NoError(t, err)
-	_, err = fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultConfig(), layers.NewPhase())
+	_, err = fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), layers.NewPhase())
 	assert.ErrorContains(t, err, "another *layers.Phase")
 	c := datasets.DefaultSyntheticConfig()
 	c.N, c.MeanDegree, c.Seed = 300, 6, 99
 	other, err := datasets.Synthetic(c)
 	require.NoError(t, err)
-	_, err = fmp.On(b, other.Graph, other.Sens, fmp.DefaultConfig(), ph)
+	_, err = fmp.On(b, other.Graph, other.Sens, fmp.DefaultOnConfig(), ph)
 	assert.ErrorContains(t, err, "another graph")
 	// The same counts, other edges: the message says so (it printed two
 	// equal pairs of counts before).
@@ -233,9 +233,9 @@ func TestOnGuardRails(t *testing.T) {
 	moved, err := graph.FromEdges(ds.N(), edges)
 	require.NoError(t, err)
 	require.Equal(t, ds.Graph.NumEdges(), moved.NumEdges())
-	_, err = fmp.On(b, moved, ds.Sens, fmp.DefaultConfig(), ph)
+	_, err = fmp.On(b, moved, ds.Sens, fmp.DefaultOnConfig(), ph)
 	assert.ErrorContains(t, err, fmt.Sprintf("the same %d nodes and %d edges, but other edges", ds.N(), ds.Graph.NumEdges()))
-	m, err := fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultConfig(), ph)
+	m, err := fmp.On(b, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), ph)
 	require.NoError(t, err)
 	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 	require.NoError(t, err)

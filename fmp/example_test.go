@@ -68,7 +68,7 @@ func ExampleOn() {
 	if err != nil {
 		panic(err)
 	}
-	model, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultConfig(), phase) // FMP(GCN(...))
+	model, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), phase) // FMP(GCN(...))
 	if err != nil {
 		panic(err)
 	}

@@ -16,18 +16,40 @@ type ModelConfig struct {
 	// MLP is the backbone; its Classes is c, the width FMP works on, and
 	// its Name prefixes the parameter names.
 	MLP layers.MLPConfig `json:"mlp"`
-	// Propagation says how Ã is built from the graph. Default: self-loops
-	// and symmetric normalisation, Ã = D̂^-1/2 (A+I) D̂^-1/2 (the paper's).
+	// OnConfig is what On puts on the MLP: the propagation and the FMP
+	// layer (fields Propagation and FMP).
+	OnConfig
+}
+
+// OnConfig is what On puts on a backbone, and what a model file records
+// of a Model besides its backbone.
+type OnConfig struct {
+	// Propagation says how Ã, the matrix FMP smooths on, is built from the
+	// graph. Default: self-loops and symmetric normalisation,
+	// Ã = D̂^-1/2 (A+I) D̂^-1/2 (the paper's).
 	Propagation layers.Propagation `json:"propagation"`
 	// FMP configures the FMP layer.
 	FMP Config `json:"fmp"`
+}
+
+// DefaultOnConfig returns the paper's propagation and DefaultConfig.
+func DefaultOnConfig() OnConfig {
+	return OnConfig{Propagation: layers.DefaultPropagation(), FMP: DefaultConfig()}
+}
+
+// Validate checks the propagation and the FMP configuration.
+func (c OnConfig) Validate() error {
+	if err := c.Propagation.Validate(); err != nil {
+		return fmt.Errorf("fmp: OnConfig.%w", err)
+	}
+	return c.FMP.Validate()
 }
 
 // DefaultModelConfig returns a 2-layer MLP in → 64 → classes (the layers
 // package defaults: ReLU, dropout 0.5, float64, seed 1, name "mlp"), the
 // default propagation matrix, and FMP with DefaultConfig.
 func DefaultModelConfig(in, classes int) ModelConfig {
-	return ModelConfig{MLP: layers.DefaultMLPConfig(in, classes), Propagation: layers.DefaultPropagation(), FMP: DefaultConfig()}
+	return ModelConfig{MLP: layers.DefaultMLPConfig(in, classes), OnConfig: DefaultOnConfig()}
 }
 
 // Validate checks every part.
@@ -38,10 +60,7 @@ func (c ModelConfig) Validate() error {
 	if c.MLP.Classes < 2 {
 		return fmt.Errorf("fmp: ModelConfig.MLP.Classes = %d, want ≥ 2 (FMP works on class logits)", c.MLP.Classes)
 	}
-	if err := c.Propagation.Validate(); err != nil {
-		return fmt.Errorf("fmp: ModelConfig.%w", err)
-	}
-	return c.FMP.Validate()
+	return c.OnConfig.Validate()
 }
 
 // Model is a backbone followed by an FMP layer: FMP(backbone(X)) on the
@@ -67,21 +86,20 @@ var (
 	_ layers.Wrapper    = (*Model)(nil)
 )
 
-// On puts an FMP layer configured by cfg on backbone: the model's output
-// is FMP(backbone(X)) on the graph gr (Ã = D̂^-½(A+I)D̂^-½, built from gr
-// here) for the sensitive attribute sens (groups 0..G−1, −1 unknown).
+// On puts an FMP layer on backbone: the model's output is FMP(backbone(X))
+// on the graph gr (Ã built from gr here as cfg.Propagation says; the
+// default is the paper's D̂^-½(A+I)D̂^-½), with the FMP layer configured
+// by cfg.FMP, for the sensitive attribute sens (groups 0..G−1, −1
+// unknown).
 // phase is the training switch the trainer drives; a backbone that
 // reports its phase (layers.Phased) must have been built with the same
 // one. The backbone may already be trained: then On debiases it without
 // retraining (choose cfg with Frontier).
 //
 // On returns an error for an invalid cfg or sens (see New), a nil
-// backbone or graph, or a backbone built with another phase.
-func On(backbone layers.Model, gr *graph.Graph, sens []int, cfg Config, phase *layers.Phase) (*Model, error) {
-	return newModel(backbone, gr, sens, cfg, layers.DefaultPropagation(), phase)
-}
-
-func newModel(backbone layers.Model, gr *graph.Graph, sens []int, cfg Config, prop layers.Propagation, phase *layers.Phase) (*Model, error) {
+// backbone or graph, or a backbone built with another phase or on
+// another graph.
+func On(backbone layers.Model, gr *graph.Graph, sens []int, cfg OnConfig, phase *layers.Phase) (*Model, error) {
 	if backbone == nil || gr == nil {
 		return nil, fmt.Errorf("fmp: On: nil backbone or graph")
 	}
@@ -95,23 +113,23 @@ func newModel(backbone layers.Model, gr *graph.Graph, sens []int, cfg Config, pr
 		}
 		return nil, fmt.Errorf("fmp: On: %T was built on another graph (%d nodes, %d edges) than the one given (%d nodes, %d edges)", backbone, b.N(), b.NumEdges(), gr.N(), gr.NumEdges())
 	}
-	if err := prop.Validate(); err != nil {
+	if err := cfg.Propagation.Validate(); err != nil {
 		return nil, fmt.Errorf("fmp: On: %w", err)
 	}
-	adj, err := prop.Matrix(gr)
+	adj, err := cfg.Propagation.Matrix(gr)
 	if err != nil {
 		return nil, fmt.Errorf("fmp: On: %w", err)
 	}
-	l, err := New(adj, sens, cfg)
+	l, err := New(adj, sens, cfg.FMP)
 	if err != nil {
 		return nil, err
 	}
 	l.SetPhase(phase)
-	return &Model{backbone: backbone, layer: l, adj: adj, gr: gr, prop: prop, phase: phase}, nil
+	return &Model{backbone: backbone, layer: l, adj: adj, gr: gr, prop: cfg.Propagation, phase: phase}, nil
 }
 
 // NewModel builds the paper's model, MLP → FMP: an MLP configured by
-// cfg.MLP in g, then On with cfg.FMP and cfg.Propagation. It returns an
+// cfg.MLP in g, then On with cfg.OnConfig. It returns an
 // error for an invalid configuration or inputs (see ModelConfig.Validate,
 // layers.NewMLP and On).
 func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phase *layers.Phase) (*Model, error) {
@@ -122,11 +140,16 @@ func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phas
 	if err != nil {
 		return nil, err
 	}
-	return newModel(mlp, gr, sens, cfg.FMP, cfg.Propagation, phase)
+	return On(mlp, gr, sens, cfg.OnConfig, phase)
 }
 
 // Config returns the FMP layer's configuration.
 func (m *Model) Config() Config { return m.layer.cfg }
+
+// OnConfig returns what On was given: the propagation and the FMP
+// layer's configuration. On(m.Backbone(), gr, sens, m.OnConfig(), phase)
+// puts the same FMP on another graph or sensitive attribute.
+func (m *Model) OnConfig() OnConfig { return OnConfig{Propagation: m.prop, FMP: m.layer.cfg} }
 
 // Layer returns the FMP layer.
 func (m *Model) Layer() *Layer { return m.layer }
@@ -207,42 +230,25 @@ func FitTwoStage(m *Model, task *train.Task, tc train.Config) (*train.Result, er
 
 // kindFMP declares Model to layers' registry of kinds as a wrapper: a
 // model file of an fmp.Model records the backbone's kind, configuration
-// and parameters, and the FMP layer's configuration (savedConfig).
-var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[savedConfig, *Model]{
+// and parameters, and its OnConfig. The sensitive attribute is not in
+// it: the file holds its fingerprint, and the caller gives the attribute
+// back (modelio.Env.Sens), so that what the model uses is what the
+// fingerprint checked.
+var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[OnConfig, *Model]{
 	Name:    "fmp",
 	Title:   "FMP",
 	Summary: "fair message passing on a backbone (Jiang et al., AAAI 2024)",
-	Wrap: func(backbone layers.Model, gr *graph.Graph, sens []int, s savedConfig, phase *layers.Phase) (*Model, error) {
+	Wrap: func(backbone layers.Model, gr *graph.Graph, sens []int, s OnConfig, phase *layers.Phase) (*Model, error) {
 		if gr == nil {
 			return nil, fmt.Errorf("fmp: no graph given, want the graph the model was trained on")
 		}
 		if sens == nil {
 			return nil, fmt.Errorf("fmp: no sensitive attribute given, want the one the model was trained with")
 		}
-		return newModel(backbone, gr, sens, s.FMP, s.Propagation, phase)
+		return On(backbone, gr, sens, s, phase)
 	},
-	Config: func(m *Model) savedConfig {
-		return savedConfig{Propagation: m.prop, FMP: m.layer.cfg}
-	},
+	Config: (*Model).OnConfig,
 })
-
-// savedConfig is what a model file records of a Model besides its
-// backbone: the propagation and the FMP layer's configuration. The
-// sensitive attribute is not in it: the file holds its fingerprint, and
-// the caller gives the attribute back (modelio.Env.Sens), so that what
-// the model uses is what the fingerprint checked.
-type savedConfig struct {
-	Propagation layers.Propagation `json:"propagation"`
-	FMP         Config             `json:"fmp"`
-}
-
-// Validate checks the propagation and the FMP configuration.
-func (s savedConfig) Validate() error {
-	if err := s.Propagation.Validate(); err != nil {
-		return err
-	}
-	return s.FMP.Validate()
-}
 
 // MarshalText encodes the scaling by name.
 func (s Scaling) MarshalText() ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/graph"
@@ -221,4 +222,51 @@ func TestModelWithFMP(t *testing.T) {
 	if _, err := m.WithFMP(bad); err == nil {
 		t.Error("WithFMP accepted K = 0")
 	}
+}
+
+// TestOnHonoursPropagation: On builds Ã as its OnConfig says (here
+// without self-loops, so that Ã has no diagonal), the model's OnConfig
+// returns it, and NewModel is NewMLP followed by On with the same
+// OnConfig: the same matrix and the same logits.
+func TestOnHonoursPropagation(t *testing.T) {
+	d := smallSynthetic(t)
+	cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
+	cfg.Propagation = layers.Propagation{AddSelfLoops: false, Normalize: true}
+	cfg.FMP.LambdaF = 3
+
+	g1 := G.NewGraph()
+	x1, err := train.FeatureNode(g1, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+	require.NoError(t, err)
+	m1, err := fmp.NewModel(g1, d.Graph, d.Sens, cfg, nil)
+	require.NoError(t, err)
+
+	g2 := G.NewGraph()
+	x2, err := train.FeatureNode(g2, tensor.Float64, d.Features, d.N(), d.NumFeatures, "X")
+	require.NoError(t, err)
+	mlp, err := layers.NewMLP(g2, nil, cfg.MLP, nil)
+	require.NoError(t, err)
+	m2, err := fmp.On(mlp, d.Graph, d.Sens, cfg.OnConfig, nil)
+	require.NoError(t, err)
+
+	assert.Equal(t, cfg.OnConfig, m2.OnConfig())
+	assert.Equal(t, cfg.OnConfig, m1.OnConfig())
+	for _, m := range []*fmp.Model{m1, m2} {
+		a := m.Matrix()
+		for i := 0; i < d.N(); i++ {
+			_, diag := a.At(i, i)
+			require.Falsef(t, diag, "Ã has a diagonal entry at node %d: the propagation without self-loops was ignored", i)
+		}
+		assert.Equal(t, a.NNZ(), 2*d.Graph.NumEdges())
+	}
+	o1, err := m1.Forward(x1)
+	require.NoError(t, err)
+	o2, err := m2.Forward(x2)
+	require.NoError(t, err)
+	v1, v2 := evalLogits(t, g1, o1), evalLogits(t, g2, o2)
+	assert.Equal(t, v1[0], v2[0], "NewModel and NewMLP+On give other logits")
+
+	bad := cfg.OnConfig
+	bad.Propagation.Improved = true
+	_, err = fmp.On(mlp, d.Graph, d.Sens, bad, nil)
+	assert.ErrorContains(t, err, "Improved without AddSelfLoops")
 }

@@ -34,7 +34,7 @@ func TestREADMERecipe(t *testing.T) {
 	phase := layers.NewPhase()
 	gcn, err := layers.NewGCN(g, ds.Graph, layers.DefaultGCNConfig(ds.NumFeatures, 2), phase)
 	require.NoError(t, err)
-	model, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultConfig(), phase)
+	model, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), phase)
 	require.NoError(t, err)
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	_, err = fmp.FitTwoStage(model, task, train.DefaultConfig())

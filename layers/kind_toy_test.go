@@ -157,7 +157,7 @@ func TestToyKind(t *testing.T) {
 	for _, wrap := range []bool{false, true} {
 		saved := m
 		if wrap {
-			saved, err = fmp.On(m, ds.Graph, ds.Sens, fmp.DefaultConfig(), task.Phase)
+			saved, err = fmp.On(m, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), task.Phase)
 			require.NoError(t, err)
 		}
 		var buf bytes.Buffer

@@ -374,8 +374,9 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 
 	// FMP on the trained backbone, λs = 0 as the base so that the
 	// frontier's reference (λf = 0) is the backbone itself.
-	base := o.fmp
-	base.LambdaS = 0
+	base := fmp.DefaultOnConfig()
+	base.FMP = o.fmp
+	base.FMP.LambdaS = 0
 	fm, err := fmp.On(m, ds.Graph, ds.Sens, base, task.Phase)
 	if err != nil {
 		return nil, fmt.Errorf("FMP on %s: %w", o.backbone, err)

@@ -53,13 +53,13 @@ func TestJobErrors(t *testing.T) {
 		j.Shards = 0
 		fail(t, j, "0 prediction shards")
 		j = testJob(dir, t.TempDir())
-		j.FMP.K = 0
+		j.On.FMP.K = 0
 		fail(t, j, "Config.K = 0")
 		j = testJob(dir, t.TempDir())
 		j.Logits = "x"
 		fail(t, j, "a model file or logits rows, not both")
 		j = testJob(dir, t.TempDir())
-		j.FMPPropagation = layers.Propagation{AddSelfLoops: true}
+		j.On.Propagation = layers.Propagation{AddSelfLoops: true}
 		fail(t, j, "FMP's propagation must be normalised")
 		j = testJob(dir, t.TempDir())
 		j.Stage = "train"

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/fairmp/fairmp/fmp"
-	"github.com/fairmp/fairmp/layers"
 )
 
 // Job is the whole job of the command: a model file and sharded data in,
@@ -34,13 +33,12 @@ type Job struct {
 	Layout Layout
 	// Shards is the number of prediction files.
 	Shards int
-	// FMP is the base setting; Frontier, if not nil, the grid and the rule
-	// chosen by on the validation nodes (nil: FMP alone).
-	FMP      fmp.Config
+	// On is FMP's base setting and the propagation its matrix is built
+	// with (an fmp model file's, or fmp.DefaultOnConfig); Frontier, if
+	// not nil, the grid and the rule chosen by on the validation nodes
+	// (nil: On.FMP alone).
+	On       fmp.OnConfig
 	Frontier *fmp.FrontierConfig
-	// FMPPropagation builds FMP's matrix (an fmp model file's, or the
-	// default: self-loops and the symmetric normalisation).
-	FMPPropagation layers.Propagation
 	// Stage is "" for the whole job in one pipeline, or one of Stages, run
 	// alone with Work holding the stages' blocks.
 	Stage string
@@ -78,10 +76,10 @@ func (j *Job) Validate(m *Model) error {
 	if m != nil && (j.Features == "") == (j.FeatureRows == "") {
 		return fmt.Errorf("fmpbeam: a model needs its features: a feature file or feature rows (one of them)")
 	}
-	if !j.FMPPropagation.Normalize {
+	if !j.On.Propagation.Normalize {
 		return fmt.Errorf("fmpbeam: FMP's propagation must be normalised (Normalize): FMP's step sizes assume Ã = D̂^-½(A + wI)D̂^-½")
 	}
-	if err := j.FMPPropagation.Validate(); err != nil {
+	if err := j.On.Propagation.Validate(); err != nil {
 		return fmt.Errorf("fmpbeam: FMP's %w", err)
 	}
 	if j.Stage != "" {
@@ -96,7 +94,7 @@ func (j *Job) Validate(m *Model) error {
 			return fmt.Errorf("fmpbeam: a job run stage by stage needs a work folder")
 		}
 	}
-	_, err := NewPlan(j.FMP, j.Frontier)
+	_, err := NewPlan(j.On.FMP, j.Frontier)
 	return err
 }
 
@@ -130,14 +128,14 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 	if err := j.Validate(m); err != nil {
 		return err
 	}
-	plan, err := NewPlan(j.FMP, j.Frontier)
+	plan, err := NewPlan(j.On.FMP, j.Frontier)
 	if err != nil {
 		return err
 	}
 	lay := j.Layout
 	work := func(name string) string { return strings.TrimSuffix(j.Work, "/") + "/" + name }
 	out := func(name string) string { return strings.TrimSuffix(j.Out, "/") + "/" + name }
-	fmpNorm := NormOf(j.FMPPropagation)
+	fmpNorm := NormOf(j.On.Propagation)
 	var modelNorm Norm
 	graphModel := false
 	if m != nil {

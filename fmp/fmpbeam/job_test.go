@@ -65,7 +65,7 @@ func testJob(dir, out string) Job {
 	fc.LambdaF, fc.LambdaS = []float64{0, 0.5, 2, 8}, []float64{0, 1}
 	return Job{Nodes: dir + "/nodes-*.txt", Edges: dir + "/edges-*.txt", Features: dir + "/features.fmx",
 		Model: dir + "/model.fmp", Out: out, Layout: Layout{Size: 64}, Shards: 3,
-		FMP: fmp.DefaultConfig(), Frontier: &fc, FMPPropagation: layers.DefaultPropagation()}
+		On: fmp.DefaultOnConfig(), Frontier: &fc}
 }
 
 func runJob(t *testing.T, j Job, model []byte) beam.PipelineResult {
@@ -273,7 +273,7 @@ func inMemory(t *testing.T, ds *datasets.Dataset, dir string, cfg layers.Config,
 	require.NoError(t, err)
 	fc := *j.Frontier
 	fc.Test = ds.Split.Test
-	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.FMP, fc)
+	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.On.FMP, fc)
 	return z, adj, fr, err
 }
 

@@ -28,11 +28,9 @@ type Model struct {
 	// Kind is the backbone's kind, Config its configuration.
 	Kind   string
 	Config layers.Config
-	// FMP is true for an fmp model file, with its saved FMP settings and
-	// propagation.
-	FMP         bool
-	FMPConfig   fmp.Config
-	Propagation layers.Propagation
+	// On is an fmp model file's FMP settings and propagation (what
+	// fmp.On was given), nil for a backbone's file.
+	On *fmp.OnConfig
 	// Graph is what the file records of the graph it was saved for.
 	Graph *modelio.GraphInfo
 
@@ -98,19 +96,15 @@ func ReadModelFile(b []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Kind: f.Kind.Name(), Config: f.Config, Graph: f.Graph, Propagation: layers.DefaultPropagation(), kind: f.Kind}
+	m := &Model{Kind: f.Kind.Name(), Config: f.Config, Graph: f.Graph, kind: f.Kind}
 	if f.Wrapper != nil {
 		if f.Wrapper.Name() != "fmp" {
 			return nil, fmt.Errorf("fmpbeam: a %s model on a %s backbone: the pipeline runs FMP's wrapper and no other", f.Wrapper.Name(), m.Kind)
 		}
-		var saved struct {
-			Propagation layers.Propagation `json:"propagation"`
-			FMP         fmp.Config         `json:"fmp"`
-		}
-		if err := json.Unmarshal(f.WrapperConfig, &saved); err != nil {
+		m.On = new(fmp.OnConfig)
+		if err := json.Unmarshal(f.WrapperConfig, m.On); err != nil {
 			return nil, fmt.Errorf("fmpbeam: the fmp model's configuration: %w", err)
 		}
-		m.FMP, m.FMPConfig, m.Propagation = true, saved.FMP, saved.Propagation
 	}
 	one, err := graph.FromEdges(1, nil)
 	if err != nil {

@@ -28,8 +28,8 @@ func savedFMP(t testing.TB) ([]byte, *problem.Problem) {
 	g, _ := p.Features(t, tensor.Float64)
 	gcn, err := layers.NewGCN(g, p.Graph, layers.DefaultGCNConfig(p.D, p.C), nil)
 	require.NoError(t, err)
-	fc := fmp.DefaultConfig()
-	fc.LambdaF = 16
+	fc := fmp.DefaultOnConfig()
+	fc.FMP.LambdaF = 16
 	fm, err := fmp.On(gcn, p.Graph, alternating(p.N), fc, nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer

@@ -65,8 +65,8 @@ var roundTripModels = map[string]func(g *G.ExprGraph, p *problem.Problem, dt ten
 		if err != nil {
 			return nil, err
 		}
-		fc := fmp.DefaultConfig()
-		fc.K, fc.LambdaF = 3, 1
+		fc := fmp.DefaultOnConfig()
+		fc.FMP.K, fc.FMP.LambdaF = 3, 1
 		return fmp.On(gcn, p.Graph, alternating(p.N), fc, ph)
 	},
 }

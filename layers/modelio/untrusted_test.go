@@ -85,7 +85,7 @@ func TestLoadStepLimit(t *testing.T) {
 	require.NoError(t, err)
 	mlp, err := layers.NewMLP(g, nil, layers.DefaultMLPConfig(p.D, p.C), nil)
 	require.NoError(t, err)
-	fm, err := fmp.On(mlp, p.Graph, alternating(p.N), fmp.DefaultConfig(), nil)
+	fm, err := fmp.On(mlp, p.Graph, alternating(p.N), fmp.DefaultOnConfig(), nil)
 	require.NoError(t, err)
 	for name, c := range map[string]struct {
 		m    layers.Model

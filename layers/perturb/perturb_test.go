@@ -88,7 +88,7 @@ func TestRebuildMatchesPredict(t *testing.T) {
 	tc.Epochs, tc.Adam.LR = 30, 0.01
 	_, err = train.Fit(gcn, task, tc)
 	require.NoError(t, err)
-	fm, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultConfig(), ph)
+	fm, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), ph)
 	require.NoError(t, err)
 
 	ec := layers.DefaultGCNConfig(ds.NumFeatures, 2)

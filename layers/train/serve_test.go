@@ -33,7 +33,7 @@ func served(t testing.TB, n int) (*fmp.Model, *train.Task, *datasets.Dataset) {
 	cfg.Hidden = 16
 	gcn, err := layers.NewGCN(g, ds.Graph, cfg, phase)
 	require.NoError(t, err)
-	m, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultConfig(), phase)
+	m, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), phase)
 	require.NoError(t, err)
 	return m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, ds
 }
@@ -131,7 +131,7 @@ func BenchmarkPredict(b *testing.B) {
 		cfg.Dtype = tensor.Float32
 		gcn, err := layers.NewGCN(g, ds.Graph, cfg, phase)
 		require.NoError(b, err)
-		m, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultConfig(), phase)
+		m, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), phase)
 		require.NoError(b, err)
 		return m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Classes: 2, Phase: phase}
 	}

@@ -322,7 +322,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 		case methodPlain:
 			model, secs = plain.Model, plainSecs
 		case methodFMP:
-			fm, err := fmp.On(plain.Model, ds.Graph, ds.Sens, fmp.DefaultConfig(), plainTask.Phase)
+			fm, err := fmp.On(plain.Model, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), plainTask.Phase)
 			if err != nil {
 				return nil, err
 			}

@@ -196,8 +196,8 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	rs := []runResult{{backbone: b, method: "backbone", seed: int(seed), test: out.Report, epoch: epoch, probs: out.Probs}}
 	// FMP on the trained backbone: λs = 0 as the base, so that the
 	// frontier's reference (λf = 0) is the backbone itself.
-	base := fmp.DefaultConfig()
-	base.LambdaS = 0
+	base := fmp.DefaultOnConfig()
+	base.FMP.LambdaS = 0
 	m, err := fmp.On(out.Model, ds.Graph, ds.Sens, base, p.Task.Phase)
 	if err != nil {
 		return nil, err

@@ -264,8 +264,8 @@ func runSeed(o *options, ds *datasets.Dataset, seed int64, tc exp.TrainOptions) 
 	// One frontier on the trained backbone (λs = 0 as the base, so that
 	// its reference, λf = 0, is the backbone); each criterion's rule
 	// chooses on its validation points.
-	base := fmp.DefaultConfig()
-	base.LambdaS = 0
+	base := fmp.DefaultOnConfig()
+	base.FMP.LambdaS = 0
 	m, err := fmp.On(out.Model, ds.Graph, ds.Sens, base, p.Task.Phase)
 	if err != nil {
 		return nil, err

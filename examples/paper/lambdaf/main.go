@@ -244,7 +244,7 @@ func targetModel(m *fmp.Model, ds *datasets.Dataset, target string) (*fmp.Model,
 			sens[i] = ds.Sens[i]
 		}
 	}
-	return fmp.On(m.Backbone(), ds.Graph, sens, m.Config(), m.Phase())
+	return fmp.On(m.Backbone(), ds.Graph, sens, m.OnConfig(), m.Phase())
 }
 
 // sweepTarget measures every ρ and λf for one fairness term.

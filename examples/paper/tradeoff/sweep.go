@@ -379,8 +379,8 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 	var rs []result
 	if slices.Contains(o.post, "fmp-post") {
 		start := time.Now()
-		base := fmp.DefaultConfig()
-		base.LambdaS = 0
+		base := fmp.DefaultOnConfig()
+		base.FMP.LambdaS = 0
 		fm, err := fmp.On(m, ds.Graph, ds.Sens, base, task.Phase)
 		if err != nil {
 			return nil, err

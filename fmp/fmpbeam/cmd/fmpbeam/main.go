@@ -39,7 +39,6 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/fmp/fmpbeam"
 	"github.com/fairmp/fairmp/internal/cli"
-	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -124,24 +123,24 @@ func visited(fs *flag.FlagSet) map[string]bool {
 func (o *options) job(m *fmpbeam.Model) (fmpbeam.Job, error) {
 	j := fmpbeam.Job{Nodes: o.nodes, Edges: o.edges, Features: o.features, FeatureRows: o.featureRows,
 		Model: o.model, Logits: o.logits, Out: o.out, Layout: fmpbeam.Layout{Size: int64(o.block)},
-		Shards: o.shards, Stage: o.stage, Work: o.work, FMP: fmp.DefaultConfig(), FMPPropagation: layers.DefaultPropagation(),
+		Shards: o.shards, Stage: o.stage, Work: o.work, On: fmp.DefaultOnConfig(),
 		SameGraph: o.sameGraph}
-	if m != nil && m.FMP {
-		j.FMP, j.FMPPropagation = m.FMPConfig, m.Propagation
+	if m != nil && m.On != nil {
+		j.On = *m.On
 	}
 	if o.set["lambda-f"] {
-		j.FMP.LambdaF = o.lambdaF
+		j.On.FMP.LambdaF = o.lambdaF
 	}
 	if o.set["lambda-s"] {
-		j.FMP.LambdaS = o.lambdaS
+		j.On.FMP.LambdaS = o.lambdaS
 	}
 	if o.set["k"] {
-		j.FMP.K = o.k
+		j.On.FMP.K = o.k
 	}
 	if o.set["tau"] {
-		j.FMP.Temperature = o.tau
+		j.On.FMP.Temperature = o.tau
 	}
-	if err := j.FMP.Validate(); err != nil {
+	if err := j.On.FMP.Validate(); err != nil {
 		return j, usageError{fmt.Errorf("-lambda-f, -lambda-s, -k, -tau: %w", err)}
 	}
 	if o.frontier != "" {
