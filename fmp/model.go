@@ -13,7 +13,7 @@ import (
 // transformation, producing X_trans = logits) followed by an FMP layer on
 // the graph's propagation matrix.
 type ModelConfig struct {
-	// MLP is the backbone; its Classes is c, the width FMP works on, and
+	// MLP is the backbone; its Out is c, the number of classes FMP works on, and
 	// its Name prefixes the parameter names.
 	MLP layers.MLPConfig `json:"mlp"`
 	// OnConfig is what On puts on the MLP: the propagation and the FMP
@@ -57,8 +57,8 @@ func (c ModelConfig) Validate() error {
 	if err := c.MLP.Validate(); err != nil {
 		return fmt.Errorf("fmp: ModelConfig.MLP: %w", err)
 	}
-	if c.MLP.Classes < 2 {
-		return fmt.Errorf("fmp: ModelConfig.MLP.Classes = %d, want ≥ 2 (FMP works on class logits)", c.MLP.Classes)
+	if c.MLP.Out < 2 {
+		return fmt.Errorf("fmp: ModelConfig.MLP.Out = %d classes, want ≥ 2 (FMP works on class logits)", c.MLP.Out)
 	}
 	return c.OnConfig.Validate()
 }

@@ -181,7 +181,7 @@ func TestModelConfigJSON(t *testing.T) {
 		t.Error("invalid scaling encoded")
 	}
 	c := fmp.DefaultModelConfig(3, 2)
-	c.MLP.Classes = 1
+	c.MLP.Out = 1
 	if c.Validate() == nil {
 		t.Error("one class accepted")
 	}

@@ -58,7 +58,7 @@ var kindAPPNP = MustDeclare(KindSpec[APPNPConfig, *APPNP]{
 	New:     NewAPPNP,
 	Config:  (*APPNP).Config,
 	Params: func(c APPNPConfig) []Param {
-		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
+		return stackParams(c.Name, c.In, c.Hidden, c.Out, c.Layers, c.Bias)
 	},
 	Hidden:      func(c *APPNPConfig, w int) error { c.Hidden = w; return nil },
 	Propagation: func(c APPNPConfig) Propagation { return c.Propagation },
@@ -96,7 +96,7 @@ func NewAPPNP(g *G.ExprGraph, gr *graph.Graph, cfg APPNPConfig, phase *Phase) (*
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	m := &APPNP{cfg: cfg, phase: phase, a: a, gr: gr}
-	if m.layers, err = linearStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Classes, cfg.Layers, cfg.Bias, cfg.Dtype, rng); err != nil {
+	if m.layers, err = linearStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Out, cfg.Layers, cfg.Bias, cfg.Dtype, rng); err != nil {
 		return nil, err
 	}
 	m.seeds = dropoutSeeds(rng, cfg.Layers)
@@ -119,7 +119,7 @@ func (m *APPNP) Learnables() G.Nodes {
 	return ns
 }
 
-// Forward returns the n × Classes logits for the n × In features x.
+// Forward returns the n × Out logits for the n × In features x.
 func (m *APPNP) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
 
 // Compute declares APPNP (see BlockModel): the MLP h, then K

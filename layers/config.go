@@ -38,10 +38,12 @@ type Base struct {
 	// unique among the models in one gorgonia graph (gorgonia merges
 	// input nodes of equal name and shape).
 	Name string `json:"name"`
-	// In is the number of input features, Classes the number of classes
-	// (the width of the logits).
-	In      int `json:"in"`
-	Classes int `json:"classes"`
+	// In is the number of input features; Out the output width: for a
+	// model, the number of classes (the width of its logits); for a layer
+	// (LinearConfig, GCNConvConfig, GATConvConfig), the width it outputs
+	// (per head for GAT). Model files record Out as "classes".
+	In  int `json:"in"`
+	Out int `json:"classes"`
 	// Dtype is Float32 or Float64. Default Float64. Model files record it
 	// in their header, not in the configuration.
 	Dtype tensor.Dtype `json:"-"`
@@ -52,8 +54,8 @@ type Base struct {
 
 // DefaultBase returns the base of a default configuration: the given
 // name and widths, float64, seed 1.
-func DefaultBase(name string, in, classes int) Base {
-	return Base{Name: name, In: in, Classes: classes, Dtype: tensor.Float64, Seed: 1}
+func DefaultBase(name string, in, out int) Base {
+	return Base{Name: name, In: in, Out: out, Dtype: tensor.Float64, Seed: 1}
 }
 
 func (b Base) base() Base { return b }
@@ -62,7 +64,7 @@ func (b Base) base() Base { return b }
 func (b *Base) basePtr() *Base { return b }
 
 // Validate reports the first invalid field of b: an empty Name, In or
-// Classes not positive, or a Dtype other than Float32 and Float64. A
+// Out not positive, or a Dtype other than Float32 and Float64. A
 // configuration's own Validate calls it first (c.Base.Validate()).
 func (b Base) Validate() error {
 	if b.Name == "" {
@@ -71,7 +73,7 @@ func (b Base) Validate() error {
 	if err := positive("In", b.In); err != nil {
 		return err
 	}
-	if err := positive("Classes", b.Classes); err != nil {
+	if err := positive("Out", b.Out); err != nil {
 		return err
 	}
 	return checkDtype(b.Dtype)

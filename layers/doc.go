@@ -29,8 +29,9 @@
 //
 // Every model implements [Model]: Learnables returns its parameters, in a
 // fixed order, and Forward builds the n × classes logits from an n × d
-// feature node. Each has a plain configuration struct that embeds [Base]
-// (name, widths, dtype, seed), with a DefaultXxxConfig constructor
+// feature node. Each model and each layer has a plain configuration
+// struct that embeds [Base] (Name, the widths In and Out, Dtype, Seed;
+// a model's Out is its number of classes), with a DefaultXxxConfig constructor
 // holding the documented defaults (PyTorch Geometric's, under Go names)
 // and a Validate method; zero values are taken literally. As in PyG,
 // XConv is a layer and X the model built from such layers.
@@ -129,7 +130,7 @@
 //	var kindMine = layers.MustDeclare(layers.KindSpec[MineConfig, *Mine]{
 //		Name: "mine", Default: DefaultMineConfig, New: NewMine, Config: (*Mine).Config,
 //		Params: func(c MineConfig) []layers.Param { // names and shapes, in Learnables order
-//			return []layers.Param{{Name: c.Name + ".W", Shape: []int{c.In, c.Classes}}}
+//			return []layers.Param{{Name: c.Name + ".W", Shape: []int{c.In, c.Out}}}
 //		},
 //	})
 //

@@ -118,7 +118,7 @@ type BlockModel interface {
 	// Forward, and the one mini-batches are sampled from.
 	Matrix() *graph.Matrix
 	// Compute writes the model's computation from the input features x
-	// (a Value of In columns) to the logits (Classes columns) in f's
+	// (a Value of In columns) to the logits (Out columns) in f's
 	// primitives. It must not depend on anything but the model's
 	// configuration and parameters.
 	Compute(f Flow, x Value) (Value, error)
@@ -209,7 +209,7 @@ func phaseOf(m Model) *Phase {
 }
 
 // LayerwiseLogits returns m's logits on every node of a graph, n ×
-// Classes, with the parameters' current values, in evaluation mode,
+// Out, with the parameters' current values, in evaluation mode,
 // computed layer by layer in plain Go without an expression graph. x
 // gives the n nodes' features a chunk of rows at a time (any
 // features.Source: in memory, or a memory-mapped file); adj is the

@@ -13,7 +13,7 @@ import (
 // GATConfig configures GAT, the two-layer graph attention network of
 // Veličković et al. and PyG's examples: dropout, a GATConv layer with
 // Heads heads of Hidden features (concatenated), ELU, dropout, then a
-// GATConv layer with one head producing Classes logits. Start from
+// GATConv layer with one head producing Out logits. Start from
 // DefaultGATConfig.
 type GATConfig struct {
 	// Base: the layers are named Name+".0" and Name+".1".
@@ -89,11 +89,11 @@ var kindGAT = MustDeclare(KindSpec[GATConfig, *GAT]{
 
 // layerConfigs returns the two layers' configurations.
 func (c GATConfig) layerConfigs() (GATConvConfig, GATConvConfig) {
-	l1 := GATConvConfig{Name: c.Name + ".0", In: c.In, Out: c.Hidden, Heads: c.Heads, Concat: true,
-		NegativeSlope: c.NegativeSlope, Dropout: c.AttentionDropout, AddSelfLoops: c.AddSelfLoops,
-		Bias: true, Dtype: c.Dtype, Seed: c.Seed}
+	l1 := GATConvConfig{Base: Base{Name: c.Name + ".0", In: c.In, Out: c.Hidden, Dtype: c.Dtype, Seed: c.Seed},
+		Heads: c.Heads, Concat: true, NegativeSlope: c.NegativeSlope, Dropout: c.AttentionDropout,
+		AddSelfLoops: c.AddSelfLoops, Bias: true}
 	l2 := l1
-	l2.Name, l2.In, l2.Out, l2.Heads, l2.Concat = c.Name+".1", c.Heads*c.Hidden, c.Classes, 1, false
+	l2.Name, l2.In, l2.Out, l2.Heads, l2.Concat = c.Name+".1", c.Heads*c.Hidden, c.Out, 1, false
 	return l1, l2
 }
 
@@ -160,7 +160,7 @@ func (m *GAT) Learnables() G.Nodes {
 	return append(m.l1.Learnables(), m.l2.Learnables()...)
 }
 
-// Forward returns the n × Classes logits for x (n × In):
+// Forward returns the n × Out logits for x (n × In):
 // GATConv₁(dropout(ELU(GATConv₀(dropout(x))))). It returns an error if x is not
 // an n × In matrix of the model's dtype.
 func (m *GAT) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }

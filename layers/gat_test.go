@@ -585,7 +585,7 @@ func TestGATConfigErrors(t *testing.T) {
 		"Name":             func(c *GATConfig) { c.Name = "" },
 		"Hidden":           func(c *GATConfig) { c.Hidden = 0 },
 		"Heads":            func(c *GATConfig) { c.Heads = -2 },
-		"Classes":          func(c *GATConfig) { c.Classes = 0 },
+		"Out":              func(c *GATConfig) { c.Out = 0 },
 		"InputDropout":     func(c *GATConfig) { c.InputDropout = 1 },
 		"AttentionDropout": func(c *GATConfig) { c.AttentionDropout = -0.1 },
 		"NegativeSlope":    func(c *GATConfig) { c.NegativeSlope = math.Inf(1) },

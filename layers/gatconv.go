@@ -5,7 +5,6 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -16,14 +15,13 @@ import (
 // with the parameters and defaults of PyG's GATConv. Start from
 // DefaultGATConvConfig; zero values are taken literally.
 type GATConvConfig struct {
-	// Name prefixes the parameter node names (Name+".W", ".att_src",
-	// ".att_dst", ".b"); it must be unique among the layers in one
-	// gorgonia graph. Default "gatconv".
-	Name string `json:"name"`
-	// In is the number of input features (> 0).
-	In int `json:"in"`
-	// Out is the number of output features per head (> 0).
-	Out int `json:"out"`
+	// Base names the parameters (Name+".W", ".att_src", ".att_dst",
+	// ".b"; default "gatconv"), gives the number of input features In
+	// and of output features per head Out, the Dtype, and the Seed of
+	// the initialisation (W Glorot-uniform; the attention vectors
+	// Glorot-uniform over (Heads, Out), as PyG) and then of the
+	// attention dropout masks.
+	Base
 	// Heads is the number of attention heads (> 0). Default 1.
 	Heads int `json:"heads"`
 	// Concat concatenates the heads' outputs (n × Heads·Out) when true and
@@ -42,34 +40,23 @@ type GATConvConfig struct {
 	AddSelfLoops bool `json:"add_self_loops"`
 	// Bias adds a learnable bias (zeros at start). Default true.
 	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
-	// Seed seeds the initialisation (W Glorot-uniform; the attention
-	// vectors Glorot-uniform over (Heads, Out), as PyG) and then the
-	// attention dropout masks. Default 1.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultGATConvConfig returns the defaults of PyG's GATConv for a layer from
 // in to out features: one head, concatenation, negative slope 0.2, no
 // attention dropout, self-loops, bias, float64, seed 1, named "gatconv".
 func DefaultGATConvConfig(in, out int) GATConvConfig {
-	return GATConvConfig{Name: "gatconv", In: in, Out: out, Heads: 1, Concat: true, NegativeSlope: 0.2,
-		AddSelfLoops: true, Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return GATConvConfig{Base: DefaultBase("gatconv", in, out), Heads: 1, Concat: true, NegativeSlope: 0.2,
+		AddSelfLoops: true, Bias: true}
 }
 
 // Validate checks every field.
 func (c GATConvConfig) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
+	if err := c.Base.Validate(); err != nil {
+		return err
 	}
-	for _, f := range []struct {
-		n string
-		v int
-	}{{"In", c.In}, {"Out", c.Out}, {"Heads", c.Heads}} {
-		if err := positive(f.n, f.v); err != nil {
-			return err
-		}
+	if err := positive("Heads", c.Heads); err != nil {
+		return err
 	}
 	if err := gatCheckSlope(c.NegativeSlope); err != nil {
 		return err

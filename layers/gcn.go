@@ -36,7 +36,7 @@ var kindGCN = MustDeclare(KindSpec[GCNConfig, *GCN]{
 	New:     NewGCN,
 	Config:  (*GCN).Config,
 	Params: func(c GCNConfig) []Param {
-		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
+		return stackParams(c.Name, c.In, c.Hidden, c.Out, c.Layers, c.Bias)
 	},
 	Hidden:      func(c *GCNConfig, w int) error { c.Hidden = w; return nil },
 	Propagation: func(c GCNConfig) Propagation { return c.Propagation },
@@ -69,7 +69,7 @@ func NewGCN(g *G.ExprGraph, gr *graph.Graph, cfg GCNConfig, phase *Phase) (*GCN,
 		return nil, fmt.Errorf("layers: NewGCN %q: %w", cfg.Name, err)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
-	convs, err := gcnStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Classes, cfg.Layers, cfg.Bias, cfg.Dtype, a, rng)
+	convs, err := gcnStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Out, cfg.Layers, cfg.Bias, cfg.Dtype, a, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func gcnStack(g *G.ExprGraph, name string, in, hidden, out, depth int, bias bool
 		if l == depth-1 {
 			o = out
 		}
-		cc := GCNConvConfig{Name: fmt.Sprintf("%s.%d", name, l), In: i, Out: o, Bias: bias, Dtype: dt}
+		cc := GCNConvConfig{Base: Base{Name: fmt.Sprintf("%s.%d", name, l), In: i, Out: o, Dtype: dt}, Bias: bias}
 		var err error
 		if convs[l], err = newGCNConv(g, cc, a, rng); err != nil {
 			return nil, err
@@ -111,7 +111,7 @@ func (m *GCN) Learnables() G.Nodes {
 	return ns
 }
 
-// Forward returns the n × Classes logits for the n × In features x.
+// Forward returns the n × Out logits for the n × In features x.
 func (m *GCN) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
 
 // Compute declares the GCN (see BlockModel): input dropout, then each

@@ -5,7 +5,6 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
 )
@@ -57,42 +56,28 @@ func (p Propagation) Matrix(gr *graph.Graph) (*graph.Matrix, error) {
 // GCNConvConfig configures one graph convolution Ã·(x·W) + b (PyG's
 // GCNConv).
 type GCNConvConfig struct {
-	// Name prefixes the parameter names; unique per graph.
-	Name string `json:"name"`
-	// In and Out are the input and output widths (> 0).
-	In  int `json:"in"`
-	Out int `json:"out"`
+	// Base names the parameters (Name+".W", Name+".b"), gives the input
+	// and output widths In and Out, the Dtype, and the Seed of W's
+	// Glorot-uniform initialisation.
+	Base
 	// Propagation builds Ã from the graph (NewGCNConv only).
 	Propagation Propagation `json:"propagation"`
 	// Bias adds a learnable bias after the propagation. Default true.
 	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
-	// Seed seeds the Glorot-uniform initialisation of W.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultGCNConvConfig returns an in → out convolution with PyG's
 // defaults (self-loops, normalisation, bias), float64, seed 1, named "gcnconv".
 func DefaultGCNConvConfig(in, out int) GCNConvConfig {
-	return GCNConvConfig{Name: "gcnconv", In: in, Out: out, Propagation: DefaultPropagation(), Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return GCNConvConfig{Base: DefaultBase("gcnconv", in, out), Propagation: DefaultPropagation(), Bias: true}
 }
 
 // Validate checks every field.
 func (c GCNConvConfig) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
-	}
-	if err := positive("In", c.In); err != nil {
+	if err := c.Base.Validate(); err != nil {
 		return err
 	}
-	if err := positive("Out", c.Out); err != nil {
-		return err
-	}
-	if err := c.Propagation.Validate(); err != nil {
-		return err
-	}
-	return checkDtype(c.Dtype)
+	return c.Propagation.Validate()
 }
 
 // GCNConv is a graph convolution: linear transform without bias, sparse

@@ -68,7 +68,7 @@ var kindJKNET = MustDeclare(KindSpec[JKNetConfig, *JKNet]{
 			width *= c.Layers
 		}
 		ps := stackParams(c.Name, c.In, c.Hidden, c.Hidden, c.Layers, c.Bias)
-		return append(ps, linearParams(c.Name+".out", width, c.Classes, c.Bias)...)
+		return append(ps, linearParams(c.Name+".out", width, c.Out, c.Bias)...)
 	},
 	Hidden:      func(c *JKNetConfig, w int) error { c.Hidden = w; return nil },
 	Propagation: func(c JKNetConfig) Propagation { return c.Propagation },
@@ -110,7 +110,7 @@ func NewJKNet(g *G.ExprGraph, gr *graph.Graph, cfg JKNetConfig, phase *Phase) (*
 	if cfg.Mode == JKConcat {
 		width *= cfg.Layers
 	}
-	if m.out, err = newLinear(g, cfg.Name+".out", width, cfg.Classes, cfg.Bias, cfg.Dtype, rng, LinearConfig{}); err != nil {
+	if m.out, err = newLinear(g, cfg.Name+".out", width, cfg.Out, cfg.Bias, cfg.Dtype, rng, LinearConfig{}); err != nil {
 		return nil, err
 	}
 	m.seeds = dropoutSeeds(rng, cfg.Layers+1)
@@ -138,7 +138,7 @@ func (m *JKNet) Learnables() G.Nodes {
 	return append(ns, m.out.Learnables()...)
 }
 
-// Forward returns the n × Classes logits for the n × In features x.
+// Forward returns the n × Out logits for the n × In features x.
 func (m *JKNet) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
 
 // Compute declares the JKNet (see BlockModel): Layers convolutions, each

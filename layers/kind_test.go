@@ -38,7 +38,7 @@ func TestLibraryKinds(t *testing.T) {
 		assert.Same(t, k, kc, "%s: the configuration's kind", name)
 		b := BaseOf(cfg)
 		assert.Equal(t, name, b.Name, "the default name is the kind's")
-		assert.Equal(t, Base{Name: name, In: 5, Classes: 2, Dtype: tensor.Float64, Seed: 1}, b, name)
+		assert.Equal(t, Base{Name: name, In: 5, Out: 2, Dtype: tensor.Float64, Seed: 1}, b, name)
 
 		// Built from its configuration, the model knows its kind and
 		// gives the configuration back.
@@ -109,7 +109,7 @@ func TestLookupKindUnknown(t *testing.T) {
 	assert.ErrorContains(t, err, `"transformer" (known: appnp, `)
 	_, err = KindOf(struct{ Model }{})
 	assert.ErrorIs(t, err, ErrUnknownKind)
-	_, err = KindOfConfig(Base{Name: "x", In: 1, Classes: 2, Dtype: tensor.Float64})
+	_, err = KindOfConfig(Base{Name: "x", In: 1, Out: 2, Dtype: tensor.Float64})
 	assert.ErrorIs(t, err, ErrUnknownKind)
 	_, err = Build(G.NewGraph(), nil, nil, nil)
 	assert.ErrorContains(t, err, "nil configuration")
@@ -167,7 +167,7 @@ func TestConfigure(t *testing.T) {
 	require.NoError(t, err)
 	g := cfg.(GCNConfig)
 	assert.Equal(t, 32, g.Hidden)
-	assert.Equal(t, Base{Name: "gcn", In: 7, Classes: 3, Dtype: tensor.Float32, Seed: 9}, g.Base)
+	assert.Equal(t, Base{Name: "gcn", In: 7, Out: 3, Dtype: tensor.Float32, Seed: 9}, g.Base)
 
 	// 0 keeps the kind's width; GAT's is heads × per-head.
 	gat, err := LookupKind("gat")

@@ -68,7 +68,7 @@ var kindToy = layers.MustDeclare(layers.KindSpec[toyConfig, *toy]{
 	Config:      func(m *toy) toyConfig { return m.cfg },
 	Propagation: func(c toyConfig) layers.Propagation { return c.Propagation },
 	Params: func(c toyConfig) []layers.Param {
-		return []layers.Param{{Name: c.Name + ".self", Shape: []int{c.In, c.Classes}}, {Name: c.Name + ".nbr", Shape: []int{c.In, c.Classes}}}
+		return []layers.Param{{Name: c.Name + ".self", Shape: []int{c.In, c.Out}}, {Name: c.Name + ".nbr", Shape: []int{c.In, c.Out}}}
 	},
 })
 
@@ -82,8 +82,8 @@ func newToy(g *G.ExprGraph, gr *graph.Graph, cfg toyConfig, _ *layers.Phase) (*t
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	w := func(suffix string) *G.Node {
-		v := layers.GlorotUniform(rng, cfg.Dtype, cfg.In, cfg.Classes)
-		return G.NewMatrix(g, cfg.Dtype, G.WithShape(cfg.In, cfg.Classes), G.WithName(cfg.Name+suffix), G.WithValue(v))
+		v := layers.GlorotUniform(rng, cfg.Dtype, cfg.In, cfg.Out)
+		return G.NewMatrix(g, cfg.Dtype, G.WithShape(cfg.In, cfg.Out), G.WithName(cfg.Name+suffix), G.WithValue(v))
 	}
 	return &toy{cfg: cfg, a: a, self: w(".self"), nb: w(".nbr")}, nil
 }

@@ -12,39 +12,22 @@ import (
 
 // LinearConfig configures a Linear layer y = x·W + b.
 type LinearConfig struct {
-	// Name prefixes the parameter node names (Name+".W", Name+".b"); it
-	// must be unique among the layers in one gorgonia graph.
-	Name string `json:"name"`
-	// In and Out are the input and output widths (> 0).
-	In  int `json:"in"`
-	Out int `json:"out"`
+	// Base names the parameters (Name+".W", Name+".b"), gives the input
+	// and output widths In and Out, the Dtype, and the Seed of W's
+	// Glorot-uniform initialisation.
+	Base
 	// Bias adds a learnable bias (zeros at start). Default true.
 	Bias bool `json:"bias"`
-	// Dtype is Float32 or Float64. Default Float64.
-	Dtype tensor.Dtype `json:"-"`
-	// Seed seeds the Glorot-uniform initialisation of W.
-	Seed int64 `json:"seed"`
 }
 
 // DefaultLinearConfig returns the configuration of an in → out layer with
 // bias, named "linear", float64, seed 1.
 func DefaultLinearConfig(in, out int) LinearConfig {
-	return LinearConfig{Name: "linear", In: in, Out: out, Bias: true, Dtype: tensor.Float64, Seed: 1}
+	return LinearConfig{Base: DefaultBase("linear", in, out), Bias: true}
 }
 
 // Validate checks every field.
-func (c LinearConfig) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("Name is empty, want a unique prefix for the parameter names")
-	}
-	if err := positive("In", c.In); err != nil {
-		return err
-	}
-	if err := positive("Out", c.Out); err != nil {
-		return err
-	}
-	return checkDtype(c.Dtype)
-}
+func (c LinearConfig) Validate() error { return c.Base.Validate() }
 
 // Linear is a fully connected layer y = x·W + b, W of shape In × Out
 // (Glorot uniform), b of shape 1 × Out (zeros).

@@ -54,7 +54,7 @@ var kindMLP = MustDeclare(KindSpec[MLPConfig, *MLP]{
 	New:     NewMLP,
 	Config:  (*MLP).Config,
 	Params: func(c MLPConfig) []Param {
-		return stackParams(c.Name, c.In, c.Hidden, c.Classes, c.Layers, c.Bias)
+		return stackParams(c.Name, c.In, c.Hidden, c.Out, c.Layers, c.Bias)
 	},
 	Hidden: func(c *MLPConfig, w int) error { c.Hidden = w; return nil },
 })
@@ -85,7 +85,7 @@ func NewMLP(g *G.ExprGraph, _ *graph.Graph, cfg MLPConfig, phase *Phase) (*MLP, 
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	m := &MLP{cfg: cfg, phase: phase}
 	var err error
-	if m.layers, err = linearStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Classes, cfg.Layers, cfg.Bias, cfg.Dtype, rng); err != nil {
+	if m.layers, err = linearStack(g, cfg.Name, cfg.In, cfg.Hidden, cfg.Out, cfg.Layers, cfg.Bias, cfg.Dtype, rng); err != nil {
 		return nil, err
 	}
 	m.seeds = dropoutSeeds(rng, cfg.Layers)
@@ -103,7 +103,7 @@ func linearStack(g *G.ExprGraph, name string, in, hidden, out, depth int, bias b
 		if l == depth-1 {
 			o = out
 		}
-		lc := LinearConfig{Name: fmt.Sprintf("%s.%d", name, l), In: i, Out: o, Bias: bias, Dtype: dt}
+		lc := LinearConfig{Base: Base{Name: fmt.Sprintf("%s.%d", name, l), In: i, Out: o, Dtype: dt}, Bias: bias}
 		var err error
 		if ls[l], err = newLinear(g, lc.Name, i, o, bias, dt, rng, lc); err != nil {
 			return nil, err
@@ -135,7 +135,7 @@ func (m *MLP) Learnables() G.Nodes {
 	return ns
 }
 
-// Forward returns the n × Classes logits for the n × In features x.
+// Forward returns the n × Out logits for the n × In features x.
 func (m *MLP) Forward(x *G.Node) (*G.Node, error) { return Forward(m, x) }
 
 // Compute declares the MLP (see BlockModel): input dropout, then each

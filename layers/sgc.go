@@ -49,7 +49,7 @@ var kindSGC = MustDeclare(KindSpec[SGCConfig, *SGC]{
 	Default:     DefaultSGCConfig,
 	New:         NewSGC,
 	Config:      (*SGC).Config,
-	Params:      func(c SGCConfig) []Param { return linearParams(c.Name, c.In, c.Classes, c.Bias) },
+	Params:      func(c SGCConfig) []Param { return linearParams(c.Name, c.In, c.Out, c.Bias) },
 	Propagation: func(c SGCConfig) Propagation { return c.Propagation },
 })
 
@@ -77,7 +77,7 @@ func NewSGC(g *G.ExprGraph, gr *graph.Graph, cfg SGCConfig, _ *Phase) (*SGC, err
 	if err != nil {
 		return nil, fmt.Errorf("layers: NewSGC %q: %w", cfg.Name, err)
 	}
-	lin, err := newLinear(g, cfg.Name, cfg.In, cfg.Classes, cfg.Bias, cfg.Dtype, rand.New(rand.NewSource(cfg.Seed)), LinearConfig{})
+	lin, err := newLinear(g, cfg.Name, cfg.In, cfg.Out, cfg.Bias, cfg.Dtype, rand.New(rand.NewSource(cfg.Seed)), LinearConfig{})
 	if err != nil {
 		return nil, err
 	}

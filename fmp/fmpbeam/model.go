@@ -156,7 +156,7 @@ func ReadModelFile(b []byte) (*Model, error) {
 
 // In and Classes return the model's input and output widths.
 func (m *Model) In() int      { return layers.BaseOf(m.Config).In }
-func (m *Model) Classes() int { return layers.BaseOf(m.Config).Classes }
+func (m *Model) Classes() int { return layers.BaseOf(m.Config).Out }
 
 // Dtype returns the dtype the model was saved in.
 func (m *Model) Dtype() tensor.Dtype { return layers.BaseOf(m.Config).Dtype }

@@ -57,7 +57,7 @@ var _ = layers.MustDeclare(layers.KindSpec[sageConfig, *sage]{
 	Params: func(c sageConfig) []layers.Param {
 		return []layers.Param{
 			{Name: c.Name + ".self", Shape: []int{c.In, c.Hidden}}, {Name: c.Name + ".nbr", Shape: []int{c.In, c.Hidden}},
-			{Name: c.Name + ".b", Shape: []int{1, c.Hidden}}, {Name: c.Name + ".out", Shape: []int{c.Hidden, c.Classes}},
+			{Name: c.Name + ".b", Shape: []int{1, c.Hidden}}, {Name: c.Name + ".out", Shape: []int{c.Hidden, c.Out}},
 		}
 	},
 	Propagation: func(c sageConfig) layers.Propagation { return c.Propagation },
@@ -76,7 +76,7 @@ func newSage(g *G.ExprGraph, gr *graph.Graph, cfg sageConfig, _ *layers.Phase) (
 		return G.NewMatrix(g, cfg.Dtype, G.WithShape(r, c), G.WithName(cfg.Name+name), G.WithValue(layers.GlorotUniform(rng, cfg.Dtype, r, c)))
 	}
 	return &sage{cfg: cfg, a: a, self: w(".self", cfg.In, cfg.Hidden), nbr: w(".nbr", cfg.In, cfg.Hidden),
-		b: w(".b", 1, cfg.Hidden), out: w(".out", cfg.Hidden, cfg.Classes)}, nil
+		b: w(".b", 1, cfg.Hidden), out: w(".out", cfg.Hidden, cfg.Out)}, nil
 }
 
 func (m *sage) Learnables() G.Nodes                { return G.Nodes{m.self, m.nbr, m.b, m.out} }

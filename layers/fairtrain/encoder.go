@@ -12,7 +12,7 @@ import (
 )
 
 // Encoder is the architecture FairGNN and NIFTY train, on any backbone: a
-// body of any declared kind built with Classes = the representation
+// body of any declared kind built with Out = the representation
 // width, whose output h (n × width, no activation after its last layer)
 // is the node representation, and a linear classifier head h → classes.
 // With the GCN kind this is FairGNN's GCN_Body + Linear (two graph
@@ -43,7 +43,7 @@ var (
 )
 
 // NewEncoder builds the body from its configuration (any declared kind;
-// its Classes is the representation width) on gr, and a head
+// its Out is the representation width) on gr, and a head
 // width → classes named body name + ".head", initialised from the body's
 // seed. It returns an error for a configuration of no declared kind, an
 // invalid one, classes < 2, or a name already used in g.
@@ -59,13 +59,13 @@ func NewEncoder(g *G.ExprGraph, gr *graph.Graph, body layers.Config, classes int
 		return nil, fmt.Errorf("fairtrain: NewEncoder: body: %w", err)
 	}
 	b := layers.BaseOf(body)
-	hc := layers.DefaultLinearConfig(b.Classes, classes)
+	hc := layers.DefaultLinearConfig(b.Out, classes)
 	hc.Name, hc.Dtype, hc.Seed = b.Name+".head", b.Dtype, b.Seed+1
 	head, err := layers.NewLinear(g, nil, hc, nil)
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: NewEncoder: head: %w", err)
 	}
-	return &Encoder{body: m, bodyCfg: body, head: head, phase: phase, gr: gr, classes: classes, width: b.Classes}, nil
+	return &Encoder{body: m, bodyCfg: body, head: head, phase: phase, gr: gr, classes: classes, width: b.Out}, nil
 }
 
 // Body returns the body model.

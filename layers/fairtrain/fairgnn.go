@@ -16,7 +16,7 @@ import (
 // Sensitive Attribute Information", WSDM 2021) on any backbone. Its
 // parts, as in the authors' code (EnyanDai/FairGNN, src/models/FairGNN.py):
 //
-//   - an Encoder: the backbone built with Classes = Hidden as the body
+//   - an Encoder: the backbone built with Out = Hidden as the body
 //     (its output h is the representation) and a linear classifier head;
 //   - a sensitive-attribute estimator (a GCN by default) trained first,
 //     on the nodes whose group is known, to predict the group; every

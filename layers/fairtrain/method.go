@@ -119,7 +119,7 @@ type Fitted struct {
 // train.Fit call with tc (epochs, optimiser, selection). For a Strategy
 // the model is the backbone itself and tc gets the strategy's terms
 // (Strategy.Apply); FairGNN and NIFTY build an Encoder whose body is the
-// backbone with its Classes set to the method's representation width,
+// backbone with its Out set to the method's representation width,
 // and train it with their parts (see their configurations). A nil m
 // trains the plain backbone.
 //
@@ -163,11 +163,11 @@ func Fit(m Method, backbone layers.Config, s Setup, tc train.Config) (*Fitted, e
 	return &Fitted{Model: model, Result: res}, nil
 }
 
-// bodyConfig returns backbone with Classes set to width: the body of an
+// bodyConfig returns backbone with Out set to width: the body of an
 // Encoder.
 func bodyConfig(backbone layers.Config, width int) layers.Config {
 	b := layers.BaseOf(backbone)
-	b.Classes = width
+	b.Out = width
 	return layers.WithBase(backbone, b)
 }
 

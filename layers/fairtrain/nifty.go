@@ -17,7 +17,7 @@ import (
 // UAI 2021) on any backbone. Its parts, as in the authors' code
 // (chirag126/nifty, nifty_sota_gnn.py and models/ssf.py):
 //
-//   - an Encoder: the backbone built with Classes = Hidden as the body
+//   - an Encoder: the backbone built with Out = Hidden as the body
 //     and a linear classifier head, with a projector (Hidden → ProjHidden
 //     → Hidden, ReLU between) and a predictor (Hidden → Hidden → Hidden)
 //     trained alongside;

@@ -213,8 +213,8 @@ func Fit(task *Task, cfg Config) (*Result, error) {
 	if task.Features.Cols() != s.base.In {
 		return nil, fmt.Errorf("minibatch: Fit: the features have %d columns, the model takes %d", task.Features.Cols(), s.base.In)
 	}
-	if task.Classes != s.base.Classes {
-		return nil, fmt.Errorf("minibatch: Fit: the task has %d classes, the model outputs %d", task.Classes, s.base.Classes)
+	if task.Classes != s.base.Out {
+		return nil, fmt.Errorf("minibatch: Fit: the task has %d classes, the model outputs %d", task.Classes, s.base.Out)
 	}
 	if s.hops > 0 && task.Adj == nil {
 		return nil, fmt.Errorf("minibatch: Fit: Task.Adj is nil for a %s model (build it with Matrix)", s.kind.Name())
@@ -524,7 +524,7 @@ func (r *runner) valLogits() (*tensor.Dense, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := r.spec.base.Classes
+		c := r.spec.base.Out
 		out := tensor.New(tensor.WithShape(len(r.task.Val), c), tensor.Of(r.spec.base.Dtype))
 		switch o := out.Data().(type) {
 		case []float64:
@@ -545,7 +545,7 @@ func (r *runner) valLogits() (*tensor.Dense, error) {
 
 // forwardNodes computes the logits of nodes in evaluation mode.
 func forwardNodes(s spec, values []*tensor.Dense, x features.Source, nodes []int, sm *sample.Sampler, batch int) (*tensor.Dense, error) {
-	c := s.base.Classes
+	c := s.base.Out
 	out := tensor.New(tensor.WithShape(len(nodes), c), tensor.Of(s.base.Dtype))
 	r := &runner{task: &Task{Features: x}, spec: s}
 	for lo := 0; lo < len(nodes); lo += batch {

@@ -28,7 +28,7 @@ type Model struct {
 
 // mlpConfig is the MLP the kind builds.
 func mlpConfig(c Config) layers.MLPConfig {
-	mc := layers.DefaultMLPConfig(c.In, c.Classes)
+	mc := layers.DefaultMLPConfig(c.In, c.Out)
 	mc.Base = c.Base
 	return mc
 }
