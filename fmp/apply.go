@@ -23,31 +23,39 @@ import (
 // x is not modified. Apply returns an error if x is not a dense float
 // matrix with n rows and at least 2 columns.
 func (l *Layer) Apply(x *tensor.Dense) (*tensor.Dense, error) {
-	if x == nil {
-		return nil, fmt.Errorf("fmp: Layer.Apply: nil input")
+	if err := l.checkApply(x, "Apply"); err != nil {
+		return nil, err
 	}
-	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, fmt.Errorf("fmp: Layer.Apply: %w", err)
-	}
-	s := x.Shape()
-	if len(s) != 2 || s[0] != l.ds.N() || s[1] < 2 {
-		return nil, fmt.Errorf("fmp: Layer.Apply: input has shape %v, want (%d, c) with c ≥ 2", s, l.ds.N())
-	}
-	n, c := s[0], s[1]
+	n, c := x.Shape()[0], x.Shape()[1]
 	out := tensor.New(tensor.WithShape(n, c), tensor.Of(x.Dtype()))
 	switch xs := x.Data().(type) {
 	case []float64:
-		applySteps(l, xs, out.Data().([]float64), n, c, l.adj.MulDense64)
+		applySteps(l, xs, out.Data().([]float64), n, c, l.adj.MulDense64, nil)
 	case []float32:
-		applySteps(l, xs, out.Data().([]float32), n, c, l.adj.MulDense32)
+		applySteps(l, xs, out.Data().([]float32), n, c, l.adj.MulDense32, nil)
 	}
 	return out, nil
 }
 
-// applySteps writes F^K of x into f. Each statement rounds as the
+// checkApply checks Apply's and Fit's input.
+func (l *Layer) checkApply(x *tensor.Dense, fn string) error {
+	if x == nil {
+		return fmt.Errorf("fmp: Layer.%s: nil input", fn)
+	}
+	if err := opkit.CheckFloat(x.Dtype()); err != nil {
+		return fmt.Errorf("fmp: Layer.%s: %w", fn, err)
+	}
+	if s := x.Shape(); len(s) != 2 || s[0] != l.ds.N() || s[1] < 2 {
+		return fmt.Errorf("fmp: Layer.%s: input has shape %v, want (%d, c) with c ≥ 2", fn, s, l.ds.N())
+	}
+	return nil
+}
+
+// applySteps writes F^K of x into f and, with duals not nil, appends a
+// copy of each step's dual to it. Each statement rounds as the
 // corresponding gorgonia op does (explicit conversions keep the compiler
 // from fusing a multiply and an add).
-func applySteps[T float32 | float64](l *Layer, x, f []T, n, c int, mul func(out, x []T, cols int)) {
+func applySteps[T float32 | float64](l *Layer, x, f []T, n, c int, mul func(out, x []T, cols int), duals *[][]float64) {
 	copy(f, x)
 	gamma := l.cfg.Gamma()
 	if gamma == 1 && l.rad == 0 {
@@ -110,6 +118,13 @@ func applySteps[T float32 | float64](l *Layer, x, f []T, n, c int, mul func(out,
 		// Step 4: the projection onto the l∞ ball.
 		projKernel(ubar, u, l.rad)
 		first = false
+		if duals != nil {
+			d := make([]float64, len(u))
+			for i, v := range u {
+				d[i] = float64(v)
+			}
+			*duals = append(*duals, d)
+		}
 		// Step 5: F = X_agg − γ∇(F, u).
 		if allZero(u) {
 			copy(f, xagg)

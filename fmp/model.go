@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
@@ -78,6 +79,7 @@ type Model struct {
 	gr       *graph.Graph
 	prop     layers.Propagation
 	phase    *layers.Phase
+	fitted   *Fitted // nil until Fit
 }
 
 var (
@@ -146,6 +148,45 @@ func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phas
 // Config returns the FMP layer's configuration.
 func (m *Model) Config() Config { return m.layer.cfg }
 
+// Fit records the FMP layer's duals on the model's graph (see Fitted):
+// it computes the backbone's logits on every node from the features x
+// (layer by layer, layers.LayerwiseLogits, with the parameters' current
+// values) and runs the layer on them. Call it on the trained model, with
+// the setting chosen: model files then record the duals, and package
+// fmp/score applies them to nodes that arrive later. It returns an error
+// for a backbone that is not declared in a Flow's primitives
+// (layers.BlockModel) or features that do not match the graph.
+func (m *Model) Fit(x features.Source) error {
+	bm, ok := m.backbone.(layers.BlockModel)
+	if !ok {
+		return fmt.Errorf("fmp: Model.Fit: the %T backbone has no Compute (layers.BlockModel): its logits cannot be computed outside its gorgonia graph", m.backbone)
+	}
+	if x == nil || x.Rows() != m.gr.N() {
+		return fmt.Errorf("fmp: Model.Fit: features for %d nodes, the model's graph has %d", rowsOf(x), m.gr.N())
+	}
+	z, err := layers.LayerwiseLogits(bm, bm.Matrix(), x)
+	if err != nil {
+		return fmt.Errorf("fmp: Model.Fit: %w", err)
+	}
+	_, f, err := m.layer.Fit(z)
+	if err != nil {
+		return fmt.Errorf("fmp: Model.Fit: %w", err)
+	}
+	m.fitted = f
+	return nil
+}
+
+func rowsOf(x features.Source) int {
+	if x == nil {
+		return 0
+	}
+	return x.Rows()
+}
+
+// Fitted returns the duals Fit recorded (or a model file held), nil
+// before.
+func (m *Model) Fitted() *Fitted { return m.fitted }
+
 // OnConfig returns what On was given: the propagation and the FMP
 // layer's configuration. On(m.Backbone(), gr, sens, m.OnConfig(), phase)
 // puts the same FMP on another graph or sensitive attribute.
@@ -204,7 +245,7 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 	}
 	l.SetPhase(m.phase)
 	c := *m
-	c.layer = l
+	c.layer, c.fitted = l, nil // the duals were fitted for m's setting
 	return &c, nil
 }
 
@@ -234,21 +275,51 @@ func FitTwoStage(m *Model, task *train.Task, tc train.Config) (*train.Result, er
 // it: the file holds its fingerprint, and the caller gives the attribute
 // back (modelio.Env.Sens), so that what the model uses is what the
 // fingerprint checked.
-var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[OnConfig, *Model]{
+var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[savedModel, *Model]{
 	Name:    "fmp",
 	Title:   "FMP",
 	Summary: "fair message passing on a backbone (Jiang et al., AAAI 2024)",
-	Wrap: func(backbone layers.Model, gr *graph.Graph, sens []int, s OnConfig, phase *layers.Phase) (*Model, error) {
+	Wrap: func(backbone layers.Model, gr *graph.Graph, sens []int, s savedModel, phase *layers.Phase) (*Model, error) {
 		if gr == nil {
 			return nil, fmt.Errorf("fmp: no graph given, want the graph the model was trained on")
 		}
 		if sens == nil {
 			return nil, fmt.Errorf("fmp: no sensitive attribute given, want the one the model was trained with")
 		}
-		return On(backbone, gr, sens, s, phase)
+		m, err := On(backbone, gr, sens, s.OnConfig, phase)
+		if err != nil {
+			return nil, err
+		}
+		m.fitted = s.Fitted
+		return m, nil
 	},
-	Config: (*Model).OnConfig,
+	Config: func(m *Model) savedModel { return savedModel{OnConfig: m.OnConfig(), Fitted: m.fitted} },
 })
+
+// savedModel is what a model file records of a Model besides its
+// backbone: its OnConfig and, after Fit, its duals.
+type savedModel struct {
+	OnConfig
+	Fitted *Fitted `json:"fitted,omitempty"`
+}
+
+// Validate checks both parts, and that the duals were fitted with the
+// FMP configuration recorded.
+func (s savedModel) Validate() error {
+	if err := s.OnConfig.Validate(); err != nil {
+		return err
+	}
+	if s.Fitted == nil {
+		return nil
+	}
+	if err := s.Fitted.Validate(); err != nil {
+		return err
+	}
+	if s.Fitted.Config != s.FMP {
+		return fmt.Errorf("fmp: the fitted duals were computed with another FMP setting than the model's")
+	}
+	return nil
+}
 
 // MarshalText encodes the scaling by name.
 func (s Scaling) MarshalText() ([]byte, error) {

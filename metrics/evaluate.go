@@ -152,6 +152,31 @@ func EvaluateBinary(p []float64, labels, sens, nodes []int, opt Options) (Report
 }
 
 // evaluate does the work; cols = 1 means probs is a P(y=1) vector.
+// decision is the class predicted from a node's probabilities (one
+// column: P(y = 1); two: the classes' probabilities, class 1 when
+// P(y = 1) > opt.Threshold; more: the argmax, the first on ties).
+func decision(row []float64, opt Options) int {
+	switch len(row) {
+	case 1:
+		if row[0] > opt.Threshold {
+			return 1
+		}
+		return 0
+	case 2:
+		if row[1] > opt.Threshold {
+			return 1
+		}
+		return 0
+	}
+	best := 0
+	for j, v := range row {
+		if v > row[best] {
+			best = j
+		}
+	}
+	return best
+}
+
 func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options) (Report, error) {
 	classes := max(cols, 2)
 	if err := opt.Validate(); err != nil {
@@ -201,29 +226,10 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 				return Report{}, fmt.Errorf("%w: %s = %v (node %d), want a probability in [0, 1]", ErrValue, name, v, i)
 			}
 		}
-		switch {
-		case cols == 1:
-			if row[0] > opt.Threshold {
-				pred[k] = 1
-			}
-			score[k] = row[0]
-			if opt.Positive == 0 {
-				score[k] = 1 - row[0]
-			}
-		case cols == 2:
-			if row[1] > opt.Threshold {
-				pred[k] = 1
-			}
-			score[k] = row[opt.Positive]
-		default:
-			best := 0
-			for j, v := range row {
-				if v > row[best] {
-					best = j
-				}
-			}
-			pred[k] = best
-			score[k] = row[opt.Positive]
+		pred[k] = decision(row, opt)
+		score[k] = row[min(opt.Positive, cols-1)]
+		if cols == 1 && opt.Positive == 0 {
+			score[k] = 1 - row[0]
 		}
 		lab[k], sub[k] = labels[i], sens[i]
 	}

@@ -1,0 +1,173 @@
+package fmp
+
+import (
+	"fmt"
+	"math"
+
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
+)
+
+// Fitted is an FMP layer's state after a run on a graph: the dual of each
+// of its K steps and the sizes of the groups it was computed with. It is
+// what FMP keeps of the training graph for nodes that arrive later, as
+// per-group thresholds keep their thresholds.
+//
+// FMP couples every node to every other through the groups' mean
+// probabilities, which set the dual at each step. Scoring new nodes of a
+// grown graph has therefore two meanings:
+//
+//   - recompute: run the layer over the whole grown graph (Layer.Apply);
+//     the duals follow the grown graph, and the old nodes' scores move;
+//   - fitted: keep the duals of the training graph (Layer.Fit) and run
+//     the K steps with them (Fitted.Apply): a node's output depends only
+//     on the backbone's logits within K hops of it, so a new node costs
+//     its receptive field, and an old node whose K-hop neighbourhood did
+//     not change keeps its score.
+//
+// Model files record a Model's Fitted (Model.Fit); package fmp/score
+// applies it to new nodes.
+type Fitted struct {
+	// Config is the layer's configuration.
+	Config Config `json:"config"`
+	// Counts are the known members of each group 0..G−1 on the graph
+	// the duals were computed on.
+	Counts []int `json:"counts"`
+	// Classes is c, the width of the logits.
+	Classes int `json:"classes"`
+	// Duals[k] is the dual u after step k+1 (R × c, row-major; R is 1
+	// for two groups with the paper's contrast, else G). Empty when
+	// every dual is zero (λf = 0).
+	Duals [][]float64 `json:"duals"`
+}
+
+// Validate checks the configuration, the groups and the duals' shapes
+// and values (Fitted comes from model files).
+func (f *Fitted) Validate() error {
+	if err := f.Config.Validate(); err != nil {
+		return fmt.Errorf("fmp: Fitted: %w", err)
+	}
+	if f.Classes < 2 {
+		return fmt.Errorf("fmp: Fitted: %d classes, want ≥ 2", f.Classes)
+	}
+	if _, err := NewSteps(f.Config, f.Counts); err != nil {
+		return fmt.Errorf("fmp: Fitted: %w", err)
+	}
+	rows, _ := contrast(f.Counts, f.Config.PerGroupRows)
+	if len(f.Duals) != 0 && len(f.Duals) != f.Config.K {
+		return fmt.Errorf("fmp: Fitted: %d duals for K = %d steps, want K (or none: every dual zero)", len(f.Duals), f.Config.K)
+	}
+	for k, u := range f.Duals {
+		if len(u) != rows*f.Classes {
+			return fmt.Errorf("fmp: Fitted: dual %d has %d values, want %d × %d", k, len(u), rows, f.Classes)
+		}
+		for _, v := range u {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("fmp: Fitted: dual %d holds %v, want finite values", k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Fit runs the layer's K steps on x as Apply does and returns F^K and the
+// duals it took (the layer's state on its graph; see Fitted).
+func (l *Layer) Fit(x *tensor.Dense) (*tensor.Dense, *Fitted, error) {
+	if err := l.checkApply(x, "Fit"); err != nil {
+		return nil, nil, err
+	}
+	n, c := x.Shape()[0], x.Shape()[1]
+	out := tensor.New(tensor.WithShape(n, c), tensor.Of(x.Dtype()))
+	fit := &Fitted{Config: l.cfg, Counts: append([]int(nil), l.ds.Counts()...), Classes: c}
+	switch xs := x.Data().(type) {
+	case []float64:
+		applySteps(l, xs, out.Data().([]float64), n, c, l.adj.MulDense64, &fit.Duals)
+	case []float32:
+		applySteps(l, xs, out.Data().([]float32), n, c, l.adj.MulDense32, &fit.Duals)
+	}
+	if allDualsZero(fit.Duals) {
+		fit.Duals = nil
+	}
+	return out, fit, nil
+}
+
+func allDualsZero(us [][]float64) bool {
+	for _, u := range us {
+		if !allZero(u) {
+			return false
+		}
+	}
+	return true
+}
+
+// Apply runs the K steps with the fitted duals on the graph of adj (the
+// normalised propagation matrix of a graph, n × n, or rows and columns
+// of one: graph.GCNNormOf of a ball around the nodes to score; Apply
+// cannot tell a truncated row from another normalisation, so it takes
+// adj as given), for the n nodes' backbone logits x (n × c,
+// float32 or float64) and groups sens (−1: unknown, which the fairness
+// steps leave alone, as on the training graph). It computes in float64
+// and returns float64 logits.
+//
+// Row i of the result depends only on the rows of x within K hops of
+// node i: on a ball of radius K around some nodes, their rows are what
+// Apply gives on the whole graph. On the graph the duals were fitted on,
+// it is Layer.Apply's output up to rounding.
+//
+// It returns an error for shapes that do not match or a group id the fit
+// did not see.
+func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.Dense, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if adj == nil || x == nil {
+		return nil, fmt.Errorf("fmp: Fitted.Apply: nil matrix or logits")
+	}
+	if err := opkit.CheckFloat(x.Dtype()); err != nil {
+		return nil, fmt.Errorf("fmp: Fitted.Apply: %w", err)
+	}
+	r, cc := adj.Dims()
+	s := x.Shape()
+	if r != cc || len(s) != 2 || s[0] != r || s[1] != f.Classes || len(sens) != r {
+		return nil, fmt.Errorf("fmp: Fitted.Apply: matrix %d × %d, logits %v, %d groups given, want n × n, (n, %d) and n", r, cc, s, len(sens), f.Classes)
+	}
+	for i, g := range sens {
+		if g < -1 || g >= len(f.Counts) {
+			return nil, fmt.Errorf("fmp: Fitted.Apply: node %d is in group %d; the fit saw groups 0..%d (−1: unknown)", i, g, len(f.Counts)-1)
+		}
+	}
+	st, err := NewSteps(f.Config, f.Counts)
+	if err != nil {
+		return nil, err
+	}
+	n, c := s[0], s[1]
+	xs := make([]float64, n*c)
+	switch d := x.Data().(type) {
+	case []float64:
+		copy(xs, d)
+	case []float32:
+		for i, v := range d {
+			xs[i] = float64(v)
+		}
+	}
+	fk := append([]float64(nil), xs...)
+	af := make([]float64, n*c)
+	for k := 0; k < f.Config.K; k++ {
+		if st.gamma != 1 {
+			adj.MulDense64(af, fk, c)
+		}
+		for i := 0; i < n; i++ {
+			row := fk[i*c : (i+1)*c]
+			xagg := af[i*c : (i+1)*c]
+			st.Aggregate(xagg, xs[i*c:(i+1)*c], xagg)
+			if len(f.Duals) == 0 {
+				copy(row, xagg)
+				continue
+			}
+			st.Descend(row, xagg, row, sens[i], f.Duals[k])
+		}
+	}
+	return tensor.New(tensor.WithShape(n, c), tensor.WithBacking(fk)), nil
+}

@@ -1,0 +1,470 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"strings"
+)
+
+// Baseline is what a model's decisions looked like on the nodes its
+// setting was chosen on (the validation nodes): each group's selection
+// rate, true- and false-positive rates with their intervals, and every
+// fairness criterion with its bootstrap interval. A model file records
+// it (modelio.SaveConfig.Baseline), and Drift compares the nodes a saved
+// model scores later with it.
+type Baseline struct {
+	// Nodes is the number of nodes the baseline was measured on (labelled
+	// and of a known group).
+	Nodes int `json:"nodes"`
+	// Level is the intervals' confidence level.
+	Level float64 `json:"level"`
+	// Groups holds each group's rates, in group order.
+	Groups []GroupRates `json:"groups"`
+	// Criteria holds every criterion defined on those nodes, keyed by
+	// criterion (JSON: by name).
+	Criteria map[Criterion]Interval `json:"criteria"`
+}
+
+// GroupRates is one group's decision rates with their intervals (Wilson
+// score intervals at the baseline's level: exact enough for small
+// groups, never outside [0, 1]).
+type GroupRates struct {
+	Group int `json:"group"`
+	// Count is the group's number of nodes; Labelled those with a label.
+	Count    int `json:"count"`
+	Labelled int `json:"labelled"`
+	// Selection is P(ŷ = positive | group); TPR and FPR the true- and
+	// false-positive rates, nil without positive (negative) labelled
+	// nodes.
+	Selection Interval  `json:"selection_rate"`
+	TPR       *Interval `json:"tpr,omitempty"`
+	FPR       *Interval `json:"fpr,omitempty"`
+}
+
+// NewBaseline measures the baseline of probs (n × classes) on nodes (nil:
+// all), with labels and groups (−1: unknown; such nodes are left out).
+// It returns an error for what Bootstrap refuses.
+func NewBaseline(probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Baseline, error) {
+	nodes = allIfNil(nodes, len(sens))
+	iv, err := Bootstrap(probs, classes, labels, sens, nodes, opt, cfg)
+	if err != nil {
+		return Baseline{}, fmt.Errorf("metrics: NewBaseline: %w", err)
+	}
+	groups, err := groupRates(probs, classes, labels, sens, nodes, opt, cfg.Level)
+	if err != nil {
+		return Baseline{}, fmt.Errorf("metrics: NewBaseline: %w", err)
+	}
+	return Baseline{Nodes: iv.Evaluated, Level: cfg.Level, Groups: groups, Criteria: iv.Criteria}, nil
+}
+
+// Validate checks a baseline read from a file: a level in (0, 1), rates
+// and intervals in [0, 1] (criteria that are ratios too), groups in
+// order.
+func (b Baseline) Validate() error {
+	if !(b.Level > 0 && b.Level < 1) {
+		return fmt.Errorf("%w: Baseline.Level = %v, want (0, 1)", ErrValue, b.Level)
+	}
+	check := func(what string, i Interval) error {
+		for _, v := range []float64{i.Point, i.Lo, i.Hi} {
+			if !(v >= 0 && v <= 1) {
+				return fmt.Errorf("%w: Baseline: %s = %v, want values in [0, 1]", ErrValue, what, i)
+			}
+		}
+		if i.Lo > i.Hi {
+			return fmt.Errorf("%w: Baseline: %s = %v, want lo ≤ hi", ErrValue, what, i)
+		}
+		return nil
+	}
+	for k, g := range b.Groups {
+		if g.Group < 0 || (k > 0 && g.Group <= b.Groups[k-1].Group) || g.Count < 0 || g.Labelled < 0 || g.Labelled > g.Count {
+			return fmt.Errorf("%w: Baseline: group entry %d (group %d, %d nodes, %d labelled), want groups ascending and counts ≥ 0", ErrValue, k, g.Group, g.Count, g.Labelled)
+		}
+		for name, iv := range map[string]*Interval{"selection rate": &g.Selection, "TPR": g.TPR, "FPR": g.FPR} {
+			if iv != nil {
+				if err := check(fmt.Sprintf("group %d's %s", g.Group, name), *iv); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for c, iv := range b.Criteria {
+		if err := c.Validate(); err != nil {
+			return err
+		}
+		if err := check(c.Name(), iv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupRates returns each known group's rates on nodes: the selection
+// rate over every node of the group, the TPR and FPR over its labelled
+// ones.
+func groupRates(probs []float64, classes int, labels, sens, nodes []int, opt Options, level float64) ([]GroupRates, error) {
+	cols := classes
+	if len(probs) != len(sens)*cols || len(labels) != len(sens) {
+		return nil, fmt.Errorf("%w: %d probabilities, %d labels and %d groups, want n·classes, n and n", ErrLength, len(probs), len(labels), len(sens))
+	}
+	type counts struct{ n, lab, sel, pos, tp, neg, fp int }
+	by := map[int]*counts{}
+	for _, i := range nodes {
+		if i < 0 || i >= len(sens) {
+			return nil, fmt.Errorf("%w: node %d, want a node in 0..%d", ErrValue, i, len(sens)-1)
+		}
+		g := sens[i]
+		if g < 0 {
+			continue
+		}
+		c := by[g]
+		if c == nil {
+			c = &counts{}
+			by[g] = c
+		}
+		d := decision(probs[i*cols:(i+1)*cols], opt) == opt.Positive
+		c.n++
+		if d {
+			c.sel++
+		}
+		switch y := labels[i]; {
+		case y < 0:
+		case y == opt.Positive:
+			c.lab++
+			c.pos++
+			if d {
+				c.tp++
+			}
+		default:
+			c.lab++
+			c.neg++
+			if d {
+				c.fp++
+			}
+		}
+	}
+	keys := make([]int, 0, len(by))
+	for g := range by {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys)
+	out := make([]GroupRates, 0, len(keys))
+	for _, g := range keys {
+		c := by[g]
+		r := GroupRates{Group: g, Count: c.n, Labelled: c.lab, Selection: wilson(c.sel, c.n, level)}
+		if c.pos > 0 {
+			iv := wilson(c.tp, c.pos, level)
+			r.TPR = &iv
+		}
+		if c.neg > 0 {
+			iv := wilson(c.fp, c.neg, level)
+			r.FPR = &iv
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// wilson returns the Wilson score interval of k successes in n trials at
+// the given level (Used is n).
+func wilson(k, n int, level float64) Interval {
+	p := float64(k) / float64(n)
+	z := normalQuantile(0.5 + level/2)
+	z2 := z * z
+	nn := float64(n)
+	centre := (p + z2/(2*nn)) / (1 + z2/nn)
+	half := z / (1 + z2/nn) * math.Sqrt(p*(1-p)/nn+z2/(4*nn*nn))
+	return Interval{Point: p, Lo: max(0, centre-half), Hi: min(1, centre+half), Used: n}
+}
+
+// normalQuantile returns the standard normal quantile of p in (0, 1)
+// (Acklam's rational approximation, relative error below 1.2e-9).
+func normalQuantile(p float64) float64 {
+	a := [6]float64{-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00}
+	b := [5]float64{-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01}
+	c := [6]float64{-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00}
+	d := [4]float64{7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00}
+	const lo = 0.02425
+	switch {
+	case p < lo:
+		q := math.Sqrt(-2 * math.Log(p))
+		return (((((c[0]*q+c[1])*q+c[2])*q+c[3])*q+c[4])*q + c[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
+	case p > 1-lo:
+		q := math.Sqrt(-2 * math.Log(1-p))
+		return -(((((c[0]*q+c[1])*q+c[2])*q+c[3])*q+c[4])*q + c[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
+	}
+	q := p - 0.5
+	r := q * q
+	return (((((a[0]*r+a[1])*r+a[2])*r+a[3])*r+a[4])*r + a[5]) * q / (((((b[0]*r+b[1])*r+b[2])*r+b[3])*r+b[4])*r + 1)
+}
+
+// Drift compares the decisions on the scored nodes with a baseline: each
+// group's rates and each criterion, now and then, with their intervals.
+type Drift struct {
+	// Nodes is the number of scored nodes of a known group; Labelled those
+	// of them with a label (the rates that need labels use only these).
+	Nodes    int `json:"nodes"`
+	Labelled int `json:"labelled"`
+	// Groups pairs each group's rates now with the baseline's.
+	Groups []GroupDrift `json:"groups"`
+	// Criteria pairs each criterion now with the baseline's, for the
+	// criteria defined on both.
+	Criteria []CriterionDrift `json:"criteria"`
+	// Warnings say in words what left its baseline interval
+	// significantly (the two intervals do not overlap), and what cannot
+	// be compared.
+	Warnings []string `json:"warnings"`
+	// Notes say what left its baseline interval within noise (the
+	// intervals overlap).
+	Notes []string `json:"notes"`
+}
+
+// GroupDrift is one group's rates now and in the baseline.
+type GroupDrift struct {
+	Group    int         `json:"group"`
+	Now      GroupRates  `json:"now"`
+	Baseline *GroupRates `json:"baseline"`
+}
+
+// CriterionDrift is one criterion now and in the baseline. Left: the value
+// now is outside the baseline's interval; Significant: the two intervals
+// do not overlap.
+type CriterionDrift struct {
+	Criterion   Criterion `json:"criterion"`
+	Now         Interval  `json:"now"`
+	Baseline    Interval  `json:"baseline"`
+	Left        bool      `json:"left"`
+	Significant bool      `json:"significant"`
+}
+
+// CompareBaseline measures the scored nodes as NewBaseline measures the
+// validation nodes and compares them with b. The selection rates and the
+// criteria that compare selection rates alone (ΔDP, the DP ratio) use
+// every scored node of a known group, labelled or not; the true- and
+// false-positive rates and their criteria use the labelled ones, when
+// there are any. The intervals are at b's level; cfg gives the
+// resamples and the seed.
+func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Drift, error) {
+	nodes = allIfNil(nodes, len(sens))
+	if err := b.Validate(); err != nil {
+		return Drift{}, err
+	}
+	cfg.Level = b.Level
+	if err := cfg.Validate(); err != nil {
+		return Drift{}, err
+	}
+	now, err := groupRates(probs, classes, labels, sens, nodes, opt, b.Level)
+	if err != nil {
+		return Drift{}, fmt.Errorf("metrics: CompareBaseline: %w", err)
+	}
+	var dr Drift
+	var known, labelled []int
+	for _, i := range nodes {
+		if sens[i] >= 0 {
+			known = append(known, i)
+			if labels[i] >= 0 {
+				labelled = append(labelled, i)
+			}
+		}
+	}
+	dr.Nodes, dr.Labelled = len(known), len(labelled)
+	if len(known) == 0 {
+		dr.Warnings = append(dr.Warnings, "no scored node has a known group: nothing to compare with the baseline")
+		return dr, nil
+	}
+	base := map[int]*GroupRates{}
+	for k := range b.Groups {
+		base[b.Groups[k].Group] = &b.Groups[k]
+	}
+	pct := func(i Interval) string { return fmt.Sprintf("%.1f%% [%.1f, %.1f]", Percent(i.Point), Percent(i.Lo), Percent(i.Hi)) }
+	say := func(significant bool, s string) {
+		if significant {
+			dr.Warnings = append(dr.Warnings, s)
+		} else {
+			dr.Notes = append(dr.Notes, s+" (the intervals overlap: within noise)")
+		}
+	}
+	for _, g := range now {
+		gd := GroupDrift{Group: g.Group, Now: g, Baseline: base[g.Group]}
+		dr.Groups = append(dr.Groups, gd)
+		if gd.Baseline == nil {
+			dr.Warnings = append(dr.Warnings, fmt.Sprintf("group %d has %d scored nodes and none in the baseline: its rates cannot be compared", g.Group, g.Count))
+			continue
+		}
+		for _, r := range []struct {
+			name     string
+			now, was *Interval
+		}{{"selection rate", &g.Selection, &gd.Baseline.Selection}, {"true-positive rate", g.TPR, gd.Baseline.TPR}, {"false-positive rate", g.FPR, gd.Baseline.FPR}} {
+			if r.now == nil || r.was == nil {
+				continue
+			}
+			if left, sig := leaves(*r.now, *r.was); left {
+				say(sig, fmt.Sprintf("group %d's %s is %s on %d scored nodes, outside its validation-time interval %s", g.Group, r.name, pct(*r.now), r.now.Used, pct(*r.was)))
+			}
+		}
+	}
+	selOnly := func(c Criterion) bool {
+		for _, r := range c.Rates() {
+			if r != SelectionRate {
+				return false
+			}
+		}
+		return true
+	}
+	groupsIn := func(idx []int) int {
+		seen := map[int]bool{}
+		for _, i := range idx {
+			seen[sens[i]] = true
+		}
+		return len(seen)
+	}
+	var selIv map[Criterion]Interval
+	var labIv Intervals
+	haveSel, haveLab := groupsIn(known) >= 2, groupsIn(labelled) >= 2
+	if haveSel {
+		selIv = selectionIntervals(probs, classes, sens, known, opt, cfg)
+	} else {
+		dr.Warnings = append(dr.Warnings, fmt.Sprintf("the %d scored nodes are all of one group: no criterion compares groups", len(known)))
+	}
+	if haveLab {
+		if labIv, err = Bootstrap(probs, classes, labels, sens, labelled, opt, cfg); err != nil {
+			dr.Warnings = append(dr.Warnings, fmt.Sprintf("the criteria that need labels are not compared on the %d labelled scored nodes: %v", len(labelled), err))
+			haveLab = false
+		}
+	}
+	for _, c := range Criteria() {
+		was, ok := b.Criteria[c]
+		if !ok {
+			continue
+		}
+		var now Interval
+		switch {
+		case selOnly(c) && haveSel:
+			now, ok = selIv[c]
+		case !selOnly(c) && haveLab:
+			now, ok = labIv.Criteria[c]
+		default:
+			ok = false
+		}
+		if !ok {
+			continue
+		}
+		left, sig := leaves(now, was)
+		dr.Criteria = append(dr.Criteria, CriterionDrift{Criterion: c, Now: now, Baseline: was, Left: left, Significant: sig})
+		if left {
+			say(sig, fmt.Sprintf("%s is %s on the scored nodes, outside its validation-time interval %s", c.Title(), pct(now), pct(was)))
+		}
+	}
+	if same := allSame(probs, classes, sens, known, opt); same >= 0 {
+		dr.Warnings = append(dr.Warnings, fmt.Sprintf("every scored node is predicted class %d: the fairness criteria are trivially at parity and say nothing of the model", same))
+	}
+	return dr, nil
+}
+
+// String gives the warnings and notes, one per line ("no drift" without
+// any).
+func (d Drift) String() string {
+	if len(d.Warnings)+len(d.Notes) == 0 {
+		return "no drift: every rate and criterion is within its validation-time interval"
+	}
+	return strings.Join(append(append([]string(nil), d.Warnings...), d.Notes...), "\n")
+}
+
+// leaves reports whether now's point is outside was, and whether the
+// two intervals are disjoint. Each interval is taken with its point (a
+// difference's bootstrap interval may lie above its point; see
+// Interval), so that a baseline compared with itself never leaves.
+func leaves(now, was Interval) (left, significant bool) {
+	wLo, wHi := min(was.Lo, was.Point), max(was.Hi, was.Point)
+	nLo, nHi := min(now.Lo, now.Point), max(now.Hi, now.Point)
+	left = now.Point < wLo || now.Point > wHi
+	return left, nLo > wHi || nHi < wLo
+}
+
+// allSame returns the class every node of idx is predicted, or −1 when
+// two differ.
+func allSame(probs []float64, classes int, sens, idx []int, opt Options) int {
+	cols := classes
+	first := -1
+	for k, i := range idx {
+		d := decision(probs[i*cols:(i+1)*cols], opt)
+		if k == 0 {
+			first = d
+		} else if d != first {
+			return -1
+		}
+	}
+	return first
+}
+
+// allIfNil returns nodes, or every node 0..n−1 when nodes is nil.
+func allIfNil(nodes []int, n int) []int {
+	if nodes != nil {
+		return nodes
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
+// selectionIntervals returns the bootstrap intervals of the criteria
+// that compare selection rates alone, on nodes whose labels are not
+// read: Bootstrap's stratified resampling over the groups present in
+// nodes (at least two), with every node coded by its decision alone.
+func selectionIntervals(probs []float64, classes int, sens, nodes []int, opt Options, cfg BootstrapConfig) map[Criterion]Interval {
+	ids := map[int]int{}
+	for _, i := range nodes {
+		if _, ok := ids[sens[i]]; !ok {
+			ids[sens[i]] = 0
+		}
+	}
+	keys := make([]int, 0, len(ids))
+	for g := range ids {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys)
+	for k, g := range keys {
+		ids[g] = k
+	}
+	b := &bootstrapper{members: make([][]uint8, len(keys))}
+	for _, i := range nodes {
+		var c uint8
+		if decision(probs[i*classes:(i+1)*classes], opt) == opt.Positive {
+			c = codeSelected
+		}
+		g := ids[sens[i]]
+		b.members[g] = append(b.members[g], c)
+	}
+	cnt := make([]codeCounts, len(keys))
+	for g, m := range b.members {
+		for _, c := range m {
+			cnt[g][c]++
+		}
+	}
+	point := statsOf(cnt)
+	var vals [numCriteria][]float64
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	for range cfg.Resamples {
+		b.resample(rng, cnt)
+		st := statsOf(cnt)
+		for c := range vals {
+			if st.ok[c] {
+				vals[c] = append(vals[c], st.vals[c])
+			}
+		}
+	}
+	out := map[Criterion]Interval{}
+	for _, c := range Criteria() {
+		only := true
+		for _, r := range c.Rates() {
+			only = only && r == SelectionRate
+		}
+		if only && point.ok[c] && len(vals[c]) > 0 {
+			out[c] = Percentile(vals[c], point.vals[c], cfg.Level)
+		}
+	}
+	return out
+}
