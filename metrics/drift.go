@@ -277,7 +277,9 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 	for k := range b.Groups {
 		base[b.Groups[k].Group] = &b.Groups[k]
 	}
-	pct := func(i Interval) string { return fmt.Sprintf("%.1f%% [%.1f, %.1f]", Percent(i.Point), Percent(i.Lo), Percent(i.Hi)) }
+	pct := func(i Interval) string {
+		return fmt.Sprintf("%.1f%% [%.1f, %.1f]", Percent(i.Point), Percent(i.Lo), Percent(i.Hi))
+	}
 	say := func(significant bool, s string) {
 		if significant {
 			dr.Warnings = append(dr.Warnings, s)
