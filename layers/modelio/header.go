@@ -14,6 +14,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/metrics"
 )
 
 // maxHeader bounds the header line Load and ReadHeader accept; maxParams
@@ -112,17 +113,18 @@ type specHeader struct {
 }
 
 type header struct {
-	Format   string           `json:"format"`
-	Version  int              `json:"version"`
-	Kind     string           `json:"kind"`
-	Dtype    string           `json:"dtype"`
-	Graph    *graphHeader     `json:"graph,omitempty"`
-	Sens     *sensHeader      `json:"sens,omitempty"`
-	Features *features.Schema `json:"features,omitempty"`
-	Signed   bool             `json:"signed,omitempty"`
-	Config   json.RawMessage  `json:"config"`
-	Backbone *specHeader      `json:"backbone,omitempty"`
-	Params   []paramHeader    `json:"params"`
+	Format   string            `json:"format"`
+	Version  int               `json:"version"`
+	Kind     string            `json:"kind"`
+	Dtype    string            `json:"dtype"`
+	Graph    *graphHeader      `json:"graph,omitempty"`
+	Sens     *sensHeader       `json:"sens,omitempty"`
+	Features *features.Schema  `json:"features,omitempty"`
+	Baseline *metrics.Baseline `json:"baseline,omitempty"`
+	Signed   bool              `json:"signed,omitempty"`
+	Config   json.RawMessage   `json:"config"`
+	Backbone *specHeader       `json:"backbone,omitempty"`
+	Params   []paramHeader     `json:"params"`
 }
 
 // Header is what a model file says of itself, read without its
@@ -143,6 +145,10 @@ type Header struct {
 	// Features is the feature schema the model was trained on, when the
 	// file records it (SaveConfig.Features).
 	Features *features.Schema
+	// Baseline is the model's decisions on the nodes its setting was
+	// chosen on, when the file records it (SaveConfig.Baseline): what
+	// drift is measured against.
+	Baseline *metrics.Baseline
 	// Signed reports a signature (checked by Load with Env.TrustedKeys).
 	Signed bool
 	// Params lists the learnables' names and shapes.
@@ -194,7 +200,7 @@ func ReadHeader(r io.Reader) (*Header, error) {
 
 // headerOf is the exported view of a parsed header.
 func headerOf(h *header, dt tensor.Dtype) *Header {
-	out := &Header{Kind: h.Kind, Dtype: dt, Features: h.Features, Signed: h.Signed}
+	out := &Header{Kind: h.Kind, Dtype: dt, Features: h.Features, Baseline: h.Baseline, Signed: h.Signed}
 	if h.Backbone != nil {
 		out.Backbone = h.Backbone.Kind
 	}
@@ -244,7 +250,7 @@ func (h *header) paramBytes(size int) (int, error) {
 }
 
 // headerKeys are the keys a version-3 header may hold, exactly cased.
-var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "features": true, "signed": true, "config": true, "backbone": true, "params": true}
+var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "features": true, "baseline": true, "signed": true, "config": true, "backbone": true, "params": true}
 
 // parseHeader decodes the header line strictly: JSON object keys must be
 // exactly those Save writes (encoding/json alone would match them
@@ -300,6 +306,19 @@ func parseHeader(line []byte) (*header, error) {
 		}
 		if err := h.Features.Validate(); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+	}
+	if raw, ok := keys["baseline"]; ok {
+		if h.Baseline == nil {
+			return nil, fmt.Errorf("%w: baseline is null", ErrFormat)
+		}
+		if err := h.Baseline.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+		// Save writes it with encoding/json: anything else (a miscased
+		// or missing key, another spelling of a number) is not its.
+		if again, err := json.Marshal(h.Baseline); err != nil || !bytes.Equal(again, raw) {
+			return nil, fmt.Errorf("%w: the baseline is not as Save writes it (keys exactly cased, none missing)", ErrFormat)
 		}
 	}
 	var ps []json.RawMessage

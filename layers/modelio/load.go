@@ -17,6 +17,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
 )
 
@@ -136,6 +137,40 @@ func Read(r io.Reader, trusted ...ed25519.PublicKey) (*File, error) {
 	f.Header = headerOf(v.h, v.dt)
 	f.Graph = f.Header.Graph
 	return f, nil
+}
+
+// Backbone builds the model the file holds (a wrapper's backbone: an fmp
+// model's) in g on the graph gr, with the file's parameter values, for a
+// program that runs the model itself rather than the whole saved model
+// (package fmp/score builds it on a one-node graph and runs it layer by
+// layer on the rows of any graph, layers.LayerwiseLogits). gr may be nil
+// for a model without a graph. It returns an error for what the kind's
+// constructor refuses, or parameters that differ from what it builds.
+func (f *File) Backbone(g *G.ExprGraph, gr *graph.Graph, phase *layers.Phase) (layers.Model, error) {
+	if f == nil || f.Kind == nil {
+		return nil, fmt.Errorf("modelio: File.Backbone: no file (use the File that Read returns)")
+	}
+	m, err := f.Kind.Build(g, gr, f.Config, phase)
+	if err != nil {
+		return nil, fmt.Errorf("modelio: File.Backbone: building the %s model: %w", f.Kind.Name(), err)
+	}
+	ps := m.Learnables()
+	if len(ps) != len(f.Params) {
+		return nil, fmt.Errorf("modelio: File.Backbone: %w: %d parameters in the file, the built %s model has %d", ErrMismatch, len(f.Params), f.Kind.Name(), len(ps))
+	}
+	for i, p := range ps {
+		v := f.Params[i].Value
+		if !v.Shape().Eq(p.Shape()) || v.Dtype() != p.Dtype() {
+			return nil, fmt.Errorf("modelio: File.Backbone: %w: parameter %d (%q) is %v (%v) in the file, %v (%v) in the built model", ErrMismatch, i, f.Params[i].Name, v.Shape(), v.Dtype(), p.Shape(), p.Dtype())
+		}
+		switch d := p.Value().Data().(type) {
+		case []float64:
+			copy(d, v.Data().([]float64))
+		case []float32:
+			copy(d, v.Data().([]float32))
+		}
+	}
+	return m, nil
 }
 
 // verified is a model file read and verified: its header and dtype, its

@@ -18,6 +18,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
+	"github.com/fairmp/fairmp/metrics"
 )
 
 // The saved-model format (version 3) is one line of JSON, the header,
@@ -129,6 +130,12 @@ type SaveConfig struct {
 	// data can put the columns in the model's order and scale them the
 	// same way. Its length must be the model's input width.
 	Features *features.Schema
+	// Baseline, if not nil, is the model's decisions on the nodes its
+	// setting was chosen on (metrics.NewBaseline on the validation
+	// nodes); the file records it, and ReadHeader gives it back, so that
+	// whoever scores new nodes with the model can measure drift
+	// (metrics.CompareBaseline).
+	Baseline *metrics.Baseline
 	// SigningKey, if not nil, signs the file with ed25519 (the signature
 	// covers the checksum, and so the whole file). Load with
 	// Env.TrustedKeys checks it.
@@ -148,6 +155,11 @@ func (c SaveConfig) Validate() error {
 	if c.Features != nil {
 		if err := c.Features.Validate(); err != nil {
 			return fmt.Errorf("modelio: SaveConfig.Features: %w", err)
+		}
+	}
+	if c.Baseline != nil {
+		if err := c.Baseline.Validate(); err != nil {
+			return fmt.Errorf("modelio: SaveConfig.Baseline: %w", err)
 		}
 	}
 	if c.SigningKey != nil && len(c.SigningKey) != ed25519.PrivateKeySize {
@@ -191,6 +203,7 @@ func SaveWith(w io.Writer, m layers.Model, cfg SaveConfig) error {
 		}
 		h.Features = cfg.Features
 	}
+	h.Baseline = cfg.Baseline
 	h.Signed = cfg.SigningKey != nil
 	params := m.Learnables()
 	dt := params[0].Dtype()
