@@ -275,11 +275,11 @@ func FitTwoStage(m *Model, task *train.Task, tc train.Config) (*train.Result, er
 // it: the file holds its fingerprint, and the caller gives the attribute
 // back (modelio.Env.Sens), so that what the model uses is what the
 // fingerprint checked.
-var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[savedModel, *Model]{
+var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[Saved, *Model]{
 	Name:    "fmp",
 	Title:   "FMP",
 	Summary: "fair message passing on a backbone (Jiang et al., AAAI 2024)",
-	Wrap: func(backbone layers.Model, gr *graph.Graph, sens []int, s savedModel, phase *layers.Phase) (*Model, error) {
+	Wrap: func(backbone layers.Model, gr *graph.Graph, sens []int, s Saved, phase *layers.Phase) (*Model, error) {
 		if gr == nil {
 			return nil, fmt.Errorf("fmp: no graph given, want the graph the model was trained on")
 		}
@@ -293,19 +293,21 @@ var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[savedModel, *Model]{
 		m.fitted = s.Fitted
 		return m, nil
 	},
-	Config: func(m *Model) savedModel { return savedModel{OnConfig: m.OnConfig(), Fitted: m.fitted} },
+	Config: func(m *Model) Saved { return Saved{OnConfig: m.OnConfig(), Fitted: m.fitted} },
 })
 
-// savedModel is what a model file records of a Model besides its
-// backbone: its OnConfig and, after Fit, its duals.
-type savedModel struct {
+// Saved is what a model file records of a Model besides its backbone
+// (modelio.File's WrapperConfig, in JSON): its OnConfig and, after Fit,
+// its duals. A program that runs a saved model itself decodes it
+// (package fmp/score does).
+type Saved struct {
 	OnConfig
 	Fitted *Fitted `json:"fitted,omitempty"`
 }
 
 // Validate checks both parts, and that the duals were fitted with the
 // FMP configuration recorded.
-func (s savedModel) Validate() error {
+func (s Saved) Validate() error {
 	if err := s.OnConfig.Validate(); err != nil {
 		return err
 	}

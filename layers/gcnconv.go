@@ -46,11 +46,30 @@ func (p Propagation) Matrix(gr *graph.Graph) (*graph.Matrix, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("layers: %w", err)
 	}
+	return graph.GCNNorm(gr, p.normOptions())
+}
+
+// MatrixOf returns the rows and columns nodes (ascending) of Matrix(gr),
+// computed from gr's degrees without building the whole matrix (see
+// graph.GCNNormOf): the matrix a model needs on the receptive field of
+// some nodes.
+func (p Propagation) MatrixOf(gr *graph.Graph, nodes []int) (*graph.Matrix, error) {
+	if gr == nil {
+		return nil, fmt.Errorf("layers: Propagation.MatrixOf: nil graph")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("layers: %w", err)
+	}
+	return graph.GCNNormOf(gr, nodes, p.normOptions())
+}
+
+// normOptions returns graph's options for p.
+func (p Propagation) normOptions() graph.NormOptions {
 	w := 1.0
 	if p.Improved {
 		w = 2
 	}
-	return graph.GCNNorm(gr, graph.NormOptions{AddSelfLoops: p.AddSelfLoops, SelfLoopWeight: w, Normalize: p.Normalize})
+	return graph.NormOptions{AddSelfLoops: p.AddSelfLoops, SelfLoopWeight: w, Normalize: p.Normalize}
 }
 
 // GCNConvConfig configures one graph convolution Ã·(x·W) + b (PyG's
