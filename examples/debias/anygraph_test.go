@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -90,6 +91,53 @@ func TestModelScoresGrownGraph(t *testing.T) {
 		assert.NotEmpty(t, p1[i], "node %s has no prediction", id)
 	}
 	assert.Equal(t, ids, nodes[2000:], "the new nodes, in the table's order")
+	seen := column(t, rows, "seen")
+	for i, v := range seen {
+		want := map[bool]string{true: "yes", false: "no"}[i < 2000]
+		require.Equal(t, want, v, "node %s", nodes[i])
+	}
+	var doc struct {
+		Run   map[string]any `json:"run"`
+		Drift struct {
+			Scored   string           `json:"scored"`
+			Nodes    int              `json:"nodes"`
+			Groups   []map[string]any `json:"groups"`
+			Criteria []map[string]any `json:"criteria"`
+			Warnings []string         `json:"warnings"`
+		} `json:"drift"`
+	}
+	raw, err := os.ReadFile(filepath.Join(scored, "metrics.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	assert.Equal(t, "fitted", doc.Run["fmp_scoring"])
+	assert.Equal(t, "the new nodes", doc.Drift.Scored)
+	assert.Equal(t, 100, doc.Drift.Nodes)
+	assert.Len(t, doc.Drift.Groups, 2)
+	assert.NotEmpty(t, doc.Drift.Criteria, "ΔDP at least is compared on unlabelled new nodes")
+	for _, w := range doc.Drift.Warnings {
+		assert.Contains(t, errs, "warning: drift on the new nodes: "+w)
+	}
+
+	// Recomputing FMP over the grown graph: every node scored, said so.
+	code, _, errs = runCmd(append(in(grown), "-model", model, "-fmp-scoring", "recompute", "-q", "-out", filepath.Join(dir, "recomputed"))...)
+	require.Equal(t, 0, code, errs)
+	raw, err = os.ReadFile(filepath.Join(dir, "recomputed", "metrics.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	assert.Equal(t, "recompute", doc.Run["fmp_scoring"])
+
+	// An edge added between two old nodes: the table's first rows are no
+	// longer the training graph, so which nodes the model saw cannot be
+	// told; said, and the column left empty.
+	e, err := os.ReadFile(filepath.Join(grown, "edges.csv"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(grown, "edges.csv"), append(e, []byte(nodes[0]+","+nodes[1999]+"\n")...), 0o644))
+	code, _, errs = runCmd(append(in(grown), "-model", model, "-out", filepath.Join(dir, "rewired"))...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "are not the graph the model was trained on")
+	for _, v := range column(t, readCSV(t, filepath.Join(dir, "rewired", "predictions.csv")), "seen") {
+		require.Empty(t, v)
+	}
 
 	code, _, errs = runCmd(append(in(grown), "-model", model, "-same-graph", "-out", filepath.Join(dir, "refused"))...)
 	assert.Equal(t, 2, code)

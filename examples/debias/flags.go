@@ -15,6 +15,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
@@ -47,6 +48,7 @@ type options struct {
 	trustedKeys    []ed25519.PublicKey // -trusted-keys
 	trustedFiles   string
 	sameGraph      bool // -same-graph
+	fmpScoring     score.Semantics
 	scores         scoresOptions
 	export         string
 	overwrite      bool
@@ -154,6 +156,7 @@ Flags:
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out (or -export) if it exists and is this command's (its .debias-output file lists every file in it) or empty; only once the new results are complete")
 	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
 	fs.BoolVar(&o.sameGraph, "same-graph", false, "with -model: refuse a graph other than the one the model was saved for, and another -sens (default: score any graph whose node table has the model's features: a grown graph, another region's)")
+	scoring := fs.String("fmp-scoring", "fitted", "with -model on an fmp model: what FMP means for the nodes scored: fitted (the duals chosen on the training graph, kept in the model file; old nodes keep their scores, new ones are scored as if FMP had been fitted with them) or recompute (FMP run again over this whole graph: every score may move)")
 	fs.StringVar(&o.trustedFiles, "trusted-keys", "", "with -model: load it only if it is signed by one of these ed25519 public keys (FILE[,FILE...], each 64 hex digits; see the README)")
 	fs.StringVar(&o.scores.file, "scores", "", "debias another model's per-node scores instead of training: CSV (a header optional, one row per node) or .npy (float32/float64, one row per node in the node table's order); one column per class, or one column (class 1) for two classes")
 	fs.StringVar(&o.scores.kind, "scores-kind", "", "what -scores holds: logits (real numbers before a softmax or sigmoid) or probs (probabilities); required with -scores")
@@ -325,6 +328,12 @@ Flags:
 		if o.trustedKeys, err = readTrustedKeys(o.trustedFiles); err != nil {
 			return nil, err
 		}
+	}
+	if o.fmpScoring, err = score.ParseSemantics(*scoring); err != nil {
+		return nil, badInput("-fmp-scoring %q: want fitted or recompute", *scoring)
+	}
+	if set["fmp-scoring"] && o.modelFile == "" {
+		return nil, badInput("-fmp-scoring says what FMP means when a saved -model scores a graph; give -model, or leave -fmp-scoring out")
 	}
 	if o.modelFile != "" {
 		var training []string

@@ -53,7 +53,9 @@
 //	                 ΔDP and the rule's criterion, the chosen one marked
 //	frontier.svg     the same as a plot (accuracy against the criterion),
 //	                 with the backbone, the thresholds and the chosen point
-//	model.fmp        the debiased model (layers/modelio format)
+//	model.fmp        the debiased model (layers/modelio format), with its
+//	                 feature schema, FMP's fitted duals and its decisions'
+//	                 baseline on the validation nodes (for drift)
 //
 // What -overwrite may replace: a folder this command wrote, that is one
 // holding its .debias-output marker and nothing but the files the marker
@@ -81,9 +83,24 @@
 // one the model was trained on or any other whose node table has the
 // model's features (a grown graph, another region's): every node of it
 // is scored, and a line on stderr says when the graph is not the saved
-// one (for an fmp model, FMP's group means are then over this graph's
-// nodes, the new ones included). -same-graph refuses another graph;
-// on the saved graph another -sens is refused either way. The whole file is
+// one. For an fmp model, -fmp-scoring says what FMP means there: fitted
+// (the default) applies the duals FMP chose on the training graph, kept
+// in model.fmp, so that a node's score depends only on its neighbourhood
+// and the old nodes keep theirs where it did not change; recompute runs
+// FMP again over this graph, the new nodes included, and every score may
+// move (examples/paper/deploy measures both). A file saved before the
+// duals were kept is recomputed, with a warning. predictions.csv gains a
+// column "seen": yes for the nodes the model was trained on (the node
+// table's first rows, when they and their edges are the saved graph: list
+// the old nodes first, in their order, and append the new ones), no for
+// the others, empty when that cannot be told (said on stderr).
+// metrics.json gains a "drift" section: the new nodes' (else every
+// node's) per-group selection rates, their true- and false-positive rates
+// where labels are known, and each criterion, against the values the
+// model file recorded on the validation nodes when its setting was
+// chosen, with intervals; what left its interval is said on stderr, as a
+// warning when the two intervals do not overlap. -same-graph refuses
+// another graph; on the saved graph another -sens is refused either way. The whole file is
 // verified (its checksum, its configuration against its parameters)
 // before anything in it is used: a damaged file is reported as corrupt.
 // A file that records no feature schema (modelio.Save writes none; the

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/layers/modelio"
 )
 
@@ -67,9 +68,12 @@ func nonFinite(p []float64) (int, int) {
 
 // fmpOnGraph says, for an fmp model file, what FMP means on another
 // graph; nothing for other kinds.
-func fmpOnGraph(h *modelio.Header) string {
+func fmpOnGraph(h *modelio.Header, s score.Semantics) string {
 	if h.Kind != "fmp" {
 		return ""
 	}
-	return "; FMP pushes together the groups' mean predictions over this graph's nodes, the new ones included"
+	if s == score.Fitted {
+		return "; FMP applies the duals it chose on the training graph (-fmp-scoring fitted): the nodes it saw keep their scores where their neighbourhood did not change"
+	}
+	return "; FMP pushes together the groups' mean predictions over this graph's nodes, the new ones included (-fmp-scoring recompute): every score may move"
 }

@@ -71,8 +71,11 @@ func writeMetrics(path string, o *options, r *result) error {
 	}
 	doc["methods"] = methods
 	doc["diagnostics"] = r.diagnostics
+	if r.saved {
+		doc["drift"] = r.drift
+	}
 	var notes []string
-	for _, n := range []string{r.thNote, r.noModel} {
+	for _, n := range []string{r.thNote, r.noModel, r.seenNote} {
 		if n != "" {
 			notes = append(notes, n)
 		}
@@ -95,6 +98,12 @@ func writePredictions(path string, r *result) error {
 	return writeFile(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		head := []string{"node", "group", "label", "split"}
+		if r.saved {
+			// Whether the -model saw the node in training: yes, no, or
+			// empty when that cannot be told (see seenNodes).
+			head = append(head, "seen")
+		}
+		first := len(head)
 		for _, me := range r.methods {
 			head = append(head, me.Name+"_p1", me.Name+"_decision")
 		}
@@ -109,9 +118,15 @@ func writePredictions(path string, r *result) error {
 				row[0] = ds.IDs[i]
 			}
 			row[1], row[2], row[3] = groupName(ds, ds.Sens[i]), className(ds, ds.Labels[i]), split[i]
+			if r.saved {
+				row[4] = ""
+				if r.seen != nil {
+					row[4] = map[bool]string{true: "yes", false: "no"}[r.seen[i]]
+				}
+			}
 			for k, me := range r.methods {
-				row[4+2*k] = strconv.FormatFloat(me.probs[i*c+1], 'f', 6, 64)
-				row[5+2*k] = className(ds, me.decision[i])
+				row[first+2*k] = strconv.FormatFloat(me.probs[i*c+1], 'f', 6, 64)
+				row[first+1+2*k] = className(ds, me.decision[i])
 			}
 			if err := cw.Write(row); err != nil {
 				return err

@@ -13,7 +13,10 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/score"
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/modelio"
@@ -54,6 +57,16 @@ type result struct {
 	thNote   string
 	noModel  string // why no model file is written, when one cannot be
 	model    layers.Model
+	// baseline is the chosen model's decisions on the validation nodes,
+	// recorded in model.fmp for drift (nil without a model file).
+	baseline *metrics.Baseline
+	// With -model: seen marks the nodes of the graph the model was saved
+	// for (nil when the node table's first rows are not that graph), and
+	// drift compares the scored nodes with the file's baseline.
+	saved    bool
+	seen     []bool
+	seenNote string
+	drift    map[string]any
 	training map[string]any
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
@@ -400,12 +413,14 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	if err != nil {
 		return nil, err
 	}
-	if r.noModel == "" {
-		r.model = chosen
-	}
 	fpred, err := train.Predict(chosen, task, nil)
 	if err != nil {
 		return nil, err
+	}
+	if r.noModel == "" {
+		if err := keepModel(r, chosen, ds, fpred.Probs); err != nil {
+			return nil, err
+		}
 	}
 	best := f.Best()
 	r.methods = append(r.methods, &method{Name: "fmp", probs: fpred.Probs,
@@ -512,7 +527,11 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 
 // predictSaved loads o.model onto ds's graph, the one it was saved for
 // or any other whose node table has its features (-same-graph refuses
-// another), and predicts every node.
+// another), and predicts every node. On another graph an fmp model is
+// scored as -fmp-scoring says (fitted: the duals kept in the file, with
+// package fmp/score; recompute: FMP run over this graph). The nodes of
+// the saved graph are marked (seen), and the scored nodes' decisions are
+// compared with the file's validation baseline (drift).
 func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
 	if h.Features != nil && !h.Features.Equal(ds.Schema()) {
 		got, want := ds.Schema().Names, h.Features.Names
@@ -531,27 +550,185 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset, stderr io
 	if err != nil {
 		return nil, modelError(o.modelFile, err)
 	}
-	if g := h.Graph; g != nil && !g.Describes(ds.Graph) && !o.quiet {
+	same := h.Graph == nil || h.Graph.Describes(ds.Graph)
+	if !same && !o.quiet {
 		fmt.Fprintf(stderr, "-model %s was trained on a graph of %d nodes and %d edges; scoring this one of %d nodes and %d edges (-same-graph refuses another graph)%s\n",
-			o.modelFile, g.Nodes, g.Edges, ds.N(), ds.Graph.NumEdges(), fmpOnGraph(h))
-	}
-	pred, err := train.Predict(m, task, nil)
-	if err != nil {
-		return nil, err
-	}
-	if bad, first := nonFinite(pred.Probs); bad > 0 {
-		return nil, badInput("-model %s: the model's outputs are not finite (NaN or ±Inf) for %d of %d values (the first at node %d): its parameters overflow on this input. Check that the node table is the kind of data the model was trained on (its scale above all), or retrain the model", o.modelFile, bad, len(pred.Probs), first/max(1, ds.NumClasses()))
-	}
-	me := &method{Name: "model", probs: pred.Probs}
-	if err := me.evaluate(ds, o.rule.Criterion); err != nil {
-		return nil, err
+			o.modelFile, h.Graph.Nodes, h.Graph.Edges, ds.N(), ds.Graph.NumEdges(), fmpOnGraph(h, o.fmpScoring))
 	}
 	k, err := layers.KindOf(m)
 	if err != nil {
 		return nil, err
 	}
-	r := &result{ds: ds, methods: []*method{me}, training: map[string]any{"model_file": o.modelFile, "kind": k.Name()}}
+	r := &result{ds: ds, saved: true, training: map[string]any{"model_file": o.modelFile, "kind": k.Name()}}
+	var probs []float64
+	scoring := ""
+	if _, isFMP := m.(*fmp.Model); isFMP {
+		scoring = o.fmpScoring.String()
+		if !same && o.fmpScoring == score.Fitted {
+			if probs, err = scoreFitted(o, ds); errors.Is(err, score.ErrNotFitted) {
+				fmt.Fprintf(stderr, "warning: -model %s records no fitted FMP duals (it was saved before they were kept): FMP is recomputed over this graph, as -fmp-scoring recompute; save the model again with this release to keep old nodes' scores fixed\n", o.modelFile)
+				scoring, probs, err = score.Recompute.String(), nil, nil
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		r.training["fmp_scoring"] = scoring
+	}
+	if probs == nil {
+		pred, err := train.Predict(m, task, nil)
+		if err != nil {
+			return nil, err
+		}
+		probs = pred.Probs
+	}
+	if bad, first := nonFinite(probs); bad > 0 {
+		return nil, badInput("-model %s: the model's outputs are not finite (NaN or ±Inf) for %d of %d values (the first at node %d): its parameters overflow on this input. Check that the node table is the kind of data the model was trained on (its scale above all), or retrain the model", o.modelFile, bad, len(probs), first/max(1, ds.NumClasses()))
+	}
+	me := &method{Name: "model", probs: probs}
+	if err := me.evaluate(ds, o.rule.Criterion); err != nil {
+		return nil, err
+	}
+	r.methods = []*method{me}
+	r.seen, r.seenNote = seenNodes(h, ds)
+	if r.seenNote != "" {
+		fmt.Fprintf(stderr, "warning: %s\n", r.seenNote)
+	}
+	if err := r.measureDrift(h, probs, stderr, o.quiet); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// scoreFitted scores every node of ds with the -model file's backbone and
+// FMP's fitted duals (package fmp/score).
+func scoreFitted(o *options, ds *datasets.Dataset) ([]float64, error) {
+	f, err := os.Open(o.modelFile)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("-model: %w", err)}
+	}
+	defer f.Close()
+	cfg := score.DefaultConfig()
+	cfg.TrustedKeys = o.trustedKeys
+	s, err := score.Open(f, cfg)
+	if errors.Is(err, score.ErrNotFitted) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, modelError(o.modelFile, err)
+	}
+	x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]int, ds.N())
+	for i := range all {
+		all[i] = i
+	}
+	out, err := s.Score(ds.Graph, x, ds.Sens, all)
+	if err != nil {
+		return nil, inFlags(inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)})
+	}
+	return out.Probs, nil
+}
+
+// seenNodes marks the nodes of the graph the model was saved for: the
+// node table's first rows, when they and the edges among them are that
+// graph (as -export writes a graph, and as appending new nodes keeps
+// it). Otherwise it returns nil and says why.
+func seenNodes(h *modelio.Header, ds *datasets.Dataset) ([]bool, string) {
+	if h.Graph == nil {
+		return nil, ""
+	}
+	n0 := h.Graph.Nodes
+	if n0 > ds.N() {
+		return nil, fmt.Sprintf("the graph has %d nodes, fewer than the %d the model was trained on: the nodes it saw cannot be told apart (predictions.csv's \"seen\" column is empty)", ds.N(), n0)
+	}
+	var edges [][2]int
+	for i := 0; i < n0; i++ {
+		for _, j := range ds.Graph.Neighbors(i) {
+			if int(j) > i && int(j) < n0 {
+				edges = append(edges, [2]int{i, int(j)})
+			}
+		}
+	}
+	old, err := graph.FromEdges(n0, edges)
+	if err != nil || !h.Graph.Describes(old) {
+		return nil, fmt.Sprintf("the node table's first %d rows and their edges are not the graph the model was trained on (another order, or edges added or removed among them): the nodes it saw cannot be told apart (predictions.csv's \"seen\" column is empty). List the training graph's nodes first, in their order, and append the new ones", n0)
+	}
+	seen := make([]bool, ds.N())
+	for i := 0; i < n0; i++ {
+		seen[i] = true
+	}
+	return seen, ""
+}
+
+// measureDrift compares the scored nodes' decisions with the -model
+// file's validation baseline: the new nodes when the nodes the model saw
+// are known and some are new, else every node. Warnings go to stderr.
+func (r *result) measureDrift(h *modelio.Header, probs []float64, stderr io.Writer, quiet bool) error {
+	if h.Baseline == nil {
+		r.drift = map[string]any{"note": "the model file records no validation baseline (it was saved without one: modelio.SaveConfig.Baseline; the model.fmp debias writes has one): nothing to compare the decisions with"}
+		return nil
+	}
+	ds := r.ds
+	var nodes []int
+	which := "every node"
+	if r.seen != nil {
+		for i, s := range r.seen {
+			if !s {
+				nodes = append(nodes, i)
+			}
+		}
+		which = "the new nodes"
+	}
+	if len(nodes) == 0 {
+		nodes, which = nil, "every node"
+	}
+	d, err := metrics.CompareBaseline(*h.Baseline, probs, ds.NumClasses(), ds.Labels, ds.Sens, nodes, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+	if err != nil {
+		return fmt.Errorf("drift: %w", err)
+	}
+	r.drift = map[string]any{"scored": which, "baseline_nodes": h.Baseline.Nodes, "nodes": d.Nodes, "labelled": d.Labelled,
+		"groups": d.Groups, "criteria": d.Criteria, "warnings": nonNil(d.Warnings), "notes": nonNil(d.Notes)}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(stderr, "warning: drift on %s: %s\n", which, w)
+	}
+	if !quiet {
+		for _, n := range d.Notes {
+			fmt.Fprintf(stderr, "drift on %s: %s\n", which, n)
+		}
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// keepModel makes m the model model.fmp records, with what scoring it
+// later needs: for an fmp model its duals on this graph (fmp.Model.Fit,
+// the fitted semantics of -fmp-scoring), and its decisions' baseline on
+// the validation nodes (metrics.NewBaseline), which drift is measured
+// against.
+func keepModel(r *result, m layers.Model, ds *datasets.Dataset, probs []float64) error {
+	if fm, ok := m.(*fmp.Model); ok {
+		x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+		if err != nil {
+			return err
+		}
+		if err := fm.Fit(x); err != nil {
+			return err
+		}
+	}
+	b, err := metrics.NewBaseline(probs, ds.NumClasses(), ds.Labels, ds.Sens, ds.Split.Val, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+	if err != nil {
+		return fmt.Errorf("the validation baseline of the model file: %w", err)
+	}
+	r.model, r.baseline = m, &b
+	return nil
 }
 
 // writeAll writes the results into the output folder in the making.
@@ -572,7 +749,7 @@ func writeAll(od *outDir, o *options, r *result) error {
 	}
 	if r.model != nil {
 		schema := r.ds.Schema()
-		cfg := modelio.SaveConfig{Features: &schema}
+		cfg := modelio.SaveConfig{Features: &schema, Baseline: r.baseline}
 		if err := writeFile(od.path("model.fmp"), func(w io.Writer) error { return modelio.SaveWith(w, r.model, cfg) }); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 
 	"gorgonia.org/tensor"
@@ -315,10 +316,13 @@ func parseHeader(line []byte) (*header, error) {
 		if err := h.Baseline.Validate(); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 		}
-		// Save writes it with encoding/json: anything else (a miscased
-		// or missing key, another spelling of a number) is not its.
-		if again, err := json.Marshal(h.Baseline); err != nil || !bytes.Equal(again, raw) {
-			return nil, fmt.Errorf("%w: the baseline is not as Save writes it (keys exactly cased, none missing)", ErrFormat)
+		// encoding/json matches keys case-insensitively and leaves a
+		// missing one zero: the baseline must hold exactly the keys and
+		// values its decoded form writes.
+		var got, want any
+		again, err := json.Marshal(h.Baseline)
+		if err != nil || json.Unmarshal(raw, &got) != nil || json.Unmarshal(again, &want) != nil || !reflect.DeepEqual(got, want) {
+			return nil, fmt.Errorf("%w: the baseline is not as Save writes it (keys exactly cased, none missing or unknown)", ErrFormat)
 		}
 	}
 	var ps []json.RawMessage
