@@ -113,3 +113,69 @@ func GCNNormOf(g *Graph, nodes []int, opts NormOptions) (*Matrix, error) {
 	}
 	return newMatrix(len(nodes), len(nodes), indptr, indices, val, true), nil
 }
+
+// Grow returns g with k new nodes, numbered g.N() .. g.N()+k−1, and the
+// given edges added (between new nodes, or new and old ones, or old
+// ones); g itself is not changed. Edges already in g, repeated edges and
+// self-loops are dropped, as FromEdges drops them (the result's Cleanup
+// counts those of edges). It costs O(N + E) for g's N nodes and E edges:
+// each row is copied and merged with its new neighbours. It returns an
+// error for k < 0 or an edge naming a node outside the grown graph.
+func (g *Graph) Grow(k int, edges [][2]int) (*Graph, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("graph: Grow: k = %d new nodes, want ≥ 0", k)
+	}
+	n := g.n + k
+	if n > 1<<31-1 {
+		return nil, fmt.Errorf("graph: Grow: %d nodes exceeds the limit of %d nodes", n, 1<<31-1)
+	}
+	extra := make([][]int32, n)
+	c := Cleanup{Input: len(edges)}
+	for e, uv := range edges {
+		u, v := uv[0], uv[1]
+		if u < 0 || u >= n || v < 0 || v >= n {
+			return nil, fmt.Errorf("graph: Grow: edge %d is (%d, %d), want both ends in [0, %d) (%d old nodes, %d new)", e, u, v, n, g.n, k)
+		}
+		if u == v {
+			c.SelfLoops++
+			continue
+		}
+		extra[u] = append(extra[u], int32(v))
+		extra[v] = append(extra[v], int32(u))
+	}
+	indptr := make([]int, n+1)
+	indices := make([]int32, 0, len(g.indices)+2*len(edges))
+	dup := 0
+	for i := 0; i < n; i++ {
+		var old []int32
+		if i < g.n {
+			old = g.Neighbors(i)
+		}
+		add := extra[i]
+		slices.Sort(add)
+		a, b := 0, 0
+		last := int32(-1)
+		for a < len(old) || b < len(add) {
+			var v int32
+			fromAdd := b < len(add) && (a >= len(old) || add[b] < old[a])
+			if fromAdd {
+				v = add[b]
+				b++
+			} else {
+				v = old[a]
+				a++
+			}
+			if v == last {
+				if fromAdd {
+					dup++
+				}
+				continue
+			}
+			indices = append(indices, v)
+			last = v
+		}
+		indptr[i+1] = len(indices)
+	}
+	c.Duplicates = dup / 2
+	return &Graph{n: n, indptr: indptr, indices: indices, cleanup: c}, nil
+}

@@ -89,3 +89,36 @@ func TestGCNNormOfErrors(t *testing.T) {
 	_, err = GCNNormOf(g, []int{0}, NormOptions{AddSelfLoops: true})
 	assert.ErrorContains(t, err, "SelfLoopWeight = 0")
 }
+
+// TestGrowIsFromEdges: growing a graph gives FromEdges of all the edges,
+// bit for bit, with the dropped input counted.
+func TestGrowIsFromEdges(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for trial := 0; trial < 30; trial++ {
+		n, k := 1+rng.Intn(30), rng.Intn(10)
+		var old, add [][2]int
+		for e := 0; e < 2*n; e++ {
+			old = append(old, [2]int{rng.Intn(n), rng.Intn(n)})
+		}
+		for e := 0; e < 3*k+rng.Intn(5); e++ {
+			add = append(add, [2]int{rng.Intn(n + k), rng.Intn(n + k)})
+		}
+		g, err := FromEdges(n, old)
+		require.NoError(t, err)
+		got, err := g.Grow(k, add)
+		require.NoError(t, err)
+		want, err := FromEdges(n+k, append(g.Edges(), add...))
+		require.NoError(t, err)
+		require.Equal(t, want.indptr, got.indptr, "trial %d", trial)
+		require.Equal(t, want.indices, got.indices, "trial %d", trial)
+		require.Equal(t, want.Fingerprint(), got.Fingerprint())
+		assert.Equal(t, len(add), got.Cleanup().Input)
+		assert.Equal(t, want.Cleanup().SelfLoops, got.Cleanup().SelfLoops)
+		assert.Equal(t, want.Cleanup().Duplicates, got.Cleanup().Duplicates, "trial %d: the input's repeats and edges already in g", trial)
+	}
+	g := pathGraph(t)
+	_, err := g.Grow(-1, nil)
+	assert.ErrorContains(t, err, "k = -1")
+	_, err = g.Grow(1, [][2]int{{0, 7}})
+	assert.ErrorContains(t, err, "edge 0 is (0, 7), want both ends in [0, 7) (6 old nodes, 1 new)")
+}
