@@ -138,11 +138,18 @@ func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.
 			return nil, fmt.Errorf("fmp: Fitted.Apply: node %d is in group %d; the fit saw groups 0..%d (−1: unknown)", i, g, len(f.Counts)-1)
 		}
 	}
-	st, err := NewSteps(f.Config, f.Counts)
-	if err != nil {
-		return nil, err
-	}
+	rows, coef := contrast(f.Counts, f.Config.PerGroupRows)
 	n, c := s[0], s[1]
+	// Δs of the n nodes with the fit's group sizes: node i of group g
+	// takes coef[r, g] in row r (0 when its group is unknown).
+	ds := make([]float64, rows*n)
+	for i, g := range sens {
+		if g >= 0 {
+			for r := 0; r < rows; r++ {
+				ds[r*n+i] = coef[r*len(f.Counts)+g]
+			}
+		}
+	}
 	xs := make([]float64, n*c)
 	switch d := x.Data().(type) {
 	case []float64:
@@ -152,21 +159,28 @@ func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.
 			xs[i] = float64(v)
 		}
 	}
+	gamma := f.Config.Gamma()
+	scale, invT := gamma/f.Config.Temperature, 1/f.Config.Temperature
 	fk := append([]float64(nil), xs...)
-	af := make([]float64, n*c)
+	xagg := make([]float64, n*c)
+	grad := make([]float64, n*c)
 	for k := 0; k < f.Config.K; k++ {
-		if st.gamma != 1 {
-			adj.MulDense64(af, fk, c)
-		}
-		for i := 0; i < n; i++ {
-			row := fk[i*c : (i+1)*c]
-			xagg := af[i*c : (i+1)*c]
-			st.Aggregate(xagg, xs[i*c:(i+1)*c], xagg)
-			if len(f.Duals) == 0 {
-				copy(row, xagg)
-				continue
+		// X_agg = γX + (1−γ)ÃF, then F = X_agg − γ∇(F, u_k).
+		if gamma == 1 {
+			copy(xagg, xs)
+		} else {
+			adj.MulDense64(xagg, fk, c)
+			for i, v := range xagg {
+				xagg[i] = xs[i]*gamma + v*(1-gamma)
 			}
-			st.Descend(row, xagg, row, sens[i], f.Duals[k])
+		}
+		if len(f.Duals) == 0 || allZero(f.Duals[k]) {
+			copy(fk, xagg)
+			continue
+		}
+		gradKernel(ds, rows, n, fk, f.Duals[k], grad, c, scale, invT, nil)
+		for i, v := range grad {
+			fk[i] = xagg[i] - v
 		}
 	}
 	return tensor.New(tensor.WithShape(n, c), tensor.WithBacking(fk)), nil

@@ -15,35 +15,93 @@ func (g *Graph) Ball(seeds []int, hops int) ([]int, error) {
 	if hops < 0 {
 		return nil, fmt.Errorf("graph: Ball: hops = %d, want ≥ 0", hops)
 	}
-	seen := make(map[int32]struct{}, len(seeds))
+	seen := newNodeSet(g.n, len(seeds))
 	front := make([]int32, 0, len(seeds))
 	for k, s := range seeds {
 		if s < 0 || s >= g.n {
 			return nil, fmt.Errorf("graph: Ball: seed %d is node %d, want a node in [0, %d)", k, s, g.n)
 		}
-		if _, ok := seen[int32(s)]; !ok {
-			seen[int32(s)] = struct{}{}
+		if seen.add(int32(s)) {
 			front = append(front, int32(s))
 		}
 	}
-	for h := 0; h < hops && len(front) > 0 && len(seen) < g.n; h++ {
+	for h := 0; h < hops && len(front) > 0 && seen.len() < g.n; h++ {
 		var next []int32
 		for _, i := range front {
 			for _, j := range g.Neighbors(int(i)) {
-				if _, ok := seen[j]; !ok {
-					seen[j] = struct{}{}
+				if seen.add(j) {
 					next = append(next, j)
 				}
 			}
 		}
 		front = next
 	}
-	out := make([]int, 0, len(seen))
-	for i := range seen {
+	return seen.sorted(), nil
+}
+
+// nodeSet is a set of a graph's nodes: a map while it is small against
+// the graph (so that a small ball costs its own size), a table of n flags
+// once it is not (so that a ball of most of the graph costs no hashing).
+type nodeSet struct {
+	n     int
+	small map[int32]struct{}
+	big   []bool
+	count int
+}
+
+func newNodeSet(n, hint int) *nodeSet {
+	s := &nodeSet{n: n}
+	if hint > n/32 {
+		s.big = make([]bool, n)
+	} else {
+		s.small = make(map[int32]struct{}, hint)
+	}
+	return s
+}
+
+// add inserts i and reports whether it was new.
+func (s *nodeSet) add(i int32) bool {
+	if s.big != nil {
+		if s.big[i] {
+			return false
+		}
+		s.big[i] = true
+		s.count++
+		return true
+	}
+	if _, ok := s.small[i]; ok {
+		return false
+	}
+	s.small[i] = struct{}{}
+	s.count++
+	if s.count > s.n/32 {
+		s.big = make([]bool, s.n)
+		for j := range s.small {
+			s.big[j] = true
+		}
+		s.small = nil
+	}
+	return true
+}
+
+func (s *nodeSet) len() int { return s.count }
+
+// sorted returns the members in ascending order.
+func (s *nodeSet) sorted() []int {
+	out := make([]int, 0, s.count)
+	if s.big != nil {
+		for i, ok := range s.big {
+			if ok {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	for i := range s.small {
 		out = append(out, int(i))
 	}
 	slices.Sort(out)
-	return out, nil
+	return out
 }
 
 // GCNNormOf returns the rows and columns nodes (ascending, no repeats) of
@@ -64,12 +122,29 @@ func GCNNormOf(g *Graph, nodes []int, opts NormOptions) (*Matrix, error) {
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("graph: GCNNormOf: no nodes")
 	}
-	local := make(map[int32]int32, len(nodes))
 	for r, i := range nodes {
 		if i < 0 || i >= g.n || (r > 0 && i <= nodes[r-1]) {
 			return nil, fmt.Errorf("graph: GCNNormOf: nodes[%d] = %d, want nodes in [0, %d), strictly ascending", r, i, g.n)
 		}
-		local[int32(i)] = int32(r)
+	}
+	// local finds a node's row: a map for a small part of the graph, a
+	// table of n entries for a large one.
+	var local func(j int32) (int32, bool)
+	if len(nodes) > g.n/32 {
+		pos := make([]int32, g.n)
+		for i := range pos {
+			pos[i] = -1
+		}
+		for r, i := range nodes {
+			pos[i] = int32(r)
+		}
+		local = func(j int32) (int32, bool) { return pos[j], pos[j] >= 0 }
+	} else {
+		pos := make(map[int32]int32, len(nodes))
+		for r, i := range nodes {
+			pos[int32(i)] = int32(r)
+		}
+		local = func(j int32) (int32, bool) { r, ok := pos[j]; return r, ok }
 	}
 	inv := func(i int) float64 {
 		d := float64(g.Degree(i))
@@ -102,7 +177,7 @@ func GCNNormOf(g *Graph, nodes []int, opts NormOptions) (*Matrix, error) {
 				put(int32(r), w)
 				placed = true
 			}
-			if c, ok := local[j]; ok {
+			if c, ok := local(j); ok {
 				put(c, 1)
 			}
 		}

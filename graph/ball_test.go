@@ -122,3 +122,52 @@ func TestGrowIsFromEdges(t *testing.T) {
 	_, err = g.Grow(1, [][2]int{{0, 7}})
 	assert.ErrorContains(t, err, "edge 0 is (0, 7), want both ends in [0, 7) (6 old nodes, 1 new)")
 }
+
+// TestBallAgainstBFS: on a graph large enough for both of the set's
+// representations, Ball is a plain breadth-first search's node set.
+func TestBallAgainstBFS(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	n := 3000
+	var edges [][2]int
+	for k := 0; k < 2*n; k++ {
+		edges = append(edges, [2]int{rng.Intn(n), rng.Intn(n)})
+	}
+	g, err := FromEdges(n, edges)
+	require.NoError(t, err)
+	for _, c := range []struct{ seeds, hops int }{{1, 0}, {1, 1}, {1, 2}, {3, 3}, {1, 6}, {200, 1}, {50, 4}} {
+		seeds := make([]int, c.seeds)
+		for k := range seeds {
+			seeds[k] = rng.Intn(n)
+		}
+		dist := make([]int, n)
+		for i := range dist {
+			dist[i] = -1
+		}
+		queue := []int{}
+		for _, s := range seeds {
+			if dist[s] < 0 {
+				dist[s] = 0
+				queue = append(queue, s)
+			}
+		}
+		for len(queue) > 0 {
+			i := queue[0]
+			queue = queue[1:]
+			for _, j := range g.Neighbors(i) {
+				if dist[j] < 0 {
+					dist[j] = dist[i] + 1
+					queue = append(queue, int(j))
+				}
+			}
+		}
+		var want []int
+		for i, d := range dist {
+			if d >= 0 && d <= c.hops {
+				want = append(want, i)
+			}
+		}
+		got, err := g.Ball(seeds, c.hops)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "%d seeds, %d hops (%d nodes)", c.seeds, c.hops, len(want))
+	}
+}

@@ -1,0 +1,163 @@
+package score_test
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	G "gorgonia.org/gorgonia"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/score"
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/modelio"
+)
+
+var (
+	benchOnce  sync.Once
+	benchGrown *graph.Graph
+	benchX     *features.Dense
+	benchSens  []int
+	benchFile  []byte
+	benchN     int
+	benchErr   error
+)
+
+// benchSetup generates (once) a graph of Pokec-z's shape (67,796 nodes,
+// 276 features), puts GCN → FMP (K 10) with fitted duals on it, saves
+// it, and grows the graph by 1,000 nodes of 10 edges each.
+func benchSetup(b *testing.B) {
+	b.Helper()
+	benchOnce.Do(func() {
+		var d *datasets.Dataset
+		if d, benchErr = datasets.Synthetic(datasets.PokecZShape(1)); benchErr != nil {
+			return
+		}
+		benchN = d.N()
+		gcn, err := layers.NewGCN(G.NewGraph(), d.Graph, layers.DefaultGCNConfig(d.NumFeatures, 2), nil)
+		if err != nil {
+			benchErr = err
+			return
+		}
+		m, err := fmp.On(gcn, d.Graph, d.Sens, fmp.DefaultOnConfig(), nil)
+		if err != nil {
+			benchErr = err
+			return
+		}
+		x0, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
+		if err != nil {
+			benchErr = err
+			return
+		}
+		if benchErr = m.Fit(x0); benchErr != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if benchErr = modelioSave(&buf, m); benchErr != nil {
+			return
+		}
+		benchFile = buf.Bytes()
+		const extra = 1000
+		var edges [][2]int
+		x := append([]float64(nil), d.Features...)
+		benchSens = append([]int(nil), d.Sens...)
+		for k := 0; k < extra; k++ {
+			src := (7919 * k) % d.N()
+			x = append(x, d.Features[src*d.NumFeatures:(src+1)*d.NumFeatures]...)
+			benchSens = append(benchSens, d.Sens[src])
+			for e := 0; e < 10; e++ {
+				edges = append(edges, [2]int{d.N() + k, (src + 104729*e) % d.N()})
+			}
+		}
+		if benchGrown, benchErr = d.Graph.Grow(extra, edges); benchErr != nil {
+			return
+		}
+		benchX, benchErr = features.NewDense(x, benchGrown.N(), d.NumFeatures)
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+}
+
+// BenchmarkScore scores 1 and 1,000 new nodes of the grown Pokec-z-shaped
+// graph with GCN → FMP, under the fitted semantics (the receptive field:
+// 2 + 10 hops) and recomputing FMP over the whole graph; the field's size
+// is reported as field-nodes.
+func BenchmarkScore(b *testing.B) {
+	benchSetup(b)
+	for _, sem := range []score.Semantics{score.Fitted, score.Recompute} {
+		for _, k := range []int{1, 1000} {
+			b.Run(fmt.Sprintf("%s/new=%d", sem, k), func(b *testing.B) {
+				cfg := score.DefaultConfig()
+				cfg.FMP = sem
+				s, err := score.Open(bytes.NewReader(benchFile), cfg)
+				require.NoError(b, err)
+				nodes := make([]int, k)
+				for i := range nodes {
+					nodes[i] = benchN + i
+				}
+				var field int
+				b.ResetTimer()
+				for range b.N {
+					out, err := s.Score(benchGrown, benchX, benchSens, nodes)
+					if err != nil {
+						b.Fatal(err)
+					}
+					field = out.Field
+				}
+				b.ReportMetric(float64(field), "field-nodes")
+			})
+		}
+	}
+}
+
+// BenchmarkScoreGCN is BenchmarkScore for the GCN alone (2 hops): the
+// receptive field of a backbone without FMP's K steps.
+func BenchmarkScoreGCN(b *testing.B) {
+	benchSetup(b)
+	f, err := modelioRead(benchFile)
+	require.NoError(b, err)
+	var buf bytes.Buffer
+	require.NoError(b, modelioSave(&buf, f))
+	s, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
+	require.NoError(b, err)
+	for _, k := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("new=%d", k), func(b *testing.B) {
+			nodes := make([]int, k)
+			for i := range nodes {
+				nodes[i] = benchN + i
+			}
+			var field int
+			for range b.N {
+				out, err := s.Score(benchGrown, benchX, benchSens, nodes)
+				if err != nil {
+					b.Fatal(err)
+				}
+				field = out.Field
+			}
+			b.ReportMetric(float64(field), "field-nodes")
+		})
+	}
+}
+
+func modelioSave(w *bytes.Buffer, m layers.Model) error {
+	return modelio.SaveWith(w, m, modelio.SaveConfig{Untrained: true})
+}
+
+// modelioRead returns the backbone of the fmp model file b.
+func modelioRead(b []byte) (layers.Model, error) {
+	f, err := modelio.Read(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	one, err := graph.FromEdges(1, nil)
+	if err != nil {
+		return nil, err
+	}
+	return f.Backbone(G.NewGraph(), one, nil)
+}
