@@ -122,6 +122,9 @@ func GCNNormOf(g *Graph, nodes []int, opts NormOptions) (*Matrix, error) {
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("graph: GCNNormOf: no nodes")
 	}
+	if len(nodes) == g.n {
+		return gcnNormRows(g, nil, nil, opts), nil // every node: GCNNorm
+	}
 	for r, i := range nodes {
 		if i < 0 || i >= g.n || (r > 0 && i <= nodes[r-1]) {
 			return nil, fmt.Errorf("graph: GCNNormOf: nodes[%d] = %d, want nodes in [0, %d), strictly ascending", r, i, g.n)
@@ -146,47 +149,7 @@ func GCNNormOf(g *Graph, nodes []int, opts NormOptions) (*Matrix, error) {
 		}
 		local = func(j int32) (int32, bool) { r, ok := pos[j]; return r, ok }
 	}
-	inv := func(i int) float64 {
-		d := float64(g.Degree(i))
-		if opts.AddSelfLoops {
-			d += w
-		}
-		if d > 0 {
-			return 1 / math.Sqrt(d)
-		}
-		return 0
-	}
-	invs := make([]float64, len(nodes))
-	for r, i := range nodes {
-		invs[r] = inv(i)
-	}
-	indptr := make([]int, len(nodes)+1)
-	var indices []int32
-	var val []float64
-	for r, i := range nodes {
-		placed := !opts.AddSelfLoops
-		put := func(c int32, a float64) {
-			indices = append(indices, c)
-			if opts.Normalize {
-				a *= invs[r] * invs[c]
-			}
-			val = append(val, a)
-		}
-		for _, j := range g.Neighbors(i) {
-			if !placed && int(j) > i {
-				put(int32(r), w)
-				placed = true
-			}
-			if c, ok := local(j); ok {
-				put(c, 1)
-			}
-		}
-		if !placed {
-			put(int32(r), w)
-		}
-		indptr[r+1] = len(indices)
-	}
-	return newMatrix(len(nodes), len(nodes), indptr, indices, val, true), nil
+	return gcnNormRows(g, nodes, local, opts), nil
 }
 
 // Grow returns g with k new nodes, numbered g.N() .. g.N()+k−1, and the
@@ -253,4 +216,68 @@ func (g *Graph) Grow(k int, edges [][2]int) (*Graph, error) {
 	}
 	c.Duplicates = dup / 2
 	return &Graph{n: n, indptr: indptr, indices: indices, cleanup: c}, nil
+}
+
+// gcnNormRows builds the rows nodes (nil: every node) of GCNNorm(g, opts)
+// restricted to those columns, local giving a node's column (nil: the
+// node itself). opts is valid.
+func gcnNormRows(g *Graph, nodes []int, local func(j int32) (int32, bool), opts NormOptions) *Matrix {
+	w := opts.SelfLoopWeight
+	m := len(nodes)
+	if nodes == nil {
+		m = g.n
+	}
+	node := func(r int) int {
+		if nodes == nil {
+			return r
+		}
+		return nodes[r]
+	}
+	invs := make([]float64, m)
+	for r := range invs {
+		d := float64(g.Degree(node(r)))
+		if opts.AddSelfLoops {
+			d += w
+		}
+		if d > 0 {
+			invs[r] = 1 / math.Sqrt(d)
+		}
+	}
+	indptr := make([]int, m+1)
+	size := len(g.indices)
+	if nodes != nil {
+		size = 0
+	}
+	if opts.AddSelfLoops {
+		size += m
+	}
+	indices := make([]int32, 0, size)
+	val := make([]float64, 0, size)
+	for r := 0; r < m; r++ {
+		i := node(r)
+		placed := !opts.AddSelfLoops
+		put := func(c int32, a float64) {
+			indices = append(indices, c)
+			if opts.Normalize {
+				a *= invs[r] * invs[c]
+			}
+			val = append(val, a)
+		}
+		for _, j := range g.Neighbors(i) {
+			if !placed && int(j) > i {
+				put(int32(r), w)
+				placed = true
+			}
+			if local == nil {
+				put(j, 1)
+			} else if c, ok := local(j); ok {
+				put(c, 1)
+			}
+		}
+		if !placed {
+			put(int32(r), w)
+		}
+		indptr[r+1] = len(indices)
+	}
+	return newMatrix(m, m, indptr, indices, val, true)
 }

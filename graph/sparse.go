@@ -302,51 +302,7 @@ func GCNNorm(g *Graph, opts NormOptions) (*Matrix, error) {
 	if opts.AddSelfLoops && (!(w > 0) || math.IsInf(w, 0)) {
 		return nil, fmt.Errorf("graph: GCNNorm: SelfLoopWeight = %v, want a finite value > 0", w)
 	}
-	n := g.n
-	extra := 0
-	if opts.AddSelfLoops {
-		extra = n
-	}
-	indptr := make([]int, n+1)
-	indices := make([]int32, 0, len(g.indices)+extra)
-	val := make([]float64, 0, len(g.indices)+extra)
-	deg := make([]float64, n)
-	for i := 0; i < n; i++ {
-		d := float64(g.Degree(i))
-		if opts.AddSelfLoops {
-			d += w
-		}
-		deg[i] = d
-	}
-	inv := make([]float64, n)
-	for i, d := range deg {
-		if d > 0 {
-			inv[i] = 1 / math.Sqrt(d)
-		}
-	}
-	for i := 0; i < n; i++ {
-		nb := g.Neighbors(i)
-		placed := !opts.AddSelfLoops
-		put := func(j int32, a float64) {
-			indices = append(indices, j)
-			if opts.Normalize {
-				a *= inv[i] * inv[j]
-			}
-			val = append(val, a)
-		}
-		for _, j := range nb {
-			if !placed && int(j) > i {
-				put(int32(i), w)
-				placed = true
-			}
-			put(j, 1)
-		}
-		if !placed {
-			put(int32(i), w)
-		}
-		indptr[i+1] = len(indices)
-	}
-	return newMatrix(n, n, indptr, indices, val, true), nil
+	return gcnNormRows(g, nil, nil, opts), nil
 }
 
 // parallelRows runs f over fixed row blocks in parallel (see par.Rows).
