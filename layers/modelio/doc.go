@@ -10,9 +10,9 @@
 // this package alone. A kind of the user's own is known once the package
 // that declares it is imported. [Read]
 // returns a file's kind, configuration and parameters without building
-// anything, for a program that runs the model by itself (package
-// fmp/fmpbeam does, on Apache Beam); it checks everything Load checks
-// before building.
+// anything, for a program that runs the model by itself (packages
+// fmp/fmpbeam, on Apache Beam, and fmp/score, on new nodes, do); it
+// checks everything Load checks before building.
 //
 //	f, err := os.Open("model.fmp")
 //	if err != nil { ... }
@@ -22,10 +22,15 @@
 //	pred, err := train.Predict(m, task, nil)
 //
 // [SaveWith] also records the feature schema the model was trained on
-// ([features.Schema]: column names, order, scaling) and can sign the
-// file; [ReadHeader] reads a file's header alone (kind, dtype, graph,
-// schema), to load new data the model's way before loading the model
-// (datasets.FilesConfig.Schema).
+// ([features.Schema]: column names, order, scaling) and the model's
+// decisions on its validation nodes ([metrics.Baseline], what drift is
+// measured against), and can sign the file; [ReadHeader] reads a file's
+// header alone (kind, dtype, graph, schema, baseline), to load new data
+// the model's way before loading the model (datasets.FilesConfig.Schema).
+// An fmp model's file also keeps the duals FMP fitted on its graph
+// (fmp.Model.Fit), which package fmp/score applies to new nodes;
+// [File.Backbone] builds a file's backbone for programs that run it
+// themselves.
 //
 // # What is guaranteed
 //
