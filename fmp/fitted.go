@@ -119,23 +119,46 @@ func allDualsZero(us [][]float64) bool {
 // It returns an error for shapes that do not match or a group id the fit
 // did not see.
 func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.Dense, error) {
+	_, out, err := f.apply(adj, sens, x, false)
+	return out, err
+}
+
+// Trace is Apply that also returns each step's input: states[k] is F^k
+// (n × c, row-major; states[0] is x in float64), for k = 0..K−1. A
+// program that keeps a graph's FMP fixed while nodes join it (package
+// fmp/score's Frozen) runs the new nodes' steps against these.
+func (f *Fitted) Trace(adj *graph.Matrix, sens []int, x *tensor.Dense) (states [][]float64, out *tensor.Dense, err error) {
+	return f.apply(adj, sens, x, true)
+}
+
+// Dual returns the dual of step k (R × c, row-major), zeros when every
+// dual is zero.
+func (f *Fitted) Dual(k int) []float64 {
+	if len(f.Duals) == 0 {
+		rows, _ := contrast(f.Counts, f.Config.PerGroupRows)
+		return make([]float64, rows*f.Classes)
+	}
+	return f.Duals[k]
+}
+
+func (f *Fitted) apply(adj *graph.Matrix, sens []int, x *tensor.Dense, trace bool) ([][]float64, *tensor.Dense, error) {
 	if err := f.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if adj == nil || x == nil {
-		return nil, fmt.Errorf("fmp: Fitted.Apply: nil matrix or logits")
+		return nil, nil, fmt.Errorf("fmp: Fitted.Apply: nil matrix or logits")
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, fmt.Errorf("fmp: Fitted.Apply: %w", err)
+		return nil, nil, fmt.Errorf("fmp: Fitted.Apply: %w", err)
 	}
 	r, cc := adj.Dims()
 	s := x.Shape()
 	if r != cc || len(s) != 2 || s[0] != r || s[1] != f.Classes || len(sens) != r {
-		return nil, fmt.Errorf("fmp: Fitted.Apply: matrix %d × %d, logits %v, %d groups given, want n × n, (n, %d) and n", r, cc, s, len(sens), f.Classes)
+		return nil, nil, fmt.Errorf("fmp: Fitted.Apply: matrix %d × %d, logits %v, %d groups given, want n × n, (n, %d) and n", r, cc, s, len(sens), f.Classes)
 	}
 	for i, g := range sens {
 		if g < -1 || g >= len(f.Counts) {
-			return nil, fmt.Errorf("fmp: Fitted.Apply: node %d is in group %d; the fit saw groups 0..%d (−1: unknown)", i, g, len(f.Counts)-1)
+			return nil, nil, fmt.Errorf("fmp: Fitted.Apply: node %d is in group %d; the fit saw groups 0..%d (−1: unknown)", i, g, len(f.Counts)-1)
 		}
 	}
 	rows, coef := contrast(f.Counts, f.Config.PerGroupRows)
@@ -164,7 +187,11 @@ func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.
 	fk := append([]float64(nil), xs...)
 	xagg := make([]float64, n*c)
 	grad := make([]float64, n*c)
+	var states [][]float64
 	for k := 0; k < f.Config.K; k++ {
+		if trace {
+			states = append(states, append([]float64(nil), fk...))
+		}
 		// X_agg = γX + (1−γ)ÃF, then F = X_agg − γ∇(F, u_k).
 		if gamma == 1 {
 			copy(xagg, xs)
@@ -183,5 +210,5 @@ func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.
 			fk[i] = xagg[i] - v
 		}
 	}
-	return tensor.New(tensor.WithShape(n, c), tensor.WithBacking(fk)), nil
+	return states, tensor.New(tensor.WithShape(n, c), tensor.WithBacking(fk)), nil
 }

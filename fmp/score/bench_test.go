@@ -3,6 +3,7 @@ package score_test
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -160,4 +161,66 @@ func modelioRead(b []byte) (layers.Model, error) {
 		return nil, err
 	}
 	return f.Backbone(G.NewGraph(), one, nil)
+}
+
+// BenchmarkFrozenAdd adds 1 and 1,000 new nodes to the Pokec-z-shaped
+// graph frozen once (score.Frozen): the backbone on their 2-hop ball,
+// FMP's K steps on their own rows. Each iteration adds to a fresh copy
+// of the frozen base (the copy's cost is not timed).
+func BenchmarkFrozenAdd(b *testing.B) {
+	benchSetup(b)
+	s, err := score.Open(bytes.NewReader(benchFile), score.DefaultConfig())
+	require.NoError(b, err)
+	for _, k := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("new=%d", k), func(b *testing.B) {
+			// The base graph: the grown graph's first benchN nodes.
+			var edges [][2]int
+			for i := 0; i < benchN; i++ {
+				for _, j := range benchGrown.Neighbors(i) {
+					if int(j) > i && int(j) < benchN {
+						edges = append(edges, [2]int{i, int(j)})
+					}
+				}
+			}
+			base, err := graph.FromEdges(benchN, edges)
+			require.NoError(b, err)
+			var extra [][2]int
+			for i := benchN; i < benchN+k; i++ {
+				for _, j := range benchGrown.Neighbors(i) {
+					if int(j) < benchN+k && (int(j) < benchN || int(j) > i) {
+						extra = append(extra, [2]int{i, int(j)})
+					}
+				}
+			}
+			grown, err := base.Grow(k, extra)
+			require.NoError(b, err)
+			d := benchX.Cols()
+			xs := make([]float64, (benchN+k)*d)
+			require.NoError(b, features.Gather(benchX, seq(benchN+k), xs))
+			x, err := features.NewDense(xs, benchN+k, d)
+			require.NoError(b, err)
+			x0, err := features.NewDense(xs[:benchN*d], benchN, d)
+			require.NoError(b, err)
+			var field int
+			for range b.N {
+				b.StopTimer()
+				fz, err := s.Freeze(base, x0, benchSens[:benchN])
+				require.NoError(b, err)
+				runtime.GC() // Freeze's garbage is not Add's
+				b.StartTimer()
+				if field, err = fz.Add(grown, x, benchSens[:benchN+k]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(field), "field-nodes")
+		})
+	}
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

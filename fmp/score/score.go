@@ -55,7 +55,6 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/features"
-	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/modelio"
 )
@@ -235,16 +234,10 @@ type Scores struct {
 // an error for sizes that do not match, nodes out of range or repeated,
 // and a group FMP's fit did not see.
 func (s *Scorer) Score(g *graph.Graph, x features.Source, sens []int, nodes []int) (*Scores, error) {
-	if g == nil || x == nil {
-		return nil, fmt.Errorf("score: Score: nil graph or features")
+	if err := s.check(g, x, sens, "Score"); err != nil {
+		return nil, err
 	}
 	n := g.N()
-	if x.Rows() != n || x.Cols() != s.in {
-		return nil, fmt.Errorf("score: Score: features of %d × %d for a graph of %d nodes, want %d × %d (the model's columns)", x.Rows(), x.Cols(), n, n, s.in)
-	}
-	if s.on != nil && len(sens) != n {
-		return nil, fmt.Errorf("score: Score: %d groups for a graph of %d nodes, want one per node (−1: unknown)", len(sens), n)
-	}
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("score: Score: no nodes to score")
 	}
@@ -270,46 +263,11 @@ func (s *Scorer) Score(g *graph.Graph, x features.Source, sens []int, nodes []in
 			return nil, fmt.Errorf("score: Score: %w", err)
 		}
 	}
-	whole := len(ball) == n
-	local := make(map[int]int, len(nodes))
-	if !whole {
-		for r, i := range ball {
-			if _, ok := seen[i]; ok {
-				local[i] = r
-			}
-		}
-	}
-	row := func(i int) int {
-		if whole {
-			return i
-		}
-		return local[i]
-	}
-	xb, err := gatherRows(x, ball, s.header.Dtype)
-	if err != nil {
-		return nil, err
-	}
-	matrix := func(p layers.Propagation) (*graph.Matrix, error) {
-		if whole {
-			return p.Matrix(g)
-		}
-		return p.MatrixOf(g, ball)
-	}
-	var adj *graph.Matrix
-	if s.prop != nil && s.hops > 0 {
-		if adj, err = matrix(*s.prop); err != nil {
-			return nil, fmt.Errorf("score: Score: %w", err)
-		}
-	}
-	z, err := layers.LayerwiseLogits(s.net, adj, xb)
+	z, fa, err := s.backbone(g, x, nil, ball)
 	if err != nil {
 		return nil, fmt.Errorf("score: Score: %w", err)
 	}
 	if s.on != nil {
-		fa, err := matrix(s.on.Propagation)
-		if err != nil {
-			return nil, fmt.Errorf("score: Score: %w", err)
-		}
 		sb := make([]int, len(ball))
 		for r, i := range ball {
 			sb[r] = sens[i]
@@ -326,18 +284,86 @@ func (s *Scorer) Score(g *graph.Graph, x features.Source, sens []int, nodes []in
 			return nil, fmt.Errorf("score: Score: FMP: %w", err)
 		}
 	}
+	p := softmaxAll(z)
 	c := z.Shape()[1]
-	out := &Scores{Nodes: append([]int(nil), nodes...), Probs: make([]float64, len(nodes)*c), Classes: c, Field: len(ball)}
-	for k, i := range nodes {
-		r := row(i)
-		switch d := z.Data().(type) {
-		case []float64:
-			opkit.SoftmaxRow(d[r*c:(r+1)*c], out.Probs[k*c:(k+1)*c], 1)
-		case []float32:
-			opkit.SoftmaxRow(d[r*c:(r+1)*c], out.Probs[k*c:(k+1)*c], 1)
+	pos := make(map[int]int, len(nodes))
+	for r, i := range ball {
+		if _, ok := seen[i]; ok {
+			pos[i] = r
 		}
 	}
+	out := &Scores{Nodes: append([]int(nil), nodes...), Probs: make([]float64, 0, len(nodes)*c), Classes: c, Field: len(ball)}
+	for _, i := range nodes {
+		r := pos[i]
+		out.Probs = append(out.Probs, p[r*c:(r+1)*c]...)
+	}
 	return out, nil
+}
+
+// check checks a graph, its features and groups against the model.
+func (s *Scorer) check(g *graph.Graph, x features.Source, sens []int, fn string) error {
+	if g == nil || x == nil {
+		return fmt.Errorf("score: %s: nil graph or features", fn)
+	}
+	n := g.N()
+	if x.Rows() != n || x.Cols() != s.in {
+		return fmt.Errorf("score: %s: features of %d × %d for a graph of %d nodes, want %d × %d (the model's columns)", fn, x.Rows(), x.Cols(), n, n, s.in)
+	}
+	if s.on != nil && len(sens) != n {
+		return fmt.Errorf("score: %s: %d groups for a graph of %d nodes, want one per node (−1: unknown)", fn, len(sens), n)
+	}
+	return nil
+}
+
+// backbone returns the backbone's logits of nodes (nil: every node of
+// ball, in ball's order), computed on ball (ascending; it must hold the
+// nodes' receptive field), and, for an fmp model, FMP's matrix on ball.
+func (s *Scorer) backbone(g *graph.Graph, x features.Source, nodes, ball []int) (*tensor.Dense, *graph.Matrix, error) {
+	whole := len(ball) == g.N()
+	matrix := func(p layers.Propagation) (*graph.Matrix, error) {
+		if whole {
+			return p.Matrix(g)
+		}
+		return p.MatrixOf(g, ball)
+	}
+	xb, err := gatherRows(x, ball, s.header.Dtype)
+	if err != nil {
+		return nil, nil, err
+	}
+	var adj *graph.Matrix
+	if s.prop != nil && s.hops > 0 {
+		if adj, err = matrix(*s.prop); err != nil {
+			return nil, nil, err
+		}
+	}
+	z, err := layers.LayerwiseLogits(s.net, adj, xb)
+	if err != nil {
+		return nil, nil, err
+	}
+	var fa *graph.Matrix
+	if s.on != nil && nodes == nil {
+		if fa, err = matrix(s.on.Propagation); err != nil {
+			return nil, nil, err
+		}
+	}
+	if nodes == nil {
+		return z, fa, nil
+	}
+	c := z.Shape()[1]
+	zs := toF64(z)
+	pos := make(map[int]int, len(ball))
+	for r, i := range ball {
+		pos[i] = r
+	}
+	out := make([]float64, 0, len(nodes)*c)
+	for _, i := range nodes {
+		r, ok := pos[i]
+		if !ok {
+			return nil, nil, fmt.Errorf("node %d is not in the ball it is computed on", i)
+		}
+		out = append(out, zs[r*c:(r+1)*c]...)
+	}
+	return tensor.New(tensor.WithShape(len(nodes), c), tensor.WithBacking(out)), nil, nil
 }
 
 // gatherRows returns the rows of x in a Source of their own (float64 for
