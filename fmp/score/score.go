@@ -29,6 +29,15 @@
 //     follow the grown graph, every node's score may move, and the cost
 //     is the whole graph's.
 //
+// Both compute a node's score from its (hops + K)-hop ball, which on a
+// small-world graph is most of the graph for FMP's K = 10. A service
+// that scores nodes as they arrive wants a third meaning, [Frozen]:
+// Scorer.Freeze scores a base graph once and keeps FMP's K intermediate
+// states; Frozen.Add then scores each new node from its own edges and
+// its old neighbours' frozen states (the backbone still on its exact
+// receptive field), so that a new node costs its neighbourhood and no
+// score already given ever moves. It equals Fitted for λs = 0.
+//
 // The study in examples/paper/deploy measures both on new nodes.
 //
 // # Cost
