@@ -211,14 +211,17 @@ func (s *Scorer) Classes() int { return s.out }
 func (s *Scorer) FMP() bool { return s.on != nil }
 
 // Hops returns the radius of the receptive field Score computes on: the
-// backbone's hops, plus FMP's K under Fitted, or −1 under Recompute for
-// an fmp model (the whole graph).
+// backbone's hops, plus FMP's K under Fitted when FMP propagates (λs > 0;
+// with λs = 0 its steps are node-wise once the duals are fixed), or −1
+// under Recompute for an fmp model (the whole graph).
 func (s *Scorer) Hops() int {
 	switch {
 	case s.on == nil:
 		return s.hops
 	case s.cfg.FMP == Recompute:
 		return -1
+	case s.on.FMP.Gamma() == 1:
+		return s.hops
 	}
 	return s.hops + s.on.FMP.K
 }
