@@ -404,7 +404,7 @@ func TestREADMEGoBlocks(t *testing.T) {
 	for i, b := range blocks {
 		lines[i] = strconv.Itoa(b.line)
 	}
-	t.Logf("%d Go blocks compiled (README lines %s)", len(blocks), strings.Join(lines, ", "))
+	t.Logf("%d Go blocks checked (README lines %s)", len(blocks), strings.Join(lines, ", "))
 }
 
 // TestHarness checks the harness on blocks of known fate: correct ones of
