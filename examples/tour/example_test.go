@@ -59,17 +59,11 @@ func Example() {
 
 	// 5. Audit: one forward pass of the trained MLP, then FMP with and
 	//    without its sensitive-attribute steps. No retraining.
-	var logits G.Value
-	h, err := model.Backbone().Forward(x) // the same node the model built
+	logits, err := train.Logits(model.Backbone(), task)
 	if err != nil {
 		log.Fatal(err)
 	}
-	vm := G.NewTapeMachine(g.SubgraphRoots(G.Read(h, &logits)))
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		log.Fatal(err)
-	}
-	audit, err := fmp.Explain(logits.(*tensor.Dense), model.Matrix(), ds.Sens, cfg.FMP)
+	audit, err := fmp.Explain(logits, model.Matrix(), ds.Sens, cfg.FMP)
 	if err != nil {
 		log.Fatal(err)
 	}
