@@ -104,8 +104,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, badInput("-label and -sens are required: the node table's label and sensitive columns")
 	case o.log == "":
 		return nil, badInput("-log is required: the file every accepted request is appended to (created if absent)")
-	case o.maxBody < 64:
-		return nil, badInput("-max-body %d, want at least 64 bytes", o.maxBody)
+	case o.maxBody < 64 || o.maxBody > 64<<20:
+		return nil, badInput("-max-body %d, want 64 bytes to 64 MiB (%d)", o.maxBody, 64<<20)
 	case o.maxNodes < 1:
 		return nil, badInput("-max-nodes %d, want at least 1", o.maxNodes)
 	case o.maxPending < 1:
