@@ -315,4 +315,11 @@ func (p *proc) errText() string {
 	return p.stderr.String()
 }
 
-var _ = fmt.Sprint
+// baseIDs returns k distinct ids of base nodes, drawn with rng.
+func baseIDs(rng *rand.Rand, k int) []string {
+	out := make([]string, k)
+	for i, v := range rng.Perm(1000)[:k] {
+		out[i] = fmt.Sprintf("n%d", v)
+	}
+	return out
+}

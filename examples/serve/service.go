@@ -327,58 +327,77 @@ func (s *service) publish(requests int) {
 }
 
 // writer runs the requests one batch at a time: it accepts and scores
-// every request of the batch in order, appends their records to the log
-// in one write and one fsync, and only then publishes and answers them.
-// If the log cannot be written the batch is taken back whole and every
+// the requests of a batch in order, appends their records to the log in
+// one write and one fsync, and only then publishes and answers them. A
+// batch takes the requests waiting, up to maxBatch of them and while
+// scoring has taken less than batchWork, so that under load one fsync
+// serves many requests without the first waiting long for the last. If
+// the log cannot be written the batch is taken back whole and every
 // request of it answered 503, so that memory never holds what the log
 // does not.
 func (s *service) writer() {
 	defer close(s.done)
 	for jb := range s.queue {
-		batch := []*job{jb}
-	drain:
-		for len(batch) < 64 {
+		b := &batch{s: s}
+		b.add(jb)
+		start := time.Now()
+	more:
+		for len(b.jobs) < maxBatch && time.Since(start) < batchWork {
 			select {
 			case next, ok := <-s.queue:
 				if !ok {
-					break drain
+					break more
 				}
-				batch = append(batch, next)
+				b.add(next)
 			default:
-				break drain
+				break more
 			}
 		}
-		s.runBatch(batch)
+		b.commit()
 	}
 }
 
-func (s *service) runBatch(batch []*job) {
-	outs := make([]*outcome, len(batch))
-	var records [][]byte
-	var changes []*change
-	for k, jb := range batch {
-		outs[k] = s.accept(jb.req)
-		if outs[k].record != nil {
-			records = append(records, outs[k].record)
-			changes = append(changes, outs[k].ch)
-		}
+const (
+	maxBatch  = 64
+	batchWork = 5 * time.Millisecond
+)
+
+// batch is the requests accepted since the last fsync.
+type batch struct {
+	s       *service
+	jobs    []*job
+	outs    []*outcome
+	records [][]byte
+	changes []*change
+}
+
+func (b *batch) add(jb *job) {
+	out := b.s.accept(jb.req)
+	b.jobs, b.outs = append(b.jobs, jb), append(b.outs, out)
+	if out.record != nil {
+		b.records = append(b.records, out.record)
+		b.changes = append(b.changes, out.ch)
 	}
-	if len(records) > 0 {
-		if err := s.j.append(records); err != nil {
-			for k := len(changes) - 1; k >= 0; k-- {
-				s.st.undo(changes[k], s.classes)
+}
+
+func (b *batch) commit() {
+	s := b.s
+	if len(b.records) > 0 {
+		if err := s.j.append(b.records); err != nil {
+			for k := len(b.changes) - 1; k >= 0; k-- {
+				s.st.undo(b.changes[k], s.classes)
 			}
-			for _, out := range outs {
+			for _, out := range b.outs {
 				if out.err == nil {
 					out.err = &apiError{Status: http.StatusServiceUnavailable, Msg: fmt.Sprintf("the log could not be written (%v); nothing of this request was accepted: retry later", err)}
 				}
 			}
 		} else {
-			s.publish(len(records))
+			s.publish(len(b.records))
 		}
 	}
-	for k, jb := range batch {
-		jb.reply <- s.answer(outs[k])
+	for k, jb := range b.jobs {
+		jb.reply <- s.answer(b.outs[k])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -273,15 +274,30 @@ func (st *state) ball(seeds []int, hops int) (*graph.Graph, *features.Dense, []i
 	for r, u := range nodes {
 		st.local[u] = int32(r)
 	}
-	var edges [][2]int
-	for r, u := range nodes {
-		st.neighbors(u, func(v int) {
-			if v > u && st.seen[v] == mark {
-				edges = append(edges, [2]int{r, int(st.local[v])})
+	// The ball's rows, in compressed sparse row form: a base node's base
+	// neighbours are ascending and below every added node, its added
+	// neighbours ascending once sorted; the local numbering keeps the
+	// order.
+	indptr := make([]int, 1, len(nodes)+1)
+	var indices []int32
+	for _, u := range nodes {
+		if u < st.nBase {
+			for _, v := range st.base.Neighbors(u) {
+				if st.seen[v] == mark {
+					indices = append(indices, st.local[v])
+				}
 			}
-		})
+		}
+		start := len(indices)
+		for _, v := range st.extra[u] {
+			if st.seen[v] == mark {
+				indices = append(indices, st.local[v])
+			}
+		}
+		slices.Sort(indices[start:])
+		indptr = append(indptr, len(indices))
 	}
-	g, err := graph.FromEdges(len(nodes), edges)
+	g, err := graph.FromCSR(indptr, indices)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
