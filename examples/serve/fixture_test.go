@@ -7,7 +7,6 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math/rand"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -178,8 +178,12 @@ func buildFixture() (*fixture, error) {
 
 // args are the command's flags for the fixture, with the log at log.
 func (f *fixture) args(log string, extra ...string) []string {
-	return append([]string{"-model", f.model, "-trusted-keys", f.keyFile, "-nodes", f.nodes, "-edges", f.edges,
-		"-id", "node", "-label", "label", "-sens", "group", "-split-column", "split", "-log", log, "-q"}, extra...)
+	args := []string{"-model", f.model, "-nodes", f.nodes, "-edges", f.edges,
+		"-id", "node", "-label", "label", "-sens", "group", "-split-column", "split", "-log", log, "-q"}
+	if f.keyFile != "" {
+		args = append(args, "-trusted-keys", f.keyFile)
+	}
+	return append(args, extra...)
 }
 
 // open starts the service in this process on the fixture, with its HTTP
@@ -210,10 +214,13 @@ func (f *fixture) newNode(id string, src int, rng *rand.Rand, edges ...string) m
 		v := f.ds.Features[src*f.ds.NumFeatures+j]
 		// The table holds raw values; the dataset the scaled ones:
 		// unscale with the schema's range.
-		lo, hi := f.ds.Scaling.Min[j], f.ds.Scaling.Max[j]
-		raw := lo + (v+1)/2*(hi-lo)
+		raw, width := v, 2.0
+		if sc := f.ds.Scaling; sc != nil {
+			lo, hi := sc.Min[j], sc.Max[j]
+			raw, width = lo+(v+1)/2*(hi-lo), hi-lo
+		}
 		if rng != nil {
-			raw += 0.05 * (hi - lo) * rng.NormFloat64()
+			raw += 0.05 * width * rng.NormFloat64()
 		}
 		feats[name] = raw
 	}
@@ -316,10 +323,37 @@ func (p *proc) errText() string {
 }
 
 // baseIDs returns k distinct ids of base nodes, drawn with rng.
-func baseIDs(rng *rand.Rand, k int) []string {
-	out := make([]string, k)
-	for i, v := range rng.Perm(1000)[:k] {
-		out[i] = fmt.Sprintf("n%d", v)
+func (f *fixture) baseIDs(rng *rand.Rand, k int) []string {
+	out := make([]string, 0, k)
+	for len(out) < k {
+		id := f.ds.IDs[rng.Intn(f.ds.N())]
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
 	}
 	return out
+}
+
+// loadFixture is the fixture, or with SERVE_LOAD_DIR set, the files of
+// the README's commands in that folder: syn/nodes.csv and syn/edges.csv
+// (debias -export) and out/model.fmp (debias -out), for TestLoad to
+// measure a model of your own.
+func loadFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := os.Getenv("SERVE_LOAD_DIR")
+	if dir == "" {
+		return getFixture(t)
+	}
+	f := &fixture{dir: dir, nodes: filepath.Join(dir, "syn", "nodes.csv"), edges: filepath.Join(dir, "syn", "edges.csv"), model: filepath.Join(dir, "out", "model.fmp")}
+	fh, err := os.Open(f.model)
+	require.NoError(t, err)
+	defer fh.Close()
+	h, err := modelio.ReadHeader(fh)
+	require.NoError(t, err)
+	c := datasets.DefaultFilesConfig()
+	c.Nodes, c.Edges, c.IDColumn, c.LabelColumn, c.SensColumn, c.SplitColumn, c.Schema = f.nodes, f.edges, "node", "label", "group", "split", h.Features
+	f.ds, err = datasets.LoadFiles(c)
+	require.NoError(t, err)
+	f.featureNames = f.ds.FeatureNames
+	return f
 }

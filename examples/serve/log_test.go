@@ -128,8 +128,9 @@ func TestLogRefused(t *testing.T) {
 		}
 		return err
 	}
-	other := append([]string{"-model", f.unsigned}, f.args(log)[4:]...) // no -trusted-keys
-	err := open(other)
+	other := *f
+	other.model, other.keyFile = f.unsigned, ""
+	err := open(other.args(log))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "was written with another model file")
 

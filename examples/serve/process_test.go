@@ -61,11 +61,11 @@ func TestKillRestart(t *testing.T) {
 					var nodes []map[string]any
 					mu.Lock()
 					for j := 0; j < k; j++ {
-						edges := []string{"n" + itoa(rng.Intn(1000))}
+						edges := f.baseIDs(rng, 1)
 						if len(accepted) > 0 {
 							edges = append(edges, accepted[rng.Intn(len(accepted))])
 						}
-						nodes = append(nodes, f.newNode(fmt.Sprintf("k%d-%d-%d-%d", round, c, i, j), rng.Intn(1000), rng, edges...))
+						nodes = append(nodes, f.newNode(fmt.Sprintf("k%d-%d-%d-%d", round, c, i, j), rng.Intn(f.ds.N()), rng, edges...))
 					}
 					mu.Unlock()
 					b := body(nodes...)
@@ -132,7 +132,7 @@ func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	f := getFixture(t)
+	f := loadFixture(t)
 	log := filepath.Join(t.TempDir(), "serve.log")
 	p := startProc(t, f.args(log)...)
 	defer p.term()
@@ -158,11 +158,11 @@ func TestLoad(t *testing.T) {
 				k := 1 + rng.Intn(5)
 				var ns []map[string]any
 				for j := 0; j < k; j++ {
-					edges := baseIDs(rng, 1)
+					edges := f.baseIDs(rng, 1)
 					if len(mine) > 0 && rng.Intn(2) == 0 {
 						edges = append(edges, mine[rng.Intn(len(mine))])
 					}
-					ns = append(ns, f.newNode(fmt.Sprintf("l%d-%d-%d", c, i, j), rng.Intn(1000), rng, edges...))
+					ns = append(ns, f.newNode(fmt.Sprintf("l%d-%d-%d", c, i, j), rng.Intn(f.ds.N()), rng, edges...))
 				}
 				b := body(ns...)
 				t0 := time.Now()

@@ -47,6 +47,7 @@ type service struct {
 	pubSens  []int
 	pubProbs []float64
 	requests int
+	field    int // the nodes scored on, summed over the requests
 	count    []int
 	positive []int
 
@@ -167,7 +168,7 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 		if out.record == nil {
 			return badInput("-log %s: record %d repeats nodes accepted before: the log is damaged", o.log, k)
 		}
-		s.publish(1)
+		s.publish(1, out.field)
 		return nil
 	})
 	if err != nil {
@@ -248,6 +249,7 @@ type outcome struct {
 	nodes  []int   // the nodes to answer for (new or repeated)
 	ch     *change // the state's change (new requests)
 	record []byte  // the log record (new requests)
+	field  int     // the nodes scored on (new requests)
 }
 
 // accept checks req against the state and, for a new request, adds its
@@ -282,7 +284,7 @@ func (s *service) accept(req *request) *outcome {
 		}
 	}
 	copy(st.probs[(nodes[0]-st.nBase)*s.classes:], out.Probs)
-	return &outcome{nodes: nodes, ch: ch, record: req.canonical()}
+	return &outcome{nodes: nodes, ch: ch, record: req.canonical(), field: out.Field}
 }
 
 // decide returns the positive class's probability and the decision for
@@ -311,7 +313,7 @@ func (s *service) decide(p []float64) (float64, int) {
 
 // publish makes the last requests committed visible to /stats: the
 // accepted nodes up to the state's.
-func (s *service) publish(requests int) {
+func (s *service) publish(requests, field int) {
 	st := s.st
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -324,6 +326,7 @@ func (s *service) publish(requests int) {
 	s.pubSens = st.sens[st.nBase:st.n()]
 	s.pubProbs = st.probs[:st.accepted()*s.classes]
 	s.requests += requests
+	s.field += field
 }
 
 // writer runs the requests one batch at a time: it accepts and scores
@@ -369,6 +372,7 @@ type batch struct {
 	outs    []*outcome
 	records [][]byte
 	changes []*change
+	field   int
 }
 
 func (b *batch) add(jb *job) {
@@ -377,6 +381,7 @@ func (b *batch) add(jb *job) {
 	if out.record != nil {
 		b.records = append(b.records, out.record)
 		b.changes = append(b.changes, out.ch)
+		b.field += out.field
 	}
 }
 
@@ -393,7 +398,7 @@ func (b *batch) commit() {
 				}
 			}
 		} else {
-			s.publish(len(b.records))
+			s.publish(len(b.records), b.field)
 		}
 	}
 	for k, jb := range b.jobs {
@@ -492,16 +497,19 @@ type groupStats struct {
 
 // stats is GET /stats's answer.
 type stats struct {
-	BaseNodes     int               `json:"base_nodes"`
-	AcceptedNodes int               `json:"accepted_nodes"`
-	Requests      int               `json:"accepted_requests"`
-	Threshold     float64           `json:"threshold"`
-	PositiveClass int               `json:"positive_class"`
-	Groups        []groupStats      `json:"groups"`
-	GroupIDs      []string          `json:"group_ids"`
-	Drift         *metrics.Drift    `json:"drift"`
-	Baseline      *metrics.Baseline `json:"baseline,omitempty"`
-	DriftNote     string            `json:"drift_note,omitempty"`
+	BaseNodes     int          `json:"base_nodes"`
+	AcceptedNodes int          `json:"accepted_nodes"`
+	Requests      int          `json:"accepted_requests"`
+	Threshold     float64      `json:"threshold"`
+	PositiveClass int          `json:"positive_class"`
+	Groups        []groupStats `json:"groups"`
+	GroupIDs      []string     `json:"group_ids"`
+	// MeanField is the mean number of nodes a request was scored on:
+	// the ball of the model's receptive field + 1 around its nodes
+	// (the cost of a request grows with it).
+	MeanField float64        `json:"mean_field_nodes"`
+	Drift     *metrics.Drift `json:"drift"`
+	DriftNote string         `json:"drift_note,omitempty"`
 }
 
 func (s *service) handleStats(w http.ResponseWriter, r *http.Request) {
@@ -520,6 +528,9 @@ func (s *service) stats() []byte {
 	s.mu.RLock()
 	sens, probs, reqs := s.pubSens, s.pubProbs, s.requests
 	out := stats{BaseNodes: s.st.nBase, AcceptedNodes: len(sens), Requests: reqs, Threshold: s.opt.Threshold, PositiveClass: s.opt.Positive, GroupIDs: s.names}
+	if reqs > 0 {
+		out.MeanField = float64(s.field) / float64(reqs)
+	}
 	for g, name := range s.names {
 		gs := groupStats{Group: name, Nodes: s.count[g], Positive: s.positive[g]}
 		if gs.Nodes > 0 {
@@ -538,10 +549,8 @@ func (s *service) stats() []byte {
 	case b == nil:
 		out.DriftNote = "the model file records no baseline (modelio.SaveConfig.Baseline): there is nothing to measure drift against"
 	case len(sens) == 0:
-		out.Baseline = b
 		out.DriftNote = "no node accepted yet"
 	default:
-		out.Baseline = b
 		labels := make([]int, len(sens))
 		for i := range labels {
 			labels[i] = -1
