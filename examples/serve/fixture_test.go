@@ -47,7 +47,11 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if fix != nil {
+		os.RemoveAll(fix.dir)
+	}
+	os.Exit(code)
 }
 
 // fixture is a small graph written as files (the format debias reads and

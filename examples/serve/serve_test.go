@@ -5,8 +5,10 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -164,3 +166,40 @@ func TestBallIsTheWholeGraph(t *testing.T) {
 }
 
 func itoa(i int) string { return string(mustJSON(i)) }
+
+// TestRowIDs: without -id a base node is known by its 0-based row, as a
+// decimal string.
+func TestRowIDs(t *testing.T) {
+	f := getFixture(t)
+	dir := t.TempDir()
+	// The edge list by rows: the fixture's ids are "n" and the row.
+	raw, err := os.ReadFile(f.edges)
+	require.NoError(t, err)
+	rows := *f
+	rows.edges = filepath.Join(dir, "edges.csv")
+	require.NoError(t, os.WriteFile(rows.edges, []byte(strings.ReplaceAll(string(raw), "n", "")), 0o644))
+	args := rows.args(filepath.Join(dir, "serve.log"), "-drop", "node")
+	for i := range args {
+		if args[i] == "-id" {
+			args = append(args[:i], args[i+2:]...)
+			break
+		}
+	}
+	o, err := parseFlags(args, io.Discard)
+	require.NoError(t, err)
+	s, err := openService(o, io.Discard)
+	require.NoError(t, err)
+	srv := httptest.NewServer(s.handler())
+	defer stop(t, s, srv)
+	status, b, _, err := post(srv.Client(), srv.URL, body(f.newNode("a", 1, nil, "0", "999")))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, status, string(b))
+	status, b, _, err = post(srv.Client(), srv.URL, body(f.newNode("b", 1, nil, "n1")))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Contains(t, string(b), `nodes[0].edges[0]: unknown node id \"n1\"`)
+	status, b, _, err = post(srv.Client(), srv.URL, body(f.newNode("17", 1, nil)))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusConflict, status)
+	assert.Contains(t, string(b), `is a node of the base graph`)
+}

@@ -38,7 +38,8 @@ type service struct {
 	st      *state // the writer's alone
 	queue   chan *job
 	sem     chan struct{}
-	done    chan struct{}
+	quit    chan struct{} // closed to stop the writer
+	done    chan struct{} // closed when the writer has stopped
 
 	// What /stats reads, published by the writer after each commit:
 	// the accepted nodes' groups and probabilities (prefixes that never
@@ -113,7 +114,7 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	}
 	s := &service{o: o, sc: sc, hops: sc.Hops() + 1, classes: sc.Classes(), opt: metrics.DefaultOptions(),
 		cols: newColumns(*h.Features, o.files.FeatureLimit), groups: map[string]int{},
-		queue: make(chan *job, o.maxPending), sem: make(chan struct{}, o.maxPending), done: make(chan struct{})}
+		queue: make(chan *job, o.maxPending), sem: make(chan struct{}, o.maxPending), quit: make(chan struct{}), done: make(chan struct{})}
 	ng := 0
 	for _, g := range ds.Sens {
 		ng = max(ng, g+1)
@@ -340,17 +341,20 @@ func (s *service) publish(requests, field int) {
 // does not.
 func (s *service) writer() {
 	defer close(s.done)
-	for jb := range s.queue {
+	for {
+		var jb *job
+		select {
+		case jb = <-s.queue:
+		case <-s.quit:
+			return
+		}
 		b := &batch{s: s}
 		b.add(jb)
 		start := time.Now()
 	more:
 		for len(b.jobs) < maxBatch && time.Since(start) < batchWork {
 			select {
-			case next, ok := <-s.queue:
-				if !ok {
-					break more
-				}
+			case next := <-s.queue:
 				b.add(next)
 			default:
 				break more
@@ -482,8 +486,24 @@ func (s *service) handleScore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jb := &job{req: req, reply: make(chan response, 1)}
-	s.queue <- jb // never blocks long: at most maxPending jobs hold the semaphore
-	write(w, <-jb.reply)
+	stopping := errorResponse(&apiError{Status: http.StatusServiceUnavailable, Msg: "the service is stopping; nothing of this request was accepted: retry later"})
+	select {
+	case s.queue <- jb: // never blocks long: at most maxPending jobs hold the semaphore
+	case <-s.done:
+		write(w, stopping)
+		return
+	}
+	select {
+	case r := <-jb.reply:
+		write(w, r)
+	case <-s.done:
+		select {
+		case r := <-jb.reply: // answered as the writer stopped
+			write(w, r)
+		default:
+			write(w, stopping)
+		}
+	}
 }
 
 // groupStats is one group's running decision rate over the accepted
@@ -568,10 +588,10 @@ func (s *service) stats() []byte {
 	return body
 }
 
-// close stops the writer (after the HTTP server has stopped sending it
-// requests) and closes the log.
+// close stops the writer once its batch is committed (requests still
+// waiting are answered 503, never half-accepted) and closes the log.
 func (s *service) close() error {
-	close(s.queue)
+	close(s.quit)
 	<-s.done
 	return s.j.close()
 }
