@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -185,14 +186,45 @@ func TestLoad(t *testing.T) {
 			}
 		}(c)
 	}
+	// A reader polls /stats meanwhile: reads are safe beside the writer,
+	// and what they see only grows.
+	stopStats := make(chan struct{})
+	statsDone := make(chan int)
+	go func() {
+		polls, last := 0, -1
+		defer func() { statsDone <- polls }()
+		for {
+			select {
+			case <-stopStats:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			resp, err := hc.Get(p.url + "/stats")
+			if err != nil {
+				t.Errorf("/stats: %v", err)
+				return
+			}
+			var st stats
+			err = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+			if err != nil || st.AcceptedNodes < last {
+				t.Errorf("/stats: %v, %d accepted nodes after %d", err, st.AcceptedNodes, last)
+				return
+			}
+			last = st.AcceptedNodes
+			polls++
+		}
+	}()
 	wg.Wait()
 	took := time.Since(start)
+	close(stopStats)
+	polls := <-statsDone
 	hwm := vmHWM(p.cmd.Process.Pid)
 	slices.Sort(latencies)
 	pct := func(q float64) time.Duration { return latencies[int(q*float64(len(latencies)-1))] }
-	t.Logf("load: %d clients × %d requests (%d nodes) in %v (%.0f requests/s), %d errors; latency p50 %v, p99 %v, max %v; server peak memory (VmHWM) %s; log %d bytes",
+	t.Logf("load: %d clients × %d requests (%d nodes) in %v (%.0f requests/s), %d errors; latency p50 %v, p99 %v, max %v; server peak memory (VmHWM) %s; log %d bytes; /stats read %d times meanwhile",
 		clients, requests, nodes, took.Round(time.Millisecond), float64(clients*requests)/took.Seconds(), errs,
-		pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), latencies[len(latencies)-1].Round(10*time.Microsecond), hwm, fileSize(t, log))
+		pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), latencies[len(latencies)-1].Round(10*time.Microsecond), hwm, fileSize(t, log), polls)
 	assert.Zero(t, errs)
 }
 

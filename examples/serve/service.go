@@ -52,9 +52,11 @@ type service struct {
 	count    []int
 	positive []int
 
-	statsMu    sync.Mutex
-	statsN     int
-	statsCache []byte
+	statsMu   sync.Mutex // guards the last drift computed
+	driftN    int
+	driftAt   time.Time
+	driftLast *metrics.Drift
+	driftNote string
 }
 
 // job is one parsed request waiting for the writer.
@@ -541,9 +543,11 @@ func (s *service) handleStats(w http.ResponseWriter, r *http.Request) {
 	write(w, response{status: http.StatusOK, body: s.stats()})
 }
 
-// stats computes GET /stats's answer over the published nodes (cached
-// until more are published: the drift's bootstrap costs 1000 passes over
-// them).
+// stats computes GET /stats's answer over the published nodes. The
+// rates are current; the drift, whose bootstrap costs 1000 passes over
+// the accepted nodes, is recomputed at most once per driftEvery (its
+// "nodes" say how many it covers), so that polling /stats cannot starve
+// the writer.
 func (s *service) stats() []byte {
 	s.mu.RLock()
 	sens, probs, reqs := s.pubSens, s.pubProbs, s.requests
@@ -559,17 +563,29 @@ func (s *service) stats() []byte {
 		out.Groups = append(out.Groups, gs)
 	}
 	s.mu.RUnlock()
+	out.Drift, out.DriftNote = s.drift(sens, probs)
+	body, _ := json.Marshal(out)
+	return body
+}
+
+const driftEvery = time.Second
+
+// drift compares the accepted nodes (their groups and probabilities) with
+// the model file's baseline, or returns the last comparison if it is
+// younger than driftEvery.
+func (s *service) drift(sens []int, probs []float64) (*metrics.Drift, string) {
 	s.statsMu.Lock()
 	defer s.statsMu.Unlock()
-	if s.statsCache != nil && s.statsN == len(sens) {
-		return s.statsCache
+	if s.driftNote != "" && (s.driftN == len(sens) || time.Since(s.driftAt) < driftEvery) {
+		return s.driftLast, s.driftNote
 	}
+	s.driftN, s.driftAt, s.driftLast = len(sens), time.Now(), nil
 	b := s.sc.Header().Baseline
 	switch {
 	case b == nil:
-		out.DriftNote = "the model file records no baseline (modelio.SaveConfig.Baseline): there is nothing to measure drift against"
+		s.driftNote = "the model file records no baseline (modelio.SaveConfig.Baseline): there is nothing to measure drift against"
 	case len(sens) == 0:
-		out.DriftNote = "no node accepted yet"
+		s.driftNote = "no node accepted yet"
 	default:
 		labels := make([]int, len(sens))
 		for i := range labels {
@@ -577,15 +593,13 @@ func (s *service) stats() []byte {
 		}
 		d, err := metrics.CompareBaseline(*b, probs, s.classes, labels, sens, nil, s.opt, metrics.DefaultBootstrapConfig())
 		if err != nil {
-			out.DriftNote = fmt.Sprintf("drift not measured: %v", err)
+			s.driftNote = fmt.Sprintf("drift not measured: %v", err)
 		} else {
-			out.Drift = &d
-			out.DriftNote = "the accepted nodes are unlabelled: drift compares the selection rates and the criteria made of them (ΔDP, the DP ratio); group ids are indices into group_ids"
+			s.driftLast = &d
+			s.driftNote = fmt.Sprintf("over the first %d accepted nodes (recomputed at most once per %v); they are unlabelled: drift compares the selection rates and the criteria made of them (ΔDP, the DP ratio); group ids are indices into group_ids", len(sens), driftEvery)
 		}
 	}
-	body, _ := json.Marshal(out)
-	s.statsN, s.statsCache = len(sens), body
-	return body
+	return s.driftLast, s.driftNote
 }
 
 // close stops the writer once its batch is committed (requests still
