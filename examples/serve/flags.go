@@ -24,6 +24,7 @@ type options struct {
 	maxBody      int64  // -max-body
 	maxNodes     int    // -max-nodes
 	maxPending   int    // -max-pending
+	fmp          string // -fmp
 	quiet        bool   // -q
 }
 
@@ -85,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	fs.IntVar(&o.maxNodes, "max-nodes", 1000, "most nodes in one request")
 	fs.IntVar(&o.maxPending, "max-pending", 64, "most requests read and parsed at once (each holds up to -max-body bytes); more wait")
+	fs.StringVar(&o.fmp, "fmp", "fitted", "what FMP means for new nodes: fitted (the duals fitted on the training graph, on each new node's receptive field: hops + K + 1 hops of the grown graph) or frozen (the base graph's FMP states frozen at start-up; a new node costs its neighbourhood, but every request rebuilds the whole graph's rows); see package fmp/score")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -110,6 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, badInput("-max-nodes %d, want at least 1", o.maxNodes)
 	case o.maxPending < 1:
 		return nil, badInput("-max-pending %d, want at least 1", o.maxPending)
+	case o.fmp != "fitted" && o.fmp != "frozen":
+		return nil, badInput("-fmp %q, want fitted or frozen", o.fmp)
 	case o.files.Classes < 0:
 		return nil, badInput("-classes %d, want ≥ 0", o.files.Classes)
 	}

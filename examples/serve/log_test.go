@@ -15,9 +15,9 @@ import (
 // acceptAll opens the service on log, sends reqs (each must be accepted
 // or repeated) and closes it; it returns the answers and the log's size
 // after each request.
-func acceptAll(t *testing.T, f *fixture, log string, reqs [][]byte) ([]string, []int64, string) {
+func acceptAll(t *testing.T, f *fixture, log string, reqs [][]byte, extra ...string) ([]string, []int64, string) {
 	t.Helper()
-	s, srv, msg := f.open(t, log)
+	s, srv, msg := f.open(t, log, extra...)
 	defer stop(t, s, srv)
 	var answers []string
 	var sizes []int64
@@ -51,21 +51,34 @@ func chain(f *fixture, k int, seed int64, prefix string) [][]byte {
 // (every request repeated answers the same bytes); a log cut inside its
 // last record loses that record alone, says so, and the request sent
 // again is scored as it was the first time; a tail of zeros is a torn
-// record too; damage before the end is refused, naming the record.
+// record too; damage before the end is refused, naming the record. With
+// either meaning of FMP; a log is replayed only with its own.
 func TestRestartAndTornTail(t *testing.T) {
+	for _, mode := range []string{"fitted", "frozen"} {
+		t.Run(mode, func(t *testing.T) { restartAndTornTail(t, mode) })
+	}
+}
+
+func restartAndTornTail(t *testing.T, mode string) {
 	f := getFixture(t)
 	dir := t.TempDir()
 	log := filepath.Join(dir, "serve.log")
 	reqs := chain(f, 3, 1, "t")
-	answers, sizes, _ := acceptAll(t, f, log, reqs)
+	answers, sizes, _ := acceptAll(t, f, log, reqs, "-fmp", mode)
 
-	again, _, msg := acceptAll(t, f, log, reqs)
+	o, err := parseFlags(f.args(log, "-fmp", map[string]string{"fitted": "frozen", "frozen": "fitted"}[mode]), &bytes.Buffer{})
+	require.NoError(t, err)
+	_, err = openService(o, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "was written with -fmp "+mode)
+
+	again, _, msg := acceptAll(t, f, log, reqs, "-fmp", mode)
 	assert.Equal(t, answers, again, "replay gives every request its answer")
 	assert.Empty(t, msg)
 
 	// Cut the last record short: start-up drops it.
 	require.NoError(t, os.Truncate(log, sizes[2]-5))
-	s, srv, msg := f.open(t, log)
+	s, srv, msg := f.open(t, log, "-fmp", mode)
 	assert.Contains(t, msg, "dropped a torn last record")
 	assert.Contains(t, msg, "the 2 records before it are replayed")
 	assert.Equal(t, 4, s.st.accepted())
@@ -89,7 +102,7 @@ func TestRestartAndTornTail(t *testing.T) {
 	_, err = fh.Write(make([]byte, 100))
 	require.NoError(t, err)
 	require.NoError(t, fh.Close())
-	s, srv, msg = f.open(t, log)
+	s, srv, msg = f.open(t, log, "-fmp", mode)
 	assert.Contains(t, msg, "dropped a torn last record (100 bytes")
 	assert.Equal(t, 6, s.st.accepted())
 	stop(t, s, srv)
@@ -102,7 +115,7 @@ func TestRestartAndTornTail(t *testing.T) {
 	require.Positive(t, at)
 	raw[at+7] = 'X'
 	require.NoError(t, os.WriteFile(log, raw, 0o644))
-	o, err := parseFlags(f.args(log), &bytes.Buffer{})
+	o, err = parseFlags(f.args(log, "-fmp", mode), &bytes.Buffer{})
 	require.NoError(t, err)
 	_, err = openService(o, &bytes.Buffer{})
 	require.Error(t, err)

@@ -4,7 +4,8 @@
 // with every accepted request appended to a log and fsynced before it is
 // answered. It uses the standard library's net/http and package
 // fmp/score, which scores new nodes on their receptive field with the
-// duals FMP fitted on the training graph.
+// duals FMP fitted on the training graph (-fmp fitted), or from their
+// neighbours' FMP states frozen at start-up (-fmp frozen).
 //
 //	go run ./examples/serve -model out/model.fmp -nodes syn/nodes.csv \
 //	    -edges syn/edges.csv -id node -label label -sens group \

@@ -29,6 +29,12 @@ func TestKillRestart(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL")
 	}
+	for _, mode := range []string{"fitted", "frozen"} {
+		t.Run(mode, func(t *testing.T) { killRestart(t, mode) })
+	}
+}
+
+func killRestart(t *testing.T, mode string) {
 	f := getFixture(t)
 	log := filepath.Join(t.TempDir(), "serve.log")
 	type sent struct {
@@ -46,7 +52,7 @@ func TestKillRestart(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	const kills, clients = 6, 4
 	for round := 0; round < kills; round++ {
-		p := startProc(t, f.args(log)...)
+		p := startProc(t, f.args(log, "-fmp", mode)...)
 		if strings.Contains(p.errText(), "dropped a torn last record") {
 			torn++
 		}
@@ -94,7 +100,7 @@ func TestKillRestart(t *testing.T) {
 		p.kill()
 		wg.Wait()
 	}
-	p := startProc(t, f.args(log)...)
+	p := startProc(t, f.args(log, "-fmp", mode)...)
 	defer p.term()
 	if strings.Contains(p.errText(), "dropped a torn last record") {
 		torn++
@@ -119,8 +125,8 @@ func TestKillRestart(t *testing.T) {
 			late++
 		}
 	}
-	t.Logf("kill -9: %d kills, %d requests answered (%d nodes), %d lost; %d requests cut off without an answer (%d of them had not been accepted and were accepted when sent again); torn last records dropped at start-up: %d",
-		kills, len(answered), nodes, lost, len(unsure), late, torn)
+	t.Logf("-fmp %s, kill -9: %d kills, %d requests answered (%d nodes), %d lost; %d requests cut off without an answer (%d of them had not been accepted and were accepted when sent again); torn last records dropped at start-up: %d",
+		mode, kills, len(answered), nodes, lost, len(unsure), late, torn)
 	assert.Zero(t, lost)
 	assert.Greater(t, len(answered), kills, "the test means something only if requests were answered between kills")
 }
@@ -135,7 +141,11 @@ func TestLoad(t *testing.T) {
 	}
 	f := loadFixture(t)
 	log := filepath.Join(t.TempDir(), "serve.log")
-	p := startProc(t, f.args(log)...)
+	mode := os.Getenv("SERVE_LOAD_FMP")
+	if mode == "" {
+		mode = "fitted"
+	}
+	p := startProc(t, f.args(log, "-fmp", mode)...)
 	defer p.term()
 	const clients, requests = 16, 200
 	var (
@@ -222,8 +232,8 @@ func TestLoad(t *testing.T) {
 	hwm := vmHWM(p.cmd.Process.Pid)
 	slices.Sort(latencies)
 	pct := func(q float64) time.Duration { return latencies[int(q*float64(len(latencies)-1))] }
-	t.Logf("load: %d clients × %d requests (%d nodes) in %v (%.0f requests/s), %d errors; latency p50 %v, p99 %v, max %v; server peak memory (VmHWM) %s; log %d bytes; /stats read %d times meanwhile",
-		clients, requests, nodes, took.Round(time.Millisecond), float64(clients*requests)/took.Seconds(), errs,
+	t.Logf("load (-fmp %s): %d clients × %d requests (%d nodes) in %v (%.0f requests/s), %d errors; latency p50 %v, p99 %v, max %v; server peak memory (VmHWM) %s; log %d bytes; /stats read %d times meanwhile",
+		mode, clients, requests, nodes, took.Round(time.Millisecond), float64(clients*requests)/took.Seconds(), errs,
 		pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), latencies[len(latencies)-1].Round(10*time.Microsecond), hwm, fileSize(t, log), polls)
 	assert.Zero(t, errs)
 }

@@ -18,7 +18,9 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp/score"
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -26,9 +28,17 @@ import (
 // service is the scoring service: the model, the graph in memory, the
 // log, and what /stats reads.
 type service struct {
-	o       *options
-	sc      *score.Scorer
-	hops    int // the radius of the balls scored on: the scorer's + 1
+	o    *options
+	sc   *score.Scorer
+	hops int // the radius of the balls scored on: the scorer's + 1
+	// frozen, with -fmp frozen, holds every node's FMP states (the base
+	// graph's frozen at start-up) and whole the graph they are on.
+	frozen *score.Frozen
+	whole  *graph.Graph
+	// broken is set when the log could not be written after frozen had
+	// taken the batch's nodes (it cannot give them back): no request is
+	// accepted until a restart replays the log.
+	broken  error
 	classes int
 	opt     metrics.Options
 	cols    *columns
@@ -78,6 +88,7 @@ type response struct {
 // gives every node the answer it was given.
 type logHeader struct {
 	Format    string `json:"format"`
+	FMP       string `json:"fmp"`
 	Model     string `json:"model_sha256"`
 	Base      string `json:"base_sha256"`
 	BaseNodes int    `json:"base_nodes"`
@@ -98,6 +109,9 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	}
 	if sc.Hops() < 0 {
 		return nil, fmt.Errorf("-model %s: the scorer computes on the whole graph; serve scores new nodes on their receptive field", o.model)
+	}
+	if o.fmp == "frozen" && !sc.FMP() {
+		return nil, badInput("-fmp frozen is for an fmp model; -model %s is a %s model, whose scores depend on its receptive field alone: leave -fmp out", o.model, h.Kind)
 	}
 	o.files.Schema = h.Features
 	o.files.FeatureLimit = datasets.FeatureLimit64
@@ -140,7 +154,17 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	}
 	s.st = newState(ds.Graph, ids, ds.Features, ds.NumFeatures, ds.Sens)
 
-	hdr, _ := json.Marshal(logHeader{Format: "fairmp-serve-log", Model: modelSum, Base: baseSum(ds, ids, s.names), BaseNodes: ds.N(), BaseEdges: ds.Graph.NumEdges()})
+	if o.fmp == "frozen" {
+		xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+		if err != nil {
+			return nil, err
+		}
+		if s.frozen, err = sc.Freeze(ds.Graph, xs, ds.Sens); err != nil {
+			return nil, fmt.Errorf("-fmp frozen: scoring the base graph: %w", err)
+		}
+		s.whole = ds.Graph
+	}
+	hdr, _ := json.Marshal(logHeader{Format: "fairmp-serve-log", FMP: o.fmp, Model: modelSum, Base: baseSum(ds, ids, s.names), BaseNodes: ds.N(), BaseEdges: ds.Graph.NumEdges()})
 	s.j, err = openJournal(o.log, hdr, func(old []byte) error {
 		var was logHeader
 		if err := json.Unmarshal(old, &was); err != nil || was.Format != "fairmp-serve-log" {
@@ -149,6 +173,8 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 		var now logHeader
 		_ = json.Unmarshal(hdr, &now)
 		switch {
+		case was.FMP != now.FMP:
+			return badInput("-log %s was written with -fmp %s: its answers were that semantics'. Start with -fmp %s, or give a new -log", o.log, was.FMP, was.FMP)
 		case was.Model != now.Model:
 			return badInput("-log %s was written with another model file (SHA-256 %s; -model %s has %s): its answers were that model's. Start with the -model it was written with, or give a new -log", o.log, was.Model, o.model, now.Model)
 		case was.Base != now.Base:
@@ -261,6 +287,9 @@ type outcome struct {
 // scoring fails is taken back whole.
 func (s *service) accept(req *request) *outcome {
 	st := s.st
+	if s.broken != nil {
+		return &outcome{err: &apiError{Status: http.StatusServiceUnavailable, Msg: fmt.Sprintf("the service stopped accepting (%v); restart it: it replays the log, which holds every request answered", s.broken)}}
+	}
 	c, aerr := st.check(req, s.cols, s.groups, s.names)
 	if aerr != nil {
 		return &outcome{err: aerr}
@@ -273,13 +302,37 @@ func (s *service) accept(req *request) *outcome {
 		st.undo(ch, s.classes)
 		return &outcome{err: &apiError{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("scoring the request's nodes failed: %v; nothing was accepted", err)}}
 	}
-	g, x, sens, rows, err := st.ball(nodes, s.hops)
-	if err != nil {
-		return fail(err)
-	}
-	out, err := s.sc.Score(g, x, sens, rows)
-	if err != nil {
-		return fail(err)
+	var out *score.Scores
+	if s.frozen != nil {
+		// Frozen.Add takes the whole grown graph (the nodes it holds
+		// first, in order) and scores the new nodes on their own
+		// neighbourhood; it adds nothing on an error.
+		grown, err := s.whole.Grow(len(nodes), ch.edges)
+		if err != nil {
+			return fail(err)
+		}
+		x, err := features.NewDense(st.x, st.n(), st.d)
+		if err != nil {
+			return fail(err)
+		}
+		field, err := s.frozen.Add(grown, x, st.sens)
+		if err != nil {
+			return fail(err)
+		}
+		s.whole = grown
+		if out, err = s.frozen.Score(nodes); err != nil {
+			s.broken = fmt.Errorf("-fmp frozen: %w", err)
+			return fail(err)
+		}
+		out.Field = field
+	} else {
+		g, x, sens, rows, err := st.ball(nodes, s.hops)
+		if err != nil {
+			return fail(err)
+		}
+		if out, err = s.sc.Score(g, x, sens, rows); err != nil {
+			return fail(err)
+		}
 	}
 	for _, p := range out.Probs {
 		if math.IsNaN(p) || math.IsInf(p, 0) {
@@ -395,6 +448,11 @@ func (b *batch) commit() {
 	s := b.s
 	if len(b.records) > 0 {
 		if err := s.j.append(b.records); err != nil {
+			if s.frozen != nil {
+				// Frozen cannot give nodes back: memory now holds
+				// what the log does not.
+				s.broken = err
+			}
 			for k := len(b.changes) - 1; k >= 0; k-- {
 				s.st.undo(b.changes[k], s.classes)
 			}

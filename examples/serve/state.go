@@ -162,6 +162,7 @@ type change struct {
 	n       int      // nodes before
 	touched []int    // old nodes that got neighbours, one entry per neighbour
 	added   []string // the new ids
+	edges   [][2]int // the edges added
 }
 
 // apply adds a checked request's nodes (rows: their scaled features) and
@@ -194,6 +195,7 @@ func (st *state) apply(req *request, rows []float64, groups []int, classes int) 
 			}
 			st.extra[u] = append(st.extra[u], int32(v))
 			st.extra[v] = append(st.extra[v], int32(u))
+			ch.edges = append(ch.edges, [2]int{u, v})
 			if v < ch.n {
 				ch.touched = append(ch.touched, v)
 			}
