@@ -1,0 +1,197 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/cli"
+)
+
+// options are the command's flags, checked.
+type options struct {
+	model        string              // -model
+	trustedFiles string              // -trusted-keys
+	trustedKeys  []ed25519.PublicKey // read from -trusted-keys
+	files        datasets.FilesConfig
+	log          string // -log
+	addr         string // -addr
+	maxBody      int64  // -max-body
+	maxNodes     int    // -max-nodes
+	maxPending   int    // -max-pending
+	fmp          string // -fmp
+	quiet        bool   // -q
+}
+
+// inputError marks an error caused by the command's input (flags, files,
+// the model file, the log): exit status 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(format string, args ...any) error {
+	return inputError{fmt.Errorf(format, args...)}
+}
+
+const usage = `serve scores new nodes of a graph with a saved fair model, over HTTP.
+
+  serve -model FILE -nodes FILE -edges FILE -label COL -sens COL [-id COL] -log FILE [flags]
+
+The base graph (-nodes, -edges: the node table and edge list debias reads
+and -export writes) is read with the model file's feature schema, so that
+columns and scaling are the model's. POST /score adds nodes and edges to it
+and answers each new node's probability and decision; GET /stats gives the
+per-group decision rates of every accepted node and their drift from the
+model file's baseline. Every accepted request is appended to -log and
+fsynced before it is answered; at start-up the log is replayed onto the
+base graph, so a restart (even after kill -9) loses nothing answered.
+
+Exit status 2 for bad input (flags, files, a damaged log), 1 for a failure.
+
+Flags:
+`
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	def := datasets.DefaultFilesConfig()
+	var (
+		drop    = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
+		missing = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown (the empty cell always does)")
+	)
+	fs.StringVar(&o.model, "model", "", "the saved model (debias's model.fmp, package layers/modelio); it must record its feature schema (required)")
+	fs.StringVar(&o.trustedFiles, "trusted-keys", "", "load -model only if it is signed by one of these ed25519 public keys (FILE[,FILE...], each 64 hex digits)")
+	fs.StringVar(&o.files.Nodes, "nodes", "", "node table of the base graph (CSV or TSV with a header line; required)")
+	fs.StringVar(&o.files.Edges, "edges", "", "edge list of the base graph (two node ids per line; required)")
+	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows, known by their 0-based row as a decimal string, \"0\", \"1\", ...)")
+	fs.StringVar(&o.files.LabelColumn, "label", "", "label column (required)")
+	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column; its values are the groups a request names (required)")
+	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class; needed unless the two values are 0/1, false/true or no/yes")
+	fs.StringVar(&o.files.SplitColumn, "split-column", "", "column holding train, val or test per node (not a feature)")
+	fs.BoolVar(&o.files.FoldCase, "fold-case", false, "label and sensitive values that differ only in case or spaces are one value")
+	fs.IntVar(&o.files.Classes, "classes", 2, "number of label values wanted (0: any number from two)")
+	fs.StringVar(&o.log, "log", "", "the accepted-node log: created if absent, replayed at start-up, appended to (required)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	fs.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
+	fs.IntVar(&o.maxNodes, "max-nodes", 1000, "most nodes in one request")
+	fs.IntVar(&o.maxPending, "max-pending", 64, "most requests read and parsed at once (each holds up to -max-body bytes); more wait")
+	fs.StringVar(&o.fmp, "fmp", "fitted", "what FMP means for new nodes: fitted (the duals fitted on the training graph, on each new node's receptive field: hops + K + 1 hops of the grown graph) or frozen (the base graph's FMP states frozen at start-up; a new node costs its neighbourhood, but every request rebuilds the whole graph's rows); see package fmp/score")
+	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, err
+		}
+		return nil, inputError{err}
+	}
+	if fs.NArg() > 0 {
+		return nil, badInput("unexpected arguments %q (flags go before them? every input is a flag)", fs.Args())
+	}
+	switch {
+	case o.model == "":
+		return nil, badInput("-model is required: the saved model file that scores the nodes")
+	case o.files.Nodes == "" || o.files.Edges == "":
+		return nil, badInput("-nodes and -edges are required: the base graph's node table and edge list")
+	case o.files.LabelColumn == "" || o.files.SensColumn == "":
+		return nil, badInput("-label and -sens are required: the node table's label and sensitive columns")
+	case o.log == "":
+		return nil, badInput("-log is required: the file every accepted request is appended to (created if absent)")
+	case o.maxBody < 64 || o.maxBody > 64<<20:
+		return nil, badInput("-max-body %d, want 64 bytes to 64 MiB (%d)", o.maxBody, 64<<20)
+	case o.maxNodes < 1:
+		return nil, badInput("-max-nodes %d, want at least 1", o.maxNodes)
+	case o.maxPending < 1:
+		return nil, badInput("-max-pending %d, want at least 1", o.maxPending)
+	case o.fmp != "fitted" && o.fmp != "frozen":
+		return nil, badInput("-fmp %q, want fitted or frozen", o.fmp)
+	case o.files.Classes < 0:
+		return nil, badInput("-classes %d, want ≥ 0", o.files.Classes)
+	}
+	if strings.Contains(o.files.SensColumn, ",") {
+		return nil, badInput("-sens %q: serve takes one sensitive column", o.files.SensColumn)
+	}
+	c := o.files
+	o.files = def
+	o.files.Nodes, o.files.Edges, o.files.SplitColumn = c.Nodes, c.Edges, c.SplitColumn
+	o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
+	o.files.FoldCase, o.files.Classes = c.FoldCase, c.Classes
+	o.files.Drop = cli.SplitList(*drop)
+	o.files.Missing = append([]string{""}, cli.SplitList(*missing)...)
+	if err := o.files.Validate(); err != nil {
+		return nil, badInput("%s", flagWords.Replace(err.Error()))
+	}
+	if o.trustedFiles != "" {
+		keys, err := readTrustedKeys(o.trustedFiles)
+		if err != nil {
+			return nil, err
+		}
+		o.trustedKeys = keys
+	}
+	return o, nil
+}
+
+// flagWords puts the loader's vocabulary (FilesConfig's fields) into the
+// command's flags.
+var flagWords = strings.NewReplacer(
+	"FilesConfig.IDColumn", "-id",
+	"FilesConfig.LabelColumn", "-label",
+	"FilesConfig.SensColumn", "-sens",
+	"FilesConfig.SplitColumn", "-split-column",
+	"FilesConfig.Drop", "-drop",
+	"FilesConfig.PositiveLabel", "-positive",
+	"FilesConfig.FoldCase", "-fold-case",
+	"FilesConfig.Classes", "-classes",
+	"FilesConfig.Missing", "-missing",
+	"FilesConfig.Nodes", "-nodes",
+	"FilesConfig.Edges", "-edges",
+	"FilesConfig", "the input flags",
+)
+
+// readTrustedKeys reads -trusted-keys: comma-separated files, each
+// holding one ed25519 public key as 64 hexadecimal digits (surrounding
+// white space ignored), as debias reads them.
+func readTrustedKeys(list string) ([]ed25519.PublicKey, error) {
+	var keys []ed25519.PublicKey
+	for _, path := range strings.Split(list, ",") {
+		if path == "" {
+			return nil, badInput("-trusted-keys %q: an empty file name, want FILE[,FILE...]", list)
+		}
+		b, err := readBounded(path, 4096)
+		if err != nil {
+			return nil, badInput("-trusted-keys %s: %v", path, err)
+		}
+		k, err := hex.DecodeString(strings.TrimSpace(string(b)))
+		if err != nil || len(k) != ed25519.PublicKeySize {
+			return nil, badInput("-trusted-keys %s: want an ed25519 public key as %d hexadecimal digits (hex.EncodeToString of the 32-byte key) and nothing else", path, 2*ed25519.PublicKeySize)
+		}
+		keys = append(keys, ed25519.PublicKey(k))
+	}
+	return keys, nil
+}
+
+// readBounded reads at most max bytes of a file, refusing a longer one.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("longer than %d bytes: not a key file", max)
+	}
+	return b, nil
+}
