@@ -202,6 +202,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 					100*r.valRep.Accuracy, 100*r.valRep.DemographicParity, 100*r.valRep.EqualOpportunity,
 					100*r.oldChanged.Point, len(r.drift.Warnings), r.field, r.scoreTime.Round(time.Millisecond), r.checkDiff)
 				if r.method == mFitted {
+					fmt.Fprintf(progress, "    (a) vs (b) on the new nodes: %.2f%% of decisions differ, max |Δp| %.2e; duals on the bound: %s\n", 100*r.abChanged.Point, r.abMaxDiff, r.atBound)
 					for _, w := range r.drift.Warnings {
 						fmt.Fprintf(progress, "    drift (b): %s\n", w)
 					}
@@ -285,6 +286,18 @@ func writeTable(w io.Writer, o *options, done []*datasets.Dataset, all []runResu
 				ms(get(func(r runResult) float64 { return r.valRep.EqualOpportunity })),
 				ms(get(func(r runResult) float64 { return r.newRep.DemographicParity - r.valRep.DemographicParity })))
 		}
+		var ab, abMax []float64
+		var bound []string
+		for _, r := range rows(mFitted) {
+			ab, abMax = append(ab, r.abChanged.Point), append(abMax, r.abMaxDiff)
+			bound = append(bound, r.atBound)
+		}
+		mx := 0.0
+		for _, v := range abMax {
+			mx = max(mx, v)
+		}
+		fmt.Fprintf(w, "\nFMP (a) against (b) on the new nodes: %s%% of the decisions differ; largest probability difference %.2g; duals of the training graph on the l∞ bound, per seed: %s.\n",
+			ms(ab), mx, strings.Join(bound, ", "))
 		fmt.Fprintln(w, "\n| method | old test decisions changed (grown graph vs old graph) | drift warnings on the new nodes, per seed | receptive field of the new nodes | scoring time, new nodes | settings chosen |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|")
 		for _, m := range methods {
@@ -326,7 +339,7 @@ func writeCSV(path string, all []runResult) error {
 	w.Write([]string{"dataset", "seed", "method", "setting", "old_nodes", "new_nodes", "new_evaluated",
 		"new_accuracy", "new_accuracy_lo", "new_accuracy_hi", "new_dp", "new_dp_lo", "new_dp_hi", "new_eo", "new_eo_lo", "new_eo_hi",
 		"val_accuracy", "val_accuracy_lo", "val_accuracy_hi", "val_dp", "val_dp_lo", "val_dp_hi", "val_eo", "val_eo_lo", "val_eo_hi",
-		"old_test", "old_changed", "old_changed_lo", "old_changed_hi", "drift_warnings", "field", "score_seconds", "check_max_diff"})
+		"old_test", "old_changed", "old_changed_lo", "old_changed_hi", "drift_warnings", "field", "score_seconds", "check_max_diff", "a_vs_b_changed", "a_vs_b_max_diff", "duals_at_bound"})
 	f6 := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 	ivs := func(i metrics.Interval) []string { return []string{f6(i.Point), f6(i.Lo), f6(i.Hi)} }
 	for _, r := range all {
@@ -342,6 +355,11 @@ func writeCSV(path string, all []runResult) error {
 		row = append(row, ivs(r.oldChanged)...)
 		row = append(row, strconv.Itoa(len(r.drift.Warnings)), strconv.Itoa(r.field),
 			strconv.FormatFloat(r.scoreTime.Seconds(), 'f', 4, 64), strconv.FormatFloat(r.checkDiff, 'g', 3, 64))
+		if r.method == mFitted || r.method == mRecompute {
+			row = append(row, f6(r.abChanged.Point), strconv.FormatFloat(r.abMaxDiff, 'g', 3, 64), r.atBound)
+		} else {
+			row = append(row, "", "", "")
+		}
 		w.Write(row)
 	}
 	w.Flush()

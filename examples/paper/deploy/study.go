@@ -77,6 +77,13 @@ type runResult struct {
 	// trained model's (train.Predict): a check that the file and the
 	// scorer reproduce the model (0 up to rounding).
 	checkDiff float64
+	// For the two FMP methods: the share of new nodes whose decision
+	// differs between recompute and fitted, and the largest difference of
+	// their probabilities; atBound is how many of the K duals recorded on
+	// the training graph lie on the l∞ bound of the dual (λf's radius).
+	abChanged metrics.Interval
+	abMaxDiff float64
+	atBound   string
 }
 
 // studyOptions are the knobs of one seed's run.
@@ -261,6 +268,16 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 		return nil, err
 	}
 
+	abChanged, err := metrics.ChangeRate(sc[mRecompute].newProbs, sc[mFitted].newProbs, 2, nil, opt, bc)
+	if err != nil {
+		return nil, err
+	}
+	abMax := maxDiff(sc[mRecompute].newProbs, sc[mFitted].newProbs)
+	atBound, err := dualsAtBound(chosen.Fitted())
+	if err != nil {
+		return nil, err
+	}
+
 	var rs []runResult
 	for _, m := range methods {
 		r := runResult{dataset: full.Name, method: m, seed: int(seed), oldNodes: len(w.oldIDs), newNodes: len(w.newIDs),
@@ -274,6 +291,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 			valProbs, bl, r.setting = thOld, &thBaseline, thSetting
 		default:
 			valProbs, bl, r.setting = cpred.Probs, scorers[m].Header().Baseline, setting
+			r.abChanged, r.abMaxDiff, r.atBound = abChanged, abMax, atBound
 		}
 		oldProbs = pickRows(valProbs, 2, old.Split.Test)
 		if r.newRep, err = metrics.Evaluate(sc[m].newProbs, 2, newLabels, newSens, nil, opt); err != nil {
@@ -300,6 +318,34 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 		rs = append(rs, r)
 	}
 	return rs, nil
+}
+
+// dualsAtBound says how many of the fitted duals lie on the l∞ bound
+// of the dual ("k/K"): where every dual is on it, the fitted shift of a
+// node's logits does not depend on the groups' sizes, and recompute and
+// fitted agree.
+func dualsAtBound(f *fmp.Fitted) (string, error) {
+	if f == nil {
+		return "", fmt.Errorf("the FMP model was not fitted")
+	}
+	if len(f.Duals) == 0 {
+		return fmt.Sprintf("λf = 0 (0/%d)", f.Config.K), nil
+	}
+	st, err := fmp.NewSteps(f.Config, f.Counts)
+	if err != nil {
+		return "", err
+	}
+	_, rad := st.DualStep()
+	k := 0
+	for _, u := range f.Duals {
+		for _, v := range u {
+			if math.Abs(v) >= rad*(1-1e-9) {
+				k++
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d/%d", k, len(f.Duals)), nil
 }
 
 func pickInts(v []int, idx []int) []int {
