@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"gorgonia.org/tensor"
@@ -61,11 +62,14 @@ func (c costOptions) validate() error {
 
 // costRow is one scorer and number of new nodes.
 type costRow struct {
-	scorer        string
-	newNodes      int
-	field         int
-	hops          int
-	median, min   time.Duration
+	scorer      string
+	newNodes    int
+	field       int
+	hops        int
+	median, min time.Duration
+	// cpu is the process's CPU time (user + system) of the median run:
+	// what the call cost when other programs share the cores.
+	cpu           time.Duration
 	rssBefore     float64 // MB: resident memory before the call
 	peak          float64 // MB: the highest VmHWM over the repetitions
 	peakAvailable bool
@@ -77,6 +81,8 @@ type costRow struct {
 func runCost(o *options, stdout, progress io.Writer) error {
 	c := o.cost
 	start := time.Now()
+	load := loadAverage()
+	fmt.Fprintf(progress, "load average at the start: %s\n", load)
 	cfg := datasets.PokecZShape(1)
 	cfg.N, cfg.NumFeatures, cfg.MeanDegree = c.nodes, c.features, c.degree
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
@@ -173,18 +179,20 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		sort.Ints(nodes)
 		for _, ns := range scorers {
 			row := costRow{scorer: ns.name, newNodes: k, hops: ns.s.Hops()}
-			var times []time.Duration
+			var times, cpus []time.Duration
 			for rep := 0; rep < c.repeats; rep++ {
 				runtime.GC()
 				debug.FreeOSMemory()
 				before := procStatusMB("VmRSS")
 				reset := resetPeakRSS()
+				c0 := cpuTime()
 				t0 := time.Now()
 				sc, err := ns.s.Score(ds.Graph, fx, ds.Sens, nodes)
 				if err != nil {
 					return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
 				}
 				times = append(times, time.Since(t0))
+				cpus = append(cpus, cpuTime()-c0)
 				row.field = sc.Field
 				if rep == 0 {
 					row.rssBefore = before
@@ -194,15 +202,19 @@ func runCost(o *options, stdout, progress io.Writer) error {
 					row.peak = max(row.peak, procStatusMB("VmHWM"))
 				}
 			}
-			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-			row.median, row.min = times[len(times)/2], times[0]
-			fmt.Fprintf(progress, "%7d new nodes  %-36s field %8d  median %v  peak RSS %.0f MB (%v elapsed)\n",
-				k, ns.name, row.field, row.median.Round(time.Millisecond), row.peak, time.Since(start).Round(time.Second))
+			order := make([]int, len(times))
+			for i := range order {
+				order[i] = i
+			}
+			sort.Slice(order, func(i, j int) bool { return times[order[i]] < times[order[j]] })
+			row.median, row.min, row.cpu = times[order[len(order)/2]], times[order[0]], cpus[order[len(order)/2]]
+			fmt.Fprintf(progress, "%7d new nodes  %-36s field %8d  median %v (CPU %v)  peak RSS %.0f MB (%v elapsed)\n",
+				k, ns.name, row.field, row.median.Round(time.Millisecond), row.cpu.Round(time.Millisecond), row.peak, time.Since(start).Round(time.Second))
 			rows = append(rows, row)
 		}
 	}
 	var table strings.Builder
-	writeCostTable(&table, c, ds, rows, time.Since(start))
+	writeCostTable(&table, c, ds, rows, time.Since(start), load)
 	fmt.Fprint(stdout, table.String())
 	if o.out == "" {
 		return nil
@@ -216,12 +228,12 @@ func runCost(o *options, stdout, progress io.Writer) error {
 	return writeCostCSV(filepath.Join(o.out, "cost.csv"), rows)
 }
 
-func writeCostTable(w io.Writer, c costOptions, ds *datasets.Dataset, rows []costRow, took time.Duration) {
-	fmt.Fprintf(w, "Generated graph (datasets.SyntheticLarge, Pokec-z's bias knobs): %d nodes, %d edges (mean degree %.2f), %d float32 features in a mapped file; a GCN (2 hops) trained %d epochs on the subgraph of its first %d nodes; GOMAXPROCS %d; whole run %v.\n",
-		ds.N(), ds.Graph.NumEdges(), 2*float64(ds.Graph.NumEdges())/float64(ds.N()), c.features, c.epochs, c.trainNodes, runtime.GOMAXPROCS(0), took.Round(time.Second))
-	fmt.Fprintf(w, "Wall time of Scorer.Score, median (min) of %d runs; field = Scores.Field; peak RSS = the process's VmHWM during the call (reset before it through /proc/self/clear_refs; it includes the graph, the mapped feature pages and the heap held before the call, given in the RSS-before column).\n\n", c.repeats)
-	fmt.Fprintln(w, "| new nodes | scorer | radius (hops) | receptive field | wall time | RSS before, MB | peak RSS, MB |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+func writeCostTable(w io.Writer, c costOptions, ds *datasets.Dataset, rows []costRow, took time.Duration, load string) {
+	fmt.Fprintf(w, "Generated graph (datasets.SyntheticLarge, Pokec-z's bias knobs): %d nodes, %d edges (mean degree %.2f), %d float32 features in a mapped file; a GCN (2 hops) trained %d epochs on the subgraph of its first %d nodes; GOMAXPROCS %d; whole run %v; load average at the start %s (other programs shared the cores: the CPU column is this process's own time).\n",
+		ds.N(), ds.Graph.NumEdges(), 2*float64(ds.Graph.NumEdges())/float64(ds.N()), c.features, c.epochs, c.trainNodes, runtime.GOMAXPROCS(0), took.Round(time.Second), load)
+	fmt.Fprintf(w, "Wall time of Scorer.Score, median (min) of %d runs, and the CPU time (user + system, all threads) of the median run; field = Scores.Field; peak RSS = the process's VmHWM during the call (reset before it through /proc/self/clear_refs; it includes the graph, the mapped feature pages and the heap held before the call, given in the RSS-before column).\n\n", c.repeats)
+	fmt.Fprintln(w, "| new nodes | scorer | radius (hops) | receptive field | wall time | CPU time | RSS before, MB | peak RSS, MB |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		hops := strconv.Itoa(r.hops)
 		if r.hops < 0 {
@@ -231,8 +243,8 @@ func writeCostTable(w io.Writer, c costOptions, ds *datasets.Dataset, rows []cos
 		if r.peakAvailable {
 			peak = fmt.Sprintf("%.0f", r.peak)
 		}
-		fmt.Fprintf(w, "| %d | %s | %s | %d | %v (%v) | %.0f | %s |\n", r.newNodes, r.scorer, hops, r.field,
-			r.median.Round(time.Millisecond), r.min.Round(time.Millisecond), r.rssBefore, peak)
+		fmt.Fprintf(w, "| %d | %s | %s | %d | %v (%v) | %v | %.0f | %s |\n", r.newNodes, r.scorer, hops, r.field,
+			r.median.Round(time.Millisecond), r.min.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rssBefore, peak)
 	}
 }
 
@@ -242,10 +254,10 @@ func writeCostCSV(path string, rows []costRow) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"new_nodes", "scorer", "hops", "field", "median_seconds", "min_seconds", "rss_before_mb", "peak_rss_mb"})
+	w.Write([]string{"new_nodes", "scorer", "hops", "field", "median_seconds", "min_seconds", "cpu_seconds", "rss_before_mb", "peak_rss_mb"})
 	for _, r := range rows {
 		w.Write([]string{strconv.Itoa(r.newNodes), r.scorer, strconv.Itoa(r.hops), strconv.Itoa(r.field),
-			strconv.FormatFloat(r.median.Seconds(), 'f', 4, 64), strconv.FormatFloat(r.min.Seconds(), 'f', 4, 64),
+			strconv.FormatFloat(r.median.Seconds(), 'f', 4, 64), strconv.FormatFloat(r.min.Seconds(), 'f', 4, 64), strconv.FormatFloat(r.cpu.Seconds(), 'f', 4, 64),
 			strconv.FormatFloat(r.rssBefore, 'f', 0, 64), strconv.FormatFloat(r.peak, 'f', 0, 64)})
 	}
 	w.Flush()
@@ -254,6 +266,29 @@ func writeCostCSV(path string, rows []costRow) error {
 		return err
 	}
 	return f.Close()
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages ("?" where
+// /proc/loadavg is missing).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], ", ")
 }
 
 // procStatusMB reads a field of /proc/self/status in MB (0 where there is
