@@ -71,6 +71,7 @@ type options struct {
 	quiet         bool
 	cost          costOptions
 	doCost        bool
+	figure        string
 }
 
 var knownDatasets = []string{"synthetic", "nba", "bail", "credit"}
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.newFrac, "new", 0.2, "fraction of the nodes that arrive after training")
 	fs.StringVar(&o.out, "out", "", "folder for the results files (empty: none; the tables go to stdout)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress on stderr")
+	fs.StringVar(&o.figure, "figure", "", "redraw the figure from this runs.csv into -out (no training)")
 	fs.BoolVar(&o.doCost, "cost", false, "measure the cost of scoring new nodes on a generated graph instead (the -cost-* flags)")
 	fs.IntVar(&o.cost.nodes, "cost-nodes", 1_000_000, "-cost: nodes of the generated graph")
 	fs.IntVar(&o.cost.features, "cost-features", datasets.PokecZShape(1).NumFeatures, "-cost: features of the generated graph")
@@ -143,6 +145,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return nil, err
 		}
 	}
+	if o.figure != "" && o.out == "" {
+		return nil, fmt.Errorf("-figure %s needs -out, the folder for deploy.svg", o.figure)
+	}
 	return o, nil
 }
 
@@ -166,6 +171,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.doCost {
 		return runCost(o, stdout, progress)
+	}
+	if o.figure != "" {
+		f, err := os.Open(o.figure)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		pts, err := readFigurePoints(f, o.figure)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return err
+		}
+		return writeFigure(filepath.Join(o.out, "deploy.svg"), pts)
 	}
 	tc := exp.DefaultTrainOptions()
 	tc.Epochs, tc.Adam.LR, tc.Adam.WeightDecay = o.epochs, o.lr, o.wd
@@ -228,7 +248,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(o.out, "summary.md"), []byte(table.String()), 0o644); err != nil {
 		return err
 	}
-	return writeCSV(filepath.Join(o.out, "runs.csv"), all)
+	if err := writeCSV(filepath.Join(o.out, "runs.csv"), all); err != nil {
+		return err
+	}
+	var pts []figurePoint
+	for _, r := range all {
+		pts = append(pts, figurePoint{dataset: r.dataset, method: r.method, val: 100 * r.valRep.DemographicParity, new: 100 * r.newRep.DemographicParity})
+	}
+	return writeFigure(filepath.Join(o.out, "deploy.svg"), pts)
 }
 
 // writeTable writes the summary: per data set, the new nodes against the

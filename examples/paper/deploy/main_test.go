@@ -47,6 +47,15 @@ func TestDeploySmoke(t *testing.T) {
 	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
 	require.NoError(t, err)
 	assert.Equal(t, out.String(), string(summary))
+
+	// The figure is drawn by the run and redrawn from runs.csv alike.
+	first, err := os.ReadFile(filepath.Join(dir, "deploy.svg"))
+	require.NoError(t, err)
+	redraw := t.TempDir()
+	require.NoError(t, run([]string{"-figure", filepath.Join(dir, "runs.csv"), "-out", redraw}, &out, &log))
+	again, err := os.ReadFile(filepath.Join(redraw, "deploy.svg"))
+	require.NoError(t, err)
+	assert.Equal(t, string(first), string(again))
 }
 
 // TestDeploySkipsMissingData: a real data set without a data folder is
@@ -115,6 +124,7 @@ func TestDeployFlags(t *testing.T) {
 		{[]string{"-cost", "-cost-new", "x"}, "-cost-new"},
 		{[]string{"-cost", "-cost-nodes", "1000", "-cost-train-nodes", "900", "-cost-new", "500"}, "only 100 nodes"},
 		{[]string{"x"}, "unexpected arguments"},
+		{[]string{"-figure", "runs.csv"}, "needs -out"},
 	} {
 		var out, log bytes.Buffer
 		assert.ErrorContains(t, run(c.args, &out, &log), c.want, c.args)
