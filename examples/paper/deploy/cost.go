@@ -21,6 +21,7 @@ import (
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/fmp/score"
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers/modelio"
@@ -132,7 +133,7 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		name string
 		s    *score.Scorer
 	}
-	var scorers []namedScorer
+	var scorers, frozen []namedScorer
 	var bfile bytes.Buffer
 	if err := modelio.SaveWith(&bfile, out.Model, modelio.DefaultSaveConfig()); err != nil {
 		return err
@@ -156,6 +157,11 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		if err := modelio.SaveWith(&buf, m, modelio.DefaultSaveConfig()); err != nil {
 			return err
 		}
+		fs, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
+		if err != nil {
+			return err
+		}
+		frozen = append(frozen, namedScorer{fmt.Sprintf("FMP λs=%g λf=%g K=%d, frozen (Add)", ls, oc.FMP.LambdaF, oc.FMP.K), fs})
 		for _, sem := range []score.Semantics{score.Fitted, score.Recompute} {
 			sc := score.DefaultConfig()
 			sc.FMP = sem
@@ -210,6 +216,66 @@ func runCost(o *options, stdout, progress io.Writer) error {
 			row.median, row.min, row.cpu = times[order[len(order)/2]], times[order[0]], cpus[order[len(order)/2]]
 			fmt.Fprintf(progress, "%7d new nodes  %-36s field %8d  median %v (CPU %v)  peak RSS %.0f MB (%v elapsed)\n",
 				k, ns.name, row.field, row.median.Round(time.Millisecond), row.cpu.Round(time.Millisecond), row.peak, time.Since(start).Round(time.Second))
+			rows = append(rows, row)
+		}
+	}
+	// Frozen (score.Frozen): the graph without the new nodes is frozen
+	// once (not timed), then Frozen.Add scores the new nodes, numbered
+	// last; graph.Grow's cost, which any growing graph pays, is given in
+	// the progress line.
+	for _, k := range c.newSizes {
+		nodes := make([]int, k)
+		for i := range nodes {
+			nodes[i] = c.trainNodes + rest[i]
+		}
+		sort.Ints(nodes)
+		base, grown, perm, growTime, err := frozenGraphs(ds, nodes)
+		if err != nil {
+			return err
+		}
+		baseX, grownX := permuted{fx, perm[:len(perm)-k]}, permuted{fx, perm}
+		sens := make([]int, len(perm))
+		for r, i := range perm {
+			sens[r] = ds.Sens[i]
+		}
+		for _, ns := range frozen {
+			// Add reads the backbone's ball and the new nodes' own rows.
+			row := costRow{scorer: ns.name, newNodes: k, hops: scorers[0].s.Hops()}
+			var times, cpus []time.Duration
+			for rep := 0; rep < c.repeats; rep++ {
+				fz, err := ns.s.Freeze(base, baseX, sens[:len(perm)-k])
+				if err != nil {
+					return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
+				}
+				runtime.GC()
+				debug.FreeOSMemory()
+				before := procStatusMB("VmRSS")
+				reset := resetPeakRSS()
+				c0 := cpuTime()
+				t0 := time.Now()
+				field, err := fz.Add(grown, grownX, sens)
+				if err != nil {
+					return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
+				}
+				times = append(times, time.Since(t0))
+				cpus = append(cpus, cpuTime()-c0)
+				row.field = field
+				if rep == 0 {
+					row.rssBefore = before
+				}
+				if reset {
+					row.peakAvailable = true
+					row.peak = max(row.peak, procStatusMB("VmHWM"))
+				}
+			}
+			order := make([]int, len(times))
+			for i := range order {
+				order[i] = i
+			}
+			sort.Slice(order, func(i, j int) bool { return times[order[i]] < times[order[j]] })
+			row.median, row.min, row.cpu = times[order[len(order)/2]], times[order[0]], cpus[order[len(order)/2]]
+			fmt.Fprintf(progress, "%7d new nodes  %-36s field %8d  median %v (CPU %v)  peak RSS %.0f MB; graph.Grow took %v (%v elapsed)\n",
+				k, ns.name, row.field, row.median.Round(time.Millisecond), row.cpu.Round(time.Millisecond), row.peak, growTime.Round(time.Millisecond), time.Since(start).Round(time.Second))
 			rows = append(rows, row)
 		}
 	}
@@ -315,4 +381,66 @@ func procStatusMB(key string) float64 {
 // whether it could.
 func resetPeakRSS() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
+
+// frozenGraphs renumbers ds's graph so that nodes (ascending) come last:
+// base is the graph of the other nodes, grown base.Grow of nodes and
+// their edges, perm the old id of each new id. It returns Grow's time.
+func frozenGraphs(ds *datasets.Dataset, nodes []int) (base, grown *graph.Graph, perm []int, growTime time.Duration, err error) {
+	n, k := ds.N(), len(nodes)
+	id := make([]int, n)
+	isNew := make([]bool, n)
+	for _, i := range nodes {
+		isNew[i] = true
+	}
+	perm = make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		if !isNew[i] {
+			id[i] = len(perm)
+			perm = append(perm, i)
+		}
+	}
+	for _, i := range nodes {
+		id[i] = len(perm)
+		perm = append(perm, i)
+	}
+	var edges, extra [][2]int
+	for i := 0; i < n; i++ {
+		for _, j := range ds.Graph.Neighbors(i) {
+			if int(j) <= i {
+				continue
+			}
+			e := [2]int{id[i], id[j]}
+			if isNew[i] || isNew[int(j)] {
+				extra = append(extra, e)
+			} else {
+				edges = append(edges, e)
+			}
+		}
+	}
+	if base, err = graph.FromEdges(n-k, edges); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	t0 := time.Now()
+	grown, err = base.Grow(k, extra)
+	return base, grown, perm, time.Since(t0), err
+}
+
+// permuted is a feature source whose row r is row perm[r] of x.
+type permuted struct {
+	x    features.Source
+	perm []int
+}
+
+func (p permuted) Rows() int { return len(p.perm) }
+func (p permuted) Cols() int { return p.x.Cols() }
+func (p permuted) Gather(dst []float32, rows []int) error {
+	src := make([]int, len(rows))
+	for k, r := range rows {
+		if r < 0 || r >= len(p.perm) {
+			return fmt.Errorf("row %d of %d", r, len(p.perm))
+		}
+		src[k] = p.perm[r]
+	}
+	return p.x.Gather(dst, src)
 }
