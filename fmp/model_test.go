@@ -270,3 +270,33 @@ func TestOnHonoursPropagation(t *testing.T) {
 	_, err = fmp.On(mlp, d.Graph, d.Sens, bad, nil)
 	assert.ErrorContains(t, err, "Improved without AddSelfLoops")
 }
+
+// TestSecondModelInTheSameGraph: once an FMP model has been trained in a
+// gorgonia graph (its backward ops are in it), another model trains in
+// the same graph. gorgonia's differentiation analysis walks the whole
+// graph and refused ops that are not symbolic-differentiation ops
+// ("being unable to differentiate FairGradBackF ... would leave a
+// portion of the graph unreachable"); the backward ops now declare that
+// no input of theirs is differentiable (opkit.NoDiff).
+func TestSecondModelInTheSameGraph(t *testing.T) {
+	d := smallSynthetic(t)
+	g := G.NewGraph()
+	x, err := train.FeatureNode(g, tensor.Float64, d.Features, d.N(), d.NumFeatures, "x")
+	require.NoError(t, err)
+	ph := layers.NewPhase()
+	gcn, err := layers.NewGCN(g, d.Graph, layers.DefaultGCNConfig(d.NumFeatures, 2), ph)
+	require.NoError(t, err)
+	m, err := fmp.On(gcn, d.Graph, d.Sens, fmp.DefaultOnConfig(), ph)
+	require.NoError(t, err)
+	tc := train.DefaultConfig()
+	tc.Epochs = 3
+	_, err = train.Fit(m, &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: ph}, tc)
+	require.NoError(t, err)
+	ph2 := layers.NewPhase()
+	mc := layers.DefaultMLPConfig(d.NumFeatures, 2)
+	mc.Name = "mlp2"
+	mlp, err := layers.NewMLP(g, nil, mc, ph2)
+	require.NoError(t, err)
+	_, err = train.Fit(mlp, &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: ph2}, tc)
+	assert.NoError(t, err)
+}

@@ -198,6 +198,7 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // gradBackOp: the gradient of ⟨W, scale·∇(F, u)⟩ with respect to F.
 
 type gradBackOp struct {
+	opkit.NoDiff // never differentiated
 	// sm keeps the softmax of the first input, shared with the ops
 	// SymDiff builds on the same input (nil: computed per call).
 	sm        *softmaxCache

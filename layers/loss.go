@@ -143,7 +143,8 @@ func (op *ceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 // ceGradOp computes grad · ∂CE/∂z from (z, grad). It is not itself
 // differentiable (second-order gradients of the loss are not supported).
 type ceGradOp struct {
-	opkit.Buf // the output, kept between runs
+	opkit.NoDiff // never differentiated
+	opkit.Buf    // the output, kept between runs
 	opkit.Pure
 	ce *ceOp
 }

@@ -5,6 +5,7 @@ package opkit
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -339,6 +340,27 @@ func (Pure) CallsExtern() bool { return false }
 
 // OverwritesInput returns -1 (none).
 func (Pure) OverwritesInput() int { return -1 }
+
+// NoDiff is embedded by the ops that gorgonia never differentiates: the
+// backward ops (second-order gradients are not implemented) and the
+// ops whose output is a constant of training (a mask). It makes them
+// symbolic-differentiation ops with no differentiable input, which is
+// what gorgonia's analysis needs to skip them: an op that is not one
+// makes every later gorgonia.Grad in the same graph fail ("being unable
+// to differentiate ... would leave a portion of the graph unreachable"),
+// so that a second model could not be trained in a graph where a first
+// one was.
+type NoDiff struct{}
+
+// DiffWRT reports no input as differentiable.
+func (NoDiff) DiffWRT(inputs int) []bool { return make([]bool, inputs) }
+
+// SymDiff returns an error: the op has no derivative here.
+func (NoDiff) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, errNoDiff
+}
+
+var errNoDiff = errors.New("opkit: the op is not differentiable (second-order gradients are not implemented)")
 
 // WriteU64 writes v to h, little-endian.
 func WriteU64(h hash.Hash, v uint64) {

@@ -187,6 +187,7 @@ func (op *covOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 }
 
 type covGradOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f *covOp
 }
@@ -338,6 +339,7 @@ func (op *cosOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // ∂cos/∂a = b/(‖a‖‖b‖) − cos·a/‖a‖² (with the clamped norms; the second
 // term vanishes where the norm is clamped).
 type cosGradOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f   *cosOp
 	wrt int
@@ -515,6 +517,7 @@ func (op *selectOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, erro
 // maskOp passes the gradient to input k of its selectOp when k is the
 // input that op's phase chose, and zeros otherwise.
 type maskOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	sel *selectOp
 	k   int

@@ -148,6 +148,7 @@ func (op *mixOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // mixTOp applies the transpose of the latest forward run's mixing map to
 // the 2m × c gradient.
 type mixTOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f *mixOp
 }

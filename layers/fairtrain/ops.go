@@ -191,6 +191,7 @@ func (op *dpGapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 
 // dpGapGradOp computes grad · ∂DPGap/∂z from (z, grad).
 type dpGapGradOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f *dpGapOp
 }
@@ -357,6 +358,7 @@ func (op *bceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 }
 
 type bceGradOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f *bceOp
 }
