@@ -87,7 +87,10 @@ import (
 // reference code's default is 0).
 //
 // The sensitive attribute must be binary (0, 1, −1 unknown) with both
-// groups among the known nodes.
+// groups among the known nodes. Fit returns an error for an attribute
+// that is not, an invalid task or train.Config, and, with clamping on, a
+// body with no weight matrix that reads the input channels (a kind of
+// your own: set Clip to 0), naming the fix.
 type FairVGNNConfig struct {
 	// Alpha (finite, >= 0) weighs the adversarial term of the generator's
 	// and the encoder's objective in step 4: the method's fairness weight
