@@ -84,7 +84,16 @@ import (
 // accuracy − (ΔDP + ΔEO); Alpha, the weight of the adversarial term, is
 // 1 in the reference code (it has no such parameter). The encoder's
 // weight decay is train.Config.Adam's (the library's default 1e-5; the
-// reference code's default is 0).
+// reference code's default is 0). The reference code keeps the sensitive
+// attribute among the features, where the mask can drop it;
+// datasets.Options.IncludeSens does the same here (the FMP paper's
+// protocol, the default, leaves it out).
+//
+// Cost: an epoch is Masks × (DiscriminatorSteps + ClassifierSteps +
+// GeneratorSteps) forward and backward passes of the encoder (150 at the
+// defaults, 250 with the Bail script's steps) and one evaluation, against
+// one pass and one evaluation for plain training
+// (BenchmarkFairVGNNEpochBailShaped).
 //
 // The sensitive attribute must be binary (0, 1, −1 unknown) with both
 // groups among the known nodes. Fit returns an error for an attribute
