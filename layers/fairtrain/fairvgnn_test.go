@@ -280,7 +280,42 @@ func TestFairVGNNLossesByHand(t *testing.T) {
 		assert.InDelta(t, wantD, lossD, atol, "%v discriminator", dt)
 		assert.InDelta(t, wantC, lossC, atol, "%v classifier", dt)
 		assert.InDelta(t, wantG, lossG, atol, "%v generator", dt)
+
+		// The generator's loss as gorgonia differentiates it, through
+		// the body and the two ops, against finite differences of the
+		// run itself, with respect to the generator's logits and the
+		// body's first weights (float64: float32 differences are noise).
+		if dt == tensor.Float64 {
+			p := r.g0
+			require.NoError(t, zeroGrad(p.copies))
+			runLoss(t, p)
+			var wrt G.Nodes
+			var grads [][]float64
+			for _, gr := range p.groups {
+				q := gr.nodes[0]
+				g, err := q.Grad()
+				require.NoError(t, err)
+				wrt = append(wrt, q)
+				grads = append(grads, append([]float64(nil), testutil.ToF64(g)...)) // later runs add to it
+			}
+			for k, q := range wrt {
+				master := p.masters[slicesIndex(p.copies, q)]
+				vals := master.Value().(*tensor.Dense).Data().([]float64)
+				num := testutil.NumGrad(func() float64 { return runLoss(t, p) }, vals, 1e-6)
+				testutil.AllClose(t, "generator loss gradient of "+master.Name(), grads[k], num, 1e-7, 1e-5)
+			}
+		}
 	}
+}
+
+// slicesIndex returns the position of n in ns.
+func slicesIndex(ns G.Nodes, n *G.Node) int {
+	for i, m := range ns {
+		if m == n {
+			return i
+		}
+	}
+	return -1
 }
 
 func TestFairVGNNClampByHand(t *testing.T) {
