@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
@@ -348,7 +349,45 @@ type fakeBody struct{ p *G.Node }
 func (f fakeBody) Forward(x *G.Node) (*G.Node, error) { return x, nil }
 func (f fakeBody) Learnables() G.Nodes                { return G.Nodes{f.p} }
 
+// twoReaders is a BlockModel that reads the features twice, as
+// GraphSAGE does (x·Ws + (Ãx)·Wn), then applies a hidden layer Wh.
+type twoReaders struct{ ws, wn, wh *G.Node }
+
+func (m twoReaders) Forward(x *G.Node) (*G.Node, error) { return layers.Forward(m, x) }
+func (m twoReaders) Learnables() G.Nodes                { return G.Nodes{m.ws, m.wn, m.wh} }
+func (m twoReaders) Matrix() *graph.Matrix              { return nil }
+func (m twoReaders) Compute(f layers.Flow, x layers.Value) (layers.Value, error) {
+	ax, err := f.Propagate(x, layers.Hop{})
+	if err != nil {
+		return layers.Value{}, err
+	}
+	self, err := f.Dense(x, m.ws, nil, layers.ReLU())
+	if err != nil {
+		return layers.Value{}, err
+	}
+	nbr, err := f.Dense(ax, m.wn, nil, layers.ReLU())
+	if err != nil {
+		return layers.Value{}, err
+	}
+	h, err := f.Combine([]float64{1, 1}, self, nbr)
+	if err != nil {
+		return layers.Value{}, err
+	}
+	return f.Dense(h, m.wh, nil, layers.Activation{})
+}
+
 func TestFairVGNNInputWeights(t *testing.T) {
+	// Both matrices that read the (propagated) features are clamped, the
+	// hidden layer's is not, though it has as many rows.
+	g0 := G.NewGraph()
+	mat := func(name string) *G.Node {
+		return G.NewMatrix(g0, tensor.Float64, G.WithShape(3, 3), G.WithName(name), G.WithInit(G.Zeroes()))
+	}
+	tr := twoReaders{mat("ws"), mat("wn"), mat("wh")}
+	ws, err := inputWeights(tr, 3)
+	require.NoError(t, err)
+	assert.Equal(t, G.Nodes{tr.ws, tr.wn}, ws)
+
 	ds := biased(t, 40)
 	for _, kind := range []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet", flatkind.Name} {
 		s, cfg := setupFor(t, ds, kind, tensor.Float64, 1, false)
@@ -362,7 +401,7 @@ func TestFairVGNNInputWeights(t *testing.T) {
 	}
 	g := G.NewGraph()
 	p := G.NewMatrix(g, tensor.Float64, G.WithShape(4, 4), G.WithName("p"), G.WithInit(G.Zeroes()))
-	_, err := inputWeights(fakeBody{p}, 3)
+	_, err = inputWeights(fakeBody{p}, 3)
 	assert.ErrorContains(t, err, "set Clip to 0")
 }
 
