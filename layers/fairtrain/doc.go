@@ -14,7 +14,7 @@
 // DefaultXxxConfig constructor, Validate, a fairness weight (Weight,
 // WithWeight) and a seed (WithSeed). [Lookup] gives one by name and
 // [Names] lists them ("regularizer", "adversary", "mixup", "fairgnn",
-// "nifty"): commands and experiments list methods through them, so a
+// "nifty", "fairvgnn"): commands and experiments list methods through them, so a
 // method declared here is offered everywhere. [Fit] trains a model with
 // any of them, from a backbone configuration of any declared kind:
 //
@@ -36,6 +36,10 @@
 //     views per epoch (feature noise and dropped edges; the second also
 //     flips the sensitive feature), a Siamese similarity loss between
 //     their representations, and layer-wise Lipschitz normalisation.
+//   - [FairVGNNConfig] (Wang et al., KDD 2022): soft feature-channel masks
+//     from a generator trained against a discriminator of the group, and
+//     adaptive clamping of the encoder's first-layer weights on the
+//     channels the masks drop; its model is a [MaskedEncoder].
 //
 // Both build an [Encoder] on the backbone: the backbone, with its output
 // width set to the method's representation width, as the body, and a

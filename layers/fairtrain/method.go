@@ -43,7 +43,7 @@ var (
 // methods is the one list of the package's methods: Lookup, Names and
 // Methods read it, and through them the commands and the lab.
 func methods() []Method {
-	return []Method{DefaultRegularizerConfig(), DefaultAdversaryConfig(), DefaultMixupConfig(), DefaultFairGNNConfig(), DefaultNIFTYConfig()}
+	return []Method{DefaultRegularizerConfig(), DefaultAdversaryConfig(), DefaultMixupConfig(), DefaultFairGNNConfig(), DefaultNIFTYConfig(), DefaultFairVGNNConfig()}
 }
 
 // Methods returns every method at its defaults, in a fixed order.
@@ -103,7 +103,7 @@ func NewSetup(gr *graph.Graph, task *train.Task, sens []int) Setup {
 // Fitted is a model trained by Fit.
 type Fitted struct {
 	// Model is the trained model: the backbone itself for a Strategy, an
-	// *Encoder for FairGNN and NIFTY.
+	// *Encoder for FairGNN and NIFTY, a *MaskedEncoder for FairVGNN.
 	Model layers.Model
 	// Result is train.Fit's report.
 	Result *train.Result
@@ -141,6 +141,8 @@ func Fit(m Method, backbone layers.Config, s Setup, tc train.Config) (*Fitted, e
 	case FairGNNConfig:
 		return mm.fit(backbone, s, tc)
 	case NIFTYConfig:
+		return mm.fit(backbone, s, tc)
+	case FairVGNNConfig:
 		return mm.fit(backbone, s, tc)
 	}
 	model, err := layers.Build(s.Task.Graph, s.Graph, backbone, s.Task.Phase)

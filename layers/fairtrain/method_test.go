@@ -44,7 +44,7 @@ func setupFor(t testing.TB, ds *datasets.Dataset, kind string, dt tensor.Dtype, 
 }
 
 func TestLookupAndNames(t *testing.T) {
-	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "fairgnn", "nifty"}, Names())
+	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "fairgnn", "nifty", "fairvgnn"}, Names())
 	for _, m := range Methods() {
 		got, err := Lookup(m.Name())
 		require.NoError(t, err)
@@ -74,6 +74,9 @@ func TestFitEveryMethodEveryBackbone(t *testing.T) {
 			if f, ok := m.(FairGNNConfig); ok {
 				f.Estimator.Epochs = 20
 				m = f
+			}
+			if _, ok := m.(FairVGNNConfig); ok {
+				m = quickVGNN()
 			}
 			fit, err := Fit(m, cfg, s, tc)
 			require.NoError(t, err, "%s on %s", m.Name(), kind)
