@@ -43,7 +43,19 @@ func (c OnConfig) Validate() error {
 	if err := c.Propagation.Validate(); err != nil {
 		return fmt.Errorf("fmp: OnConfig.%w", err)
 	}
+	if err := notDoublyStochastic(c.Propagation); err != nil {
+		return fmt.Errorf("fmp: OnConfig.%w", err)
+	}
 	return c.FMP.Validate()
+}
+
+// notDoublyStochastic returns an error for a doubly stochastic
+// propagation, which FMP cannot smooth over.
+func notDoublyStochastic(p layers.Propagation) error {
+	if p.DoublyStochastic {
+		return fmt.Errorf("Propagation.DoublyStochastic is on, want it off: FMP smooths over D̂^-½(A + wI)D̂^-½, from which it derives its step sizes (the backbone may propagate over a doubly stochastic matrix: its own configuration's Propagation)")
+	}
+	return nil
 }
 
 // DefaultModelConfig returns a 2-layer MLP in → 64 → classes (the layers
@@ -116,6 +128,9 @@ func On(backbone layers.Model, gr *graph.Graph, sens []int, cfg OnConfig, phase 
 		return nil, fmt.Errorf("fmp: On: %T was built on another graph (%d nodes, %d edges) than the one given (%d nodes, %d edges)", backbone, b.N(), b.NumEdges(), gr.N(), gr.NumEdges())
 	}
 	if err := cfg.Propagation.Validate(); err != nil {
+		return nil, fmt.Errorf("fmp: On: %w", err)
+	}
+	if err := notDoublyStochastic(cfg.Propagation); err != nil {
 		return nil, fmt.Errorf("fmp: On: %w", err)
 	}
 	adj, err := cfg.Propagation.Matrix(gr)

@@ -10,8 +10,9 @@
 // graphs too large for an edge list, by [FromCSR], which takes ready CSR
 // arrays without copying them and only checks them. Propagation matrices
 // are built from it explicitly, once, by [NormalizedAdjacency] or
-// [GCNNorm]: nothing in fairmp caches a normalisation behind the user's
-// back. A [Matrix] stores its values in float64 and float32, so models of
+// [GCNNorm] (and rescaled to be doubly stochastic, as RawlsGCN
+// propagates, by [DoublyStochastic]): nothing in fairmp caches a
+// normalisation behind the user's back. A [Matrix] stores its values in float64 and float32, so models of
 // either precision share it.
 //
 // Edge direction: a Matrix row i lists the sources j whose features are

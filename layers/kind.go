@@ -688,9 +688,10 @@ func decodeStrict(raw json.RawMessage, v any) error {
 
 // requiredKeys checks that the JSON object raw has every key of the
 // struct type t that json.Marshal writes whatever the value (every field
-// but omitempty ones), descending into struct-typed fields: a missing
-// key would silently leave its field zero. It names the first missing
-// key with its path.
+// but omitempty and omitzero ones), descending into struct-typed fields,
+// optional ones too where present (a "sinkhorn" object must hold every
+// key of its own): a missing key would silently leave its field zero. It
+// names the first missing key with its path.
 func requiredKeys(raw json.RawMessage, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -703,13 +704,16 @@ func requiredKeys(raw json.RawMessage, t reflect.Type, path string) error {
 		return nil // not an object (null included): the decoder reports or allows it
 	}
 	names := make([]string, 0)
-	fields := requiredFields(t)
+	fields, required := jsonFields(t), requiredFields(t)
 	for name := range fields {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
 		val, ok := obj[name]
+		if _, req := required[name]; !ok && !req {
+			continue // an optional key left out
+		}
 		if !ok {
 			if path != "" {
 				return fmt.Errorf("no key %q in %s (every key is required: a missing one would be zero)", name, path)

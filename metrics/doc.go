@@ -156,4 +156,16 @@
 // NBA's 63 test nodes (19 in group 1) the interval, not the ± over seeds,
 // is the number to read: a ΔDP difference between two models that lies
 // well inside both intervals is not evidence of anything.
+//
+// # Degree fairness
+//
+// RawlsGCN (Kang et al., WWW 2022) judges a model by how it serves nodes
+// of each degree rather than each sensitive group. [GroupByDegree] makes
+// the groups (one per distinct degree, the paper's protocol, or a given
+// number of degree quantiles); its Group slice is a sens like any other,
+// so every criterion, Frame and bootstrap above works by degree group.
+// [DegreeBias] adds what the paper reports: the accuracy and mean loss of
+// each group, their gaps, the worst group's accuracy and the variance of
+// the groups' losses (the paper's "bias"); [BootstrapDegreeBias] puts
+// intervals around them.
 package metrics

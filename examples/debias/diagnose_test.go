@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,4 +114,39 @@ func TestMethodBackbone(t *testing.T) {
 			assert.FileExists(t, filepath.Join(out, "model.fmp"))
 		}
 	}
+}
+
+// -degree-groups makes degree groups the groups of the whole run, and
+// -method rawlsgcn trains the backbone on its doubly stochastic matrix:
+// the model file records it and scores the same with -model.
+func TestDegreeGroupsRawlsGCN(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "res")
+	code, stdout, stderr := runCmd("-dataset", "synthetic", "-synthetic-nodes", "300", "-epochs", "5", "-lambda-f", "0,1", "-method", "rawlsgcn", "-degree-groups", "3", "-q", "-out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "backbone gcn trained with rawlsgcn")
+	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Data struct {
+			Groups []string `json:"groups"`
+		} `json:"data"`
+		Settings map[string]any `json:"settings"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	require.Len(t, doc.Data.Groups, 3)
+	for _, g := range doc.Data.Groups {
+		assert.True(t, strings.HasPrefix(g, "degree "), g)
+	}
+	assert.Equal(t, 3.0, doc.Settings["degree_groups"])
+	rows := readCSV(t, filepath.Join(out, "predictions.csv"))
+	for _, g := range column(t, rows, "group") {
+		assert.True(t, strings.HasPrefix(g, "degree "), g)
+	}
+	model, err := os.ReadFile(filepath.Join(out, "model.fmp"))
+	require.NoError(t, err)
+	assert.Contains(t, string(model), `"doubly_stochastic":true`)
+	again := filepath.Join(t.TempDir(), "again")
+	code, _, stderr = runCmd("-dataset", "synthetic", "-synthetic-nodes", "300", "-degree-groups", "3", "-model", filepath.Join(out, "model.fmp"), "-q", "-out", again)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, column(t, rows, "fmp_p1"), column(t, readCSV(t, filepath.Join(again, "predictions.csv")), "model_p1"), "the saved model (FMP on the RawlsGCN backbone) scores as it did")
 }

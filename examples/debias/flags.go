@@ -36,6 +36,9 @@ type options struct {
 	model    layers.Options   // -hidden, -dtype, -seed
 	train    train.Config     // -epochs, -lr, -weight-decay
 	method   fairtrain.Method // -method (nil: plain training), with -method-weight
+	// degreeGroups, when > 0, makes the groups that many degree groups
+	// instead of the sensitive attribute (-degree-groups).
+	degreeGroups int
 	// Debiasing.
 	lambdaF, lambdaS []float64
 	fmp              fmp.Config
@@ -128,7 +131,7 @@ Flags:
 		merge     = fs.Bool("merge-small", false, "merge the sensitive groups below -min-group into one group \"other\" instead of refusing them")
 		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", "))
 		method    = fs.String("method", "", "train the backbone with a fairness method before FMP and the thresholds post-process it: "+strings.Join(fairtrain.Names(), ", ")+" (default: plain training)")
-		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's); default: the method's own")
+		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's; rawlsgcn: 1, or 0 for plain training); default: the method's own")
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
 	)
 	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
@@ -140,6 +143,7 @@ Flags:
 	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows and edges name 0-based rows)")
 	fs.StringVar(&o.files.LabelColumn, "label", "", "label column")
 	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column (any number of groups); several comma-separated columns (-sens a,b) make their intersections the groups")
+	fs.IntVar(&o.degreeGroups, "degree-groups", 0, "make the groups N groups of nodes by degree (quantiles of the labelled nodes' degrees, nodes of one degree together; RawlsGCN's degree fairness) instead of the sensitive attribute, for FMP, the thresholds, every criterion and the intervals; -sens is still read (a feature with -include-sens); 0: the sensitive attribute")
 	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (class 1, whose selection rate ΔDP compares); needed unless the two values are 0/1, false/true or no/yes")
 	fs.BoolVar(&o.files.FoldCase, "fold-case", false, "label and sensitive values that differ only in case or spaces (Yes, yes , YES) are one value, named by its most frequent spelling (default: an error naming them)")
 	fs.IntVar(&o.files.Classes, "classes", 2, "number of label values wanted (0: any number from two); another number is an error listing the values")
@@ -245,6 +249,9 @@ Flags:
 		return nil, badInput("-sens %s is for -nodes/-edges; a -dataset preset has its own sensitive column", o.files.SensColumn)
 	} else if f := setAmong(set, fileOnly); f != "" {
 		return nil, badInput("%s is for -nodes/-edges; a -dataset preset reads its own columns", f)
+	}
+	if o.degreeGroups < 0 || o.degreeGroups == 1 {
+		return nil, badInput("-degree-groups %d, want ≥ 2 degree groups, or 0 for the sensitive attribute's", o.degreeGroups)
 	}
 	// Model and training.
 	k, err := layers.LookupKind(*backbone)

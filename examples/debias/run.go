@@ -249,6 +249,11 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if o.export != "" {
 		return export(od, o, ds, stdout)
 	}
+	if o.degreeGroups > 0 {
+		if err := useDegreeGroups(ds, o.degreeGroups); err != nil {
+			return err
+		}
+	}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, %d classes, %d groups; split %d/%d/%d (loaded in %v)\n",
 			ds.Name, ds.N(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses(), groups(ds), len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test), time.Since(start).Round(time.Millisecond))
@@ -289,6 +294,43 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if m := r.notMet(); len(m) > 0 {
 		return ruleNotMet{m}
 	}
+	return nil
+}
+
+// useDegreeGroups makes ds's groups n groups by degree (-degree-groups):
+// cut at the quantiles of the labelled nodes' degrees
+// (metrics.GroupByDegree), every node, labelled or not, in the group
+// whose range holds its degree (above the last range: the last group;
+// between two: the higher).
+func useDegreeGroups(ds *datasets.Dataset, n int) error {
+	var labelled []int
+	for i, y := range ds.Labels {
+		if y >= 0 {
+			labelled = append(labelled, i)
+		}
+	}
+	deg := ds.Graph.Degrees()
+	d, err := metrics.GroupByDegree(deg, labelled, n)
+	if err != nil {
+		return badInput("-degree-groups %d: %v", n, err)
+	}
+	if d.Len() < 2 {
+		return badInput("-degree-groups %d: the labelled nodes' degrees make one group only (%s: nodes of one degree stay together); the graph gives no degree groups to compare", n, d.Name(0))
+	}
+	for i, g := range d.Group {
+		if g >= 0 {
+			continue
+		}
+		g = d.Len() - 1
+		for k := range d.Hi {
+			if deg[i] <= d.Hi[k] {
+				g = k
+				break
+			}
+		}
+		d.Group[i] = g
+	}
+	ds.Sens, ds.GroupNames = d.Group, d.Names()
 	return nil
 }
 

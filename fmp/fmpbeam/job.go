@@ -82,6 +82,9 @@ func (j *Job) Validate(m *Model) error {
 	if err := j.On.Propagation.Validate(); err != nil {
 		return fmt.Errorf("fmpbeam: FMP's %w", err)
 	}
+	if j.On.Propagation.DoublyStochastic {
+		return fmt.Errorf("fmpbeam: FMP's propagation must not be doubly stochastic (DoublyStochastic): FMP's step sizes assume Ã = D̂^-½(A + wI)D̂^-½")
+	}
 	if j.Stage != "" {
 		ok := false
 		for _, s := range Stages {

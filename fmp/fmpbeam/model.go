@@ -123,10 +123,12 @@ func ReadModelFile(b []byte) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fmpbeam: the %s model: %w", m.Kind, err)
 	}
-	if _, ok, err := f.Kind.Propagation(f.Config); err != nil {
+	if p, ok, err := f.Kind.Propagation(f.Config); err != nil {
 		return nil, fmt.Errorf("fmpbeam: the %s model: %w", m.Kind, err)
 	} else if hops > 0 && !ok {
 		return nil, fmt.Errorf("fmpbeam: the %s kind propagates (%d hops) but declares no Propagation: set KindSpec.Propagation", m.Kind, hops)
+	} else if ok && p.DoublyStochastic {
+		return nil, fmt.Errorf("fmpbeam: the %s model propagates over a doubly stochastic matrix (Propagation.DoublyStochastic, RawlsGCN), whose every entry depends on the whole graph: the pipeline builds D̂^-½(A + wI)D̂^-½ only; score this model with package fmp/score, or give its logits as rows", m.Kind)
 	}
 	m.params = make(map[string]param, len(f.Params))
 	for _, p := range f.Params {

@@ -4,7 +4,9 @@
 // schedule) of [train.Fit], whatever the backbone (MLP, GCN, SGC, APPNP,
 // GAT, JKNet, FMP's models); two published fair GNNs, FairGNN and NIFTY,
 // train the backbone inside an architecture of their own ([Encoder]).
-// Post-processing of a trained model (per-group thresholds) is package
+// RawlsGCN-Graph ([RawlsGCNConfig]) is about degree, not a sensitive
+// attribute: it trains the backbone on the doubly stochastic scaling of
+// its propagation matrix. Post-processing of a trained model (per-group thresholds) is package
 // layers/postprocess, FMP itself package fmp, and the counterfactual
 // unfairness and instability NIFTY is judged by package layers/perturb.
 //
@@ -14,7 +16,7 @@
 // DefaultXxxConfig constructor, Validate, a fairness weight (Weight,
 // WithWeight) and a seed (WithSeed). [Lookup] gives one by name and
 // [Names] lists them ("regularizer", "adversary", "mixup", "fairgnn",
-// "nifty", "fairvgnn"): commands and experiments list methods through them, so a
+// "nifty", "fairvgnn", "rawlsgcn"): commands and experiments list methods through them, so a
 // method declared here is offered everywhere. [Fit] trains a model with
 // any of them, from a backbone configuration of any declared kind:
 //

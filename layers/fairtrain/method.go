@@ -43,7 +43,7 @@ var (
 // methods is the one list of the package's methods: Lookup, Names and
 // Methods read it, and through them the commands and the lab.
 func methods() []Method {
-	return []Method{DefaultRegularizerConfig(), DefaultAdversaryConfig(), DefaultMixupConfig(), DefaultFairGNNConfig(), DefaultNIFTYConfig(), DefaultFairVGNNConfig()}
+	return []Method{DefaultRegularizerConfig(), DefaultAdversaryConfig(), DefaultMixupConfig(), DefaultFairGNNConfig(), DefaultNIFTYConfig(), DefaultFairVGNNConfig(), DefaultRawlsGCNConfig()}
 }
 
 // Methods returns every method at its defaults, in a fixed order.
@@ -120,8 +120,9 @@ type Fitted struct {
 // the model is the backbone itself and tc gets the strategy's terms
 // (Strategy.Apply); FairGNN and NIFTY build an Encoder whose body is the
 // backbone with its Out set to the method's representation width,
-// and train it with their parts (see their configurations). A nil m
-// trains the plain backbone.
+// and train it with their parts (see their configurations).
+// RawlsGCN trains the backbone on its doubly stochastic matrix
+// (RawlsGCNConfig.Backbone). A nil m trains the plain backbone.
 //
 // Fit returns the errors of the method's Validate and Apply, of building
 // the model, and of train.Fit.
@@ -143,6 +144,8 @@ func Fit(m Method, backbone layers.Config, s Setup, tc train.Config) (*Fitted, e
 	case NIFTYConfig:
 		return mm.fit(backbone, s, tc)
 	case FairVGNNConfig:
+		return mm.fit(backbone, s, tc)
+	case RawlsGCNConfig:
 		return mm.fit(backbone, s, tc)
 	}
 	model, err := layers.Build(s.Task.Graph, s.Graph, backbone, s.Task.Phase)

@@ -44,7 +44,7 @@ func setupFor(t testing.TB, ds *datasets.Dataset, kind string, dt tensor.Dtype, 
 }
 
 func TestLookupAndNames(t *testing.T) {
-	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "fairgnn", "nifty", "fairvgnn"}, Names())
+	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "fairgnn", "nifty", "fairvgnn", "rawlsgcn"}, Names())
 	for _, m := range Methods() {
 		got, err := Lookup(m.Name())
 		require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestLookupAndNames(t *testing.T) {
 	}
 	_, err := Lookup("fairgcn")
 	assert.True(t, errors.Is(err, ErrUnknownMethod))
-	assert.ErrorContains(t, err, "regularizer, adversary, mixup, fairgnn, nifty")
+	assert.ErrorContains(t, err, "regularizer, adversary, mixup, fairgnn, nifty, fairvgnn, rawlsgcn")
 }
 
 func TestFitEveryMethodEveryBackbone(t *testing.T) {
@@ -77,6 +77,11 @@ func TestFitEveryMethodEveryBackbone(t *testing.T) {
 			}
 			if _, ok := m.(FairVGNNConfig); ok {
 				m = quickVGNN()
+			}
+			if _, ok := m.(RawlsGCNConfig); ok && (kind == "mlp" || kind == "gat") {
+				_, err := Fit(m, cfg, s, tc) // nothing to rescale: refused
+				assert.ErrorContains(t, err, "rawlsgcn: the "+kind+" backbone", kind)
+				continue
 			}
 			fit, err := Fit(m, cfg, s, tc)
 			require.NoError(t, err, "%s on %s", m.Name(), kind)
