@@ -22,8 +22,9 @@ import (
 // TestFittedLambdaS0NeedsBackboneHopsOnly is the evidence for the cost
 // finding of the README: with λs = 0 FMP does not propagate, so the
 // fitted scores of new nodes computed on the backbone's 2-hop ball alone
-// equal score.Scorer.Score's, which computes on a (2 + K)-hop ball (here
-// the whole graph).
+// are score.Scorer.Score's. When the study found it, Score computed on a
+// (2 + K)-hop ball (here the whole graph); fmp/score now uses the
+// backbone's hops at λs 0, so Score's field is that ball.
 func TestFittedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
 	full, err := datasets.Synthetic(datasets.DefaultSyntheticConfig())
 	require.NoError(t, err)
@@ -79,6 +80,6 @@ func TestFittedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
 			assert.LessOrEqual(t, math.Abs(pr[c]-got.Probs[2*k+c]), 1e-12, "node %d class %d", i, c)
 		}
 	}
-	assert.Equal(t, 2+oc.FMP.K, s.Hops())
-	assert.Less(t, len(ball), got.Field, "the 2-hop ball is smaller than the field Score computes on")
+	assert.Equal(t, 2, s.Hops(), "λs 0: the backbone's hops")
+	assert.Equal(t, len(ball), got.Field, "Score computes on the 2-hop ball")
 }

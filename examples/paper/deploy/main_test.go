@@ -73,10 +73,10 @@ func TestCostSmoke(t *testing.T) {
 	err := run([]string{"-cost", "-cost-nodes", "3000", "-cost-features", "8", "-cost-degree", "6", "-cost-train-nodes", "1000",
 		"-cost-new", "1,50", "-cost-epochs", "2", "-cost-repeats", "1", "-cost-dir", dir, "-out", dir}, &out, &log)
 	require.NoError(t, err, log.String())
-	// 2 sizes × (backbone + 2 FMP settings × 2 semantics).
+	// 2 sizes × (backbone + 2 FMP settings × (2 semantics + Frozen)).
 	b, err := os.ReadFile(filepath.Join(dir, "cost.csv"))
 	require.NoError(t, err)
-	assert.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 1+2*5)
+	assert.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 1+2*7)
 	assert.Contains(t, out.String(), "recompute")
 	assert.Contains(t, out.String(), "| 1 | GCN alone | 2 |")
 	matches, err := filepath.Glob(filepath.Join(dir, "*.fmx"))
