@@ -139,7 +139,12 @@ func (r Rule) String() string {
 	if r.Criterion.IsRatio() {
 		best = "highest"
 	}
-	return fmt.Sprintf("%s validation %s within %.4g accuracy points of the reference", best, t, 100*r.MaxAccuracyLoss)
+	pts := 100 * r.MaxAccuracyLoss
+	unit := "accuracy points"
+	if pts == 1 {
+		unit = "accuracy point"
+	}
+	return fmt.Sprintf("%s validation %s within %.4g %s of the reference", best, t, pts, unit)
 }
 
 // Candidate is what Choose compares: a candidate's validation accuracy

@@ -84,7 +84,7 @@ func TestChooseRatio(t *testing.T) {
 }
 
 func TestRuleString(t *testing.T) {
-	assert.Equal(t, "lowest validation ΔDP within 1 accuracy points of the reference", DefaultRule().String())
+	assert.Equal(t, "lowest validation ΔDP within 1 accuracy point of the reference", DefaultRule().String())
 	assert.Equal(t, "highest validation EO ratio within 2 accuracy points of the reference", FairestWithin(EORatio, 0.02).String())
 	assert.Equal(t, "highest validation accuracy with DP ratio ≥ 0.8", MostAccurateWithin(DPRatio, 0.8).String())
 	assert.Equal(t, "highest validation accuracy with ΔEOdds ≤ 5%", MostAccurateWithin(EOddsDifference, 0.05).String())

@@ -144,3 +144,36 @@ func TestModelScoresGrownGraph(t *testing.T) {
 	assert.Contains(t, errs, "saved for a graph of 2000 nodes, the graph of -edges has 2100 (-same-graph asks for the graph the model was saved for)")
 	assert.NoDirExists(t, filepath.Join(dir, "refused"))
 }
+
+// TestSplitOverlapWarns: test nodes that are also validation (or
+// training) nodes are said, with how to draw an honest split (issue 43:
+// NBA's preset makes validation the test set without a word).
+func TestSplitOverlapWarns(t *testing.T) {
+	dir := t.TempDir()
+	syn := filepath.Join(dir, "syn")
+	code, _, errs := runCmd("-dataset", "synthetic", "-export", syn, "-q")
+	require.Equal(t, 0, code, errs)
+	rows := readCSV(t, filepath.Join(syn, "nodes.csv"))
+	split := column(t, rows, "split")
+	var val []int
+	for i, s := range split {
+		if s == "val" {
+			val = append(val, i)
+		}
+	}
+	var train []int
+	for i, s := range split {
+		if s == "train" {
+			train = append(train, i)
+		}
+	}
+	js, err := json.Marshal(map[string][]int{"train": train, "val": val, "test": val})
+	require.NoError(t, err)
+	sf := filepath.Join(dir, "split.json")
+	require.NoError(t, os.WriteFile(sf, js, 0o644))
+	code, _, errs = runCmd("-nodes", filepath.Join(syn, "nodes.csv"), "-edges", filepath.Join(syn, "edges.csv"), "-id", "node",
+		"-label", "label", "-sens", "group", "-split", sf, "-drop", "split", "-no-scale", "-epochs", "3", "-q", "-out", filepath.Join(dir, "out"))
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, fmt.Sprintf("%d of the %d test nodes are validation nodes too, so the test metrics are not held out", len(val), len(val)))
+	assert.Contains(t, errs, "give -split or -split-column with disjoint lists")
+}

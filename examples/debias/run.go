@@ -201,6 +201,45 @@ func checkSplitGroups(ds *datasets.Dataset) error {
 	return nil
 }
 
+// splitOverlap says when the test nodes are not held out: some are also
+// validation nodes (FairGNN's NBA split makes the two lists one) or
+// training nodes. Every choice made on validation (the epoch, FMP's
+// setting, the thresholds) is then made on test nodes too.
+func splitOverlap(ds *datasets.Dataset, preset bool) string {
+	in := func(nodes []int) map[int]bool {
+		m := make(map[int]bool, len(nodes))
+		for _, i := range nodes {
+			m[i] = true
+		}
+		return m
+	}
+	val, train := in(ds.Split.Val), in(ds.Split.Train)
+	var withVal, withTrain int
+	for _, i := range ds.Split.Test {
+		if val[i] {
+			withVal++
+		}
+		if train[i] {
+			withTrain++
+		}
+	}
+	if withVal == 0 && withTrain == 0 {
+		return ""
+	}
+	var parts []string
+	if withVal > 0 {
+		parts = append(parts, fmt.Sprintf("%d of the %d test nodes are validation nodes too", withVal, len(ds.Split.Test)))
+	}
+	if withTrain > 0 {
+		parts = append(parts, fmt.Sprintf("%d are training nodes", withTrain))
+	}
+	how := "give -split or -split-column with disjoint lists, or leave them out for a seeded 50/25/25 split of the labelled nodes"
+	if preset {
+		how = "write the data set as files with -export and run on them without -split-column (a seeded 50/25/25 split of the labelled nodes), or with a split column of your own"
+	}
+	return fmt.Sprintf("%s: %s, so the test metrics are not held out: the epoch, FMP's setting and the thresholds are chosen on nodes they are then judged on. For an honest estimate, %s", ds.Name, strings.Join(parts, " and "), how)
+}
+
 func execute(o *options, stdout, stderr io.Writer) (err error) {
 	start := time.Now()
 	// Before anything long: an unwritable -out or -export, one that is
@@ -242,6 +281,11 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	ds, err := loadData(o)
 	if err != nil {
 		return err
+	}
+	if o.export == "" {
+		if w := splitOverlap(ds, o.dataset != ""); w != "" {
+			ds.Warnings = append(ds.Warnings, w)
+		}
 	}
 	for _, w := range ds.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
