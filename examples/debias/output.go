@@ -301,9 +301,9 @@ func settingText(ds *datasets.Dataset, me *method) string {
 			if !ok {
 				break
 			}
-			s := fmt.Sprintf("t(group %s) %.3f", groupName(ds, g), t)
+			s := fmt.Sprintf("t(group %s) %s", groupName(ds, g), thresholdText(t))
 			if p := me.Setting[fmt.Sprintf("p_threshold2_group%d", g)]; p != 0 {
-				s += fmt.Sprintf(" or %.3f (p %.2f)", me.Setting[fmt.Sprintf("threshold2_group%d", g)], p)
+				s += fmt.Sprintf(" or %s (p %.2f)", thresholdText(me.Setting[fmt.Sprintf("threshold2_group%d", g)]), p)
 			}
 			if p := me.Setting[fmt.Sprintf("p_constant_group%d", g)]; p != 0 {
 				s += fmt.Sprintf(", random %.2f (p %.2f)", me.Setting[fmt.Sprintf("constant_group%d", g)], p)
@@ -313,6 +313,18 @@ func settingText(ds *datasets.Dataset, me *method) string {
 		return strings.Join(parts, ", ")
 	}
 	return ""
+}
+
+// thresholdText writes a decision threshold t (class 1 when P > t) in
+// words where it is a limit: below 0 every node is selected, from 1 none.
+func thresholdText(t float64) string {
+	switch {
+	case t < 0:
+		return "selects every node"
+	case t >= 1:
+		return "selects no node"
+	}
+	return fmt.Sprintf("%.3f", t)
 }
 
 // methodName is the -method's name, "plain" without one.

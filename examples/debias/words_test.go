@@ -88,3 +88,10 @@ func mustRead(t *testing.T, p string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+func TestThresholdText(t *testing.T) {
+	assert.Equal(t, "selects every node", thresholdText(-1))
+	assert.Equal(t, "selects no node", thresholdText(1))
+	assert.Equal(t, "0.177", thresholdText(0.1774))
+	assert.Equal(t, "0.000", thresholdText(0))
+}
