@@ -67,6 +67,17 @@ type DiagnoseConfig struct {
 	// LeakCorrelation: a feature whose absolute correlation with a group
 	// indicator is at least this is SensitiveLeak. Default 0.95.
 	LeakCorrelation float64
+	// GroupNames, if not empty, names the groups in the messages
+	// (GroupNames[g] for group g); without it they are "group 0", ...
+	GroupNames []string
+}
+
+// group names group g in a message.
+func (c DiagnoseConfig) group(g int) string {
+	if g >= 0 && g < len(c.GroupNames) {
+		return fmt.Sprintf("group %q", c.GroupNames[g])
+	}
+	return fmt.Sprintf("group %d", g)
 }
 
 // DefaultDiagnoseConfig returns the defaults above.
@@ -106,7 +117,7 @@ func DiagnoseReport(rep Report, subject string, cfg DiagnoseConfig) ([]Diagnosti
 		major := math.Max(pos, 1-pos)
 		if rep.Accuracy <= major+cfg.MajorityMargin {
 			out = append(out, Diagnostic{Code: BelowMajority, Subject: subject,
-				Message: fmt.Sprintf("accuracy %.2f%% is at or below the majority-class rate %.2f%% (%d evaluated nodes): predicting the larger class for every node scores as much", 100*rep.Accuracy, 100*major, o.Count),
+				Message: fmt.Sprintf("accuracy %.2f%% is no better than predicting the more frequent class for every node, which scores %.2f%% on these %d nodes", 100*rep.Accuracy, 100*major, o.Count),
 				Advice:  "the model has not learnt the task: train longer or with a higher learning rate, and check the labels and the features"})
 		}
 		sel := float64(o.Selected) / float64(o.Count)
@@ -128,7 +139,7 @@ func DiagnoseReport(rep Report, subject string, cfg DiagnoseConfig) ([]Diagnosti
 	for _, g := range rep.Groups {
 		if g.Count < cfg.MinGroupCount {
 			out = append(out, Diagnostic{Code: SmallGroup, Subject: subject,
-				Message: fmt.Sprintf("group %d has %d evaluated nodes: one node moves its rates by %.1f points", g.Group, g.Count, 100/math.Max(1, float64(g.Count))),
+				Message: fmt.Sprintf("%s has %s: one node moves its rates by %.1f points", cfg.group(g.Group), plural(g.Count, "evaluated node"), 100/math.Max(1, float64(g.Count))),
 				Advice:  "read the gaps with their intervals (they are wide), or merge small groups"})
 		}
 	}
@@ -169,7 +180,7 @@ func DiagnoseFeatures(features []float64, d int, names []string, sens []int, cfg
 				name = fmt.Sprintf("%q", names[j])
 			}
 			out = append(out, Diagnostic{Code: SensitiveLeak, Subject: "data",
-				Message: fmt.Sprintf("feature %s is (nearly) the sensitive attribute: correlation %.3f with membership of group %d", name, best, bestG),
+				Message: fmt.Sprintf("feature %s is (nearly) the sensitive attribute: correlation %.3f with membership of %s", name, best, cfg.group(bestG)),
 				Advice:  "a model reads the attribute through it: leave the column out of the features (Drop) unless that is the point"})
 		}
 	}
@@ -202,4 +213,12 @@ func corr(x []float64, d, j int, sens []int, g int) float64 {
 		return 0
 	}
 	return cov / math.Sqrt(vx*vy)
+}
+
+// plural writes n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

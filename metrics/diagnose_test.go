@@ -35,7 +35,7 @@ func TestDiagnoseConstantClassifier(t *testing.T) {
 	ds, err := DiagnoseReport(rep, "thresholds", DefaultDiagnoseConfig())
 	require.NoError(t, err)
 	assert.Equal(t, []DiagnosticCode{BelowMajority, TrivialSelection}, codes(ds))
-	assert.Contains(t, ds[0].Message, "accuracy 70.00% is at or below the majority-class rate 70.00% (100 evaluated nodes)")
+	assert.Contains(t, ds[0].Message, "accuracy 70.00% is no better than predicting the more frequent class for every node, which scores 70.00% on these 100 nodes")
 	assert.Contains(t, ds[1].Message, "selects every node (100.00% selected)")
 	assert.Equal(t, "thresholds", ds[0].Subject)
 	assert.Contains(t, ds[0].String(), "thresholds [below-majority]: accuracy")
@@ -66,6 +66,11 @@ func TestDiagnoseReport(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []DiagnosticCode{SmallGroup, SmallGroup}, codes(ds))
 	assert.Contains(t, ds[0].Message, "group 0 has 100 evaluated nodes: one node moves its rates by 1.0 points")
+	cfg.GroupNames = []string{"urban", "rural"}
+	ds, err = DiagnoseReport(rep, "fmp", cfg)
+	require.NoError(t, err)
+	assert.Contains(t, ds[1].Message, `group "rural" has 100 evaluated nodes`)
+	assert.Equal(t, "1 evaluated node", plural(1, "evaluated node"))
 
 	for i := range labels {
 		labels[i] = 0

@@ -103,6 +103,9 @@ func (r *result) notMet() []string {
 // class).
 func (r *result) diagnose() error {
 	cfg := metrics.DefaultDiagnoseConfig()
+	for g := 0; g < groups(r.ds); g++ {
+		cfg.GroupNames = append(cfg.GroupNames, groupName(r.ds, g))
+	}
 	ds, err := metrics.DiagnoseFeatures(r.ds.Features, r.ds.NumFeatures, r.ds.FeatureNames, r.ds.Sens, cfg)
 	if err != nil {
 		return err
