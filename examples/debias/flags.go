@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/ed25519"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -425,41 +424,11 @@ func parseFloats(s string, min float64) ([]float64, error) {
 	return out, nil
 }
 
-// readTrustedKeys reads -trusted-keys: comma-separated files, each
-// holding one ed25519 public key as 64 hexadecimal digits (surrounding
-// white space ignored).
+// readTrustedKeys reads -trusted-keys (cli.TrustedKeys) as bad input.
 func readTrustedKeys(list string) ([]ed25519.PublicKey, error) {
-	var keys []ed25519.PublicKey
-	for _, path := range strings.Split(list, ",") {
-		if path == "" {
-			return nil, badInput("-trusted-keys %q: an empty file name, want FILE[,FILE...]", list)
-		}
-		b, err := readBounded(path, 4096)
-		if err != nil {
-			return nil, badInput("-trusted-keys %s: %v", path, err)
-		}
-		k, err := hex.DecodeString(strings.TrimSpace(string(b)))
-		if err != nil || len(k) != ed25519.PublicKeySize {
-			return nil, badInput("-trusted-keys %s: want an ed25519 public key as %d hexadecimal digits (hex.EncodeToString of the 32-byte key) and nothing else", path, 2*ed25519.PublicKeySize)
-		}
-		keys = append(keys, ed25519.PublicKey(k))
+	keys, err := cli.TrustedKeys(list)
+	if err != nil {
+		return nil, badInput("%v", err)
 	}
 	return keys, nil
-}
-
-// readBounded reads at most max bytes of a file, refusing a longer one.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("longer than %d bytes: not a key file", max)
-	}
-	return b, nil
 }

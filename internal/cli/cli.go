@@ -1,12 +1,17 @@
 // Package cli holds the small command-line helpers that fairmp's commands
 // share (the own-data command, fmpbeam and the lab's research drivers):
-// parsing comma-separated flag values, and the rule flags.
+// parsing comma-separated flag values, the rule flags, and the trusted
+// keys of -trusted-keys.
 package cli
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -100,4 +105,44 @@ func Rule(f RuleFlags) (metrics.Rule, error) {
 		return metrics.Rule{}, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 100]", f.MaxAccLoss)
 	}
 	return metrics.FairestWithin(crit, f.MaxAccLoss/100), nil
+}
+
+// TrustedKeys reads the files of a -trusted-keys flag: comma-separated
+// file names, each file holding one ed25519 public key as 64 hexadecimal
+// digits (white space around it ignored, at most 4 KiB). Its errors name
+// the flag and the file; the commands return them as bad input.
+func TrustedKeys(list string) ([]ed25519.PublicKey, error) {
+	var keys []ed25519.PublicKey
+	for _, path := range strings.Split(list, ",") {
+		if path == "" {
+			return nil, fmt.Errorf("-trusted-keys %q: an empty file name, want FILE[,FILE...]", list)
+		}
+		b, err := readBounded(path, 4096)
+		if err != nil {
+			return nil, fmt.Errorf("-trusted-keys %s: %v", path, err)
+		}
+		k, err := hex.DecodeString(strings.TrimSpace(string(b)))
+		if err != nil || len(k) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("-trusted-keys %s: want an ed25519 public key as %d hexadecimal digits (hex.EncodeToString of the 32-byte key) and nothing else", path, 2*ed25519.PublicKeySize)
+		}
+		keys = append(keys, ed25519.PublicKey(k))
+	}
+	return keys, nil
+}
+
+// readBounded reads at most max bytes of a file, refusing a longer one.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("longer than %d bytes: not a key file", max)
+	}
+	return b, nil
 }
