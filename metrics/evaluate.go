@@ -189,25 +189,9 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 	if err := sameLength("labels", n, "sens", len(sens)); err != nil {
 		return Report{}, err
 	}
-	if nodes == nil {
-		nodes = make([]int, n)
-		for i := range nodes {
-			nodes[i] = i
-		}
-	} else {
-		seen := make([]bool, n)
-		for k, i := range nodes {
-			if i < 0 || i >= n {
-				return Report{}, fmt.Errorf("%w: nodes[%d] = %d, want a node index in 0..%d", ErrValue, k, i, n-1)
-			}
-			if seen[i] {
-				return Report{}, fmt.Errorf("%w: nodes[%d] = %d repeats an earlier entry", ErrValue, k, i)
-			}
-			seen[i] = true
-		}
-	}
-	if len(nodes) == 0 {
-		return Report{}, fmt.Errorf("%w: no nodes", ErrEmpty)
+	nodes, err := checkNodes(nodes, n)
+	if err != nil {
+		return Report{}, err
 	}
 
 	m := len(nodes)
