@@ -227,7 +227,7 @@ func TestBadInput(t *testing.T) {
 		{"out exists", with("-out", existing), "exists; choose a new folder or add -overwrite"},
 		{"two rules", append(with("-bound", "5"), "-max-acc-loss", "2"), "-bound and -max-acc-loss are two rules, want one"},
 		{"model and backbone", append(with("-model", otherModel), "-backbone", "gat"), "which trains and chooses nothing: -backbone would be ignored"},
-		{"method", with("-method", "fairness"), `-method "fairness", want one of regularizer, adversary, mixup, fairgnn, nifty`},
+		{"method", with("-method", "fairness"), `-method "fairness", want one of regularizer, adversary, mixup, fairgnn, nifty, redress`},
 		{"method weight alone", with("-method-weight", "2"), "-method-weight 2 without -method"},
 		{"method weight", append(with("-method", "regularizer"), "-method-weight", "-1"), "-method regularizer -method-weight -1:"},
 		{"model and method", append(with("-model", otherModel), "-method", "nifty"), "which trains and chooses nothing: -method would be ignored"},
