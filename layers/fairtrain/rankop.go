@@ -15,9 +15,9 @@ import (
 // RankingLoss returns the scalar node of REDRESS's ranking loss (Dong,
 // Kang, Tong & Li, "Individual Fairness for Graph Neural Networks: A
 // Ranking based Approach", KDD 2021, Eq. 8) of the n × c outputs z over
-// the nodes listed in nodes, divided by their number m:
+// the m nodes listed in nodes:
 //
-//	L = (1/m) Σ_i Σ_{a<b in K(i)} |ΔNDCG@k|_ab · ℓ(P̄_ab, P̂_ab)
+//	L = Σ_i Σ_{a<b in K(i)} |ΔNDCG@k|_ab · ℓ(P̄_ab, P̂_ab)
 //
 // where, for each anchor i of nodes and the other nodes of nodes:
 //
@@ -86,7 +86,7 @@ type ranker struct {
 
 	// The latest forward run (valid when ok): its z rows, unit rows and
 	// norms, lists, and dL/dŝ per (anchor, list entry), summed over the
-	// pairs (not yet divided by m).
+	// pairs.
 	ok    bool
 	c     int
 	zrows []float64
@@ -269,7 +269,7 @@ func forward[T float32 | float64](r *ranker, z []T, c int) {
 	for _, l := range losses {
 		sum += l
 	}
-	r.loss = sum / float64(m)
+	r.loss = sum
 	r.ok = true
 }
 
@@ -335,8 +335,8 @@ func sameRun[T float32 | float64](r *ranker, z []T, c int) bool {
 
 // grad writes g · ∂L/∂z into out (n × c, zeroed).
 func (r *ranker) grad(out []float64, g float64) {
-	m, k, c := len(r.nodes), r.k, r.c
-	scale := 5 * g / float64(m)
+	k, c := r.k, r.c
+	scale := 5 * g
 	for p, i := range r.nodes {
 		up := r.zu[p*c : (p+1)*c]
 		for t := 0; t < k; t++ {
