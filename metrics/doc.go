@@ -143,6 +143,15 @@
 // still answers for groups without positives or negatives, reporting their
 // TPR or FPR as 0 next to the zero count that explains it.
 //
+// # Individual fairness
+//
+// [InFoRMBias] is InFoRM's individual bias Tr(Yᵀ L_S Y) (Kang et al., KDD
+// 2020): how differently the model treats nodes a similarity graph S
+// calls alike, whatever their group. [CosineTopK] builds S from the
+// features (cosine, k nearest per node, [DefaultSimilarityK]), on every
+// node or a subset such as the test nodes. It is not a [Criterion] and has
+// no bootstrap interval (see InFoRMBias for why).
+//
 // # Uncertainty
 //
 // [Bootstrap] puts a percentile bootstrap interval (95% by default) around

@@ -227,7 +227,7 @@ func TestBadInput(t *testing.T) {
 		{"out exists", with("-out", existing), "exists; choose a new folder or add -overwrite"},
 		{"two rules", append(with("-bound", "5"), "-max-acc-loss", "2"), "-bound and -max-acc-loss are two rules, want one"},
 		{"model and backbone", append(with("-model", otherModel), "-backbone", "gat"), "which trains and chooses nothing: -backbone would be ignored"},
-		{"method", with("-method", "fairness"), `-method "fairness", want one of regularizer, adversary, mixup, fairgnn, nifty, fairvgnn, rawlsgcn`},
+		{"method", with("-method", "fairness"), `-method "fairness", want one of regularizer, adversary, mixup, fairgnn, nifty, fairvgnn, rawlsgcn, redress`},
 		{"method weight alone", with("-method-weight", "2"), "-method-weight 2 without -method"},
 		{"degree groups", with("-degree-groups", "1"), "-degree-groups 1, want ≥ 2 degree groups"},
 		{"rawlsgcn weight", append(with("-method", "rawlsgcn"), "-method-weight", "0.5"), "want 1 (the doubly stochastic matrix) or 0"},

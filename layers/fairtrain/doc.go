@@ -16,7 +16,7 @@
 // DefaultXxxConfig constructor, Validate, a fairness weight (Weight,
 // WithWeight) and a seed (WithSeed). [Lookup] gives one by name and
 // [Names] lists them ("regularizer", "adversary", "mixup", "fairgnn",
-// "nifty", "fairvgnn", "rawlsgcn"): commands and experiments list methods through them, so a
+// "nifty", "fairvgnn", "rawlsgcn", "redress"): commands and experiments list methods through them, so a
 // method declared here is offered everywhere. [Fit] trains a model with
 // any of them, from a backbone configuration of any declared kind:
 //
@@ -47,6 +47,15 @@
 // width set to the method's representation width, as the body, and a
 // linear head. Their configurations document the reference code's
 // defaults and every difference from it.
+//
+// # Individual fairness: REDRESS
+//
+// [REDRESSConfig] (Dong, Kang, Tong & Li, KDD 2021) is a [Strategy] for
+// individual fairness, which needs no sensitive attribute: each training
+// node's ranking of the others by output similarity should follow their
+// ranking by feature similarity ([RankingLoss], a LambdaRank-style loss
+// weighted by NDCG@k; [RankingNDCG] is the paper's measure). Judge it by
+// metrics.InFoRMBias (similar nodes, similar predictions), not by ΔDP.
 //
 // # Strategies
 //

@@ -106,5 +106,5 @@ func ExampleFit() {
 	fmt.Println(fairtrain.Names())
 	// Output:
 	// fairgnn: a *fairtrain.Encoder trained 20 epochs; 75 of 300 nodes entered with their known group
-	// [regularizer adversary mixup fairgnn nifty fairvgnn rawlsgcn]
+	// [regularizer adversary mixup fairgnn nifty fairvgnn rawlsgcn redress]
 }

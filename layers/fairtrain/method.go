@@ -43,7 +43,7 @@ var (
 // methods is the one list of the package's methods: Lookup, Names and
 // Methods read it, and through them the commands and the lab.
 func methods() []Method {
-	return []Method{DefaultRegularizerConfig(), DefaultAdversaryConfig(), DefaultMixupConfig(), DefaultFairGNNConfig(), DefaultNIFTYConfig(), DefaultFairVGNNConfig(), DefaultRawlsGCNConfig()}
+	return []Method{DefaultRegularizerConfig(), DefaultAdversaryConfig(), DefaultMixupConfig(), DefaultFairGNNConfig(), DefaultNIFTYConfig(), DefaultFairVGNNConfig(), DefaultRawlsGCNConfig(), DefaultREDRESSConfig()}
 }
 
 // Methods returns every method at its defaults, in a fixed order.

@@ -44,7 +44,7 @@ func setupFor(t testing.TB, ds *datasets.Dataset, kind string, dt tensor.Dtype, 
 }
 
 func TestLookupAndNames(t *testing.T) {
-	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "fairgnn", "nifty", "fairvgnn", "rawlsgcn"}, Names())
+	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "fairgnn", "nifty", "fairvgnn", "rawlsgcn", "redress"}, Names())
 	for _, m := range Methods() {
 		got, err := Lookup(m.Name())
 		require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestLookupAndNames(t *testing.T) {
 	}
 	_, err := Lookup("fairgcn")
 	assert.True(t, errors.Is(err, ErrUnknownMethod))
-	assert.ErrorContains(t, err, "regularizer, adversary, mixup, fairgnn, nifty, fairvgnn, rawlsgcn")
+	assert.ErrorContains(t, err, "regularizer, adversary, mixup, fairgnn, nifty, fairvgnn, rawlsgcn, redress")
 }
 
 func TestFitEveryMethodEveryBackbone(t *testing.T) {
