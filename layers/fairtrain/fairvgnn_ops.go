@@ -107,6 +107,7 @@ func (op *colMaskOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, err
 // colMaskGradOp is maskColumns' gradient with respect to input wrt (0:
 // the features, 1: the mask), from the inputs (x, m, g).
 type colMaskGradOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f   *colMaskOp
 	wrt int
@@ -302,6 +303,7 @@ func (op *keepOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // keepGradOp is keepProbs' gradient with respect to θ, from the inputs
 // (θ[, noise], g).
 type keepGradOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f *keepOp
 }

@@ -424,6 +424,7 @@ func (op *rankOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // rankGradOp computes grad · ∂L/∂z from (z, grad), with the lists of the
 // forward run on the same z (recomputed if z changed since).
 type rankGradOp struct {
+	opkit.NoDiff // never differentiated
 	opkit.Pure
 	f *rankOp
 }

@@ -422,3 +422,25 @@ func TestRankingNDCG(t *testing.T) {
 	_, err = RankingNDCG(zv[:5], 2, xv, d, nodes, 10)
 	assert.Error(t, err)
 }
+
+// TestSecondModelAfterREDRESS: a model trains in the gorgonia graph where
+// REDRESS trained one: its backward op declares that gorgonia never
+// differentiates it (opkit.NoDiff), as every backward op must, or every
+// later Grad in the graph fails.
+func TestSecondModelAfterREDRESS(t *testing.T) {
+	ds := biased(t, 60)
+	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 5, true)
+	tc := train.DefaultConfig()
+	tc.Epochs = 2
+	_, err := Fit(DefaultREDRESSConfig(), cfg, s, tc)
+	require.NoError(t, err)
+	mc := layers.DefaultMLPConfig(ds.NumFeatures, 2)
+	mc.Name = "second"
+	ph := layers.NewPhase()
+	mlp, err := layers.NewMLP(s.Task.Graph, nil, mc, ph)
+	require.NoError(t, err)
+	task := *s.Task
+	task.Phase = ph
+	_, err = train.Fit(mlp, &task, tc)
+	assert.NoError(t, err)
+}
