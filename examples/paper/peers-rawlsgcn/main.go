@@ -269,22 +269,23 @@ func title(name string) string {
 	return "RawlsGCN-Graph"
 }
 
+// mean is metrics.MeanStd's mean (NaN for no value or a value that is
+// not finite).
 func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
+	st, err := metrics.MeanStd(xs)
+	if err != nil {
+		return math.NaN()
 	}
-	return s / float64(len(xs))
+	return st.Mean
 }
 
-// ms2 formats mean ± population std with d decimals.
+// ms2 formats mean ± population std (metrics.MeanStd) with d decimals.
 func ms2(xs []float64, d int) string {
-	m := mean(xs)
-	v := 0.0
-	for _, x := range xs {
-		v += (x - m) * (x - m)
+	st, err := metrics.MeanStd(xs)
+	if err != nil {
+		return "n/a"
 	}
-	return fmt.Sprintf("%.*f ± %.*f", d, m, d, math.Sqrt(v/float64(len(xs))))
+	return fmt.Sprintf("%.*f ± %.*f", d, st.Mean, d, st.Std)
 }
 
 // percents formats fractions as "a / b / c" in percent.

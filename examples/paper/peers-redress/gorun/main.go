@@ -273,21 +273,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// mean is metrics.MeanStd's mean (NaN for no value or a value that is
+// not finite).
 func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
+	st, err := metrics.MeanStd(v)
+	if err != nil {
+		return math.NaN()
 	}
-	return s / float64(len(v))
+	return st.Mean
 }
 
+// pm formats mean ± population std (metrics.MeanStd) with prec decimals.
 func pm(v []float64, prec int) string {
-	m := mean(v)
-	s := 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m)
+	st, err := metrics.MeanStd(v)
+	if err != nil {
+		return "n/a"
 	}
-	return fmt.Sprintf("%.*f ± %.*f", prec, m, prec, math.Sqrt(s/float64(len(v))))
+	return fmt.Sprintf("%.*f ± %.*f", prec, st.Mean, prec, st.Std)
 }
 
 func main() {
