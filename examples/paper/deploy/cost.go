@@ -185,35 +185,16 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		sort.Ints(nodes)
 		for _, ns := range scorers {
 			row := costRow{scorer: ns.name, newNodes: k, hops: ns.s.Hops()}
-			var times, cpus []time.Duration
-			for rep := 0; rep < c.repeats; rep++ {
-				runtime.GC()
-				debug.FreeOSMemory()
-				before := procStatusMB("VmRSS")
-				reset := resetPeakRSS()
-				c0 := cpuTime()
-				t0 := time.Now()
+			err := timeCalls(&row, c.repeats, nil, func() (int, error) {
 				sc, err := ns.s.Score(ds.Graph, fx, ds.Sens, nodes)
 				if err != nil {
-					return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
+					return 0, err
 				}
-				times = append(times, time.Since(t0))
-				cpus = append(cpus, cpuTime()-c0)
-				row.field = sc.Field
-				if rep == 0 {
-					row.rssBefore = before
-				}
-				if reset {
-					row.peakAvailable = true
-					row.peak = max(row.peak, procStatusMB("VmHWM"))
-				}
+				return sc.Field, nil
+			})
+			if err != nil {
+				return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
 			}
-			order := make([]int, len(times))
-			for i := range order {
-				order[i] = i
-			}
-			sort.Slice(order, func(i, j int) bool { return times[order[i]] < times[order[j]] })
-			row.median, row.min, row.cpu = times[order[len(order)/2]], times[order[0]], cpus[order[len(order)/2]]
 			fmt.Fprintf(progress, "%7d new nodes  %-36s field %8d  median %v (CPU %v)  peak RSS %.0f MB (%v elapsed)\n",
 				k, ns.name, row.field, row.median.Round(time.Millisecond), row.cpu.Round(time.Millisecond), row.peak, time.Since(start).Round(time.Second))
 			rows = append(rows, row)
@@ -241,39 +222,14 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		for _, ns := range frozen {
 			// Add reads the backbone's ball and the new nodes' own rows.
 			row := costRow{scorer: ns.name, newNodes: k, hops: scorers[0].s.Hops()}
-			var times, cpus []time.Duration
-			for rep := 0; rep < c.repeats; rep++ {
-				fz, err := ns.s.Freeze(base, baseX, sens[:len(perm)-k])
-				if err != nil {
-					return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
-				}
-				runtime.GC()
-				debug.FreeOSMemory()
-				before := procStatusMB("VmRSS")
-				reset := resetPeakRSS()
-				c0 := cpuTime()
-				t0 := time.Now()
-				field, err := fz.Add(grown, grownX, sens)
-				if err != nil {
-					return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
-				}
-				times = append(times, time.Since(t0))
-				cpus = append(cpus, cpuTime()-c0)
-				row.field = field
-				if rep == 0 {
-					row.rssBefore = before
-				}
-				if reset {
-					row.peakAvailable = true
-					row.peak = max(row.peak, procStatusMB("VmHWM"))
-				}
+			var fz *score.Frozen
+			err := timeCalls(&row, c.repeats, func() (err error) {
+				fz, err = ns.s.Freeze(base, baseX, sens[:len(perm)-k])
+				return err
+			}, func() (int, error) { return fz.Add(grown, grownX, sens) })
+			if err != nil {
+				return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
 			}
-			order := make([]int, len(times))
-			for i := range order {
-				order[i] = i
-			}
-			sort.Slice(order, func(i, j int) bool { return times[order[i]] < times[order[j]] })
-			row.median, row.min, row.cpu = times[order[len(order)/2]], times[order[0]], cpus[order[len(order)/2]]
 			fmt.Fprintf(progress, "%7d new nodes  %-36s field %8d  median %v (CPU %v)  peak RSS %.0f MB; graph.Grow took %v (%v elapsed)\n",
 				k, ns.name, row.field, row.median.Round(time.Millisecond), row.cpu.Round(time.Millisecond), row.peak, growTime.Round(time.Millisecond), time.Since(start).Round(time.Second))
 			rows = append(rows, row)
@@ -292,6 +248,48 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		return err
 	}
 	return writeCostCSV(filepath.Join(o.out, "cost.csv"), rows)
+}
+
+// timeCalls runs call repeats times, each after prepare (not timed; nil:
+// none), a collection and a reset of the peak RSS, and fills row's field,
+// median and minimum wall time, the median run's CPU time, the RSS before
+// the first call and the peak RSS.
+func timeCalls(row *costRow, repeats int, prepare func() error, call func() (int, error)) error {
+	var times, cpus []time.Duration
+	for rep := 0; rep < repeats; rep++ {
+		if prepare != nil {
+			if err := prepare(); err != nil {
+				return err
+			}
+		}
+		runtime.GC()
+		debug.FreeOSMemory()
+		before := procStatusMB("VmRSS")
+		reset := resetPeakRSS()
+		c0 := cpuTime()
+		t0 := time.Now()
+		field, err := call()
+		if err != nil {
+			return err
+		}
+		times = append(times, time.Since(t0))
+		cpus = append(cpus, cpuTime()-c0)
+		row.field = field
+		if rep == 0 {
+			row.rssBefore = before
+		}
+		if reset {
+			row.peakAvailable = true
+			row.peak = max(row.peak, procStatusMB("VmHWM"))
+		}
+	}
+	order := make([]int, len(times))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return times[order[i]] < times[order[j]] })
+	row.median, row.min, row.cpu = times[order[len(order)/2]], times[order[0]], cpus[order[len(order)/2]]
+	return nil
 }
 
 func writeCostTable(w io.Writer, c costOptions, ds *datasets.Dataset, rows []costRow, took time.Duration, load string) {
