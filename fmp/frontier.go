@@ -79,7 +79,11 @@ func (c FrontierConfig) Validate() error {
 type FrontierPoint struct {
 	Config Config
 	// Val is the report on the task's validation nodes; Test on
-	// FrontierConfig.Test (zero when it is empty).
+	// FrontierConfig.Test (zero when it is empty). A metric undefined on
+	// those nodes (ΔEO where a group has no positive node) is NaN and
+	// listed in the report's Undefined: the frontier never fails over a
+	// criterion, and a point whose rule criterion is undefined is not
+	// eligible.
 	Val, Test metrics.Report
 	// TestIntervals are the bootstrap intervals of Test's accuracy and
 	// criteria when FrontierConfig.TestBootstrap is set (zero otherwise).
@@ -242,7 +246,7 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 	eval := func(c Config) (FrontierPoint, error) {
 		l, err := proto.with(c)
 		if err != nil {
-			return FrontierPoint{}, fmt.Errorf("fmp: %s: %+v: %w", fn, c, err)
+			return FrontierPoint{}, fmt.Errorf("fmp: %s: setting %v: %w", fn, c, err)
 		}
 		out, err := l.Apply(xt)
 		if err != nil {
@@ -254,17 +258,23 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 		}
 		p := FrontierPoint{Config: c}
 		probs := softmaxRows(z, classes)
-		if p.Val, err = metrics.Evaluate(probs, classes, labels, proto.sens, val, metrics.DefaultOptions()); err != nil {
-			return p, fmt.Errorf("fmp: %s: validation metrics of %+v: %w", fn, c, err)
+		// A metric undefined on these nodes (a group without positive
+		// nodes has no ΔEO) is NaN in the reports, not an error: the
+		// rule judges its own criterion (a point where it is undefined is
+		// not eligible), and the others are reported as undefined.
+		opt := metrics.DefaultOptions()
+		opt.AllowUndefined = true
+		if p.Val, err = metrics.Evaluate(probs, classes, labels, proto.sens, val, opt); err != nil {
+			return p, fmt.Errorf("fmp: %s: validation metrics of %v: %w", fn, c, err)
 		}
 		if len(cfg.Test) > 0 {
-			if p.Test, err = metrics.Evaluate(probs, classes, labels, proto.sens, cfg.Test, metrics.DefaultOptions()); err != nil {
-				return p, fmt.Errorf("fmp: %s: test metrics of %+v: %w", fn, c, err)
+			if p.Test, err = metrics.Evaluate(probs, classes, labels, proto.sens, cfg.Test, opt); err != nil {
+				return p, fmt.Errorf("fmp: %s: test metrics of %v: %w", fn, c, err)
 			}
 		}
 		if cfg.TestBootstrap != nil {
-			if p.TestIntervals, err = metrics.Bootstrap(probs, classes, labels, proto.sens, cfg.Test, metrics.DefaultOptions(), *cfg.TestBootstrap); err != nil {
-				return p, fmt.Errorf("fmp: %s: test intervals of %+v: %w", fn, c, err)
+			if p.TestIntervals, err = metrics.Bootstrap(probs, classes, labels, proto.sens, cfg.Test, opt, *cfg.TestBootstrap); err != nil {
+				return p, fmt.Errorf("fmp: %s: test intervals of %v: %w", fn, c, err)
 			}
 		}
 		return p, nil

@@ -130,3 +130,47 @@ func TestLogitsFrontierManyGroups(t *testing.T) {
 		assert.Equal(t, a.Points[k].Val.Groups, b.Points[k].Val.Groups)
 	}
 }
+
+// TestFrontierUndefinedCriterion: test nodes on which group 1 has no
+// negative node leave its false-positive rate undefined. The frontier
+// does not fail: equalized odds is NaN on every point's test report and
+// named in its Undefined, ΔDP (the rule's criterion) is defined, and
+// the choice is the one made without those test nodes.
+func TestFrontierUndefinedCriterion(t *testing.T) {
+	ds := manyGroups(t, []float64{0.6, 0.4})
+	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
+	_, err := fmp.FitTwoStage(m, task, fastConfig(20))
+	require.NoError(t, err)
+	var test []int
+	for _, i := range ds.Split.Test {
+		if ds.Sens[i] == 0 || ds.Labels[i] == 1 {
+			test = append(test, i)
+		}
+	}
+	fc := fmp.DefaultFrontierConfig()
+	fc.LambdaF = []float64{0, 1, 3}
+	plain, err := fmp.NewFrontier(m, task, fc)
+	require.NoError(t, err)
+	fc.Test = test
+	bc := metrics.DefaultBootstrapConfig()
+	bc.Resamples = 200
+	fc.TestBootstrap = &bc
+	f, err := fmp.NewFrontier(m, task, fc)
+	require.NoError(t, err, "an undefined rate the rule does not use must not abort the frontier")
+	assert.Equal(t, plain.Chosen, f.Chosen)
+	for _, p := range append(f.Points, f.Reference) {
+		assert.True(t, math.IsNaN(p.Test.EqualizedOdds), "%v", p.Config)
+		assert.True(t, p.Test.IsUndefined("equalized_odds"), "%v", p.Config)
+		assert.False(t, math.IsNaN(p.Test.DemographicParity), "%v", p.Config)
+		assert.False(t, p.TestIntervals.DemographicParity.Undefined(), "%v", p.Config)
+	}
+}
+
+// TestConfigString: a setting reads in words in messages, never as a Go
+// struct.
+func TestConfigString(t *testing.T) {
+	assert.Equal(t, "λs 1, λf 2 (K 10, τ 0.5)", fmp.DefaultConfig().String())
+	c := fmp.DefaultConfig()
+	c.Rho, c.TrainMode = 2, fmp.EndToEnd
+	assert.Equal(t, "λs 1, λf 2 (K 10, τ 0.5, ρ 2, EndToEnd)", c.String())
+}

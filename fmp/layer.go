@@ -140,6 +140,25 @@ func (c Config) Validate() error {
 // Gamma returns γ = 1/(1+λs).
 func (c Config) Gamma() float64 { return 1 / (1 + c.LambdaS) }
 
+// String names the setting in a reader's words, for messages: "λs 1,
+// λf 2 (K 10, τ 0.5)", with the scaling and ρ when they are not the
+// defaults' and the training mode when it is not InferenceOnly.
+func (c Config) String() string {
+	s := fmt.Sprintf("λs %g, λf %g (K %d, τ %g", c.LambdaS, c.LambdaF, c.K, c.Temperature)
+	if c.Scaling != Normalized {
+		s += ", " + c.Scaling.String() + " scaling"
+	} else if c.Rho != 4 {
+		s += fmt.Sprintf(", ρ %g", c.Rho)
+	}
+	if c.TrainMode != InferenceOnly {
+		s += ", " + c.TrainMode.String()
+	}
+	if c.PerGroupRows {
+		s += ", a row per group"
+	}
+	return s + ")"
+}
+
 // Layer is an FMP layer bound to a graph and a sensitive attribute. It
 // maps X_trans (n × c, typically an MLP's logits) to F^K, the output of K
 // unrolled steps of the paper's Steps 1–5. A Layer is immutable after

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand"
@@ -62,9 +64,58 @@ type Interval struct {
 	Used int `json:"used"`
 }
 
-// String formats i in percent with two decimals as "point [lo, hi]".
+// String formats i in percent with two decimals as "point [lo, hi]", or
+// "n/a" when it is undefined (NaN).
 func (i Interval) String() string {
+	if i.Undefined() {
+		return "n/a"
+	}
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", Percent(i.Point), Percent(i.Lo), Percent(i.Hi))
+}
+
+// Undefined reports whether the interval is undefined (its Point is NaN):
+// with Options.AllowUndefined, Bootstrap's DemographicParity or
+// EqualOpportunity where the criterion is undefined on the evaluated
+// nodes or on every resample.
+func (i Interval) Undefined() bool { return math.IsNaN(i.Point) }
+
+// undefinedInterval is the interval of an undefined metric.
+func undefinedInterval() Interval {
+	return Interval{Point: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+}
+
+// intervalJSON is Interval's JSON form.
+type intervalJSON struct {
+	Point float64 `json:"point"`
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	Used  int     `json:"used"`
+}
+
+// MarshalJSON writes null for an undefined interval.
+func (i Interval) MarshalJSON() ([]byte, error) {
+	if i.Undefined() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(intervalJSON(i))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null as undefined).
+func (i *Interval) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*i = undefinedInterval()
+		return nil
+	}
+	// Strict, as the model files that hold intervals are read: an
+	// unknown field is an error.
+	var j intervalJSON
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&j); err != nil {
+		return fmt.Errorf("interval: %w", err)
+	}
+	*i = Interval(j)
+	return nil
 }
 
 // Intervals holds the bootstrap intervals of the accuracy and of every
@@ -415,7 +466,7 @@ func BootstrapMean(probs [][]float64, classes int, labels, sens, nodes []int, op
 			}
 		}
 	}
-	if len(vals[EODifference]) == 0 {
+	if len(vals[EODifference]) == 0 && !opt.AllowUndefined {
 		// Evaluate saw a positive in every group, so this needs every
 		// resample to miss one: a tiny group rate of positives and bad
 		// luck. Without it percentile would index an empty slice.
@@ -434,6 +485,15 @@ func BootstrapMean(probs [][]float64, classes int, labels, sens, nodes []int, op
 		}
 	}
 	iv.DemographicParity, iv.EqualOpportunity = iv.Criteria[DPDifference], iv.Criteria[EODifference]
+	if opt.AllowUndefined {
+		// The two named fields of a criterion without an interval are
+		// undefined, not a zero interval.
+		for c, dst := range map[Criterion]*Interval{DPDifference: &iv.DemographicParity, EODifference: &iv.EqualOpportunity} {
+			if _, ok := iv.Criteria[c]; !ok {
+				*dst = undefinedInterval()
+			}
+		}
+	}
 	return iv, nil
 }
 

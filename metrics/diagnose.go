@@ -3,7 +3,10 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // DiagnosticCode names what a Diagnostic is about, for callers that
@@ -31,6 +34,11 @@ const (
 	// RuleNotMet: no setting met the selection rule; the reference was
 	// kept.
 	RuleNotMet DiagnosticCode = "rule-not-met"
+	// UndefinedMetric: a metric is undefined on the evaluated nodes (a
+	// group without positive nodes has no true-positive rate, so no ΔEO);
+	// it is reported as undefined (NaN, JSON null, "n/a"), not as a
+	// number.
+	UndefinedMetric DiagnosticCode = "undefined-metric"
 )
 
 // Diagnostic is one thing a result's reader should know, with what to
@@ -78,6 +86,40 @@ func (c DiagnoseConfig) group(g int) string {
 		return fmt.Sprintf("group %q", c.GroupNames[g])
 	}
 	return fmt.Sprintf("group %d", g)
+}
+
+// nameGroups replaces "group <g>" in a metrics error's reason by the
+// group's name, when GroupNames names it.
+func (c DiagnoseConfig) nameGroups(reason string) string {
+	if len(c.GroupNames) == 0 {
+		return reason
+	}
+	return groupRef.ReplaceAllStringFunc(reason, func(m string) string {
+		g, err := strconv.Atoi(strings.TrimPrefix(m, "group "))
+		if err != nil {
+			return m
+		}
+		return c.group(g)
+	})
+}
+
+// groupRef matches a group named by its id in a message.
+var groupRef = regexp.MustCompile(`group [0-9]+`)
+
+// metricTitle is the title of a Report metric named by its JSON name.
+func metricTitle(metric string) string {
+	for k, n := range reportJSONNames {
+		if n == metric {
+			return reportCriteria[k].Title()
+		}
+	}
+	switch metric {
+	case "f1":
+		return "F1"
+	case "auc":
+		return "AUC"
+	}
+	return metric
 }
 
 // DefaultDiagnoseConfig returns the defaults above.
@@ -135,6 +177,11 @@ func DiagnoseReport(rep Report, subject string, cfg DiagnoseConfig) ([]Diagnosti
 				Message: fmt.Sprintf("the rarer class is %.2f%% of the evaluated nodes: accuracy is mostly the majority class's", 100*minor),
 				Advice:  "read F1 and AUC beside accuracy, and ΔEO beside ΔDP"})
 		}
+	}
+	for _, u := range rep.Undefined {
+		out = append(out, Diagnostic{Code: UndefinedMetric, Subject: subject,
+			Message: fmt.Sprintf("%s is undefined on these nodes: %s", metricTitle(u.Metric), cfg.nameGroups(u.Reason)),
+			Advice:  "it is reported as n/a, not as a number: to measure it, give every group nodes of both classes among the evaluated nodes (a split drawn within each group and class does), or merge small groups"})
 	}
 	for _, g := range rep.Groups {
 		if g.Count < cfg.MinGroupCount {

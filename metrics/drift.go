@@ -45,9 +45,13 @@ type GroupRates struct {
 
 // NewBaseline measures the baseline of probs (n × classes) on nodes (nil:
 // all), with labels and groups (−1: unknown; such nodes are left out).
-// It returns an error for what Bootstrap refuses.
+// A criterion undefined on those nodes (ΔEO where a group has no
+// positive node) has no entry in Criteria, whatever opt.AllowUndefined
+// says: drift is then measured on the others. It returns an error for
+// the input errors Bootstrap refuses.
 func NewBaseline(probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Baseline, error) {
 	nodes = allIfNil(nodes, len(sens))
+	opt.AllowUndefined = true
 	iv, err := Bootstrap(probs, classes, labels, sens, nodes, opt, cfg)
 	if err != nil {
 		return Baseline{}, fmt.Errorf("metrics: NewBaseline: %w", err)

@@ -1,7 +1,11 @@
 package metrics
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -18,6 +22,17 @@ type Options struct {
 	// more than two classes these are one-vs-rest for this class. Must be a
 	// class of the task.
 	Positive int
+	// AllowUndefined, when true, makes a metric that is undefined on the
+	// evaluated nodes NaN in the Report, named in Report.Undefined with
+	// the reason, instead of an error: F1 without a positive node or
+	// prediction, AUC without both classes, a criterion whose rate has
+	// no denominator in some group (a group without positive nodes for
+	// ΔEO, without negative nodes for ΔFPR), or a group without any
+	// evaluated node. fairlearn's MetricFrame shows such a group's rate
+	// as NaN in the same way. A Report marshals NaN as JSON null and
+	// prints it as "n/a". Default false: Evaluate returns the error, so
+	// that a caller who did not ask never meets a NaN.
+	AllowUndefined bool
 }
 
 // DefaultOptions returns Threshold 0.5 and Positive 1.
@@ -75,6 +90,116 @@ type Report struct {
 	// Overall and Groups are the per-group breakdown (see Breakdown).
 	Overall GroupStats   `json:"overall"`
 	Groups  []GroupStats `json:"groups"`
+
+	// Undefined lists the metrics that are NaN because they are undefined
+	// on the evaluated nodes, with why (only with
+	// Options.AllowUndefined; empty otherwise).
+	Undefined []Undefined `json:"undefined,omitempty"`
+}
+
+// Undefined names a metric of a Report that is undefined on the
+// evaluated nodes, and why.
+type Undefined struct {
+	// Metric is the metric's JSON name in the Report ("f1", "auc",
+	// "demographic_parity", "equal_opportunity", "equalized_odds").
+	Metric string `json:"metric"`
+	// Reason says why, naming the group ("group 1 has 2 evaluated nodes,
+	// all positive; its false-positive rate is undefined").
+	Reason string `json:"reason"`
+	// Err is the error Evaluate returns without AllowUndefined (it wraps
+	// ErrNoPositives, ErrNoNegatives or ErrEmptyGroup), for callers that
+	// branch on the cause.
+	Err error `json:"-"`
+}
+
+// IsUndefined reports whether metric (a JSON name, see [Undefined]) is
+// undefined in r.
+func (r Report) IsUndefined(metric string) bool {
+	for _, u := range r.Undefined {
+		if u.Metric == metric {
+			return true
+		}
+	}
+	return false
+}
+
+// undefinedCause reports whether err says a metric is undefined on the
+// evaluated nodes (rather than that the input is wrong).
+func undefinedCause(err error) bool {
+	return errors.Is(err, ErrNoPositives) || errors.Is(err, ErrNoNegatives) || errors.Is(err, ErrEmptyGroup)
+}
+
+// undefinedReason is err's message without the sentinel's prefix.
+func undefinedReason(err error) string {
+	msg := err.Error()
+	for _, s := range []error{ErrNoPositives, ErrNoNegatives, ErrEmptyGroup} {
+		if errors.Is(err, s) {
+			msg = strings.TrimPrefix(msg, s.Error()+": ")
+		}
+	}
+	return msg
+}
+
+// reportJSON is Report's JSON form: the metrics as pointers, nil (null)
+// where NaN.
+type reportJSON struct {
+	Classes           int          `json:"classes"`
+	Positive          int          `json:"positive"`
+	Threshold         float64      `json:"threshold"`
+	Nodes             int          `json:"nodes"`
+	Evaluated         int          `json:"evaluated"`
+	UnknownLabel      int          `json:"unknown_label"`
+	UnknownSens       int          `json:"unknown_sens"`
+	Excluded          int          `json:"excluded"`
+	Accuracy          *float64     `json:"accuracy"`
+	F1                *float64     `json:"f1"`
+	AUC               *float64     `json:"auc"`
+	DemographicParity *float64     `json:"demographic_parity"`
+	EqualOpportunity  *float64     `json:"equal_opportunity"`
+	EqualizedOdds     *float64     `json:"equalized_odds"`
+	Overall           GroupStats   `json:"overall"`
+	Groups            []GroupStats `json:"groups"`
+	Undefined         []Undefined  `json:"undefined,omitempty"`
+}
+
+// nullable returns &v, or nil for NaN.
+func nullable(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// orNaN returns *p, or NaN for nil.
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// MarshalJSON writes the report with undefined (NaN) metrics as null.
+func (r Report) MarshalJSON() ([]byte, error) {
+	return json.Marshal(reportJSON{r.Classes, r.Positive, r.Threshold, r.Nodes, r.Evaluated, r.UnknownLabel, r.UnknownSens, r.Excluded,
+		nullable(r.Accuracy), nullable(r.F1), nullable(r.AUC), nullable(r.DemographicParity), nullable(r.EqualOpportunity), nullable(r.EqualizedOdds),
+		r.Overall, r.Groups, r.Undefined})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null as NaN), strictly:
+// an unknown field is an error.
+func (r *Report) UnmarshalJSON(b []byte) error {
+	var j reportJSON
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&j); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	*r = Report{Classes: j.Classes, Positive: j.Positive, Threshold: j.Threshold, Nodes: j.Nodes, Evaluated: j.Evaluated,
+		UnknownLabel: j.UnknownLabel, UnknownSens: j.UnknownSens, Excluded: j.Excluded,
+		Accuracy: orNaN(j.Accuracy), F1: orNaN(j.F1), AUC: orNaN(j.AUC), DemographicParity: orNaN(j.DemographicParity),
+		EqualOpportunity: orNaN(j.EqualOpportunity), EqualizedOdds: orNaN(j.EqualizedOdds),
+		Overall: j.Overall, Groups: j.Groups, Undefined: j.Undefined}
+	return nil
 }
 
 // Percent converts a fraction to percent, the unit of every fairness and
@@ -85,6 +210,9 @@ func Percent(frac float64) float64 { return 100 * frac }
 // reportCriteria are the criteria a Report and a Summary hold (the FMP
 // paper's ΔDP and ΔEO, and equalized odds), in their columns' order.
 var reportCriteria = [...]Criterion{DPDifference, EODifference, EOddsDifference}
+
+// reportJSONNames are reportCriteria's fields' JSON names in a Report.
+var reportJSONNames = [len(reportCriteria)]string{"demographic_parity", "equal_opportunity", "equalized_odds"}
 
 // reportTitles returns the column titles accuracy, F1, AUC, then
 // reportCriteria's declared titles, each with "%".
@@ -102,11 +230,15 @@ func ReportHeader() string {
 }
 
 // String formats r as one table row under [ReportHeader]: accuracy, F1, AUC, ΔDP,
-// ΔEO and equalized odds in percent with two decimals, then the numbers of
-// evaluated and excluded nodes.
+// ΔEO and equalized odds in percent with two decimals ("n/a" where
+// undefined), then the numbers of evaluated and excluded nodes.
 func (r Report) String() string {
 	var b strings.Builder
 	for _, v := range []float64{r.Accuracy, r.F1, r.AUC, r.DemographicParity, r.EqualOpportunity, r.EqualizedOdds} {
+		if math.IsNaN(v) {
+			fmt.Fprintf(&b, "%7s ", "n/a")
+			continue
+		}
 		fmt.Fprintf(&b, "%7.2f ", Percent(v))
 	}
 	fmt.Fprintf(&b, "%7d %6d", r.Evaluated, r.Excluded)
@@ -128,7 +260,9 @@ func (r Report) String() string {
 // outside [0, 1] or not finite, a label outside 0..classes−1 and −1, a
 // group below −1, a node index out of range or repeated), ErrEmpty,
 // ErrEmptyGroup, ErrNoPositives or ErrNoNegatives (from the metrics, see
-// their docs): a Report is returned only when every metric is defined.
+// their docs): a Report is returned only when every metric is defined,
+// unless opt.AllowUndefined makes the undefined ones NaN and lists them
+// in Report.Undefined.
 func Evaluate(probs []float64, classes int, labels, sens, nodes []int, opt Options) (Report, error) {
 	if classes < 2 {
 		return Report{}, fmt.Errorf("%w: classes = %d, want ≥ 2 (use EvaluateBinary for a P(y=1) vector)", ErrValue, classes)
@@ -251,13 +385,28 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 	if classes == 2 {
 		r.Threshold = opt.Threshold
 	}
+	// undefined keeps a metric undefined on these nodes as NaN when the
+	// caller allows it.
+	undefined := func(dst *float64, metric string, err error) error {
+		if err == nil {
+			return nil
+		}
+		if !opt.AllowUndefined || !undefinedCause(err) {
+			return err
+		}
+		*dst = math.NaN()
+		r.Undefined = append(r.Undefined, Undefined{Metric: metric, Reason: undefinedReason(err), Err: err})
+		return nil
+	}
 	for k, dst := range [len(reportCriteria)]*float64{&r.DemographicParity, &r.EqualOpportunity, &r.EqualizedOdds} {
-		if *dst, err = reportCriteria[k].Of(b); err != nil {
+		*dst, err = reportCriteria[k].Of(b)
+		if err = undefined(dst, reportJSONNames[k], err); err != nil {
 			return Report{}, err
 		}
 	}
 	o := b.Overall
-	if r.F1, err = f1(o.TruePositives, o.FalsePositives, o.Positives-o.TruePositives, o.Count); err != nil {
+	r.F1, err = f1(o.TruePositives, o.FalsePositives, o.Positives-o.TruePositives, o.Count)
+	if err = undefined(&r.F1, "f1", err); err != nil {
 		return Report{}, err
 	}
 	idx := make([]int, 0, o.Count)
@@ -266,7 +415,8 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 			idx = append(idx, k)
 		}
 	}
-	if r.AUC, err = aucOf(score, lab, idx, opt.Positive); err != nil {
+	r.AUC, err = aucOf(score, lab, idx, opt.Positive)
+	if err = undefined(&r.AUC, "auc", err); err != nil {
 		return Report{}, err
 	}
 	return r, nil

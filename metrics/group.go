@@ -1,6 +1,10 @@
 package metrics
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
 
 // GroupStats holds the confusion counts of one sensitive group (or of all
 // evaluated nodes) and the rates derived from them. A node is positive when
@@ -25,13 +29,63 @@ type GroupStats struct {
 	// SelectionRate is Selected / Count, P(ŷ = 1 | s = g).
 	SelectionRate float64 `json:"selection_rate"`
 	// TPR is TruePositives / Positives, P(ŷ = 1 | y = 1, s = g); 0 when
-	// Positives is 0 (check Positives before using it).
+	// Positives is 0 (check Positives before using it; JSON: null).
 	TPR float64 `json:"tpr"`
 	// FPR is FalsePositives / Negatives, P(ŷ = 1 | y = 0, s = g); 0 when
-	// Negatives is 0 (check Negatives before using it).
+	// Negatives is 0 (check Negatives before using it; JSON: null).
 	FPR float64 `json:"fpr"`
-	// Accuracy is Correct / Count.
+	// Accuracy is Correct / Count. SelectionRate and Accuracy are 0
+	// when Count is 0 (JSON: null).
 	Accuracy float64 `json:"accuracy"`
+}
+
+// groupStatsJSON is GroupStats' JSON form: a rate without a denominator
+// is null.
+type groupStatsJSON struct {
+	Group          int      `json:"group"`
+	Count          int      `json:"count"`
+	Positives      int      `json:"positives"`
+	Negatives      int      `json:"negatives"`
+	Selected       int      `json:"selected"`
+	TruePositives  int      `json:"true_positives"`
+	FalsePositives int      `json:"false_positives"`
+	Correct        int      `json:"correct"`
+	SelectionRate  *float64 `json:"selection_rate"`
+	TPR            *float64 `json:"tpr"`
+	FPR            *float64 `json:"fpr"`
+	Accuracy       *float64 `json:"accuracy"`
+}
+
+// MarshalJSON writes a rate whose denominator is 0 as null (undefined),
+// not as the 0 the struct holds.
+func (g GroupStats) MarshalJSON() ([]byte, error) {
+	rate := func(v float64, den int) *float64 {
+		if den == 0 {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(groupStatsJSON{g.Group, g.Count, g.Positives, g.Negatives, g.Selected, g.TruePositives, g.FalsePositives, g.Correct,
+		rate(g.SelectionRate, g.Count), rate(g.TPR, g.Positives), rate(g.FPR, g.Negatives), rate(g.Accuracy, g.Count)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null as 0), strictly.
+func (g *GroupStats) UnmarshalJSON(b []byte) error {
+	var j groupStatsJSON
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&j); err != nil {
+		return fmt.Errorf("group stats: %w", err)
+	}
+	zero := func(p *float64) float64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	*g = GroupStats{j.Group, j.Count, j.Positives, j.Negatives, j.Selected, j.TruePositives, j.FalsePositives, j.Correct,
+		zero(j.SelectionRate), zero(j.TPR), zero(j.FPR), zero(j.Accuracy)}
+	return nil
 }
 
 // Breakdown is the per-group view of a set of predictions, like

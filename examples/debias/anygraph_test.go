@@ -172,7 +172,7 @@ func TestSplitOverlapWarns(t *testing.T) {
 	sf := filepath.Join(dir, "split.json")
 	require.NoError(t, os.WriteFile(sf, js, 0o644))
 	code, _, errs = runCmd("-nodes", filepath.Join(syn, "nodes.csv"), "-edges", filepath.Join(syn, "edges.csv"), "-id", "node",
-		"-label", "label", "-sens", "group", "-split", sf, "-drop", "split", "-no-scale", "-epochs", "3", "-q", "-out", filepath.Join(dir, "out"))
+		"-label", "label", "-sens", "group", "-split", sf, "-drop", "split", "-no-scale", "-epochs", "100", "-lr", "0.01", "-q", "-out", filepath.Join(dir, "out"))
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, errs, fmt.Sprintf("%d of the %d test nodes are validation nodes too, so the test metrics are not held out", len(val), len(val)))
 	assert.Contains(t, errs, "give -split or -split-column with disjoint lists")

@@ -30,14 +30,20 @@ func TestWarnsOfTrivialModels(t *testing.T) {
 	out := filepath.Join(dir, "res")
 	code, stdout, stderr := runCmd("-nodes", c.Nodes, "-edges", c.Edges, "-id", c.IDColumn, "-label", c.LabelColumn,
 		"-sens", c.SensColumn, "-split-column", c.SplitColumn, "-epochs", "30", "-lambda-f", "0,1", "-q", "-out", out)
-	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "warning: backbone [below-majority]: accuracy")
-	assert.Contains(t, stdout, "warning: backbone [trivial-selection]: it selects every node")
-	assert.Contains(t, stdout, "a higher learning rate (-lr)")
+	require.Equal(t, 5, code, "every debiased result is trivial: exit status 5\n%s", stderr)
+	assert.Contains(t, stderr, "every debiased result is trivial")
+	assert.Contains(t, stderr, "warning: backbone, fmp and thresholds [below-majority]: accuracy")
+	assert.Contains(t, stderr, "warning: backbone, fmp and thresholds [trivial-selection]: it selects every node")
+	assert.Contains(t, stdout, "| trivial: selects every node; below the majority rate |", "the rows are marked")
+	assert.Contains(t, stdout, "A marked row is not a result to read as one")
+	assert.Contains(t, stderr, "a higher learning rate (-lr)")
 	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
 	require.NoError(t, err)
 	var doc struct {
 		Diagnostics []struct{ Code, Subject, Message, Advice string } `json:"diagnostics"`
+		Methods     map[string]struct {
+			Marks []string `json:"marks"`
+		} `json:"methods"`
 	}
 	require.NoError(t, json.Unmarshal(b, &doc))
 	found := map[string]bool{}
@@ -45,8 +51,11 @@ func TestWarnsOfTrivialModels(t *testing.T) {
 		found[d.Subject+" "+d.Code] = true
 		assert.NotEmpty(t, d.Advice)
 	}
-	assert.True(t, found["backbone below-majority"], "%v", doc.Diagnostics)
-	assert.True(t, found["backbone trivial-selection"], "%v", doc.Diagnostics)
+	assert.True(t, found["backbone, fmp and thresholds below-majority"], "%v", doc.Diagnostics)
+	assert.True(t, found["backbone, fmp and thresholds trivial-selection"], "%v", doc.Diagnostics)
+	for _, m := range []string{"backbone", "fmp", "thresholds"} {
+		assert.Equal(t, []string{"trivial: selects every node", "below the majority rate"}, doc.Methods[m].Marks, m)
+	}
 }
 
 // A rule no setting meets (exact demographic parity) loses nothing: every
@@ -54,13 +63,13 @@ func TestWarnsOfTrivialModels(t *testing.T) {
 // names what was reachable, and the exit status is 3.
 func TestRuleNotMetKeepsEverything(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "res")
-	code, stdout, stderr := runCmd("-dataset", "synthetic", "-synthetic-nodes", "400", "-epochs", "20",
+	code, _, stderr := runCmd("-dataset", "synthetic", "-synthetic-nodes", "400", "-epochs", "20",
 		"-lambda-f", "0,1", "-criterion", "dp", "-bound", "0", "-q", "-out", out)
 	require.Equal(t, 3, code, stderr)
 	assert.Contains(t, stderr, "no setting of fmp")
 	assert.Contains(t, stderr, "every output was written")
-	assert.Contains(t, stdout, "warning: fmp [rule-not-met]: no FMP setting met the rule (highest validation accuracy with ΔDP ≤ 0%)")
-	assert.Contains(t, stdout, "the most accurate setting (λs ")
+	assert.Contains(t, stderr, "warning: fmp [rule-not-met]: no FMP setting met the rule (highest validation accuracy with ΔDP ≤ 0%)")
+	assert.Contains(t, stderr, "the most accurate setting (λs ")
 	for _, f := range []string{"metrics.json", "predictions.csv", "frontier.csv", "frontier.svg", "model.fmp"} {
 		assert.FileExists(t, filepath.Join(out, f))
 	}

@@ -146,3 +146,67 @@ func TestGroupFlags(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "-sens x is for -nodes/-edges")
 }
+
+// TestSmallIntersectionRuns: an intersection of 7 nodes, all negative,
+// with the advice followed (-min-group below its size) runs to the end:
+// the split, drawn within each group and label, gives it validation and
+// test nodes, and the rates it leaves undefined (its true-positive rate,
+// so ΔEO and ΔEOdds) are reported as n/a and null with a warning naming
+// the group, never as a number and never as an abort.
+func TestSmallIntersectionRuns(t *testing.T) {
+	dir := t.TempDir()
+	in := userFiles(t, dir, 600, 7)
+	b, err := os.ReadFile(in[1])
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	head := strings.Split(lines[0], ",")
+	col := func(name string) int {
+		for k, h := range head {
+			if h == name {
+				return k
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return -1
+	}
+	lab, sen := col(in[sensFlag(in)-2]), col(in[sensFlag(in)])
+	rare := 0
+	for k := range lines {
+		v := "common"
+		if k == 0 {
+			v = "rare"
+		} else if f := strings.Split(lines[k], ","); rare < 7 && f[sen] == "north" && f[lab] == "no" {
+			v, rare = "x", rare+1
+		}
+		lines[k] += "," + v
+	}
+	require.Equal(t, 7, rare)
+	require.NoError(t, os.WriteFile(in[1], []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	split := in[len(in)-1]
+	in = append(in[:len(in)-2], "-drop", split)
+	in[sensFlag(in)] += ",rare"
+	out := filepath.Join(dir, "res")
+	code, stdout, stderr := runCmd(append(append(append([]string{}, in...), fast...), "-min-group", "5", "-criterion", "dp", "-out", out)...)
+	require.Contains(t, []int{0, 3, 5}, code, "the run ends with its outputs\n%s", stderr)
+	assert.FileExists(t, filepath.Join(out, "metrics.json"))
+	assert.Contains(t, stderr, "[undefined-metric]: ΔEO is undefined on these nodes: group \"group=north & rare=x\" has 2 evaluated nodes, none positive")
+	assert.Contains(t, stderr, "[undefined-metric]: ΔEOdds is undefined on these nodes: group \"group=north & rare=x\"")
+	assert.NotContains(t, stderr, "{LambdaS", "no Go value in a message")
+	assert.Contains(t, stdout, "| n/a |", "the table's ΔEO column")
+	var doc struct {
+		Methods map[string]struct {
+			Test map[string]any `json:"test"`
+		} `json:"methods"`
+	}
+	b, err = os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &doc))
+	for _, m := range []string{"backbone", "fmp", "thresholds"} {
+		require.Contains(t, doc.Methods, m)
+		for _, c := range []string{"equal_opportunity", "equalized_odds"} {
+			assert.Contains(t, doc.Methods[m].Test, c, m)
+			assert.Nil(t, doc.Methods[m].Test[c], "%s %s: undefined is null", m, c)
+		}
+		assert.NotNil(t, doc.Methods[m].Test["demographic_parity"], m)
+	}
+}

@@ -132,7 +132,12 @@
 // frontier.svg show what each setting reaches, and a rule-not-met warning
 // (metrics.json "diagnostics") names the most accurate and the fairest
 // settings found; 4 when -out appeared while the command ran: every
-// output is written, to the DIR.kept-<n> folder the message names.
+// output is written, to the DIR.kept-<n> folder the message names; 5
+// when every debiased result (FMP's and the thresholds') selects every
+// node or none, so that its parity means nothing: every output is
+// written, the rows are marked "trivial" (the table's marks column,
+// metrics.json "marks"), and the warnings say what to change (5 comes
+// before 3 when both apply).
 package main
 
 import (
@@ -183,6 +188,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if errors.As(err, &keptError{}) {
 		return 4
+	}
+	if errors.As(err, &allTrivial{}) {
+		return 5
 	}
 	return 1
 }

@@ -194,12 +194,6 @@ func containsF(s []float64, x float64) bool {
 // and ΔEO when the criterion is another.
 func printSummary(w io.Writer, o *options, r *result) {
 	ds := r.ds
-	for _, d := range r.diagnostics {
-		fmt.Fprintf(w, "warning: %s\n", d)
-	}
-	if len(r.diagnostics) > 0 {
-		fmt.Fprintln(w)
-	}
 	crit := o.rule.Criterion
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d groups; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), groups(ds), len(ds.Split.Val), len(ds.Split.Test))
 	if o.scores.file != "" {
@@ -226,8 +220,8 @@ func printSummary(w io.Writer, o *options, r *result) {
 	for _, c := range extra {
 		head += fmt.Sprintf(" test %s %% [95%%] |", c.Title())
 	}
-	fmt.Fprintln(w, head+" setting |")
-	fmt.Fprintln(w, "|---|---|---|---|---|"+strings.Repeat("---|", len(extra))+"---|")
+	fmt.Fprintln(w, head+" setting | marks |")
+	fmt.Fprintln(w, "|---|---|---|---|---|"+strings.Repeat("---|", len(extra))+"---|---|")
 	value := func(v *float64) string {
 		switch {
 		case v == nil:
@@ -244,7 +238,7 @@ func printSummary(w io.Writer, o *options, r *result) {
 		iv, ok := ci.Of(c)
 		switch {
 		case !ok:
-			return "–"
+			return "n/a" // undefined on the test nodes (see the warnings)
 		case c.IsRatio():
 			return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Point, iv.Lo, iv.Hi)
 		}
@@ -258,11 +252,21 @@ func printSummary(w io.Writer, o *options, r *result) {
 		if me.TestCI != nil {
 			ta = me.TestCI.Accuracy.String()
 		}
-		row := fmt.Sprintf("| %s | %s | %s | %s | %s |", me.Name, va, value(me.ValCriterion), ta, interval(me.TestCI, crit))
+		vc := value(me.ValCriterion)
+		if me.Val != nil && me.ValCriterion == nil {
+			vc = "n/a"
+		}
+		row := fmt.Sprintf("| %s | %s | %s | %s | %s |", me.Name, va, vc, ta, interval(me.TestCI, crit))
 		for _, c := range extra {
 			row += " " + interval(me.TestCI, c) + " |"
 		}
-		fmt.Fprintf(w, "%s %s |\n", row, settingText(ds, me))
+		fmt.Fprintf(w, "%s %s | %s |\n", row, settingText(ds, me), strings.Join(me.Marks, "; "))
+	}
+	for _, me := range r.methods {
+		if len(me.Marks) > 0 {
+			fmt.Fprintln(w, "\nA marked row is not a result to read as one: a trivial selection is at parity whatever the groups, and a model below the majority rate predicts no better than a constant. The warnings (on stderr, and in metrics.json) say what to change.")
+			break
+		}
 	}
 	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
 		fmt.Fprintf(w, "\nIntervals: percentile bootstrap over the %d test nodes (resampled within each group, 1000 times): which nodes happen to be in the test split moves the numbers this much.\n", r.methods[0].TestCI.Evaluated)
@@ -272,6 +276,15 @@ func printSummary(w io.Writer, o *options, r *result) {
 	}
 	if r.thNote != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.thNote)
+	}
+}
+
+// printWarnings writes the diagnostics, one "warning:" line each, on w
+// (stderr: every warning of the command goes there, the table to
+// stdout).
+func printWarnings(w io.Writer, r *result) {
+	for _, d := range r.diagnostics {
+		fmt.Fprintf(w, "warning: %s\n", d)
 	}
 }
 

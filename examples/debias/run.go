@@ -47,6 +47,23 @@ type method struct {
 	TestCI *metrics.Intervals `json:"test_interval_95,omitempty"`
 	// Setting says what was chosen (FMP's λs and λf, the thresholds).
 	Setting map[string]float64 `json:"setting,omitempty"`
+	// Marks say why the row is not a result to read as one: "trivial:
+	// selects every node" (its parity is by triviality), "below the
+	// majority rate" (a constant prediction scores as much). From the
+	// test nodes' diagnostics (the validation nodes' without a test
+	// split).
+	Marks []string `json:"marks"`
+}
+
+// trivial reports whether the method selects every node or none (its
+// criterion is then parity by triviality).
+func (me *method) trivial() bool {
+	for _, m := range me.Marks {
+		if strings.HasPrefix(m, "trivial") {
+			return true
+		}
+	}
+	return false
 }
 
 // result is everything execute writes.
@@ -85,6 +102,32 @@ func (e ruleNotMet) Error() string {
 	return fmt.Sprintf("no setting of %s met the rule: every output was written, with FMP's reference (the backbone) kept where the frontier met nothing; see the warnings (exit status 3)", strings.Join(e.methods, " and "))
 }
 
+// allTrivial is execute's error when every debiased result (FMP and
+// the thresholds) selects every node or none: their parity is trivial,
+// not a result. Every output was written, with the rows marked; the exit
+// status is 5.
+type allTrivial struct{ methods []string }
+
+func (e allTrivial) Error() string {
+	return fmt.Sprintf("every debiased result is trivial (%s each select every node or none, so their parity means nothing): every output was written with the rows marked; see the warnings for what to change (exit status 5)", andList(e.methods))
+}
+
+// trivialResults returns the debiased methods (every method but the
+// backbone and a saved model) when each is trivial, else nil.
+func (r *result) trivialResults() []string {
+	var out []string
+	for _, me := range r.methods {
+		if me.Name == "backbone" || me.Name == "model" {
+			continue
+		}
+		if !me.trivial() {
+			return nil
+		}
+		out = append(out, me.Name)
+	}
+	return out
+}
+
 // notMet returns the methods whose rule was not met (RuleNotMet
 // diagnostics), in order.
 func (r *result) notMet() []string {
@@ -115,20 +158,79 @@ func (r *result) diagnose() error {
 		r.diagnostics = append(r.diagnostics, r.frontier.Diagnostics()...)
 	}
 	r.diagnostics = append(r.diagnostics, r.ruleDiagnostics...)
+	var per []metrics.Diagnostic
 	for _, me := range r.methods {
-		if me.Test == nil {
+		rep := me.Test
+		if rep == nil {
+			rep = me.Val
+		}
+		if rep == nil {
 			continue
 		}
-		d, err := metrics.DiagnoseReport(*me.Test, me.Name, cfg)
+		d, err := metrics.DiagnoseReport(*rep, me.Name, cfg)
 		if err != nil {
 			return err
 		}
-		r.diagnostics = append(r.diagnostics, d...)
+		me.Marks = marksOf(d)
+		per = append(per, d...)
 	}
+	r.diagnostics = append(r.diagnostics, sameSaidOnce(per)...)
 	for k := range r.diagnostics {
 		r.diagnostics[k].Advice = flagWords.Replace(r.diagnostics[k].Advice)
 	}
 	return nil
+}
+
+// marksOf returns a method's marks from its diagnostics (see
+// method.Marks), the trivial mark first.
+func marksOf(ds []metrics.Diagnostic) []string {
+	marks := []string{}
+	for _, d := range ds {
+		if d.Code == metrics.TrivialSelection {
+			what := "every node"
+			if strings.Contains(d.Message, "selects no node") {
+				what = "no node"
+			}
+			marks = append(marks, "trivial: selects "+what)
+		}
+	}
+	for _, d := range ds {
+		if d.Code == metrics.BelowMajority {
+			marks = append(marks, "below the majority rate")
+		}
+	}
+	return marks
+}
+
+// sameSaidOnce merges diagnostics that say the same thing of several
+// methods (a small group, a metric undefined for want of positive labels)
+// into one whose subject names them all, in order.
+func sameSaidOnce(ds []metrics.Diagnostic) []metrics.Diagnostic {
+	var out []metrics.Diagnostic
+	subjects := map[int][]string{}
+	seen := map[[3]string]int{}
+	for _, d := range ds {
+		key := [3]string{string(d.Code), d.Message, d.Advice}
+		if k, ok := seen[key]; ok {
+			subjects[k] = append(subjects[k], d.Subject)
+			continue
+		}
+		seen[key] = len(out)
+		subjects[len(out)] = []string{d.Subject}
+		out = append(out, d)
+	}
+	for k := range out {
+		out[k].Subject = andList(subjects[k])
+	}
+	return out
+}
+
+// andList joins names as "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func loadData(o *options) (*datasets.Dataset, error) {
@@ -325,6 +427,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if err := r.diagnose(); err != nil {
 		return err
 	}
+	printWarnings(stderr, r)
 	if err := writeAll(od, o, r); err != nil {
 		return err
 	}
@@ -337,6 +440,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	printSummary(stdout, o, r)
 	if !o.quiet {
 		fmt.Fprintf(stderr, "wrote %s in %v\n", o.out, time.Since(start).Round(time.Millisecond))
+	}
+	if m := r.trivialResults(); len(m) > 0 {
+		return allTrivial{m}
 	}
 	if m := r.notMet(); len(m) > 0 {
 		return ruleNotMet{m}
@@ -580,6 +686,11 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 			scored[i*c+k] = 1
 		}
 	}
+	// A metric undefined on these nodes (ΔEO where a group has no
+	// positive node) is reported as undefined (n/a, null) with a
+	// warning, never a reason to stop.
+	opt := metrics.DefaultOptions()
+	opt.AllowUndefined = true
 	for _, part := range []struct {
 		idx []int
 		dst **metrics.Report
@@ -587,7 +698,7 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 		if len(part.idx) == 0 {
 			continue
 		}
-		rep, err := metrics.Evaluate(scored, c, ds.Labels, ds.Sens, part.idx, metrics.DefaultOptions())
+		rep, err := metrics.Evaluate(scored, c, ds.Labels, ds.Sens, part.idx, opt)
 		if err != nil {
 			return fmt.Errorf("%s: metrics: %w", me.Name, err)
 		}
@@ -605,7 +716,7 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 		}
 	}
 	if len(ds.Split.Test) > 0 {
-		iv, err := metrics.Bootstrap(scored, c, ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+		iv, err := metrics.Bootstrap(scored, c, ds.Labels, ds.Sens, ds.Split.Test, opt, metrics.DefaultBootstrapConfig())
 		if err != nil {
 			return fmt.Errorf("%s: bootstrap: %w", me.Name, err)
 		}

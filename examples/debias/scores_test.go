@@ -90,9 +90,9 @@ func TestScores(t *testing.T) {
 	// A rule nothing meets: as when training, every output is written
 	// with the scores kept as FMP's answer, and the exit status is 3.
 	strict := filepath.Join(dir, "strict")
-	code, stdout, stderr := runCmd(append(append(append([]string{}, in...), "-lambda-f", "0,1", "-q", "-criterion", "dp", "-bound", "0", "-scores", npyPath, "-scores-kind", "logits"), "-out", strict)...)
+	code, _, stderr = runCmd(append(append(append([]string{}, in...), "-lambda-f", "0,1", "-q", "-criterion", "dp", "-bound", "0", "-scores", npyPath, "-scores-kind", "logits"), "-out", strict)...)
 	require.Equal(t, 3, code, stderr)
-	assert.Contains(t, stdout, "warning: fmp [rule-not-met]")
+	assert.Contains(t, stderr, "warning: fmp [rule-not-met]")
 	for _, f := range []string{"metrics.json", "predictions.csv", "frontier.csv", "frontier.svg"} {
 		assert.FileExists(t, filepath.Join(strict, f))
 	}

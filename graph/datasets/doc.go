@@ -126,9 +126,10 @@
 //
 // The split comes from split.json in the data set's folder
 // ({"train": [...], "val": [...], "test": [...]}, 0-based rows of labelled
-// nodes; val may be the same list as test, as in NBA), otherwise from
-// RandomSplit over the labelled nodes with Options.SplitFractions and
-// Options.SplitSeed.
+// nodes; val may be the same list as test, as in NBA), otherwise it is
+// drawn with Options.SplitFractions and Options.SplitSeed: within each
+// sensitive group and label (StratifiedSplit) by default, over all the
+// labelled nodes (RandomSplit) with PaperOptions.
 //
 // # Groups
 //

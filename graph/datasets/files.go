@@ -44,8 +44,9 @@ type FilesConfig struct {
 	// train, val (or valid, validation) or test per node, in any case; a
 	// Missing value (the empty cell, NA, ...) leaves the node in no list,
 	// and any other value is an error listing the values found. Split and SplitColumn exclude each other; with
-	// neither, the split is RandomSplit with Options.SplitFractions and
-	// Options.SplitSeed.
+	// neither, the split is drawn with Options.SplitFractions and
+	// Options.SplitSeed, within each group and label unless
+	// Options.StratifySplit is false (StratifiedSplit, RandomSplit).
 	SplitColumn string
 	// IDColumn names the node id column; its values are any text, unique,
 	// and the edge list names nodes by them. Empty: nodes are the table's
@@ -368,7 +369,7 @@ func LoadFiles(c FilesConfig) (*Dataset, error) {
 			ds.Split, err = parseSplitFile(b, c.Split, ds.N(), labels)
 		}
 	default:
-		ds.Split, err = RandomSplit(labels, c.Options.SplitFractions, c.Options.SplitSeed)
+		ds.Split, err = c.Options.randomSplit(labels, ds.Sens)
 	}
 	if err != nil {
 		return nil, err

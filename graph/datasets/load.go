@@ -52,6 +52,13 @@ type Options struct {
 	// IgnoreSplitFile is set. Default 0.5/0.25/0.25, seed 1.
 	SplitFractions [3]float64
 	SplitSeed      int64
+	// StratifySplit draws that split within each sensitive group and
+	// label (StratifiedSplit) instead of over all labelled nodes
+	// (RandomSplit): every group gets validation and test nodes of its
+	// classes in its own proportions, which small and intersectional
+	// groups need. Default true; PaperOptions sets it false (the
+	// published splits are plain random ones).
+	StratifySplit bool
 	// IgnoreSplitFile draws the random split even if split.json exists.
 	IgnoreSplitFile bool
 }
@@ -59,9 +66,9 @@ type Options struct {
 // DefaultOptions returns the default Options: features without the
 // sensitive column, every sensitive value its own group, no minimum group
 // size, split.json when present, else a 50/25/25 random split of the
-// labelled nodes with seed 1.
+// labelled nodes with seed 1, drawn within each group and label.
 func DefaultOptions() Options {
-	return Options{SplitFractions: [3]float64{0.5, 0.25, 0.25}, SplitSeed: 1}
+	return Options{SplitFractions: [3]float64{0.5, 0.25, 0.25}, SplitSeed: 1, StratifySplit: true}
 }
 
 // PaperOptions returns DefaultOptions with FoldSens: the FMP paper's
@@ -71,6 +78,7 @@ func DefaultOptions() Options {
 func PaperOptions() Options {
 	o := DefaultOptions()
 	o.FoldSens = true
+	o.StratifySplit = false
 	return o
 }
 
@@ -561,7 +569,15 @@ func loadSplit(folder string, ds *Dataset, o Options) (Split, error) {
 			return Split{}, &FileError{File: p, Msg: err.Error(), Err: err}
 		}
 	}
-	return RandomSplit(ds.Labels, o.SplitFractions, o.SplitSeed)
+	return o.randomSplit(ds.Labels, ds.Sens)
+}
+
+// randomSplit draws the split o asks for: StratifiedSplit or RandomSplit.
+func (o Options) randomSplit(labels, sens []int) (Split, error) {
+	if o.StratifySplit {
+		return StratifiedSplit(labels, sens, o.SplitFractions, o.SplitSeed)
+	}
+	return RandomSplit(labels, o.SplitFractions, o.SplitSeed)
 }
 
 // readSplitFile reads a split file of a data set of n nodes: at most
