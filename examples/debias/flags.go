@@ -34,6 +34,8 @@ type options struct {
 	kind     *layers.Kind     // its declaration
 	model    layers.Options   // -hidden, -dtype, -seed
 	train    train.Config     // -epochs, -lr, -weight-decay
+	search   searchPlan       // what -backbone, -lr and -epochs leave to choose (-search-budget)
+	set      map[string]bool  // the flags given
 	method   fairtrain.Method // -method (nil: plain training), with -method-weight
 	// degreeGroups, when > 0, makes the groups that many degree groups
 	// instead of the sensitive attribute (-degree-groups).
@@ -128,7 +130,8 @@ Flags:
 		objective = fs.String("objective", "accuracy", "what the per-group thresholds maximise: accuracy or balanced-accuracy")
 		minGroup  = fs.Int("min-group", 20, "smallest number of labelled nodes a sensitive group may have (0: no minimum); smaller groups are refused, or merged with -merge-small")
 		merge     = fs.Bool("merge-small", false, "merge the sensitive groups below -min-group into one group \"other\" instead of refusing them")
-		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", "))
+		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", ")+" (default: chosen on validation among "+strings.Join(searchKinds, ", ")+")")
+		budget    = fs.Duration("search-budget", defaultSearchBudget, "time the backbone search may take: unless -backbone, -lr and -epochs are all given, the ones left out are chosen on validation (0: no search, the flags' defaults)")
 		method    = fs.String("method", "", "train the backbone with a fairness method before FMP and the thresholds post-process it: "+strings.Join(fairtrain.Names(), ", ")+" (default: plain training)")
 		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's; rawlsgcn: 1, or 0 for plain training); default: the method's own")
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
@@ -150,8 +153,8 @@ Flags:
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
 	fs.IntVar(&o.synthN, "synthetic-nodes", 2000, "nodes of the generated graph (-dataset synthetic)")
 	o.train = tr
-	fs.IntVar(&o.train.Epochs, "epochs", tr.Epochs, "training epochs (the best validation epoch is kept)")
-	fs.Float64Var(&o.train.Adam.LR, "lr", tr.Adam.LR, "Adam learning rate")
+	fs.IntVar(&o.train.Epochs, "epochs", tr.Epochs, fmt.Sprintf("training epochs (the best validation epoch is kept; default: up to %d, stopped after %g/lr epochs without a better validation accuracy)", searchEpochs, searchPatience))
+	fs.Float64Var(&o.train.Adam.LR, "lr", tr.Adam.LR, fmt.Sprintf("Adam learning rate (default: chosen on validation among %v)", searchLRs))
 	fs.Float64Var(&o.train.Adam.WeightDecay, "weight-decay", tr.Adam.WeightDecay, "Adam weight decay")
 	fs.IntVar(&o.fmp.K, "k", fdef.K, "FMP unrolled steps K")
 	fs.Float64Var(&o.fmp.Temperature, "tau", fdef.Temperature, "FMP temperature τ")
@@ -305,6 +308,10 @@ Flags:
 	case !(o.train.Adam.WeightDecay >= 0):
 		return nil, badInput("-weight-decay %v, want ≥ 0", o.train.Adam.WeightDecay)
 	}
+	o.set = set
+	if o.search, err = newSearchPlan(set, k, o.train.Adam.LR, o.train.Epochs, *hidden, *budget); err != nil {
+		return nil, err
+	}
 	// Debiasing.
 	steps, tau := o.fmp.K, o.fmp.Temperature
 	o.fmp = fdef
@@ -343,7 +350,7 @@ Flags:
 	}
 	if o.modelFile != "" {
 		var training []string
-		for _, f := range []string{"backbone", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
+		for _, f := range []string{"backbone", "search-budget", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
 			if set[f] {
 				training = append(training, "-"+f)
 			}

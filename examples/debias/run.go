@@ -18,7 +18,6 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
@@ -88,6 +87,10 @@ type result struct {
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
 	diagnostics []metrics.Diagnostic
+	// belowAdvice, when set, replaces the advice of a BelowMajority
+	// diagnostic: what the command's flags can change (the backbone
+	// search).
+	belowAdvice string
 	// ruleDiagnostics are the methods' RuleNotMet diagnostics other than
 	// the frontier's (the thresholds').
 	ruleDiagnostics []metrics.Diagnostic
@@ -172,6 +175,11 @@ func (r *result) diagnose() error {
 			return err
 		}
 		me.Marks = marksOf(d)
+		for k := range d {
+			if d[k].Code == metrics.BelowMajority && r.belowAdvice != "" {
+				d[k].Advice = r.belowAdvice
+			}
+		}
 		per = append(per, d...)
 	}
 	r.diagnostics = append(r.diagnostics, sameSaidOnce(per)...)
@@ -520,51 +528,24 @@ func export(od *outDir, o *options, ds *datasets.Dataset, stdout io.Writer) erro
 // trainAndDebias trains the backbone, computes FMP's frontier and fits
 // the thresholds.
 func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
-	task, err := newTask(ds, o.model.Dtype)
+	begin := time.Now()
+	bf, err := fitBackbone(o, ds, stderr)
 	if err != nil {
 		return nil, err
 	}
-	task.Sens = ds.Sens
-	cfg, err := o.kind.Configure(ds.NumFeatures, ds.NumClasses(), o.model)
-	if err != nil {
-		return nil, inputError{fmt.Errorf("-backbone %s: %w", o.backbone, err)}
-	}
-	tc := o.train
-	begin := time.Now()
-	last := time.Time{}
-	tc.OnEpoch = func(st train.EpochStats) error {
-		if o.quiet {
-			return nil
-		}
-		now := time.Now()
-		if st.Epoch != tc.Epochs && st.Epoch != 1 && now.Sub(last) < 2*time.Second {
-			return nil
-		}
-		last = now
-		el := now.Sub(begin)
-		left := time.Duration(float64(el) / float64(st.Epoch) * float64(tc.Epochs-st.Epoch))
-		fmt.Fprintf(stderr, "%s epoch %d/%d  loss %.4f  val acc %.2f%%  val ΔDP %.2f%%  (%v, about %v left)\n",
-			o.kind.Title(), st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), left.Round(time.Second))
-		return nil
-	}
-	// The backbone, trained plainly or with -method (fairtrain.Fit: a
-	// strategy's terms on the backbone itself, or FairGNN's and NIFTY's
-	// encoder on it).
-	setup := fairtrain.NewSetup(ds.Graph, task, ds.Sens)
-	fit, err := fairtrain.Fit(o.method, cfg, setup, tc)
-	if err != nil {
-		var ie inputError
-		if o.method != nil && !errors.As(err, &ie) {
-			return nil, fmt.Errorf("training %s with -method %s: %w", o.backbone, o.method.Name(), err)
-		}
-		return nil, fmt.Errorf("training %s: %w", o.backbone, err)
-	}
+	// What was chosen is what the outputs report.
+	o.backbone, o.kind, o.train.Adam.LR, o.train.Epochs = bf.kind.Name(), bf.kind, bf.lr, o.search.epochs
+	fit, task := bf.fit, bf.task
 	m, res := fit.Model, fit.Result
 	trainTime := time.Since(begin)
 	r := &result{ds: ds, training: map[string]any{
 		"epochs_run": res.Epochs, "best_epoch": res.Best.Epoch, "seconds": trainTime.Seconds(),
 		"best_val_accuracy": res.Best.ValAcc,
 	}}
+	if bf.search != nil {
+		r.training["search"] = bf.search
+	}
+	r.belowAdvice = belowMajorityAdvice(o, o.set, bf.cut)
 	if o.method != nil {
 		r.training["method"] = o.method.Name()
 		r.training["method_weight"] = o.method.Weight()

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairtrain"
+	"github.com/fairmp/fairmp/layers/train"
+)
+
+// The backbone search: unless -backbone, -lr and -epochs are all given,
+// the command trains the candidates below on the training nodes and keeps
+// the one with the highest validation accuracy (the first on ties), each
+// stopped early when its validation accuracy has not improved for
+// searchPatience epochs, and all within -search-budget. A data set nobody
+// tuned the defaults on is the case it is for: a GCN at the library's
+// lr 0.001 for 300 epochs can sit at the majority-class rate where an SGC
+// or an MLP at lr 0.01 learns the task.
+var (
+	// searchKinds are the backbones tried when -backbone is not given,
+	// in order (on ties, the earlier wins).
+	searchKinds = []string{"gcn", "sgc", "mlp"}
+	// searchLRs are the learning rates tried when -lr is not given.
+	searchLRs = []float64{0.01, 0.001}
+)
+
+const (
+	// searchEpochs is the most epochs a candidate trains when -epochs is
+	// not given. searchPatience·(1/lr) epochs without a better validation
+	// accuracy stop it: 100 at lr 0.01, none within 1000 at lr 0.001.
+	// Adam moves the weights about lr a step, so a slow learning rate
+	// needs as many more epochs before its accuracy leaves the majority
+	// rate (seen on a generated graph with a weak signal: a GCN at lr
+	// 0.001 whose validation accuracy stayed flat for its first 100
+	// epochs, and then learnt).
+	searchEpochs   = 1000
+	searchPatience = 1.0
+	// defaultSearchBudget is -search-budget's default.
+	defaultSearchBudget = 3 * time.Minute
+)
+
+// searchPlan is what the search tries: the kinds, the learning rates and
+// the epochs (a cap with early stopping, or the -epochs given).
+type searchPlan struct {
+	kinds    []*layers.Kind
+	lrs      []float64
+	epochs int
+	// patience is searchPatience with a search of the epochs, 0 with
+	// -epochs given (no early stopping).
+	patience float64
+	budget   time.Duration
+	hidden   int // -hidden, for the kinds that have a hidden layer (0: their default)
+}
+
+// active reports whether there is anything to choose.
+func (p searchPlan) active() bool {
+	return len(p.kinds) > 1 || len(p.lrs) > 1 || p.patience > 0
+}
+
+// newSearchPlan reads the plan from the flags: a flag the user gave is
+// fixed, the others are searched.
+func newSearchPlan(set map[string]bool, k *layers.Kind, lr float64, epochs, hidden int, budget time.Duration) (searchPlan, error) {
+	p := searchPlan{kinds: []*layers.Kind{k}, lrs: []float64{lr}, epochs: epochs, budget: budget}
+	if set["hidden"] {
+		p.hidden = hidden
+	}
+	if budget < 0 {
+		return p, badInput("-search-budget %v, want a duration ≥ 0 (0: no search; train -backbone at -lr for -epochs)", budget)
+	}
+	if budget == 0 {
+		return p, nil
+	}
+	if !set["backbone"] {
+		p.kinds = nil
+		for _, name := range searchKinds {
+			sk, err := layers.LookupKind(name)
+			if err != nil {
+				return p, err
+			}
+			if set["hidden"] && !sk.HasHidden() {
+				continue // -hidden asks for a hidden layer
+			}
+			p.kinds = append(p.kinds, sk)
+		}
+	}
+	if !set["lr"] {
+		p.lrs = searchLRs
+	}
+	if !set["epochs"] {
+		p.epochs, p.patience = searchEpochs, searchPatience
+	}
+	return p, nil
+}
+
+// describe says what the plan tries, for the progress line and the
+// report.
+func (p searchPlan) describe() string {
+	var kinds []string
+	for _, k := range p.kinds {
+		kinds = append(kinds, k.Name())
+	}
+	lrs := make([]string, len(p.lrs))
+	for i, v := range p.lrs {
+		lrs[i] = fmt.Sprintf("%g", v)
+	}
+	ep := fmt.Sprintf("%d epochs", p.epochs)
+	if p.patience > 0 {
+		ep = fmt.Sprintf("up to %d epochs, stopped after %g/lr without a better validation accuracy", p.epochs, p.patience)
+	}
+	return fmt.Sprintf("%s × lr %s, %s, within %v", strings.Join(kinds, ", "), strings.Join(lrs, ", "), ep, p.budget)
+}
+
+// candidate is one trained configuration of the search.
+type candidate struct {
+	Kind      string  `json:"backbone"`
+	LR        float64 `json:"lr"`
+	EpochsRun int     `json:"epochs_run"`
+	BestEpoch int     `json:"best_epoch"`
+	ValAcc    float64 `json:"val_accuracy"`
+	Seconds   float64 `json:"seconds"`
+	// Cut says the budget stopped it before it finished.
+	Cut bool `json:"cut_by_budget,omitempty"`
+}
+
+// fitted is the backbone the command goes on with.
+type fitted struct {
+	fit  *fairtrain.Fitted
+	task *train.Task
+	kind *layers.Kind
+	lr   float64
+	// search records what was tried (nil without a search); cut says
+	// the budget stopped it.
+	search map[string]any
+	cut    bool
+}
+
+// fitBackbone trains the backbone: the search's choice, or the flags'
+// configuration when everything is fixed. With -method, the search runs
+// on plain training and the chosen configuration is then trained with
+// the method.
+func fitBackbone(o *options, ds *datasets.Dataset, stderr io.Writer) (*fitted, error) {
+	p := o.search
+	if !p.active() {
+		f, _, err := trainOne(o, ds, p.kinds[0], p.lrs[0], p, o.method, stderr, "", time.Time{})
+		return f, err
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "backbone search: %s\n", p.describe())
+	}
+	start := time.Now()
+	var (
+		best     *fitted
+		bestC    candidate
+		tried    []candidate
+		notTried []string
+	)
+	total := len(p.kinds) * len(p.lrs)
+	n := 0
+	for _, lr := range p.lrs {
+		for _, k := range p.kinds {
+			n++
+			if time.Since(start) >= p.budget {
+				notTried = append(notTried, fmt.Sprintf("%s lr %g", k.Name(), lr))
+				continue
+			}
+			f, c, err := trainOne(o, ds, k, lr, p, nil, stderr, fmt.Sprintf("search %d/%d: ", n, total), start)
+			if err != nil {
+				return nil, err
+			}
+			tried = append(tried, c)
+			if !o.quiet {
+				cut := ""
+				if c.Cut {
+					cut = ", cut by -search-budget"
+				}
+				fmt.Fprintf(stderr, "search %d/%d: %s, lr %g: validation accuracy %.2f%% at epoch %d (%d epochs run%s, %.1f s)\n",
+					n, total, k.Name(), lr, 100*c.ValAcc, c.BestEpoch, c.EpochsRun, cut, c.Seconds)
+			}
+			if best == nil || c.ValAcc > bestC.ValAcc {
+				best, bestC = f, c
+			}
+		}
+	}
+	major := majorityRate(ds, ds.Split.Val)
+	if !o.quiet {
+		fmt.Fprintf(stderr, "backbone search: chose %s, lr %g (validation accuracy %.2f%% at epoch %d; predicting the more frequent class scores %.2f%%), %d of %d tried in %v\n",
+			bestC.Kind, bestC.LR, 100*bestC.ValAcc, bestC.BestEpoch, 100*major, len(tried), total, time.Since(start).Round(time.Second))
+		if len(notTried) > 0 {
+			fmt.Fprintf(stderr, "backbone search: -search-budget %v spent before %s; raise it to try them\n", p.budget, strings.Join(notTried, ", "))
+		}
+	}
+	best.cut = len(notTried) > 0
+	for _, c := range tried {
+		best.cut = best.cut || c.Cut
+	}
+	best.search = map[string]any{"plan": p.describe(), "tried": tried, "not_tried": nonNil(notTried),
+		"chosen": bestC, "val_majority_rate": major, "seconds": time.Since(start).Seconds()}
+	if o.method == nil {
+		return best, nil
+	}
+	// The method trains the chosen configuration.
+	f, _, err := trainOne(o, ds, best.kind, best.lr, p, o.method, stderr, "", time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	f.search, f.cut = best.search, best.cut
+	return f, nil
+}
+
+// trainOne trains kind k at learning rate lr in a task of its own (a
+// gorgonia graph per model), with method m (nil: plain), printing its
+// progress with prefix; a non-zero searchStart stops it when the search's
+// budget is spent.
+func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p searchPlan, m fairtrain.Method, stderr io.Writer, prefix string, searchStart time.Time) (*fitted, candidate, error) {
+	c := candidate{Kind: k.Name(), LR: lr}
+	task, err := newTask(ds, o.model.Dtype)
+	if err != nil {
+		return nil, c, err
+	}
+	task.Sens = ds.Sens
+	opts := o.model
+	opts.Hidden = 0
+	if k.HasHidden() {
+		opts.Hidden = p.hidden
+	}
+	cfg, err := k.Configure(ds.NumFeatures, ds.NumClasses(), opts)
+	if err != nil {
+		return nil, c, inputError{fmt.Errorf("-backbone %s: %w", k.Name(), err)}
+	}
+	tc := o.train
+	tc.Adam.LR, tc.Epochs, tc.Patience = lr, p.epochs, patienceAt(p.patience, lr, p.epochs)
+	begin := time.Now()
+	last := time.Time{}
+	tc.OnEpoch = func(st train.EpochStats) error {
+		if !searchStart.IsZero() && time.Since(searchStart) >= p.budget {
+			c.Cut = true
+			return train.ErrStop
+		}
+		if o.quiet {
+			return nil
+		}
+		now := time.Now()
+		if st.Epoch != tc.Epochs && st.Epoch != 1 && now.Sub(last) < 2*time.Second {
+			return nil
+		}
+		last = now
+		el := now.Sub(begin)
+		left := time.Duration(float64(el) / float64(st.Epoch) * float64(tc.Epochs-st.Epoch))
+		upTo := ""
+		if tc.Patience > 0 {
+			upTo = "at most "
+		}
+		fmt.Fprintf(stderr, "%s%s lr %g epoch %d/%d  loss %.4f  val acc %.2f%%  val ΔDP %.2f%%  (%v, %sabout %v left)\n",
+			prefix, k.Title(), lr, st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), upTo, left.Round(time.Second))
+		return nil
+	}
+	// The backbone, trained plainly or with -method (fairtrain.Fit: a
+	// strategy's terms on the backbone itself, or FairGNN's and NIFTY's
+	// encoder on it).
+	setup := fairtrain.NewSetup(ds.Graph, task, ds.Sens)
+	fit, err := fairtrain.Fit(m, cfg, setup, tc)
+	if err != nil {
+		var ie inputError
+		if m != nil && !errors.As(err, &ie) {
+			return nil, c, fmt.Errorf("training %s with -method %s: %w", k.Name(), m.Name(), err)
+		}
+		return nil, c, fmt.Errorf("training %s: %w", k.Name(), err)
+	}
+	res := fit.Result
+	c.EpochsRun, c.BestEpoch, c.ValAcc, c.Seconds = res.Epochs, res.Best.Epoch, res.Best.ValAcc, time.Since(begin).Seconds()
+	return &fitted{fit: fit, task: task, kind: k, lr: lr}, c, nil
+}
+
+// patienceAt is the early-stopping patience in epochs at learning rate
+// lr: patience/lr, 0 (none) when that reaches the epochs or patience is 0.
+func patienceAt(patience, lr float64, epochs int) int {
+	e := int(math.Round(patience / lr))
+	if patience == 0 || e >= epochs {
+		return 0
+	}
+	return e
+}
+
+// majorityRate is the share of the more frequent class among the
+// labelled nodes of idx (0 without any).
+func majorityRate(ds *datasets.Dataset, idx []int) float64 {
+	count := map[int]int{}
+	n := 0
+	for _, i := range idx {
+		if y := ds.Labels[i]; y >= 0 {
+			count[y]++
+			n++
+		}
+	}
+	top := 0
+	for _, c := range count {
+		top = max(top, c)
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(top) / float64(n)
+}
+
+// belowMajorityAdvice is what to do when a model of the command is no
+// better than predicting the more frequent class, in the command's
+// flags: let the search choose what was fixed, or, when it chose
+// everything, look at the data.
+func belowMajorityAdvice(o *options, set map[string]bool, cut bool) string {
+	var fixed []string
+	for _, f := range []string{"backbone", "lr", "epochs"} {
+		if set[f] {
+			fixed = append(fixed, "-"+f)
+		}
+	}
+	switch {
+	case o.search.budget == 0:
+		return "the backbone has not learnt the task: leave out -search-budget 0 (and " + andList([]string{"-backbone", "-lr", "-epochs"}) + ") so that the command chooses the backbone, its learning rate and its epochs on validation; then check the labels and the features"
+	case len(fixed) > 0:
+		return "the backbone has not learnt the task: leave out " + andList(fixed) + " so that the backbone search chooses " + map[bool]string{true: "it", false: "them"}[len(fixed) == 1] + " on validation too; then check the labels and the features"
+	case cut:
+		return "the backbone search was cut by -search-budget " + o.search.budget.String() + ": raise it; then check the labels and the features"
+	}
+	return "no backbone of the search (" + o.search.describe() + ") did better on validation: the features and the graph may not predict the label; check -label and the features (-drop, -categorical)"
+}
