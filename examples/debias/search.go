@@ -48,8 +48,8 @@ const (
 // searchPlan is what the search tries: the kinds, the learning rates and
 // the epochs (a cap with early stopping, or the -epochs given).
 type searchPlan struct {
-	kinds    []*layers.Kind
-	lrs      []float64
+	kinds  []*layers.Kind
+	lrs    []float64
 	epochs int
 	// patience is searchPatience with a search of the epochs, 0 with
 	// -epochs given (no early stopping).
