@@ -189,18 +189,22 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 		}
 		if maj := pick(&metrics.Report{Accuracy: cfg.MajorityVal}, &metrics.Report{Accuracy: cfg.MajorityTest}).Accuracy; maj > 0 {
 			v := 100 * maj
-			note := fmt.Sprintf("%.2f (%s)", v, map[bool]string{true: "test", false: "validation"}[part == "test"])
+			note := fmt.Sprintf("%s %.2f", map[bool]string{true: "test", false: "val"}[part == "test"], v)
 			if near(p, v) {
 				p.Lines = append(p.Lines, svgplot.RefLine{At: v, Label: fmt.Sprintf("majority class %.2f", v), Color: majorityColor})
 			} else {
-				note += ", below the axes"
+				note += " (below the axes)"
 			}
 			majorityNotes = append(majorityNotes, note)
 		}
 		fig.Panels = append(fig.Panels, p)
 	}
 	if len(majorityNotes) > 0 {
-		fig.Legend.Extra = append(fig.Legend.Extra, svgplot.Series{Name: "majority class: " + strings.Join(majorityNotes, ", "),
+		name := "majority class: " + strings.Join(majorityNotes, ", ")
+		if below := " (below the axes)"; strings.Count(name, below) == len(majorityNotes) {
+			name = "majority class" + below + ": " + strings.ReplaceAll(strings.Join(majorityNotes, ", "), below, "")
+		}
+		fig.Legend.Extra = append(fig.Legend.Extra, svgplot.Series{Name: name,
 			Dashed: true, NoMarkers: true, Color: majorityColor})
 	}
 	return fig.WriteSVG(w)

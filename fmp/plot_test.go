@@ -111,7 +111,7 @@ func TestFrontierWriteSVGMajorityAndLabels(t *testing.T) {
 	if dir := os.Getenv("FMP_PLOT_OUT"); dir != "" { // to look at
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "crowded-frontier.svg"), b.Bytes(), 0o644))
 	}
-	for _, want := range []string{">majority class 87.50<", ">majority class 88.00<", "majority class: 87.50 (validation), 88.00 (test)<",
+	for _, want := range []string{">majority class 87.50<", ">majority class 88.00<", "majority class: val 87.50, test 88.00<",
 		">rule: lowest validation ΔDP within 1 accuracy point of the reference<"} {
 		assert.True(t, strings.Contains(svg, want), "the figure has no %q", want)
 	}
@@ -125,7 +125,7 @@ func TestFrontierWriteSVGMajorityAndLabels(t *testing.T) {
 	require.NoError(t, f.WriteSVG(&b, fmp.PlotConfig{MajorityVal: 0.5, MajorityTest: 0.52}))
 	svg = b.String()
 	assert.False(t, strings.Contains(svg, ">majority class 50.00<"), "a line far below the frontier squashes it")
-	assert.True(t, strings.Contains(svg, "majority class: 50.00 (validation), below the axes, 52.00 (test), below the axes<"))
+	assert.True(t, strings.Contains(svg, "majority class (below the axes): val 50.00, test 52.00<"))
 
 	// Without a majority rate: neither.
 	b.Reset()

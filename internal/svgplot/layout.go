@@ -470,43 +470,49 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 	// crosses no label; the nearest free place first.
 	for _, q := range later {
 		placed := false
-		for _, dist := range []float64{16, 24, 34, 46, 60, 78, 100, 130, 170} {
-			for a := 0; a < 24 && !placed; a++ {
-				ang := float64(a) * math.Pi / 12
-				cx, cy := q.m.x+dist*math.Cos(ang), q.m.y-dist*math.Sin(ang)
-				anchor := "middle"
-				switch c := math.Cos(ang); {
-				case c > 0.3:
-					anchor = "start"
-				case c < -0.3:
-					anchor = "end"
+		// First a leader that crosses no label and no other leader, then
+		// (the texts' white halo keeps them legible over it) any leader.
+		for strict := 1; strict >= 0 && !placed; strict-- {
+			for _, dist := range []float64{16, 24, 34, 46, 60, 78, 100, 130, 170, 220} {
+				for a := 0; a < 24 && !placed; a++ {
+					ang := float64(a) * math.Pi / 12
+					cx, cy := q.m.x+dist*math.Cos(ang), q.m.y-dist*math.Sin(ang)
+					anchor := "middle"
+					switch c := math.Cos(ang); {
+					case c > 0.3:
+						anchor = "start"
+					case c < -0.3:
+						anchor = "end"
+					}
+					c := at(q.t, cx, cy+0.35*q.t.size, anchor)
+					if !fits(c, q.own, pointClear) {
+						continue
+					}
+					b := c.box()
+					// The leader runs from the point to the nearest point
+					// of the label's box.
+					lx, ly := math.Max(b.x0, math.Min(q.m.x, b.x1)), math.Max(b.y0, math.Min(q.m.y, b.y1))
+					seg := [4]float64{q.m.x, q.m.y, lx, ly}
+					clear := true
+					if strict == 1 {
+						for _, o := range taken[nm:] {
+							clear = clear && !segmentHits(seg, o)
+						}
+						for _, l := range pl.leaders {
+							clear = clear && !segmentsCross(seg, [4]float64{l.pts[0][0], l.pts[0][1], l.pts[1][0], l.pts[1][1]})
+						}
+					}
+					if !clear {
+						continue
+					}
+					add(c)
+					segs = append(segs, seg)
+					pl.leaders = append(pl.leaders, polyline{pts: [][2]float64{{seg[0], seg[1]}, {seg[2], seg[3]}}, color: leaderColor})
+					placed = true
 				}
-				c := at(q.t, cx, cy+0.35*q.t.size, anchor)
-				if !fits(c, q.own, pointClear) {
-					continue
+				if placed {
+					break
 				}
-				b := c.box()
-				// The leader runs from the point to the nearest point of
-				// the label's box, and meets no other label.
-				lx, ly := math.Max(b.x0, math.Min(q.m.x, b.x1)), math.Max(b.y0, math.Min(q.m.y, b.y1))
-				seg := [4]float64{q.m.x, q.m.y, lx, ly}
-				clear := true
-				for _, o := range taken[nm:] {
-					clear = clear && !segmentHits(seg, o)
-				}
-				for _, l := range pl.leaders {
-					clear = clear && !segmentsCross(seg, [4]float64{l.pts[0][0], l.pts[0][1], l.pts[1][0], l.pts[1][1]})
-				}
-				if !clear {
-					continue
-				}
-				add(c)
-				segs = append(segs, seg)
-				pl.leaders = append(pl.leaders, polyline{pts: [][2]float64{{seg[0], seg[1]}, {seg[2], seg[3]}}, color: leaderColor})
-				placed = true
-			}
-			if placed {
-				break
 			}
 		}
 		if !placed {
