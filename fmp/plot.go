@@ -3,6 +3,8 @@ package fmp
 import (
 	"fmt"
 	"io"
+	"math"
+	"strings"
 
 	"github.com/fairmp/fairmp/internal/svgplot"
 	"github.com/fairmp/fairmp/metrics"
@@ -16,6 +18,14 @@ type PlotConfig struct {
 	// Marks are other methods drawn beside the frontier as single
 	// markers, such as the backbone alone and per-group thresholds.
 	Marks []PlotMark
+	// MajorityVal and MajorityTest are the accuracy of predicting the
+	// more frequent class for every node, on the validation and on the
+	// test nodes (fractions in [0, 1]; 0: not drawn): the accuracy any
+	// model must beat to have learnt something. Each is drawn as a
+	// dotted horizontal line in its panel when it is near the frontier's
+	// accuracies, and named in the legend with its value either way (a
+	// line far below the frontier would squash it).
+	MajorityVal, MajorityTest float64
 }
 
 // PlotMark is a method drawn beside the frontier: its validation and test
@@ -28,8 +38,17 @@ type PlotMark struct {
 // DefaultPlotConfig returns no title and no marks.
 func DefaultPlotConfig() PlotConfig { return PlotConfig{} }
 
-// Validate checks that every mark has a name.
+// Validate checks that every mark has a name and that the majority rates
+// are fractions.
 func (c PlotConfig) Validate() error {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"MajorityVal", c.MajorityVal}, {"MajorityTest", c.MajorityTest}} {
+		if !(v.v >= 0 && v.v <= 1) {
+			return fmt.Errorf("fmp: PlotConfig.%s = %v, want an accuracy in [0, 1] (0: no line)", v.name, v.v)
+		}
+	}
 	for i, m := range c.Marks {
 		if m.Name == "" {
 			return fmt.Errorf("fmp: PlotConfig.Marks[%d] has no name", i)
@@ -48,16 +67,21 @@ var markStyles = []struct {
 }
 
 // WriteSVG draws the frontier as an SVG figure of two panels, validation
-// (where the choice was made) and test: accuracy against the rule's
-// criterion (ΔDP by default; any metrics.Criterion, in percent: a DP
-// ratio of 0.8 is drawn at 80), in percent; a setting on which the
-// criterion is undefined (a ratio of zero rates) is left out;
-// one line per value of λs with each point labelled with its λf (settings
-// with identical metrics, λf past saturation, drawn as one point labelled
-// with the range), the chosen point ringed, the rule's limit dashed on the
-// validation panel, and cfg.Marks beside them. The legend sits outside
-// the axes. It returns an error for an invalid cfg or a frontier without
-// points, and the writer's error.
+// (where the choice was made) and test, under a title that states the
+// rule: accuracy (in percent) against the rule's criterion (ΔDP by
+// default; any metrics.Criterion) in the units the commands' flags and
+// tables use: a difference in percentage points (-bound 5 is 5 on the
+// axis), a ratio as a ratio (-bound 0.8 is 0.8). A setting on which the
+// criterion is undefined (a ratio of zero rates) is left out. One line
+// per value of λs, every point labelled with its λf (settings with
+// identical metrics, λf past saturation, drawn as one point labelled
+// with the range; a label with no room beside its point is placed
+// farther off with a leader line, never left out), the chosen point
+// ringed, the rule's limit dashed on the validation panel, the
+// majority-class accuracy (cfg.MajorityVal, cfg.MajorityTest) dotted,
+// and cfg.Marks beside them. The legend sits outside the axes. It
+// returns an error for an invalid cfg or a frontier without points, and
+// the writer's error.
 func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -79,19 +103,28 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 		}
 	}
 	crit := f.Rule.Criterion
-	// at returns the point of a report: the criterion and the accuracy in
-	// percent, and whether the criterion is defined.
+	// scale puts the criterion in the flags' units: points for a
+	// difference, the ratio itself for a ratio.
+	scale, xLabel := 100.0, crit.Title()+" (%)"
+	if crit.IsRatio() {
+		scale, xLabel = 1, crit.Title()
+	}
+	// at returns the point of a report: the criterion (in the flags'
+	// units) and the accuracy in percent, and whether the criterion is
+	// defined.
 	at := func(rep *metrics.Report) (x, y float64, ok bool) {
 		v, err := crit.Of(*rep)
-		return 100 * v, 100 * rep.Accuracy, err == nil
+		return scale * v, 100 * rep.Accuracy, err == nil
 	}
-	fig := svgplot.Figure{Legend: svgplot.Legend{Title: "numbers at points: λ_f"}}
+	fig := svgplot.Figure{Title: "rule: " + svgplot.Escape(f.Rule.String()), Legend: svgplot.Legend{Title: "numbers at points: λ_f"}}
+	const majorityColor = "#8A8A8A"
+	var majorityNotes []string
 	for _, part := range []string{"validation (choice)", "test"} {
 		title := part
 		if cfg.Title != "" {
 			title = svgplot.Escape(cfg.Title) + ": " + part
 		}
-		p := svgplot.Panel{Title: title, XLabel: crit.Title() + " (%)", YLabel: "accuracy (%)"}
+		p := svgplot.Panel{Title: title, XLabel: xLabel, YLabel: "accuracy (%)"}
 		pick := func(val, test *metrics.Report) *metrics.Report {
 			if part == "test" {
 				return test
@@ -99,7 +132,7 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 			return val
 		}
 		for _, s := range ls {
-			se := svgplot.Series{Name: fmt.Sprintf("FMP, λ_s = %g", s)}
+			se := svgplot.Series{Name: fmt.Sprintf("FMP, λ_s = %g", s), KeepLabels: true}
 			var first string // the first λf of the last point drawn
 			for _, q := range f.Points {
 				if q.Config.LambdaS != s {
@@ -118,7 +151,9 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 				}
 				se.X, se.Y, se.Labels, first = append(se.X, x), append(se.Y, y), append(se.Labels, lf), lf
 			}
-			p.Series = append(p.Series, se)
+			if len(se.X) > 0 {
+				p.Series = append(p.Series, se)
+			}
 		}
 		best, label := f.Best(), "FMP chosen"
 		if !f.Met() {
@@ -146,13 +181,55 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 				if crit.IsRatio() {
 					op = "≥"
 				}
-				p.Lines = []svgplot.RefLine{{Vertical: true, At: 100 * rule.Bound, Label: fmt.Sprintf("rule: %s %s %.4g", crit.Title(), op, 100*rule.Bound)}}
+				p.Lines = []svgplot.RefLine{{Vertical: true, At: scale * rule.Bound, Label: fmt.Sprintf("rule: %s %s %.4g", crit.Title(), op, scale*rule.Bound)}}
 			case metrics.Fairest:
 				floor := 100 * (f.Reference.Val.Accuracy - rule.MaxAccuracyLoss)
 				p.Lines = []svgplot.RefLine{{At: floor, Label: fmt.Sprintf("rule: accuracy ≥ %.4g", floor)}}
 			}
 		}
+		if maj := pick(&metrics.Report{Accuracy: cfg.MajorityVal}, &metrics.Report{Accuracy: cfg.MajorityTest}).Accuracy; maj > 0 {
+			v := 100 * maj
+			note := fmt.Sprintf("%s %.2f", map[bool]string{true: "test", false: "val"}[part == "test"], v)
+			if near(p, v) {
+				p.Lines = append(p.Lines, svgplot.RefLine{At: v, Label: fmt.Sprintf("majority class %.2f", v), Color: majorityColor})
+			} else {
+				note += " (below the axes)"
+			}
+			majorityNotes = append(majorityNotes, note)
+		}
 		fig.Panels = append(fig.Panels, p)
 	}
+	if len(majorityNotes) > 0 {
+		name := "majority class: " + strings.Join(majorityNotes, ", ")
+		if below := " (below the axes)"; strings.Count(name, below) == len(majorityNotes) {
+			name = "majority class" + below + ": " + strings.ReplaceAll(strings.Join(majorityNotes, ", "), below, "")
+		}
+		fig.Legend.Extra = append(fig.Legend.Extra, svgplot.Series{Name: name,
+			Dashed: true, NoMarkers: true, Color: majorityColor})
+	}
 	return fig.WriteSVG(w)
+}
+
+// near reports whether an accuracy v (percent) is close enough to what
+// panel p draws to be drawn in it: at most the data's span (and at
+// least 1 point) below the lowest accuracy drawn, or above it.
+func near(p svgplot.Panel, v float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, se := range p.Series {
+		for _, y := range se.Y {
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+		}
+	}
+	for _, m := range p.Marks {
+		lo, hi = math.Min(lo, m.Y), math.Max(hi, m.Y)
+	}
+	for _, l := range p.Lines {
+		if !l.Vertical {
+			lo, hi = math.Min(lo, l.At), math.Max(hi, l.At)
+		}
+	}
+	if lo > hi {
+		return true
+	}
+	return v >= lo-math.Max(hi-lo, 1)
 }

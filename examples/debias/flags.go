@@ -57,6 +57,9 @@ type options struct {
 	export         string
 	overwrite      bool
 	quiet          bool
+	// flagsUsed are the flags given on the command line, by name, with
+	// their values (for report.html).
+	flagsUsed [][2]string
 }
 
 // backbones lists the kinds -backbone takes: every declared kind that
@@ -197,7 +200,10 @@ Flags:
 		return nil, badInput("-synthetic-nodes %d, want ≥ 50", o.synthN)
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) {
+		set[f.Name] = true
+		o.flagsUsed = append(o.flagsUsed, [2]string{f.Name, f.Value.String()})
+	})
 	// Groups, for files and presets alike.
 	if *minGroup < 0 {
 		return nil, badInput("-min-group %d, want ≥ 0 labelled nodes (0: no minimum)", *minGroup)

@@ -52,7 +52,14 @@
 //	frontier.csv     every FMP setting tried: validation and test accuracy,
 //	                 ΔDP and the rule's criterion, the chosen one marked
 //	frontier.svg     the same as a plot (accuracy against the criterion),
-//	                 with the backbone, the thresholds and the chosen point
+//	                 with the backbone, the thresholds, the chosen point,
+//	                 the rule and the majority-class accuracy
+//	groups.svg       each group's selection rate, TPR and FPR on the test
+//	                 nodes with 95% Wilson intervals, per method (binary
+//	                 tasks); "n/a" where a rate is undefined
+//	report.html      one self-contained page (no script, nothing fetched):
+//	                 data, groups and base rates, the table with intervals
+//	                 and marks, warnings with advice, both figures, settings
 //	model.fmp        the debiased model (layers/modelio format), with its
 //	                 feature schema, FMP's fitted duals and its decisions'
 //	                 baseline on the validation nodes (for drift)

@@ -165,19 +165,13 @@ func writeFrontier(path string, f *fmp.Frontier) error {
 }
 
 // plotFrontier draws two panels, validation (where the choice is made)
-// and test: accuracy against ΔDP for every FMP setting (one line per λs,
-// each point labelled with its λf where the label fits), the backbone
-// (cross), the thresholds (triangle), the chosen setting (ringed) and,
-// on validation, the rule's limit.
+// and test: accuracy against the rule's criterion for every FMP setting
+// (one line per λs, each point labelled with its λf), the backbone
+// (cross), the thresholds (triangle), the chosen setting (ringed), each
+// panel's majority-class accuracy and, on validation, the rule's limit
+// (frontierConfig).
 func plotFrontier(path string, r *result) error {
-	pc := fmp.DefaultPlotConfig()
-	pc.Title = r.ds.Name
-	for _, me := range r.methods {
-		if me.Name != "fmp" {
-			pc.Marks = append(pc.Marks, fmp.PlotMark{Name: me.Name, Val: me.Val, Test: me.Test})
-		}
-	}
-	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, pc) })
+	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, frontierConfig(r)) })
 }
 
 func containsF(s []float64, x float64) bool {

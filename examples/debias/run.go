@@ -928,6 +928,9 @@ func writeAll(od *outDir, o *options, r *result) error {
 			return err
 		}
 	}
+	if err := writeReport(od, o, r); err != nil {
+		return err
+	}
 	if r.model != nil {
 		schema := r.ds.Schema()
 		cfg := modelio.SaveConfig{Features: &schema, Baseline: r.baseline}

@@ -369,6 +369,8 @@ const pointClear = 4.0
 // from the other markers, or nowhere. A point whose marker touches
 // another point's keeps no label: the two are too close to tell apart.
 // A mark centred on a point (a ring around it) counts as the point's.
+// The labels of a series with KeepLabels that are not placed so go
+// farther off, with a leader line.
 func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label, s sizes) {
 	var taken []rect // the markers', then the labels' boxes
 	for _, m := range pl.markers {
@@ -430,6 +432,7 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 		np += len(se.X)
 	}
 	mi := -1
+	var later []pending
 	for j, se := range p.Series {
 		for k := range se.X {
 			mi++
@@ -449,17 +452,93 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 					crowded = true
 				}
 			}
-			if crowded {
-				continue
-			}
 			e += 2
 			d := 0.7 * e // the same, diagonally
 			t := label{runs: pt.labels[j][k], size: s.note, class: "pointlabel", halo: true}
 			up, down, mid := m.y-e-descentOf(t.runs)*t.size, m.y+e+ascent*t.size, m.y+0.35*t.size
-			place([]label{
+			near := []label{
 				at(t, m.x+e, mid, "start"), at(t, m.x-e, mid, "end"), at(t, m.x, up, "middle"), at(t, m.x, down, "middle"),
 				at(t, m.x+d, up+e-d, "start"), at(t, m.x+d, down-e+d, "start"), at(t, m.x-d, up+e-d, "end"), at(t, m.x-d, down-e+d, "end"),
-			}, own, pointClear)
+			}
+			if (crowded || !place(near, own, pointClear)) && se.KeepLabels {
+				later = append(later, pending{m: m, t: t, own: own, near: near[0]})
+			}
 		}
 	}
+	// The labels kept (Series.KeepLabels) that fit nowhere beside their
+	// point: farther off, on rings around it, with a leader line that
+	// crosses no label; the nearest free place first.
+	for _, q := range later {
+		placed := false
+		// First a leader that crosses no label and no other leader, then
+		// (the texts' white halo keeps them legible over it) any leader.
+		for strict := 1; strict >= 0 && !placed; strict-- {
+			for _, dist := range []float64{16, 24, 34, 46, 60, 78, 100, 130, 170, 220} {
+				for a := 0; a < 24 && !placed; a++ {
+					ang := float64(a) * math.Pi / 12
+					cx, cy := q.m.x+dist*math.Cos(ang), q.m.y-dist*math.Sin(ang)
+					anchor := "middle"
+					switch c := math.Cos(ang); {
+					case c > 0.3:
+						anchor = "start"
+					case c < -0.3:
+						anchor = "end"
+					}
+					c := at(q.t, cx, cy+0.35*q.t.size, anchor)
+					if !fits(c, q.own, pointClear) {
+						continue
+					}
+					b := c.box()
+					// The leader runs from the point to the nearest point
+					// of the label's box.
+					lx, ly := math.Max(b.x0, math.Min(q.m.x, b.x1)), math.Max(b.y0, math.Min(q.m.y, b.y1))
+					seg := [4]float64{q.m.x, q.m.y, lx, ly}
+					clear := true
+					if strict == 1 {
+						for _, o := range taken[nm:] {
+							clear = clear && !segmentHits(seg, o)
+						}
+						for _, l := range pl.leaders {
+							clear = clear && !segmentsCross(seg, [4]float64{l.pts[0][0], l.pts[0][1], l.pts[1][0], l.pts[1][1]})
+						}
+					}
+					if !clear {
+						continue
+					}
+					add(c)
+					segs = append(segs, seg)
+					pl.leaders = append(pl.leaders, polyline{pts: [][2]float64{{seg[0], seg[1]}, {seg[2], seg[3]}}, color: leaderColor})
+					placed = true
+				}
+				if placed {
+					break
+				}
+			}
+		}
+		if !placed {
+			add(q.near)
+		}
+	}
+}
+
+// pending is a point label that Series.KeepLabels keeps although it fits
+// nowhere beside its point: its marker, its text, the markers that are
+// its own, and its first place beside the point, used when no room is
+// left anywhere.
+type pending struct {
+	m    marker
+	t    label
+	own  map[int]bool
+	near label
+}
+
+// segmentsCross reports whether the segments a and b (x0, y0, x1, y1)
+// cross at a point inside both (touching ends do not count).
+func segmentsCross(a, b [4]float64) bool {
+	side := func(s [4]float64, x, y float64) float64 {
+		return (s[2]-s[0])*(y-s[1]) - (s[3]-s[1])*(x-s[0])
+	}
+	d1, d2 := side(a, b[0], b[1]), side(a, b[2], b[3])
+	d3, d4 := side(b, a[0], a[1]), side(b, a[2], a[3])
+	return d1*d2 < 0 && d3*d4 < 0
 }

@@ -23,6 +23,7 @@ const (
 	axisColor    = "#333333"
 	gridColor    = "#E5E5E5"
 	refColor     = "#555555"
+	leaderColor  = "#999999"
 )
 
 // rect is a box from (x0, y0) to (x1, y1), y downwards.
@@ -105,6 +106,7 @@ type panelLayout struct {
 	x, y         axis
 	refs, lines  []polyline
 	bars         []polyline // error bars and their caps
+	leaders      []polyline // from a point to its label placed farther off
 	markers      []marker
 	texts        []label
 	box          rect // the axes and all texts
@@ -114,7 +116,7 @@ type panelLayout struct {
 func (p *panelLayout) shift(dx, dy float64) {
 	p.ox, p.oy = p.ox+dx, p.oy+dy
 	p.box = rect{p.box.x0 + dx, p.box.y0 + dy, p.box.x1 + dx, p.box.y1 + dy}
-	for _, ls := range [][]polyline{p.refs, p.lines, p.bars} {
+	for _, ls := range [][]polyline{p.refs, p.lines, p.bars, p.leaders} {
 		for _, l := range ls {
 			for k := range l.pts {
 				l.pts[k][0] += dx
@@ -421,6 +423,9 @@ func drawPanel(b *bytes.Buffer, i int, p *panelLayout) {
 	}
 	for _, l := range p.bars {
 		drawLine(b, l, 1.2)
+	}
+	for _, l := range p.leaders {
+		drawLine(b, l, 0.8)
 	}
 	for _, m := range p.markers {
 		drawMarker(b, m)

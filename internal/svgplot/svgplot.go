@@ -86,6 +86,13 @@ type Series struct {
 	// NoMarkers draws the line only (the points still keep their labels
 	// clear of each other). A series with neither is an error.
 	NoMarkers bool
+	// KeepLabels draws every label: one that fits nowhere beside its
+	// point, or whose point touches another point, is placed farther
+	// off in free room, joined to its point by a thin grey leader line
+	// (after every label that fits beside its point is placed). Only
+	// when the axes have no free room left is such a label drawn where
+	// it overlaps. Without KeepLabels those labels are left out.
+	KeepLabels bool
 	// YLo and YHi, if not nil, are the ends of an error bar at each point
 	// (such as mean ± one standard deviation or an interval's bounds),
 	// with YLo[k] ≤ Y[k] ≤ YHi[k]; both or neither are set.

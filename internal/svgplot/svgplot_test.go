@@ -612,3 +612,24 @@ func TestGrid(t *testing.T) {
 		assert.Less(t, rects["plotarea"][k-1].y1, rects["plotarea"][k].y0)
 	}
 }
+
+// With KeepLabels the labels of points too close to tell apart are kept,
+// farther off with a leader line, clear of the other texts.
+func TestKeepLabels(t *testing.T) {
+	f := &Figure{Panels: []Panel{{Series: []Series{{
+		X: []float64{0, 1, 1.02, 2}, Y: []float64{0, 1, 1.01, 2}, Labels: []string{"a", "b", "c", "d"}, KeepLabels: true,
+	}}}}}
+	svg := render(t, f)
+	_, _, _, texts := parseSVG(t, svg)
+	var got []string
+	for k, tx := range texts {
+		if tx.class == "pointlabel" {
+			got = append(got, tx.content)
+		}
+		for _, o := range texts[k+1:] {
+			assert.False(t, tx.box.overlaps(o.box), "%q overlaps %q", tx.content, o.content)
+		}
+	}
+	assert.ElementsMatch(t, []string{"a", "b", "c", "d"}, got)
+	assert.Equal(t, 2, strings.Count(string(svg), `stroke="`+leaderColor+`"`), "a leader line for each of b and c")
+}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/metrics"
+)
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+// reportPage is parsed once; its functions format numbers ("n/a" for
+// NaN).
+var reportPage = template.Must(template.New("report").Parse(reportTemplate))
+
+// fmtPct formats a fraction in percent with two decimals, "n/a" when it
+// is NaN (an undefined metric) or infinite.
+func fmtPct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", 100*v)
+}
+
+// fmtCrit formats a value of criterion c as the table does: a difference
+// in percent (fmtPct), a ratio as a ratio with three decimals; "n/a" for
+// NaN.
+func fmtCrit(c metrics.Criterion, v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case c.IsRatio():
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmtPct(v)
+}
+
+// fmtInterval formats an interval of criterion c (nil: accuracy, in
+// percent) as "point [lo, hi]", "n/a" where the point is undefined.
+func fmtInterval(c *metrics.Criterion, iv metrics.Interval) string {
+	f := fmtPct
+	if c != nil {
+		f = func(v float64) string { return fmtCrit(*c, v) }
+	}
+	if math.IsNaN(iv.Point) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s [%s, %s]", f(iv.Point), f(iv.Lo), f(iv.Hi))
+}
+
+// methodMarks returns the short marks of a method's row: trivial
+// results and results at or below the majority-class rate, and a rule
+// that was not met, from the diagnostics about it (Diagnostic.Subject is
+// the method's name).
+func methodMarks(r *result, me *method) []string {
+	var out []string
+	for _, d := range r.diagnostics {
+		if d.Subject != me.Name {
+			continue
+		}
+		switch d.Code {
+		case metrics.TrivialSelection:
+			if strings.Contains(d.Message, "selects no node") {
+				out = append(out, "trivial: selects no node")
+			} else {
+				out = append(out, "trivial: selects every node")
+			}
+		case metrics.BelowMajority:
+			out = append(out, "below the majority rate")
+		case metrics.RuleNotMet:
+			out = append(out, "rule not met")
+		}
+	}
+	return out
+}
+
+// majorityRate is the accuracy of predicting the most frequent class for
+// every node of nodes whose label and group are known (the nodes the
+// metrics evaluate); 0 when there are none.
+func majorityRate(ds *datasets.Dataset, nodes []int) float64 {
+	counts := map[int]int{}
+	n := 0
+	for _, i := range nodes {
+		if ds.Labels[i] >= 0 && ds.Sens[i] >= 0 {
+			counts[ds.Labels[i]]++
+			n++
+		}
+	}
+	most := 0
+	for _, c := range counts {
+		most = max(most, c)
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(most) / float64(n)
+}
+
+// reportData is what report.html.tmpl renders; every string in it is
+// plain text (html/template escapes it), the figures are trusted SVG.
+type reportData struct {
+	Title    string
+	Data     [][2]string
+	Warnings []string
+	Groups   []reportGroup
+	// Columns heads the results table's numbers (between the method and
+	// its setting); Rows are its rows.
+	Columns     []string
+	Rows        []reportRow
+	IntervalsOn string
+	Notes       []string
+	Diagnostics []metrics.Diagnostic
+	Frontier    template.HTML
+	GroupsSVG   template.HTML
+	GroupRates  []reportRateRow
+	Settings    [][2]string
+	Flags       [][2]string
+}
+
+type reportGroup struct {
+	Name                                  string
+	Nodes, Labelled, Positives, TestNodes int
+	BaseRate                              string
+}
+
+type reportRow struct {
+	Name    string
+	Cells   []string // the numbers
+	Setting string
+	Marks   []string
+}
+
+type reportRateRow struct {
+	Method, Group, Selection, TPR, FPR string
+}
+
+// writeReport writes groups.svg and report.html into the output folder:
+// the per-group figure, then one self-contained page (inline CSS and
+// SVG, no script, nothing fetched) with the data summary, the groups and
+// their base rates, the results table with intervals and marks, the
+// warnings with their advice, both figures and the settings.
+func writeReport(od *outDir, o *options, r *result) error {
+	rates, err := testGroupRates(r)
+	if err != nil {
+		return err
+	}
+	var groupsSVG []byte
+	if len(rates) > 0 {
+		fig, err := groupsFigure(r, rates)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := fig.WriteSVG(&b); err != nil {
+			return fmt.Errorf("groups.svg: %w", err)
+		}
+		groupsSVG = b.Bytes()
+		if err := writeFile(od.path("groups.svg"), func(w io.Writer) error { _, err := w.Write(groupsSVG); return err }); err != nil {
+			return err
+		}
+	}
+	d, err := buildReport(o, r, rates, groupsSVG)
+	if err != nil {
+		return err
+	}
+	return writeFile(od.path("report.html"), func(w io.Writer) error { return reportPage.Execute(w, d) })
+}
+
+// inlineSVG makes an SVG document fit inside HTML: without its XML
+// declaration. The SVG comes from svgplot, which escapes every text.
+func inlineSVG(svg []byte) template.HTML {
+	s := string(svg)
+	if strings.HasPrefix(s, "<?xml") {
+		if k := strings.Index(s, "?>"); k >= 0 {
+			s = strings.TrimLeft(s[k+2:], "\n")
+		}
+	}
+	return template.HTML(s)
+}
+
+// frontierConfig is the frontier figure's configuration, as frontier.svg
+// and report.html draw it: the other methods as marks, and each panel's
+// majority-class accuracy on its own nodes (validation, test).
+func frontierConfig(r *result) fmp.PlotConfig {
+	pc := fmp.DefaultPlotConfig()
+	pc.Title = r.ds.Name
+	for _, me := range r.methods {
+		if me.Name != "fmp" {
+			pc.Marks = append(pc.Marks, fmp.PlotMark{Name: me.Name, Val: me.Val, Test: me.Test})
+		}
+	}
+	pc.MajorityVal, pc.MajorityTest = majorityRate(r.ds, r.ds.Split.Val), majorityRate(r.ds, r.ds.Split.Test)
+	return pc
+}
+
+func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (*reportData, error) {
+	ds := r.ds
+	d := &reportData{Title: "debias report: " + ds.Name}
+	classes := make([]string, ds.NumClasses())
+	for k := range classes {
+		classes[k] = className(ds, k)
+	}
+	d.Data = [][2]string{
+		{"data set", ds.Name},
+		{"nodes", fmt.Sprint(ds.N())}, {"edges", fmt.Sprint(ds.Graph.NumEdges())}, {"features", fmt.Sprint(ds.NumFeatures)},
+		{"classes", strings.Join(classes, ", ")},
+		{"split (train / validation / test nodes)", fmt.Sprintf("%d / %d / %d", len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test))},
+	}
+	if ds.NumClasses() == 2 {
+		d.Data = append(d.Data, [2]string{"positive class", className(ds, 1)})
+	}
+	d.Warnings = ds.Warnings
+
+	// Groups and their base rates: the share of the positive class among
+	// each group's labelled nodes.
+	test := make([]bool, ds.N())
+	for _, i := range ds.Split.Test {
+		test[i] = true
+	}
+	gs := make([]reportGroup, groups(ds))
+	for g := range gs {
+		gs[g].Name = groupName(ds, g)
+	}
+	for i := 0; i < ds.N(); i++ {
+		g := ds.Sens[i]
+		if g < 0 || g >= len(gs) {
+			continue
+		}
+		gs[g].Nodes++
+		if test[i] {
+			gs[g].TestNodes++
+		}
+		if ds.Labels[i] >= 0 {
+			gs[g].Labelled++
+			if ds.Labels[i] == 1 {
+				gs[g].Positives++
+			}
+		}
+	}
+	for g := range gs {
+		gs[g].BaseRate = fmtPct(math.NaN())
+		if gs[g].Labelled > 0 {
+			gs[g].BaseRate = fmtPct(float64(gs[g].Positives) / float64(gs[g].Labelled))
+		}
+	}
+	d.Groups = gs
+
+	// The results table: the printed table's columns, with the marks.
+	crit := o.rule.Criterion
+	unit := " %"
+	if crit.IsRatio() {
+		unit = ""
+	}
+	extra := []metrics.Criterion{}
+	for _, c := range []metrics.Criterion{metrics.DPDifference, metrics.EODifference} {
+		if c != crit {
+			extra = append(extra, c)
+		}
+	}
+	d.Columns = []string{"val accuracy %", "val " + crit.Title() + unit, "test accuracy % [95% interval]", "test " + crit.Title() + unit + " [95%]"}
+	for _, c := range extra {
+		d.Columns = append(d.Columns, "test "+c.Title()+" % [95%]")
+	}
+	for _, me := range r.methods {
+		va, vc, ta, tc := "–", "–", "–", "–"
+		if me.Val != nil {
+			va = fmtPct(me.Val.Accuracy)
+		}
+		if me.ValCriterion != nil {
+			vc = fmtCrit(crit, *me.ValCriterion)
+		}
+		ivOf := func(c metrics.Criterion) string {
+			if me.TestCI == nil {
+				return "–"
+			}
+			iv, ok := me.TestCI.Of(c)
+			if !ok {
+				return "n/a"
+			}
+			return fmtInterval(&c, iv)
+		}
+		if me.TestCI != nil {
+			ta = fmtInterval(nil, me.TestCI.Accuracy)
+		}
+		tc = ivOf(crit)
+		row := reportRow{Name: me.Name, Cells: []string{va, vc, ta, tc}, Setting: settingText(ds, me), Marks: methodMarks(r, me)}
+		for _, c := range extra {
+			row.Cells = append(row.Cells, ivOf(c))
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
+		d.IntervalsOn = fmt.Sprintf("Intervals: percentile bootstrap over the %d test nodes (resampled within each group, 1000 times): which nodes happen to be in the test split moves the numbers this much.", r.methods[0].TestCI.Evaluated)
+	}
+	for _, n := range []string{r.noModel, r.thNote, r.seenNote} {
+		if n != "" {
+			d.Notes = append(d.Notes, n)
+		}
+	}
+	d.Diagnostics = r.diagnostics
+
+	// The figures.
+	if r.frontier != nil {
+		var b bytes.Buffer
+		if err := r.frontier.WriteSVG(&b, frontierConfig(r)); err != nil {
+			return nil, fmt.Errorf("report.html: the frontier figure: %w", err)
+		}
+		d.Frontier = inlineSVG(b.Bytes())
+	}
+	if groupsSVG != nil {
+		d.GroupsSVG = inlineSVG(groupsSVG)
+	}
+	for _, mr := range rates {
+		for g, gr := range mr.rates {
+			row := reportRateRow{Method: mr.name, Group: groupName(ds, g), Selection: "n/a", TPR: "n/a", FPR: "n/a"}
+			if gr != nil {
+				row.Selection = fmtInterval(nil, gr.Selection)
+				if gr.TPR != nil {
+					row.TPR = fmtInterval(nil, *gr.TPR)
+				}
+				if gr.FPR != nil {
+					row.FPR = fmtInterval(nil, *gr.FPR)
+				}
+			}
+			d.GroupRates = append(d.GroupRates, row)
+		}
+	}
+
+	// The settings: the rule, what was chosen, and the flags given.
+	d.Settings = [][2]string{{"rule", o.rule.String()}}
+	switch {
+	case o.scores.file != "":
+		d.Settings = append(d.Settings, [2]string{"backbone", fmt.Sprintf("the %s of %s", o.scores.kind, o.scores.file)})
+	case o.modelFile != "":
+		d.Settings = append(d.Settings, [2]string{"model", o.modelFile})
+	default:
+		d.Settings = append(d.Settings, [2]string{"backbone", fmt.Sprintf("%s (%s training), %d epochs, learning rate %g, hidden %d, %s, seed %d",
+			o.backbone, methodName(o), o.train.Epochs, o.train.Adam.LR, o.model.Hidden, o.model.Dtype, o.model.Seed)})
+	}
+	if r.frontier != nil {
+		d.Settings = append(d.Settings, [2]string{"FMP grid", fmt.Sprintf("λs %v × λf %v, K %d, τ %g", o.lambdaS, o.lambdaF, o.fmp.K, o.fmp.Temperature)})
+	}
+	for _, me := range r.methods {
+		if s := settingText(ds, me); s != "" {
+			d.Settings = append(d.Settings, [2]string{"chosen " + me.Name, s})
+		}
+	}
+	d.Settings = append(d.Settings, [2]string{"thresholds", fmt.Sprintf("randomized %v, objective %s", o.randomize, o.objective)})
+	d.Flags = o.flagsUsed
+	return d, nil
+}

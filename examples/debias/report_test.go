@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/metrics"
+)
+
+func TestFmtPct(t *testing.T) {
+	assert.Equal(t, "12.34", fmtPct(0.1234))
+	assert.Equal(t, "0.00", fmtPct(0))
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		assert.Equal(t, "n/a", fmtPct(v))
+	}
+	assert.Equal(t, "0.800", fmtCrit(metrics.DPRatio, 0.8))
+	assert.Equal(t, "n/a", fmtCrit(metrics.DPRatio, math.NaN()))
+	assert.Equal(t, "n/a", fmtInterval(nil, metrics.Interval{Point: math.NaN()}))
+	assert.Equal(t, "50.00 [40.00, 60.00]", fmtInterval(nil, metrics.Interval{Point: 0.5, Lo: 0.4, Hi: 0.6}))
+}
+
+// methodMarks marks a method from the diagnostics about it only.
+func TestMethodMarks(t *testing.T) {
+	r := &result{diagnostics: []metrics.Diagnostic{
+		{Code: metrics.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
+		{Code: metrics.BelowMajority, Subject: "fmp"},
+		{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"},
+		{Code: metrics.SmallGroup, Subject: "backbone"},
+	}}
+	assert.Equal(t, []string{"trivial: selects every node", "below the majority rate"}, methodMarks(r, &method{Name: "fmp"}))
+	assert.Equal(t, []string{"trivial: selects no node"}, methodMarks(r, &method{Name: "thresholds"}))
+	assert.Empty(t, methodMarks(r, &method{Name: "backbone"}))
+}
+
+// A rate undefined for a group (no negative test node: no FPR) is drawn
+// as nothing, its tick reads n/a, and the defined ones are drawn.
+func TestGroupsFigureNA(t *testing.T) {
+	ds := &datasets.Dataset{Name: "toy", Sens: []int{0, 1}, Labels: []int{0, 1}, GroupNames: []string{"north", "south"}, ClassNames: []string{"no", "yes"}}
+	iv := metrics.Interval{Point: 0.5, Lo: 0.3, Hi: 0.7}
+	rates := []methodRates{{name: "backbone", rates: []*metrics.GroupRates{
+		{Group: 0, Selection: iv, TPR: &iv, FPR: &iv},
+		{Group: 1, Selection: iv, TPR: &iv}, // no negative test node
+	}}}
+	fig, err := groupsFigure(&result{ds: ds}, rates)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, fig.WriteSVG(&b))
+	svg := b.String()
+	assert.Equal(t, 1, strings.Count(svg, ">south: n/a<"), "the FPR panel's tick")
+	assert.Equal(t, 0, strings.Count(svg, ">north: n/a<"))
+	assert.Contains(t, svg, "selection rate P(ŷ = yes)")
+	// 2 + 2 + 1 points with error bars: a vertical bar and two caps each.
+	assert.Equal(t, 5, len(fig.Panels[0].Series[0].X)+len(fig.Panels[1].Series[0].X)+len(fig.Panels[2].Series[0].X))
+	assert.Equal(t, []float64{0}, fig.Panels[2].Series[0].X[:1], "north's FPR drawn")
+}
+
+// report.html: self-contained (no script, nothing fetched), group names
+// escaped, the table's numbers those of metrics.json, groups.svg beside.
+func TestReportHTML(t *testing.T) {
+	dir := t.TempDir()
+	sc := datasets.DefaultSyntheticConfig()
+	sc.N, sc.Seed = 400, 3
+	ds, err := datasets.Synthetic(sc)
+	require.NoError(t, err)
+	ds.GroupNames = []string{"<b>north</b>", "s&uth"}
+	ds.ClassNames = []string{"no", "yes"}
+	c, err := datasets.WriteFiles(ds, filepath.Join(dir, "nodes.csv"), filepath.Join(dir, "edges.csv"))
+	require.NoError(t, err)
+	out := filepath.Join(dir, "res")
+	args := []string{"-nodes", c.Nodes, "-edges", c.Edges, "-id", c.IDColumn, "-label", c.LabelColumn, "-sens", c.SensColumn, "-split-column", c.SplitColumn, "-out", out}
+	code, _, stderr := runCmd(append(args, fast...)...)
+	require.Equal(t, 0, code, stderr)
+	require.FileExists(t, filepath.Join(out, "groups.svg"))
+	b, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	page := string(b)
+	for _, bad := range []string{"<script", "<link", "src=", "<iframe", "@import"} {
+		assert.False(t, strings.Contains(page, bad), "report.html has %q", bad)
+	}
+	for _, u := range regexp.MustCompile(`https?://[^"' )<]+`).FindAllString(page, -1) {
+		assert.Equal(t, "http://www.w3.org/2000/svg", u, "report.html refers to another address")
+	}
+	assert.NotContains(t, page, "<b>north</b>")
+	assert.Contains(t, page, "&lt;b&gt;north&lt;/b&gt;")
+	assert.Contains(t, page, "s&amp;uth")
+	assert.Equal(t, 2, strings.Count(page, "<svg"))
+	assert.NotContains(t, page, "<?xml", "an XML declaration inside HTML")
+	assert.Contains(t, page, "-lambda-f</code>", "the flags given")
+
+	var m struct {
+		Methods map[string]struct {
+			Val struct{ Accuracy float64 } `json:"val"`
+		} `json:"methods"`
+	}
+	mj, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(mj, &m))
+	require.NotEmpty(t, m.Methods)
+	for name, me := range m.Methods {
+		want := "<tr><td>" + name + "</td><td class=\"num\">" + fmtPct(me.Val.Accuracy) + "</td>"
+		assert.True(t, strings.Contains(page, want), "report.html has no row %q", want)
+	}
+}
