@@ -165,7 +165,7 @@ func killRuns(t *testing.T, n int, seed int64) (killed, finished, stale int) {
 	dir := t.TempDir()
 	in := userFiles(t, dir, 200, 5)
 	out := filepath.Join(dir, "res")
-	args := append(append(append([]string{}, in...), "-epochs", "40", "-lr", "0.01", "-lambda-f", "0,1,4", "-q"), "-out", out, "-overwrite")
+	args := append(append(append([]string{}, in...), "-backbone", "gcn", "-epochs", "40", "-lr", "0.01", "-lambda-f", "0,1,4", "-q"), "-out", out, "-overwrite")
 	rng := rand.New(rand.NewSource(seed))
 	start := time.Now()
 	cmd := exec.Command(os.Args[0], args...)

@@ -56,31 +56,6 @@ func fmtInterval(c *metrics.Criterion, iv metrics.Interval) string {
 	return fmt.Sprintf("%s [%s, %s]", f(iv.Point), f(iv.Lo), f(iv.Hi))
 }
 
-// methodMarks returns the short marks of a method's row: trivial
-// results and results at or below the majority-class rate, and a rule
-// that was not met, from the diagnostics about it (Diagnostic.Subject is
-// the method's name).
-func methodMarks(r *result, me *method) []string {
-	var out []string
-	for _, d := range r.diagnostics {
-		if d.Subject != me.Name {
-			continue
-		}
-		switch d.Code {
-		case metrics.TrivialSelection:
-			if strings.Contains(d.Message, "selects no node") {
-				out = append(out, "trivial: selects no node")
-			} else {
-				out = append(out, "trivial: selects every node")
-			}
-		case metrics.BelowMajority:
-			out = append(out, "below the majority rate")
-		case metrics.RuleNotMet:
-			out = append(out, "rule not met")
-		}
-	}
-	return out
-}
 
 // majorityRate is the accuracy of predicting the most frequent class for
 // every node of nodes whose label and group are known (the nodes the
@@ -291,7 +266,7 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 			ta = fmtInterval(nil, me.TestCI.Accuracy)
 		}
 		tc = ivOf(crit)
-		row := reportRow{Name: me.Name, Cells: []string{va, vc, ta, tc}, Setting: settingText(ds, me), Marks: methodMarks(r, me)}
+		row := reportRow{Name: me.Name, Cells: []string{va, vc, ta, tc}, Setting: settingText(ds, me), Marks: me.Marks}
 		for _, c := range extra {
 			row.Cells = append(row.Cells, ivOf(c))
 		}

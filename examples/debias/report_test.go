@@ -29,17 +29,16 @@ func TestFmtPct(t *testing.T) {
 	assert.Equal(t, "50.00 [40.00, 60.00]", fmtInterval(nil, metrics.Interval{Point: 0.5, Lo: 0.4, Hi: 0.6}))
 }
 
-// methodMarks marks a method from the diagnostics about it only.
-func TestMethodMarks(t *testing.T) {
-	r := &result{diagnostics: []metrics.Diagnostic{
-		{Code: metrics.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
+// marksOf marks a method from its diagnostics: trivial first, then below
+// the majority rate, then a rule not met; other diagnostics mark nothing.
+func TestMarksOf(t *testing.T) {
+	assert.Equal(t, []string{"trivial: selects every node", "below the majority rate", "rule not met"}, marksOf([]metrics.Diagnostic{
+		{Code: metrics.RuleNotMet, Subject: "fmp"},
 		{Code: metrics.BelowMajority, Subject: "fmp"},
-		{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"},
-		{Code: metrics.SmallGroup, Subject: "backbone"},
-	}}
-	assert.Equal(t, []string{"trivial: selects every node", "below the majority rate"}, methodMarks(r, &method{Name: "fmp"}))
-	assert.Equal(t, []string{"trivial: selects no node"}, methodMarks(r, &method{Name: "thresholds"}))
-	assert.Empty(t, methodMarks(r, &method{Name: "backbone"}))
+		{Code: metrics.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
+	}))
+	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}))
+	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}))
 }
 
 // A rate undefined for a group (no negative test node: no FPR) is drawn

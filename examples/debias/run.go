@@ -48,8 +48,9 @@ type method struct {
 	Setting map[string]float64 `json:"setting,omitempty"`
 	// Marks say why the row is not a result to read as one: "trivial:
 	// selects every node" (its parity is by triviality), "below the
-	// majority rate" (a constant prediction scores as much). From the
-	// test nodes' diagnostics (the validation nodes' without a test
+	// majority rate" (a constant prediction scores as much), "rule not
+	// met" (no setting met the rule: FMP's row is its reference). From
+	// the test nodes' diagnostics (the validation nodes' without a test
 	// split).
 	Marks []string `json:"marks"`
 }
@@ -174,7 +175,7 @@ func (r *result) diagnose() error {
 		if err != nil {
 			return err
 		}
-		me.Marks = marksOf(d)
+		me.Marks = marksOf(append(d, r.ruleOf(me.Name)...))
 		for k := range d {
 			if d[k].Code == metrics.BelowMajority && r.belowAdvice != "" {
 				d[k].Advice = r.belowAdvice
@@ -187,6 +188,22 @@ func (r *result) diagnose() error {
 		r.diagnostics[k].Advice = flagWords.Replace(r.diagnostics[k].Advice)
 	}
 	return nil
+}
+
+// ruleOf returns the RuleNotMet diagnostics about the method named name
+// (the frontier's for fmp, the thresholds' own).
+func (r *result) ruleOf(name string) []metrics.Diagnostic {
+	var out []metrics.Diagnostic
+	all := r.ruleDiagnostics
+	if r.frontier != nil {
+		all = append(append([]metrics.Diagnostic{}, r.frontier.Diagnostics()...), all...)
+	}
+	for _, d := range all {
+		if d.Subject == name && d.Code == metrics.RuleNotMet {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // marksOf returns a method's marks from its diagnostics (see
@@ -205,6 +222,11 @@ func marksOf(ds []metrics.Diagnostic) []string {
 	for _, d := range ds {
 		if d.Code == metrics.BelowMajority {
 			marks = append(marks, "below the majority rate")
+		}
+	}
+	for _, d := range ds {
+		if d.Code == metrics.RuleNotMet {
+			marks = append(marks, "rule not met")
 		}
 	}
 	return marks

@@ -287,26 +287,6 @@ func patienceAt(patience, lr float64, epochs int) int {
 	return e
 }
 
-// majorityRate is the share of the more frequent class among the
-// labelled nodes of idx (0 without any).
-func majorityRate(ds *datasets.Dataset, idx []int) float64 {
-	count := map[int]int{}
-	n := 0
-	for _, i := range idx {
-		if y := ds.Labels[i]; y >= 0 {
-			count[y]++
-			n++
-		}
-	}
-	top := 0
-	for _, c := range count {
-		top = max(top, c)
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(top) / float64(n)
-}
 
 // belowMajorityAdvice is what to do when a model of the command is no
 // better than predicting the more frequent class, in the command's
