@@ -414,6 +414,10 @@ func export(od *outDir, o *options, ds *datasets.Dataset, stdout io.Writer) erro
 // trainAndDebias trains the backbone, computes FMP's frontier and fits
 // the thresholds.
 func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
+	ds, err := preprocessed(o, ds, stderr) // -method edits: the debiased graph and features
+	if err != nil {
+		return nil, err
+	}
 	task, err := newTask(ds, o.model.Dtype)
 	if err != nil {
 		return nil, err
