@@ -9,7 +9,7 @@
 // is then built and trained on them (any backbone, plain or with a
 // fairtrain method) is unchanged. The package is its own home, not a
 // part of layers/fairtrain, because its methods train no model and fit
-// none of fairtrain's [fairtrain.Method] contract (a fairness weight on a
+// none of the contract of fairtrain's Method (a fairness weight on a
 // backbone's training); and not of graph, because they learn (a critic,
 // gradient steps, a seed) while graph only holds and transforms data.
 //
