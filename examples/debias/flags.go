@@ -20,6 +20,7 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/postprocess"
+	"github.com/fairmp/fairmp/layers/preprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -30,13 +31,14 @@ type options struct {
 	dataset, data string
 	synthN        int
 	// Model and training.
-	backbone string           // the -backbone kind's name
-	kind     *layers.Kind     // its declaration
-	model    layers.Options   // -hidden, -dtype, -seed
-	train    train.Config     // -epochs, -lr, -weight-decay
-	search   searchPlan       // what -backbone, -lr and -epochs leave to choose (-search-budget)
-	set      map[string]bool  // the flags given
-	method   fairtrain.Method // -method (nil: plain training), with -method-weight
+	backbone string            // the -backbone kind's name
+	kind     *layers.Kind      // its declaration
+	model    layers.Options    // -hidden, -dtype, -seed
+	train    train.Config      // -epochs, -lr, -weight-decay
+	search   searchPlan        // what -backbone, -lr and -epochs leave to choose (-search-budget)
+	set      map[string]bool   // the flags given
+	method   fairtrain.Method  // -method (nil: plain training), with -method-weight
+	pre      preprocess.Method // -method naming a pre-processing method (nil: none)
 	// degreeGroups, when > 0, makes the groups that many degree groups
 	// instead of the sensitive attribute (-degree-groups).
 	degreeGroups int
@@ -135,7 +137,7 @@ Flags:
 		merge     = fs.Bool("merge-small", false, "merge the sensitive groups below -min-group into one group \"other\" instead of refusing them")
 		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", ")+" (default: chosen on validation among "+strings.Join(searchKinds, ", ")+")")
 		budget    = fs.Duration("search-budget", defaultSearchBudget, "time the backbone search may take: unless -backbone, -lr and -epochs are all given, the ones left out are chosen on validation (0: no search, the flags' defaults)")
-		method    = fs.String("method", "", "train the backbone with a fairness method before FMP and the thresholds post-process it: "+strings.Join(fairtrain.Names(), ", ")+" (default: plain training)")
+		method    = fs.String("method", "", "train the backbone with a fairness method before FMP and the thresholds post-process it: "+strings.Join(fairtrain.Names(), ", ")+"; or debias the graph and features before training: "+strings.Join(preprocess.Names(), ", ")+" (EDITS, from the training nodes' two groups: the backbone, FMP and the thresholds then use its graph and features) (default: plain training)")
 		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's; rawlsgcn: 1, or 0 for plain training); default: the method's own")
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
 	)
@@ -267,10 +269,15 @@ Flags:
 		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones(), ", "))
 	}
 	o.backbone, o.kind = *backbone, k
-	if *method != "" {
+	if pm, err := preprocess.Lookup(*method); err == nil {
+		if set["method-weight"] {
+			return nil, badInput("-method-weight %v: -method %s has no weight", *weight, *method)
+		}
+		o.pre = pm.WithSeed(*seed)
+	} else if *method != "" {
 		m, err := fairtrain.Lookup(*method)
 		if err != nil {
-			return nil, badInput("-method %q, want one of %s", *method, strings.Join(fairtrain.Names(), ", "))
+			return nil, badInput("-method %q, want one of %s", *method, strings.Join(append(fairtrain.Names(), preprocess.Names()...), ", "))
 		}
 		if set["method-weight"] {
 			m = m.WithWeight(*weight)

@@ -336,7 +336,10 @@ func thresholdText(t float64) string {
 
 // methodName is the -method's name, "plain" without one.
 func methodName(o *options) string {
-	if o.method == nil {
+	switch {
+	case o.pre != nil:
+		return o.pre.Name()
+	case o.method == nil:
 		return "plain"
 	}
 	return o.method.Name()

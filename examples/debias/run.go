@@ -550,6 +550,10 @@ func export(od *outDir, o *options, ds *datasets.Dataset, stdout io.Writer) erro
 // trainAndDebias trains the backbone, computes FMP's frontier and fits
 // the thresholds.
 func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
+	ds, pre, err := preprocessed(o, ds, stderr) // -method edits: the debiased graph and features
+	if err != nil {
+		return nil, err
+	}
 	begin := time.Now()
 	bf, err := fitBackbone(o, ds, stderr)
 	if err != nil {
@@ -568,6 +572,12 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		r.training["search"] = bf.search
 	}
 	r.belowAdvice = belowMajorityAdvice(o, o.set, bf.cut)
+	if pre != nil {
+		r.training["preprocess"] = pre
+		// The model learnt EDITS' features and graph, which EDITS does
+		// not compute for nodes it has not seen.
+		r.noModel = fmt.Sprintf("no model.fmp: the backbone learnt the graph and features -method %s made of this data, which it cannot make for other nodes; the model would score raw features it never saw", o.pre.Name())
+	}
 	if o.method != nil {
 		r.training["method"] = o.method.Name()
 		r.training["method_weight"] = o.method.Weight()

@@ -36,6 +36,7 @@ import (
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/perturb"
 	"github.com/fairmp/fairmp/layers/postprocess"
+	"github.com/fairmp/fairmp/layers/preprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	G "gorgonia.org/gorgonia"
@@ -82,7 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.dataset, "dataset", "synthetic", `"synthetic" (generated, -n nodes) or a datasets preset ("nba", "bail", "credit", ...)`)
 	fs.IntVar(&o.synthN, "n", 2000, "nodes of the generated graph")
 	fs.StringVar(&o.backbone, "backbone", "gcn", "backbone kind: "+strings.Join(layers.KindNames(), ", "))
-	all := append([]string{methodPlain, methodFMP, methodThresholds}, fairtrain.Names()...)
+	all := append(append([]string{methodPlain, methodFMP, methodThresholds}, fairtrain.Names()...), preprocess.Names()...)
 	methods := fs.String("methods", "plain,fmp,thresholds,fairgnn,nifty", "comma-separated methods: "+strings.Join(all, ", "))
 	fs.IntVar(&o.seeds, "seeds", 5, "seeds per method")
 	fs.Int64Var(&o.firstSeed, "first-seed", 1, "first seed")
@@ -318,10 +319,21 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 		var probs []float64
 		var setting string
 		var secs float64
-		switch name {
-		case methodPlain:
+		pd := p // the data the model trained on (a pre-processing method's debiased copy)
+		switch {
+		case isPre(name):
+			// The backbone trained plainly on the method's debiased data.
+			pp, st, err := preprocessed(p, name, seed, log)
+			if err != nil {
+				return nil, err
+			}
+			if model, plainTask, err = trainOn(o, pp, seed, name, log); err != nil {
+				return nil, err
+			}
+			pd, setting, secs = pp, st, time.Since(start).Seconds()
+		case name == methodPlain:
 			model, secs = plain.Model, plainSecs
-		case methodFMP:
+		case name == methodFMP:
 			fm, err := fmp.On(plain.Model, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), plainTask.Phase)
 			if err != nil {
 				return nil, err
@@ -339,7 +351,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			c := f.Points[f.Chosen].Config
 			setting = fmt.Sprintf("λs %g, λf %g", c.LambdaS, c.LambdaF)
 			secs = plainSecs + time.Since(start).Seconds()
-		case methodThresholds:
+		case name == methodThresholds:
 			pred, err := train.Predict(plain.Model, plainTask, nil)
 			if err != nil {
 				return nil, err
@@ -382,7 +394,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 				return nil, err
 			}
 			probs = pr.Probs
-			in := perturb.Input{Model: model, Graph: ds.Graph, Features: ds.Features, NumFeatures: ds.NumFeatures,
+			in := perturb.Input{Model: model, Graph: pd.ds.Graph, Features: pd.ds.Features, NumFeatures: ds.NumFeatures,
 				Sens: ds.Sens, SensFeature: p.sensCol, Classes: ds.NumClasses()}
 			if oc.stab, err = perturb.Evaluate(in, ds.Split.Test, perturb.DefaultConfig(), metrics.DefaultOptions(), metrics.DefaultBootstrapConfig()); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)

@@ -29,6 +29,17 @@ func TestSmoke(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(out.String(), "| fmp-est |"))
 }
 
+// EDITS' row is the backbone trained on its debiased data; the log
+// gives its CPU time an epoch beside the backbone's and its bias before
+// and after.
+func TestEDITSRow(t *testing.T) {
+	var out, log bytes.Buffer
+	require.NoError(t, run([]string{"-n", "200", "-seeds", "1", "-epochs", "5", "-methods", "plain,edits"}, &out, &log))
+	assert.Contains(t, out.String(), "| edits |")
+	assert.Contains(t, log.String(), "ms an epoch, 100 epochs")
+	assert.Contains(t, log.String(), "b_stru")
+}
+
 func TestFlags(t *testing.T) {
 	var out, log bytes.Buffer
 	assert.ErrorContains(t, run([]string{"-methods", "plain,fairgcn"}, &out, &log), `unknown method "fairgcn"`)
