@@ -56,7 +56,6 @@ func fmtInterval(c *metrics.Criterion, iv metrics.Interval) string {
 	return fmt.Sprintf("%s [%s, %s]", f(iv.Point), f(iv.Lo), f(iv.Hi))
 }
 
-
 // majorityRate is the accuracy of predicting the most frequent class for
 // every node of nodes whose label and group are known (the nodes the
 // metrics evaluate); 0 when there are none.

@@ -287,7 +287,6 @@ func patienceAt(patience, lr float64, epochs int) int {
 	return e
 }
 
-
 // belowMajorityAdvice is what to do when a model of the command is no
 // better than predicting the more frequent class, in the command's
 // flags: let the search choose what was fixed, or, when it chose
