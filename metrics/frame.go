@@ -49,8 +49,11 @@ type Frame struct {
 }
 
 // GroupMin returns the smallest group value and its group (the first on
-// ties).
+// ties); NaN and −1 for a frame without groups.
 func (f *Frame) GroupMin() (float64, int) {
+	if len(f.ByGroup) == 0 {
+		return math.NaN(), -1
+	}
 	k := 0
 	for g, v := range f.ByGroup {
 		if v < f.ByGroup[k] {
@@ -61,8 +64,11 @@ func (f *Frame) GroupMin() (float64, int) {
 }
 
 // GroupMax returns the largest group value and its group (the first on
-// ties).
+// ties); NaN and −1 for a frame without groups.
 func (f *Frame) GroupMax() (float64, int) {
+	if len(f.ByGroup) == 0 {
+		return math.NaN(), -1
+	}
 	k := 0
 	for g, v := range f.ByGroup {
 		if v > f.ByGroup[k] {
@@ -305,6 +311,9 @@ func (r Rate) of(s GroupStats) (float64, error) {
 // reports such a group's rate as 0 instead (sklearn's confusion_matrix
 // normalises an empty row to zeros).
 func (b *Breakdown) Frame(r Rate) (*Frame, error) {
+	if len(b.Groups) == 0 {
+		return nil, fmt.Errorf("%w: the breakdown has no group; a rate's frame compares groups, want at least one", ErrEmptyGroup)
+	}
 	f := &Frame{Name: r.String(), ByGroup: make([]float64, len(b.Groups)), Counts: make([]int, len(b.Groups))}
 	var err error
 	for g, s := range b.Groups {

@@ -143,3 +143,15 @@ func TestDiagnoseUndefined(t *testing.T) {
 	assert.NotContains(t, found[0].Message, "group 1")
 	assert.Contains(t, found[0].Advice, "n/a")
 }
+
+// TestNoGroups: a report without groups (built by hand) gives an error
+// for every criterion, not a panic.
+func TestNoGroups(t *testing.T) {
+	for _, c := range Criteria() {
+		_, err := c.Of(Report{Classes: 2, Accuracy: 1})
+		assert.ErrorIs(t, err, ErrEmptyGroup, c.Name())
+	}
+	v, g := (&Frame{}).GroupMax()
+	assert.True(t, math.IsNaN(v))
+	assert.Equal(t, -1, g)
+}

@@ -130,6 +130,12 @@
 //	// sign: write the model with the private key
 //	err = modelio.SaveWith(w, m, modelio.SaveConfig{Features: &schema, SigningKey: priv})
 //
+// The backbone: unless -backbone, -lr and -epochs are all given, the
+// ones left out are chosen on the validation nodes (gcn, sgc, mlp × lr
+// 0.01, 0.001, up to 1000 epochs with early stopping, within
+// -search-budget; see the README), and what was tried is printed and
+// recorded in metrics.json.
+//
 // Exit status: 0 on success; 2 for bad input (a flag, a file, a model
 // file for another graph, a folder -overwrite may not replace; one line
 // naming the flag or file:line:column), nothing written; 1 for a failure

@@ -197,7 +197,11 @@ func printSummary(w io.Writer, o *options, r *result) {
 		if o.method != nil {
 			trained = fmt.Sprintf(" trained with %s (weight %g)", o.method.Name(), o.method.Weight())
 		}
-		fmt.Fprintf(w, "backbone %s%s, %d epochs; rule: %s\n", o.backbone, trained, o.train.Epochs, o.rule)
+		how := fmt.Sprintf("%d epochs", o.train.Epochs)
+		if s, ok := r.training["search"].(map[string]any); ok {
+			how = fmt.Sprintf("lr %g, epoch %v of at most %d (chosen on validation among %d tried)", o.train.Adam.LR, r.training["best_epoch"], o.train.Epochs, len(s["tried"].([]candidate)))
+		}
+		fmt.Fprintf(w, "backbone %s%s, %s; rule: %s\n", o.backbone, trained, how, o.rule)
 	}
 	fmt.Fprintln(w)
 	extra := []metrics.Criterion{}
