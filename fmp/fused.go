@@ -208,7 +208,8 @@ func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T,
 	endToEnd := !o.constDual
 	clear(s.u[0])
 	s.uZero[0] = true
-	cur := x // F_k
+	cur := x                   // F_k
+	two := rows == 1 && c == 2 // the binary attribute and two classes: scalar loops
 	for k := 0; k < K; k++ {
 		uk, ukZero := s.u[k], s.uZero[k]
 		sf, sfb := s.sf[k], s.sfb[k]
@@ -217,6 +218,10 @@ func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T,
 		// Pass B of the previous step may have taken it already.
 		needSF := !training && (!ukZero || endToEnd) && !s.sfOK[k]
 		passA := func(lo, hi int) {
+			if two {
+				passA2(o, s, x, cur, uk, ukZero, needSF, training, k, lo, hi)
+				return
+			}
 			a := make([]float64, c)
 			d := make([]T, c)
 			for i := lo; i < hi; i++ {
@@ -295,6 +300,10 @@ func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T,
 			copy(dst, s.xagg)
 		} else {
 			forBlocks(n, func(_, lo, hi int) {
+				if two {
+					passB2(o, s, cur, dst, u1, u1Zero, haveSF, nextSF, k, lo, hi)
+					return
+				}
 				a := make([]float64, c)
 				d := make([]T, c)
 				for i := lo; i < hi; i++ {
@@ -497,6 +506,10 @@ func fusedBackward[T float32 | float64](o *stepsBackOp, s *fusedState[T], x, dy,
 			if prevDual {
 				pr = part[b*rc : (b+1)*rc]
 			}
+			if rows == 1 && c == 2 {
+				back2(o, s, w, dx, dg, u1, uk, u1Zero, ukZero, dual, k, pr, lo, hi)
+				return
+			}
 			a := make([]float64, c)
 			dfb := make([]float64, c)
 			dd := make([]float64, c)
@@ -603,4 +616,165 @@ func gradBackRow[T float32 | float64](s, a []float64, w []T, h []float64) {
 	for j := range h {
 		h[j] -= t
 	}
+}
+
+// passA2 is pass A of fusedForward for one row of Δs and two classes:
+// the general loop's operations in the same order on scalars (as
+// kernels.go's two-class kernels), so the results are the same bits.
+func passA2[T float32 | float64](o *stepsOp, s *fusedState[T], x, cur, uk []T, ukZero, needSF, training bool, k, lo, hi int) {
+	ds := o.ds.d64
+	g, cm := T(o.gamma), T(1-o.gamma)
+	invT, scale := 1/o.temp, o.gamma/o.temp
+	sf, sfb := s.sf[k], s.sfb[k]
+	var u0, u1 float64
+	if !ukZero {
+		u0, u1 = float64(uk[0]), float64(uk[1])
+	}
+	var d [2]T
+	for i := lo; i < hi; i++ {
+		xa := s.xagg[2*i : 2*i+2 : 2*i+2]
+		if o.gamma != 1 {
+			xs := x[2*i : 2*i+2 : 2*i+2]
+			xa[0] = T(xs[0]*g) + T(xa[0]*cm)
+			xa[1] = T(xs[1]*g) + T(xa[1]*cm)
+		}
+		if training {
+			continue
+		}
+		var s0, s1 float64
+		if needSF {
+			s0, s1 = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
+			sf[2*i], sf[2*i+1] = s0, s1
+		} else {
+			s0, s1 = sf[2*i], sf[2*i+1]
+		}
+		fb0, fb1 := xa[0], xa[1]
+		if !ukZero {
+			if a0, a1 := rowA2(ds[i], u0, u1); a0 != 0 || a1 != 0 {
+				jvp2(s0, s1, a0, a1, scale, d[:])
+				fb0, fb1 = xa[0]-d[0], xa[1]-d[1]
+			}
+		}
+		sfb[2*i], sfb[2*i+1] = opkit.Softmax2(float64(fb0), float64(fb1), invT)
+	}
+}
+
+// passB2 is pass B of fusedForward for one row of Δs and two classes.
+func passB2[T float32 | float64](o *stepsOp, s *fusedState[T], cur, dst, u1 []T, u1Zero, haveSF, nextSF bool, k, lo, hi int) {
+	ds := o.ds.d64
+	invT, scale := 1/o.temp, o.gamma/o.temp
+	endToEnd := !o.constDual
+	sf := s.sf[k]
+	var sfNext []float64
+	if nextSF {
+		sfNext = s.sf[k+1]
+	}
+	var v0, v1 float64
+	if !u1Zero {
+		v0, v1 = float64(u1[0]), float64(u1[1])
+	}
+	var d [2]T
+	for i := lo; i < hi; i++ {
+		xa := s.xagg[2*i : 2*i+2 : 2*i+2]
+		fo := dst[2*i : 2*i+2 : 2*i+2]
+		var a0, a1 float64
+		if !u1Zero {
+			a0, a1 = rowA2(ds[i], v0, v1)
+		}
+		if a0 != 0 || a1 != 0 {
+			if !haveSF {
+				sf[2*i], sf[2*i+1] = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
+			}
+			jvp2(sf[2*i], sf[2*i+1], a0, a1, scale, d[:])
+			fo[0], fo[1] = xa[0]-d[0], xa[1]-d[1]
+		} else {
+			if !haveSF && endToEnd {
+				sf[2*i], sf[2*i+1] = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
+			}
+			fo[0], fo[1] = xa[0], xa[1]
+		}
+		if nextSF {
+			sfNext[2*i], sfNext[2*i+1] = opkit.Softmax2(float64(fo[0]), float64(fo[1]), invT)
+		}
+	}
+}
+
+// back2 is the row pass of fusedBackward for one row of Δs and two
+// classes (pr: the block's partial sums of Δs·J(S)·∂L/∂F̄, nil when not
+// needed).
+func back2[T float32 | float64](o *stepsBackOp, s *fusedState[T], w, dx []T, dg []float64, u1, uk []T, u1Zero, ukZero, dual bool, k int, pr []float64, lo, hi int) {
+	f := o.fwd
+	ds := f.ds.d64
+	gamma := f.gamma
+	gT, cmT := T(gamma), T(1-gamma)
+	backScale := gamma / (f.temp * f.temp)
+	betaScale := f.beta / f.temp
+	sf, sfb := s.sf[k], s.sfb[k]
+	var g0, g1, v0, v1, q0, q1 float64
+	if dual {
+		g0, g1 = dg[0], dg[1]
+	}
+	if !u1Zero {
+		v0, v1 = float64(u1[0]), float64(u1[1])
+	}
+	if !ukZero {
+		q0, q1 = float64(uk[0]), float64(uk[1])
+	}
+	var p0, p1 float64
+	for i := lo; i < hi; i++ {
+		di := ds[i]
+		w0, w1 := float64(w[2*i]), float64(w[2*i+1])
+		s0, s1 := sf[2*i], sf[2*i+1]
+		var b0, b1, dd0, dd1 float64 // ∂L/∂F̄ and the fairness part of ∂L/∂F
+		bNZ := false
+		if dual && di != 0 {
+			if a0, a1 := di*g0, di*g1; a0 != 0 || a1 != 0 {
+				t0, t1 := sfb[2*i], sfb[2*i+1]
+				t := t0*a0 + t1*a1
+				b0, b1 = betaScale*t0*(a0-t), betaScale*t1*(a1-t)
+				bNZ = true
+			}
+		}
+		if !u1Zero && di != 0 {
+			if a0, a1 := di*v0, di*v1; a0 != 0 || a1 != 0 {
+				h0, h1 := gradBack2(s0, s1, a0, a1, w0, w1)
+				dd0 -= backScale * s0 * h0
+				dd1 -= backScale * s1 * h1
+			}
+		}
+		if bNZ && k > 0 {
+			if !ukZero {
+				if a0, a1 := di*q0, di*q1; a0 != 0 || a1 != 0 {
+					h0, h1 := gradBack2(s0, s1, a0, a1, b0, b1)
+					dd0 -= backScale * s0 * h0
+					dd1 -= backScale * s1 * h1
+				}
+			}
+			t := s0*b0 + s1*b1
+			p0 += di * s0 * (b0 - t)
+			p1 += di * s1 * (b1 - t)
+		}
+		x0, x1 := w0+b0, w1+b1
+		if gamma == 1 {
+			dx[2*i] += T(x0)
+			dx[2*i+1] += T(x1)
+		} else {
+			dx[2*i] += gT * T(x0)
+			dx[2*i+1] += gT * T(x1)
+			s.t[2*i], s.t[2*i+1] = cmT*T(x0), cmT*T(x1)
+		}
+		s.d[2*i], s.d[2*i+1] = T(dd0), T(dd1)
+	}
+	if pr != nil {
+		pr[0], pr[1] = p0, p1
+	}
+}
+
+// gradBack2 is gradBackRow for two classes.
+func gradBack2(s0, s1, a0, a1, w0, w1 float64) (h0, h1 float64) {
+	ws, as := w0*s0+w1*s1, a0*s0+a1*s1
+	h0 = w0*a0 - ws*a0 - as*w0
+	h1 = w1*a1 - ws*a1 - as*w1
+	t := s0*h0 + s1*h1
+	return h0 - t, h1 - t
 }
