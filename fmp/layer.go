@@ -223,7 +223,9 @@ func (l *Layer) DeltaS() *DeltaS { return l.ds }
 // that the layer's scaling gives.
 func (l *Layer) DualStep() (beta, radius float64) { return l.beta, l.rad }
 
-// Forward returns F^K for x (n × c, float32 or float64, c ≥ 2). It
+// Forward returns F^K for x (n × c, float32 or float64, c ≥ 2). The K
+// steps are one op with a hand-written backward, gradients flowing as
+// Config.TrainMode says (DESIGN.md, "The K steps as one op"). It
 // returns an error if x does not have n rows and at least 2 columns.
 func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 	tr, err := l.build(x, false)
