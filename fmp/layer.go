@@ -242,7 +242,9 @@ func (l *Layer) DeltaS() *DeltaS { return l.ds }
 // that the layer's scaling gives.
 func (l *Layer) DualStep() (beta, radius float64) { return l.beta, l.rad }
 
-// Forward returns F^K for x (n × c, float32 or float64, c ≥ 2). It
+// Forward returns F^K for x (n × c, float32 or float64, c ≥ 2). The K
+// steps are one op with a hand-written backward, gradients flowing as
+// Config.TrainMode says (DESIGN.md, "The K steps as one op"). It
 // returns an error if x does not have n rows and at least 2 columns.
 func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 	tr, err := l.build(x, false)
@@ -255,6 +257,10 @@ func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 // ErrNoPhase is returned by Layer.Forward for an InferenceOnly layer whose
 // SetPhase was never called.
 var ErrNoPhase = errors.New("InferenceOnly training needs the model's *layers.Phase: call SetPhase with it (SetPhase(nil) for a layer used in evaluation only)")
+
+// useStepsOp builds Forward's K steps at λf > 0 as one op (stepsOp); the
+// tests switch it off to compare with the separate nodes.
+var useStepsOp = true
 
 type trace struct {
 	out, base, dual *G.Node
@@ -306,6 +312,26 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 		tr.out, tr.base = f, f
 		return tr, nil
 	}
+	// In the InferenceOnly mode the dual is zero, with a zero gradient,
+	// while training: no gradient flows through it, so it is a constant of
+	// the backward pass as in ConstantDual (the same gradients, without
+	// the dual's backward ops).
+	constDual := l.cfg.TrainMode == ConstantDual || l.cfg.TrainMode == InferenceOnly
+	var phase *layers.Phase
+	if l.cfg.TrainMode == InferenceOnly {
+		phase = l.phase
+		if phase == nil {
+			phase = &layers.Phase{} // evaluation; keeps the op's hash distinct
+		}
+	}
+	if !baseline && l.rad != 0 && useStepsOp {
+		// λf > 0: the K steps as one op with a hand-written backward (the
+		// same values, bit for bit, as the nodes below; see stepsOp).
+		if tr.out, err = G.ApplyOp(newStepsOp(l, constDual, phase), x); err != nil {
+			return tr, err
+		}
+		return tr, nil
+	}
 	var gx, oneMinus *G.Node
 	if gamma != 1 {
 		if gx, err = G.Mul(x, scalar(dt, gamma)); err != nil {
@@ -327,18 +353,6 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 			return nil, err
 		}
 		return G.Add(gx, af)
-	}
-	// In the InferenceOnly mode the dual is zero, with a zero gradient,
-	// while training: no gradient flows through it, so it is a constant of
-	// the backward pass as in ConstantDual (the same gradients, without
-	// the dual's backward ops).
-	constDual := l.cfg.TrainMode == ConstantDual || l.cfg.TrainMode == InferenceOnly
-	var phase *layers.Phase
-	if l.cfg.TrainMode == InferenceOnly {
-		phase = l.phase
-		if phase == nil {
-			phase = &layers.Phase{} // evaluation; keeps the op's hash distinct
-		}
 	}
 	f := x
 	var u *G.Node // nil: u = 0

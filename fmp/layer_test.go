@@ -161,7 +161,8 @@ func layerCases() []layerCase {
 // for both scalings, λs = 0 and > 0, binding and non-binding λf, K = 1
 // and 3, binary / binary per-group / 3-group attributes, float64 and
 // float32; and the gradient of ⟨W, F^K⟩ with respect to X_trans against
-// central differences of the naive implementation (float64).
+// central differences of the naive implementation (float64); both for the
+// fused op (stepsOp) and for the composition of separate nodes.
 func TestLayerMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	n, c := 14, 3
@@ -173,38 +174,46 @@ func TestLayerMatchesNaive(t *testing.T) {
 		rows, d := naiveDelta(sens, lc.dc.perGroup)
 		xv := testutil.RandSlice(rng, n*c, -2, 2)
 		wv := testutil.RandSlice(rng, n*c, -1, 1)
-		var out64, dx64 []float64
-		for _, dt := range testutil.Dtypes {
-			t.Run(lc.name+"/"+dt.String(), func(t *testing.T) {
-				l, err := New(adj, sens, lc.cfg)
-				require.NoError(t, err)
-				wantF, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
-				g := G.NewGraph()
-				x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
-				tr, err := l.build(x, false)
-				require.NoError(t, err)
-				var fv, uv G.Value
-				G.Read(tr.out, &fv)
-				G.Read(tr.dual, &uv)
-				cost := G.Must(G.Sum(G.Must(G.HadamardProd(tr.out, G.NewConstant(testutil.Tensor(dt, wv, n, c))))))
-				grads, err := G.Grad(cost, x)
-				require.NoError(t, err)
-				testutil.Run(t, g)
-				got, dx := testutil.ToF64(fv), testutil.ToF64(grads[0].Value())
-				if dt == tensor.Float64 {
-					out64, dx64 = got, dx
-					testutil.AllClose(t, "F^K", got, wantF, 1e-10, 1e-9)
-					testutil.AllClose(t, "u^K", testutil.ToF64(uv), us[len(us)-1], 1e-10, 1e-9)
-					num := testutil.NumGrad(func() float64 {
-						f, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
-						return dot(f, wv)
-					}, xv, 1e-6)
-					testutil.AllClose(t, "d/dX", dx, num, 1e-7, 1e-5)
-					return
-				}
-				testutil.AllClose(t, "F^K f32 vs f64", got, out64, 1e-4, 1e-4)
-				testutil.AllClose(t, "d/dX f32 vs f64", dx, dx64, 1e-4, 1e-3)
-			})
+		for _, fused := range []bool{true, false} {
+			var out64, dx64 []float64
+			for _, dt := range testutil.Dtypes {
+				t.Run(fmt.Sprintf("%s/%v/fused=%v", lc.name, dt, fused), func(t *testing.T) {
+					defer func(old bool) { useStepsOp = old }(useStepsOp)
+					useStepsOp = fused
+					l, err := New(adj, sens, lc.cfg)
+					require.NoError(t, err)
+					wantF, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
+					g := G.NewGraph()
+					x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
+					tr, err := l.build(x, false)
+					require.NoError(t, err)
+					var fv, uv G.Value
+					G.Read(tr.out, &fv)
+					if tr.dual != nil { // the composition's; the fused op has no dual node
+						G.Read(tr.dual, &uv)
+					}
+					cost := G.Must(G.Sum(G.Must(G.HadamardProd(tr.out, G.NewConstant(testutil.Tensor(dt, wv, n, c))))))
+					grads, err := G.Grad(cost, x)
+					require.NoError(t, err)
+					testutil.Run(t, g)
+					got, dx := testutil.ToF64(fv), testutil.ToF64(grads[0].Value())
+					if dt == tensor.Float64 {
+						out64, dx64 = got, dx
+						testutil.AllClose(t, "F^K", got, wantF, 1e-10, 1e-9)
+						if uv != nil {
+							testutil.AllClose(t, "u^K", testutil.ToF64(uv), us[len(us)-1], 1e-10, 1e-9)
+						}
+						num := testutil.NumGrad(func() float64 {
+							f, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
+							return dot(f, wv)
+						}, xv, 1e-6)
+						testutil.AllClose(t, "d/dX", dx, num, 1e-7, 1e-5)
+						return
+					}
+					testutil.AllClose(t, "F^K f32 vs f64", got, out64, 1e-4, 1e-4)
+					testutil.AllClose(t, "d/dX f32 vs f64", dx, dx64, 1e-4, 1e-3)
+				})
+			}
 		}
 	}
 }

@@ -1,0 +1,780 @@
+package fmp
+
+import (
+	"fmt"
+	"hash"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers"
+)
+
+// stepsOp is FMP's K steps at λf > 0 (Layer.Forward) as one gorgonia op
+// with a hand-written backward (stepsBackOp), as the λf = 0 path is one
+// op (internal/pprop). Built from separate nodes a step is a sparse
+// product, two scalings, an addition, two FairGrad ops, a GroupGap, an
+// addition, a projection and two subtractions, each allocating and
+// walking an n × c matrix, with three row softmaxes (the two FairGrad ops
+// hold separate caches) and as many again in the backward pass.
+//
+// The op does a step in two passes over the rows. Pass A runs on each
+// block of rows right after the sparse product computes it: X_agg, the
+// softmax S = SF(F/τ) when a dual is about, F̄ = X_agg − γ∇(F, u) and
+// SF(F̄/τ). Then the groups' sums Δs·SF(F̄/τ) (blocks of 2048 rows added
+// in block order, as GroupGap adds them), the dual ascent and the l∞
+// projection on the small R × c dual. Pass B writes F' = X_agg − γ∇(F, u')
+// with the kept S and takes the next step's softmax of F' while the row
+// is in cache. Every value is rounded where the separate nodes round it
+// (X_agg as γX + (1−γ)ÃF, each ∇ to the element type before the
+// subtraction, the dual's sums as GroupGap's): the output equals the
+// composition's bit for bit in float64 and float32 (TestStepsOpBitIdentical).
+//
+// The forward keeps, per step, S and SF(F̄/τ) (float64) and the duals
+// before and after the projection: the backward needs no softmax. It
+// needs one product with Ãᵀ per step, as the composition's backward does.
+// Like the propagation op, the op keeps its last input and output: an
+// evaluation pass and the next training step see the same logits when the
+// backbone has no dropout, and the second run copies the output.
+type stepsOp struct {
+	opkit.Pure
+	out       opkit.Buf
+	adj       *graph.Matrix
+	ds        *DeltaS
+	k         int
+	gamma     float64
+	beta, rad float64
+	temp      float64
+	constDual bool          // ConstantDual and InferenceOnly: no gradient through the dual
+	phase     *layers.Phase // InferenceOnly: u ≡ 0 while the phase is training
+	s32       *fusedState[float32]
+	s64       *fusedState[float64]
+}
+
+// fusedState is what a forward run keeps for the backward pass and the
+// memo.
+type fusedState[T float32 | float64] struct {
+	n, c     int
+	ok       bool // a forward run completed
+	training bool // the phase of that run (InferenceOnly)
+	memoOK   bool // out holds that run's output
+	in, out  []T  // its input (always) and output (when buffers are kept)
+	sf       [][]float64
+	sfOK     []bool
+	sfb      [][]float64
+	u        [][]T // u[k]: the dual before step k (u[0] = 0); u[K] the last
+	uZero    []bool
+	ubar     [][]T
+	xagg, f  []T
+	gap      []T
+	// backward scratch
+	w, d, p, t []T
+}
+
+func newStepsOp(l *Layer, constDual bool, phase *layers.Phase) *stepsOp {
+	return &stepsOp{adj: l.adj, ds: l.ds, k: l.cfg.K, gamma: l.cfg.Gamma(), beta: l.beta, rad: l.rad,
+		temp: l.cfg.Temperature, constDual: constDual, phase: phase}
+}
+
+var (
+	_ G.SDOp            = (*stepsOp)(nil)
+	_ G.UsePreallocDoer = (*stepsOp)(nil)
+)
+
+func (o *stepsOp) Arity() int    { return 1 }
+func (o *stepsOp) Type() hm.Type { return opkit.FnType(1) }
+func (o *stepsOp) String() string {
+	s := fmt.Sprintf("FMPSteps(A#%d, Δs#%d, K=%d, γ=%g, β=%g, r=%g, τ=%g, constDual=%v", o.adj.ID(), o.ds.ID(), o.k, o.gamma, o.beta, o.rad, o.temp, o.constDual)
+	if o.phase != nil {
+		s += fmt.Sprintf(", off while training %p", o.phase)
+	}
+	return s + ")"
+}
+func (o *stepsOp) DiffWRT(int) []bool { return []bool{true} }
+func (o *stepsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.InputShapes(in, 1, "FMPSteps")
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+func (o *stepsOp) WriteHash(h hash.Hash) {
+	fmt.Fprint(h, "fairmp.fmp.Steps")
+	opkit.WriteU64(h, o.adj.ID())
+	opkit.WriteU64(h, o.ds.ID())
+	opkit.WriteU64(h, uint64(o.k))
+	for _, v := range []float64{o.gamma, o.beta, o.rad, o.temp} {
+		opkit.WriteF64(h, v)
+	}
+	opkit.WriteBool(h, o.constDual)
+	fmt.Fprintf(h, "%p", o.phase)
+}
+func (o *stepsOp) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
+
+// ReleaseBuffers drops the kept output and state (opkit.Releaser).
+func (o *stepsOp) ReleaseBuffers() { o.out.ReleaseBuffers(); o.s32, o.s64 = nil, nil }
+
+func (o *stepsOp) Do(inputs ...G.Value) (G.Value, error) { return o.UsePreallocDo(nil, inputs...) }
+
+func (o *stepsOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
+	in, sh, err := opkit.DenseInputs(o, 1, inputs)
+	if err != nil {
+		return nil, err
+	}
+	n, c := sh[0][0], sh[0][1]
+	if n != o.ds.N() || c < 2 {
+		return nil, fmt.Errorf("%v: input shape %v, want (%d, c ≥ 2)", o, sh[0], o.ds.N())
+	}
+	out := o.out.Get(prealloc, in[0].Dtype(), n, c)
+	switch x := in[0].Data().(type) {
+	case []float64:
+		if o.s64 == nil {
+			o.s64 = &fusedState[float64]{}
+		}
+		fusedForward(o, o.s64, x, out.Data().([]float64), c)
+	case []float32:
+		if o.s32 == nil {
+			o.s32 = &fusedState[float32]{}
+		}
+		fusedForward(o, o.s32, x, out.Data().([]float32), c)
+	}
+	return out, nil
+}
+
+func (o *stepsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 1", o, len(inputs))
+	}
+	dx, err := G.ApplyOp(&stepsBackOp{fwd: o, at: o.adj.Transpose()}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx}, nil
+}
+
+// reset sizes the state for n × c inputs and K steps.
+func (s *fusedState[T]) reset(n, c, k, rows int) {
+	if s.n == n && s.c == c && len(s.sf) == k && len(s.ubar) == k && (k == 0 || len(s.u[0]) == rows*c) {
+		return
+	}
+	*s = fusedState[T]{n: n, c: c}
+	s.in = make([]T, n*c)
+	s.sf, s.sfb = make([][]float64, k), make([][]float64, k)
+	s.sfOK = make([]bool, k)
+	for i := range s.sf {
+		s.sf[i], s.sfb[i] = make([]float64, n*c), make([]float64, n*c)
+	}
+	s.u, s.uZero, s.ubar = make([][]T, k+1), make([]bool, k+1), make([][]T, k)
+	for i := range s.u {
+		s.u[i] = make([]T, rows*c)
+	}
+	for i := range s.ubar {
+		s.ubar[i] = make([]T, rows*c)
+	}
+	s.xagg, s.f, s.gap = make([]T, n*c), make([]T, n*c), make([]T, rows*c)
+}
+
+// mulThenT is graph.Matrix.MulDenseThen32/64 for either element type.
+func mulThenT[T float32 | float64](a *graph.Matrix, out, x []T, c int, then func(lo, hi int)) {
+	switch o := any(out).(type) {
+	case []float64:
+		a.MulDenseThen64(o, any(x).([]float64), c, then)
+	case []float32:
+		a.MulDenseThen32(o, any(x).([]float32), c, then)
+	}
+}
+
+// fusedForward runs the K steps on x into out, keeping what the backward
+// needs in s.
+func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T, c int) {
+	n, rows, K := o.ds.N(), o.ds.Rows(), o.k
+	training := o.phase.Training() // InferenceOnly's training passes: u ≡ 0
+	if s.ok && s.memoOK && opkit.KeepingBuffers() && s.training == training && s.n == n && s.c == c && sameBitsT(x, s.in) {
+		copy(out, s.out)
+		return
+	}
+	s.reset(n, c, K, rows)
+	s.ok, s.memoOK = false, false
+	clear(s.sfOK)
+	copy(s.in, x)
+	ds := o.ds.d64
+	g, cm := T(o.gamma), T(1-o.gamma)
+	invT := 1 / o.temp
+	scale := o.gamma / o.temp // ∇_τ's factor γ/τ
+	endToEnd := !o.constDual
+	clear(s.u[0])
+	s.uZero[0] = true
+	cur := x                   // F_k
+	two := rows == 1 && c == 2 // the binary attribute and two classes: scalar loops
+	for k := 0; k < K; k++ {
+		uk, ukZero := s.u[k], s.uZero[k]
+		sf, sfb := s.sf[k], s.sfb[k]
+		// S is needed in pass A when the dual is not zero (step 2) and, in
+		// EndToEnd, by the backward pass whatever the dual (∂∇/∂u).
+		// Pass B of the previous step may have taken it already.
+		needSF := !training && (!ukZero || endToEnd) && !s.sfOK[k]
+		passA := func(lo, hi int) {
+			if two {
+				passA2(o, s, x, cur, uk, ukZero, needSF, training, k, lo, hi)
+				return
+			}
+			a := make([]float64, c)
+			d := make([]T, c)
+			for i := lo; i < hi; i++ {
+				xa := s.xagg[i*c : (i+1)*c : (i+1)*c]
+				if o.gamma != 1 {
+					xs := x[i*c : (i+1)*c : (i+1)*c]
+					for j, v := range xa {
+						xa[j] = T(xs[j]*g) + T(v*cm)
+					}
+				}
+				if training {
+					continue
+				}
+				fi := cur[i*c : (i+1)*c : (i+1)*c]
+				si := sf[i*c : (i+1)*c : (i+1)*c]
+				if needSF {
+					opkit.SoftmaxRow(fi, si, invT)
+				}
+				// Step 2: F̄ = X_agg − γ∇(F, u), into d (xagg where the
+				// term is zero: F̄ = X_agg − 0 bit for bit).
+				fb := xa
+				if !ukZero && expandRow(ds, rows, n, i, uk, c, a) {
+					jvpRow(si, a, scale, d)
+					for j, v := range d {
+						d[j] = xa[j] - v
+					}
+					fb = d
+				}
+				opkit.SoftmaxRow(fb, sfb[i*c:(i+1)*c:(i+1)*c], invT)
+			}
+		}
+		if o.gamma == 1 {
+			copy(s.xagg, x)
+			forBlocks(n, func(_, lo, hi int) { passA(lo, hi) })
+		} else {
+			mulThenT(o.adj, s.xagg, cur, c, passA)
+		}
+		if needSF {
+			s.sfOK[k] = true
+		}
+		dst := s.f
+		if k == K-1 {
+			dst = out
+		}
+		if training {
+			// InferenceOnly while training: u ≡ 0, F' = X_agg.
+			copy(dst, s.xagg)
+			clear(s.u[k+1])
+			s.uZero[k+1] = true
+			cur = dst
+			continue
+		}
+		// Steps 3 and 4: ū = u + β Δs SF(F̄/τ) (the sum as GroupGap's;
+		// the first step's ū is the sum alone), u' = proj(ū).
+		gapKernel[T](ds, rows, n, nil, nil, s.gap, c, o.beta, invT, sfb)
+		ub := s.ubar[k]
+		if k == 0 {
+			copy(ub, s.gap)
+		} else {
+			for j, v := range uk {
+				ub[j] = v + s.gap[j]
+			}
+		}
+		u1 := s.u[k+1]
+		projKernel(ub, u1, o.rad)
+		u1Zero := allZero(u1)
+		s.uZero[k+1] = u1Zero
+		// Pass B: step 5, F' = X_agg − γ∇(F, u'), and the next step's S.
+		haveSF := s.sfOK[k]
+		nextSF := k+1 < K && (!u1Zero || endToEnd)
+		var sfNext []float64
+		if nextSF {
+			sfNext = s.sf[k+1]
+		}
+		if u1Zero && !nextSF {
+			copy(dst, s.xagg)
+		} else {
+			forBlocks(n, func(_, lo, hi int) {
+				if two {
+					passB2(o, s, cur, dst, u1, u1Zero, haveSF, nextSF, k, lo, hi)
+					return
+				}
+				a := make([]float64, c)
+				d := make([]T, c)
+				for i := lo; i < hi; i++ {
+					xa := s.xagg[i*c : (i+1)*c : (i+1)*c]
+					fo := dst[i*c : (i+1)*c : (i+1)*c]
+					if !u1Zero && expandRow(ds, rows, n, i, u1, c, a) {
+						si := sf[i*c : (i+1)*c : (i+1)*c]
+						if !haveSF {
+							opkit.SoftmaxRow(cur[i*c:(i+1)*c:(i+1)*c], si, invT)
+						}
+						jvpRow(si, a, scale, d)
+						for j, v := range d {
+							fo[j] = xa[j] - v
+						}
+					} else {
+						if !haveSF && endToEnd {
+							opkit.SoftmaxRow(cur[i*c:(i+1)*c:(i+1)*c], sf[i*c:(i+1)*c:(i+1)*c], invT)
+						}
+						copy(fo, xa)
+					}
+					if nextSF {
+						opkit.SoftmaxRow(fo, sfNext[i*c:(i+1)*c:(i+1)*c], invT)
+					}
+				}
+			})
+			if !haveSF && (!u1Zero || endToEnd) {
+				s.sfOK[k] = true
+			}
+		}
+		if nextSF {
+			s.sfOK[k+1] = true
+		}
+		cur = dst
+	}
+	s.ok, s.training = true, training
+	if opkit.KeepingBuffers() {
+		if len(s.out) != len(out) {
+			s.out = make([]T, len(out))
+		}
+		copy(s.out, out)
+		s.memoOK = true
+	}
+}
+
+// sameBitsT reports whether a and b hold the same bits.
+func sameBitsT[T float32 | float64](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	switch x := any(a).(type) {
+	case []float64:
+		y := any(b).([]float64)
+		for i, v := range x {
+			if math.Float64bits(v) != math.Float64bits(y[i]) {
+				return false
+			}
+		}
+	case []float32:
+		y := any(b).([]float32)
+		for i, v := range x {
+			if math.Float32bits(v) != math.Float32bits(y[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stepsBackOp is stepsOp's gradient with respect to X: inputs X and dY.
+// It reads the state the forward run kept (recomputing it if X or the
+// phase changed since). Per step, in reverse: the dual's gradient
+// (EndToEnd only: ∂⟨W, ∇(F, u')⟩/∂u' summed over the nodes, masked by the
+// projection), then one pass over the rows for F̄'s, F's and X_agg's
+// gradients, then the product with Ãᵀ. The sums are in another order
+// than gorgonia's reverse mode adds the composition's: the gradients agree
+// to rounding (TestStepsOpGradients), not bit for bit.
+type stepsBackOp struct {
+	opkit.NoDiff // never differentiated
+	opkit.Pure
+	out opkit.Buf
+	fwd *stepsOp
+	at  *graph.Matrix // Ãᵀ
+}
+
+var _ G.UsePreallocDoer = (*stepsBackOp)(nil)
+
+func (o *stepsBackOp) Arity() int    { return 2 }
+func (o *stepsBackOp) Type() hm.Type { return opkit.FnType(2) }
+func (o *stepsBackOp) String() string {
+	return "Back" + o.fwd.String()
+}
+func (o *stepsBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.InputShapes(in, 2, "FMPStepsBack")
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+func (o *stepsBackOp) WriteHash(h hash.Hash) {
+	fmt.Fprint(h, "fairmp.fmp.StepsBack")
+	o.fwd.WriteHash(h)
+}
+func (o *stepsBackOp) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
+
+// ReleaseBuffers drops the kept output (opkit.Releaser).
+func (o *stepsBackOp) ReleaseBuffers() { o.out.ReleaseBuffers() }
+
+func (o *stepsBackOp) Do(inputs ...G.Value) (G.Value, error) { return o.UsePreallocDo(nil, inputs...) }
+
+func (o *stepsBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
+	in, sh, err := opkit.DenseInputs(o, 2, inputs)
+	if err != nil {
+		return nil, err
+	}
+	n, c := sh[0][0], sh[0][1]
+	if n != o.fwd.ds.N() || c < 2 || sh[1] != sh[0] {
+		return nil, fmt.Errorf("%v: input shapes %v and %v, want (%d, c ≥ 2) twice", o, sh[0], sh[1], o.fwd.ds.N())
+	}
+	out := o.out.Get(prealloc, in[0].Dtype(), n, c)
+	switch x := in[0].Data().(type) {
+	case []float64:
+		if o.fwd.s64 == nil {
+			o.fwd.s64 = &fusedState[float64]{}
+		}
+		fusedBackward(o, o.fwd.s64, x, in[1].Data().([]float64), out.Data().([]float64), c)
+	case []float32:
+		if o.fwd.s32 == nil {
+			o.fwd.s32 = &fusedState[float32]{}
+		}
+		fusedBackward(o, o.fwd.s32, x, in[1].Data().([]float32), out.Data().([]float32), c)
+	}
+	return out, nil
+}
+
+// fusedBackward writes dX for x and dY = dy into dx.
+func fusedBackward[T float32 | float64](o *stepsBackOp, s *fusedState[T], x, dy, dx []T, c int) {
+	f := o.fwd
+	n, rows, K := f.ds.N(), f.ds.Rows(), f.k
+	training := f.phase.Training()
+	if !s.ok || s.training != training || s.n != n || s.c != c || !sameBitsT(x, s.in) {
+		// Another run came between the forward pass and this one: redo it.
+		fusedForward(f, s, x, make([]T, n*c), c)
+	}
+	if len(s.w) != n*c {
+		s.w, s.d, s.p, s.t = make([]T, n*c), make([]T, n*c), make([]T, n*c), make([]T, n*c)
+	}
+	ds := f.ds.d64
+	gamma := f.gamma
+	gT, cmT := T(gamma), T(1-gamma)
+	invT := 1 / f.temp
+	scale := gamma / f.temp                // ∇_τ's factor
+	backScale := gamma / (f.temp * f.temp) // ∂∇_τ/∂F's factor
+	betaScale := f.beta / f.temp           // d/dF̄ of β Δs SF(F̄/τ) is β∇_τ
+	endToEnd := !f.constDual && !training
+	rc := rows * c
+	vu := make([]float64, rc) // ∂L/∂u_{k+1}
+	dg := make([]float64, rc) // ∂L/∂ū_k
+	nb := numBlocks(n)
+	part := make([]float64, nb*rc)
+	w := s.w
+	copy(w, dy)
+	clear(dx)
+	for k := K - 1; k >= 0; k-- {
+		sf, sfb := s.sf[k], s.sfb[k]
+		u1, u1Zero := s.u[k+1], s.uZero[k+1] || training
+		uk, ukZero := s.u[k], s.uZero[k] || training
+		dual := endToEnd // whether F̄ gets a gradient through the dual
+		if dual {
+			// ∂L/∂u' += (γ/τ) Δs·J(S)(−W); ∂L/∂ū = the projection's mask.
+			clear(part)
+			if rows == 1 && c == 2 {
+				gapParts2(ds, n, nil, w, part, invT, sf)
+			} else {
+				gapParts(ds, rows, n, nil, w, part, c, invT, sf)
+			}
+			rt := T(f.rad)
+			nz := false
+			for j := range vu {
+				sum := 0.0
+				for b := 0; b < nb; b++ {
+					sum += part[b*rc+j]
+				}
+				v := vu[j] - scale*sum
+				ub := s.ubar[k][j]
+				if ub < rt && ub > -rt {
+					dg[j] = v
+					nz = nz || v != 0
+				} else {
+					dg[j] = 0
+				}
+			}
+			dual = nz
+		}
+		prevDual := dual && k > 0
+		if prevDual {
+			clear(part)
+		}
+		forBlocks(n, func(b, lo, hi int) {
+			var pr []float64
+			if prevDual {
+				pr = part[b*rc : (b+1)*rc]
+			}
+			if rows == 1 && c == 2 {
+				back2(o, s, w, dx, dg, u1, uk, u1Zero, ukZero, dual, k, pr, lo, hi)
+				return
+			}
+			a := make([]float64, c)
+			dfb := make([]float64, c)
+			dd := make([]float64, c)
+			h := make([]float64, c)
+			for i := lo; i < hi; i++ {
+				wi := w[i*c : (i+1)*c : (i+1)*c]
+				dfbNZ := false
+				if dual && expandRow(ds, rows, n, i, dg, c, a) {
+					jvpRow(sfb[i*c:(i+1)*c:(i+1)*c], a, betaScale, dfb)
+					dfbNZ = true
+				}
+				clear(dd)
+				si := sf[i*c : (i+1)*c : (i+1)*c]
+				if !u1Zero && expandRow(ds, rows, n, i, u1, c, a) {
+					gradBackRow(si, a, wi, h)
+					for j := range dd {
+						dd[j] -= backScale * si[j] * h[j]
+					}
+				}
+				if dfbNZ && k > 0 {
+					if !ukZero && expandRow(ds, rows, n, i, uk, c, a) {
+						gradBackRow(si, a, dfb, h)
+						for j := range dd {
+							dd[j] -= backScale * si[j] * h[j]
+						}
+					}
+					t := 0.0
+					for j := range si {
+						t += si[j] * dfb[j]
+					}
+					for r := 0; r < rows; r++ {
+						d := ds[r*n+i]
+						if d == 0 {
+							continue
+						}
+						p := pr[r*c : (r+1)*c]
+						for j := range p {
+							p[j] += d * si[j] * (dfb[j] - t)
+						}
+					}
+				}
+				dxi, ti, di := dx[i*c:(i+1)*c:(i+1)*c], s.t[i*c:(i+1)*c:(i+1)*c], s.d[i*c:(i+1)*c:(i+1)*c]
+				for j := range dxi {
+					xa := float64(wi[j])
+					if dfbNZ {
+						xa += dfb[j]
+					}
+					if gamma == 1 {
+						dxi[j] += T(xa)
+					} else {
+						dxi[j] += gT * T(xa)
+						ti[j] = cmT * T(xa)
+					}
+					di[j] = T(dd[j])
+				}
+			}
+		})
+		// ∂L/∂u_k: ū_k = u_k + g passes ∂L/∂ū_k, and step 2's ∇(F, u_k)
+		// adds (γ/τ) Δs·J(S)(−∂L/∂F̄).
+		if prevDual {
+			for j := range vu {
+				sum := 0.0
+				for b := 0; b < nb; b++ {
+					sum += part[b*rc+j]
+				}
+				vu[j] = dg[j] - scale*sum
+			}
+		} else {
+			clear(vu)
+		}
+		if gamma == 1 {
+			w, s.d = s.d, w
+			continue
+		}
+		d := s.d
+		mulThenT(o.at, s.p, s.t, c, func(lo, hi int) {
+			wb, db, pb := w[lo*c:hi*c], d[lo*c:hi*c], s.p[lo*c:hi*c]
+			db, pb = db[:len(wb)], pb[:len(wb)]
+			for j := range wb {
+				wb[j] = db[j] + pb[j]
+			}
+		})
+	}
+	for j, v := range w {
+		dx[j] += v
+	}
+	s.w = w
+}
+
+// gradBackRow writes h = w⊙a − (w·s) a − (a·s) w, the vector whose
+// J(s)·h is row i of ∂⟨W, ∇(F, u)⟩/∂F (up to the scale; see
+// gradBackKernel).
+func gradBackRow[T float32 | float64](s, a []float64, w []T, h []float64) {
+	ws, as := 0.0, 0.0
+	for j := range s {
+		ws += float64(w[j]) * s[j]
+		as += a[j] * s[j]
+	}
+	t := 0.0
+	for j := range h {
+		h[j] = float64(w[j])*a[j] - ws*a[j] - as*float64(w[j])
+		t += s[j] * h[j]
+	}
+	for j := range h {
+		h[j] -= t
+	}
+}
+
+// passA2 is pass A of fusedForward for one row of Δs and two classes:
+// the general loop's operations in the same order on scalars (as
+// kernels.go's two-class kernels), so the results are the same bits.
+func passA2[T float32 | float64](o *stepsOp, s *fusedState[T], x, cur, uk []T, ukZero, needSF, training bool, k, lo, hi int) {
+	ds := o.ds.d64
+	g, cm := T(o.gamma), T(1-o.gamma)
+	invT, scale := 1/o.temp, o.gamma/o.temp
+	sf, sfb := s.sf[k], s.sfb[k]
+	var u0, u1 float64
+	if !ukZero {
+		u0, u1 = float64(uk[0]), float64(uk[1])
+	}
+	var d [2]T
+	for i := lo; i < hi; i++ {
+		xa := s.xagg[2*i : 2*i+2 : 2*i+2]
+		if o.gamma != 1 {
+			xs := x[2*i : 2*i+2 : 2*i+2]
+			xa[0] = T(xs[0]*g) + T(xa[0]*cm)
+			xa[1] = T(xs[1]*g) + T(xa[1]*cm)
+		}
+		if training {
+			continue
+		}
+		var s0, s1 float64
+		if needSF {
+			s0, s1 = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
+			sf[2*i], sf[2*i+1] = s0, s1
+		} else {
+			s0, s1 = sf[2*i], sf[2*i+1]
+		}
+		fb0, fb1 := xa[0], xa[1]
+		if !ukZero {
+			if a0, a1 := rowA2(ds[i], u0, u1); a0 != 0 || a1 != 0 {
+				jvp2(s0, s1, a0, a1, scale, d[:])
+				fb0, fb1 = xa[0]-d[0], xa[1]-d[1]
+			}
+		}
+		sfb[2*i], sfb[2*i+1] = opkit.Softmax2(float64(fb0), float64(fb1), invT)
+	}
+}
+
+// passB2 is pass B of fusedForward for one row of Δs and two classes.
+func passB2[T float32 | float64](o *stepsOp, s *fusedState[T], cur, dst, u1 []T, u1Zero, haveSF, nextSF bool, k, lo, hi int) {
+	ds := o.ds.d64
+	invT, scale := 1/o.temp, o.gamma/o.temp
+	endToEnd := !o.constDual
+	sf := s.sf[k]
+	var sfNext []float64
+	if nextSF {
+		sfNext = s.sf[k+1]
+	}
+	var v0, v1 float64
+	if !u1Zero {
+		v0, v1 = float64(u1[0]), float64(u1[1])
+	}
+	var d [2]T
+	for i := lo; i < hi; i++ {
+		xa := s.xagg[2*i : 2*i+2 : 2*i+2]
+		fo := dst[2*i : 2*i+2 : 2*i+2]
+		var a0, a1 float64
+		if !u1Zero {
+			a0, a1 = rowA2(ds[i], v0, v1)
+		}
+		if a0 != 0 || a1 != 0 {
+			if !haveSF {
+				sf[2*i], sf[2*i+1] = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
+			}
+			jvp2(sf[2*i], sf[2*i+1], a0, a1, scale, d[:])
+			fo[0], fo[1] = xa[0]-d[0], xa[1]-d[1]
+		} else {
+			if !haveSF && endToEnd {
+				sf[2*i], sf[2*i+1] = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
+			}
+			fo[0], fo[1] = xa[0], xa[1]
+		}
+		if nextSF {
+			sfNext[2*i], sfNext[2*i+1] = opkit.Softmax2(float64(fo[0]), float64(fo[1]), invT)
+		}
+	}
+}
+
+// back2 is the row pass of fusedBackward for one row of Δs and two
+// classes (pr: the block's partial sums of Δs·J(S)·∂L/∂F̄, nil when not
+// needed).
+func back2[T float32 | float64](o *stepsBackOp, s *fusedState[T], w, dx []T, dg []float64, u1, uk []T, u1Zero, ukZero, dual bool, k int, pr []float64, lo, hi int) {
+	f := o.fwd
+	ds := f.ds.d64
+	gamma := f.gamma
+	gT, cmT := T(gamma), T(1-gamma)
+	backScale := gamma / (f.temp * f.temp)
+	betaScale := f.beta / f.temp
+	sf, sfb := s.sf[k], s.sfb[k]
+	var g0, g1, v0, v1, q0, q1 float64
+	if dual {
+		g0, g1 = dg[0], dg[1]
+	}
+	if !u1Zero {
+		v0, v1 = float64(u1[0]), float64(u1[1])
+	}
+	if !ukZero {
+		q0, q1 = float64(uk[0]), float64(uk[1])
+	}
+	var p0, p1 float64
+	for i := lo; i < hi; i++ {
+		di := ds[i]
+		w0, w1 := float64(w[2*i]), float64(w[2*i+1])
+		s0, s1 := sf[2*i], sf[2*i+1]
+		var b0, b1, dd0, dd1 float64 // ∂L/∂F̄ and the fairness part of ∂L/∂F
+		bNZ := false
+		if dual && di != 0 {
+			if a0, a1 := di*g0, di*g1; a0 != 0 || a1 != 0 {
+				t0, t1 := sfb[2*i], sfb[2*i+1]
+				t := t0*a0 + t1*a1
+				b0, b1 = betaScale*t0*(a0-t), betaScale*t1*(a1-t)
+				bNZ = true
+			}
+		}
+		if !u1Zero && di != 0 {
+			if a0, a1 := di*v0, di*v1; a0 != 0 || a1 != 0 {
+				h0, h1 := gradBack2(s0, s1, a0, a1, w0, w1)
+				dd0 -= backScale * s0 * h0
+				dd1 -= backScale * s1 * h1
+			}
+		}
+		if bNZ && k > 0 {
+			if !ukZero {
+				if a0, a1 := di*q0, di*q1; a0 != 0 || a1 != 0 {
+					h0, h1 := gradBack2(s0, s1, a0, a1, b0, b1)
+					dd0 -= backScale * s0 * h0
+					dd1 -= backScale * s1 * h1
+				}
+			}
+			t := s0*b0 + s1*b1
+			p0 += di * s0 * (b0 - t)
+			p1 += di * s1 * (b1 - t)
+		}
+		x0, x1 := w0+b0, w1+b1
+		if gamma == 1 {
+			dx[2*i] += T(x0)
+			dx[2*i+1] += T(x1)
+		} else {
+			dx[2*i] += gT * T(x0)
+			dx[2*i+1] += gT * T(x1)
+			s.t[2*i], s.t[2*i+1] = cmT*T(x0), cmT*T(x1)
+		}
+		s.d[2*i], s.d[2*i+1] = T(dd0), T(dd1)
+	}
+	if pr != nil {
+		pr[0], pr[1] = p0, p1
+	}
+}
+
+// gradBack2 is gradBackRow for two classes.
+func gradBack2(s0, s1, a0, a1, w0, w1 float64) (h0, h1 float64) {
+	ws, as := w0*s0+w1*s1, a0*s0+a1*s1
+	h0 = w0*a0 - ws*a0 - as*w0
+	h1 = w1*a1 - ws*a1 - as*w1
+	t := s0*h0 + s1*h1
+	return h0 - t, h1 - t
+}
