@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gorgonia.org/tensor"
@@ -214,7 +212,7 @@ Flags:
 		if o.files, err = t.Files(base); err != nil {
 			return nil, inputError{err}
 		}
-		o.files.Categorical, o.files.MaxLevels = splitList(*cats), *maxLevels
+		o.files.Categorical, o.files.MaxLevels = cli.SplitList(*cats), *maxLevels
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
@@ -231,7 +229,7 @@ Flags:
 		default:
 			return nil, badInput("-comma %q, want comma, tab, semicolon or pipe", *comma)
 		}
-		f, err := parseFloats(*fracs, 0)
+		f, err := cli.ParseFloats(*fracs, 0)
 		if err != nil || len(f) != 3 {
 			return nil, badInput("-split-fractions %q, want three numbers train,val,test", *fracs)
 		}
@@ -319,13 +317,13 @@ Flags:
 	fc := fmp.DefaultFrontierConfig()
 	o.lambdaF = fc.LambdaF
 	if *lambdaF != "" {
-		v, err := parseFloats(*lambdaF, 0)
+		v, err := cli.ParseFloats(*lambdaF, 0)
 		if err != nil {
 			return nil, badInput("-lambda-f %q: %v", *lambdaF, err)
 		}
 		o.lambdaF = v
 	}
-	v, err := parseFloats(*lambdaS, 0)
+	v, err := cli.ParseFloats(*lambdaS, 0)
 	if err != nil {
 		return nil, badInput("-lambda-s %q: %v", *lambdaS, err)
 	}
@@ -394,38 +392,6 @@ func setAmong(set map[string]bool, names []string) string {
 		}
 	}
 	return ""
-}
-
-// splitList splits a comma-separated flag value into its trimmed,
-// non-empty items ("a, b,,c" → [a b c]).
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// parseFloats parses a comma-separated list of finite numbers, each at
-// least min.
-func parseFloats(s string, min float64) ([]float64, error) {
-	var out []float64
-	for _, v := range splitList(s) {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%q is not a finite number", v)
-		}
-		if f < min {
-			return nil, fmt.Errorf("%q is below %v", v, min)
-		}
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no values")
-	}
-	return out, nil
 }
 
 // readTrustedKeys reads -trusted-keys (cli.TrustedKeys) as bad input.
