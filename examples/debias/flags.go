@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gorgonia.org/tensor"
@@ -116,10 +114,8 @@ Flags:
 	tr := train.DefaultConfig()
 	fdef := fmp.DefaultConfig()
 	var (
-		drop      = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
 		cats      = fs.String("categorical", "", "comma-separated columns of categories (text or numbers) to one-hot encode: a feature column per level, named column=level")
 		maxLevels = fs.Int("max-levels", def.MaxLevels, "most levels a -categorical column may have")
-		missing   = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown, and split-column values meaning in no split (the empty cell always does)")
 		comma     = fs.String("comma", "", "node table delimiter: comma, tab, semicolon or pipe (default: tab for .tsv/.tab or a header with tabs, else comma)")
 		noScale   = fs.Bool("no-scale", false, "keep the features as they are, each value within ±1.84e19 for -dtype float32 and ±1.34e154 for float64, whose squares are finite (default: min-max scale each to [-1, 1])")
 		fracs     = fs.String("split-fractions", "0.5,0.25,0.25", "train,val,test fractions of the labelled nodes, when there is no split file or column")
@@ -141,19 +137,12 @@ Flags:
 		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's; rawlsgcn: 1, or 0 for plain training); default: the method's own")
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
 	)
-	fs.StringVar(&o.files.Nodes, "nodes", "", "node table (CSV or TSV with a header line)")
-	fs.StringVar(&o.files.Edges, "edges", "", "edge list (two node ids per line, spaces, tabs or a comma)")
+	t := cli.NodeTable{SeveralSens: true}
+	t.Register(fs, def)
 	fs.StringVar(&o.files.NodesFormat, "nodes-format", "", "node table format: csv or parquet (default: parquet for names ending in .parquet, else csv)")
 	fs.StringVar(&o.files.EdgesFormat, "edges-format", "", "edge list format: csv (text lines) or parquet (default: parquet for names ending in .parquet, else csv)")
 	fs.StringVar(&o.files.Split, "split", "", "split file {\"train\": [...], \"val\": [...], \"test\": [...]} of 0-based rows (optional)")
-	fs.StringVar(&o.files.SplitColumn, "split-column", "", "column holding train, val or test per node (optional)")
-	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows and edges name 0-based rows)")
-	fs.StringVar(&o.files.LabelColumn, "label", "", "label column")
-	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column (any number of groups); several comma-separated columns (-sens a,b) make their intersections the groups")
 	fs.IntVar(&o.degreeGroups, "degree-groups", 0, "make the groups N groups of nodes by degree (quantiles of the labelled nodes' degrees, nodes of one degree together; RawlsGCN's degree fairness) instead of the sensitive attribute, for FMP, the thresholds, every criterion and the intervals; -sens is still read (a feature with -include-sens); 0: the sensitive attribute")
-	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class (class 1, whose selection rate ΔDP compares); needed unless the two values are 0/1, false/true or no/yes")
-	fs.BoolVar(&o.files.FoldCase, "fold-case", false, "label and sensitive values that differ only in case or spaces (Yes, yes , YES) are one value, named by its most frequent spelling (default: an error naming them)")
-	fs.IntVar(&o.files.Classes, "classes", 2, "number of label values wanted (0: any number from two); another number is an error listing the values")
 	fs.StringVar(&o.dataset, "dataset", "", "a preset instead of files: "+strings.Join(datasets.Presets, ", ")+", or synthetic (generated)")
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
 	fs.IntVar(&o.synthN, "synthetic-nodes", 2000, "nodes of the generated graph (-dataset synthetic)")
@@ -184,15 +173,15 @@ Flags:
 		return nil, badInput("unexpected arguments %q (flags go before them? every input is a flag)", fs.Args())
 	}
 	// Input.
-	files := o.files.Nodes != "" || o.files.Edges != ""
+	files := t.Nodes != "" || t.Edges != ""
 	switch {
 	case files && o.dataset != "":
 		return nil, badInput("-dataset %s and -nodes/-edges both given, want one input", o.dataset)
 	case !files && o.dataset == "":
 		return nil, badInput("no input: give -nodes and -edges (with -label and -sens), or -dataset")
-	case files && (o.files.Nodes == "" || o.files.Edges == ""):
+	case files && (t.Nodes == "" || t.Edges == ""):
 		return nil, badInput("-nodes and -edges go together, want both")
-	case files && (o.files.LabelColumn == "" || o.files.SensColumn == ""):
+	case files && (t.Label == "" || t.Sens == ""):
 		return nil, badInput("-label and -sens name the node table's label and sensitive columns, want both")
 	case o.dataset != "" && o.dataset != "synthetic" && !slices.Contains(datasets.Presets, o.dataset):
 		return nil, badInput("-dataset %q, want one of %s or synthetic", o.dataset, strings.Join(datasets.Presets, ", "))
@@ -216,21 +205,14 @@ Flags:
 	o.files.Options = def.Options
 	o.files.Options.MinGroupSize, o.files.Options.MergeSmallGroups = *minGroup, *merge
 	if files {
-		c := o.files
-		sens := splitList(c.SensColumn)
-		if len(sens) == 0 {
-			return nil, badInput("-sens %q names no column", c.SensColumn)
+		base := def
+		base.Options = o.files.Options
+		base.Split, base.NodesFormat, base.EdgesFormat = o.files.Split, o.files.NodesFormat, o.files.EdgesFormat
+		var err error
+		if o.files, err = t.Files(base); err != nil {
+			return nil, inputError{err}
 		}
-		o.files = def
-		o.files.Options = c.Options
-		o.files.Nodes, o.files.Edges, o.files.Split, o.files.SplitColumn = c.Nodes, c.Edges, c.Split, c.SplitColumn
-		o.files.NodesFormat, o.files.EdgesFormat = c.NodesFormat, c.EdgesFormat
-		o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, sens[0], c.PositiveLabel
-		o.files.FoldCase, o.files.Classes = c.FoldCase, c.Classes
-		o.files.Options.IntersectSens = sens[1:]
-		o.files.Drop = splitList(*drop)
-		o.files.Categorical, o.files.MaxLevels = splitList(*cats), *maxLevels
-		o.files.Missing = append([]string{""}, splitList(*missing)...)
+		o.files.Categorical, o.files.MaxLevels = cli.SplitList(*cats), *maxLevels
 		o.files.MinMaxScale = !*noScale
 		o.files.Options.IncludeSens = *dataFlags
 		o.files.Options.SplitSeed = *seed
@@ -247,7 +229,7 @@ Flags:
 		default:
 			return nil, badInput("-comma %q, want comma, tab, semicolon or pipe", *comma)
 		}
-		f, err := parseFloats(*fracs, 0)
+		f, err := cli.ParseFloats(*fracs, 0)
 		if err != nil || len(f) != 3 {
 			return nil, badInput("-split-fractions %q, want three numbers train,val,test", *fracs)
 		}
@@ -255,8 +237,8 @@ Flags:
 		if err := o.files.Validate(); err != nil {
 			return nil, inFlags(inputError{err})
 		}
-	} else if o.files.SensColumn != "" {
-		return nil, badInput("-sens %s is for -nodes/-edges; a -dataset preset has its own sensitive column", o.files.SensColumn)
+	} else if t.Sens != "" {
+		return nil, badInput("-sens %s is for -nodes/-edges; a -dataset preset has its own sensitive column", t.Sens)
 	} else if f := setAmong(set, fileOnly); f != "" {
 		return nil, badInput("%s is for -nodes/-edges; a -dataset preset reads its own columns", f)
 	}
@@ -335,13 +317,13 @@ Flags:
 	fc := fmp.DefaultFrontierConfig()
 	o.lambdaF = fc.LambdaF
 	if *lambdaF != "" {
-		v, err := parseFloats(*lambdaF, 0)
+		v, err := cli.ParseFloats(*lambdaF, 0)
 		if err != nil {
 			return nil, badInput("-lambda-f %q: %v", *lambdaF, err)
 		}
 		o.lambdaF = v
 	}
-	v, err := parseFloats(*lambdaS, 0)
+	v, err := cli.ParseFloats(*lambdaS, 0)
 	if err != nil {
 		return nil, badInput("-lambda-s %q: %v", *lambdaS, err)
 	}
@@ -410,38 +392,6 @@ func setAmong(set map[string]bool, names []string) string {
 		}
 	}
 	return ""
-}
-
-// splitList splits a comma-separated flag value into its trimmed,
-// non-empty items ("a, b,,c" → [a b c]).
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// parseFloats parses a comma-separated list of finite numbers, each at
-// least min.
-func parseFloats(s string, min float64) ([]float64, error) {
-	var out []float64
-	for _, v := range splitList(s) {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%q is not a finite number", v)
-		}
-		if f < min {
-			return nil, fmt.Errorf("%q is below %v", v, min)
-		}
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no values")
-	}
-	return out, nil
 }
 
 // readTrustedKeys reads -trusted-keys (cli.TrustedKeys) as bad input.

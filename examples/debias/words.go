@@ -2,28 +2,22 @@ package main
 
 import (
 	"errors"
-	"strings"
+
+	"github.com/fairmp/fairmp/internal/cli"
 )
 
 // flagWords puts the library's vocabulary into the command's: the
 // loader's FilesConfig fields and modelio's Env fields become the flags
-// that set them. Longer names come first.
-var flagWords = strings.NewReplacer(
-	"FilesConfig.IDColumn", "-id",
-	"FilesConfig.LabelColumn", "-label",
-	"FilesConfig.SensColumn", "-sens",
-	"FilesConfig.SplitColumn", "-split-column",
+// that set them. The node-table flags' words are cli.FlagWords's; the
+// pairs here are for debias's own flags (cli.FlagWords tries longer
+// names first, so "FilesConfig.Split" leaves "FilesConfig.SplitColumn"
+// to -split-column).
+var flagWords = cli.FlagWords(
 	"FilesConfig.Split", "-split",
-	"FilesConfig.Drop", "-drop",
 	"FilesConfig.Comma", "-comma",
-	"FilesConfig.PositiveLabel", "-positive",
-	"FilesConfig.FoldCase", "-fold-case",
 	"FilesConfig.Categorical", "-categorical",
 	"FilesConfig.MaxLevels", "-max-levels",
-	"unknown (Missing)", "unknown (-missing)",
 	"Categorical[", "-categorical[",
-	"FilesConfig.Classes", "-classes",
-	"FilesConfig.Missing", "-missing",
 	"FilesConfig.Options.SplitFractions", "-split-fractions",
 	"FilesConfig.Options.IncludeSens", "-include-sens",
 	"FilesConfig.NodesFormat", "-nodes-format",
@@ -32,22 +26,12 @@ var flagWords = strings.NewReplacer(
 	"read with the csv format", "read with -nodes-format or -edges-format csv",
 	"turn on min-max scaling (FilesConfig.MinMaxScale)", "leave out -no-scale to min-max scale the features,",
 	"(FilesConfig.FeatureLimit)", "(-dtype)",
-	"FilesConfig.Nodes", "-nodes",
-	"FilesConfig.Edges", "-edges",
-	"FilesConfig", "the input flags",
-	"and SensColumn", "and -sens",
-	"and SplitColumn", "and -split-column",
-	"and LabelColumn", "and -label",
-	"(IDColumn)", "(-id)",
 	"(Options.MinGroupSize)", "(-min-group)",
 	"(Options.MergeSmallGroups)", "(-merge-small)",
 	"Options.MinGroupSize", "-min-group",
-	"list text columns in Drop", "leave text columns out with -drop",
-	"leave them out (Drop)", "leave them out with -drop",
 	"set Comma)", "set -comma)",
 	"a higher learning rate", "a higher learning rate (-lr)",
 	"under a ΔDP bound", "under a ΔDP bound (-bound)",
-	"out of the features (Drop)", "out of the features (-drop)",
 	"(Env.SameGraph asks for the saved graph)", "(-same-graph asks for the graph the model was saved for)",
 	"Env.Sens", "the -sens column",
 	"Env.Graph", "the graph of -edges",

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
@@ -64,21 +63,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fs.PrintDefaults()
 	}
 	def := datasets.DefaultFilesConfig()
-	var (
-		drop    = fs.String("drop", "", "comma-separated columns of the node table to leave out of the features")
-		missing = fs.String("missing", strings.Join(def.Missing[1:], ","), "comma-separated label/sensitive values meaning unknown (the empty cell always does)")
-	)
+	t := cli.NodeTable{Required: true}
+	t.Register(fs, def)
 	fs.StringVar(&o.model, "model", "", "the saved model (debias's model.fmp, package layers/modelio); it must record its feature schema (required)")
 	fs.StringVar(&o.trustedFiles, "trusted-keys", "", "load -model only if it is signed by one of these ed25519 public keys (FILE[,FILE...], each 64 hex digits)")
-	fs.StringVar(&o.files.Nodes, "nodes", "", "node table of the base graph (CSV or TSV with a header line; required)")
-	fs.StringVar(&o.files.Edges, "edges", "", "edge list of the base graph (two node ids per line; required)")
-	fs.StringVar(&o.files.IDColumn, "id", "", "node id column (default: none, nodes are rows, known by their 0-based row as a decimal string, \"0\", \"1\", ...)")
-	fs.StringVar(&o.files.LabelColumn, "label", "", "label column (required)")
-	fs.StringVar(&o.files.SensColumn, "sens", "", "sensitive attribute column; its values are the groups a request names (required)")
-	fs.StringVar(&o.files.PositiveLabel, "positive", "", "label value that is the positive class; needed unless the two values are 0/1, false/true or no/yes")
-	fs.StringVar(&o.files.SplitColumn, "split-column", "", "column holding train, val or test per node (not a feature)")
-	fs.BoolVar(&o.files.FoldCase, "fold-case", false, "label and sensitive values that differ only in case or spaces are one value")
-	fs.IntVar(&o.files.Classes, "classes", 2, "number of label values wanted (0: any number from two)")
 	fs.StringVar(&o.log, "log", "", "the accepted-node log: created if absent, replayed at start-up, appended to (required)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	fs.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
@@ -98,9 +86,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	switch {
 	case o.model == "":
 		return nil, badInput("-model is required: the saved model file that scores the nodes")
-	case o.files.Nodes == "" || o.files.Edges == "":
+	case t.Nodes == "" || t.Edges == "":
 		return nil, badInput("-nodes and -edges are required: the base graph's node table and edge list")
-	case o.files.LabelColumn == "" || o.files.SensColumn == "":
+	case t.Label == "" || t.Sens == "":
 		return nil, badInput("-label and -sens are required: the node table's label and sensitive columns")
 	case o.log == "":
 		return nil, badInput("-log is required: the file every accepted request is appended to (created if absent)")
@@ -112,19 +100,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, badInput("-max-pending %d, want at least 1", o.maxPending)
 	case o.fmp != "fitted" && o.fmp != "frozen":
 		return nil, badInput("-fmp %q, want fitted or frozen", o.fmp)
-	case o.files.Classes < 0:
-		return nil, badInput("-classes %d, want ≥ 0", o.files.Classes)
+	case t.Classes < 0:
+		return nil, badInput("-classes %d, want ≥ 0", t.Classes)
 	}
-	if strings.Contains(o.files.SensColumn, ",") {
-		return nil, badInput("-sens %q: serve takes one sensitive column", o.files.SensColumn)
+	var err error
+	if o.files, err = t.Files(def); err != nil {
+		return nil, inputError{err}
 	}
-	c := o.files
-	o.files = def
-	o.files.Nodes, o.files.Edges, o.files.SplitColumn = c.Nodes, c.Edges, c.SplitColumn
-	o.files.IDColumn, o.files.LabelColumn, o.files.SensColumn, o.files.PositiveLabel = c.IDColumn, c.LabelColumn, c.SensColumn, c.PositiveLabel
-	o.files.FoldCase, o.files.Classes = c.FoldCase, c.Classes
-	o.files.Drop = cli.SplitList(*drop)
-	o.files.Missing = append([]string{""}, cli.SplitList(*missing)...)
 	if err := o.files.Validate(); err != nil {
 		return nil, badInput("%s", flagWords.Replace(err.Error()))
 	}
@@ -139,21 +121,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 }
 
 // flagWords puts the loader's vocabulary (FilesConfig's fields) into the
-// command's flags.
-var flagWords = strings.NewReplacer(
-	"FilesConfig.IDColumn", "-id",
-	"FilesConfig.LabelColumn", "-label",
-	"FilesConfig.SensColumn", "-sens",
-	"FilesConfig.SplitColumn", "-split-column",
-	"FilesConfig.Drop", "-drop",
-	"FilesConfig.PositiveLabel", "-positive",
-	"FilesConfig.FoldCase", "-fold-case",
-	"FilesConfig.Classes", "-classes",
-	"FilesConfig.Missing", "-missing",
-	"FilesConfig.Nodes", "-nodes",
-	"FilesConfig.Edges", "-edges",
-	"FilesConfig", "the input flags",
-)
+// command's flags: serve's input flags are cli.NodeTable's alone.
+var flagWords = cli.FlagWords()
 
 // readTrustedKeys reads -trusted-keys (cli.TrustedKeys) as bad input.
 func readTrustedKeys(list string) ([]ed25519.PublicKey, error) {

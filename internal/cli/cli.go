@@ -1,7 +1,9 @@
 // Package cli holds the small command-line helpers that fairmp's commands
-// share (the own-data command, fmpbeam and the lab's research drivers):
-// parsing comma-separated flag values, the rule flags, and the trusted
-// keys of -trusted-keys.
+// share (the own-data command, serve, fmpbeam and the lab's research
+// drivers): parsing comma-separated flag values, the rule flags, the
+// trusted keys of -trusted-keys, and the node-table flags of a graph of
+// your own (NodeTable) with the words that tell the loader's errors in
+// them (FlagWords).
 package cli
 
 import (
