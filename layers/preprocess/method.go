@@ -2,10 +2,9 @@ package preprocess
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/named"
 )
 
 // Method is a pre-processing method: it debiases a graph and its
@@ -60,24 +59,11 @@ func methods() []Method {
 func Methods() []Method { return methods() }
 
 // Names returns the methods' names, in Methods' order.
-func Names() []string {
-	var out []string
-	for _, m := range methods() {
-		out = append(out, m.Name())
-	}
-	return out
-}
+func Names() []string { return named.Names(methods()) }
 
 // ErrUnknownMethod is returned by Lookup for a name no method has.
 var ErrUnknownMethod = errors.New("preprocess: unknown method")
 
 // Lookup returns the method named name at its defaults, or an error
 // wrapping ErrUnknownMethod that lists the names.
-func Lookup(name string) (Method, error) {
-	for _, m := range methods() {
-		if m.Name() == name {
-			return m, nil
-		}
-	}
-	return nil, fmt.Errorf("%w %q, want one of %s", ErrUnknownMethod, name, strings.Join(Names(), ", "))
-}
+func Lookup(name string) (Method, error) { return named.Lookup(methods(), name, ErrUnknownMethod) }
