@@ -106,10 +106,29 @@ type Undefined struct {
 	// Reason says why, naming the group ("group 1 has 2 evaluated nodes,
 	// all positive; its false-positive rate is undefined").
 	Reason string `json:"reason"`
-	// Err is the error Evaluate returns without AllowUndefined (it wraps
-	// ErrNoPositives, ErrNoNegatives or ErrEmptyGroup), for callers that
-	// branch on the cause.
-	Err error `json:"-"`
+	// Cause names the sentinel of the error Evaluate returns without
+	// AllowUndefined: "no-positives" (ErrNoPositives), "no-negatives"
+	// (ErrNoNegatives) or "empty-group" (ErrEmptyGroup). A string, so
+	// that a Report stays plain data (gob, Beam, JSON); [Undefined.Err]
+	// gives the error.
+	Cause string `json:"cause"`
+}
+
+// undefinedCauses are Undefined.Cause's values and their sentinels.
+var undefinedCauses = []struct {
+	name string
+	err  error
+}{{"no-positives", ErrNoPositives}, {"no-negatives", ErrNoNegatives}, {"empty-group", ErrEmptyGroup}}
+
+// Err returns the error Evaluate returns without AllowUndefined: the
+// reason wrapping the cause's sentinel, for errors.Is.
+func (u Undefined) Err() error {
+	for _, c := range undefinedCauses {
+		if c.name == u.Cause {
+			return fmt.Errorf("%w: %s", c.err, u.Reason)
+		}
+	}
+	return errors.New(u.Reason)
 }
 
 // IsUndefined reports whether metric (a JSON name, see [Undefined]) is
@@ -123,18 +142,24 @@ func (r Report) IsUndefined(metric string) bool {
 	return false
 }
 
-// undefinedCause reports whether err says a metric is undefined on the
-// evaluated nodes (rather than that the input is wrong).
-func undefinedCause(err error) bool {
-	return errors.Is(err, ErrNoPositives) || errors.Is(err, ErrNoNegatives) || errors.Is(err, ErrEmptyGroup)
+// undefinedCause returns the cause's name when err says a metric is
+// undefined on the evaluated nodes (rather than that the input is
+// wrong), and "" otherwise.
+func undefinedCause(err error) string {
+	for _, c := range undefinedCauses {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
+	}
+	return ""
 }
 
 // undefinedReason is err's message without the sentinel's prefix.
 func undefinedReason(err error) string {
 	msg := err.Error()
-	for _, s := range []error{ErrNoPositives, ErrNoNegatives, ErrEmptyGroup} {
-		if errors.Is(err, s) {
-			msg = strings.TrimPrefix(msg, s.Error()+": ")
+	for _, c := range undefinedCauses {
+		if errors.Is(err, c.err) {
+			msg = strings.TrimPrefix(msg, c.err.Error()+": ")
 		}
 	}
 	return msg
@@ -391,11 +416,12 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 		if err == nil {
 			return nil
 		}
-		if !opt.AllowUndefined || !undefinedCause(err) {
+		cause := undefinedCause(err)
+		if !opt.AllowUndefined || cause == "" {
 			return err
 		}
 		*dst = math.NaN()
-		r.Undefined = append(r.Undefined, Undefined{Metric: metric, Reason: undefinedReason(err), Err: err})
+		r.Undefined = append(r.Undefined, Undefined{Metric: metric, Reason: undefinedReason(err), Cause: cause})
 		return nil
 	}
 	for k, dst := range [len(reportCriteria)]*float64{&r.DemographicParity, &r.EqualOpportunity, &r.EqualizedOdds} {

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"math"
 	"strings"
@@ -39,7 +41,9 @@ func TestAllowUndefined(t *testing.T) {
 	assert.Equal(t, "equalized_odds", r.Undefined[0].Metric)
 	assert.Contains(t, r.Undefined[0].Reason, "group 1")
 	assert.NotContains(t, r.Undefined[0].Reason, ErrNoNegatives.Error(), "the reason reads without the sentinel's prefix")
-	assert.ErrorIs(t, r.Undefined[0].Err, ErrNoNegatives)
+	assert.Equal(t, "no-negatives", r.Undefined[0].Cause)
+	assert.ErrorIs(t, r.Undefined[0].Err(), ErrNoNegatives)
+	assert.Contains(t, r.Undefined[0].Err().Error(), "group 1")
 	assert.True(t, r.IsUndefined("equalized_odds"))
 	assert.False(t, r.IsUndefined("equal_opportunity"))
 	// Accuracy 3/4, F1: tp 2, fp 0, fn 1 → 4/5.
@@ -65,9 +69,17 @@ func TestAllowUndefined(t *testing.T) {
 	assert.InDelta(t, r.EqualOpportunity, back.EqualOpportunity, 0)
 	assert.Equal(t, r.Groups, back.Groups)
 	require.Len(t, back.Undefined, 1)
-	assert.Equal(t, r.Undefined[0].Reason, back.Undefined[0].Reason)
+	assert.Equal(t, r.Undefined[0], back.Undefined[0], "plain data: the JSON round trip keeps everything")
 
 	assert.Error(t, json.Unmarshal([]byte(`{"accuracy": 1, "surprise": 2}`), &back), "strict: an unknown field is an error")
+
+	// Plain data for gob too (and Beam's coders): no interface inside.
+	var buf bytes.Buffer
+	require.NoError(t, gob.NewEncoder(&buf).Encode(r))
+	var viaGob Report
+	require.NoError(t, gob.NewDecoder(&buf).Decode(&viaGob))
+	assert.True(t, math.IsNaN(viaGob.EqualizedOdds))
+	assert.Equal(t, r.Undefined, viaGob.Undefined)
 }
 
 // TestAllowUndefinedInputErrors: AllowUndefined keeps every input error
