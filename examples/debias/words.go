@@ -32,6 +32,8 @@ var flagWords = cli.FlagWords(
 	"set Comma)", "set -comma)",
 	"a higher learning rate", "a higher learning rate (-lr)",
 	"under a ΔDP bound", "under a ΔDP bound (-bound)",
+	"or merge small groups", "or merge small groups (-merge-small with a -min-group above their size)",
+	"(a split drawn within each group and class does)", "(the split debias draws without -split or -split-column does: it is drawn within each group and class)",
 	"(Env.SameGraph asks for the saved graph)", "(-same-graph asks for the graph the model was saved for)",
 	"Env.Sens", "the -sens column",
 	"Env.Graph", "the graph of -edges",
