@@ -57,7 +57,7 @@ func benchPlainEpoch(b *testing.B, setup func() (Setup, layers.Config)) {
 
 // benchVGNNEpoch times FairVGNN's epochs (its steps, clamping and
 // evaluation; building the phases is not timed).
-func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (Setup, layers.Config), cfg FairVGNNConfig) {
+func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (Setup, layers.Config), cfg FairVGNNConfig, unfolded bool) {
 	s, bc := setup()
 	enc, err := NewEncoder(s.Task.Graph, s.Graph, bodyConfig(bc, cfg.Hidden), 2, s.Task.Phase)
 	require.NoError(b, err)
@@ -66,7 +66,7 @@ func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (Setup, lay
 		known = append(known, i)
 	}
 	r := &vgnnRun{cfg: cfg, task: s.Task, n: ds.N(), d: ds.NumFeatures, dt: tensor.Float64,
-		rng: rand.New(rand.NewSource(cfg.Seed)), model: &MaskedEncoder{enc: enc}}
+		rng: rand.New(rand.NewSource(cfg.Seed)), model: &MaskedEncoder{enc: enc}, unfolded: unfolded}
 	require.NoError(b, r.build(s, known, train.DefaultConfig().Adam))
 	defer r.close()
 	b.ResetTimer()
@@ -96,20 +96,23 @@ func BenchmarkFairVGNNEpochBailShaped(b *testing.B) {
 		name string
 		cfg  FairVGNNConfig
 	}{{"fairvgnn-defaults", DefaultFairVGNNConfig()}, {"fairvgnn-bail-script", bail}} {
-		b.Run(v.name, func(b *testing.B) { benchVGNNEpoch(b, ds, setup, v.cfg) })
+		b.Run(v.name, func(b *testing.B) { benchVGNNEpoch(b, ds, setup, v.cfg, false) })
 	}
 }
 
 // BenchmarkFairVGNNEpochShapes times one epoch of plain training and of
 // FairVGNN at its defaults on the shapes of NBA, Bail, Credit and the
 // baselines command's generated graph (vgnnShapes), the GCN backbone at
-// its defaults.
+// its defaults; fairvgnn-unfolded is FairVGNN with every view reading the
+// masked features (the first propagation in every pass, see
+// fairvgnn_fold.go).
 //
 //	go test -run - -bench FairVGNNEpochShapes -benchtime 3x ./layers/fairtrain
 func BenchmarkFairVGNNEpochShapes(b *testing.B) {
 	for _, sh := range vgnnShapes {
 		ds, setup := vgnnBenchSetup(b, sh.n, sh.d, sh.degree)
 		b.Run(sh.name+"/plain", func(b *testing.B) { benchPlainEpoch(b, setup) })
-		b.Run(sh.name+"/fairvgnn", func(b *testing.B) { benchVGNNEpoch(b, ds, setup, DefaultFairVGNNConfig()) })
+		b.Run(sh.name+"/fairvgnn", func(b *testing.B) { benchVGNNEpoch(b, ds, setup, DefaultFairVGNNConfig(), false) })
+		b.Run(sh.name+"/fairvgnn-unfolded", func(b *testing.B) { benchVGNNEpoch(b, ds, setup, DefaultFairVGNNConfig(), true) })
 	}
 }
