@@ -3,6 +3,7 @@ package fairtrain
 import (
 	"fmt"
 	"hash"
+	"reflect"
 
 	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/graph"
@@ -175,11 +176,21 @@ type foldFlow struct {
 	body *foldedBody
 }
 
+// samePayload reports whether a and b hold one payload (false for
+// payloads that cannot be compared).
+func samePayload(a, b layers.Value) bool {
+	pa, pb := a.Payload(), b.Payload()
+	if pa == nil || reflect.TypeOf(pa) != reflect.TypeOf(pb) || !reflect.TypeOf(pa).Comparable() {
+		return false
+	}
+	return pa == pb
+}
+
 // pendingFold is the payload of the held-back product.
 type pendingFold struct{}
 
 func (f *foldFlow) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (layers.Value, error) {
-	if h.Level() == 0 && h.Payload() == f.in.Payload() && b == nil && act == (layers.Activation{}) {
+	if h.Level() == 0 && samePayload(h, f.in) && b == nil && act == (layers.Activation{}) {
 		return layers.NewValue(pendingFold{}, w.Shape()[1], 0), nil
 	}
 	return f.Flow.Dense(h, w, b, act)
