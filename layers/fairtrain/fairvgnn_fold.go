@@ -62,6 +62,7 @@ type foldProbe struct {
 	w     *G.Node
 	folds int
 	bad   bool
+	wide  bool // the computation combines values or attends (see viewFlowable)
 }
 
 func tagOf(v layers.Value) probeTag { t, _ := v.Payload().(probeTag); return t }
@@ -104,12 +105,14 @@ func (p *foldProbe) Dropout(h layers.Value, rate float64, seed int64) (layers.Va
 	return p.other(h.Cols(), h.Level(), h), nil
 }
 func (p *foldProbe) Combine(coef []float64, vs ...layers.Value) (layers.Value, error) {
+	p.wide = true
 	if len(vs) == 0 {
 		return layers.Value{}, fmt.Errorf("fairtrain: Combine of no value")
 	}
 	return p.other(vs[0].Cols(), maxLevel(vs), vs...), nil
 }
 func (p *foldProbe) Jump(mode layers.JKMode, vs ...layers.Value) (layers.Value, error) {
+	p.wide = true
 	if len(vs) == 0 {
 		return layers.Value{}, fmt.Errorf("fairtrain: Jump of no value")
 	}
@@ -123,6 +126,7 @@ func (p *foldProbe) Jump(mode layers.JKMode, vs ...layers.Value) (layers.Value, 
 	return p.other(cols, maxLevel(vs), vs...), nil
 }
 func (p *foldProbe) Attend(h layers.Value, l *layers.GATConv) (layers.Value, error) {
+	p.wide = true
 	if l == nil {
 		return layers.Value{}, fmt.Errorf("fairtrain: Attend without a layer")
 	}

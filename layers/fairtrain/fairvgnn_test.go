@@ -662,8 +662,9 @@ func TestFairVGNNFoldWeight(t *testing.T) {
 }
 
 // trainVGNN trains FairVGNN for tc's epochs with the views folded or not
-// and returns the model's parameters and each epoch's losses.
-func trainVGNN(t *testing.T, c FairVGNNConfig, s Setup, backbone layers.Config, tc train.Config, unfolded bool) ([][]float64, []float64) {
+// and sharing their dropout masks or not, and returns the model's
+// parameters and each epoch's losses.
+func trainVGNN(t *testing.T, c FairVGNNConfig, s Setup, backbone layers.Config, tc train.Config, unfolded, unshared bool) ([][]float64, []float64) {
 	t.Helper()
 	n, d := s.Task.X.Shape()[0], s.Task.X.Shape()[1]
 	var known []int
@@ -675,11 +676,13 @@ func trainVGNN(t *testing.T, c FairVGNNConfig, s Setup, backbone layers.Config, 
 	enc, err := NewEncoder(s.Task.Graph, s.Graph, bodyConfig(backbone, c.Hidden), s.Task.Classes, s.Task.Phase)
 	require.NoError(t, err)
 	r := &vgnnRun{cfg: c, task: s.Task, n: n, d: d, dt: s.Task.X.Dtype(), rng: rand.New(rand.NewSource(c.Seed)),
-		model: &MaskedEncoder{enc: enc}, unfolded: unfolded}
+		model: &MaskedEncoder{enc: enc}, unfolded: unfolded, unshared: unshared}
 	require.NoError(t, r.build(s, known, tc.Adam))
 	defer r.close()
+	kind := layers.BaseOf(backbone).Name
 	for _, p := range []*vgnnPhase{r.d0, r.c0, r.g0} {
-		require.Equal(t, unfolded, p.fold == nil, "unfolded %v", unfolded)
+		require.Equal(t, unfolded || kind == "mlp" || kind == "sgc", p.fold == nil, "%s unfolded %v", kind, unfolded)
+		require.Equal(t, !unshared && kind != "jknet", p.flow, "%s unshared %v", kind, unshared)
 	}
 	res, err := r.train(tc)
 	require.NoError(t, err)
@@ -705,9 +708,9 @@ func TestFairVGNNFoldMatchesUnfolded(t *testing.T) {
 				c.GeneratorAdam.LR, c.ClassifierAdam.LR = 0.05, 0.01
 				tc := train.DefaultConfig()
 				tc.Epochs, tc.Adam.LR, tc.Select = 4, 0.01, train.SelectLast
-				pf, lf := trainVGNN(t, c, s, cfg, tc, false)
+				pf, lf := trainVGNN(t, c, s, cfg, tc, false, false)
 				s, cfg = setupFor(t, ds, kind, dt, 3, false)
-				pu, lu := trainVGNN(t, c, s, cfg, tc, true)
+				pu, lu := trainVGNN(t, c, s, cfg, tc, true, false)
 				tol := 1e-11 // measured: 3e-16 (float64), 9e-8 (float32)
 				if dt == tensor.Float32 {
 					tol = 1e-5
@@ -720,5 +723,57 @@ func TestFairVGNNFoldMatchesUnfolded(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestFairVGNNSharedDropoutBitIdentical(t *testing.T) {
+	// The views sharing one dropout mask per step (a viewFlow) train the
+	// model layers.Forward's views do, bit for bit: the same draws, the
+	// same ops, folded or not, for the bodies the flow runs.
+	ds := biased(t, 60)
+	for _, dt := range testutil.Dtypes {
+		for _, kind := range []string{"gcn", "mlp", "sgc"} {
+			for _, unfolded := range []bool{false, true} {
+				s, cfg := setupFor(t, ds, kind, dt, 3, false)
+				if kind == "mlp" { // dropout on the masked features too
+					k, err := layers.KindOfConfig(cfg)
+					require.NoError(t, err)
+					cfg, err = k.Override(cfg, map[string]any{"input_dropout": 0.2})
+					require.NoError(t, err)
+				}
+				c := quickVGNN()
+				c.GeneratorAdam.LR = 0.05
+				tc := train.DefaultConfig()
+				tc.Epochs, tc.Adam.LR, tc.Select = 3, 0.01, train.SelectLast
+				ps, ls := trainVGNN(t, c, s, cfg, tc, unfolded, false)
+				s2, _ := setupFor(t, ds, kind, dt, 3, false)
+				pu, lu := trainVGNN(t, c, s2, cfg, tc, unfolded, true)
+				assert.Equal(t, lu, ls, "%v %s unfolded %v: losses", dt, kind, unfolded)
+				assert.Equal(t, pu, ps, "%v %s unfolded %v: parameters", dt, kind, unfolded)
+			}
+		}
+	}
+}
+
+func TestFairVGNNSharedDropoutDrawsOncePerStep(t *testing.T) {
+	// A GCN body has one dropout; its mask is drawn once per step of a
+	// phase, however many views the step runs.
+	ds := biased(t, 40)
+	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 3, false)
+	c := quickVGNN()
+	c.Masks, c.DiscriminatorSteps, c.ClassifierSteps, c.GeneratorSteps = 4, 2, 3, 1
+	r, _ := handRun(t, c, s, cfg)
+	defer r.close()
+	for e := 1; e <= 2; e++ {
+		_, err := r.epoch(e)
+		require.NoError(t, err)
+	}
+	for _, v := range []struct {
+		p     *vgnnPhase
+		steps int
+	}{{r.d0, c.DiscriminatorSteps}, {r.c0, c.ClassifierSteps}, {r.g0, c.GeneratorSteps}} {
+		require.True(t, v.p.flow)
+		require.Len(t, v.p.drops, 1)
+		assert.Equal(t, 2*v.steps, v.p.drops[0].drawn)
 	}
 }

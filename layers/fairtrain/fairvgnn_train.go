@@ -47,12 +47,18 @@ type vgnnRun struct {
 	channels []int
 	keepMean []float64
 
-	// ax is Ã·X once a folded view computed it (see fairvgnn_fold.go).
-	ax layers.Value
+	// ax is Ã·X once a folded view computed it (see fairvgnn_fold.go),
+	// axT its value once a view flow did.
+	ax  layers.Value
+	axT *tensor.Dense
 	// unfolded makes every view read the masked features x ⊙ m, the
 	// first propagation left in the passes: the computation before the
 	// fold, for the tests that compare the two.
 	unfolded bool
+	// unshared runs the views with layers.Forward, each view's dropouts
+	// drawing their masks (fairvgnn_flow.go), for the tests that compare
+	// the two.
+	unshared bool
 }
 
 // vgnnPhase is one phase's graph and machine.
@@ -63,8 +69,12 @@ type vgnnPhase struct {
 	m       G.VM
 	loss    *G.Value // apart from the struct: see adversary.lossV
 	fold    *G.Node  // the body's first weight when the views fold, else nil
-	copies  G.Nodes  // the parameters the phase reads
-	masters G.Nodes  // their masters, in the same order
+	flow    bool     // the views run in a viewFlow (fairvgnn_flow.go)
+	drops   []*sharedDrop
+	ax      *G.Node // Ã·X in this graph, once a view flow folded
+	dummies map[int]*G.Node
+	copies  G.Nodes // the parameters the phase reads
+	masters G.Nodes // their masters, in the same order
 	groups  []vgnnGroup
 }
 
@@ -193,6 +203,7 @@ func (r *vgnnRun) newPhase(s Setup) (*vgnnPhase, error) {
 	if !r.unfolded {
 		p.fold = foldWeight(body, r.d)
 	}
+	p.flow = !r.unshared && viewFlowable(body, r.d)
 	p.copyOf(body.Learnables(), r.model.enc.body.Learnables())
 	return p, nil
 }
@@ -227,26 +238,29 @@ func (p *vgnnPhase) maskInput(k int, mask *tensor.Dense) *G.Node {
 // encode returns the body's representation of the view x ⊙ m (x without
 // a mask): (Ã·X)·(m ⊙ W) for the first layer when the phase folds (see
 // fairvgnn_fold.go), the body on the masked features otherwise.
+//
+// When the phase runs its views in a viewFlow (fairvgnn_flow.go), the
+// views share their dropout masks.
 func (r *vgnnRun) encode(p *vgnnPhase, m *G.Node) (*G.Node, error) {
-	if p.fold == nil {
-		x := p.x
-		if m != nil {
-			var err error
-			if x, err = maskColumns(p.x, m); err != nil {
-				return nil, err
-			}
+	x, wm := p.x, p.fold
+	var err error
+	if m != nil && p.fold == nil {
+		if x, err = maskColumns(p.x, m); err != nil {
+			return nil, err
 		}
-		return p.body.Forward(x)
 	}
-	wm := p.fold
-	if m != nil {
-		var err error
+	if m != nil && p.fold != nil {
 		if wm, err = maskRows(p.fold, m); err != nil {
 			return nil, err
 		}
 	}
-	fb := &foldedBody{inner: p.body.(layers.BlockModel), wm: wm, ax: &r.ax}
-	return fb.Forward(p.x)
+	switch {
+	case p.flow:
+		return (&viewFlow{r: r, p: p, in: x, wm: wm}).run()
+	case p.fold != nil:
+		return (&foldedBody{inner: p.body.(layers.BlockModel), wm: wm, ax: &r.ax}).Forward(p.x)
+	}
+	return p.body.Forward(x)
 }
 
 // finish compiles the phase's machine on loss with the gradients of its
