@@ -67,14 +67,14 @@ type vgnnPhase struct {
 	x       *G.Node
 	body    layers.Model
 	m       G.VM
-	loss    *G.Value // apart from the struct: see adversary.lossV
-	fold    *G.Node  // the body's first weight when the views fold, else nil
-	flow    bool     // the views run in a viewFlow (fairvgnn_flow.go)
-	drops   []*sharedDrop
-	ax      *G.Node // Ã·X in this graph, once a view flow folded
-	dummies map[int]*G.Node
-	copies  G.Nodes // the parameters the phase reads
-	masters G.Nodes // their masters, in the same order
+	loss    *G.Value        // apart from the struct: see adversary.lossV
+	fold    *G.Node         // the body's first weight when the views fold, else nil
+	flow    bool            // the views run in a viewFlow (fairvgnn_flow.go)
+	drops   []*sharedDrop   // the body's dropout masks, shared by the views (viewFlow)
+	ax      *G.Node         // Ã·X in this graph, once a view flow folded
+	dummies map[int]*G.Node // the width-only inputs of hopStep, by width
+	copies  G.Nodes         // the parameters the phase reads
+	masters G.Nodes         // their masters, in the same order
 	groups  []vgnnGroup
 }
 
