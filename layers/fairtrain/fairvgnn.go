@@ -90,7 +90,16 @@ import (
 // GeneratorSteps) forward and backward passes of the encoder (150 at the
 // defaults, 250 with the Bail script's steps) and one evaluation, against
 // one pass and one evaluation for plain training
-// (BenchmarkFairVGNNEpochBailShaped).
+// (BenchmarkFairVGNNEpochShapes, BenchmarkFairVGNNEpochBailShaped). When
+// the body's first operation is a product by a weight matrix W followed
+// by a propagation (GCN, JKNet), a view reads Ã·((x ⊙ m)·W) as
+// (Ã·x)·(m ⊙ W), Ã·x computed once per run: the passes skip the first
+// layer's sparse products, and the result equals the direct computation
+// up to the order of floating-point sums (not bit for bit). When the body
+// is written in dense layers, propagations, activations and dropout
+// alone (GCN, MLP, SGC), the views of a step share each dropout mask,
+// drawn once instead of once per view, with the same draws (bit for
+// bit).
 //
 // The sensitive attribute must be binary (0, 1, −1 unknown) with both
 // groups among the known nodes. Fit returns an error for an attribute

@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -72,12 +73,24 @@ func TestFairVGNNOpsFiniteDifferences(t *testing.T) {
 	wk := testutil.RandSlice(rng, 4, -1, 1)
 	a := testutil.RandSlice(rng, 6, -3, 3)
 	tau := 0.7
+	k := 4 // maskRows: a d × k weight, its rows scaled by m
+	w := testutil.RandSlice(rng, d*k, -2, 2)
+	ww := testutil.RandSlice(rng, d*k, -1, 1)
 
 	naiveMask := func() float64 {
 		s := 0.0
 		for i := 0; i < n; i++ {
 			for j := 0; j < d; j++ {
 				s += wx[i*d+j] * x[i*d+j] * m[j]
+			}
+		}
+		return s
+	}
+	naiveRows := func() float64 {
+		s := 0.0
+		for j := 0; j < d; j++ {
+			for c := 0; c < k; c++ {
+				s += ww[j*k+c] * w[j*k+c] * m[j]
 			}
 		}
 		return s
@@ -122,6 +135,10 @@ func TestFairVGNNOpsFiniteDifferences(t *testing.T) {
 		v, gs := opGrad(t, dt, [][]float64{x, m}, [][]int{{n, d}, {1, d}}, []int{0, 1}, wx,
 			func(in G.Nodes) (*G.Node, error) { return maskColumns(in[0], in[1]) })
 		check("maskColumns", v, naiveMask(), gs, testutil.NumGrad(naiveMask, x, 1e-6), testutil.NumGrad(naiveMask, m, 1e-6))
+		// maskRows: both inputs.
+		v, gs = opGrad(t, dt, [][]float64{w, m}, [][]int{{d, k}, {1, d}}, []int{0, 1}, ww,
+			func(in G.Nodes) (*G.Node, error) { return maskRows(in[0], in[1]) })
+		check("maskRows", v, naiveRows(), gs, testutil.NumGrad(naiveRows, w, 1e-6), testutil.NumGrad(naiveRows, m, 1e-6))
 		// keepProbs with noise and temperature, and without.
 		v, gs = opGrad(t, dt, [][]float64{theta, noise}, [][]int{{4, 2}, {1, 4}}, []int{0}, wk,
 			func(in G.Nodes) (*G.Node, error) { return keepProbs(in[0], in[1], tau) })
@@ -143,6 +160,10 @@ func TestFairVGNNOpErrors(t *testing.T) {
 	th := G.NewMatrix(g, tensor.Float64, G.WithShape(3, 3), G.WithName("th"), G.WithInit(G.Zeroes()))
 	_, err := maskColumns(x, m)
 	assert.ErrorContains(t, err, "1 × d mask")
+	_, err = maskRows(th, m)
+	assert.ErrorContains(t, err, "1 × d mask")
+	_, err = maskRows(nil, m)
+	assert.ErrorContains(t, err, "nil node")
 	_, err = keepProbs(th, nil, 1)
 	assert.ErrorContains(t, err, "d × 2")
 	_, err = keepProbs(x, nil, 0)
@@ -610,4 +631,152 @@ func TestFairVGNNTrains(t *testing.T) {
 		moved = math.Max(moved, math.Abs(p-sigma(theta[2*j]-theta[2*j+1])))
 	}
 	assert.Greater(t, moved, 0.01)
+}
+
+func TestFairVGNNFoldWeight(t *testing.T) {
+	// The bodies whose first operation is the features times a weight,
+	// then propagated, fold (GCN, JKNet: their first convolution); the
+	// others read the masked features (MLP, SGC, whose propagation of the
+	// features layers.Forward already folds, APPNP, GAT, a flat kind), as
+	// does a GCN with dropout on its input.
+	ds := biased(t, 40)
+	folds := map[string]bool{"gcn": true, "jknet": true}
+	for _, kind := range []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet", flatkind.Name} {
+		s, cfg := setupFor(t, ds, kind, tensor.Float64, 1, false)
+		m, err := layers.Build(s.Task.Graph, ds.Graph, cfg, s.Task.Phase)
+		require.NoError(t, err)
+		w := foldWeight(m, ds.NumFeatures)
+		// The views share their dropout masks on the bodies written in
+		// Dense, Propagate, Activate and Dropout alone.
+		assert.Equal(t, kind == "gcn" || kind == "mlp" || kind == "sgc", viewFlowable(m, ds.NumFeatures), kind)
+		if folds[kind] {
+			assert.Equal(t, m.Learnables()[0], w, kind)
+		} else {
+			assert.Nil(t, w, kind)
+		}
+	}
+	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 1, false)
+	gc := cfg.(layers.GCNConfig)
+	gc.InputDropout = 0.2
+	m, err := layers.Build(s.Task.Graph, ds.Graph, gc, s.Task.Phase)
+	require.NoError(t, err)
+	assert.Nil(t, foldWeight(m, ds.NumFeatures), "input dropout")
+	assert.Nil(t, foldWeight(fakeBody{m.Learnables()[0]}, ds.NumFeatures), "not a BlockModel")
+}
+
+// trainVGNN trains FairVGNN for tc's epochs with the views folded or not
+// and sharing their dropout masks or not, and returns the model's
+// parameters and each epoch's losses.
+func trainVGNN(t *testing.T, c FairVGNNConfig, s Setup, backbone layers.Config, tc train.Config, unfolded, unshared bool) ([][]float64, []float64) {
+	t.Helper()
+	n, d := s.Task.X.Shape()[0], s.Task.X.Shape()[1]
+	var known []int
+	for i, v := range s.Sens {
+		if v >= 0 {
+			known = append(known, i)
+		}
+	}
+	enc, err := NewEncoder(s.Task.Graph, s.Graph, bodyConfig(backbone, c.Hidden), s.Task.Classes, s.Task.Phase)
+	require.NoError(t, err)
+	r := &vgnnRun{cfg: c, task: s.Task, n: n, d: d, dt: s.Task.X.Dtype(), rng: rand.New(rand.NewSource(c.Seed)),
+		model: &MaskedEncoder{enc: enc}, unfolded: unfolded, unshared: unshared}
+	require.NoError(t, r.build(s, known, tc.Adam))
+	defer r.close()
+	kind := layers.BaseOf(backbone).Name
+	for _, p := range []*vgnnPhase{r.d0, r.c0, r.g0} {
+		require.Equal(t, unfolded || kind == "mlp" || kind == "sgc", p.fold == nil, "%s unfolded %v", kind, unfolded)
+		require.Equal(t, !unshared && kind != "jknet", p.flow, "%s unshared %v", kind, unshared)
+	}
+	res, err := r.train(tc)
+	require.NoError(t, err)
+	var losses []float64
+	for _, st := range res.History {
+		losses = append(losses, st.CE, st.Extra)
+	}
+	return params(r.model), losses
+}
+
+func TestFairVGNNFoldMatchesUnfolded(t *testing.T) {
+	// Folding the first propagation, (ÃX)·(m ⊙ W) for Ã·((X ⊙ m)·W),
+	// changes the order of the sums and nothing else: the same draws
+	// (masks, noise, dropout), the same losses and parameters to
+	// rounding, with and without a learned mask, with dropout.
+	ds := biased(t, 60)
+	for _, dt := range testutil.Dtypes {
+		for _, kind := range []string{"gcn", "jknet"} {
+			for _, mask := range []bool{true, false} {
+				s, cfg := setupFor(t, ds, kind, dt, 3, false)
+				c := quickVGNN()
+				c.FeatureMask = mask
+				c.GeneratorAdam.LR, c.ClassifierAdam.LR = 0.05, 0.01
+				tc := train.DefaultConfig()
+				tc.Epochs, tc.Adam.LR, tc.Select = 4, 0.01, train.SelectLast
+				pf, lf := trainVGNN(t, c, s, cfg, tc, false, false)
+				s, cfg = setupFor(t, ds, kind, dt, 3, false)
+				pu, lu := trainVGNN(t, c, s, cfg, tc, true, false)
+				tol := 1e-11 // measured: 3e-16 (float64), 9e-8 (float32)
+				if dt == tensor.Float32 {
+					tol = 1e-5
+				}
+				name := fmt.Sprintf("%v %s mask %v", dt, kind, mask)
+				testutil.AllClose(t, name+" losses", lf, lu, tol, tol)
+				require.Len(t, pf, len(pu))
+				for i := range pf {
+					testutil.AllClose(t, name+" parameters", pf[i], pu[i], tol, tol)
+				}
+			}
+		}
+	}
+}
+
+func TestFairVGNNSharedDropoutBitIdentical(t *testing.T) {
+	// The views sharing one dropout mask per step (a viewFlow) train the
+	// model layers.Forward's views do, bit for bit: the same draws, the
+	// same ops, folded or not, for the bodies the flow runs.
+	ds := biased(t, 60)
+	for _, dt := range testutil.Dtypes {
+		for _, kind := range []string{"gcn", "mlp", "sgc"} {
+			for _, unfolded := range []bool{false, true} {
+				s, cfg := setupFor(t, ds, kind, dt, 3, false)
+				if kind == "mlp" { // dropout on the masked features too
+					k, err := layers.KindOfConfig(cfg)
+					require.NoError(t, err)
+					cfg, err = k.Override(cfg, map[string]any{"input_dropout": 0.2})
+					require.NoError(t, err)
+				}
+				c := quickVGNN()
+				c.GeneratorAdam.LR = 0.05
+				tc := train.DefaultConfig()
+				tc.Epochs, tc.Adam.LR, tc.Select = 3, 0.01, train.SelectLast
+				ps, ls := trainVGNN(t, c, s, cfg, tc, unfolded, false)
+				s2, _ := setupFor(t, ds, kind, dt, 3, false)
+				pu, lu := trainVGNN(t, c, s2, cfg, tc, unfolded, true)
+				assert.Equal(t, lu, ls, "%v %s unfolded %v: losses", dt, kind, unfolded)
+				assert.Equal(t, pu, ps, "%v %s unfolded %v: parameters", dt, kind, unfolded)
+			}
+		}
+	}
+}
+
+func TestFairVGNNSharedDropoutDrawsOncePerStep(t *testing.T) {
+	// A GCN body has one dropout; its mask is drawn once per step of a
+	// phase, however many views the step runs.
+	ds := biased(t, 40)
+	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 3, false)
+	c := quickVGNN()
+	c.Masks, c.DiscriminatorSteps, c.ClassifierSteps, c.GeneratorSteps = 4, 2, 3, 1
+	r, _ := handRun(t, c, s, cfg)
+	defer r.close()
+	for e := 1; e <= 2; e++ {
+		_, err := r.epoch(e)
+		require.NoError(t, err)
+	}
+	for _, v := range []struct {
+		p     *vgnnPhase
+		steps int
+	}{{r.d0, c.DiscriminatorSteps}, {r.c0, c.ClassifierSteps}, {r.g0, c.GeneratorSteps}} {
+		require.True(t, v.p.flow)
+		require.Len(t, v.p.drops, 1)
+		assert.Equal(t, 2*v.steps, v.p.drops[0].drawn)
+	}
 }

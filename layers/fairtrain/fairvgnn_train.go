@@ -46,6 +46,19 @@ type vgnnRun struct {
 	clampW   G.Nodes
 	channels []int
 	keepMean []float64
+
+	// ax is Ã·X once a folded view computed it (see fairvgnn_fold.go),
+	// axT its value once a view flow did.
+	ax  layers.Value
+	axT *tensor.Dense
+	// unfolded makes every view read the masked features x ⊙ m, the
+	// first propagation left in the passes: the computation before the
+	// fold, for the tests that compare the two.
+	unfolded bool
+	// unshared runs the views with layers.Forward, each view's dropouts
+	// drawing their masks (fairvgnn_flow.go), for the tests that compare
+	// the two.
+	unshared bool
 }
 
 // vgnnPhase is one phase's graph and machine.
@@ -54,9 +67,14 @@ type vgnnPhase struct {
 	x       *G.Node
 	body    layers.Model
 	m       G.VM
-	loss    *G.Value // apart from the struct: see adversary.lossV
-	copies  G.Nodes  // the parameters the phase reads
-	masters G.Nodes  // their masters, in the same order
+	loss    *G.Value        // apart from the struct: see adversary.lossV
+	fold    *G.Node         // the body's first weight when the views fold, else nil
+	flow    bool            // the views run in a viewFlow (fairvgnn_flow.go)
+	drops   []*sharedDrop   // the body's dropout masks, shared by the views (viewFlow)
+	ax      *G.Node         // Ã·X in this graph, once a view flow folded
+	dummies map[int]*G.Node // the width-only inputs of hopStep, by width
+	copies  G.Nodes         // the parameters the phase reads
+	masters G.Nodes         // their masters, in the same order
 	groups  []vgnnGroup
 }
 
@@ -182,6 +200,10 @@ func (r *vgnnRun) newPhase(s Setup) (*vgnnPhase, error) {
 		return nil, fmt.Errorf("fairtrain: fairvgnn: %w", err)
 	}
 	p := &vgnnPhase{g: g, x: x, body: body, loss: new(G.Value)}
+	if !r.unfolded {
+		p.fold = foldWeight(body, r.d)
+	}
+	p.flow = !r.unshared && viewFlowable(body, r.d)
 	p.copyOf(body.Learnables(), r.model.enc.body.Learnables())
 	return p, nil
 }
@@ -204,14 +226,41 @@ func (p *vgnnPhase) linear(master *layers.Linear, name string) (*layers.Linear, 
 	return l, nil
 }
 
-// view returns the features the phase's view k reads: x ⊙ m_k for a
-// mask input holding mask, x itself without one.
-func (p *vgnnPhase) view(k int, mask *tensor.Dense) (*G.Node, error) {
+// maskInput returns the input node of the phase's mask k holding mask
+// (nil without one).
+func (p *vgnnPhase) maskInput(k int, mask *tensor.Dense) *G.Node {
 	if mask == nil {
-		return p.x, nil
+		return nil
 	}
-	m := G.NewMatrix(p.g, mask.Dtype(), G.WithShape(mask.Shape()...), G.WithName(fmt.Sprintf("mask%d", k)), G.WithValue(mask))
-	return maskColumns(p.x, m)
+	return G.NewMatrix(p.g, mask.Dtype(), G.WithShape(mask.Shape()...), G.WithName(fmt.Sprintf("mask%d", k)), G.WithValue(mask))
+}
+
+// encode returns the body's representation of the view x ⊙ m (x without
+// a mask): (Ã·X)·(m ⊙ W) for the first layer when the phase folds (see
+// fairvgnn_fold.go), the body on the masked features otherwise.
+//
+// When the phase runs its views in a viewFlow (fairvgnn_flow.go), the
+// views share their dropout masks.
+func (r *vgnnRun) encode(p *vgnnPhase, m *G.Node) (*G.Node, error) {
+	x, wm := p.x, p.fold
+	var err error
+	if m != nil && p.fold == nil {
+		if x, err = maskColumns(p.x, m); err != nil {
+			return nil, err
+		}
+	}
+	if m != nil && p.fold != nil {
+		if wm, err = maskRows(p.fold, m); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case p.flow:
+		return (&viewFlow{r: r, p: p, in: x, wm: wm}).run()
+	case p.fold != nil:
+		return (&foldedBody{inner: p.body.(layers.BlockModel), wm: wm, ax: &r.ax}).Forward(p.x)
+	}
+	return p.body.Forward(x)
 }
 
 // finish compiles the phase's machine on loss with the gradients of its
@@ -266,11 +315,7 @@ func (r *vgnnRun) buildDiscriminator(s Setup, known []int) (*vgnnPhase, error) {
 	}
 	var bces G.Nodes
 	for k := range r.views {
-		x, err := p.view(k, r.mask(k))
-		if err != nil {
-			return fail(err)
-		}
-		h, err := p.body.Forward(x)
+		h, err := r.encode(p, p.maskInput(k, r.mask(k)))
 		if err != nil {
 			return fail(err)
 		}
@@ -316,11 +361,7 @@ func (r *vgnnRun) buildClassifier(s Setup) (*vgnnPhase, error) {
 	}
 	var ces G.Nodes
 	for k := range r.views {
-		x, err := p.view(k, r.mask(k))
-		if err != nil {
-			return fail(err)
-		}
-		h, err := p.body.Forward(x)
+		h, err := r.encode(p, p.maskInput(k, r.mask(k)))
 		if err != nil {
 			return fail(err)
 		}
@@ -362,15 +403,11 @@ func (r *vgnnRun) buildGenerator(s Setup) (*vgnnPhase, error) {
 	}
 	var advs, pens G.Nodes
 	for k := range r.views {
-		x := p.x
+		var m *G.Node
 		if theta != nil {
 			l := G.NewMatrix(p.g, r.dt, G.WithShape(1, r.d), G.WithName(fmt.Sprintf("noise%d", k)), G.WithValue(opkit.Alloc(r.dt, 1, r.d)))
 			r.noise = append(r.noise, l)
-			m, err := keepProbs(theta, l, c.Tau)
-			if err != nil {
-				return nil, err
-			}
-			if x, err = maskColumns(x, m); err != nil {
+			if m, err = keepProbs(theta, l, c.Tau); err != nil {
 				return nil, err
 			}
 			pen, err := maskPenalty(m)
@@ -379,7 +416,7 @@ func (r *vgnnRun) buildGenerator(s Setup) (*vgnnPhase, error) {
 			}
 			pens = append(pens, pen)
 		}
-		h, err := p.body.Forward(x)
+		h, err := r.encode(p, m)
 		if err != nil {
 			return fail(err)
 		}
