@@ -42,6 +42,19 @@ func (w *writer) f64s(v []float64) {
 	}
 }
 
+// f32s writes float64 values that are float32s (see Partial.Narrow) in
+// 4 bytes each; a value that is not is rounded to the nearest float32.
+func (w *writer) f32s(v []float64) {
+	w.uvarint(uint64(len(v)))
+	if w.count {
+		w.n += 4 * len(v)
+		return
+	}
+	for _, x := range v {
+		w.b = binary.LittleEndian.AppendUint32(w.b, math.Float32bits(float32(x)))
+	}
+}
+
 func (w *writer) i32s(v []int32) {
 	w.uvarint(uint64(len(v)))
 	for _, x := range v {
@@ -128,6 +141,19 @@ func (r *reader) f64s() []float64 {
 		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8*i:]))
 	}
 	r.b = r.b[8*n:]
+	return v
+}
+
+func (r *reader) f32s() []float64 {
+	n := r.length(4)
+	if n == 0 {
+		return nil
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(r.b[4*i:])))
+	}
+	r.b = r.b[4*n:]
 	return v
 }
 

@@ -50,7 +50,7 @@ func (f *initStateFn) ProcessElement(ctx context.Context, b int64, nodes func(*N
 	}
 	counter(ctx, "fmp.init", keyed(b, encodedSize(&nb))+keyed(b, encodedSize(&z)))
 	n, c := int(z.N), int(z.C)
-	x := State{Lo: nb.Lo, N: z.N, C: z.C, S: int32(f.S), Group: nb.Sens, X: z.V, F: make([]float64, n*f.S*c), Agg: make([]float64, n*f.S*c)}
+	x := State{Lo: nb.Lo, N: z.N, C: z.C, S: int32(f.S), Group: nb.Sens, X: z.V, F: make([]float64, n*f.S*c)}
 	for i := 0; i < n; i++ {
 		for s := 0; s < f.S; s++ {
 			copy(x.F[(i*f.S+s)*c:], z.V[i*c:(i+1)*c])
@@ -63,6 +63,97 @@ func (f *initStateFn) ProcessElement(ctx context.Context, b int64, nodes func(*N
 // stateRowsFn gives a block's F of every setting (S·C columns).
 func stateRowsFn(b int64, x State) (int64, Rows) {
 	return b, Rows{Lo: x.Lo, N: x.N, C: x.S * x.C, V: x.F}
+}
+
+// The product of a step carries fewer columns than the S·C of F. A
+// setting that no longer steps (its K reached) or does not propagate
+// (λs = 0: X_agg = X_trans) sends nothing. The others are grouped by
+// their γ = 1/(1+λs): in a group, every node's class sum Σ_j F_ij is the
+// same for every setting, whatever its λf, τ, scaling or dual, because
+// the fairness gradient's row sums to zero (∂/∂F of u·softmax(F/τ) is
+// p ⊙ (a − p·a), and Σ_j p_j = 1), so the class sums follow the same
+// linear recursion σ' = γ·σ_X + (1−γ)·Ãσ from the same start σ_X. A
+// group therefore sends one shared column, the class sums of its first
+// setting, and each of its settings its first C−1 columns; the last
+// column of a setting's product is Ãσ minus the others. The only
+// difference from Ã·F column by column is rounding: the settings' class
+// sums agree to the last bits of the fairness step, and so does the
+// rebuilt column (the tests hold it to Layer.Apply within 1e-9). With
+// the default frontier (20 settings, one λs, C = 2) the product is 21
+// columns instead of 40.
+
+// wire is one step's columns of the product (see above).
+type wire struct {
+	Width int
+	// Sigma is setting s's group's shared column (−1: s sends nothing
+	// this step), First the first of its own C−1 columns; Source marks the
+	// setting whose class sums are the group's shared column.
+	Sigma, First []int
+	Source       []bool
+}
+
+// wireOf lays out step k's columns for the settings, of c classes each.
+func wireOf(k int, settings []fmp.Config, c int) wire {
+	w := wire{Sigma: make([]int, len(settings)), First: make([]int, len(settings)), Source: make([]bool, len(settings))}
+	group := map[float64]int{} // γ → its shared column
+	for s, cfg := range settings {
+		w.Sigma[s], w.First[s] = -1, -1
+		if k >= cfg.K || cfg.Gamma() == 1 {
+			continue
+		}
+		col, ok := group[cfg.Gamma()]
+		if !ok {
+			col = w.Width
+			group[cfg.Gamma()] = col
+			w.Source[s] = true
+			w.Width++
+		}
+		w.Sigma[s], w.First[s] = col, w.Width
+		w.Width += c - 1
+	}
+	return w
+}
+
+// packFn gives a block's columns of step K's product (see wire).
+type packFn struct {
+	K        int
+	Settings []fmp.Config
+}
+
+func (f *packFn) ProcessElement(b int64, x State) (int64, Rows) {
+	n, c, S := int(x.N), int(x.C), int(x.S)
+	w := wireOf(f.K, f.Settings, c)
+	v := make([]float64, n*w.Width)
+	for i := 0; i < n; i++ {
+		out := v[i*w.Width : (i+1)*w.Width]
+		for s := range f.Settings {
+			if w.Sigma[s] < 0 {
+				continue
+			}
+			fi := x.F[(i*S+s)*c : (i*S+s+1)*c]
+			if w.Source[s] {
+				sum := 0.0
+				for _, y := range fi {
+					sum += y
+				}
+				out[w.Sigma[s]] = sum
+			}
+			copy(out[w.First[s]:w.First[s]+c-1], fi)
+		}
+	}
+	return b, Rows{Lo: x.Lo, N: x.N, C: int32(w.Width), V: v}
+}
+
+// unpack writes setting s's row of ÃF for node i into af from the
+// product's row p (see wire).
+func (w *wire) unpack(af, p []float64, s int) {
+	c := len(af)
+	copy(af[:c-1], p[w.First[s]:w.First[s]+c-1])
+	last := p[w.Sigma[s]]
+	for _, y := range af[:c-1] {
+		last -= y
+	}
+	af[c-1] = last
 }
 
 // stepper holds a DoFn's per-setting fmp.Steps, built on first use from
@@ -106,10 +197,11 @@ type stepAFn struct {
 	K        int
 	Settings []fmp.Config
 	Name     string
+	Size     int64
 	p        stepper
 }
 
-func (f *stepAFn) ProcessElement(ctx context.Context, b int64, states func(*State) bool, afs func(*Rows) bool, uIt func(*Dual) bool, stIt func(*Stats) bool, emit func(int64, State), emitSums func(Sums)) error {
+func (f *stepAFn) ProcessElement(ctx context.Context, b int64, states func(*State) bool, parts func(*Partial) bool, uIt func(*Dual) bool, stIt func(*Stats) bool, emit func(int64, State), emitSums func(Sums)) error {
 	u, ok := side(uIt)
 	st, ok2 := side(stIt)
 	if !ok || !ok2 {
@@ -120,15 +212,25 @@ func (f *stepAFn) ProcessElement(ctx context.Context, b int64, states func(*Stat
 		return err
 	}
 	var x State
-	var af Rows
-	if !states(&x) || !afs(&af) {
-		return fmt.Errorf("fmpbeam: FMP: block %d lacks its state or its product", b)
+	if !states(&x) {
+		return fmt.Errorf("fmpbeam: FMP: block %d lacks its state (the matrix and the logits come from different graphs)", b)
 	}
-	counter(ctx, f.Name+".state", keyed(b, encodedSize(&x))+keyed(b, encodedSize(&af)))
+	counter(ctx, f.Name+".state", keyed(b, encodedSize(&x)))
+	prod, bytes, err := sumPartials(b, f.Size, f.Name, parts)
+	counter(ctx, f.Name+".sum", bytes)
+	if err != nil {
+		return err
+	}
 	n, c, S, G := int(x.N), int(x.C), int(x.S), len(st.Groups)
+	w := wireOf(f.K, f.Settings, c)
+	if int(prod.N) != n || int(prod.C) != w.Width {
+		return fmt.Errorf("fmpbeam: FMP: block %d has %d nodes and a product of %d rows × %d columns, want %d", b, n, prod.N, prod.C, w.Width)
+	}
+	x.Agg = make([]float64, n*S*c) // X_agg, for stepBFn; not carried past it
 	sums := Sums{S: int32(S), G: int32(G), C: int32(c), Hi: make([]uint64, S*G*c), Lo: make([]uint64, S*G*c)}
 	fbar := make([]float64, c)
 	p := make([]float64, c)
+	af := make([]float64, c)
 	for s, stp := range steps {
 		if f.K >= f.Settings[s].K {
 			continue
@@ -136,8 +238,13 @@ func (f *stepAFn) ProcessElement(ctx context.Context, b int64, states func(*Stat
 		us := dualOf(u, s, stp, c)
 		for i := 0; i < n; i++ {
 			r := (i*S + s) * c
-			agg, fi := x.Agg[r:r+c], x.F[r:r+c]
-			stp.Aggregate(agg, x.X[i*c:(i+1)*c], af.V[r:r+c])
+			agg, fi, xi := x.Agg[r:r+c], x.F[r:r+c], x.X[i*c:(i+1)*c]
+			if w.Sigma[s] >= 0 {
+				w.unpack(af, prod.V[i*w.Width:(i+1)*w.Width], s)
+				stp.Aggregate(agg, xi, af)
+			} else {
+				stp.Aggregate(agg, xi, nil) // λs = 0: X_agg = X_trans
+			}
 			stp.Descend(fbar, agg, fi, int(x.Group[i]), us)
 			if g := int(x.Group[i]); g >= 0 {
 				stp.Probs(p, fbar)
@@ -254,9 +361,25 @@ func (f *stepBFn) ProcessElement(b int64, x State, uIt func(*Dual) bool, stIt fu
 			copy(x.F[r:r+c], agg)
 		}
 	}
+	x.Agg = nil
 	emit(b, x)
 	return nil
 }
+
+// FMPOptions are the options of FMPWith.
+type FMPOptions struct {
+	// Float32Products sends each step's partial products rounded to
+	// float32 (4 bytes a value instead of 8): for a float32 model, whose
+	// logits carry float32 precision already. Everything else (the state,
+	// the sums, the duals) stays float64. The result then differs from
+	// Layer.Apply's float64 one by float32 rounding, bounded in the tests
+	// (TestFMPFloat32Products: 1e-5 relative to the logits' scale).
+	Float32Products bool
+}
+
+// DefaultFMPOptions returns float64 products: Layer.Apply's numbers
+// within 1e-9.
+func DefaultFMPOptions() FMPOptions { return FMPOptions{} }
 
 // FMP runs FMP's steps for the settings side by side on the logits z
 // (KV<int64, Rows>, C ≥ 2 columns) over the propagation matrix adj
@@ -265,9 +388,17 @@ func (f *stepBFn) ProcessElement(b int64, x State, uIt func(*Dual) bool, stIt fu
 // sizes give Δs). It returns every setting's F^K side by side
 // (KV<int64, Rows>, S·C columns: setting s in columns s·C to (s+1)·C−1)
 // and the settings' final duals (a singleton Dual). The settings must be
-// valid (fmp.Config.Validate). Step k's byte counters are named
-// "fmp.kNN" (its Propagate) and "fmp.kNN.state".
+// valid (fmp.Config.Validate). Step k's byte counters are
+// "fmp.kNN.join" (the matrix joined with the columns of the product, see
+// wire), "fmp.kNN.sum" (the partial products) and "fmp.kNN.state" (the
+// nodes' state, grouped with the partial products: one shuffle for a
+// step's sum and its state). It is FMPWith's default options.
 func FMP(s beam.Scope, lay Layout, settings []fmp.Config, adj, nodes, z, stats beam.PCollection) (out, duals beam.PCollection) {
+	return FMPWith(s, lay, DefaultFMPOptions(), settings, adj, nodes, z, stats)
+}
+
+// FMPWith is FMP with options.
+func FMPWith(s beam.Scope, lay Layout, o FMPOptions, settings []fmp.Config, adj, nodes, z, stats beam.PCollection) (out, duals beam.PCollection) {
 	s = s.Scope("FMP")
 	st := beam.SideInput{Input: stats}
 	state := beam.ParDo(s, &initStateFn{S: len(settings)}, beam.CoGroupByKey(s, nodes, z))
@@ -278,11 +409,11 @@ func FMP(s beam.Scope, lay Layout, settings []fmp.Config, adj, nodes, z, stats b
 	}
 	for k := 0; k < steps; k++ {
 		name := fmt.Sprintf("fmp.k%02d", k)
-		var af beam.PCollection
-		af, adj = PropagateChain(s, lay, name, adj, beam.ParDo(s, stateRowsFn, state))
 		var parts beam.PCollection
-		state, parts = beam.ParDo2(s, &stepAFn{K: k, Settings: settings, Name: name}, beam.CoGroupByKey(s, state, af), beam.SideInput{Input: u}, st)
-		u = beam.ParDo(s, &dualFn{K: k, Settings: settings}, beam.Combine(s, &sumsFn{}, parts), beam.SideInput{Input: u}, st)
+		parts, adj = spread(s.Scope("Propagate "+name), lay, name, adj, beam.ParDo(s, &packFn{K: k, Settings: settings}, state), o.Float32Products)
+		var sums beam.PCollection
+		state, sums = beam.ParDo2(s, &stepAFn{K: k, Settings: settings, Name: name, Size: lay.Size}, beam.CoGroupByKey(s, state, parts), beam.SideInput{Input: u}, st)
+		u = beam.ParDo(s, &dualFn{K: k, Settings: settings}, beam.Combine(s, &sumsFn{}, sums), beam.SideInput{Input: u}, st)
 		state = beam.ParDo(s, &stepBFn{K: k, Settings: settings}, state, beam.SideInput{Input: u}, st)
 	}
 	return beam.ParDo(s, stateRowsFn, state), u
@@ -291,7 +422,8 @@ func FMP(s beam.Scope, lay Layout, settings []fmp.Config, adj, nodes, z, stats b
 func init() {
 	register.DoFn5x1[context.Context, int64, func(*Nodes) bool, func(*Rows) bool, func(int64, State), error](&initStateFn{})
 	register.Function2x2(stateRowsFn)
-	register.DoFn8x1[context.Context, int64, func(*State) bool, func(*Rows) bool, func(*Dual) bool, func(*Stats) bool, func(int64, State), func(Sums), error](&stepAFn{})
+	register.DoFn2x2[int64, State, int64, Rows](&packFn{})
+	register.DoFn8x1[context.Context, int64, func(*State) bool, func(*Partial) bool, func(*Dual) bool, func(*Stats) bool, func(int64, State), func(Sums), error](&stepAFn{})
 	register.Combiner3[Sums, Sums, Sums](&sumsFn{})
 	register.DoFn4x1[Sums, func(*Dual) bool, func(*Stats) bool, func(Dual), error](&dualFn{})
 	register.DoFn5x1[int64, State, func(*Dual) bool, func(*Stats) bool, func(int64, State), error](&stepBFn{})

@@ -7,6 +7,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"gorgonia.org/tensor"
+
 	"github.com/fairmp/fairmp/fmp"
 )
 
@@ -226,7 +228,11 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 	switch {
 	case all || j.Stage == "fmp":
 		var duals beam.PCollection
-		fout, duals = FMP(s, lay, plan.Settings, adj[fmpNorm], nodes, z, stats)
+		o := DefaultFMPOptions()
+		// A float32 model's logits carry float32 precision: its products
+		// travel as float32 too (FMPOptions.Float32Products).
+		o.Float32Products = m != nil && m.Dtype() == tensor.Float32
+		fout, duals = FMPWith(s, lay, o, plan.Settings, adj[fmpNorm], nodes, z, stats)
 		WriteDuals(s, out("duals.json"), plan.Settings, duals)
 		if !all {
 			WriteBlocks(s, work("fmp"), "rows", fout)

@@ -13,8 +13,9 @@ import (
 // destination block, the partial products Σ_j Ã[i, j]·x_j of the rows i
 // there, summed over the block's columns j in ascending order.
 type spreadFn struct {
-	Size int64
-	Name string
+	Size   int64
+	Name   string
+	Narrow bool // round the partial products to float32 (Partial.Narrow)
 }
 
 func (f *spreadFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlock) bool, rows func(*Rows) bool, emit func(int64, Partial), pass func(int64, AdjBlock)) error {
@@ -50,11 +51,17 @@ func (f *spreadFn) ProcessElement(ctx context.Context, b int64, adj func(*AdjBlo
 				}
 			}
 		}
+		if f.Narrow {
+			p.Narrow = true
+			for t, y := range p.V {
+				p.V[t] = float64(float32(y))
+			}
+		}
 		emit(dest, p)
 		r = end
 	}
 	if !self {
-		emit(b, Partial{From: b, N: x.N, C: x.C})
+		emit(b, Partial{From: b, N: x.N, C: x.C, Narrow: f.Narrow})
 	}
 	return nil
 }
@@ -68,6 +75,18 @@ type gatherFn struct {
 }
 
 func (f *gatherFn) ProcessElement(ctx context.Context, b int64, parts func(*Partial) bool, emit func(int64, Rows)) error {
+	out, bytes, err := sumPartials(b, f.Size, f.Name, parts)
+	counter(ctx, f.Name+".sum", bytes)
+	if err != nil {
+		return err
+	}
+	emit(b, out)
+	return nil
+}
+
+// sumPartials adds up block b's partial products in the order of their
+// source blocks, and returns the bytes they took on the wire.
+func sumPartials(b, size int64, name string, parts func(*Partial) bool) (Rows, int, error) {
 	var all []Partial
 	var p Partial
 	bytes := 0
@@ -75,17 +94,16 @@ func (f *gatherFn) ProcessElement(ctx context.Context, b int64, parts func(*Part
 		bytes += keyed(b, encodedSize(&p))
 		all = append(all, p)
 	}
-	counter(ctx, f.Name+".sum", bytes)
 	sort.Slice(all, func(i, j int) bool { return all[i].From < all[j].From })
 	var out Rows
 	found := false
 	for _, p := range all {
 		if p.From == b {
-			out, found = Rows{Lo: b * f.Size, N: p.N, C: p.C, V: make([]float64, int(p.N)*int(p.C))}, true
+			out, found = Rows{Lo: b * size, N: p.N, C: p.C, V: make([]float64, int(p.N)*int(p.C))}, true
 		}
 	}
 	if !found {
-		return fmt.Errorf("fmpbeam: %s: block %d received partial products but has no rows (the matrix and the rows come from different graphs)", f.Name, b)
+		return out, bytes, fmt.Errorf("fmpbeam: %s: block %d received partial products but has no rows (the matrix and the rows come from different graphs)", name, b)
 	}
 	c := int(out.C)
 	for _, p := range all {
@@ -96,8 +114,7 @@ func (f *gatherFn) ProcessElement(ctx context.Context, b int64, parts func(*Part
 			}
 		}
 	}
-	emit(b, out)
-	return nil
+	return out, bytes, nil
 }
 
 // Propagate returns Ã·x for the matrix adj (BuildMatrix's
@@ -119,8 +136,16 @@ func Propagate(s beam.Scope, lay Layout, name string, adj, x beam.PCollection) b
 // joins' inputs at once, K copies in the runner's memory).
 func PropagateChain(s beam.Scope, lay Layout, name string, adj, x beam.PCollection) (ax, next beam.PCollection) {
 	s = s.Scope("Propagate " + name)
-	parts, next := beam.ParDo2(s, &spreadFn{Size: lay.Size, Name: name}, beam.CoGroupByKey(s, adj, x))
+	parts, next := spread(s, lay, name, adj, x, false)
 	return beam.ParDo(s, &gatherFn{Size: lay.Size, Name: name}, beam.GroupByKey(s, parts)), next
+}
+
+// spread is a product's first half: the matrix's columns joined with the
+// rows of their block, and the partial products keyed by destination
+// block (KV<int64, Partial>), not yet grouped; and the matrix passed on.
+// narrow rounds the partial products to float32 (4 bytes a value).
+func spread(s beam.Scope, lay Layout, name string, adj, x beam.PCollection, narrow bool) (parts, next beam.PCollection) {
+	return beam.ParDo2(s, &spreadFn{Size: lay.Size, Name: name, Narrow: narrow}, beam.CoGroupByKey(s, adj, x))
 }
 
 func init() {

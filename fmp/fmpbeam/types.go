@@ -107,11 +107,14 @@ func (x *Nodes) get(r *reader) {
 // the block's columns j, for the destination's local rows Idx
 // (ascending). A block sends a Partial to itself even when it has no
 // entry there, with N its node count, so that every block gets a row.
+// With Narrow, every value of V is a float32 (rounded so by the sender)
+// and travels in 4 bytes instead of 8.
 type Partial struct {
-	From int64
-	N, C int32
-	Idx  []int32
-	V    []float64
+	From   int64
+	N, C   int32
+	Narrow bool
+	Idx    []int32
+	V      []float64
 }
 
 func (p *Partial) put(w *writer) {
@@ -119,12 +122,23 @@ func (p *Partial) put(w *writer) {
 	w.varint(int64(p.N))
 	w.varint(int64(p.C))
 	ascending(w, p.Idx)
+	if p.Narrow {
+		w.uvarint(1)
+		w.f32s(p.V)
+		return
+	}
+	w.uvarint(0)
 	w.f64s(p.V)
 }
 
 func (p *Partial) get(r *reader) {
 	p.From, p.N, p.C = r.varint(), int32(r.varint()), int32(r.varint())
-	p.Idx, p.V = readAscending[int32](r), r.f64s()
+	p.Idx = readAscending[int32](r)
+	if p.Narrow = r.uvarint() == 1; p.Narrow {
+		p.V = r.f32s()
+		return
+	}
+	p.V = r.f64s()
 }
 
 // Edges is a batch of one block's edge ends, read from the edge files:

@@ -1,0 +1,146 @@
+package fmpbeam
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/testutil"
+)
+
+// TestWireWidths: a step's product carries one shared column per λs and
+// C−1 per setting still stepping with λs > 0; the default frontier's
+// 20 settings of 2 classes take 21 columns instead of 40.
+func TestWireWidths(t *testing.T) {
+	// fmpSettings at C = 3: λs 1 (K 10, 3, 10, 7), λs 0 (K 4), λs 0.5 (K 2).
+	for k, want := range map[int]int{0: 1 + 4*2 + 1 + 2, 2: 1 + 4*2, 3: 1 + 3*2, 7: 1 + 2*2, 9: 1 + 2*2} {
+		assert.Equal(t, want, wireOf(k, fmpSettings(), 3).Width, "step %d", k)
+	}
+	fc := fmp.DefaultFrontierConfig()
+	plan, err := NewPlan(fmp.DefaultConfig(), &fc)
+	require.NoError(t, err)
+	require.Len(t, plan.Settings, 20)
+	assert.Equal(t, 21, wireOf(0, plan.Settings, 2).Width)
+}
+
+// TestWirePackUnpack: settings of one λs whose rows have the same class
+// sums get their rows back from the packed columns (an identity
+// product), to rounding.
+func TestWirePackUnpack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	settings := fmpSettings()
+	const n, c = 5, 3
+	S := len(settings)
+	x := State{N: n, C: c, S: int32(S), F: make([]float64, n*S*c)}
+	for i := 0; i < n; i++ {
+		sum := 4*rng.Float64() - 2
+		for s := range settings {
+			row := x.F[(i*S+s)*c : (i*S+s+1)*c]
+			last := sum
+			for j := 0; j < c-1; j++ {
+				row[j] = 10*rng.Float64() - 5
+				last -= row[j]
+			}
+			row[c-1] = last
+		}
+	}
+	w := wireOf(0, settings, c)
+	_, packed := (&packFn{K: 0, Settings: settings}).ProcessElement(0, x)
+	require.Equal(t, w.Width, int(packed.C))
+	af := make([]float64, c)
+	for i := 0; i < n; i++ {
+		for s := range settings {
+			if w.Sigma[s] < 0 {
+				continue
+			}
+			w.unpack(af, packed.V[i*w.Width:(i+1)*w.Width], s)
+			testutil.AllClose(t, fmt.Sprintf("node %d setting %d", i, s), af, x.F[(i*S+s)*c:(i*S+s+1)*c], 1e-13, 0)
+		}
+	}
+}
+
+// TestPartialCoder: a Partial decodes to itself, wide (8 bytes a value)
+// and narrow (4 bytes a value, float32 values exactly).
+func TestPartialCoder(t *testing.T) {
+	v := []float64{1.0 / 3, -2.5e-9, 7, 0}
+	wide := Partial{From: 3, N: 0, C: 2, Idx: []int32{1, 4}, V: v}
+	got, err := decPartial(encPartial(wide))
+	require.NoError(t, err)
+	assert.Equal(t, wide, got)
+
+	narrow := Partial{From: 3, C: 2, Narrow: true, Idx: []int32{1, 4}, V: make([]float64, len(v))}
+	for k, y := range v {
+		narrow.V[k] = float64(float32(y))
+	}
+	b := encPartial(narrow)
+	assert.Equal(t, encodedSize(&wide)-4*len(v), len(b), "4 bytes a value")
+	got, err = decPartial(b)
+	require.NoError(t, err)
+	assert.Equal(t, narrow, got)
+	for k, y := range v {
+		assert.InDelta(t, y, got.V[k], math.Abs(y)*0x1p-24, "value %d within float32 rounding", k)
+	}
+	_, err = decPartial(b[:len(b)-1])
+	assert.Error(t, err, "a truncated narrow Partial")
+}
+
+// TestFMPFloat32Products: with the products rounded to float32, F^K
+// stays within 1e-5 (absolute and relative) of Layer.Apply's float64
+// result, for logits in [−2, 2] and every setting of fmpSettings (λf up
+// to 16, τ down to 0.3, K up to 10): float32's rounding (6e-8 relative)
+// grown by the steps, with a margin. The largest error is logged.
+func TestFMPFloat32Products(t *testing.T) {
+	ds := smallData(t)
+	sens := append([]int(nil), ds.Sens...)
+	dir := t.TempDir()
+	require.NoError(t, WriteGraph(dir, 3, ds.Graph))
+	require.NoError(t, WriteNodes(dir, 2, ds.Labels, sens, ds.Split))
+	c := 2
+	z := make([]float64, ds.N()*c)
+	for i := range z {
+		z[i] = float64((i*7919)%101)/25 - 2
+	}
+	require.NoError(t, WriteRows(dir, "logits", 2, ds.N(), c, func(i int, dst []float64) error {
+		copy(dst, z[i*c:(i+1)*c])
+		return nil
+	}))
+	settings := fmpSettings()
+	lay := Layout{Size: 64}
+	p, s := beam.NewPipelineWithRoot()
+	nodes := ReadNodes(s, lay, dir+"/nodes-*.txt")
+	st := NodeStats(s, lay, nodes)
+	adj, _ := BuildMatrix(s, lay, NormOf(fmp.DefaultModelConfig(1, 2).Propagation), nodes, ReadEdges(s, lay, dir+"/edges-*.txt"), st)
+	logits := ReadRows(s, lay, dir+"/logits-*.txt", "logits", nodes)
+	out, _ := FMPWith(s, lay, FMPOptions{Float32Products: true}, settings, adj, nodes, logits, st)
+	beam.ParDo0(s, &collectRowsFn{Key: "fmp32"}, out)
+	run(t, p)
+
+	got, width := rowsOf(t, "fmp32", ds.N())
+	require.Equal(t, len(settings)*c, width)
+	a := graph.NormalizedAdjacency(ds.Graph)
+	worst := 0.0
+	for k, cfg := range settings {
+		l, err := fmp.New(a, sens, cfg)
+		require.NoError(t, err)
+		want, err := l.Apply(tensor.New(tensor.WithShape(ds.N(), c), tensor.WithBacking(append([]float64(nil), z...))))
+		require.NoError(t, err)
+		w := testutil.ToF64(want)
+		col := make([]float64, ds.N()*c)
+		for i := 0; i < ds.N(); i++ {
+			copy(col[i*c:], got[i*width+k*c:i*width+(k+1)*c])
+		}
+		for i := range col {
+			worst = max(worst, math.Abs(col[i]-w[i]))
+		}
+		testutil.AllClose(t, fmt.Sprintf("setting %d %+v", k, cfg), col, w, 1e-5, 1e-5)
+	}
+	t.Logf("float32 products: largest difference from Layer.Apply %.3g", worst)
+}
