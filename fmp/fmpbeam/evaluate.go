@@ -54,30 +54,6 @@ type Result struct {
 	Setting int `json:"-"`
 }
 
-// Points and Results travel between workers as their JSON: a
-// metrics.Report holds an error (Undefined.Err, not encoded), and Beam
-// refuses an element type with an error in it (it registers no coder for
-// it and panics at start-up).
-type pointMsg struct{ JSON []byte }
-
-func encPointMsg(v pointMsg) []byte { return v.JSON }
-
-func decPointMsg(b []byte) pointMsg { return pointMsg{JSON: append([]byte(nil), b...)} }
-
-// EncodedResult is a Result as it travels in a pipeline: its JSON
-// (Evaluate's output; WriteReport and WritePredictions read it). Decode
-// gives the Result back, its Undefined metrics without their Err.
-type EncodedResult struct{ JSON []byte }
-
-// Decode returns the Result.
-func (e EncodedResult) Decode() (Result, error) { return decResult(e.JSON) }
-
-func encEncodedResult(v EncodedResult) []byte { return v.JSON }
-
-func decEncodedResult(b []byte) EncodedResult {
-	return EncodedResult{JSON: append([]byte(nil), b...)}
-}
-
 func encPoint(v Point) ([]byte, error) {
 	return json.Marshal(struct {
 		Point
@@ -202,7 +178,7 @@ type evaluateFn struct {
 	Settings []fmp.Config
 }
 
-func (f *evaluateFn) ProcessElement(ctx context.Context, t int64, parts func(*Eval) bool, emit func(int64, pointMsg)) error {
+func (f *evaluateFn) ProcessElement(ctx context.Context, t int64, parts func(*Eval) bool, emit func(int64, Point)) error {
 	var all []Eval
 	var e Eval
 	bytes := 0
@@ -242,11 +218,7 @@ func (f *evaluateFn) ProcessElement(ctx context.Context, t int64, parts func(*Ev
 	if p.Test, err = metrics.Evaluate(probs, c, labels, sens, test, metrics.DefaultOptions()); err != nil {
 		return fmt.Errorf("fmpbeam: evaluate: %s on the test nodes: %w", pointName(p), err)
 	}
-	b, err := encPoint(p)
-	if err != nil {
-		return fmt.Errorf("fmpbeam: evaluate: %s: %w", pointName(p), err)
-	}
-	emit(0, pointMsg{JSON: b})
+	emit(0, p)
 	return nil
 }
 
@@ -260,23 +232,10 @@ func pointName(p Point) string {
 // chooseFn gathers the points and applies the plan's rule.
 type chooseFn struct{ Plan Plan }
 
-func (f *chooseFn) ProcessElement(_ int64, points func(*pointMsg) bool) (EncodedResult, error) {
-	r, err := f.choose(points)
-	if err != nil {
-		return EncodedResult{}, err
-	}
-	b, err := encResult(r)
-	return EncodedResult{JSON: b}, err
-}
-
-func (f *chooseFn) choose(points func(*pointMsg) bool) (Result, error) {
+func (f *chooseFn) ProcessElement(_ int64, points func(*Point) bool) (Result, error) {
 	byIndex := map[int]Point{}
-	var m pointMsg
-	for points(&m) {
-		p, err := decPoint(m.JSON)
-		if err != nil {
-			return Result{}, fmt.Errorf("fmpbeam: the frontier: a setting's metrics: %w", err)
-		}
+	var p Point
+	for points(&p) {
 		byIndex[p.Index] = p
 	}
 	r := Result{Backbone: byIndex[0]}
@@ -310,8 +269,7 @@ func (f *chooseFn) choose(points func(*pointMsg) bool) (Result, error) {
 // Evaluate computes the metrics of the backbone's logits z and of every
 // setting of an FMP run's output out (FMP's S·C columns) on the
 // validation and test nodes (ReadNodes's splits), and applies the plan's
-// rule on the validation metrics: a singleton EncodedResult (the Result
-// as JSON: see EncodedResult).
+// rule on the validation metrics: a singleton Result.
 func Evaluate(s beam.Scope, plan Plan, nodes, z, out beam.PCollection) beam.PCollection {
 	s = s.Scope("Evaluate")
 	parts := beam.ParDo(s, &evalSplitFn{S: len(plan.Settings)}, beam.CoGroupByKey(s, nodes, z, out))
@@ -320,13 +278,13 @@ func Evaluate(s beam.Scope, plan Plan, nodes, z, out beam.PCollection) beam.PCol
 }
 
 func init() {
-	beam.RegisterCoder(reflect.TypeOf(pointMsg{}), encPointMsg, decPointMsg)
-	beam.RegisterCoder(reflect.TypeOf(EncodedResult{}), encEncodedResult, decEncodedResult)
+	beam.RegisterCoder(reflect.TypeOf(Point{}), encPoint, decPoint)
+	beam.RegisterCoder(reflect.TypeOf(Result{}), encResult, decResult)
 	register.DoFn6x1[context.Context, int64, func(*Nodes) bool, func(*Rows) bool, func(*Rows) bool, func(int64, Eval), error](&evalSplitFn{})
-	register.DoFn4x1[context.Context, int64, func(*Eval) bool, func(int64, pointMsg), error](&evaluateFn{})
-	register.DoFn2x2[int64, func(*pointMsg) bool, EncodedResult, error](&chooseFn{})
+	register.DoFn4x1[context.Context, int64, func(*Eval) bool, func(int64, Point), error](&evaluateFn{})
+	register.DoFn2x2[int64, func(*Point) bool, Result, error](&chooseFn{})
 	register.Emitter2[int64, Eval]()
-	register.Emitter2[int64, pointMsg]()
+	register.Emitter2[int64, Point]()
 	register.Iter1[Eval]()
-	register.Iter1[pointMsg]()
+	register.Iter1[Point]()
 }

@@ -162,14 +162,10 @@ type predictionsFn struct {
 	S      int
 }
 
-func (f *predictionsFn) ProcessElement(b int64, out Rows, rIt func(*EncodedResult) bool, emit func(int64, Chunk)) error {
-	e, ok := side(rIt)
+func (f *predictionsFn) ProcessElement(b int64, out Rows, rIt func(*Result) bool, emit func(int64, Chunk)) {
+	r, ok := side(rIt)
 	if !ok {
-		return nil // the evaluation failed (see side)
-	}
-	r, err := e.Decode()
-	if err != nil {
-		return fmt.Errorf("fmpbeam: the predictions: the evaluation's result: %w", err)
+		return // the evaluation failed (see side)
 	}
 	var sb []byte
 	c := int(out.C) / f.S
@@ -187,7 +183,6 @@ func (f *predictionsFn) ProcessElement(b int64, out Rows, rIt func(*EncodedResul
 		sb = append(sb, '\n')
 	}
 	emit(b%int64(f.Shards), Chunk{Block: b, Data: sb})
-	return nil
 }
 
 // WritePredictions writes the predictions of the setting the Result
@@ -217,14 +212,10 @@ type writeReportFn struct {
 	Model string
 }
 
-func (f *writeReportFn) ProcessElement(ctx context.Context, e EncodedResult, graphIt func(*Stats) bool) error {
+func (f *writeReportFn) ProcessElement(ctx context.Context, r Result, graphIt func(*Stats) bool) error {
 	graph, ok := side(graphIt)
 	if !ok {
 		return nil // an earlier stage failed (see side)
-	}
-	r, err := e.Decode()
-	if err != nil {
-		return fmt.Errorf("fmpbeam: the metrics file: the evaluation's result: %w", err)
 	}
 	b, err := json.MarshalIndent(Report{Graph: graph, Model: f.Model, Result: r}, "", "  ")
 	if err != nil {
@@ -446,10 +437,10 @@ func init() {
 	beam.RegisterCoder(reflect.TypeOf(Chunk{}), encChunk, decChunk)
 	register.DoFn3x1[context.Context, int64, func(*Chunk) bool, error](&writeShardFn{})
 	register.Function1x2(emptyShardFn)
-	register.DoFn4x1[int64, Rows, func(*EncodedResult) bool, func(int64, Chunk), error](&predictionsFn{})
-	register.Iter1[EncodedResult]()
+	register.DoFn4x0[int64, Rows, func(*Result) bool, func(int64, Chunk)](&predictionsFn{})
+	register.Iter1[Result]()
 	register.Emitter2[int64, Chunk]()
-	register.DoFn3x1[context.Context, EncodedResult, func(*Stats) bool, error](&writeReportFn{})
+	register.DoFn3x1[context.Context, Result, func(*Stats) bool, error](&writeReportFn{})
 	register.DoFn3x1[context.Context, int64, []byte, error](&writeBlockFn{})
 	register.Function2x2(encodeAdjFn)
 	register.Function2x2(encodeRowsFn)
