@@ -125,9 +125,6 @@ func (op *dropoutOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
 	train := op.phase.Training()
 	op.masked = train
-	scale := 1 / (1 - op.p)
-	// An element is kept when a uniform 53-bit integer is >= p·2^53.
-	thr := uint64(op.p * (1 << 53))
 	switch xs := x.Data().(type) {
 	case []float64:
 		o := out.Data().([]float64)
@@ -138,15 +135,7 @@ func (op *dropoutOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 		if len(op.mask64) != len(xs) {
 			op.mask64 = make([]float64, len(xs))
 		}
-		m := op.mask64
-		for i, v := range xs {
-			if op.rng.Uint64()>>11 >= thr {
-				m[i] = scale
-			} else {
-				m[i] = 0
-			}
-			o[i] = v * m[i]
-		}
+		opkit.Dropout(op.rng, op.p, op.mask64, xs, o)
 	case []float32:
 		o := out.Data().([]float32)
 		if !train {
@@ -156,16 +145,7 @@ func (op *dropoutOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value
 		if len(op.mask32) != len(xs) {
 			op.mask32 = make([]float32, len(xs))
 		}
-		m := op.mask32
-		s32 := float32(scale)
-		for i, v := range xs {
-			if op.rng.Uint64()>>11 >= thr {
-				m[i] = s32
-			} else {
-				m[i] = 0
-			}
-			o[i] = v * m[i]
-		}
+		opkit.Dropout(op.rng, op.p, op.mask32, xs, o)
 	default:
 		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
 	}

@@ -10,6 +10,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"math/rand"
 	"sync/atomic"
 
 	"github.com/chewxy/hm"
@@ -517,4 +518,26 @@ func AccIdx(z *tensor.Dense, labels, idx []int, c int) float64 {
 		}
 	}
 	return float64(correct) / float64(len(idx))
+}
+
+// Dropout draws a dropout mask into mask, the one rule of the library's
+// dropout ops (layers.Dropout, FairVGNN's shared dropout): an element is
+// kept, with the value 1/(1−p), when a uniform 53-bit integer from rng
+// (rng.Uint64() >> 11) is at least p·2^53, and dropped (0) otherwise,
+// one draw per element in order. With x and out (mask's length), it also
+// writes out[i] = x[i]·mask[i] in the same pass; pass nil for both to
+// draw the mask alone.
+func Dropout[T float32 | float64](rng *rand.Rand, p float64, mask, x, out []T) {
+	scale := T(1 / (1 - p))
+	thr := uint64(p * (1 << 53))
+	for i := range mask {
+		if rng.Uint64()>>11 >= thr {
+			mask[i] = scale
+		} else {
+			mask[i] = 0
+		}
+		if x != nil {
+			out[i] = x[i] * mask[i]
+		}
+	}
 }

@@ -2,6 +2,7 @@ package opkit
 
 import (
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -135,4 +136,28 @@ func TestInputShapes(t *testing.T) {
 	assert.EqualError(t, err, "Op: 1 inputs, want 2")
 	_, err = InputShapes([]G.DimSizer{tensor.Shape{3, 2}, tensor.Shape{4}}, 2, "Op")
 	assert.EqualError(t, err, "Op: input 1 shape (4), want a matrix")
+}
+
+// TestDropout: the mask holds 0 or 1/(1−p); with x, out is x·mask from
+// the same draws as the mask alone; the same seed draws the same mask.
+func TestDropout(t *testing.T) {
+	x := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+	m1, out := make([]float32, len(x)), make([]float32, len(x))
+	Dropout(rand.New(rand.NewSource(3)), 0.5, m1, x, out)
+	m2 := make([]float32, len(x))
+	Dropout(rand.New(rand.NewSource(3)), 0.5, m2, nil, nil)
+	assert.Equal(t, m1, m2)
+	kept := 0
+	for i := range x {
+		assert.Contains(t, []float32{0, 2}, m1[i])
+		assert.Equal(t, x[i]*m1[i], out[i])
+		if m1[i] != 0 {
+			kept++
+		}
+	}
+	assert.Positive(t, kept)
+	assert.Less(t, kept, len(x))
+	m64 := make([]float64, 4)
+	Dropout(rand.New(rand.NewSource(3)), 0, m64, nil, nil)
+	assert.Equal(t, []float64{1, 1, 1, 1}, m64, "p = 0 keeps every element")
 }

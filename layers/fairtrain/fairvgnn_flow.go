@@ -51,35 +51,19 @@ type sharedDrop struct {
 	mask32 []float32
 }
 
-// draw draws the next mask of size elements as layers.Dropout does:
-// element i is kept (scaled by 1/(1 − rate)) when the generator's next
-// 53 high bits are at least rate·2⁵³.
+// draw draws the next mask of size elements with layers.Dropout's rule
+// (opkit.Dropout: the same draws from the same generator).
 func (s *sharedDrop) draw(dt tensor.Dtype, size int) {
-	scale := 1 / (1 - s.rate)
-	thr := uint64(s.rate * (1 << 53))
 	if dt == tensor.Float32 {
 		if len(s.mask32) != size {
 			s.mask32 = make([]float32, size)
 		}
-		s32 := float32(scale)
-		for i := range s.mask32 {
-			if s.rng.Uint64()>>11 >= thr {
-				s.mask32[i] = s32
-			} else {
-				s.mask32[i] = 0
-			}
-		}
+		opkit.Dropout(s.rng, s.rate, s.mask32, nil, nil)
 	} else {
 		if len(s.mask64) != size {
 			s.mask64 = make([]float64, size)
 		}
-		for i := range s.mask64 {
-			if s.rng.Uint64()>>11 >= thr {
-				s.mask64[i] = scale
-			} else {
-				s.mask64[i] = 0
-			}
-		}
+		opkit.Dropout(s.rng, s.rate, s.mask64, nil, nil)
 	}
 	s.drawn++
 }
