@@ -198,8 +198,8 @@ func printSummary(w io.Writer, o *options, r *result) {
 			trained = fmt.Sprintf(" trained with %s (weight %g)", o.method.Name(), o.method.Weight())
 		}
 		how := fmt.Sprintf("%d epochs", o.train.Epochs)
-		if s, ok := r.training["search"].(map[string]any); ok {
-			how = fmt.Sprintf("lr %g, epoch %v of at most %d (chosen on validation among %d tried)", o.train.Adam.LR, r.training["best_epoch"], o.train.Epochs, len(s["tried"].([]candidate)))
+		if s := r.search; s != nil {
+			how = fmt.Sprintf("lr %g, epoch %v of at most %d (chosen on validation among %d tried)", o.train.Adam.LR, r.training["best_epoch"], o.train.Epochs, len(s.Tried))
 		}
 		fmt.Fprintf(w, "backbone %s%s, %s; rule: %s\n", o.backbone, trained, how, o.rule)
 	}

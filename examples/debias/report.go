@@ -318,11 +318,12 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 	default:
 		d.Settings = append(d.Settings, [2]string{"backbone", fmt.Sprintf("%s (%s training), %d epochs, learning rate %g, hidden %d, %s, seed %d",
 			o.backbone, methodName(o), o.train.Epochs, o.train.Adam.LR, o.model.Hidden, o.model.Dtype, o.model.Seed)})
-		if s, ok := r.training["search"].(map[string]any); ok {
-			c := s["chosen"].(candidate)
+		if s := r.search; s != nil {
+			c := s.Chosen
 			d.Settings = append(d.Settings, [2]string{"backbone search", fmt.Sprintf("chose %s at lr %g (validation accuracy %.2f%% at epoch %d; the more frequent class scores %.2f%%) among %d tried: %s",
-				c.Kind, c.LR, 100*c.ValAcc, c.BestEpoch, 100*s["val_majority_rate"].(float64), len(s["tried"].([]candidate)), s["plan"])})
+				c.Kind, c.LR, 100*c.ValAcc, c.BestEpoch, 100*s.Majority, len(s.Tried), s.Plan)})
 		}
+
 	}
 	if r.frontier != nil {
 		d.Settings = append(d.Settings, [2]string{"FMP grid", fmt.Sprintf("λs %v × λf %v, K %d, τ %g", o.lambdaS, o.lambdaF, o.fmp.K, o.fmp.Temperature)})

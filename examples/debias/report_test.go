@@ -29,16 +29,19 @@ func TestFmtPct(t *testing.T) {
 	assert.Equal(t, "50.00 [40.00, 60.00]", fmtInterval(nil, metrics.Interval{Point: 0.5, Lo: 0.4, Hi: 0.6}))
 }
 
-// marksOf marks a method from its diagnostics: trivial first, then below
-// the majority rate, then a rule not met; other diagnostics mark nothing.
+// marksOf marks a method from its diagnostics (the report says which way
+// a selection is trivial): trivial first, then below the majority rate,
+// then a rule not met; other diagnostics mark nothing.
 func TestMarksOf(t *testing.T) {
+	all := metrics.Report{Overall: metrics.GroupStats{Count: 100, Selected: 100}}
+	none := metrics.Report{Overall: metrics.GroupStats{Count: 100, Selected: 0}}
 	assert.Equal(t, []string{"trivial: selects every node", "below the majority rate", "rule not met"}, marksOf([]metrics.Diagnostic{
 		{Code: metrics.RuleNotMet, Subject: "fmp"},
 		{Code: metrics.BelowMajority, Subject: "fmp"},
 		{Code: metrics.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
-	}))
-	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}))
-	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}))
+	}, all))
+	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}, none))
+	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}, all))
 }
 
 // A rate undefined for a group (no negative test node: no FPR) is drawn

@@ -88,6 +88,9 @@ type result struct {
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
 	diagnostics []metrics.Diagnostic
+	// search is what the backbone search tried and chose (nil without
+	// one).
+	search *searchRecord
 	// belowAdvice, when set, replaces the advice of a BelowMajority
 	// diagnostic: what the command's flags can change (the backbone
 	// search).
@@ -175,7 +178,7 @@ func (r *result) diagnose() error {
 		if err != nil {
 			return err
 		}
-		me.Marks = marksOf(append(d, r.ruleOf(me.Name)...))
+		me.Marks = marksOf(append(d, r.ruleOf(me.Name)...), *rep)
 		for k := range d {
 			if d[k].Code == metrics.BelowMajority && r.belowAdvice != "" {
 				d[k].Advice = r.belowAdvice
@@ -191,14 +194,11 @@ func (r *result) diagnose() error {
 }
 
 // ruleOf returns the RuleNotMet diagnostics about the method named name
-// (the frontier's for fmp, the thresholds' own).
+// among those diagnose has gathered (the frontier's for fmp, the
+// thresholds' own).
 func (r *result) ruleOf(name string) []metrics.Diagnostic {
 	var out []metrics.Diagnostic
-	all := r.ruleDiagnostics
-	if r.frontier != nil {
-		all = append(append([]metrics.Diagnostic{}, r.frontier.Diagnostics()...), all...)
-	}
-	for _, d := range all {
+	for _, d := range r.diagnostics {
 		if d.Subject == name && d.Code == metrics.RuleNotMet {
 			out = append(out, d)
 		}
@@ -206,14 +206,15 @@ func (r *result) ruleOf(name string) []metrics.Diagnostic {
 	return out
 }
 
-// marksOf returns a method's marks from its diagnostics (see
-// method.Marks), the trivial mark first.
-func marksOf(ds []metrics.Diagnostic) []string {
+// marksOf returns a method's marks from its diagnostics on the report
+// rep (see method.Marks), the trivial mark first: rep's selections say
+// which way a selection is trivial.
+func marksOf(ds []metrics.Diagnostic, rep metrics.Report) []string {
 	marks := []string{}
 	for _, d := range ds {
 		if d.Code == metrics.TrivialSelection {
 			what := "every node"
-			if strings.Contains(d.Message, "selects no node") {
+			if o := rep.Overall; 2*o.Selected < o.Count {
 				what = "no node"
 			}
 			marks = append(marks, "trivial: selects "+what)
@@ -569,9 +570,10 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		"best_val_accuracy": res.Best.ValAcc,
 	}}
 	if bf.search != nil {
+		r.search = bf.search
 		r.training["search"] = bf.search
 	}
-	r.belowAdvice = belowMajorityAdvice(o, o.set, bf.cut)
+	r.belowAdvice = belowMajorityAdvice(o, bf.search)
 	if pre != nil {
 		r.training["preprocess"] = pre
 		// The model learnt EDITS' features and graph, which EDITS does

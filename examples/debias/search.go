@@ -128,16 +128,40 @@ type candidate struct {
 	Cut bool `json:"cut_by_budget,omitempty"`
 }
 
+// searchRecord is what a search tried and chose (metrics.json
+// run.search).
+type searchRecord struct {
+	Plan     string      `json:"plan"`
+	Tried    []candidate `json:"tried"`
+	NotTried []string    `json:"not_tried"`
+	Chosen   candidate   `json:"chosen"`
+	// Majority is the validation nodes' majority-class rate.
+	Majority float64 `json:"val_majority_rate"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// cut reports whether -search-budget stopped the search: a candidate not
+// tried, or one stopped before it finished.
+func (s *searchRecord) cut() bool {
+	if len(s.NotTried) > 0 {
+		return true
+	}
+	for _, c := range s.Tried {
+		if c.Cut {
+			return true
+		}
+	}
+	return false
+}
+
 // fitted is the backbone the command goes on with.
 type fitted struct {
 	fit  *fairtrain.Fitted
 	task *train.Task
 	kind *layers.Kind
 	lr   float64
-	// search records what was tried (nil without a search); cut says
-	// the budget stopped it.
-	search map[string]any
-	cut    bool
+	// search records what was tried (nil without a search).
+	search *searchRecord
 }
 
 // fitBackbone trains the backbone: the search's choice, or the flags'
@@ -195,12 +219,8 @@ func fitBackbone(o *options, ds *datasets.Dataset, stderr io.Writer) (*fitted, e
 			fmt.Fprintf(stderr, "backbone search: -search-budget %v spent before %s; raise it to try them\n", p.budget, strings.Join(notTried, ", "))
 		}
 	}
-	best.cut = len(notTried) > 0
-	for _, c := range tried {
-		best.cut = best.cut || c.Cut
-	}
-	best.search = map[string]any{"plan": p.describe(), "tried": tried, "not_tried": nonNil(notTried),
-		"chosen": bestC, "val_majority_rate": major, "seconds": time.Since(start).Seconds()}
+	best.search = &searchRecord{Plan: p.describe(), Tried: tried, NotTried: nonNil(notTried),
+		Chosen: bestC, Majority: major, Seconds: time.Since(start).Seconds()}
 	if o.method == nil {
 		return best, nil
 	}
@@ -209,7 +229,7 @@ func fitBackbone(o *options, ds *datasets.Dataset, stderr io.Writer) (*fitted, e
 	if err != nil {
 		return nil, err
 	}
-	f.search, f.cut = best.search, best.cut
+	f.search = best.search
 	return f, nil
 }
 
@@ -291,10 +311,10 @@ func patienceAt(patience, lr float64, epochs int) int {
 // better than predicting the more frequent class, in the command's
 // flags: let the search choose what was fixed, or, when it chose
 // everything, look at the data.
-func belowMajorityAdvice(o *options, set map[string]bool, cut bool) string {
+func belowMajorityAdvice(o *options, s *searchRecord) string {
 	var fixed []string
 	for _, f := range []string{"backbone", "lr", "epochs"} {
-		if set[f] {
+		if o.set[f] {
 			fixed = append(fixed, "-"+f)
 		}
 	}
@@ -303,7 +323,7 @@ func belowMajorityAdvice(o *options, set map[string]bool, cut bool) string {
 		return "the backbone has not learnt the task: leave out -search-budget 0 (and " + andList([]string{"-backbone", "-lr", "-epochs"}) + ") so that the command chooses the backbone, its learning rate and its epochs on validation; then check the labels and the features"
 	case len(fixed) > 0:
 		return "the backbone has not learnt the task: leave out " + andList(fixed) + " so that the backbone search chooses " + map[bool]string{true: "it", false: "them"}[len(fixed) == 1] + " on validation too; then check the labels and the features"
-	case cut:
+	case s != nil && s.cut():
 		return "the backbone search was cut by -search-budget " + o.search.budget.String() + ": raise it; then check the labels and the features"
 	}
 	return "no backbone of the search (" + o.search.describe() + ") did better on validation: the features and the graph may not predict the label; check -label and the features (-drop, -categorical)"
