@@ -73,6 +73,7 @@ type options struct {
 	fairgnnHidden                int
 	estEpochs                    int
 	curveFMP                     fmp.Config
+	merge                        bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -101,13 +102,20 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.curveFMP.LambdaS = 0
 	fs.Float64Var(&o.curveFMP.LambdaS, "curve-lambda-s", o.curveFMP.LambdaS, "FMP's λs in the missing-attribute curve (0: debias the backbone's logits without propagating them again)")
 	fs.Float64Var(&o.curveFMP.LambdaF, "curve-lambda-f", o.curveFMP.LambdaF, "FMP's λf in the missing-attribute curve (fixed: the groups of the validation nodes are partly unknown too)")
-	fs.StringVar(&o.out, "out", "", "folder for the run CSV (default: none)")
+	fs.StringVar(&o.out, "out", "", "folder for the run CSV and each run's outcome (NAME_runs/METHOD_seedN.gob, for -merge) (default: none)")
+	fs.BoolVar(&o.merge, "merge", false, "train nothing: make the table and the CSV from the runs saved under -out by earlier invocations (seeds run in separate processes)")
 	fs.StringVar(&o.saveSplit, "save-split", "", "write the split the runs use (after -train-labels) to this JSON file, {\"train\", \"val\", \"test\"} lists of 0-based rows, for another implementation to train on the same nodes")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.merge && o.out == "" {
+		return nil, fmt.Errorf("-merge: give -out, the folder the runs were saved in")
+	}
+	if o.merge && (*known != "" || *knownNodes != "") {
+		return nil, fmt.Errorf("-merge makes the table of runs, not the curve of -known or -known-nodes: leave one out")
 	}
 	o.methods = cli.SplitList(*methods)
 	for _, m := range o.methods {
@@ -835,10 +843,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	var all [][]outcome
-	for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
+	if o.merge {
+		if all, err = loadRuns(o); err != nil {
+			return err
+		}
+	}
+	for s := o.firstSeed; !o.merge && s < o.firstSeed+int64(o.seeds); s++ {
 		outs, err := runSeed(o, p, s, stderr)
 		if err != nil {
 			return err
+		}
+		if o.out != "" {
+			if err := saveRuns(o, outs); err != nil {
+				return fmt.Errorf("-out: %w", err)
+			}
 		}
 		all = append(all, outs)
 	}
@@ -846,14 +864,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return err
 		}
-		name := o.dataset + "_" + o.backbone
-		if o.includeSens {
-			name += "_with_sens"
-		}
-		if o.trainLabels > 0 {
-			name += fmt.Sprintf("_train%d", o.trainLabels)
-		}
-		if err := writeCSV(filepath.Join(o.out, name+"_runs.csv"), all); err != nil {
+		if err := writeCSV(filepath.Join(o.out, runName(o)+"_runs.csv"), all); err != nil {
 			return err
 		}
 	}

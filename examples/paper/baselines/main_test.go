@@ -147,3 +147,37 @@ func TestSaveSplit(t *testing.T) {
 	assert.NotEmpty(t, sp["val"])
 	assert.NotEmpty(t, sp["test"])
 }
+
+// Seeds run in separate invocations and merged make the table one
+// invocation makes, but for the seconds; a seed not run is named.
+func TestMergeSavedRuns(t *testing.T) {
+	dir := t.TempDir()
+	var one, log bytes.Buffer
+	args := []string{"-n", "200", "-epochs", "10", "-methods", "plain,fmp,nifty"}
+	require.NoError(t, run(append(args, "-seeds", "2"), &one, &log))
+	for _, s := range []string{"1", "2"} {
+		var out bytes.Buffer
+		require.NoError(t, run(append(args, "-out", dir, "-first-seed", s, "-seeds", "1"), &out, &log))
+	}
+	var merged bytes.Buffer
+	require.NoError(t, run(append(args, "-out", dir, "-seeds", "2", "-merge"), &merged, &log))
+	noSeconds := func(s string) []string {
+		var rows []string
+		for _, l := range strings.Split(s, "\n") {
+			if c := strings.Split(l, " | "); len(c) == 8 {
+				c[6] = "s"
+				l = strings.Join(c, " | ")
+			}
+			rows = append(rows, l)
+		}
+		return rows
+	}
+	assert.Equal(t, noSeconds(one.String()), noSeconds(merged.String()))
+	assert.Contains(t, merged.String(), "| nifty |")
+	_, err := os.Stat(filepath.Join(dir, "synthetic_gcn_runs.csv"))
+	assert.NoError(t, err)
+
+	err = run(append(args, "-out", dir, "-seeds", "3", "-merge"), &merged, &log)
+	assert.ErrorContains(t, err, "no saved run of plain on seed 3")
+	assert.ErrorContains(t, run(append(args, "-merge"), &merged, &log), "-merge: give -out")
+}

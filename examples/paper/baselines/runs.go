@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/fairmp/fairmp/layers/perturb"
+	"github.com/fairmp/fairmp/metrics"
+)
+
+// savedRun is one method's run on one seed as -out keeps it: what the
+// table needs (the test probabilities for the bootstrap of the seed
+// mean, the report for the trivial-run warnings), so that seeds run in
+// separate processes, or a run cut short, make one table with -merge.
+type savedRun struct {
+	Method  string
+	Seed    int64
+	Probs   []float64
+	Report  metrics.Report
+	IV      metrics.Intervals
+	Stab    perturb.Report
+	Seconds float64
+	Setting string
+}
+
+// runName is the stem of -out's files for o's data set and protocol.
+func runName(o *options) string {
+	name := o.dataset + "_" + o.backbone
+	if o.includeSens {
+		name += "_with_sens"
+	}
+	if o.trainLabels > 0 {
+		name += fmt.Sprintf("_train%d", o.trainLabels)
+	}
+	return name
+}
+
+// runPath is where -out keeps method's run on seed.
+func runPath(o *options, method string, seed int64) string {
+	return filepath.Join(o.out, runName(o)+"_runs", fmt.Sprintf("%s_seed%d.gob", method, seed))
+}
+
+// saveRuns writes each outcome of one seed under -out, each file
+// written whole to a temporary name first and then renamed, so a run
+// cut short leaves the seeds it finished and no partial file.
+func saveRuns(o *options, outs []outcome) error {
+	for _, r := range outs {
+		path := runPath(o, r.method, r.seed)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(savedRun{r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting}); err != nil {
+			return fmt.Errorf("%s seed %d: %w", r.method, r.seed, err)
+		}
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadRuns reads the saved runs of o's methods on o's seeds (-merge),
+// one slice a seed in the order of -methods, as runSeed returns them.
+func loadRuns(o *options) ([][]outcome, error) {
+	var all [][]outcome
+	for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
+		var outs []outcome
+		for _, m := range o.methods {
+			path := runPath(o, m, s)
+			b, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("-merge: no saved run of %s on seed %d (%s): run it first with the same -dataset, -backbone, -include-sens, -train-labels and -out, -methods %s -first-seed %d -seeds 1", m, s, path, m, s)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("-merge: %w", err)
+			}
+			var r savedRun
+			if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&r); err != nil {
+				return nil, fmt.Errorf("-merge: %s: %w", path, err)
+			}
+			if r.Method != m || r.Seed != s {
+				return nil, fmt.Errorf("-merge: %s holds %s on seed %d, not %s on seed %d", path, r.Method, r.Seed, m, s)
+			}
+			outs = append(outs, outcome{r.Method, r.Seed, r.Probs, r.Report, r.IV, r.Stab, r.Seconds, r.Setting})
+		}
+		all = append(all, outs)
+	}
+	return all, nil
+}
