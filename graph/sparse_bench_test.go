@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// pokecShaped returns the normalised adjacency of a seeded uniform random
-// graph with the Pokec-z shape (67,796 nodes, 617,958 undirected edges).
-func pokecShaped(tb testing.TB) *Matrix {
+// uniformShaped returns the normalised adjacency of a seeded uniform
+// random graph of n nodes and m undirected edges, the shapes of the
+// real data sets (PyTorch's peer times the same kind of graph).
+func uniformShaped(tb testing.TB, n, m int) *Matrix {
 	tb.Helper()
-	const n, m = 67796, 617958
 	rng := rand.New(rand.NewSource(0))
 	seen := make(map[[2]int]bool, m)
 	edges := make([][2]int, 0, m)
@@ -34,6 +34,9 @@ func pokecShaped(tb testing.TB) *Matrix {
 	require.NoError(tb, err)
 	return NormalizedAdjacency(g)
 }
+
+// pokecShaped has the Pokec-z shape (67,796 nodes, 617,958 edges).
+func pokecShaped(tb testing.TB) *Matrix { return uniformShaped(tb, 67796, 617958) }
 
 // BenchmarkMulDense32 measures Ã·X on the Pokec-z shape. The reported
 // MB/s counts the bytes a single pass must move: the CSR arrays (4-byte
@@ -78,38 +81,17 @@ func BenchmarkMulDense64(b *testing.B) {
 	}
 }
 
-// bailShaped returns the normalised adjacency of a seeded uniform random
-// graph with Bail's shape (18,876 nodes, 311,870 undirected edges).
-func bailShaped(tb testing.TB) *Matrix {
-	tb.Helper()
-	const n, m = 18876, 311870
-	rng := rand.New(rand.NewSource(0))
-	seen := make(map[[2]int]bool, m)
-	edges := make([][2]int, 0, m)
-	for len(edges) < m {
-		a, b := rng.Intn(n), rng.Intn(n)
-		if a == b {
-			continue
-		}
-		if a > b {
-			a, b = b, a
-		}
-		if seen[[2]int{a, b}] {
-			continue
-		}
-		seen[[2]int{a, b}] = true
-		edges = append(edges, [2]int{a, b})
-	}
-	g, err := FromEdges(n, edges)
-	require.NoError(tb, err)
-	return NormalizedAdjacency(g)
-}
-
 // BenchmarkMulDenseBail measures Ã·X with two columns (FMP's logits) on
-// Bail's shape, float32 and float64: the product FMP runs 3K times an
-// epoch.
-func BenchmarkMulDenseBail(b *testing.B) {
-	a := bailShaped(b)
+// Bail's shape (18,876 nodes, 311,870 edges: 34 entries a row), float32
+// and float64: the product FMP runs 2K times a training epoch.
+func BenchmarkMulDenseBail(b *testing.B) { benchCols2(b, uniformShaped(b, 18876, 311870)) }
+
+// BenchmarkMulDenseCredit is BenchmarkMulDenseBail on Credit's shape
+// (30,000 nodes, 137,377 edges: 10 entries a row, where the rows' order
+// of summation matters most; see spkern.OrderWindow).
+func BenchmarkMulDenseCredit(b *testing.B) { benchCols2(b, uniformShaped(b, 30000, 137377)) }
+
+func benchCols2(b *testing.B, a *Matrix) {
 	rows, cols := a.Dims()
 	const c = 2
 	rng := rand.New(rand.NewSource(1))

@@ -12,8 +12,8 @@ import (
 
 // Rows calls f(lo, hi) on fixed blocks of rows covering [0, len(indptr)-1),
 // in parallel. Blocks are cut from the CSR row pointers indptr so that each
-// holds about the same rows + non-zeros. Work below minWork (rows +
-// non-zeros) runs serially on the calling goroutine.
+// holds about the same rows + non-zeros, at multiples of Align rows. Work
+// below minWork (rows + non-zeros) runs serially on the calling goroutine.
 func Rows(indptr []int, minWork int, f func(lo, hi int)) {
 	rows := len(indptr) - 1
 	nnz := indptr[rows]
@@ -36,6 +36,7 @@ func Rows(indptr []int, minWork int, f func(lo, hi int)) {
 		target := total * b / blocks
 		// the smallest row r with indptr[r]+r >= target
 		r := sort.Search(rows+1, func(r int) bool { return indptr[r]+r >= target })
+		r -= r % Align
 		if r > bounds[len(bounds)-1] && r < rows {
 			bounds = append(bounds, r)
 		}
@@ -43,6 +44,12 @@ func Rows(indptr []int, minWork int, f func(lo, hi int)) {
 	bounds = append(bounds, rows)
 	Blocks(bounds, f)
 }
+
+// Align is the multiple of rows Rows cuts its blocks at (but for the
+// last block's end): internal/spkern's CSR sums whole windows of this
+// many rows in length order, and a block boundary inside a window sums
+// that window in row order.
+const Align = 64
 
 // Blocks calls f(bounds[b], bounds[b+1]) for every consecutive pair of
 // bounds, in parallel as For runs items.

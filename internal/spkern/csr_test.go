@@ -7,6 +7,9 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestNewCSRRefuses checks that NewCSR refuses every structure that could
@@ -331,4 +334,51 @@ func FuzzCSR(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestCSRCols2RowsOrdered runs Cols2Rows32/64 on CSRs of several
+// windows (OrderWindow rows each), so that whole windows are summed in
+// length order, beside rows before and after them in row order: the
+// result is the row-order function's bit for bit.
+func TestCSRCols2RowsOrdered(t *testing.T) {
+	forEachPath(t, func(t *testing.T, k *kernelSet) {
+		rng := rand.New(rand.NewSource(23))
+		for _, rows := range []int{OrderWindow - 1, OrderWindow, OrderWindow + 1, 2*OrderWindow + 3, 4 * OrderWindow} {
+			for _, maxRow := range []int{0, 1, 9, 40} {
+				for rep := 0; rep < 12; rep++ {
+					cols := 1 + rng.Intn(50)
+					checkCSRCols2[float32](t, rng, rows, cols, maxRow, rep%3)
+					checkCSRCols2[float64](t, rng, rows, cols, maxRow, rep%3)
+				}
+			}
+		}
+	})
+}
+
+// lengthOrder sorts each window's rows by length, longest first, ties
+// in row order, and leaves every row in its window.
+func TestLengthOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(24))
+	rows := 2*OrderWindow + 5
+	indptr := make([]int, rows+1)
+	for i := 0; i < rows; i++ {
+		indptr[i+1] = indptr[i] + rng.Intn(6)
+	}
+	order := lengthOrder(indptr, rows)
+	require.Len(t, order, rows)
+	length := func(r int32) int { return indptr[r+1] - indptr[r] }
+	for w := 0; w < rows; w += OrderWindow {
+		win := order[w:min(w+OrderWindow, rows)]
+		seen := map[int32]bool{}
+		for q, r := range win {
+			assert.True(t, int(r) >= w && int(r) < w+len(win), "row %d outside window %d", r, w)
+			assert.False(t, seen[r], "row %d twice", r)
+			seen[r] = true
+			if q > 0 {
+				p := win[q-1]
+				assert.True(t, length(p) > length(r) || length(p) == length(r) && p < r, "rows %d then %d", p, r)
+			}
+		}
+	}
+	assert.Equal(t, []int32{0, 2, 1}, lengthOrder([]int{0, 2, 3, 5}, 3))
 }

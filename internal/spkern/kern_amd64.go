@@ -75,6 +75,12 @@ var asmKernels = kernelSet{
 	cols2Rows64: func(indptr []int, idx []int32, val, x, out []float64, rows int) {
 		cols2Rows64(rows, &indptr[0], &idx[0], &val[0], &x[0], &out[0])
 	},
+	cols2Order32: func(order []int32, indptr []int, idx []int32, val, x, out []float32, base int) {
+		cols2Order32(len(order), &order[0], &indptr[0], &idx[0], &val[0], &x[0], &out[0], base)
+	},
+	cols2Order64: func(order []int32, indptr []int, idx []int32, val, x, out []float64, base int) {
+		cols2Order64(len(order), &order[0], &indptr[0], &idx[0], &val[0], &x[0], &out[0], base)
+	},
 	biasReLU32: func(z, b []float32) {
 		n8 := len(z) &^ 7
 		if n8 > 0 {
@@ -134,6 +140,12 @@ func heads4x16Dot(n int, idx *int32, x *float32, ldx int, d *float32, out *float
 
 //go:noescape
 func cols2Rows32(rows int, indptr *int, idx *int32, val *float32, x *float32, out *float32)
+
+//go:noescape
+func cols2Order32(n int, order *int32, indptr *int, idx *int32, val *float32, x *float32, out *float32, base int)
+
+//go:noescape
+func cols2Order64(n int, order *int32, indptr *int, idx *int32, val *float64, x *float64, out *float64, base int)
 
 //go:noescape
 func cols2Rows64(rows int, indptr *int, idx *int32, val *float64, x *float64, out *float64)

@@ -18,7 +18,9 @@ type kernelSet struct {
 	heads4x16Dotd func(idx []int32, x []float64, ldx int, d, out []float64, scale float64)
 	cols2Rows32   func(indptr []int, idx []int32, val, x, out []float32, rows int)
 	cols2Rows64   func(indptr []int, idx []int32, val, x, out []float64, rows int)
-	biasReLU32    func(z, b []float32) // b nil: no bias
+	cols2Order32  func(order []int32, indptr []int, idx []int32, val, x, out []float32, base int) // len(order) > 0
+	cols2Order64  func(order []int32, indptr []int, idx []int32, val, x, out []float64, base int) // len(order) > 0
+	biasReLU32    func(z, b []float32)                                                            // b nil: no bias
 	reLUMask32    func(out, y, dy []float32)
 	colSumAdd32   func(p []float64, x []float32, rows, c int)
 }
@@ -64,6 +66,8 @@ var goKernels = kernelSet{
 	heads4x16Dotd: heads4x16DotdGo,
 	cols2Rows32:   cols2RowsGo[float32],
 	cols2Rows64:   cols2RowsGo[float64],
+	cols2Order32:  cols2OrderGo[float32],
+	cols2Order64:  cols2OrderGo[float64],
 	biasReLU32:    biasReLUGo,
 	reLUMask32:    reLUMaskGo,
 	colSumAdd32:   colSumAddGo,
@@ -148,6 +152,21 @@ func cols2RowsGo[T Float](indptr []int, idx []int32, val, x, out []T, rows int) 
 			s1 += T(v * x[2*j+1])
 		}
 		out[2*i], out[2*i+1] = s0, s1
+	}
+}
+
+// cols2OrderGo is cols2RowsGo on the rows of order, row r's sums going
+// to out[2(r−base) : +2].
+func cols2OrderGo[T Float](order []int32, indptr []int, idx []int32, val, x, out []T, base int) {
+	for _, r := range order {
+		var s0, s1 T
+		for p := indptr[r]; p < indptr[r+1]; p++ {
+			v, j := val[p], int(idx[p])
+			s0 += T(v * x[2*j])
+			s1 += T(v * x[2*j+1])
+		}
+		o := 2 * (int(r) - base)
+		out[o], out[o+1] = s0, s1
 	}
 }
 
