@@ -74,6 +74,7 @@ type options struct {
 	estEpochs                    int
 	curveFMP                     fmp.Config
 	merge                        bool
+	editsThreshold               float64
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -88,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	methods := fs.String("methods", "plain,fmp,thresholds,fairgnn,nifty", "comma-separated methods: "+strings.Join(all, ", "))
 	fs.IntVar(&o.seeds, "seeds", 5, "seeds per method")
 	fs.Int64Var(&o.firstSeed, "first-seed", 1, "first seed")
+	fs.Float64Var(&o.editsThreshold, "edits-threshold", preprocess.DefaultEDITSConfig().Threshold, "EDITS' threshold factor r: an edge whose weight changed by more than r times the largest change is removed or added (the authors' GCN values: 0.012 Bail, 0.02 Credit, 0.25 German)")
 	fs.IntVar(&o.epochs, "epochs", 300, "training epochs")
 	fs.IntVar(&o.hidden, "hidden", 64, "hidden width of the backbone")
 	fs.BoolVar(&o.includeSens, "include-sens", false, "keep the sensitive attribute among the features (NIFTY's protocol; counterfactual unfairness is then about the features)")
@@ -110,6 +112,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if !(o.editsThreshold >= 0 && o.editsThreshold <= 1) {
+		return nil, fmt.Errorf("-edits-threshold: %v, want a share in [0, 1] of the largest change", o.editsThreshold)
 	}
 	if o.merge && o.out == "" {
 		return nil, fmt.Errorf("-merge: give -out, the folder the runs were saved in")
@@ -331,7 +336,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 		switch {
 		case isPre(name):
 			// The backbone trained plainly on the method's debiased data.
-			pp, st, err := preprocessed(p, name, seed, log)
+			pp, st, err := preprocessed(o, p, name, seed, log)
 			if err != nil {
 				return nil, err
 			}

@@ -180,4 +180,5 @@ func TestMergeSavedRuns(t *testing.T) {
 	err = run(append(args, "-out", dir, "-seeds", "3", "-merge"), &merged, &log)
 	assert.ErrorContains(t, err, "no saved run of plain on seed 3")
 	assert.ErrorContains(t, run(append(args, "-merge"), &merged, &log), "-merge: give -out")
+	assert.ErrorContains(t, run(append(args, "-out", dir, "-seeds", "2", "-merge", "-hidden", "8"), &merged, &log), "was run with -n 200 -epochs 10 -hidden 64")
 }

@@ -18,17 +18,21 @@ import (
 func isPre(name string) bool { return slices.Contains(preprocess.Names(), name) }
 
 // preprocessed returns p with its graph and features debiased by the
-// named method, seeded by seed, from the training nodes' groups (the
+// named method (EDITS with -edits-threshold), seeded by seed, from the training nodes' groups (the
 // EDITS authors' protocol), and the table's setting: the edges removed
 // and added and EDITS' attribute and structural bias before → after over
 // every node (×10⁻³). It logs the method's CPU time, per epoch for
 // EDITS.
-func preprocessed(p *problem, name string, seed int64, log io.Writer) (*problem, string, error) {
+func preprocessed(o *options, p *problem, name string, seed int64, log io.Writer) (*problem, string, error) {
 	m, err := preprocess.Lookup(name)
 	if err != nil {
 		return nil, "", err
 	}
 	m = m.WithSeed(seed)
+	if e, ok := m.(preprocess.EDITSConfig); ok {
+		e.Threshold = o.editsThreshold
+		m = e
+	}
 	ds := p.ds
 	sens := make([]int, ds.N())
 	for i := range sens {

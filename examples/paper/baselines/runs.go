@@ -18,14 +18,25 @@ import (
 // mean, the report for the trivial-run warnings), so that seeds run in
 // separate processes, or a run cut short, make one table with -merge.
 type savedRun struct {
-	Method  string
-	Seed    int64
-	Probs   []float64
-	Report  metrics.Report
-	IV      metrics.Intervals
-	Stab    perturb.Report
-	Seconds float64
-	Setting string
+	// Protocol is the run's flags that change its outcome (protocol), so
+	// that -merge refuses a run of another protocol saved under the same
+	// name.
+	Protocol string
+	Method   string
+	Seed     int64
+	Probs    []float64
+	Report   metrics.Report
+	IV       metrics.Intervals
+	Stab     perturb.Report
+	Seconds  float64
+	Setting  string
+}
+
+// protocol names the flags, beyond those in runName, that change a
+// run's outcome.
+func protocol(o *options) string {
+	return fmt.Sprintf("-n %d -epochs %d -hidden %d -edits-threshold %v -fairgnn-alpha %v -fairgnn-beta %v -fairgnn-hidden %d -estimator-epochs %d",
+		o.synthN, o.epochs, o.hidden, o.editsThreshold, o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs)
 }
 
 // runName is the stem of -out's files for o's data set and protocol.
@@ -55,7 +66,7 @@ func saveRuns(o *options, outs []outcome) error {
 			return err
 		}
 		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(savedRun{r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting}); err != nil {
+		if err := gob.NewEncoder(&b).Encode(savedRun{protocol(o), r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting}); err != nil {
 			return fmt.Errorf("%s seed %d: %w", r.method, r.seed, err)
 		}
 		tmp := path + ".tmp"
@@ -87,6 +98,9 @@ func loadRuns(o *options) ([][]outcome, error) {
 			var r savedRun
 			if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&r); err != nil {
 				return nil, fmt.Errorf("-merge: %s: %w", path, err)
+			}
+			if r.Protocol != protocol(o) {
+				return nil, fmt.Errorf("-merge: %s was run with %s, not %s: give the flags it was run with, or another -out", path, r.Protocol, protocol(o))
 			}
 			if r.Method != m || r.Seed != s {
 				return nil, fmt.Errorf("-merge: %s holds %s on seed %d, not %s on seed %d", path, r.Method, r.Seed, m, s)
