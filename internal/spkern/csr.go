@@ -188,16 +188,7 @@ func (m *CSR) Cols2Rows32(val, x, out []float32, lo, hi int) bool {
 	if !m.checkCols2("Cols2Rows32", len(val), len(x), len(out), lo, hi) {
 		return false
 	}
-	a, b := m.ordered(lo, hi)
-	if a > lo {
-		active.cols2Rows32(m.indptr[lo:], m.idx, val, x, out, a-lo)
-	}
-	if b > a {
-		active.cols2Order32(m.order[a:b], m.indptr, m.idx, val, x, out, lo)
-	}
-	if hi > b {
-		active.cols2Rows32(m.indptr[b:], m.idx, val, x, out[2*(b-lo):], hi-b)
-	}
+	cols2Ordered(m, val, x, out, lo, hi, active.cols2Rows32, active.cols2Order32)
 	return true
 }
 
@@ -206,17 +197,25 @@ func (m *CSR) Cols2Rows64(val, x, out []float64, lo, hi int) bool {
 	if !m.checkCols2("Cols2Rows64", len(val), len(x), len(out), lo, hi) {
 		return false
 	}
+	cols2Ordered(m, val, x, out, lo, hi, active.cols2Rows64, active.cols2Order64)
+	return true
+}
+
+// cols2Ordered runs the row-order kernel on the rows of [lo, hi) outside
+// whole windows and the ordered kernel on the whole windows.
+func cols2Ordered[T Float](m *CSR, val, x, out []T, lo, hi int,
+	rows func(indptr []int, idx []int32, val, x, out []T, rows int),
+	ordered func(order []int32, indptr []int, idx []int32, val, x, out []T, base int)) {
 	a, b := m.ordered(lo, hi)
 	if a > lo {
-		active.cols2Rows64(m.indptr[lo:], m.idx, val, x, out, a-lo)
+		rows(m.indptr[lo:], m.idx, val, x, out, a-lo)
 	}
 	if b > a {
-		active.cols2Order64(m.order[a:b], m.indptr, m.idx, val, x, out, lo)
+		ordered(m.order[a:b], m.indptr, m.idx, val, x, out, lo)
 	}
 	if hi > b {
-		active.cols2Rows64(m.indptr[b:], m.idx, val, x, out[2*(b-lo):], hi-b)
+		rows(m.indptr[b:], m.idx, val, x, out[2*(b-lo):], hi-b)
 	}
-	return true
 }
 
 // row returns the indices of row i after checking that i is a row and,
