@@ -1,13 +1,15 @@
 // Package par runs row-parallel loops in fixed blocks. The partition never
 // changes a result as long as each row is computed independently, so the
-// sparse kernels built on it are deterministic for any GOMAXPROCS.
+// sparse kernels built on it are deterministic for any GOMAXPROCS. The
+// loops run on a pool of GOMAXPROCS−1 workers beside the calling
+// goroutine, which spin for Spin after a loop before they sleep (see
+// Spin for why and what it costs).
 package par
 
 import (
 	"runtime"
 	"sort"
 	"sync"
-	"sync/atomic"
 )
 
 // Rows calls f(lo, hi) on fixed blocks of rows covering [0, len(indptr)-1),
@@ -76,20 +78,32 @@ func ForWith[S any](n int, newState func() S, f func(s S, i int)) {
 		}
 		return
 	}
-	var next atomic.Int64
+	l := &loop{n: n, done: make(chan struct{})}
+	l.left.Store(int64(n))
+	l.run = func(l *loop) {
+		var s S
+		started := false
+		for {
+			i := int(l.next.Add(1)) - 1
+			if i >= l.n {
+				return
+			}
+			if !started {
+				s, started = newState(), true
+			}
+			f(s, i)
+			l.finished()
+		}
+	}
+	if tryRun(l) {
+		return
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newState()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				f(s, i)
-			}
+			l.run(l)
 		}()
 	}
 	wg.Wait()
@@ -117,14 +131,5 @@ func Split(n int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
+	For(workers, func(w int) { f(n*w/workers, n*(w+1)/workers) })
 }
