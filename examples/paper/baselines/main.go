@@ -408,7 +408,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			}
 			probs = pr.Probs
 			in := perturb.Input{Model: model, Graph: pd.ds.Graph, Features: pd.ds.Features, NumFeatures: ds.NumFeatures,
-				Sens: ds.Sens, SensFeature: p.sensCol, Classes: ds.NumClasses()}
+				Sens: ds.Sens, SensFeature: pd.sensCol, Classes: ds.NumClasses()}
 			if oc.stab, err = perturb.Evaluate(in, ds.Split.Test, perturb.DefaultConfig(), metrics.DefaultOptions(), metrics.DefaultBootstrapConfig()); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}

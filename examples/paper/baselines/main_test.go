@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -181,4 +183,31 @@ func TestMergeSavedRuns(t *testing.T) {
 	assert.ErrorContains(t, err, "no saved run of plain on seed 3")
 	assert.ErrorContains(t, run(append(args, "-merge"), &merged, &log), "-merge: give -out")
 	assert.ErrorContains(t, run(append(args, "-out", dir, "-seeds", "2", "-merge", "-hidden", "8"), &merged, &log), "was run with -n 200 -epochs 10 -hidden 64")
+}
+
+// EDITS zeroes the column most correlated with the group, here the group
+// itself: the debiased problem then has no sensitive column, so the
+// counterfactual does not write the flipped group into the zeros (the
+// debiased counterfactual reads them too) and a model that does not read
+// the group has no counterfactual unfairness.
+func TestPreprocessedDropsAZeroedSensColumn(t *testing.T) {
+	c := datasets.DefaultSyntheticConfig()
+	c.N = 200
+	ds, err := datasets.Synthetic(c)
+	require.NoError(t, err)
+	d := ds.NumFeatures
+	x := make([]float64, 0, ds.N()*(d+1))
+	for i := 0; i < ds.N(); i++ {
+		x = append(x, ds.Features[i*d:(i+1)*d]...)
+		x = append(x, float64(ds.Sens[i]))
+	}
+	ds.Features, ds.NumFeatures = x, d+1
+	ds.FeatureNames = append(append([]string(nil), ds.FeatureNames...), "group")
+	o, err := parseFlags([]string{"-n", "200"}, io.Discard)
+	require.NoError(t, err)
+	var log bytes.Buffer
+	pp, _, err := preprocessed(o, &problem{ds: ds, sensCol: d}, "edits", 1, &log)
+	require.NoError(t, err)
+	require.Contains(t, log.String(), "columns zeroed")
+	assert.Equal(t, -1, pp.sensCol, "log: %s", log.String())
 }
