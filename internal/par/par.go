@@ -67,8 +67,9 @@ func For(n int, f func(i int)) {
 	ForWith(n, func() struct{} { return struct{}{} }, func(_ struct{}, i int) { f(i) })
 }
 
-// ForWith is For with per-goroutine state: each goroutine calls newState
-// once and passes the state to every f it runs (scratch buffers).
+// ForWith is For with per-goroutine state: each goroutine that takes an
+// item calls newState once and passes the state to every f it runs
+// (scratch buffers).
 func ForWith[S any](n int, newState func() S, f func(s S, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {

@@ -19,11 +19,12 @@ import (
 // them it sleeps after Spin. Spinning costs CPU time (the benchmarks'
 // CPU column counts it) and can slow the other core's serial work where
 // the cores share a clock budget: 50 µs measured no better than 20 µs
-// on FMP's epochs and slowed the Pokec-z MLP's by about a tenth.
+// on FMP's epochs, and the Pokec-z MLP's median epoch was a tenth slower
+// with it (within that morning's noise, but not a gain).
 const Spin = 20 * time.Microsecond
 
-// pool is the process's loop workers: GOMAXPROCS−1 goroutines (at the
-// first parallel loop) that run the items of For, ForWith, Blocks,
+// pool is the process's loop workers: GOMAXPROCS−1 goroutines (GOMAXPROCS
+// as it is at the first parallel loop) that run the items of For, ForWith, Blocks,
 // Chunks, Rows and Split beside the calling goroutine. One loop at a time
 // uses them; a loop started while they are busy (from another goroutine,
 // or from inside a loop's item) starts goroutines of its own, as every
