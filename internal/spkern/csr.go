@@ -44,8 +44,11 @@ type CSR struct {
 // memory; sorting at all makes the four rows nearly equal in length,
 // so the single-row tails, where each add waits on the one before, are
 // short: on a uniform random graph of Credit's shape (30,000 nodes,
-// about 10 entries a row) the product takes 0.4 of the time it takes
-// in row order, on Bail's (34 entries a row) 0.7.
+// about 10 entries a row) the product takes 0.55 of the time it takes
+// in row order on one thread (0.65 on two); on Bail's (34 entries a
+// row), where the tails are a small part of each row, 0.9 on one thread
+// and the same on two (graph's BenchmarkMulDenseCredit and
+// BenchmarkMulDenseBail).
 const OrderWindow = par.Align
 
 // NewCSR checks a rows × cols CSR structure and returns its handle. It
