@@ -45,7 +45,7 @@ type CSR struct {
 // so the single-row tails, where each add waits on the one before, are
 // short: on a uniform random graph of Credit's shape (30,000 nodes,
 // about 10 entries a row) the product takes 0.55 of the time it takes
-// in row order on one thread (0.65 on two); on Bail's (34 entries a
+// in row order on one thread (about 0.7 on two); on Bail's (34 entries a
 // row), where the tails are a small part of each row, 0.9 on one thread
 // and the same on two (graph's BenchmarkMulDenseCredit and
 // BenchmarkMulDenseBail).
