@@ -145,13 +145,7 @@ func heads4x16DotdGo(idx []int32, x []float64, ldx int, d, out []float64, scale 
 func cols2RowsGo[T Float](indptr []int, idx []int32, val, x, out []T, rows int) {
 	out = out[: 2*rows : 2*rows]
 	for i := 0; i < rows; i++ {
-		var s0, s1 T
-		for p := indptr[i]; p < indptr[i+1]; p++ {
-			v, j := val[p], int(idx[p])
-			s0 += T(v * x[2*j])
-			s1 += T(v * x[2*j+1])
-		}
-		out[2*i], out[2*i+1] = s0, s1
+		out[2*i], out[2*i+1] = cols2Row(indptr[i], indptr[i+1], idx, val, x)
 	}
 }
 
@@ -159,15 +153,20 @@ func cols2RowsGo[T Float](indptr []int, idx []int32, val, x, out []T, rows int) 
 // to out[2(r−base) : +2].
 func cols2OrderGo[T Float](order []int32, indptr []int, idx []int32, val, x, out []T, base int) {
 	for _, r := range order {
-		var s0, s1 T
-		for p := indptr[r]; p < indptr[r+1]; p++ {
-			v, j := val[p], int(idx[p])
-			s0 += T(v * x[2*j])
-			s1 += T(v * x[2*j+1])
-		}
 		o := 2 * (int(r) - base)
-		out[o], out[o+1] = s0, s1
+		out[o], out[o+1] = cols2Row(indptr[r], indptr[r+1], idx, val, x)
 	}
+}
+
+// cols2Row sums one row's entries [ps, pe) against a two-column x from
+// +0 in index order, each product rounded before it is added.
+func cols2Row[T Float](ps, pe int, idx []int32, val, x []T) (s0, s1 T) {
+	for p := ps; p < pe; p++ {
+		v, j := val[p], int(idx[p])
+		s0 += T(v * x[2*j])
+		s1 += T(v * x[2*j+1])
+	}
+	return s0, s1
 }
 
 func biasReLUGo(z, b []float32) {

@@ -852,18 +852,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if all, err = loadRuns(o); err != nil {
 			return err
 		}
-	}
-	for s := o.firstSeed; !o.merge && s < o.firstSeed+int64(o.seeds); s++ {
-		outs, err := runSeed(o, p, s, stderr)
-		if err != nil {
-			return err
-		}
-		if o.out != "" {
-			if err := saveRuns(o, outs); err != nil {
-				return fmt.Errorf("-out: %w", err)
+	} else {
+		for s := o.firstSeed; s < o.firstSeed+int64(o.seeds); s++ {
+			outs, err := runSeed(o, p, s, stderr)
+			if err != nil {
+				return err
 			}
+			if o.out != "" {
+				if err := saveRuns(o, outs); err != nil {
+					return fmt.Errorf("-out: %w", err)
+				}
+			}
+			all = append(all, outs)
 		}
-		all = append(all, outs)
 	}
 	if o.out != "" {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
