@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fairmp/fairmp/internal/cli"
 )
 
 // An outDir is a folder the command writes in the making: -out's results
@@ -21,7 +23,7 @@ import (
 // folder is never half there.
 //
 // What the command may replace: every path (the folder, the inputs, the
-// current folder) is resolved first (resolvePath: symlinks in any
+// current folder) is resolved first (cli.ResolvePath: symlinks in any
 // component, ".."), and the folder is refused when it is, or holds, an
 // input or the current folder. An existing folder is refused without
 // -overwrite; with it, it is replaced only if it is empty or holds this
@@ -64,7 +66,7 @@ const keptMark = ".debias-kept"
 // process is gone), and creates the new temporary folder with the
 // permissions the umask allows.
 func prepareOut(flag, out string, overwrite bool, inputs map[string]string) (*outDir, error) {
-	final, err := resolvePath(out)
+	final, err := cli.ResolvePath(out)
 	if err != nil {
 		return nil, badInput("%s %s: %v", flag, out, err)
 	}
@@ -73,7 +75,7 @@ func prepareOut(flag, out string, overwrite bool, inputs map[string]string) (*ou
 		shown = fmt.Sprintf("%s (%s)", out, final)
 	}
 	if wd, err := os.Getwd(); err == nil {
-		if cwd, err := resolvePath(wd); err == nil && within(final, cwd) {
+		if cwd, err := cli.ResolvePath(wd); err == nil && cli.Within(final, cwd) {
 			return nil, badInput("%s %s is the current folder or one of its parents: it goes to a folder of its own (with -overwrite this one would be replaced); name a new folder", flag, shown)
 		}
 	}
@@ -87,11 +89,11 @@ func prepareOut(flag, out string, overwrite bool, inputs map[string]string) (*ou
 		if in == "" {
 			continue
 		}
-		r, err := resolvePath(in)
+		r, err := cli.ResolvePath(in)
 		if err != nil {
 			continue
 		}
-		if within(final, r) {
+		if cli.Within(final, r) {
 			return nil, badInput("%s %s holds the input %s %s: it goes to a folder of its own (with -overwrite the input would be replaced); name a new folder", flag, shown, f, in)
 		}
 	}
@@ -126,49 +128,6 @@ func prepareOut(flag, out string, overwrite bool, inputs map[string]string) (*ou
 		}
 	}
 	return d, nil
-}
-
-// resolvePath returns p absolute with the symbolic links of every
-// existing component followed and "." and ".." applied where they lead
-// (after a symlink, ".." is the parent of its target, as the system has
-// it); the components that do not exist yet are appended as written.
-func resolvePath(p string) (string, error) {
-	if p == "" {
-		return "", errors.New("empty path")
-	}
-	sep := string(filepath.Separator)
-	if !filepath.IsAbs(p) {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		p = wd + sep + p // not filepath.Join: it would apply ".." before the links
-	}
-	vol := filepath.VolumeName(p)
-	parts := strings.Split(p[len(vol):], sep)
-	for k := len(parts); k > 0; k-- {
-		head := vol + strings.Join(parts[:k], sep)
-		if strings.Trim(head[len(vol):], sep) == "" {
-			head = vol + sep
-		}
-		r, err := filepath.EvalSymlinks(head)
-		if err != nil {
-			continue
-		}
-		if !filepath.IsAbs(r) {
-			if r, err = filepath.Abs(r); err != nil {
-				return "", err
-			}
-		}
-		return filepath.Join(append([]string{r}, parts[k:]...)...), nil
-	}
-	return filepath.Clean(p), nil
-}
-
-// within reports whether path is dir or inside it.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && (rel == "." || rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
 
 // replaceable returns nil if the folder dir may be replaced with

@@ -3,7 +3,8 @@
 // drivers): parsing comma-separated flag values, the rule flags, the
 // trusted keys of -trusted-keys, and the node-table flags of a graph of
 // your own (NodeTable) with the words that tell the loader's errors in
-// them (FlagWords).
+// them (FlagWords), and the output rule (ResolvePath before writing,
+// ReplaceFile to replace only a file the command wrote).
 package cli
 
 import (

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -118,6 +119,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.merge && o.out == "" {
 		return nil, fmt.Errorf("-merge: give -out, the folder the runs were saved in")
+	}
+	if o.out != "" {
+		// Every check before a write is about where the bytes land.
+		r, err := cli.ResolvePath(o.out)
+		if err != nil {
+			return nil, fmt.Errorf("-out %s: %w", o.out, err)
+		}
+		o.out = r
 	}
 	if o.merge && (*known != "" || *knownNodes != "") {
 		return nil, fmt.Errorf("-merge makes the table of runs, not the curve of -known or -known-nodes: leave one out")
@@ -509,16 +518,17 @@ func trivialRuns(w io.Writer, o *options, all [][]outcome) error {
 	return nil
 }
 
-// writeCSV writes one line per run.
+// csvHeader begins the run CSV: -out replaces only a file that begins
+// with it (cli.ReplaceFile).
+const csvHeader = "method,seed,accuracy,dp,eo,acc_lo,acc_hi,dp_lo,dp_hi,eo_lo,eo_hi,cf,cf_lo,cf_hi,instability,inst_lo,inst_hi,seconds,setting"
+
+// writeCSV writes one line per run, whole or not at all.
 func writeCSV(path string, all [][]outcome) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(f, "method,seed,accuracy,dp,eo,acc_lo,acc_hi,dp_lo,dp_hi,eo_lo,eo_hi,cf,cf_lo,cf_hi,instability,inst_lo,inst_hi,seconds,setting")
+	var f bytes.Buffer
+	fmt.Fprintln(&f, csvHeader)
 	for _, runs := range all {
 		for _, r := range runs {
-			fmt.Fprintf(f, "%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%q\n", r.method, r.seed,
+			fmt.Fprintf(&f, "%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%q\n", r.method, r.seed,
 				100*r.report.Accuracy, 100*r.report.DemographicParity, 100*r.report.EqualOpportunity,
 				100*r.iv.Accuracy.Lo, 100*r.iv.Accuracy.Hi, 100*r.iv.DemographicParity.Lo, 100*r.iv.DemographicParity.Hi,
 				100*r.iv.EqualOpportunity.Lo, 100*r.iv.EqualOpportunity.Hi,
@@ -526,7 +536,7 @@ func writeCSV(path string, all [][]outcome) error {
 				100*r.stab.Instability.Point, 100*r.stab.Instability.Lo, 100*r.stab.Instability.Hi, r.seconds, r.setting)
 		}
 	}
-	return f.Close()
+	return cli.ReplaceFile(path, f.Bytes(), []byte(csvHeader+"\n"))
 }
 
 // knownSens returns the attribute with the groups of the test nodes and

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -210,4 +211,35 @@ func TestPreprocessedDropsAZeroedSensColumn(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, log.String(), "columns zeroed")
 	assert.Equal(t, -1, pp.sensCol, "log: %s", log.String())
+}
+
+// -out is resolved before anything is written (a folder reached through
+// a symlink gets the files), and a file in the way that baselines did not
+// write is left as it was and reported, for the CSV as for a saved run.
+func TestOutReplacesOnlyItsOwnFiles(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(real, link))
+	args := []string{"-n", "200", "-epochs", "5", "-methods", "plain", "-seeds", "1"}
+	var out, log bytes.Buffer
+	require.NoError(t, run(append(args, "-out", link), &out, &log))
+	_, err := os.Stat(filepath.Join(real, "synthetic_gcn_runs.csv"))
+	assert.NoError(t, err, "the CSV is in the folder the link points to")
+	require.NoError(t, run(append(args, "-out", link), &out, &log), "a second run replaces its own files")
+
+	mine := []byte("a table of the user's\n")
+	csv := filepath.Join(real, "synthetic_gcn_runs.csv")
+	require.NoError(t, os.WriteFile(csv, mine, 0o644))
+	err = run(append(args, "-out", real), &out, &log)
+	assert.ErrorIs(t, err, cli.ErrNotOurs)
+	b, _ := os.ReadFile(csv)
+	assert.Equal(t, mine, b, "the user's file is unchanged")
+
+	gob := filepath.Join(real, "synthetic_gcn_runs", "plain_seed1.gob")
+	require.NoError(t, os.WriteFile(gob, mine, 0o644))
+	err = run(append(args, "-out", real), &out, &log)
+	assert.ErrorIs(t, err, cli.ErrNotOurs)
+	b, _ = os.ReadFile(gob)
+	assert.Equal(t, mine, b)
+	assert.ErrorContains(t, run(append(args, "-out", real, "-merge"), &out, &log), "is not a run saved by baselines -out")
 }

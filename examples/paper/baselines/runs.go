@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers/perturb"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -51,6 +52,10 @@ func runName(o *options) string {
 	return name
 }
 
+// runMagic begins every saved run: -merge reads only files that begin
+// with it, and -out replaces only files that do (cli.ReplaceFile).
+var runMagic = []byte("fairmp baselines run 1\n")
+
 // runPath is where -out keeps method's run on seed.
 func runPath(o *options, method string, seed int64) string {
 	return filepath.Join(o.out, runName(o)+"_runs", fmt.Sprintf("%s_seed%d.gob", method, seed))
@@ -58,7 +63,8 @@ func runPath(o *options, method string, seed int64) string {
 
 // saveRuns writes each outcome of one seed under -out, each file
 // written whole to a temporary name first and then renamed, so a run
-// cut short leaves the seeds it finished and no partial file.
+// cut short leaves the seeds it finished and no partial file; a file in
+// the way that is not a saved run is left alone and reported.
 func saveRuns(o *options, outs []outcome) error {
 	for _, r := range outs {
 		path := runPath(o, r.method, r.seed)
@@ -66,14 +72,11 @@ func saveRuns(o *options, outs []outcome) error {
 			return err
 		}
 		var b bytes.Buffer
+		b.Write(runMagic)
 		if err := gob.NewEncoder(&b).Encode(savedRun{protocol(o), r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting}); err != nil {
 			return fmt.Errorf("%s seed %d: %w", r.method, r.seed, err)
 		}
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, path); err != nil {
+		if err := cli.ReplaceFile(path, b.Bytes(), runMagic); err != nil {
 			return err
 		}
 	}
@@ -95,8 +98,11 @@ func loadRuns(o *options) ([][]outcome, error) {
 			if err != nil {
 				return nil, fmt.Errorf("-merge: %w", err)
 			}
+			if !bytes.HasPrefix(b, runMagic) {
+				return nil, fmt.Errorf("-merge: %s is not a run saved by baselines -out (it does not begin with %q)", path, runMagic)
+			}
 			var r savedRun
-			if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&r); err != nil {
+			if err := gob.NewDecoder(bytes.NewReader(b[len(runMagic):])).Decode(&r); err != nil {
 				return nil, fmt.Errorf("-merge: %s: %w", path, err)
 			}
 			if r.Protocol != protocol(o) {
