@@ -1,15 +1,16 @@
 // Package par runs row-parallel loops in fixed blocks. The partition never
 // changes a result as long as each row is computed independently, so the
-// sparse kernels built on it are deterministic for any GOMAXPROCS. The
-// loops run on a pool of GOMAXPROCS−1 workers beside the calling
-// goroutine, which spin for Spin after a loop before they sleep (see
-// Spin for why and what it costs).
+// sparse kernels built on it are deterministic for any GOMAXPROCS. Each
+// loop starts its goroutines afresh: a pool of workers that spun between
+// loops was tried (2026-11-28) and measured slower on whole epochs
+// (examples/paper/bench, "The worker pool, measured again").
 package par
 
 import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Rows calls f(lo, hi) on fixed blocks of rows covering [0, len(indptr)-1),
@@ -79,32 +80,24 @@ func ForWith[S any](n int, newState func() S, f func(s S, i int)) {
 		}
 		return
 	}
-	l := &loop{n: n, done: make(chan struct{})}
-	l.left.Store(int64(n))
-	l.run = func(l *loop) {
-		var s S
-		started := false
-		for {
-			i := int(l.next.Add(1)) - 1
-			if i >= l.n {
-				return
-			}
-			if !started {
-				s, started = newState(), true
-			}
-			f(s, i)
-			l.finished()
-		}
-	}
-	if tryRun(l) {
-		return
-	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.run(l)
+			var s S
+			started := false
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if !started {
+					s, started = newState(), true
+				}
+				f(s, i)
+			}
 		}()
 	}
 	wg.Wait()
