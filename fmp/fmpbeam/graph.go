@@ -178,9 +178,9 @@ type columnsFn struct {
 func (f *columnsFn) ProcessElement(ctx context.Context, b int64, msgs func(*Scale) bool, emit func(int64, AdjBlock)) error {
 	var own *Scale
 	type entry struct {
-		i   int64
-		j   int32
-		val float64
+		i       int64
+		j       int32
+		val, rs float64 // rs: row i's scale (AdjBlock.RowScale)
 	}
 	var all []entry
 	var got []Scale
@@ -202,13 +202,25 @@ func (f *columnsFn) ProcessElement(ctx context.Context, b int64, msgs func(*Scal
 	for j, d := range own.Deg {
 		inv[j] = f.Norm.scale(d)
 	}
+	// The row and column scales of the factored encoding (AdjBlock): a
+	// normalised entry is exactly 1/√d̂_i · 1/√d̂_j; an entry without
+	// normalisation 1·1 (the encoder sends the values whenever a product
+	// differs, e.g. a self-loop weight other than 1).
+	cs := inv
+	if !f.Norm.Normalize {
+		cs = make([]float64, own.N)
+		for j := range cs {
+			cs[j] = 1
+		}
+	}
 	for _, m := range got {
 		for k, j := range m.Dst {
-			v := 1.0
+			v, rs := 1.0, 1.0
 			if f.Norm.Normalize {
-				v *= f.Norm.scale(m.SrcDeg[k]) * inv[j]
+				rs = f.Norm.scale(m.SrcDeg[k])
+				v *= rs * inv[j]
 			}
-			all = append(all, entry{m.Src[k], j, v})
+			all = append(all, entry{m.Src[k], j, v, rs})
 		}
 	}
 	if f.Norm.Loops {
@@ -217,7 +229,7 @@ func (f *columnsFn) ProcessElement(ctx context.Context, b int64, msgs func(*Scal
 			if f.Norm.Normalize {
 				v *= inv[j] * inv[j]
 			}
-			all = append(all, entry{lo + int64(j), int32(j), v})
+			all = append(all, entry{lo + int64(j), int32(j), v, cs[j]})
 		}
 	}
 	slices.SortFunc(all, func(x, y entry) int {
@@ -226,13 +238,14 @@ func (f *columnsFn) ProcessElement(ctx context.Context, b int64, msgs func(*Scal
 		}
 		return cmp.Compare(x.j, y.j)
 	})
-	a := AdjBlock{Lo: lo, N: own.N, Ptr: []int32{0}, Col: make([]int32, len(all)), Val: make([]float64, len(all))}
+	a := AdjBlock{Lo: lo, N: own.N, Ptr: []int32{0}, Col: make([]int32, len(all)), Val: make([]float64, len(all)), ColScale: cs}
 	for k, x := range all {
 		if k == 0 || x.i != all[k-1].i {
 			if k > 0 {
 				a.Ptr = append(a.Ptr, int32(k))
 			}
 			a.Row = append(a.Row, x.i)
+			a.RowScale = append(a.RowScale, x.rs)
 		}
 		a.Col[k], a.Val[k] = x.j, x.val
 	}

@@ -1,6 +1,8 @@
 package fmpbeam
 
 import (
+	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -17,14 +19,47 @@ import (
 // Row[r] are Col[Ptr[r]:Ptr[r+1]] (local columns, ascending) with values
 // Val. Rows ascend, so the rows of each destination block are
 // contiguous. The matrix's self-loops are entries like any other.
+//
+// RowScale (one per Row) and ColScale (one per local column), when set,
+// say that every value is their product: Val[q] = RowScale[r]·
+// ColScale[Col[q]], bit for bit (a normalised adjacency's 1/√d̂_i ·
+// 1/√d̂_j, as BuildMatrix sets them). The block then travels without
+// Val, 8 bytes a nonzero fewer, and decoding rebuilds Val with the same
+// products. The encoder checks the claim value by value and sends Val
+// when it does not hold, so a wrong scale costs bytes, never a value.
 type AdjBlock struct {
-	Lo  int64
-	N   int32
-	Row []int64
-	Ptr []int32
-	Col []int32
-	Val []float64
+	Lo       int64
+	N        int32
+	Row      []int64
+	Ptr      []int32
+	Col      []int32
+	Val      []float64
+	RowScale []float64
+	ColScale []float64
 }
+
+// factored reports whether a's values are its scales' products bit for
+// bit (see AdjBlock).
+func (a *AdjBlock) factored() bool {
+	if len(a.RowScale) != len(a.Row) || len(a.ColScale) != int(a.N) || len(a.Ptr) != len(a.Row)+1 || len(a.Val) != len(a.Col) {
+		return false
+	}
+	for r, rs := range a.RowScale {
+		for q := a.Ptr[r]; q < a.Ptr[r+1]; q++ {
+			j := a.Col[q]
+			if j < 0 || j >= a.N || math.Float64bits(rs*a.ColScale[j]) != math.Float64bits(a.Val[q]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Value encodings of an AdjBlock.
+const (
+	adjValues   = 0 // Val, 8 bytes a nonzero
+	adjFactored = 1 // RowScale and ColScale
+)
 
 func (a *AdjBlock) put(w *writer) {
 	w.varint(a.Lo)
@@ -32,13 +67,59 @@ func (a *AdjBlock) put(w *writer) {
 	ascending(w, a.Row)
 	ascending(w, a.Ptr)
 	w.i32s(a.Col)
+	if a.factored() {
+		w.uvarint(adjFactored)
+		w.f64s(a.RowScale)
+		w.f64s(a.ColScale)
+		return
+	}
+	w.uvarint(adjValues)
 	w.f64s(a.Val)
 }
 
 func (a *AdjBlock) get(r *reader) {
 	a.Lo, a.N = r.varint(), int32(r.varint())
 	a.Row, a.Ptr = readAscending[int64](r), readAscending[int32](r)
-	a.Col, a.Val = r.i32s(), r.f64s()
+	a.Col = r.i32s()
+	switch enc := r.uvarint(); {
+	case r.err != nil:
+	case enc == adjValues:
+		a.Val = r.f64s()
+	case enc == adjFactored:
+		a.RowScale, a.ColScale = r.f64s(), r.f64s()
+		a.Val = a.products(r)
+	default:
+		r.err = fmt.Errorf("fmpbeam: corrupt element: matrix values encoded as %d, want %d or %d", enc, adjValues, adjFactored)
+	}
+}
+
+// products rebuilds a factored block's values, or sets r's error if the
+// decoded parts do not fit together.
+func (a *AdjBlock) products(r *reader) []float64 {
+	if r.err != nil {
+		return nil
+	}
+	if len(a.RowScale) != len(a.Row) || len(a.ColScale) != int(a.N) || len(a.Ptr) != len(a.Row)+1 || int(a.Ptr[len(a.Row)]) != len(a.Col) {
+		r.err = fmt.Errorf("fmpbeam: corrupt element: a factored matrix block with %d rows, %d row scales, %d columns, %d column scales, %d row starts and %d entries", len(a.Row), len(a.RowScale), a.N, len(a.ColScale), len(a.Ptr), len(a.Col))
+		return nil
+	}
+	val := make([]float64, len(a.Col))
+	for row, rs := range a.RowScale {
+		lo, hi := a.Ptr[row], a.Ptr[row+1]
+		if lo > hi || int(hi) > len(val) {
+			r.err = fmt.Errorf("fmpbeam: corrupt element: row %d's entries [%d, %d) of %d", row, lo, hi, len(val))
+			return nil
+		}
+		for q := lo; q < hi; q++ {
+			j := a.Col[q]
+			if j < 0 || j >= a.N {
+				r.err = fmt.Errorf("fmpbeam: corrupt element: column %d in a block of %d", j, a.N)
+				return nil
+			}
+			val[q] = rs * a.ColScale[j]
+		}
+	}
+	return val
 }
 
 // Rows is a dense block: the rows of N nodes from Lo, C values each,

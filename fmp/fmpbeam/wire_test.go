@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -143,4 +144,60 @@ func TestFMPFloat32Products(t *testing.T) {
 		testutil.AllClose(t, fmt.Sprintf("setting %d %+v", k, cfg), col, w, 1e-5, 1e-5)
 	}
 	t.Logf("float32 products: largest difference from Layer.Apply %.3g", worst)
+}
+
+// TestAdjBlockFactored: a block whose values are its row and column
+// scales' products travels without them and decodes to the same bits; a
+// block with one value that is not falls back to sending the values;
+// a factored encoding whose columns do not fit its block is refused.
+func TestAdjBlockFactored(t *testing.T) {
+	inv := []float64{1 / math.Sqrt(3), 1 / math.Sqrt(2), 1 / math.Sqrt(7)}
+	rowScale := []float64{1 / math.Sqrt(5), inv[1], 1 / math.Sqrt(11)}
+	a := AdjBlock{Lo: 3, N: 3, Row: []int64{0, 4, 9}, Ptr: []int32{0, 2, 5, 6},
+		Col: []int32{0, 2, 0, 1, 2, 1}, RowScale: rowScale, ColScale: inv}
+	for r := range a.Row {
+		for q := a.Ptr[r]; q < a.Ptr[r+1]; q++ {
+			a.Val = append(a.Val, rowScale[r]*inv[a.Col[q]])
+		}
+	}
+	require.True(t, a.factored())
+	plain := a
+	plain.RowScale, plain.ColScale = nil, nil
+	assert.Equal(t, encodedSize(&plain)-8*len(a.Val)+8*(len(a.Row)+int(a.N))+1, encodedSize(&a), "row and column scales instead of values (and one more length)")
+
+	got, err := decAdjBlock(encAdjBlock(a))
+	require.NoError(t, err)
+	require.Len(t, got.Val, len(a.Val))
+	for q, v := range a.Val {
+		assert.Equal(t, math.Float64bits(v), math.Float64bits(got.Val[q]), "value %d bit for bit", q)
+	}
+	again, err := decAdjBlock(encAdjBlock(got))
+	require.NoError(t, err)
+	assert.Equal(t, got, again, "a decoded block is factored again when passed on")
+
+	off := a
+	off.Val = slices.Clone(a.Val)
+	off.Val[4] = math.Nextafter(off.Val[4], 1)
+	require.False(t, off.factored())
+	assert.Equal(t, encodedSize(&plain), encodedSize(&off), "a value off by one ulp: the values are sent")
+	back, err := decAdjBlock(encAdjBlock(off))
+	require.NoError(t, err)
+	assert.Equal(t, off.Val, back.Val)
+
+	bad := a
+	bad.N = 2 // column 2 no longer fits; encoded by hand as factored
+	w := writer{}
+	w.varint(bad.Lo)
+	w.varint(int64(bad.N))
+	ascending(&w, bad.Row)
+	ascending(&w, bad.Ptr)
+	w.i32s(bad.Col)
+	w.uvarint(adjFactored)
+	w.f64s(bad.RowScale)
+	w.f64s(bad.ColScale[:2])
+	_, err = decAdjBlock(w.b)
+	assert.ErrorContains(t, err, "column 2 in a block of 2")
+	w.b[len(w.b)-1-8*2-1-8*3-1] = 7 // the encoding's code
+	_, err = decAdjBlock(w.b)
+	assert.ErrorContains(t, err, "matrix values encoded as 7")
 }
