@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 
@@ -154,13 +153,13 @@ func halveFn(s Stats) Stats {
 
 // scale returns 1/√d̂ for a node of degree deg: d̂ is the degree, plus
 // the self-loop weight with Loops (0 for d̂ = 0), as graph.GCNNorm.
-func (n Norm) scale(deg int32) float64 {
-	d := float64(deg)
+func (n Norm) scale(deg int32) float64 { return degScale(deg, n.shift()) }
+
+// shift is what the self-loops add to every degree: Weight with Loops,
+// else 0 (AdjBlock.ScaleShift).
+func (n Norm) shift() float64 {
 	if n.Loops {
-		d += n.Weight
-	}
-	if d > 0 {
-		return 1 / math.Sqrt(d)
+		return n.Weight
 	}
 	return 0
 }
@@ -238,7 +237,7 @@ func (f *columnsFn) ProcessElement(ctx context.Context, b int64, msgs func(*Scal
 		}
 		return cmp.Compare(x.j, y.j)
 	})
-	a := AdjBlock{Lo: lo, N: own.N, Ptr: []int32{0}, Col: make([]int32, len(all)), Val: make([]float64, len(all)), ColScale: cs}
+	a := AdjBlock{Lo: lo, N: own.N, Ptr: []int32{0}, Col: make([]int32, len(all)), Val: make([]float64, len(all)), ColScale: cs, ScaleShift: f.Norm.shift()}
 	for k, x := range all {
 		if k == 0 || x.i != all[k-1].i {
 			if k > 0 {

@@ -27,15 +27,53 @@ import (
 // Val, 8 bytes a nonzero fewer, and decoding rebuilds Val with the same
 // products. The encoder checks the claim value by value and sends Val
 // when it does not hold, so a wrong scale costs bytes, never a value.
+// When every scale is also 1/√(k + ScaleShift) for a node degree k (0
+// for k = −1), bit for bit, the scales travel as those degrees, a byte
+// or two each instead of eight.
 type AdjBlock struct {
-	Lo       int64
-	N        int32
-	Row      []int64
-	Ptr      []int32
-	Col      []int32
-	Val      []float64
-	RowScale []float64
-	ColScale []float64
+	Lo         int64
+	N          int32
+	Row        []int64
+	Ptr        []int32
+	Col        []int32
+	Val        []float64
+	RowScale   []float64
+	ColScale   []float64
+	ScaleShift float64
+}
+
+// degScale is a node's scale 1/√(k + shift) for its degree k (0 when
+// that is not positive, and for k = −1): Norm's, with shift its
+// self-loop weight or 0.
+func degScale(k int32, shift float64) float64 {
+	if k < 0 {
+		return 0
+	}
+	if d := float64(k) + shift; d > 0 {
+		return 1 / math.Sqrt(d)
+	}
+	return 0
+}
+
+// degreesOf returns the degrees k with degScale(k, shift) equal to each
+// scale bit for bit, and false if a scale has none.
+func degreesOf(scales []float64, shift float64) ([]int32, bool) {
+	ks := make([]int32, len(scales))
+	for i, s := range scales {
+		k := int32(-1)
+		if s != 0 {
+			d := math.Round(1/(s*s) - shift)
+			if !(d >= 0 && d <= math.MaxInt32) {
+				return nil, false
+			}
+			k = int32(d)
+		}
+		if math.Float64bits(degScale(k, shift)) != math.Float64bits(s) {
+			return nil, false
+		}
+		ks[i] = k
+	}
+	return ks, true
 }
 
 // factored reports whether a's values are its scales' products bit for
@@ -59,6 +97,7 @@ func (a *AdjBlock) factored() bool {
 const (
 	adjValues   = 0 // Val, 8 bytes a nonzero
 	adjFactored = 1 // RowScale and ColScale
+	adjDegrees  = 2 // ScaleShift and the degrees of RowScale and ColScale
 )
 
 func (a *AdjBlock) put(w *writer) {
@@ -68,6 +107,15 @@ func (a *AdjBlock) put(w *writer) {
 	ascending(w, a.Ptr)
 	w.i32s(a.Col)
 	if a.factored() {
+		rk, okr := degreesOf(a.RowScale, a.ScaleShift)
+		ck, okc := degreesOf(a.ColScale, a.ScaleShift)
+		if okr && okc {
+			w.uvarint(adjDegrees)
+			w.f64s([]float64{a.ScaleShift})
+			w.i32s(rk)
+			w.i32s(ck)
+			return
+		}
 		w.uvarint(adjFactored)
 		w.f64s(a.RowScale)
 		w.f64s(a.ColScale)
@@ -88,9 +136,38 @@ func (a *AdjBlock) get(r *reader) {
 	case enc == adjFactored:
 		a.RowScale, a.ColScale = r.f64s(), r.f64s()
 		a.Val = a.products(r)
+	case enc == adjDegrees:
+		shift := r.f64s()
+		rk, ck := r.i32s(), r.i32s()
+		if r.err == nil && len(shift) != 1 {
+			r.err = fmt.Errorf("fmpbeam: corrupt element: %d scale shifts, want 1", len(shift))
+		}
+		if r.err != nil {
+			return
+		}
+		a.ScaleShift = shift[0]
+		a.RowScale, a.ColScale = scalesOf(rk, a.ScaleShift, r), scalesOf(ck, a.ScaleShift, r)
+		a.Val = a.products(r)
 	default:
-		r.err = fmt.Errorf("fmpbeam: corrupt element: matrix values encoded as %d, want %d or %d", enc, adjValues, adjFactored)
+		r.err = fmt.Errorf("fmpbeam: corrupt element: matrix values encoded as %d, want %d, %d or %d", enc, adjValues, adjFactored, adjDegrees)
 	}
+}
+
+// scalesOf rebuilds the scales of degrees ks (degreesOf's inverse), or
+// sets r's error for a degree below −1.
+func scalesOf(ks []int32, shift float64, r *reader) []float64 {
+	if r.err != nil {
+		return nil
+	}
+	s := make([]float64, len(ks))
+	for i, k := range ks {
+		if k < -1 {
+			r.err = fmt.Errorf("fmpbeam: corrupt element: node degree %d", k)
+			return nil
+		}
+		s[i] = degScale(k, shift)
+	}
+	return s
 }
 
 // products rebuilds a factored block's values, or sets r's error if the

@@ -147,57 +147,81 @@ func TestFMPFloat32Products(t *testing.T) {
 }
 
 // TestAdjBlockFactored: a block whose values are its row and column
-// scales' products travels without them and decodes to the same bits; a
-// block with one value that is not falls back to sending the values;
-// a factored encoding whose columns do not fit its block is refused.
+// scales' products travels without them, as node degrees when every
+// scale is 1/√(k + shift), else as the scales, and decodes to the same
+// bits; a block with one value that is not falls back to sending the
+// values; encodings whose parts do not fit are refused.
 func TestAdjBlockFactored(t *testing.T) {
-	inv := []float64{1 / math.Sqrt(3), 1 / math.Sqrt(2), 1 / math.Sqrt(7)}
-	rowScale := []float64{1 / math.Sqrt(5), inv[1], 1 / math.Sqrt(11)}
-	a := AdjBlock{Lo: 3, N: 3, Row: []int64{0, 4, 9}, Ptr: []int32{0, 2, 5, 6},
-		Col: []int32{0, 2, 0, 1, 2, 1}, RowScale: rowScale, ColScale: inv}
-	for r := range a.Row {
-		for q := a.Ptr[r]; q < a.Ptr[r+1]; q++ {
-			a.Val = append(a.Val, rowScale[r]*inv[a.Col[q]])
+	block := func(rowScale, colScale []float64, shift float64) AdjBlock {
+		a := AdjBlock{Lo: 3, N: 3, Row: []int64{0, 4, 9}, Ptr: []int32{0, 2, 5, 6},
+			Col: []int32{0, 2, 0, 1, 2, 1}, RowScale: rowScale, ColScale: colScale, ScaleShift: shift}
+		for r := range a.Row {
+			for q := a.Ptr[r]; q < a.Ptr[r+1]; q++ {
+				a.Val = append(a.Val, rowScale[r]*colScale[a.Col[q]])
+			}
 		}
+		return a
 	}
-	require.True(t, a.factored())
-	plain := a
-	plain.RowScale, plain.ColScale = nil, nil
-	assert.Equal(t, encodedSize(&plain)-8*len(a.Val)+8*(len(a.Row)+int(a.N))+1, encodedSize(&a), "row and column scales instead of values (and one more length)")
-
-	got, err := decAdjBlock(encAdjBlock(a))
-	require.NoError(t, err)
-	require.Len(t, got.Val, len(a.Val))
-	for q, v := range a.Val {
-		assert.Equal(t, math.Float64bits(v), math.Float64bits(got.Val[q]), "value %d bit for bit", q)
+	roundTrip := func(t *testing.T, a AdjBlock) AdjBlock {
+		got, err := decAdjBlock(encAdjBlock(a))
+		require.NoError(t, err)
+		require.Len(t, got.Val, len(a.Val))
+		for q, v := range a.Val {
+			assert.Equal(t, math.Float64bits(v), math.Float64bits(got.Val[q]), "value %d bit for bit", q)
+		}
+		again, err := decAdjBlock(encAdjBlock(got))
+		require.NoError(t, err)
+		assert.Equal(t, got, again, "a decoded block is factored again when passed on")
+		return got
 	}
-	again, err := decAdjBlock(encAdjBlock(got))
-	require.NoError(t, err)
-	assert.Equal(t, got, again, "a decoded block is factored again when passed on")
+	plainSize := func(a AdjBlock) int {
+		a.RowScale, a.ColScale = nil, nil
+		return encodedSize(&a)
+	}
 
-	off := a
-	off.Val = slices.Clone(a.Val)
+	// Degrees 4, 1, 10 and 2, 1, 6 with a self-loop weight of 1; a
+	// scale of 0 (an isolated node) is the degree −1.
+	deg := block([]float64{degScale(4, 1), degScale(1, 1), degScale(10, 1)}, []float64{degScale(2, 1), 0, degScale(6, 1)}, 1)
+	require.True(t, deg.factored())
+	assert.Equal(t, plainSize(deg)-(1+8*len(deg.Val))+(1+8)+(1+3)+(1+3), encodedSize(&deg), "a byte a degree, the shift once, instead of the values")
+	roundTrip(t, deg)
+
+	odd := block([]float64{0.3, 1 / math.Sqrt(2), 0.7}, []float64{1 / math.Sqrt(3), 1 / math.Sqrt(2), 1 / math.Sqrt(7)}, 0)
+	require.True(t, odd.factored())
+	assert.Equal(t, plainSize(odd)-8*len(odd.Val)+8*(len(odd.Row)+int(odd.N))+1, encodedSize(&odd), "scales that are not of degrees travel as they are")
+	roundTrip(t, odd)
+
+	off := odd
+	off.Val = slices.Clone(odd.Val)
 	off.Val[4] = math.Nextafter(off.Val[4], 1)
 	require.False(t, off.factored())
-	assert.Equal(t, encodedSize(&plain), encodedSize(&off), "a value off by one ulp: the values are sent")
+	assert.Equal(t, plainSize(off), encodedSize(&off), "a value off by one ulp: the values are sent")
 	back, err := decAdjBlock(encAdjBlock(off))
 	require.NoError(t, err)
 	assert.Equal(t, off.Val, back.Val)
 
-	bad := a
-	bad.N = 2 // column 2 no longer fits; encoded by hand as factored
-	w := writer{}
-	w.varint(bad.Lo)
-	w.varint(int64(bad.N))
-	ascending(&w, bad.Row)
-	ascending(&w, bad.Ptr)
-	w.i32s(bad.Col)
-	w.uvarint(adjFactored)
-	w.f64s(bad.RowScale)
-	w.f64s(bad.ColScale[:2])
+	head := func(n int32, code uint64) writer {
+		w := writer{}
+		w.varint(odd.Lo)
+		w.varint(int64(n))
+		ascending(&w, odd.Row)
+		ascending(&w, odd.Ptr)
+		w.i32s(odd.Col)
+		w.uvarint(code)
+		return w
+	}
+	w := head(2, adjFactored) // column 2 no longer fits
+	w.f64s(odd.RowScale)
+	w.f64s(odd.ColScale[:2])
 	_, err = decAdjBlock(w.b)
 	assert.ErrorContains(t, err, "column 2 in a block of 2")
-	w.b[len(w.b)-1-8*2-1-8*3-1] = 7 // the encoding's code
+	w = head(3, 7)
 	_, err = decAdjBlock(w.b)
 	assert.ErrorContains(t, err, "matrix values encoded as 7")
+	w = head(3, adjDegrees)
+	w.f64s([]float64{0})
+	w.i32s([]int32{1, 2, -2})
+	w.i32s([]int32{1, 2, 3})
+	_, err = decAdjBlock(w.b)
+	assert.ErrorContains(t, err, "node degree -2")
 }
