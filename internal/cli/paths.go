@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func ReplaceFile(path string, data, mark []byte) error {
 			return err
 		}
 		head := make([]byte, len(mark))
-		n, _ := f.Read(head)
+		n, _ := io.ReadFull(f, head) // a shorter file cannot begin with mark
 		f.Close()
 		if !bytes.Equal(head[:n], mark) {
 			return fmt.Errorf("%s is in the way and does not begin as this command's files do: %w; move it away or write elsewhere", path, ErrNotOurs)
