@@ -76,21 +76,43 @@ func degreesOf(scales []float64, shift float64) ([]int32, bool) {
 	return ks, true
 }
 
-// factored reports whether a's values are its scales' products bit for
-// bit (see AdjBlock).
-func (a *AdjBlock) factored() bool {
-	if len(a.RowScale) != len(a.Row) || len(a.ColScale) != int(a.N) || len(a.Ptr) != len(a.Row)+1 || len(a.Val) != len(a.Col) {
-		return false
+// scaled calls f(q, RowScale[r]·ColScale[Col[q]]) for every entry q, in
+// order, until f returns false, or returns an error if the block's parts
+// do not fit together (lengths, row starts, columns).
+func (a *AdjBlock) scaled(f func(q int32, v float64) bool) error {
+	if len(a.RowScale) != len(a.Row) || len(a.ColScale) != int(a.N) || len(a.Ptr) != len(a.Row)+1 || int(a.Ptr[len(a.Row)]) != len(a.Col) {
+		return fmt.Errorf("a factored matrix block with %d rows, %d row scales, %d columns, %d column scales, %d row starts and %d entries", len(a.Row), len(a.RowScale), a.N, len(a.ColScale), len(a.Ptr), len(a.Col))
 	}
-	for r, rs := range a.RowScale {
-		for q := a.Ptr[r]; q < a.Ptr[r+1]; q++ {
+	for row, rs := range a.RowScale {
+		lo, hi := a.Ptr[row], a.Ptr[row+1]
+		if lo > hi || int(hi) > len(a.Col) {
+			return fmt.Errorf("row %d's entries [%d, %d) of %d", row, lo, hi, len(a.Col))
+		}
+		for q := lo; q < hi; q++ {
 			j := a.Col[q]
-			if j < 0 || j >= a.N || math.Float64bits(rs*a.ColScale[j]) != math.Float64bits(a.Val[q]) {
-				return false
+			if j < 0 || j >= a.N {
+				return fmt.Errorf("column %d in a block of %d", j, a.N)
+			}
+			if !f(q, rs*a.ColScale[j]) {
+				return nil
 			}
 		}
 	}
-	return true
+	return nil
+}
+
+// factored reports whether a's values are its scales' products bit for
+// bit (see AdjBlock).
+func (a *AdjBlock) factored() bool {
+	if len(a.Val) != len(a.Col) {
+		return false
+	}
+	same := true
+	err := a.scaled(func(q int32, v float64) bool {
+		same = math.Float64bits(v) == math.Float64bits(a.Val[q])
+		return same
+	})
+	return err == nil && same
 }
 
 // Value encodings of an AdjBlock.
@@ -176,25 +198,10 @@ func (a *AdjBlock) products(r *reader) []float64 {
 	if r.err != nil {
 		return nil
 	}
-	if len(a.RowScale) != len(a.Row) || len(a.ColScale) != int(a.N) || len(a.Ptr) != len(a.Row)+1 || int(a.Ptr[len(a.Row)]) != len(a.Col) {
-		r.err = fmt.Errorf("fmpbeam: corrupt element: a factored matrix block with %d rows, %d row scales, %d columns, %d column scales, %d row starts and %d entries", len(a.Row), len(a.RowScale), a.N, len(a.ColScale), len(a.Ptr), len(a.Col))
-		return nil
-	}
 	val := make([]float64, len(a.Col))
-	for row, rs := range a.RowScale {
-		lo, hi := a.Ptr[row], a.Ptr[row+1]
-		if lo > hi || int(hi) > len(val) {
-			r.err = fmt.Errorf("fmpbeam: corrupt element: row %d's entries [%d, %d) of %d", row, lo, hi, len(val))
-			return nil
-		}
-		for q := lo; q < hi; q++ {
-			j := a.Col[q]
-			if j < 0 || j >= a.N {
-				r.err = fmt.Errorf("fmpbeam: corrupt element: column %d in a block of %d", j, a.N)
-				return nil
-			}
-			val[q] = rs * a.ColScale[j]
-		}
+	if err := a.scaled(func(q int32, v float64) bool { val[q] = v; return true }); err != nil {
+		r.err = fmt.Errorf("fmpbeam: corrupt element: %w", err)
+		return nil
 	}
 	return val
 }
