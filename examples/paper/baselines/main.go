@@ -878,10 +878,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.out != "" {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return err
+			return fmt.Errorf("-out: %w", err)
 		}
 		if err := writeCSV(filepath.Join(o.out, runName(o)+"_runs.csv"), all); err != nil {
-			return err
+			return fmt.Errorf("-out: %w", err)
 		}
 	}
 	return table(stdout, o, p, all)
