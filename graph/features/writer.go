@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/fairmp/fairmp/internal/tmpfile"
 )
 
 // Writer streams the rows of a feature matrix into a new file. It writes
@@ -53,16 +55,13 @@ func Create(path string, rows, cols int) (*Writer, error) {
 	}
 	// A temporary name of its own, so that two writers of one path never
 	// write into the same file.
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	// (os.Create's permissions, 0666 less the umask: the file is the
+	// user's to read once renamed.)
+	f, err := tmpfile.Create(filepath.Dir(path), filepath.Base(path)+".", ".tmp")
 	if err != nil {
 		return nil, fmt.Errorf("features: Create %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if err := f.Chmod(0o644); err != nil {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return nil, fmt.Errorf("features: Create %s: %w", path, err)
-	}
 	w := &Writer{path: path, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, 1<<20), rows: rows, cols: cols, buf: make([]byte, 4*cols)}
 	if _, err := w.bw.Write(encodeHeader(rows, cols)); err != nil {
 		_ = w.Abort()

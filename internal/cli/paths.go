@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fairmp/fairmp/internal/tmpfile"
 )
 
 // ResolvePath returns p absolute with the symbolic links of every
@@ -66,9 +68,11 @@ var ErrNotOurs = errors.New("not a file this command wrote")
 // symlink), synced, then renamed over path. A file already at path is
 // replaced only if it is a regular file (not a symlink) whose content
 // begins with mark, the bytes this command starts its files with;
-// anything else is left as it is and the error wraps ErrNotOurs. Resolve
-// path's folder first (ResolvePath).
+// anything else is left as it is and the error wraps ErrNotOurs. A new
+// file gets os.Create's permissions (0666 less the umask), a replaced one
+// keeps its own. Resolve path's folder first (ResolvePath).
 func ReplaceFile(path string, data, mark []byte) error {
+	var mode fs.FileMode // the replaced file's permissions, if one is
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("%s is in the way and is not a regular file: %w; move it away or write elsewhere", path, ErrNotOurs)
@@ -83,10 +87,11 @@ func ReplaceFile(path string, data, mark []byte) error {
 		if !bytes.Equal(head[:n], mark) {
 			return fmt.Errorf("%s is in the way and does not begin as this command's files do: %w; move it away or write elsewhere", path, ErrNotOurs)
 		}
+		mode = fi.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := tmpfile.Create(filepath.Dir(path), "."+filepath.Base(path)+".tmp-", "")
 	if err != nil {
 		return err
 	}
@@ -97,8 +102,8 @@ func ReplaceFile(path string, data, mark []byte) error {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
+	if err == nil && mode != 0 {
+		err = os.Chmod(tmp.Name(), mode)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)

@@ -43,6 +43,11 @@ func TestReplaceFile(t *testing.T) {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	assert.Equal(t, "method,seed\n2\n", string(b))
+	require.NoError(t, os.Chmod(p, 0o600))
+	require.NoError(t, ReplaceFile(p, []byte("method,seed\n2\n"), mark))
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "a replaced file keeps its permissions")
 
 	mine := filepath.Join(dir, "mine.csv")
 	require.NoError(t, os.WriteFile(mine, []byte("a user's table\n"), 0o644))
