@@ -20,6 +20,10 @@ import (
 // ranges of nodes, so that a file's lines fall into few blocks.
 func shardOf(i, n, shards int) int { return int(int64(i) * int64(shards) / int64(n)) }
 
+// ShardFile is the name of shard s of the files prefix-*.txt that
+// WriteGraph, WriteNodes and WriteRows write: prefix-SSSSS.txt.
+func ShardFile(prefix string, s int) string { return fmt.Sprintf("%s-%05d.txt", prefix, s) }
+
 // writeShards writes shards files dir/prefix-SSSSS.txt, calling line(i, w)
 // for every node i of n in order, each file written to a temporary name
 // and renamed when complete.
@@ -32,7 +36,7 @@ func writeShards(dir, prefix string, shards, n int, line func(i int, w *bufio.Wr
 	}
 	i := 0
 	for s := 0; s < shards; s++ {
-		path := filepath.Join(dir, fmt.Sprintf("%s-%05d.txt", prefix, s))
+		path := filepath.Join(dir, ShardFile(prefix, s))
 		tmp := path + ".tmp"
 		f, err := os.Create(tmp)
 		if err != nil {

@@ -252,6 +252,24 @@ func (j *Job) Build(s beam.Scope, m *Model) error {
 	return nil
 }
 
+// OutFiles returns the names of the files the job (or its stage) writes
+// in Out: with the whole job or the evaluate stage the prediction shards
+// and metrics.json, with the whole job or the fmp stage duals.json; the
+// other stages write none there.
+func (j *Job) OutFiles() []string {
+	var names []string
+	if j.Stage == "" || j.Stage == "fmp" {
+		names = append(names, "duals.json")
+	}
+	if j.Stage == "" || j.Stage == "evaluate" {
+		names = append(names, "metrics.json")
+		for k := 0; k < j.Shards; k++ {
+			names = append(names, shardName("predictions", k, j.Shards, ".txt"))
+		}
+	}
+	return names
+}
+
 // CounterStage returns the stage a byte counter of a job belongs to.
 func CounterStage(name string) string {
 	switch {

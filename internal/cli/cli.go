@@ -4,7 +4,8 @@
 // trusted keys of -trusted-keys, and the node-table flags of a graph of
 // your own (NodeTable) with the words that tell the loader's errors in
 // them (FlagWords), and the output rule (ResolvePath before writing,
-// ReplaceFile to replace only a file the command wrote).
+// ReplaceFile to replace only a file the command wrote, ClaimDir for a
+// folder of them).
 package cli
 
 import (

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -122,6 +123,39 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
+// files are the names this run writes in -out.
+func (o *options) files() []string {
+	names := []string{"features.fmx", "model.fmp"}
+	prefixes := []string{"nodes", "edges"}
+	if o.reference {
+		names = append(names, "reference.json")
+		if o.writeLogits {
+			prefixes = append(prefixes, "logits")
+		}
+	}
+	for _, p := range prefixes {
+		for s := 0; s < o.shards; s++ {
+			names = append(names, fmpbeam.ShardFile(p, s))
+		}
+	}
+	return names
+}
+
+// prepared reports whether a file name is of a kind fmpbeam-prepare
+// writes.
+func prepared(name string) bool {
+	switch name {
+	case "features.fmx", "model.fmp", "reference.json":
+		return true
+	}
+	for _, p := range []string{"nodes-", "edges-", "logits-"} {
+		if strings.HasPrefix(name, p) && strings.HasSuffix(name, ".txt") {
+			return true
+		}
+	}
+	return false
+}
+
 // Phase is one measured step: its wall time, the peak RSS during it (the
 // kernel's high-water mark, reset when the phase starts) and the RSS
 // when it ends.
@@ -168,7 +202,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "   %.1f s, peak RSS %.2f GB, RSS %.2f GB\n", p.Seconds, p.PeakRSSGB, p.RSSGB)
 		return nil
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	// -out: a file of the kinds this command writes that it did not write
+	// is refused (a user's nodes-00099.txt would be read with these), and
+	// an earlier run's that this run does not write (more shards, a
+	// reference.json) are removed, not left to be read as this run's.
+	if o.out, err = cli.ClaimDir("-out", o.out, "fmpbeam-prepare", o.files(), prepared); err != nil {
 		return err
 	}
 	cfg := datasets.DefaultSyntheticConfig()
@@ -222,15 +260,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err := train.SetParams(model, params); err != nil {
 			return err
 		}
-		f, err := os.Create(filepath.Join(o.out, "model.fmp"))
-		if err != nil {
+		var b bytes.Buffer
+		if err := modelio.Save(&b, model); err != nil {
 			return err
 		}
-		if err := modelio.Save(f, model); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return cli.ReplaceFile(filepath.Join(o.out, "model.fmp"), b.Bytes(), nil) // (-out is ours: ClaimDir)
 	}); err != nil {
 		return err
 	}
@@ -304,7 +338,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.out, "reference.json"), append(b, '\n'), 0o644); err != nil {
+	if err := cli.ReplaceFile(filepath.Join(o.out, "reference.json"), append(b, '\n'), nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "reference: backbone test accuracy %.2f %%, ΔDP %.2f %%; FMP (λf %g) %.2f %%, %.2f %%\n",

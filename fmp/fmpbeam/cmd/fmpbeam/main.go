@@ -234,6 +234,35 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	name := "run.json"
+	if o.stage != "" {
+		name = "run-" + o.stage + ".json"
+	}
+	local := !strings.Contains(o.out, "://")
+	if local {
+		// A local -out (cli.ClaimDir): a file of the kinds this run writes
+		// that the command did not write is refused; the earlier runs'
+		// files of those kinds that this run does not write are removed
+		// first, so that fewer -shards than last time leave no old
+		// prediction file behind. (A stage's kinds are its own: the
+		// other stages' files stay.)
+		stage := o.stage
+		own := func(n string) bool {
+			preds := strings.HasPrefix(n, "predictions-") && strings.HasSuffix(n, ".txt")
+			switch stage {
+			case "":
+				return preds || n == "metrics.json" || n == "duals.json" || n == "run.json"
+			case "fmp":
+				return n == name || n == "duals.json"
+			case "evaluate":
+				return n == name || n == "metrics.json" || preds
+			}
+			return n == name
+		}
+		if j.Out, err = cli.ClaimDir("-out", o.out, "fmpbeam", append(j.OutFiles(), name), own); err != nil {
+			return err
+		}
+	}
 	p := beam.NewPipeline()
 	if err := j.Build(p.Root(), m); err != nil {
 		return err
@@ -262,11 +291,7 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 			}
 		}
 	}
-	name := "run.json"
-	if o.stage != "" {
-		name = "run-" + o.stage + ".json"
-	}
-	if err := writeJSON(strings.TrimSuffix(o.out, "/")+"/"+name, info); err != nil {
+	if err := writeJSON(strings.TrimSuffix(j.Out, "/")+"/"+name, info, local); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s on %s: %.1f s, peak RSS %.2f GB (this process: the driver and, on Prism, the runner and its worker)\n", stageName(o.stage), runner, info.Seconds, info.PeakRSSGB)
@@ -306,26 +331,32 @@ func peakRSS() float64 {
 	return float64(ru.Maxrss) * 1024 / 1e9 // Linux reports KiB
 }
 
-func writeJSON(path string, v any) error {
+// writeJSON writes run.json: into a local -out (claimed: the file is
+// ours) whole or not at all, or through Beam's file systems (gs://).
+func writeJSON(path string, v any, local bool) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dirOf(path), 0o755); err != nil {
+	b = append(b, '\n')
+	if local {
+		return cli.ReplaceFile(path, b, nil)
+	}
+	ctx := context.Background()
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, path)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
-}
-
-func dirOf(path string) string {
-	if k := strings.LastIndexByte(path, '/'); k >= 0 {
-		return path[:k]
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return err
 	}
-	return "."
+	return w.Close()
 }
 
 func writeBytes(w io.Writer, info RunInfo) {

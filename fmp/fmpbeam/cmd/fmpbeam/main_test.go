@@ -18,6 +18,7 @@ import (
 	"github.com/fairmp/fairmp/fmp/fmpbeam"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/metrics"
@@ -70,6 +71,24 @@ func TestCommand(t *testing.T) {
 	for _, name := range []string{"metrics.json", "duals.json", "run.json", "predictions-00000-of-00002.txt", "predictions-00001-of-00002.txt"} {
 		assert.FileExists(t, filepath.Join(out, name))
 	}
+
+	// -out is the command's: a second run with fewer shards leaves none of
+	// the first's prediction files; a folder of a user's own is refused
+	// and left as it was.
+	one := append(append([]string{}, base[:len(base)-2]...), "-shards", "1")
+	_, err = runArgs(t, append(one, "-out", out)...)
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(out, "predictions-00000-of-00001.txt"))
+	assert.NoFileExists(t, filepath.Join(out, "predictions-00000-of-00002.txt"))
+	assert.NoFileExists(t, filepath.Join(out, "predictions-00001-of-00002.txt"))
+	mine := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(mine, "metrics.json"), []byte("a user's\n"), 0o644))
+	_, err = runArgs(t, append(one, "-out", mine)...)
+	assert.ErrorIs(t, err, cli.ErrNotOurs)
+	assert.ErrorContains(t, err, "-out "+mine)
+	b, err := os.ReadFile(filepath.Join(mine, "metrics.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "a user's\n", string(b))
 
 	_, err = runArgs(t, append(base, "-out", out, "-frontier", "0,x")...)
 	var ue usageError

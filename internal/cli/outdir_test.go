@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func all(string) bool { return true }
+
+func ls(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func touch(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644))
+	}
+}
+
+func TestClaimDirRemovesOnlyItsOwnStaleFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "out")
+	got, err := ClaimDir("-out", dir, "prep", []string{"nodes-00000.txt", "nodes-00001.txt", "reference.json"}, all)
+	require.NoError(t, err)
+	assert.Equal(t, dir, got, "a missing folder is created")
+	touch(t, dir, "nodes-00000.txt", "nodes-00001.txt", "reference.json", "nodes-00001.txt.tmp")
+
+	// Fewer shards and no reference: the last run's others go, with the
+	// temporary file a killed run left.
+	_, err = ClaimDir("-out", dir, "prep", []string{"nodes-00000.txt"}, all)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{ManifestName("prep"), "nodes-00000.txt"}, ls(t, dir))
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName("prep")))
+	require.NoError(t, err)
+	assert.Equal(t, manifestMagic+"prep\nnodes-00000.txt\n", string(b))
+
+	// A stage that keeps the others' files: stale says which are its own.
+	touch(t, dir, "run-graph.json")
+	_, err = ClaimDir("-out", dir, "prep", []string{"run-graph.json"}, func(n string) bool { return n == "run-graph.json" })
+	assert.ErrorIs(t, err, ErrNotOurs, "run-graph.json was written before any manifest listed it")
+	require.NoError(t, os.Remove(filepath.Join(dir, "run-graph.json")))
+	_, err = ClaimDir("-out", dir, "prep", []string{"run-graph.json"}, func(n string) bool { return strings.HasPrefix(n, "run-") })
+	require.NoError(t, err)
+	touch(t, dir, "run-graph.json")
+	_, err = ClaimDir("-out", dir, "prep", []string{"run-infer.json"}, func(n string) bool { return n == "run-infer.json" })
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{ManifestName("prep"), "nodes-00000.txt", "run-graph.json"}, ls(t, dir), "other stages' files are kept")
+	b, err = os.ReadFile(filepath.Join(dir, ManifestName("prep")))
+	require.NoError(t, err)
+	assert.Equal(t, manifestMagic+"prep\nnodes-00000.txt\nrun-graph.json\nrun-infer.json\n", string(b))
+}
+
+func TestClaimDirRefusesWhatItDidNotWriteInItsWay(t *testing.T) {
+	root := t.TempDir()
+	names := []string{"model.fmp"}
+
+	user := filepath.Join(root, "user")
+	require.NoError(t, os.Mkdir(user, 0o755))
+	touch(t, user, "model.fmp")
+	_, err := ClaimDir("-out", user, "prep", names, all)
+	assert.ErrorIs(t, err, ErrNotOurs, "files and no manifest")
+	assert.Contains(t, err.Error(), "-out "+user)
+	assert.Equal(t, []string{"model.fmp"}, ls(t, user), "left as it was")
+
+	mixed := filepath.Join(root, "mixed")
+	_, err = ClaimDir("-out", mixed, "prep", names, all)
+	require.NoError(t, err)
+	touch(t, mixed, "model.fmp", "notes.txt")
+	_, err = ClaimDir("-out", mixed, "prep", names, all)
+	assert.ErrorIs(t, err, ErrNotOurs)
+	assert.Contains(t, err.Error(), "notes.txt")
+	assert.ElementsMatch(t, []string{ManifestName("prep"), "model.fmp", "notes.txt"}, ls(t, mixed))
+	_, err = ClaimDir("-out", mixed, "prep", names, func(n string) bool { return n == "model.fmp" })
+	require.NoError(t, err, "a file of no family of the run's is not in the way")
+	assert.ElementsMatch(t, []string{ManifestName("prep"), "model.fmp", "notes.txt"}, ls(t, mixed), "and is left alone")
+
+	other := filepath.Join(root, "other")
+	_, err = ClaimDir("-out", other, "other-command", []string{"x.json"}, all)
+	require.NoError(t, err)
+	touch(t, other, "x.json")
+	_, err = ClaimDir("-out", other, "prep", names, func(n string) bool { return n == "model.fmp" })
+	require.NoError(t, err, "two commands write one folder, each its own files")
+	assert.ElementsMatch(t, []string{ManifestName("prep"), ManifestName("other-command"), "x.json"}, ls(t, other))
+	require.NoError(t, os.WriteFile(filepath.Join(other, ManifestName("prep")), []byte(manifestMagic+"other-command\n"), 0o644))
+	_, err = ClaimDir("-out", other, "prep", names, all)
+	assert.ErrorIs(t, err, ErrNotOurs, "a list that names another command")
+
+	link := filepath.Join(root, "link")
+	_, err = ClaimDir("-out", link, "prep", names, all)
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(filepath.Join(user, "model.fmp"), filepath.Join(link, "model.fmp")))
+	_, err = ClaimDir("-out", link, "prep", names, all)
+	assert.ErrorIs(t, err, ErrNotOurs, "a symlink with a listed name")
+	b, err := os.ReadFile(filepath.Join(user, "model.fmp"))
+	require.NoError(t, err)
+	assert.Equal(t, "model.fmp", string(b))
+
+	damaged := filepath.Join(root, "damaged")
+	require.NoError(t, os.Mkdir(damaged, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(damaged, ManifestName("prep")), []byte(manifestMagic+"prep\n../user/model.fmp\n"), 0o644))
+	_, err = ClaimDir("-out", damaged, "prep", names, all)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), ManifestName("prep")+":2:")
+	assert.Equal(t, []string{"model.fmp"}, ls(t, user), "nothing outside the folder is touched")
+
+	file := filepath.Join(root, "file")
+	touch(t, root, "file")
+	_, err = ClaimDir("-out", file, "prep", names, all)
+	assert.ErrorContains(t, err, "is a file, want a folder")
+
+	_, err = ClaimDir("-out", filepath.Join(root, "bad"), "prep", []string{"../x"}, all)
+	assert.Error(t, err, "a name with a folder is the caller's mistake")
+}
