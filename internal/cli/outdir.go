@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -190,4 +191,83 @@ func tempOf(name string, ours map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// workMagic begins the marker of a work folder; the command's name
+// follows it.
+const workMagic = "fairmp work folder 1: "
+
+// ClaimWorkDir makes dir (resolved; created if missing) a work folder of
+// command's, one whose files only command's runs write (the blocks a
+// stage leaves for the next), and returns the resolved folder. A folder
+// that holds anything must hold command's marker (ManifestName(command),
+// written here the first time), else it is refused with an error that
+// wraps ErrNotOurs. Then the regular files for which clear reports true
+// are removed: a stage run again makes the later stages' files stale,
+// and a glob must not read them with the new ones. A subfolder or link
+// that clear names is refused rather than removed.
+func ClaimWorkDir(flag, dir, command string, clear func(name string) bool) (string, error) {
+	final, err := ResolvePath(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	shown := dir
+	if filepath.Clean(dir) != final {
+		shown = fmt.Sprintf("%s (%s)", dir, final)
+	}
+	if err := os.MkdirAll(final, 0o777); err != nil {
+		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
+	}
+	entries, err := os.ReadDir(final)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
+	}
+	marker := ManifestName(command)
+	mark := []byte(workMagic + command + "\n")
+	if len(entries) > 0 {
+		b, err := readHead(filepath.Join(final, marker), len(mark))
+		if err != nil || !bytes.Equal(b, mark) {
+			return "", fmt.Errorf("%s %s holds files and is not a work folder of %s's (no %s): %w; name a new or empty folder", flag, shown, command, marker, ErrNotOurs)
+		}
+	}
+	var remove []string
+	for _, e := range entries {
+		if n := e.Name(); n != marker && clear(n) {
+			if !e.Type().IsRegular() {
+				return "", fmt.Errorf("%s %s holds %s, which is not a regular file: %w; move it away", flag, shown, n, ErrNotOurs)
+			}
+			remove = append(remove, n)
+		}
+	}
+	if err := ReplaceFile(filepath.Join(final, marker), mark, mark); err != nil {
+		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
+	}
+	for _, n := range remove {
+		if err := os.Remove(filepath.Join(final, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s %s: removing the earlier run's %s: %w", flag, shown, n, err)
+		}
+	}
+	return final, nil
+}
+
+// readHead reads up to n bytes from the start of the regular file path.
+func readHead(path string, n int) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(f, b)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return b[:k], err
 }

@@ -123,3 +123,36 @@ func TestClaimDirRefusesWhatItDidNotWriteInItsWay(t *testing.T) {
 	_, err = ClaimDir("-out", filepath.Join(root, "bad"), "prep", []string{"../x"}, all)
 	assert.Error(t, err, "a name with a folder is the caller's mistake")
 }
+
+func TestClaimWorkDirClearsTheStaleStagesOnly(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	blk := func(n string) bool { return strings.HasSuffix(n, ".blk") }
+	logits := func(n string) bool { return strings.HasPrefix(n, "logits-") }
+
+	got, err := ClaimWorkDir("-work", work, "job", blk)
+	require.NoError(t, err)
+	assert.Equal(t, work, got)
+	touch(t, work, "nodes-00000000.blk", "nodes-00000001.blk", "logits-00000000.blk", "stats.json")
+	_, err = ClaimWorkDir("-work", work, "job", logits)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{ManifestName("job"), "nodes-00000000.blk", "nodes-00000001.blk", "stats.json"}, ls(t, work),
+		"a later stage's files go, the earlier stages' stay")
+	_, err = ClaimWorkDir("-work", work, "job", blk)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{ManifestName("job"), "stats.json"}, ls(t, work))
+
+	user := filepath.Join(root, "user")
+	require.NoError(t, os.Mkdir(user, 0o755))
+	touch(t, user, "nodes-00000000.blk")
+	_, err = ClaimWorkDir("-work", user, "job", blk)
+	assert.ErrorIs(t, err, ErrNotOurs, "a folder with files and no marker")
+	assert.Equal(t, []string{"nodes-00000000.blk"}, ls(t, user), "left as it was")
+	_, err = ClaimWorkDir("-work", work, "other", blk)
+	assert.ErrorIs(t, err, ErrNotOurs, "another command's work folder")
+
+	require.NoError(t, os.Symlink(filepath.Join(user, "nodes-00000000.blk"), filepath.Join(work, "fmp-00000000.blk")))
+	_, err = ClaimWorkDir("-work", work, "job", blk)
+	assert.ErrorIs(t, err, ErrNotOurs, "a link is not removed")
+	assert.FileExists(t, filepath.Join(user, "nodes-00000000.blk"))
+}

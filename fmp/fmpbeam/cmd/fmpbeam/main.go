@@ -263,6 +263,15 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 			return err
 		}
 	}
+	if o.stage != "" && !strings.Contains(o.work, "://") {
+		// -work is fmpbeam's (cli.ClaimWorkDir). A stage run again makes
+		// its own blocks and every later stage's stale: they are removed
+		// before it runs, so that a later stage cannot read the old ones
+		// (or a -block-size's more blocks) with the new.
+		if j.Work, err = cli.ClaimWorkDir("-work", o.work, "fmpbeam", staleAfter(o.stage)); err != nil {
+			return err
+		}
+	}
 	p := beam.NewPipeline()
 	if err := j.Build(p.Root(), m); err != nil {
 		return err
@@ -300,6 +309,28 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 		return summary(stdout, o.out)
 	}
 	return nil
+}
+
+// staleAfter reports which of -work's files a run of stage makes stale:
+// its own and the later stages' blocks (graph: nodes-, adj-*-, stats.json;
+// infer: logits-; fmp: fmp-).
+func staleAfter(stage string) func(name string) bool {
+	later := map[string][]string{
+		"graph": {"nodes-", "adj-", "logits-", "fmp-"},
+		"infer": {"logits-", "fmp-"},
+		"fmp":   {"fmp-"},
+	}[stage]
+	return func(n string) bool {
+		if stage == "graph" && n == "stats.json" {
+			return true
+		}
+		for _, p := range later {
+			if strings.HasPrefix(n, p) && strings.HasSuffix(n, ".blk") {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 func stageName(s string) string {

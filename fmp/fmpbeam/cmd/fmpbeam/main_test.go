@@ -42,10 +42,11 @@ func runArgs(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// TestCommand: the command runs the job on Prism from files and prints
-// the chosen setting; its errors name the flag or the file's problem,
-// without the runner's report.
-func TestCommand(t *testing.T) {
+// testFiles writes a 200-node graph's files, its features and an
+// untrained SGC model file in a new folder, and returns the folder and
+// the flags that name them.
+func testFiles(t *testing.T) (string, []string) {
+	t.Helper()
 	c := datasets.DefaultSyntheticConfig()
 	c.N = 200
 	ds, err := datasets.Synthetic(c)
@@ -61,9 +62,16 @@ func TestCommand(t *testing.T) {
 	require.NoError(t, modelio.SaveWith(f, m, modelio.SaveConfig{Untrained: true}))
 	require.NoError(t, f.Close())
 
-	out := t.TempDir()
-	base := []string{"-model", dir + "/model.fmp", "-nodes", dir + "/nodes-*.txt", "-edges", dir + "/edges-*.txt",
+	return dir, []string{"-model", dir + "/model.fmp", "-nodes", dir + "/nodes-*.txt", "-edges", dir + "/edges-*.txt",
 		"-features", dir + "/x.fmx", "-block-size", "64", "-shards", "2"}
+}
+
+// TestCommand: the command runs the job on Prism from files and prints
+// the chosen setting; its errors name the flag or the file's problem,
+// without the runner's report.
+func TestCommand(t *testing.T) {
+	dir, base := testFiles(t)
+	out := t.TempDir()
 	text, err := runArgs(t, append(base, "-out", out, "-frontier", "0,1,4")...)
 	require.NoError(t, err)
 	assert.Contains(t, text, "the job on prism")
@@ -116,4 +124,39 @@ func TestCommand(t *testing.T) {
 	_, err = runArgs(t, append(base, "-out", t.TempDir())...)
 	require.Error(t, err)
 	assert.Regexp(t, `^.*edges-00009.txt:2: "x" is not a node id, want an integer ≥ 0 \(-v for the runner's report\)$`, err.Error())
+}
+
+// TestStagesWork: a job run stage by stage leaves its blocks in -work; a
+// stage run again removes its own and the later stages' blocks first
+// (here the graph stage with a smaller -block-size, whose more blocks
+// the old ones must not mix with), and a folder of a user's own is
+// refused as -work.
+func TestStagesWork(t *testing.T) {
+	_, base := testFiles(t)
+	out, work := t.TempDir(), filepath.Join(t.TempDir(), "work")
+	stages := func(block string) {
+		for _, st := range fmpbeam.Stages {
+			_, err := runArgs(t, append(append([]string{}, base...), "-block-size", block, "-out", out, "-stage", st, "-work", work)...)
+			require.NoError(t, err, st)
+		}
+	}
+	stages("64")
+	blocks, _ := filepath.Glob(filepath.Join(work, "logits-*.blk"))
+	assert.Len(t, blocks, 4, "200 nodes in blocks of 64")
+	_, err := runArgs(t, append(append([]string{}, base...), "-block-size", "32", "-out", out, "-stage", "graph", "-work", work)...)
+	require.NoError(t, err)
+	for _, g := range []string{"logits-*.blk", "fmp-*.blk"} {
+		blocks, _ = filepath.Glob(filepath.Join(work, g))
+		assert.Empty(t, blocks, "%s: made stale by the graph stage", g)
+	}
+	blocks, _ = filepath.Glob(filepath.Join(work, "nodes-*.blk"))
+	assert.Len(t, blocks, 7, "the new blocks only")
+	stages("32")
+	assert.FileExists(t, filepath.Join(out, "metrics.json"))
+
+	mine := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine\n"), 0o644))
+	_, err = runArgs(t, append(append([]string{}, base...), "-out", out, "-stage", "graph", "-work", mine)...)
+	assert.ErrorIs(t, err, cli.ErrNotOurs)
+	assert.FileExists(t, filepath.Join(mine, "notes.txt"))
 }
