@@ -53,13 +53,9 @@ func ClaimDir(flag, dir, command string, names []string, family func(name string
 			return "", fmt.Errorf("cli.ClaimDir: %q is not a plain file name", n)
 		}
 	}
-	final, err := ResolvePath(dir)
+	final, shown, err := resolveShown(flag, dir)
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", flag, dir, err)
-	}
-	shown := dir
-	if filepath.Clean(dir) != final {
-		shown = fmt.Sprintf("%s (%s)", dir, final)
+		return "", err
 	}
 	fi, err := os.Lstat(final)
 	switch {
@@ -127,12 +123,7 @@ func ClaimDir(flag, dir, command string, names []string, family func(name string
 	if err := ReplaceFile(mp, b.Bytes(), []byte(manifestMagic)); err != nil {
 		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
 	}
-	for _, n := range remove {
-		if err := os.Remove(filepath.Join(final, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%s %s: removing the earlier run's %s: %w", flag, shown, n, err)
-		}
-	}
-	return final, nil
+	return final, removeEarlier(flag, shown, final, remove)
 }
 
 // readManifest reads the names a manifest of command lists.
@@ -207,13 +198,9 @@ const workMagic = "fairmp work folder 1: "
 // and a glob must not read them with the new ones. A subfolder or link
 // that clear names is refused rather than removed.
 func ClaimWorkDir(flag, dir, command string, clear func(name string) bool) (string, error) {
-	final, err := ResolvePath(dir)
+	final, shown, err := resolveShown(flag, dir)
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", flag, dir, err)
-	}
-	shown := dir
-	if filepath.Clean(dir) != final {
-		shown = fmt.Sprintf("%s (%s)", dir, final)
+		return "", err
 	}
 	if err := os.MkdirAll(final, 0o777); err != nil {
 		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
@@ -242,12 +229,7 @@ func ClaimWorkDir(flag, dir, command string, clear func(name string) bool) (stri
 	if err := ReplaceFile(filepath.Join(final, marker), mark, mark); err != nil {
 		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
 	}
-	for _, n := range remove {
-		if err := os.Remove(filepath.Join(final, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%s %s: removing the earlier run's %s: %w", flag, shown, n, err)
-		}
-	}
-	return final, nil
+	return final, removeEarlier(flag, shown, final, remove)
 }
 
 // readHead reads up to n bytes from the start of the regular file path.
@@ -270,4 +252,28 @@ func readHead(path string, n int) ([]byte, error) {
 		err = nil
 	}
 	return b[:k], err
+}
+
+// resolveShown resolves the folder a flag names, and returns it with the
+// way messages show it: as written, and resolved when that differs.
+func resolveShown(flag, dir string) (final, shown string, err error) {
+	final, err = ResolvePath(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	shown = dir
+	if filepath.Clean(dir) != final {
+		shown = fmt.Sprintf("%s (%s)", dir, final)
+	}
+	return final, shown, nil
+}
+
+// removeEarlier removes an earlier run's files names from final.
+func removeEarlier(flag, shown, final string, names []string) error {
+	for _, n := range names {
+		if err := os.Remove(filepath.Join(final, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s %s: removing the earlier run's %s: %w", flag, shown, n, err)
+		}
+	}
+	return nil
 }

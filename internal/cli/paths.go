@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,14 +76,11 @@ func ReplaceFile(path string, data, mark []byte) error {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("%s is in the way and is not a regular file: %w; move it away or write elsewhere", path, ErrNotOurs)
 		}
-		f, err := os.Open(path)
+		head, err := readHead(path, len(mark)) // a shorter file cannot begin with mark
 		if err != nil {
 			return err
 		}
-		head := make([]byte, len(mark))
-		n, _ := io.ReadFull(f, head) // a shorter file cannot begin with mark
-		f.Close()
-		if !bytes.Equal(head[:n], mark) {
+		if !bytes.Equal(head, mark) {
 			return fmt.Errorf("%s is in the way and does not begin as this command's files do: %w; move it away or write elsewhere", path, ErrNotOurs)
 		}
 		mode = fi.Mode().Perm()
