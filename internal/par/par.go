@@ -72,6 +72,9 @@ func For(n int, f func(i int)) {
 // item calls newState once and passes the state to every f it runs
 // (scratch buffers).
 func ForWith[S any](n int, newState func() S, f func(s S, i int)) {
+	if n <= 0 {
+		return // no item: no state either
+	}
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		s := newState()

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -82,5 +83,11 @@ func TestStateOnlyWithItems(t *testing.T) {
 		states.Store(0)
 		ForWith(2, func() int { states.Add(1); return 0 }, func(int, int) {})
 		require.LessOrEqual(t, states.Load(), int32(2))
+	}
+	for _, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		calls := 0
+		ForWith(0, func() int { calls++; return 0 }, func(int, int) {})
+		assert.Zero(t, calls, "no item, no state (GOMAXPROCS %d)", procs)
 	}
 }
