@@ -270,6 +270,35 @@ func (j *Job) OutFiles() []string {
 	return names
 }
 
+// OutKind reports whether a file name in Out is of a kind the job (or
+// its stage) writes there, whatever run wrote it: the prediction shards
+// (any count), metrics.json, duals.json, as OutFiles.
+func (j *Job) OutKind(name string) bool {
+	preds := strings.HasPrefix(name, "predictions-") && strings.HasSuffix(name, ".txt")
+	return (j.Stage == "" || j.Stage == "fmp") && name == "duals.json" ||
+		(j.Stage == "" || j.Stage == "evaluate") && (name == "metrics.json" || preds)
+}
+
+// StaleWork reports whether a file name in Work is made stale by running
+// the job's stage: its own blocks and every later stage's (graph: nodes-,
+// adj-, stats.json, and the rest; infer: logits-, fmp-; fmp: fmp-).
+func (j *Job) StaleWork(name string) bool {
+	later := map[string][]string{
+		"graph": {"nodes-", "adj-", "logits-", "fmp-"},
+		"infer": {"logits-", "fmp-"},
+		"fmp":   {"fmp-"},
+	}[j.Stage]
+	if j.Stage == "graph" && name == "stats.json" {
+		return true
+	}
+	for _, p := range later {
+		if strings.HasPrefix(name, p) && strings.HasSuffix(name, ".blk") {
+			return true
+		}
+	}
+	return false
+}
+
 // CounterStage returns the stage a byte counter of a job belongs to.
 func CounterStage(name string) string {
 	switch {

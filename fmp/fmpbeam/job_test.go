@@ -283,3 +283,28 @@ func TestCounterStage(t *testing.T) {
 		assert.Equal(t, stage, CounterStage(name), name)
 	}
 }
+
+// TestOutFilesAreOutKinds: every file a job or stage writes in Out is of
+// a kind OutKind claims, and a stage claims none of another's; StaleWork
+// clears a stage's own blocks and the later stages', not the earlier.
+func TestOutFilesAreOutKinds(t *testing.T) {
+	for _, st := range append([]string{""}, Stages...) {
+		j := Job{Stage: st, Shards: 3}
+		for _, n := range j.OutFiles() {
+			assert.True(t, j.OutKind(n), "stage %q: %s", st, n)
+		}
+	}
+	assert.False(t, (&Job{Stage: "fmp"}).OutKind("metrics.json"))
+	assert.False(t, (&Job{Stage: "evaluate"}).OutKind("duals.json"))
+	assert.False(t, (&Job{Stage: "graph"}).OutKind("metrics.json"))
+	assert.True(t, (&Job{}).OutKind("predictions-00007-of-00016.txt"), "any shard count")
+
+	infer := &Job{Stage: "infer"}
+	assert.True(t, infer.StaleWork("logits-00000003.blk"))
+	assert.True(t, infer.StaleWork("fmp-00000003.blk"))
+	assert.False(t, infer.StaleWork("nodes-00000003.blk"))
+	assert.False(t, infer.StaleWork("stats.json"))
+	assert.True(t, (&Job{Stage: "graph"}).StaleWork("adj-fmp-00000000.blk"))
+	assert.True(t, (&Job{Stage: "graph"}).StaleWork("stats.json"))
+	assert.False(t, (&Job{Stage: "evaluate"}).StaleWork("fmp-00000000.blk"))
+}

@@ -246,19 +246,7 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 		// first, so that fewer -shards than last time leave no old
 		// prediction file behind. (A stage's kinds are its own: the
 		// other stages' files stay.)
-		stage := o.stage
-		own := func(n string) bool {
-			preds := strings.HasPrefix(n, "predictions-") && strings.HasSuffix(n, ".txt")
-			switch stage {
-			case "":
-				return preds || n == "metrics.json" || n == "duals.json" || n == "run.json"
-			case "fmp":
-				return n == name || n == "duals.json"
-			case "evaluate":
-				return n == name || n == "metrics.json" || preds
-			}
-			return n == name
-		}
+		own := func(n string) bool { return n == name || j.OutKind(n) }
 		if j.Out, err = cli.ClaimDir("-out", o.out, "fmpbeam", append(j.OutFiles(), name), own); err != nil {
 			return err
 		}
@@ -268,7 +256,7 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 		// its own blocks and every later stage's stale: they are removed
 		// before it runs, so that a later stage cannot read the old ones
 		// (or a -block-size's more blocks) with the new.
-		if j.Work, err = cli.ClaimWorkDir("-work", o.work, "fmpbeam", staleAfter(o.stage)); err != nil {
+		if j.Work, err = cli.ClaimWorkDir("-work", o.work, "fmpbeam", j.StaleWork); err != nil {
 			return err
 		}
 	}
@@ -300,7 +288,7 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 			}
 		}
 	}
-	if err := writeJSON(strings.TrimSuffix(j.Out, "/")+"/"+name, info, local); err != nil {
+	if err := writeJSON(ctx, strings.TrimSuffix(j.Out, "/")+"/"+name, info, local); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s on %s: %.1f s, peak RSS %.2f GB (this process: the driver and, on Prism, the runner and its worker)\n", stageName(o.stage), runner, info.Seconds, info.PeakRSSGB)
@@ -309,28 +297,6 @@ func run(ctx context.Context, o *options, args []string, stdout, stderr io.Write
 		return summary(stdout, o.out)
 	}
 	return nil
-}
-
-// staleAfter reports which of -work's files a run of stage makes stale:
-// its own and the later stages' blocks (graph: nodes-, adj-*-, stats.json;
-// infer: logits-; fmp: fmp-).
-func staleAfter(stage string) func(name string) bool {
-	later := map[string][]string{
-		"graph": {"nodes-", "adj-", "logits-", "fmp-"},
-		"infer": {"logits-", "fmp-"},
-		"fmp":   {"fmp-"},
-	}[stage]
-	return func(n string) bool {
-		if stage == "graph" && n == "stats.json" {
-			return true
-		}
-		for _, p := range later {
-			if strings.HasPrefix(n, p) && strings.HasSuffix(n, ".blk") {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 func stageName(s string) string {
@@ -364,7 +330,7 @@ func peakRSS() float64 {
 
 // writeJSON writes run.json: into a local -out (claimed: the file is
 // ours) whole or not at all, or through Beam's file systems (gs://).
-func writeJSON(path string, v any, local bool) error {
+func writeJSON(ctx context.Context, path string, v any, local bool) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -373,7 +339,6 @@ func writeJSON(path string, v any, local bool) error {
 	if local {
 		return cli.ReplaceFile(path, b, nil)
 	}
-	ctx := context.Background()
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
