@@ -105,15 +105,23 @@ func ClaimDir(flag, dir, command string, names []string, family func(name string
 			remove = append(remove, name)
 		}
 	}
+	present := map[string]bool{}
+	for _, e := range entries {
+		present[e.Name()] = true
+	}
 	keep := slices.Clone(names)
 	for _, n := range listed {
-		if !slices.Contains(remove, n) && !slices.Contains(keep, n) {
+		if present[n] && !slices.Contains(remove, n) && !slices.Contains(keep, n) {
 			keep = append(keep, n)
 		}
 	}
 	slices.Sort(keep)
-	// The manifest first: a run stopped between the two steps leaves
-	// files it still lists, never files no manifest claims.
+	// The removals first, while the old list still names them, then the
+	// new list, before the caller writes: a run stopped anywhere leaves
+	// no file of the family that no list names.
+	if err := removeEarlier(flag, shown, final, remove); err != nil {
+		return "", err
+	}
 	var b bytes.Buffer
 	b.WriteString(manifestMagic + command + "\n")
 	for _, n := range keep {
@@ -123,7 +131,7 @@ func ClaimDir(flag, dir, command string, names []string, family func(name string
 	if err := ReplaceFile(mp, b.Bytes(), []byte(manifestMagic)); err != nil {
 		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
 	}
-	return final, removeEarlier(flag, shown, final, remove)
+	return final, nil
 }
 
 // readManifest reads the names a manifest of command lists.
@@ -191,12 +199,13 @@ const workMagic = "fairmp work folder 1: "
 // ClaimWorkDir makes dir (resolved; created if missing) a work folder of
 // command's, one whose files only command's runs write (the blocks a
 // stage leaves for the next), and returns the resolved folder. A folder
-// that holds anything must hold command's marker (ManifestName(command),
+// that holds anything must hold command's marker (".command.work",
 // written here the first time), else it is refused with an error that
-// wraps ErrNotOurs. Then the regular files for which clear reports true
-// are removed: a stage run again makes the later stages' files stale,
-// and a glob must not read them with the new ones. A subfolder or link
-// that clear names is refused rather than removed.
+// wraps ErrNotOurs. Then the regular files for which clear reports true,
+// and their temporary files (name + ".tmp"), are removed: a stage run
+// again makes the later stages' files stale, and a glob must not read
+// them with the new ones. A subfolder or link that clear names is
+// refused rather than removed.
 func ClaimWorkDir(flag, dir, command string, clear func(name string) bool) (string, error) {
 	final, shown, err := resolveShown(flag, dir)
 	if err != nil {
@@ -209,7 +218,7 @@ func ClaimWorkDir(flag, dir, command string, clear func(name string) bool) (stri
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
 	}
-	marker := ManifestName(command)
+	marker := "." + command + ".work"
 	mark := []byte(workMagic + command + "\n")
 	if len(entries) > 0 {
 		b, err := readHead(filepath.Join(final, marker), len(mark))
@@ -219,7 +228,8 @@ func ClaimWorkDir(flag, dir, command string, clear func(name string) bool) (stri
 	}
 	var remove []string
 	for _, e := range entries {
-		if n := e.Name(); n != marker && clear(n) {
+		n := e.Name()
+		if n != marker && (clear(n) || strings.HasSuffix(n, ".tmp") && clear(strings.TrimSuffix(n, ".tmp"))) {
 			if !e.Type().IsRegular() {
 				return "", fmt.Errorf("%s %s holds %s, which is not a regular file: %w; move it away", flag, shown, n, ErrNotOurs)
 			}

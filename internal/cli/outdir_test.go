@@ -133,14 +133,20 @@ func TestClaimWorkDirClearsTheStaleStagesOnly(t *testing.T) {
 	got, err := ClaimWorkDir("-work", work, "job", blk)
 	require.NoError(t, err)
 	assert.Equal(t, work, got)
-	touch(t, work, "nodes-00000000.blk", "nodes-00000001.blk", "logits-00000000.blk", "stats.json")
+	touch(t, work, "nodes-00000000.blk", "nodes-00000001.blk", "logits-00000000.blk", "logits-00000001.blk.tmp", "stats.json")
 	_, err = ClaimWorkDir("-work", work, "job", logits)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{ManifestName("job"), "nodes-00000000.blk", "nodes-00000001.blk", "stats.json"}, ls(t, work),
+	assert.ElementsMatch(t, []string{".job.work", "nodes-00000000.blk", "nodes-00000001.blk", "stats.json"}, ls(t, work),
 		"a later stage's files go, the earlier stages' stay")
 	_, err = ClaimWorkDir("-work", work, "job", blk)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{ManifestName("job"), "stats.json"}, ls(t, work))
+	assert.ElementsMatch(t, []string{".job.work", "stats.json"}, ls(t, work))
+	_, err = ClaimDir("-out", work, "job", []string{"x.json"}, all)
+	assert.ErrorIs(t, err, ErrNotOurs, "a work folder is not an output folder (stats.json is in the way)")
+	_, err = ClaimDir("-out", work, "job", []string{"x.json"}, func(n string) bool { return n == "x.json" })
+	require.NoError(t, err, "but the two markers do not collide")
+	_, err = ClaimWorkDir("-work", work, "job", blk)
+	require.NoError(t, err)
 
 	user := filepath.Join(root, "user")
 	require.NoError(t, os.Mkdir(user, 0o755))
