@@ -34,7 +34,8 @@ const manifestMagic = "fairmp output files 1: "
 // ("name" + ".tmp", "name.*.tmp", ".name.tmp-*"). The folder is refused,
 // with an error that names the entry and wraps ErrNotOurs, when an entry
 // the command did not write is one of names or of the family (a user's
-// nodes-00099.txt would be read with the job's own), or when one it did
+// nodes-00099.txt would be read with the job's own), or a temporary name
+// of one (a writer would write through a symlink there), or when one it did
 // is no longer a regular file; the folder is then left as it was. Other
 // entries (a user's notes, a subfolder of results) are left alone.
 // Then the earlier runs' files of the family that this run does not
@@ -72,30 +73,35 @@ func ClaimDir(flag, dir, command string, names []string, family func(name string
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w", flag, shown, err)
 	}
+	present := map[string]bool{}
+	for _, e := range entries {
+		present[e.Name()] = true
+	}
 	manifest := ManifestName(command)
 	var listed []string
-	for _, e := range entries {
-		if e.Name() == manifest {
-			listed, err = readManifest(filepath.Join(final, manifest), command)
-			if err != nil {
-				return "", fmt.Errorf("%s %s: %w; name a new or empty folder", flag, shown, err)
-			}
+	if present[manifest] {
+		if listed, err = readManifest(filepath.Join(final, manifest), command); err != nil {
+			return "", fmt.Errorf("%s %s: %w; name a new or empty folder", flag, shown, err)
 		}
 	}
 	ours := map[string]bool{}
 	for _, n := range listed {
 		ours[n] = true
 	}
+	// In the way: a file this run writes, one of its kinds, or a
+	// temporary name of either (a writer's "name.tmp" that is a user's
+	// symlink would be written through).
+	inWay := func(n string) bool { return family(n) || slices.Contains(names, n) }
 	var remove []string
 	for _, e := range entries {
 		name := e.Name()
 		if name == manifest {
 			continue
 		}
-		isTemp := tempOf(name, ours)
+		isTemp := tempOf(name, func(n string) bool { return ours[n] })
 		switch {
 		case !ours[name] && !isTemp:
-			if family(name) || slices.Contains(names, name) {
+			if inWay(name) || tempOf(name, inWay) {
 				return "", fmt.Errorf("%s %s holds %s, which %s did not write (%s does not list it): %w; name a new or empty folder, or move the file away", flag, shown, name, command, manifest, ErrNotOurs)
 			}
 			continue // not ours, not in the way: left alone
@@ -104,10 +110,6 @@ func ClaimDir(flag, dir, command string, names []string, family func(name string
 		case isTemp || family(name) && !slices.Contains(names, name):
 			remove = append(remove, name)
 		}
-	}
-	present := map[string]bool{}
-	for _, e := range entries {
-		present[e.Name()] = true
 	}
 	keep := slices.Clone(names)
 	for _, n := range listed {
@@ -172,20 +174,20 @@ func plainName(n string) bool {
 	return n != "" && n != "." && n != ".." && !strings.HasSuffix(n, ".files") && !strings.ContainsAny(n, `/\`) && filepath.Base(n) == n
 }
 
-// tempOf reports whether name is a temporary file of one of ours: the
-// forms this repository's writers use (path + ".tmp", path.*.tmp,
-// .path.tmp-*).
-func tempOf(name string, ours map[string]bool) bool {
+// tempOf reports whether name is a temporary file of a name for which
+// of reports true: the forms this repository's writers use (path +
+// ".tmp", path.*.tmp, .path.tmp-*).
+func tempOf(name string, of func(string) bool) bool {
 	if o, ok := strings.CutSuffix(name, ".tmp"); ok {
-		if ours[o] {
+		if of(o) {
 			return true
 		}
-		if k := strings.LastIndexByte(o, '.'); k > 0 && ours[o[:k]] {
+		if k := strings.LastIndexByte(o, '.'); k > 0 && of(o[:k]) {
 			return true
 		}
 	}
 	if rest, ok := strings.CutPrefix(name, "."); ok {
-		if k := strings.Index(rest, ".tmp-"); k > 0 && ours[rest[:k]] {
+		if k := strings.Index(rest, ".tmp-"); k > 0 && of(rest[:k]) {
 			return true
 		}
 	}
@@ -202,7 +204,7 @@ const workMagic = "fairmp work folder 1: "
 // that holds anything must hold command's marker (".command.work",
 // written here the first time), else it is refused with an error that
 // wraps ErrNotOurs. Then the regular files for which clear reports true,
-// and their temporary files (name + ".tmp"), are removed: a stage run
+// and their temporary files (as ClaimDir's), are removed: a stage run
 // again makes the later stages' files stale, and a glob must not read
 // them with the new ones. A subfolder or link that clear names is
 // refused rather than removed.
@@ -229,7 +231,7 @@ func ClaimWorkDir(flag, dir, command string, clear func(name string) bool) (stri
 	var remove []string
 	for _, e := range entries {
 		n := e.Name()
-		if n != marker && (clear(n) || strings.HasSuffix(n, ".tmp") && clear(strings.TrimSuffix(n, ".tmp"))) {
+		if n != marker && (clear(n) || tempOf(n, clear)) {
 			if !e.Type().IsRegular() {
 				return "", fmt.Errorf("%s %s holds %s, which is not a regular file: %w; move it away", flag, shown, n, ErrNotOurs)
 			}

@@ -107,6 +107,13 @@ func TestClaimDirRefusesWhatItDidNotWriteInItsWay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "model.fmp", string(b))
 
+	tmpLink := filepath.Join(root, "tmplink")
+	require.NoError(t, os.Mkdir(tmpLink, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(user, "model.fmp"), filepath.Join(tmpLink, "model.fmp.tmp")))
+	_, err = ClaimDir("-out", tmpLink, "prep", names, func(n string) bool { return n == "model.fmp" })
+	assert.ErrorIs(t, err, ErrNotOurs, "a link at a writer's temporary name of a file the run writes")
+	assert.Contains(t, err.Error(), "model.fmp.tmp")
+
 	damaged := filepath.Join(root, "damaged")
 	require.NoError(t, os.Mkdir(damaged, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(damaged, ManifestName("prep")), []byte(manifestMagic+"prep\n../user/model.fmp\n"), 0o644))
