@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/tmpfile"
 )
 
 // This file writes data sets in the sharded text formats, in plain Go
@@ -37,11 +38,13 @@ func writeShards(dir, prefix string, shards, n int, line func(i int, w *bufio.Wr
 	i := 0
 	for s := 0; s < shards; s++ {
 		path := filepath.Join(dir, ShardFile(prefix, s))
-		tmp := path + ".tmp"
-		f, err := os.Create(tmp)
+		// (A new temporary file, created exclusively: never through a
+		// symlink left at a predictable name.)
+		f, err := tmpfile.Create(dir, filepath.Base(path)+".", ".tmp")
 		if err != nil {
 			return fmt.Errorf("fmpbeam: %w", err)
 		}
+		tmp := f.Name()
 		w := bufio.NewWriterSize(f, 1<<20)
 		for ; i < n && shardOf(i, n, shards) == s; i++ {
 			if err := line(i, w); err != nil {

@@ -308,3 +308,20 @@ func TestOutFilesAreOutKinds(t *testing.T) {
 	assert.True(t, (&Job{Stage: "graph"}).StaleWork("stats.json"))
 	assert.False(t, (&Job{Stage: "evaluate"}).StaleWork("fmp-00000000.blk"))
 }
+
+// TestWriteShardsNeverThroughALink: a symlink left at a shard's old
+// temporary name (path + ".tmp") is not written through; the shard is
+// written and no temporary file stays.
+func TestWriteShardsNeverThroughALink(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	victim := filepath.Join(other, "mine.txt")
+	require.NoError(t, os.WriteFile(victim, []byte("a user's\n"), 0o644))
+	require.NoError(t, os.Symlink(victim, filepath.Join(dir, "nodes-00000.txt.tmp")))
+	require.NoError(t, WriteRows(dir, "nodes", 1, 3, 1, func(i int, dst []float64) error { dst[0] = float64(i); return nil }))
+	b, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "a user's\n", string(b))
+	assert.FileExists(t, filepath.Join(dir, "nodes-00000.txt"))
+	tmps, _ := filepath.Glob(filepath.Join(dir, "nodes-00000.txt.*.tmp"))
+	assert.Empty(t, tmps)
+}
