@@ -15,9 +15,10 @@ import (
 
 // grow writes to dst the node table and edge list of src (files
 // -export wrote) with k new nodes: each a copy of a random node's
-// features with a little noise, no label and no split, joined to 5
-// random old nodes. It returns the new nodes' ids.
-func grow(t *testing.T, src, dst string, k int, seed int64) []string {
+// features with a little noise, no split, and no label (labelled: the
+// copied node's), joined to 5 random old nodes. It returns the new
+// nodes' ids.
+func grow(t *testing.T, src, dst string, k int, seed int64, labelled bool) []string {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	rows := readCSV(t, filepath.Join(src, "nodes.csv"))
@@ -34,6 +35,7 @@ func grow(t *testing.T, src, dst string, k int, seed int64) []string {
 			switch {
 			case name == "node":
 				r[c] = fmt.Sprintf("new%d", j)
+			case name == "label" && labelled:
 			case name == "label" || name == "split":
 				r[c] = ""
 			case strings.HasPrefix(name, "x"):
@@ -69,7 +71,7 @@ func TestModelScoresGrownGraph(t *testing.T) {
 	syn, grown := filepath.Join(dir, "syn"), filepath.Join(dir, "grown")
 	code, _, errs := runCmd("-dataset", "synthetic", "-export", syn, "-q")
 	require.Equal(t, 0, code, errs)
-	ids := grow(t, syn, grown, 100, 3)
+	ids := grow(t, syn, grown, 100, 3, false)
 	in := func(d string) []string {
 		return []string{"-nodes", filepath.Join(d, "nodes.csv"), "-edges", filepath.Join(d, "edges.csv"),
 			"-id", "node", "-label", "label", "-sens", "group", "-split-column", "split", "-no-scale"}
@@ -126,18 +128,15 @@ func TestModelScoresGrownGraph(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &doc))
 	assert.Equal(t, "recompute", doc.Run["fmp_scoring"])
 
-	// An edge added between two old nodes: the table's first rows are no
-	// longer the training graph, so which nodes the model saw cannot be
-	// told; said, and the column left empty.
+	// An edge added between two old nodes: the nodes the model saw are
+	// still known, by id (before the node record, the first rows had to
+	// be the training graph bit for bit, and were not).
 	e, err := os.ReadFile(filepath.Join(grown, "edges.csv"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(grown, "edges.csv"), append(e, []byte(nodes[0]+","+nodes[1999]+"\n")...), 0o644))
 	code, _, errs = runCmd(append(in(grown), "-model", model, "-out", filepath.Join(dir, "rewired"))...)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, errs, "are not the graph the model was trained on")
-	for _, v := range column(t, readCSV(t, filepath.Join(dir, "rewired", "predictions.csv")), "seen") {
-		require.Empty(t, v)
-	}
+	assert.Equal(t, seen, column(t, readCSV(t, filepath.Join(dir, "rewired", "predictions.csv")), "seen"))
 
 	code, _, errs = runCmd(append(in(grown), "-model", model, "-same-graph", "-out", filepath.Join(dir, "refused"))...)
 	assert.Equal(t, 2, code)
@@ -176,4 +175,119 @@ func TestSplitOverlapWarns(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, errs, fmt.Sprintf("%d of the %d test nodes are validation nodes too, so the test metrics are not held out", len(val), len(val)))
 	assert.Contains(t, errs, "give -split or -split-column with disjoint lists")
+}
+
+// shuffleRows rewrites the node table of dir with its rows (after the
+// header) in a seeded random order.
+func shuffleRows(t *testing.T, dir string, seed int64) {
+	t.Helper()
+	path := filepath.Join(dir, "nodes.csv")
+	rows := readCSV(t, path)
+	body := rows[1:]
+	rand.New(rand.NewSource(seed)).Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString(strings.Join(r, ",") + "\n")
+	}
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+}
+
+// TestModelHeldOutByID (issue 53, A1 and A2): scoring a grown graph
+// whose new nodes carry labels, with the rows shuffled, reports accuracy
+// only on nodes the model never trained or chose on (the new nodes and
+// the saved test split), marks the nodes it saw by id, and measures
+// drift on the new nodes. Before, a fresh split of all nodes was drawn
+// (87 of 250 "test" nodes were training nodes), and shuffled rows left
+// "seen" empty and drift measured on every node.
+func TestModelHeldOutByID(t *testing.T) {
+	dir := t.TempDir()
+	syn, grown := filepath.Join(dir, "syn"), filepath.Join(dir, "grown")
+	code, _, errs := runCmd("-dataset", "synthetic", "-export", syn, "-q")
+	require.Equal(t, 0, code, errs)
+	rows := readCSV(t, filepath.Join(syn, "nodes.csv"))
+	origSplit := map[string]string{}
+	for i, id := range column(t, rows, "node") {
+		origSplit[id] = column(t, rows, "split")[i]
+	}
+	ids := grow(t, syn, grown, 150, 5, true)
+	shuffleRows(t, grown, 9)
+	in := func(d string, split bool) []string {
+		a := []string{"-nodes", filepath.Join(d, "nodes.csv"), "-edges", filepath.Join(d, "edges.csv"),
+			"-id", "node", "-label", "label", "-sens", "group", "-no-scale"}
+		if split {
+			return append(a, "-split-column", "split")
+		}
+		return append(a, "-drop", "split")
+	}
+	trained := filepath.Join(dir, "trained")
+	code, _, errs = runCmd(append(in(syn, true), "-epochs", "20", "-lambda-f", "0,1", "-lambda-s", "0", "-q", "-out", trained)...)
+	require.Equal(t, 0, code, errs)
+	model := filepath.Join(trained, "model.fmp")
+
+	scored := filepath.Join(dir, "scored")
+	code, stdout, errs := runCmd(append(in(grown, false), "-model", model, "-out", scored)...)
+	require.Equal(t, 0, code, errs)
+	out := readCSV(t, filepath.Join(scored, "predictions.csv"))
+	nodes, seen, split := column(t, out, "node"), column(t, out, "seen"), column(t, out, "split")
+	labels, decisions := column(t, out, "label"), column(t, out, "model_decision")
+	isNew := map[string]bool{}
+	for _, id := range ids {
+		isNew[id] = true
+	}
+	var heldOut, right, newCount, testCount int
+	for i, id := range nodes {
+		require.Equal(t, map[bool]string{true: "no", false: "yes"}[isNew[id]], seen[i], "node %s: seen by id, whatever its row", id)
+		if split[i] != "test" {
+			continue
+		}
+		// No node the model trained or chose on is a test node.
+		require.True(t, isNew[id] || origSplit[id] == "test", "node %s (saved split %q) among the held-out nodes", id, origSplit[id])
+		heldOut++
+		if isNew[id] {
+			newCount++
+		} else {
+			testCount++
+		}
+		if labels[i] == decisions[i] {
+			right++
+		}
+	}
+	require.Equal(t, 150, newCount, "every labelled new node is held out")
+	wantTest := 0
+	for _, s := range origSplit {
+		if s == "test" {
+			wantTest++
+		}
+	}
+	require.Equal(t, wantTest, testCount, "and every saved test node")
+
+	var doc struct {
+		Run     map[string]any `json:"run"`
+		Methods map[string]struct {
+			Test struct {
+				Accuracy float64 `json:"accuracy"`
+			} `json:"test"`
+		} `json:"methods"`
+		Drift struct {
+			Scored string `json:"scored"`
+			Nodes  int    `json:"nodes"`
+		} `json:"drift"`
+	}
+	raw, err := os.ReadFile(filepath.Join(scored, "metrics.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	assert.InDelta(t, float64(right)/float64(heldOut), doc.Methods["model"].Test.Accuracy, 1e-12, "the test accuracy is the held-out nodes' own")
+	ho := doc.Run["held_out"].(map[string]any)
+	assert.Equal(t, 150.0, ho["new"])
+	assert.Equal(t, float64(wantTest), ho["saved_test"])
+	assert.Equal(t, "by id (-id)", doc.Run["nodes_known"])
+	assert.Equal(t, "the new nodes", doc.Drift.Scored)
+	assert.Equal(t, 150, doc.Drift.Nodes)
+	assert.Contains(t, stdout, fmt.Sprintf("held out: 150 labelled new nodes and %d of the saved graph whose labels the model never used", wantTest))
+
+	// Without -id the rows could only be matched by position: refused.
+	code, _, errs = runCmd("-nodes", filepath.Join(grown, "nodes.csv"), "-edges", filepath.Join(grown, "edges.csv"),
+		"-label", "label", "-sens", "group", "-no-scale", "-drop", "node,split", "-model", model, "-q", "-out", filepath.Join(dir, "noid"))
+	assert.Equal(t, 2, code, errs)
+	assert.Contains(t, errs, "give the node table's id column with -id")
 }

@@ -15,19 +15,20 @@ import (
 // readHeader reads and verifies the whole -model file (modelio.Read:
 // the checksum, with -trusted-keys the signature, the configuration
 // against the parameters; memory bounded by what the configuration
-// implies) and returns its header: a damaged file is reported as damaged
-// before its schema decides how the node table is read.
-func readHeader(path string, keys []ed25519.PublicKey) (*modelio.Header, error) {
+// implies) and returns its header and its node record (nil without
+// one): a damaged file is reported as damaged before its schema decides
+// how the node table is read.
+func readHeader(path string, keys []ed25519.PublicKey) (*modelio.Header, *modelio.Nodes, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("-model: %w", err)}
+		return nil, nil, inputError{fmt.Errorf("-model: %w", err)}
 	}
 	defer f.Close()
 	mf, err := modelio.Read(f, keys...)
 	if err != nil {
-		return nil, modelError(path, err)
+		return nil, nil, modelError(path, err)
 	}
-	return mf.Header, nil
+	return mf.Header, mf.Nodes, nil
 }
 
 // modelError is err, from loading the -model file path, as the command

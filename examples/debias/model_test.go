@@ -37,7 +37,20 @@ func rewriteModel(t *testing.T, src, dst string, mut func(h map[string]any), par
 		mut(h)
 	}
 	if params != nil {
-		params(h["dtype"].(string), body)
+		// Only the parameters' bytes: a node record may follow them.
+		size := 8
+		if h["dtype"] == "float32" {
+			size = 4
+		}
+		n := 0
+		for _, p := range h["params"].([]any) {
+			k := 1
+			for _, d := range p.(map[string]any)["shape"].([]any) {
+				k *= int(d.(float64))
+			}
+			n += k * size
+		}
+		params(h["dtype"].(string), body[:n])
 	}
 	if key != nil {
 		h["signed"] = true

@@ -99,8 +99,8 @@ func writePredictions(path string, r *result) error {
 		cw := csv.NewWriter(w)
 		head := []string{"node", "group", "label", "split"}
 		if r.saved {
-			// Whether the -model saw the node in training: yes, no, or
-			// empty when that cannot be told (see seenNodes).
+			// Whether the -model saw the node in training (by id): yes,
+			// no, or empty when that cannot be told (see identify).
 			head = append(head, "seen")
 		}
 		first := len(head)
@@ -190,6 +190,10 @@ func printSummary(w io.Writer, o *options, r *result) {
 	ds := r.ds
 	crit := o.rule.Criterion
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d groups; %d validation and %d test nodes\n", ds.Name, ds.N(), ds.Graph.NumEdges(), groups(ds), len(ds.Split.Val), len(ds.Split.Test))
+	if r.heldOut != "" {
+		// -model: which nodes the columns cover (see heldOut).
+		fmt.Fprintf(w, "nodes the model saw known %v; test columns: %s; val columns: the saved validation nodes (chosen on, not held out)\n", r.training["nodes_known"], r.heldOut)
+	}
 	if o.scores.file != "" {
 		fmt.Fprintf(w, "backbone: the %s of %s; rule: %s\n", o.scores.kind, o.scores.file, o.rule)
 	} else if o.modelFile == "" {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/fmp/score"
-	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
@@ -77,12 +76,17 @@ type result struct {
 	// baseline is the chosen model's decisions on the validation nodes,
 	// recorded in model.fmp for drift (nil without a model file).
 	baseline *metrics.Baseline
+	// nodes is the graph's nodes by id with their split, recorded in
+	// model.fmp so that a later -model run tells them from new ones.
+	nodes *modelio.Nodes
 	// With -model: seen marks the nodes of the graph the model was saved
-	// for (nil when the node table's first rows are not that graph), and
+	// for, known by id (nil when they cannot be told apart: seenNote
+	// says why), heldOut says which nodes the test figures cover, and
 	// drift compares the scored nodes with the file's baseline.
 	saved    bool
 	seen     []bool
 	seenNote string
+	heldOut  string
 	drift    map[string]any
 	training map[string]any
 	// diagnostics are what a careful analyst would say before anyone
@@ -397,12 +401,16 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		}
 	}()
 	var h *modelio.Header
+	var rec *modelio.Nodes
 	if o.modelFile != "" {
 		// The model's feature schema decides how a node table is read:
 		// its columns by name, in the model's order, scaled the model's
 		// way.
-		if h, err = readHeader(o.modelFile, o.trustedKeys); err != nil {
+		if h, rec, err = readHeader(o.modelFile, o.trustedKeys); err != nil {
 			return err
+		}
+		if rec != nil && !rec.ByRow && o.dataset == "" && o.files.IDColumn == "" {
+			return badInput("-model %s knows the %d nodes it was trained on by their ids: give the node table's id column with -id (without it the rows could only be matched by position, and another order would mix them up)", o.modelFile, rec.Len())
 		}
 		warnModel(stderr, o.modelFile, h)
 		if o.dataset == "" {
@@ -418,7 +426,15 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if o.export == "" {
+	var saved savedNodes
+	if o.modelFile != "" && o.export == "" {
+		// A -model run reports on the nodes the model never trained or
+		// chose on, told apart by id: the split drawn or read for the
+		// table is replaced by the saved one (heldOut).
+		if saved, err = identify(o, h, rec, ds); err != nil {
+			return err
+		}
+	} else if o.export == "" {
 		if w := splitOverlap(ds, o.dataset != ""); w != "" {
 			ds.Warnings = append(ds.Warnings, w)
 		}
@@ -438,17 +454,19 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stderr, "%s: %d nodes, %d edges, %d features, %d classes, %d groups; split %d/%d/%d (loaded in %v)\n",
 			ds.Name, ds.N(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses(), groups(ds), len(ds.Split.Train), len(ds.Split.Val), len(ds.Split.Test), time.Since(start).Round(time.Millisecond))
 	}
-	if len(ds.Split.Val) == 0 {
-		return badInput("%s: the split has no validation nodes; the choice of FMP's setting and of the thresholds needs them", ds.Name)
-	}
-	if err := checkSplitGroups(ds); err != nil {
-		return err
+	if o.modelFile == "" {
+		if len(ds.Split.Val) == 0 {
+			return badInput("%s: the split has no validation nodes; the choice of FMP's setting and of the thresholds needs them", ds.Name)
+		}
+		if err := checkSplitGroups(ds); err != nil {
+			return err
+		}
 	}
 	var r *result
 	if o.scores.file != "" {
 		r, err = debiasScores(o, ds, stderr)
 	} else if o.modelFile != "" {
-		r, err = predictSaved(o, h, ds, stderr)
+		r, err = predictSaved(o, h, saved, ds, stderr)
 	} else {
 		r, err = trainAndDebias(o, ds, stderr)
 	}
@@ -747,7 +765,7 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 // package fmp/score; recompute: FMP run over this graph). The nodes of
 // the saved graph are marked (seen), and the scored nodes' decisions are
 // compared with the file's validation baseline (drift).
-func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
+func predictSaved(o *options, h *modelio.Header, saved savedNodes, ds *datasets.Dataset, stderr io.Writer) (*result, error) {
 	if h.Features != nil && !h.Features.Equal(ds.Schema()) {
 		got, want := ds.Schema().Names, h.Features.Names
 		return nil, badInput("-model %s was trained on the feature columns %s; the input's are %s", o.modelFile, strings.Join(want, ", "), strings.Join(got, ", "))
@@ -799,15 +817,24 @@ func predictSaved(o *options, h *modelio.Header, ds *datasets.Dataset, stderr io
 	if bad, first := nonFinite(probs); bad > 0 {
 		return nil, badInput("-model %s: the model's outputs are not finite (NaN or ±Inf) for %d of %d values (the first at node %d): its parameters overflow on this input. Check that the node table is the kind of data the model was trained on (its scale above all), or retrain the model", o.modelFile, bad, len(probs), first/max(1, ds.NumClasses()))
 	}
+	// Every figure is computed on the saved split (heldOut): test on the
+	// labelled nodes the model never trained or chose on.
+	r.seen, r.seenNote = saved.seen, saved.note
+	newNodes, savedTest := saved.heldOut(ds)
+	r.heldOut = heldOutWords(newNodes, savedTest)
+	r.training["nodes_known"] = saved.how
+	r.training["held_out"] = map[string]any{"new": newNodes, "saved_test": savedTest, "words": r.heldOut}
+	if r.seenNote != "" {
+		fmt.Fprintf(stderr, "warning: %s\n", r.seenNote)
+	}
+	if newNodes+savedTest == 0 {
+		fmt.Fprintf(stderr, "warning: -model %s: %s: the table's test columns are empty; predictions.csv has every node's score\n", o.modelFile, r.heldOut)
+	}
 	me := &method{Name: "model", probs: probs}
 	if err := me.evaluate(ds, o.rule.Criterion); err != nil {
 		return nil, err
 	}
 	r.methods = []*method{me}
-	r.seen, r.seenNote = seenNodes(h, ds)
-	if r.seenNote != "" {
-		fmt.Fprintf(stderr, "warning: %s\n", r.seenNote)
-	}
 	if err := r.measureDrift(h, probs, stderr, o.quiet); err != nil {
 		return nil, err
 	}
@@ -844,37 +871,6 @@ func scoreFitted(o *options, ds *datasets.Dataset) ([]float64, error) {
 		return nil, inFlags(inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)})
 	}
 	return out.Probs, nil
-}
-
-// seenNodes marks the nodes of the graph the model was saved for: the
-// node table's first rows, when they and the edges among them are that
-// graph (as -export writes a graph, and as appending new nodes keeps
-// it). Otherwise it returns nil and says why.
-func seenNodes(h *modelio.Header, ds *datasets.Dataset) ([]bool, string) {
-	if h.Graph == nil {
-		return nil, ""
-	}
-	n0 := h.Graph.Nodes
-	if n0 > ds.N() {
-		return nil, fmt.Sprintf("the graph has %d nodes, fewer than the %d the model was trained on: the nodes it saw cannot be told apart (predictions.csv's \"seen\" column is empty)", ds.N(), n0)
-	}
-	var edges [][2]int
-	for i := 0; i < n0; i++ {
-		for _, j := range ds.Graph.Neighbors(i) {
-			if int(j) > i && int(j) < n0 {
-				edges = append(edges, [2]int{i, int(j)})
-			}
-		}
-	}
-	old, err := graph.FromEdges(n0, edges)
-	if err != nil || !h.Graph.Describes(old) {
-		return nil, fmt.Sprintf("the node table's first %d rows and their edges are not the graph the model was trained on (another order, or edges added or removed among them): the nodes it saw cannot be told apart (predictions.csv's \"seen\" column is empty). List the training graph's nodes first, in their order, and append the new ones", n0)
-	}
-	seen := make([]bool, ds.N())
-	for i := 0; i < n0; i++ {
-		seen[i] = true
-	}
-	return seen, ""
 }
 
 // measureDrift compares the scored nodes' decisions with the -model
@@ -942,7 +938,11 @@ func keepModel(r *result, m layers.Model, ds *datasets.Dataset, probs []float64)
 	if err != nil {
 		return fmt.Errorf("the validation baseline of the model file: %w", err)
 	}
-	r.model, r.baseline = m, &b
+	nodes, err := recordNodes(ds)
+	if err != nil {
+		return fmt.Errorf("the node record of the model file: %w", err)
+	}
+	r.model, r.baseline, r.nodes = m, &b, nodes
 	return nil
 }
 
@@ -967,7 +967,7 @@ func writeAll(od *outDir, o *options, r *result) error {
 	}
 	if r.model != nil {
 		schema := r.ds.Schema()
-		cfg := modelio.SaveConfig{Features: &schema, Baseline: r.baseline}
+		cfg := modelio.SaveConfig{Features: &schema, Baseline: r.baseline, Nodes: r.nodes}
 		if err := writeFile(od.path("model.fmp"), func(w io.Writer) error { return modelio.SaveWith(w, r.model, cfg) }); err != nil {
 			return err
 		}

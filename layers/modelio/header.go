@@ -122,6 +122,7 @@ type header struct {
 	Sens     *sensHeader       `json:"sens,omitempty"`
 	Features *features.Schema  `json:"features,omitempty"`
 	Baseline *metrics.Baseline `json:"baseline,omitempty"`
+	Nodes    *nodesHeader      `json:"nodes,omitempty"`
 	Signed   bool              `json:"signed,omitempty"`
 	Config   json.RawMessage   `json:"config"`
 	Backbone *specHeader       `json:"backbone,omitempty"`
@@ -150,6 +151,12 @@ type Header struct {
 	// chosen on, when the file records it (SaveConfig.Baseline): what
 	// drift is measured against.
 	Baseline *metrics.Baseline
+	// Nodes is the number of nodes the file's node record holds (the
+	// graph the model was trained on, by id, with their split:
+	// SaveConfig.Nodes), 0 without one; NodesByRow reports a record by
+	// row number. Read returns the record itself (File.Nodes).
+	Nodes      int
+	NodesByRow bool
 	// Signed reports a signature (checked by Load with Env.TrustedKeys).
 	Signed bool
 	// Params lists the learnables' names and shapes.
@@ -202,6 +209,9 @@ func ReadHeader(r io.Reader) (*Header, error) {
 // headerOf is the exported view of a parsed header.
 func headerOf(h *header, dt tensor.Dtype) *Header {
 	out := &Header{Kind: h.Kind, Dtype: dt, Features: h.Features, Baseline: h.Baseline, Signed: h.Signed}
+	if h.Nodes != nil {
+		out.Nodes, out.NodesByRow = h.Nodes.Count, h.Nodes.Key == keyByRow
+	}
 	if h.Backbone != nil {
 		out.Backbone = h.Backbone.Kind
 	}
@@ -251,7 +261,7 @@ func (h *header) paramBytes(size int) (int, error) {
 }
 
 // headerKeys are the keys a version-3 header may hold, exactly cased.
-var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "features": true, "baseline": true, "signed": true, "config": true, "backbone": true, "params": true}
+var headerKeys = map[string]bool{"format": true, "version": true, "kind": true, "dtype": true, "graph": true, "sens": true, "features": true, "baseline": true, "nodes": true, "signed": true, "config": true, "backbone": true, "params": true}
 
 // parseHeader decodes the header line strictly: JSON object keys must be
 // exactly those Save writes (encoding/json alone would match them
@@ -291,7 +301,7 @@ func parseHeader(line []byte) (*header, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
 	}
-	for _, sub := range []string{"graph", "sens", "backbone"} {
+	for _, sub := range []string{"graph", "sens", "backbone", "nodes"} {
 		if raw, ok := keys[sub]; ok {
 			if err := exactKeys(raw, sub); err != nil {
 				return nil, err
@@ -307,6 +317,14 @@ func parseHeader(line []byte) (*header, error) {
 		}
 		if err := h.Features.Validate(); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+	}
+	if _, ok := keys["nodes"]; ok {
+		if h.Nodes == nil {
+			return nil, fmt.Errorf("%w: nodes is null", ErrFormat)
+		}
+		if err := h.Nodes.check(); err != nil {
+			return nil, err
 		}
 	}
 	if raw, ok := keys["baseline"]; ok {
@@ -345,6 +363,7 @@ var subKeys = map[string][]string{
 	"backbone": {"kind", "config"},
 	"sens":     {"nodes", "fingerprint"},
 	"params":   {"name", "shape"},
+	"nodes":    {"count", "key"},
 	"features": {"names", "scaling", "categorical"},
 }
 

@@ -109,6 +109,10 @@ type File struct {
 	// Params are the parameters in Learnables() order, in the file's
 	// dtype, with the names and shapes its configuration builds.
 	Params []Param
+	// Nodes is the file's record of the graph's nodes by id with their
+	// split (SaveConfig.Nodes), nil when it has none (files saved
+	// without one, and before the record existed).
+	Nodes *Nodes
 }
 
 // Param is one saved parameter.
@@ -136,6 +140,7 @@ func Read(r io.Reader, trusted ...ed25519.PublicKey) (*File, error) {
 	}
 	f.Header = headerOf(v.h, v.dt)
 	f.Graph = f.Header.Graph
+	f.Nodes = v.nodes
 	return f, nil
 }
 
@@ -184,6 +189,7 @@ type verified struct {
 	bk      *layers.Kind
 	cfg     layers.Config
 	vals    []any
+	nodes   *Nodes
 	signed  bool
 	trailer int
 }
@@ -231,8 +237,13 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 	}
 	buf := make([]byte, chunk)
 	read := 0
+	what := "parameters and checksum"
+	if v.h.Nodes != nil {
+		total += v.h.Nodes.bytes()
+		what = "parameters, node record and checksum"
+	}
 	truncated := func() error {
-		return fmt.Errorf("%w: the file ends after %d of %d bytes of parameters and checksum (truncated)", ErrCorrupt, read, total+v.trailer)
+		return fmt.Errorf("%w: the file ends after %d of %d bytes of %s (truncated)", ErrCorrupt, read, total+v.trailer, what)
 	}
 	v.vals = make([]any, len(v.h.Params))
 	for i, p := range v.h.Params {
@@ -267,6 +278,11 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 			v.vals[i] = f32
 		}
 	}
+	if v.h.Nodes != nil {
+		if v.nodes, err = readNodes(br, sum, v.h.Nodes, buf, &read, truncated); err != nil {
+			return nil, err
+		}
+	}
 	tr := buf[:v.trailer]
 	got, err := io.ReadFull(br, tr)
 	read += got
@@ -288,6 +304,11 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 	for i, p := range v.h.Params {
 		if k, x, bad := firstNonFinite(v.vals[i]); bad {
 			return nil, fmt.Errorf("%w: parameter %q, value %d is %v", ErrCorrupt, p.Name, k, x)
+		}
+	}
+	if v.nodes != nil {
+		if err := v.nodes.validate(); err != nil {
+			return nil, err
 		}
 	}
 	return v, nil
@@ -359,6 +380,9 @@ func interpret(line []byte) (*verified, int, error) {
 	if total > MaxParamBytes {
 		return nil, 0, fmt.Errorf("%w: the %s configuration has %d bytes of parameters, more than the %d (MaxParamBytes) this release loads", ErrFormat, bk.Name(), total, MaxParamBytes)
 	}
+	if h.Nodes != nil && total+h.Nodes.bytes() > MaxParamBytes {
+		return nil, 0, fmt.Errorf("%w: %d bytes of parameters and a node record of %d nodes (%d bytes) are more than the %d (MaxParamBytes) this release loads", ErrFormat, total, h.Nodes.Count, h.Nodes.bytes(), MaxParamBytes)
+	}
 	v := &verified{h: h, dt: dt, kind: k, bk: bk, cfg: cfg, signed: h.Signed, trailer: sha256.Size}
 	if h.Signed {
 		v.trailer += ed25519.SignatureSize
@@ -367,7 +391,8 @@ func interpret(line []byte) (*verified, int, error) {
 }
 
 // probe reads the rest of a file whose header could not be interpreted,
-// hashing it without keeping it (at most MaxParamBytes and a trailer),
+// hashing it without keeping it (at most MaxParamBytes, which bounds the
+// parameters and the node record together, and a trailer),
 // and returns nil if the file is intact (its last 32 bytes are the
 // SHA-256 of everything before them, or, signed, the 32 before its last
 // 64) and, with keys, signed by one of them; ErrCorrupt or ErrSignature
