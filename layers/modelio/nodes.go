@@ -148,15 +148,16 @@ func NewNodes(n int, ids []string, train, val, test []int) (*Nodes, error) {
 // nodeKey is the key an id is recorded by: the first 8 bytes of the
 // SHA-256 of "id:" and the id, or of "row:" and the row number.
 func nodeKey(id string, byRow bool) uint64 {
-	h := sha256.New()
+	var buf [64]byte
+	b := buf[:0]
 	if byRow {
-		io.WriteString(h, "row:")
+		b = append(b, "row:"...)
 	} else {
-		io.WriteString(h, "id:")
+		b = append(b, "id:"...)
 	}
-	io.WriteString(h, id)
-	var s [sha256.Size]byte
-	return binary.LittleEndian.Uint64(h.Sum(s[:0]))
+	b = append(b, id...)
+	s := sha256.Sum256(b)
+	return binary.LittleEndian.Uint64(s[:])
 }
 
 // Len returns the number of nodes recorded.

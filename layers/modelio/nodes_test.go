@@ -151,3 +151,38 @@ func TestSaveNodes(t *testing.T) {
 	require.NoError(t, err)
 	assert.ErrorContains(t, modelio.SaveWith(&bytes.Buffer{}, m, modelio.SaveConfig{Nodes: short}), "records 3 nodes, the model's graph has 30")
 }
+
+// BenchmarkNewNodes1M: recording a graph of 1M nodes by id (the cost
+// debias pays once when it writes model.fmp), and looking every id up
+// again (a -model run over the same nodes).
+func BenchmarkNewNodes1M(b *testing.B) {
+	const n = 1 << 20
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "user-" + strconv.Itoa(i)
+	}
+	train := make([]int, n/2)
+	for i := range train {
+		train[i] = 2 * i
+	}
+	b.Run("record", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := modelio.NewNodes(n, ids, train, nil, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	rec, err := modelio.NewNodes(n, ids, train, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("lookup", func(b *testing.B) {
+		for b.Loop() {
+			for _, id := range ids {
+				if _, ok := rec.Lookup(id); !ok {
+					b.Fatal(id)
+				}
+			}
+		}
+	})
+}
