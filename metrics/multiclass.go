@@ -8,7 +8,9 @@ import (
 	"math/big"
 )
 
-// Metrics for c classes.
+// ClassBreakdown is the per-group view of predictions over c classes:
+// one one-vs-rest [Breakdown] per class. Build it with [ByGroupClasses]
+// or [EvaluateClasses].
 //
 // A task with c ≥ 2 classes is judged class by class, one class against
 // the rest: for class k a node is positive when y = k and selected when
@@ -35,10 +37,6 @@ import (
 // 0's true-positive rate is 1 minus class 1's false-positive rate, so the
 // c-class ΔEO of a binary task is max(ΔTPR, ΔFPR)), nor are the ratios
 // (a ratio of 1 − r is not the ratio of r).
-
-// ClassBreakdown is the per-group view of predictions over c classes:
-// one one-vs-rest [Breakdown] per class. Build it with [ByGroupClasses]
-// or [EvaluateClasses].
 type ClassBreakdown struct {
 	// Classes is c.
 	Classes int `json:"classes"`
@@ -363,6 +361,18 @@ func (r ClassReport) Of(c Criterion) (float64, error) {
 	return v, err
 }
 
+// IsUndefined reports whether metric (a JSON name: "macro_f1",
+// "demographic_parity", "equal_opportunity", "equalized_odds") is
+// undefined in r.
+func (r ClassReport) IsUndefined(metric string) bool {
+	for _, u := range r.Undefined {
+		if u.Metric == metric {
+			return true
+		}
+	}
+	return false
+}
+
 // classReportJSON is ClassReport's JSON form: NaN metrics as null.
 type classReportJSON struct {
 	Classes           int             `json:"classes"`
@@ -403,13 +413,6 @@ func (r *ClassReport) UnmarshalJSON(b []byte) error {
 		Breakdown: j.Breakdown, Undefined: j.Undefined}
 	return nil
 }
-
-// classReportCriteria are the criteria a ClassReport holds, with their
-// JSON names.
-var classReportCriteria = [...]struct {
-	c    Criterion
-	name string
-}{{DPDifference, "demographic_parity"}, {EODifference, "equal_opportunity"}, {EOddsDifference, "equalized_odds"}}
 
 // EvaluateClasses computes the c-class metrics from predicted class
 // probabilities: the accuracy, the macro-F1 and the c-class ΔDP, ΔEO and
@@ -462,10 +465,17 @@ func classReport(b *ClassBreakdown, nodes int, opt Options) (ClassReport, error)
 	if err = undefined(&r.MacroF1, "macro_f1", err); err != nil {
 		return ClassReport{}, err
 	}
-	for _, rc := range classReportCriteria {
-		dst := map[Criterion]*float64{DPDifference: &r.DemographicParity, EODifference: &r.EqualOpportunity, EOddsDifference: &r.EqualizedOdds}[rc.c]
-		*dst, _, err = b.Criterion(rc.c)
-		if err = undefined(dst, rc.name, err); err != nil {
+	for _, rc := range [...]struct {
+		c    Criterion
+		name string
+		dst  *float64
+	}{
+		{DPDifference, "demographic_parity", &r.DemographicParity},
+		{EODifference, "equal_opportunity", &r.EqualOpportunity},
+		{EOddsDifference, "equalized_odds", &r.EqualizedOdds},
+	} {
+		*rc.dst, _, err = b.Criterion(rc.c)
+		if err = undefined(rc.dst, rc.name, err); err != nil {
 			return ClassReport{}, err
 		}
 	}

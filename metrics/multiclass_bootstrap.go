@@ -147,17 +147,6 @@ func BootstrapClasses(probs []float64, classes int, labels, sens, nodes []int, o
 	return iv, nil
 }
 
-// IsUndefined reports whether metric (a JSON name: "macro_f1",
-// "demographic_parity", ...) is undefined in r.
-func (r ClassReport) IsUndefined(metric string) bool {
-	for _, u := range r.Undefined {
-		if u.Metric == metric {
-			return true
-		}
-	}
-	return false
-}
-
 // confusionBreakdown builds the per-class breakdown of per-group
 // confusion counts: conf[g][y·c + ŷ] nodes of group g with label y and
 // prediction ŷ. Every group must have a node. The counts, and so the
