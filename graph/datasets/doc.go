@@ -145,10 +145,13 @@
 // # Synthetic graphs
 //
 // Synthetic draws a graph of two sensitive groups, or of any number with
-// SyntheticConfig.GroupFracs, from a stochastic block model with
-// separate label- and sensitive-homophily knobs, labels correlated with
-// the group, and features carrying label signal, group signal and noise
-// (see [SyntheticConfig]). With the defaults (sensitive homophily 0.9),
+// SyntheticConfig.GroupFracs, and a binary label, or one of any number of
+// classes with SyntheticConfig.Classes (each class's rate differing
+// between the groups by its own knob, ClassBias), from a stochastic block
+// model with separate label- and sensitive-homophily knobs, labels
+// correlated with the group, and features carrying label signal, group
+// signal and noise (see [SyntheticConfig]). The binary graphs are drawn
+// as they were before Classes existed, digit for digit. With the defaults (sensitive homophily 0.9),
 // propagation over the graph raises the demographic-parity gap of a
 // classifier well above that of a classifier on the features alone, the
 // FMP paper's observation. [PokecZShape] gives a Pokec-z-sized graph for

@@ -86,6 +86,9 @@ func SyntheticLarge(cfg SyntheticConfig, featuresPath string, progress io.Writer
 	if cfg.GroupFracs != nil {
 		return nil, fmt.Errorf("datasets: SyntheticLarge: SyntheticConfig.GroupFracs is set; SyntheticLarge draws two groups (GroupFrac), Synthetic draws more")
 	}
+	if cfg.Classes != 2 {
+		return nil, fmt.Errorf("datasets: SyntheticLarge: SyntheticConfig.Classes = %d; SyntheticLarge draws two classes, Synthetic draws more", cfg.Classes)
+	}
 	n, d := cfg.N, cfg.NumFeatures
 	m := int(math.Round(float64(n) * cfg.MeanDegree / 2))
 	if m > math.MaxInt/2 {
@@ -162,19 +165,20 @@ func SyntheticLarge(cfg SyntheticConfig, featuresPath string, progress io.Writer
 // checkBlocksReachable returns an error if a populated (label, group)
 // block can reach no populated block: the block choice of an edge from it
 // would never end. sizes[G·y + s] is the size of block (y, s), G =
-// len(sizes)/2.
+// len(sizes)/Classes.
 func checkBlocksReachable(who string, cfg SyntheticConfig, sizes []int) error {
-	G := len(sizes) / 2
+	C := cfg.Classes
+	G := len(sizes) / C
 	for b, size := range sizes {
 		if size == 0 {
 			continue
 		}
 		y, s := b/G, b%G
 		p := 0.0
-		for ty := 0; ty < 2; ty++ {
+		for ty := 0; ty < C; ty++ {
 			py := cfg.LabelHomophily
 			if ty != y {
-				py = 1 - py
+				py = (1 - py) / float64(C-1)
 			}
 			for ts := 0; ts < G; ts++ {
 				ps := cfg.SensHomophily

@@ -35,8 +35,28 @@ type SyntheticConfig struct {
 	// LabelBias couples the binary label with the group:
 	// P(y=1 | s=1) = (1+LabelBias)/2 and P(y=1 | s=0) = (1−LabelBias)/2.
 	// 0 makes label and group independent, 1 makes the label equal the
-	// group. Must be in [0, 1].
+	// group. Must be in [0, 1], and 0 when Classes > 2 (ClassBias is then
+	// the knob).
 	LabelBias float64
+	// Classes is the number of label classes, ≥ 2 and ≤ N. 2 (the
+	// default) is the binary task, drawn exactly as before Classes
+	// existed. With more classes, ClassBias couples the label with the
+	// group, an edge leaving its label (probability 1 − LabelHomophily)
+	// goes to one of the other labels uniformly, and the label moves the
+	// features by LabelSignal·c_y along a, c_y = −1 + 2y/(Classes−1)
+	// (evenly spread over [−1, 1], as the groups' coefficients; ∓1 for two
+	// classes). Synthetic only: SyntheticLarge draws two classes.
+	Classes int
+	// ClassBias, for Classes > 2, says how much each class's rate differs
+	// between the groups: P(y = k | s = g) = 1/Classes + ClassBias[k]·c_g/2
+	// with c_g the group's coefficient (∓1 for two groups), so with two
+	// groups P(y = k | s = 1) − P(y = k | s = 0) = ClassBias[k], as LabelBias
+	// is that difference for class 1 of a binary label. It has Classes
+	// entries, each in [−2/Classes, 2/Classes] (rates in [0, 1]), summing to
+	// 0 (each group's rates sum to 1). nil: every class has the rate
+	// 1/Classes in every group. Must be nil when Classes = 2 (LabelBias is
+	// the binary knob).
+	ClassBias []float64
 	// MeanDegree is the target mean degree: the graph has exactly
 	// round(N·MeanDegree/2) undirected edges. Must be >= 0 and at most
 	// (N−1)/2 (a sparse graph).
@@ -46,10 +66,12 @@ type SyntheticConfig struct {
 	// the same group. Both must be in [0, 1]. The two choices are made
 	// independently per edge, so the measured edge homophilies
 	// (graph.Graph.Homophily) match these knobs up to sampling noise as
-	// long as all four (label, group) blocks are non-empty.
+	// long as every (label, group) block is non-empty.
 	LabelHomophily, SensHomophily float64
 	// LabelSignal, GroupSignal and Noise shape the features
-	// x_i = LabelSignal·(2y_i−1)·a + GroupSignal·(2s_i−1)·b + Noise·ε_i,
+	// x_i = LabelSignal·(2y_i−1)·a + GroupSignal·(2s_i−1)·b + Noise·ε_i
+	// (with more classes or groups, their coefficients c_y and c_g
+	// replace 2y−1 and 2s−1),
 	// with a and b fixed random unit vectors and ε_i standard normal. The
 	// Bayes-optimal linear classifier of y from x alone then has a margin
 	// of LabelSignal/Noise standard deviations (ignoring b). All must be
@@ -69,8 +91,8 @@ type SyntheticConfig struct {
 // P(y=1|s=1) = 0.7, P(y=1|s=0) = 0.3), edges are strongly
 // group-homophilous (SensHomophily 0.9) and moderately label-homophilous
 // (LabelHomophily 0.7), features carry the label moderately (LabelSignal
-// 1, Noise 1) and the group weakly (GroupSignal 0.3). Split 50/25/25,
-// seed 1.
+// 1, Noise 1) and the group weakly (GroupSignal 0.3). Two classes; split
+// 50/25/25, seed 1.
 func DefaultSyntheticConfig() SyntheticConfig {
 	return SyntheticConfig{
 		N:              2000,
@@ -83,6 +105,7 @@ func DefaultSyntheticConfig() SyntheticConfig {
 		LabelSignal:    1,
 		GroupSignal:    0.3,
 		Noise:          1,
+		Classes:        2,
 		SplitFractions: [3]float64{0.5, 0.25, 0.25},
 		Seed:           1,
 	}
@@ -120,6 +143,12 @@ func (c SyntheticConfig) Validate() error {
 		return bad("GroupFrac", c.GroupFrac, "0 when GroupFracs is set (GroupFracs gives every group's fraction)")
 	case !(c.LabelBias >= 0 && c.LabelBias <= 1):
 		return bad("LabelBias", c.LabelBias, "a value in [0, 1]")
+	case c.Classes < 2 || c.Classes > c.N:
+		return bad("Classes", c.Classes, fmt.Sprintf("a number of classes in [2, %d] (N)", c.N))
+	case c.Classes == 2 && c.ClassBias != nil:
+		return bad("ClassBias", c.ClassBias, "nil when Classes = 2 (LabelBias is the binary label's bias)")
+	case c.Classes > 2 && c.LabelBias != 0:
+		return bad("LabelBias", c.LabelBias, fmt.Sprintf("0 when Classes = %d > 2 (ClassBias gives each class's bias)", c.Classes))
 	case !(c.MeanDegree >= 0 && c.MeanDegree <= float64(c.N-1)/2):
 		return bad("MeanDegree", c.MeanDegree, fmt.Sprintf("a value in [0, %g] ((N-1)/2)", float64(c.N-1)/2))
 	case !(c.LabelHomophily >= 0 && c.LabelHomophily <= 1):
@@ -148,6 +177,21 @@ func (c SyntheticConfig) Validate() error {
 			return bad("GroupFracs", c.GroupFracs, fmt.Sprintf("fractions summing to 1 (they sum to %v)", sum))
 		}
 	}
+	if c.ClassBias != nil {
+		if len(c.ClassBias) != c.Classes {
+			return bad("ClassBias", c.ClassBias, fmt.Sprintf("one value per class (%d), not %d", c.Classes, len(c.ClassBias)))
+		}
+		lim, sum := 2/float64(c.Classes), 0.0
+		for k, b := range c.ClassBias {
+			if !(b >= -lim && b <= lim) {
+				return bad(fmt.Sprintf("ClassBias[%d]", k), b, fmt.Sprintf("a value in [%v, %v] (±2/Classes, so that every rate 1/Classes ± ClassBias/2 lies in [0, 1])", -lim, lim))
+			}
+			sum += b
+		}
+		if math.Abs(sum) > 1e-9 {
+			return bad("ClassBias", c.ClassBias, fmt.Sprintf("values summing to 0 (they sum to %v), so that every group's class rates sum to 1", sum))
+		}
+	}
 	if c.N*c.NumFeatures/c.NumFeatures != c.N {
 		return fmt.Errorf("datasets: SyntheticConfig: N × NumFeatures = %d × %d overflows", c.N, c.NumFeatures)
 	}
@@ -157,7 +201,8 @@ func (c SyntheticConfig) Validate() error {
 // Synthetic generates a biased graph as described by cfg:
 //
 //   - each node is in group s=1 with probability GroupFrac, then has label
-//     y=1 with probability (1±LabelBias)/2 (+ for group 1);
+//     y=1 with probability (1±LabelBias)/2 (+ for group 1); with more
+//     classes, label k with probability 1/Classes + ClassBias[k]·c_s/2;
 //   - each edge picks a uniformly random node u, decides independently
 //     whether its other end shares u's label (probability LabelHomophily)
 //     and u's group (probability SensHomophily), and picks the other end
@@ -179,15 +224,18 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 		return nil, err
 	}
 	n, d := cfg.N, cfg.NumFeatures
-	G := cfg.groups()
+	G, C := cfg.groups(), cfg.Classes
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	sens := make([]int, n)
 	labels := make([]int, n)
-	blocks := make([][]int32, 2*G) // index G*y + s
+	blocks := make([][]int32, C*G) // index G*y + s
 	for i := 0; i < n; i++ {
-		if cfg.GroupFracs == nil {
+		switch {
+		case C > 2:
+			sens[i], labels[i] = drawNodeC(rng.Float64, cfg)
+		case cfg.GroupFracs == nil:
 			sens[i], labels[i] = drawNode(rng.Float64, cfg)
-		} else {
+		default:
 			sens[i], labels[i] = drawNodeG(rng.Float64, cfg)
 		}
 		b := G*labels[i] + sens[i]
@@ -226,7 +274,13 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 			for {
 				y, s := labels[u], sens[u]
 				if rng.Float64() >= cfg.LabelHomophily {
-					y = 1 - y
+					if C == 2 {
+						y = 1 - y
+					} else if o := rng.Intn(C - 1); o >= y {
+						y = o + 1
+					} else {
+						y = o
+					}
 				}
 				if rng.Float64() >= cfg.SensHomophily {
 					if G == 2 {
@@ -271,7 +325,7 @@ func Synthetic(cfg SyntheticConfig) (*Dataset, error) {
 	b := unitVector(rng.NormFloat64, d)
 	feats := make([]float64, n*d)
 	for i := 0; i < n; i++ {
-		ly := cfg.LabelSignal * float64(2*labels[i]-1)
+		ly := cfg.LabelSignal * groupCoef(labels[i], C)
 		gs := cfg.GroupSignal * groupCoef(sens[i], G)
 		row := feats[i*d : (i+1)*d]
 		for k := range row {
@@ -323,7 +377,8 @@ func (c SyntheticConfig) groups() int {
 	return len(c.GroupFracs)
 }
 
-// groupCoef returns c_g = −1 + 2g/(G−1): ∓1 for two groups.
+// groupCoef returns c_g = −1 + 2g/(G−1): ∓1 for two groups (and the
+// same for a class y of C: c_y).
 func groupCoef(g, groups int) float64 {
 	if groups == 2 {
 		return float64(2*g - 1)
@@ -334,18 +389,54 @@ func groupCoef(g, groups int) float64 {
 // drawNodeG draws a node's group by cfg.GroupFracs and then its label (1
 // with probability (1 + LabelBias·c_g)/2).
 func drawNodeG(uniform func() float64, cfg SyntheticConfig) (s, y int) {
-	u, acc := uniform(), 0.0
-	s = len(cfg.GroupFracs) - 1
-	for g, f := range cfg.GroupFracs[:len(cfg.GroupFracs)-1] {
-		if acc += f; u < acc {
-			s = g
-			break
-		}
-	}
+	s = groupOf(uniform(), cfg.GroupFracs)
 	if uniform() < (1+cfg.LabelBias*groupCoef(s, len(cfg.GroupFracs)))/2 {
 		y = 1
 	}
 	return s, y
+}
+
+// groupOf returns the group of the uniform draw u by the fractions fracs
+// (the inverse of their cumulative sums; the last group takes the rest).
+func groupOf(u float64, fracs []float64) int {
+	acc := 0.0
+	for g, f := range fracs[:len(fracs)-1] {
+		if acc += f; u < acc {
+			return g
+		}
+	}
+	return len(fracs) - 1
+}
+
+// drawNodeC draws a node's group (by GroupFrac or GroupFracs) and then its
+// label among cfg.Classes > 2: class k with probability
+// 1/Classes + ClassBias[k]·c_s/2.
+func drawNodeC(uniform func() float64, cfg SyntheticConfig) (s, y int) {
+	if cfg.GroupFracs == nil {
+		if uniform() < cfg.GroupFrac {
+			s = 1
+		}
+	} else {
+		s = groupOf(uniform(), cfg.GroupFracs)
+	}
+	cs := groupCoef(s, cfg.groups())
+	u, acc := uniform(), 0.0
+	for k := 0; k < cfg.Classes-1; k++ {
+		if acc += cfg.classRate(k, cs); u < acc {
+			return s, k
+		}
+	}
+	return s, cfg.Classes - 1
+}
+
+// classRate returns P(y = k | s) for a group of coefficient cs, with
+// Classes > 2: 1/Classes + ClassBias[k]·cs/2.
+func (c SyntheticConfig) classRate(k int, cs float64) float64 {
+	p := 1 / float64(c.Classes)
+	if c.ClassBias != nil {
+		p += c.ClassBias[k] * cs / 2
+	}
+	return p
 }
 
 // unitVector draws a uniformly random unit vector of R^d from the
