@@ -469,7 +469,7 @@ func selectionIntervals(probs []float64, classes int, sens, nodes []int, opt Opt
 			only = only && r == SelectionRate
 		}
 		if only && point.ok[c] && len(vals[c]) > 0 {
-			out[c] = Percentile(vals[c], point.vals[c], cfg.Level)
+			out[c] = unitInterval(vals[c], point.vals[c], cfg.Level)
 		}
 	}
 	return out
