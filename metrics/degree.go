@@ -354,7 +354,7 @@ func degreeReportOf(sums []degreeSums) DegreeReport {
 	return r
 }
 
-// DegreeIntervals holds percentile bootstrap intervals of a
+// DegreeIntervals holds (symmetric) bootstrap intervals of a
 // DegreeReport's summary measures (BootstrapDegreeBias). The intervals of
 // LossGap and LossVariance are in nats and nats², not fractions.
 type DegreeIntervals struct {
@@ -370,7 +370,7 @@ type DegreeIntervals struct {
 	Evaluated int     `json:"evaluated"`
 }
 
-// BootstrapDegreeBias returns percentile bootstrap intervals for the
+// BootstrapDegreeBias returns (symmetric) bootstrap intervals for the
 // accuracy, the accuracy gap, the worst group's accuracy, the loss gap
 // and the loss variance that DegreeBias computes from the same
 // arguments (each Point is DegreeBias's value). Each resample draws,
@@ -412,11 +412,11 @@ func BootstrapDegreeBias(probs []float64, classes int, labels, groups, nodes []i
 		lgap, lvar = append(lgap, r.LossGap), append(lvar, r.LossVariance)
 	}
 	return DegreeIntervals{
-		Accuracy:      Percentile(acc, point.Accuracy, cfg.Level),
-		AccuracyGap:   Percentile(gap, point.AccuracyGap, cfg.Level),
-		WorstAccuracy: Percentile(worst, point.WorstAccuracy, cfg.Level),
-		LossGap:       Percentile(lgap, point.LossGap, cfg.Level),
-		LossVariance:  Percentile(lvar, point.LossVariance, cfg.Level),
+		Accuracy:      unitInterval(acc, point.Accuracy, cfg.Level),
+		AccuracyGap:   unitInterval(gap, point.AccuracyGap, cfg.Level),
+		WorstAccuracy: unitInterval(worst, point.WorstAccuracy, cfg.Level),
+		LossGap:       SymmetricInterval(lgap, point.LossGap, cfg.Level, 0, math.Inf(1)),
+		LossVariance:  SymmetricInterval(lvar, point.LossVariance, cfg.Level, 0, math.Inf(1)),
 		Level:         cfg.Level,
 		Resamples:     cfg.Resamples,
 		Evaluated:     point.Evaluated,

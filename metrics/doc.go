@@ -154,7 +154,8 @@
 //
 // # Uncertainty
 //
-// [Bootstrap] puts a percentile bootstrap interval (95% by default) around
+// [Bootstrap] puts a bootstrap interval (95% by default; symmetric
+// about the point, so it always holds it: [SymmetricInterval]) around
 // the accuracy and every criterion of an evaluation (Intervals.Criteria),
 // by resampling the evaluated test nodes with replacement within each
 // sensitive group; [BootstrapFrame] does the same for every value of a

@@ -14,6 +14,14 @@ import (
 // fairness criterion with its bootstrap interval. A model file records
 // it (modelio.SaveConfig.Baseline), and Drift compares the nodes a saved
 // model scores later with it.
+//
+// NewBaseline measures the decisions; the caller adds what it knows
+// before saving: GroupNames (the groups' values, datasets.Dataset's
+// GroupNames), so that drift messages say "Female", not "group 1", and
+// RecordFeatures on the training nodes' features, so that drift of the
+// features is measured without labels. fmp/score's Scorer.Drift compares
+// the nodes it scored with the baseline its model file recorded, in one
+// call.
 type Baseline struct {
 	// Nodes is the number of nodes the baseline was measured on (labelled
 	// and of a known group).
@@ -25,6 +33,29 @@ type Baseline struct {
 	// Criteria holds every criterion defined on those nodes, keyed by
 	// criterion (JSON: by name).
 	Criteria map[Criterion]Interval `json:"criteria"`
+	// GroupNames, if not nil, names group g GroupNames[g] (one name per
+	// group id, at least up to the largest id in Groups; non-empty and
+	// distinct). Drift messages then name groups by them.
+	GroupNames []string `json:"group_names,omitempty"`
+	// Features, if not nil, are the references of the model's first
+	// MaxFeatureColumns features on the training nodes (RecordFeatures),
+	// and FeatureColumns the model's number of feature columns.
+	Features       []FeatureRef `json:"features,omitempty"`
+	FeatureColumns int          `json:"feature_columns,omitempty"`
+}
+
+// GroupName returns group g's name: GroupNames[g] quoted ("Female"),
+// or "group g" without names.
+func (b Baseline) GroupName(g int) string {
+	return groupName(b.GroupNames, g)
+}
+
+// groupName names group g as Baseline.GroupName does.
+func groupName(names []string, g int) string {
+	if g >= 0 && g < len(names) {
+		return fmt.Sprintf("group %q", names[g])
+	}
+	return fmt.Sprintf("group %d", g)
 }
 
 // GroupRates is one group's decision rates with their intervals (Wilson
@@ -65,7 +96,10 @@ func NewBaseline(probs []float64, classes int, labels, sens, nodes []int, opt Op
 
 // Validate checks a baseline read from a file: a level in (0, 1), rates
 // and intervals in [0, 1] (criteria that are ratios too), groups in
-// order.
+// order, group names (when present) one per group, non-empty and
+// distinct, and feature references (when present) as RecordFeatures
+// makes them. A baseline without names or features (a file written
+// before they existed) is valid.
 func (b Baseline) Validate() error {
 	if !(b.Level > 0 && b.Level < 1) {
 		return fmt.Errorf("%w: Baseline.Level = %v, want (0, 1)", ErrValue, b.Level)
@@ -100,6 +134,34 @@ func (b Baseline) Validate() error {
 		if err := check(c.Name(), iv); err != nil {
 			return err
 		}
+	}
+	if b.GroupNames != nil {
+		if n := len(b.Groups); n > 0 && b.Groups[n-1].Group >= len(b.GroupNames) {
+			return fmt.Errorf("%w: Baseline.GroupNames has %d names for groups up to %d, want one per group", ErrValue, len(b.GroupNames), b.Groups[n-1].Group)
+		}
+		seen := map[string]int{}
+		for g, name := range b.GroupNames {
+			if name == "" {
+				return fmt.Errorf("%w: Baseline.GroupNames[%d] is empty, want a name per group", ErrValue, g)
+			}
+			if k, ok := seen[name]; ok {
+				return fmt.Errorf("%w: Baseline.GroupNames: groups %d and %d are both named %q", ErrValue, k, g, name)
+			}
+			seen[name] = g
+		}
+	}
+	if len(b.Features) > MaxFeatureColumns || (b.Features != nil && b.FeatureColumns < len(b.Features)) || (b.Features == nil && b.FeatureColumns != 0) {
+		return fmt.Errorf("%w: Baseline: %d feature references of %d columns, want at most %d references, and no more than the columns", ErrValue, len(b.Features), b.FeatureColumns, MaxFeatureColumns)
+	}
+	names := map[string]int{}
+	for k, f := range b.Features {
+		if err := f.validate(k); err != nil {
+			return err
+		}
+		if j, ok := names[f.Name]; ok {
+			return fmt.Errorf("%w: Baseline.Features[%d] and [%d] are both named %q", ErrValue, j, k, f.Name)
+		}
+		names[f.Name] = k
 	}
 	return nil
 }
@@ -215,6 +277,14 @@ type Drift struct {
 	// Criteria pairs each criterion now with the baseline's, for the
 	// criteria defined on both.
 	Criteria []CriterionDrift `json:"criteria"`
+	// GroupMix pairs each group's share of the scored nodes with its
+	// share of the baseline's, labels or not.
+	GroupMix []GroupShare `json:"group_mix"`
+	// Features compares the scored nodes' features with the training
+	// nodes' (Compare with Scored.X, against a baseline that recorded
+	// them); nil otherwise. Its warnings and notes are in Warnings and
+	// Notes too.
+	Features *FeatureDrift `json:"features,omitempty"`
 	// Warnings say in words what left its baseline interval
 	// significantly (the two intervals do not overlap), and what cannot
 	// be compared.
@@ -224,9 +294,24 @@ type Drift struct {
 	Notes []string `json:"notes"`
 }
 
+// GroupShare is one group's share of the nodes of a known group, on the
+// scored nodes (Now) and on the baseline's (Baseline), each with its
+// Wilson interval at the baseline's level. Left: Now's point is outside
+// Baseline's interval; Significant: the two intervals are disjoint (a
+// warning; a share that left its interval within an overlap is a note).
+type GroupShare struct {
+	Group       int      `json:"group"`
+	Name        string   `json:"name,omitempty"`
+	Now         Interval `json:"now"`
+	Baseline    Interval `json:"baseline"`
+	Left        bool     `json:"left"`
+	Significant bool     `json:"significant"`
+}
+
 // GroupDrift is one group's rates now and in the baseline.
 type GroupDrift struct {
 	Group    int         `json:"group"`
+	Name     string      `json:"name,omitempty"`
 	Now      GroupRates  `json:"now"`
 	Baseline *GroupRates `json:"baseline"`
 }
@@ -249,6 +334,13 @@ type CriterionDrift struct {
 // false-positive rates and their criteria use the labelled ones, when
 // there are any. The intervals are at b's level; cfg gives the
 // resamples and the seed.
+//
+// The group mix is compared without labels: each group's share of the
+// scored nodes of a known group against its share of the baseline's
+// (Groups' Count), with Wilson intervals at b's level on both, read as
+// the rates are (disjoint intervals: a warning). Groups are named by
+// b.GroupNames when the baseline has them. [Baseline.Compare] adds the
+// features.
 func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Drift, error) {
 	nodes = allIfNil(nodes, len(sens))
 	if err := b.Validate(); err != nil {
@@ -291,11 +383,21 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 			dr.Notes = append(dr.Notes, s+" (the intervals overlap: within noise)")
 		}
 	}
+	name := b.GroupName
+	dr.GroupMix = groupMix(b, now, len(known))
+	for _, gs := range dr.GroupMix {
+		if gs.Left {
+			say(gs.Significant, fmt.Sprintf("%s is %s of the %d scored nodes of a known group, outside its validation-time share %s", name(gs.Group), pct(gs.Now), len(known), pct(gs.Baseline)))
+		}
+	}
 	for _, g := range now {
 		gd := GroupDrift{Group: g.Group, Now: g, Baseline: base[g.Group]}
+		if g.Group < len(b.GroupNames) {
+			gd.Name = b.GroupNames[g.Group]
+		}
 		dr.Groups = append(dr.Groups, gd)
 		if gd.Baseline == nil {
-			dr.Warnings = append(dr.Warnings, fmt.Sprintf("group %d has %d scored nodes and none in the baseline: its rates cannot be compared", g.Group, g.Count))
+			dr.Warnings = append(dr.Warnings, fmt.Sprintf("%s has %d scored nodes and none in the baseline: its rates cannot be compared", name(g.Group), g.Count))
 			continue
 		}
 		for _, r := range []struct {
@@ -306,7 +408,7 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 				continue
 			}
 			if left, sig := leaves(*r.now, *r.was); left {
-				say(sig, fmt.Sprintf("group %d's %s is %s on %d scored nodes, outside its validation-time interval %s", g.Group, r.name, pct(*r.now), r.now.Used, pct(*r.was)))
+				say(sig, fmt.Sprintf("%s's %s is %s on %d scored nodes, outside its validation-time interval %s", name(g.Group), r.name, pct(*r.now), r.now.Used, pct(*r.was)))
 			}
 		}
 	}
@@ -368,11 +470,102 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 	return dr, nil
 }
 
+// groupMix compares each group's share of the n scored nodes of a known
+// group (now's Count) with its share of the baseline's, for every group
+// in either, in group order.
+func groupMix(b Baseline, now []GroupRates, n int) []GroupShare {
+	total := 0
+	was := map[int]int{}
+	for _, g := range b.Groups {
+		total += g.Count
+		was[g.Group] = g.Count
+	}
+	cur := map[int]int{}
+	for _, g := range now {
+		cur[g.Group] = g.Count
+	}
+	if total == 0 || n == 0 {
+		return nil
+	}
+	var ids []int
+	for g := range was {
+		ids = append(ids, g)
+	}
+	for g := range cur {
+		if _, ok := was[g]; !ok {
+			ids = append(ids, g)
+		}
+	}
+	slices.Sort(ids)
+	out := make([]GroupShare, 0, len(ids))
+	for _, g := range ids {
+		s := GroupShare{Group: g, Now: wilson(cur[g], n, b.Level), Baseline: wilson(was[g], total, b.Level)}
+		if g < len(b.GroupNames) {
+			s.Name = b.GroupNames[g]
+		}
+		s.Left, s.Significant = leaves(s.Now, s.Baseline)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Scored is what [Baseline.Compare] compares with a baseline: the
+// decisions on the scored nodes and, optionally, their features.
+type Scored struct {
+	// Probs holds n × Classes class probabilities, row-major.
+	Probs   []float64
+	Classes int
+	// Labels (nil: none known) and Sens hold n entries (−1: unknown).
+	Labels, Sens []int
+	// Nodes are the scored rows (nil: all n).
+	Nodes []int
+	// X, if not nil, holds the n rows' features, D values per row
+	// (row-major, the model's columns); the rows Nodes are compared with
+	// the baseline's feature references.
+	X []float64
+	D int
+}
+
+// Compare is the one call of drift: CompareBaseline's outcomes and group
+// mix, and, when s.X is given, CompareFeatures' feature drift
+// (Drift.Features, its warnings and notes added to the Drift's). A
+// baseline without feature references (saved before RecordFeatures
+// existed, or without it) gives a note saying so, not an error. It
+// returns CompareBaseline's and CompareFeatures' errors.
+func (b Baseline) Compare(s Scored, opt Options, cfg BootstrapConfig) (Drift, error) {
+	labels := s.Labels
+	if labels == nil {
+		labels = make([]int, len(s.Sens))
+		for i := range labels {
+			labels[i] = -1
+		}
+	}
+	dr, err := CompareBaseline(b, s.Probs, s.Classes, labels, s.Sens, s.Nodes, opt, cfg)
+	if err != nil || s.X == nil {
+		return dr, err
+	}
+	if len(b.Features) == 0 {
+		dr.Notes = append(dr.Notes, "the baseline records no features (Baseline.RecordFeatures before saving it): feature drift is not measured")
+		return dr, nil
+	}
+	if s.D > 0 && len(s.X) != len(s.Sens)*s.D {
+		return Drift{}, fmt.Errorf("%w: Compare: %d feature values for %d nodes of %d features, want n·D", ErrLength, len(s.X), len(s.Sens), s.D)
+	}
+	fd, err := b.CompareFeatures(s.X, s.D, s.Nodes)
+	if err != nil {
+		return Drift{}, fmt.Errorf("metrics: Compare: %w", err)
+	}
+	dr.Features = &fd
+	dr.Warnings = append(dr.Warnings, fd.Warnings...)
+	dr.Notes = append(dr.Notes, fd.Notes...)
+	return dr, nil
+}
+
 // String gives the warnings and notes, one per line ("no drift" without
 // any).
 func (d Drift) String() string {
 	if len(d.Warnings)+len(d.Notes) == 0 {
-		return "no drift: every rate and criterion is within its validation-time interval"
+		return "no drift: every rate, criterion and group share is within its validation-time interval"
 	}
 	return strings.Join(append(append([]string(nil), d.Warnings...), d.Notes...), "\n")
 }
@@ -469,7 +662,7 @@ func selectionIntervals(probs []float64, classes int, sens, nodes []int, opt Opt
 			only = only && r == SelectionRate
 		}
 		if only && point.ok[c] && len(vals[c]) > 0 {
-			out[c] = Percentile(vals[c], point.vals[c], cfg.Level)
+			out[c] = unitInterval(vals[c], point.vals[c], cfg.Level)
 		}
 	}
 	return out

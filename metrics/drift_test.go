@@ -64,7 +64,7 @@ func TestDriftAgainstItselfAndAShift(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, d.Warnings)
 	assert.Empty(t, d.Notes)
-	assert.Equal(t, "no drift: every rate and criterion is within its validation-time interval", d.String())
+	assert.Equal(t, "no drift: every rate, criterion and group share is within its validation-time interval", d.String())
 
 	// New nodes from a much more biased population, unlabelled: the
 	// selection rates and ΔDP leave significantly, nothing needing labels

@@ -32,6 +32,10 @@ var (
 	// negative nodes, is zero: the false-positive rate of equalized odds
 	// for a group without negatives, or AUC without negatives.
 	ErrNoNegatives = errors.New("metrics: no negative nodes")
+	// ErrNoFeatures reports a drift baseline without feature references
+	// (Baseline.RecordFeatures was not called before it was saved):
+	// feature drift cannot be measured against it.
+	ErrNoFeatures = errors.New("metrics: the baseline records no features")
 )
 
 // ErrZeroRate reports a ratio whose denominator is zero: a ratio between

@@ -201,7 +201,7 @@ func ExampleBootstrap() {
 	// Output:
 	// 95% intervals, 1000 resamples of 12 nodes
 	// accuracy% 100.00 [100.00, 100.00]
-	// ΔDP%      33.33 [0.00, 83.33]
+	// ΔDP%      33.33 [0.00, 66.67]
 	// ΔEO%      0.00 [0.00, 0.00]
 	// ΔEO defined on 909 of 1000 resamples
 }

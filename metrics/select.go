@@ -55,8 +55,13 @@ type Rule struct {
 	// DPDifference).
 	Criterion Criterion `json:"criterion"`
 	// MaxAccuracyLoss, for Goal Fairest, is the accuracy the choice may
-	// lose against the reference, a fraction in (0, 1] (0.01 is one
-	// point). Must be 0 for MostAccurate.
+	// lose against the reference, a fraction in (0, 0.5): 0.01 is one
+	// accuracy point, as every rate of this package is a fraction (the
+	// commands' -max-acc-loss is in points and divides by 100). A value of
+	// 0.5 or more is refused, not read as fifty points or more: it is
+	// what a loss in points looks like (FairestWithin(c, 1) meaning one
+	// point), and a loss of half the accuracy admits every candidate.
+	// Must be 0 for MostAccurate.
 	MaxAccuracyLoss float64 `json:"max_accuracy_loss,omitempty"`
 	// Bound, for Goal MostAccurate, is the limit the criterion must meet:
 	// the largest allowed difference, in [0, 1] (0: exact parity), or the
@@ -66,13 +71,19 @@ type Rule struct {
 	Bound float64 `json:"bound,omitempty"`
 }
 
+// maxAccuracyLoss bounds Rule.MaxAccuracyLoss above (excluded).
+const maxAccuracyLoss = 0.5
+
 // DefaultRule returns the rule the examples use: the lowest validation
 // ΔDP within one point of accuracy of the reference (the model without
 // debiasing).
 func DefaultRule() Rule { return FairestWithin(DPDifference, 0.01) }
 
 // FairestWithin returns the rule choosing the fairest value of c within
-// maxAccuracyLoss (a fraction) of the reference's accuracy.
+// maxAccuracyLoss of the reference's accuracy: a fraction, 0.01 for one
+// accuracy point. Validate refuses 0.5 and more, with the fraction meant
+// if the value was in points (FairestWithin(c, 1): "did you mean 0.01
+// (1 point)?").
 func FairestWithin(c Criterion, maxAccuracyLoss float64) Rule {
 	return Rule{Goal: Fairest, Criterion: c, MaxAccuracyLoss: maxAccuracyLoss}
 }
@@ -85,7 +96,8 @@ func MostAccurateWithin(c Criterion, bound float64) Rule {
 }
 
 // Validate reports (wrapping ErrValue) an unknown goal or criterion, a
-// MaxAccuracyLoss outside (0, 1] for Fairest, a Bound outside [0, 1]
+// MaxAccuracyLoss outside (0, 0.5) for Fairest (one of 0.5 or more with
+// the fraction it would be as points: "did you mean 0.01 (1 point)?"), a Bound outside [0, 1]
 // (difference) or (0, 1] (ratio) for MostAccurate, or the other goal's
 // field set.
 func (r Rule) Validate() error {
@@ -94,8 +106,15 @@ func (r Rule) Validate() error {
 	}
 	switch r.Goal {
 	case Fairest:
-		if !(r.MaxAccuracyLoss > 0 && r.MaxAccuracyLoss <= 1) {
-			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v, want a fraction in (0, 1] for the goal %s", ErrValue, r.MaxAccuracyLoss, r.Goal)
+		if l := r.MaxAccuracyLoss; l >= maxAccuracyLoss && l <= 100 {
+			unit := "points"
+			if l == 1 {
+				unit = "point"
+			}
+			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v is a fraction of accuracy (%.4g accuracy points): did you mean %.4g (%v %s)? want a fraction in (0, %v)", ErrValue, l, 100*l, l/100, l, unit, maxAccuracyLoss)
+		}
+		if !(r.MaxAccuracyLoss > 0 && r.MaxAccuracyLoss < maxAccuracyLoss) {
+			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v, want a fraction in (0, %v) for the goal %s (0.01 is one accuracy point)", ErrValue, r.MaxAccuracyLoss, maxAccuracyLoss, r.Goal)
 		}
 		if r.Bound != 0 {
 			return fmt.Errorf("%w: Rule.Bound = %v is for the goal %s; the goal is %s", ErrValue, r.Bound, MostAccurate, r.Goal)

@@ -68,7 +68,7 @@ func TestChooseRatio(t *testing.T) {
 		want int
 	}{
 		{FairestWithin(DPRatio, 0.01), 1},
-		{FairestWithin(DPRatio, 0.5), 4},
+		{FairestWithin(DPRatio, 0.2), 4},
 		{MostAccurateWithin(DPRatio, 0.8), 1}, // the four-fifths rule
 		{MostAccurateWithin(DPRatio, 0.7), 2},
 		{MostAccurateWithin(DPRatio, 0.1), 0}, // the undefined 0.95 is skipped
@@ -106,4 +106,34 @@ func TestCandidateFromReport(t *testing.T) {
 	assert.ErrorIs(t, c.Undefined, ErrZeroRate)
 	c = FairestWithin(EODifference, 0.01).Candidate(r)
 	assert.Equal(t, Candidate{Accuracy: 0.75, Fairness: 1}, c)
+}
+
+// TestFairestWithinOneIsNotHundredPoints is issue 53's D1:
+// FairestWithin(DPDifference, 1) was accepted as 100 accuracy points
+// while the commands' -max-acc-loss 1 is one point. The library's unit is
+// the fraction; a loss that reads as points is refused with the fraction
+// meant.
+func TestFairestWithinOneIsNotHundredPoints(t *testing.T) {
+	for _, c := range []struct {
+		loss float64
+		want string
+	}{
+		{1, "Rule.MaxAccuracyLoss = 1 is a fraction of accuracy (100 accuracy points): did you mean 0.01 (1 point)?"},
+		{2, "did you mean 0.02 (2 points)?"},
+		{0.5, "did you mean 0.005 (0.5 points)?"},
+		{100, "did you mean 1 (100 points)?"},
+		{0.7, "want a fraction in (0, 0.5)"},
+	} {
+		err := FairestWithin(DPDifference, c.loss).Validate()
+		assert.ErrorIs(t, err, ErrValue, "%v", c.loss)
+		assert.ErrorContains(t, err, c.want, "%v", c.loss)
+	}
+	for _, bad := range []float64{0, -0.01, 101} {
+		err := FairestWithin(DPDifference, bad).Validate()
+		assert.ErrorContains(t, err, "want a fraction in (0, 0.5) for the goal fairest (0.01 is one accuracy point)", "%v", bad)
+	}
+	for _, ok := range []float64{0.01, 0.001, 0.2, 0.49} {
+		assert.NoError(t, FairestWithin(DPDifference, ok).Validate(), "%v", ok)
+	}
+	assert.Equal(t, "lowest validation ΔDP within 1 accuracy point of the reference", FairestWithin(DPDifference, 0.01).String())
 }

@@ -9,7 +9,7 @@ import (
 // ChangeRate returns the share of the evaluated nodes whose predicted
 // class differs between two predictions of the same nodes, probs and alt
 // (each n × classes, row-major, as Evaluate takes them), with a
-// percentile bootstrap interval over the nodes. It is the quantity behind
+// symmetric bootstrap interval over the nodes. It is the quantity behind
 // two metrics of NIFTY (Agarwal, Lakkaraju & Zitnik, UAI 2021), which
 // differ only in where alt comes from:
 //
@@ -102,7 +102,7 @@ func ChangeRate(probs, alt []float64, classes int, nodes []int, opt Options, cfg
 		}
 		rates[r] = float64(c) / float64(m)
 	}
-	return Percentile(rates, point, cfg.Level), nil
+	return unitInterval(rates, point, cfg.Level), nil
 }
 
 // decide returns the predicted class of one row: class 1 when its

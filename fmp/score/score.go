@@ -40,6 +40,25 @@
 //
 // The study in examples/paper/deploy measures both on new nodes.
 //
+// # Drift
+//
+// Scorer.Drift compares the nodes scored with the baseline the model file
+// recorded, in one call: each group's decision rates and the fairness
+// criteria against their validation-time intervals (the rates that need
+// labels only on labelled nodes), the group mix (each group's share of
+// the scored nodes, no labels needed), and each feature against its
+// training range and distribution (PSI), every message naming groups and
+// features by their names:
+//
+//	out, err := s.Score(grown, x, sens, newNodes)
+//	d, err := s.Drift(out, nil, sens, x) // nil: no labels known
+//	fmt.Println(d)                       // warnings, then notes
+//
+// The file records a baseline when it is saved with one
+// (modelio.SaveWith, SaveConfig.Baseline: metrics.NewBaseline on the
+// validation nodes, its GroupNames set, Baseline.RecordFeatures on the
+// training nodes); without it Drift returns ErrNoBaseline.
+//
 // # Cost
 //
 // Score computes on the ball of radius Hops() around the nodes asked for
