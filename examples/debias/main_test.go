@@ -215,7 +215,7 @@ func TestBadInput(t *testing.T) {
 		{"dtype", with("-dtype", "float16"), `-dtype "float16"`},
 		{"lambda-f", with("-lambda-f", "1,x"), `-lambda-f "1,x": "x" is not a finite number`},
 		{"lambda-f negative", with("-lambda-f", "-1"), `-lambda-f "-1": "-1" is below 0`},
-		{"rule", with("-max-acc-loss", "0"), "-max-acc-loss 0, want accuracy points in (0, 100]"},
+		{"rule", with("-max-acc-loss", "0"), "-max-acc-loss 0, want accuracy points in (0, 50): 1 is one point"},
 		{"epochs", with("-epochs", "0"), "-epochs 0, want ≥ 1"},
 		{"comma", with("-comma", "x"), `-comma "x"`},
 		{"missing file", with("-nodes", filepath.Join(dir, "nope.csv")), "nope.csv: open"},

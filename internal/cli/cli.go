@@ -105,8 +105,8 @@ func Rule(f RuleFlags) (metrics.Rule, error) {
 		}
 		return metrics.MostAccurateWithin(crit, f.Bound/100), nil
 	}
-	if !(f.MaxAccLoss > 0 && f.MaxAccLoss <= 100) {
-		return metrics.Rule{}, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 100]", f.MaxAccLoss)
+	if !(f.MaxAccLoss > 0 && f.MaxAccLoss < 50) {
+		return metrics.Rule{}, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 50): 1 is one point", f.MaxAccLoss)
 	}
 	return metrics.FairestWithin(crit, f.MaxAccLoss/100), nil
 }

@@ -61,7 +61,7 @@ func TestRule(t *testing.T) {
 		{RuleFlags{Criterion: "dp", MaxAccLoss: 1, SetMaxAccLoss: true, Bound: 5, SetBound: true}, "two rules, want one"},
 		{RuleFlags{Criterion: "dp-ratio", Bound: 80, SetBound: true}, "-bound 80 for -criterion dp-ratio, want the smallest allowed ratio in (0, 1]"},
 		{RuleFlags{Criterion: "dp", Bound: 150, SetBound: true}, "-bound 150 for -criterion dp, want the largest allowed difference in points"},
-		{RuleFlags{Criterion: "dp", MaxAccLoss: 0}, "-max-acc-loss 0, want accuracy points in (0, 100]"},
+		{RuleFlags{Criterion: "dp", MaxAccLoss: 0}, "-max-acc-loss 0, want accuracy points in (0, 50): 1 is one point"},
 	} {
 		_, err := Rule(c.f)
 		assert.ErrorContains(t, err, c.want)

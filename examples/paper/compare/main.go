@@ -96,8 +96,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-lr %v, want > 0", o.lr)
 	case !(o.wd >= 0):
 		return nil, fmt.Errorf("-weight-decay %v, want ≥ 0", o.wd)
-	case !(o.maxLoss > 0 && o.maxLoss <= 100):
-		return nil, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 100]", o.maxLoss)
+	case !(o.maxLoss > 0 && o.maxLoss < 50):
+		return nil, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 50): 1 is one point", o.maxLoss)
 	case o.dataset == "synthetic" && o.synthN < 50:
 		return nil, fmt.Errorf("-synthetic-nodes %d, want ≥ 50", o.synthN)
 	case o.dataset != "synthetic" && o.data == "":
