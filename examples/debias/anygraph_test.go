@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -290,4 +292,102 @@ func TestModelHeldOutByID(t *testing.T) {
 		"-label", "label", "-sens", "group", "-no-scale", "-drop", "node,split", "-model", model, "-q", "-out", filepath.Join(dir, "noid"))
 	assert.Equal(t, 2, code, errs)
 	assert.Contains(t, errs, "give the node table's id column with -id")
+}
+
+// TestModelDriftWithoutLabels (issue 53, A4): unlabelled new nodes of
+// which 90% are one group, where validation had about half, raise a
+// drift warning naming the group by its value; new nodes with a feature
+// at three times its training maximum raise one naming the feature.
+// Before, drift compared decisions only: neither was seen.
+func TestModelDriftWithoutLabels(t *testing.T) {
+	dir := t.TempDir()
+	syn := filepath.Join(dir, "syn")
+	code, _, errs := runCmd("-dataset", "synthetic", "-export", syn, "-q")
+	require.Equal(t, 0, code, errs)
+	in := func(d string) []string {
+		return []string{"-nodes", filepath.Join(d, "nodes.csv"), "-edges", filepath.Join(d, "edges.csv"),
+			"-id", "node", "-label", "label", "-sens", "group", "-split-column", "split", "-no-scale"}
+	}
+	trained := filepath.Join(dir, "trained")
+	code, _, errs = runCmd(append(in(syn), "-epochs", "20", "-lambda-f", "0,1", "-lambda-s", "0", "-q", "-out", trained)...)
+	require.Equal(t, 0, code, errs)
+	model := filepath.Join(trained, "model.fmp")
+	rows := readCSV(t, filepath.Join(syn, "nodes.csv"))
+	hdr, body := rows[0], rows[1:]
+	col := func(name string) int {
+		for j, h := range hdr {
+			if h == name {
+				return j
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return -1
+	}
+	gc, x0, lc, sc := col("group"), col("x0"), col("label"), col("split")
+	groupsSeen := map[string]bool{}
+	max0 := math.Inf(-1)
+	for _, r := range body {
+		groupsSeen[r[gc]] = true
+		v, err := strconv.ParseFloat(r[x0], 64)
+		require.NoError(t, err)
+		max0 = math.Max(max0, v)
+	}
+	require.Len(t, groupsSeen, 2)
+	// newNodes writes syn grown by 200 unlabelled nodes copied from
+	// random old ones, with group g for a share of them and edit applied.
+	newNodes := func(name string, share float64, g string, edit func(r []string)) string {
+		rng := rand.New(rand.NewSource(11))
+		dst := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(dst, 0o755))
+		var b strings.Builder
+		for _, r := range rows {
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		edges, err := os.ReadFile(filepath.Join(syn, "edges.csv"))
+		require.NoError(t, err)
+		e := string(edges)
+		for j := 0; j < 200; j++ {
+			r := append([]string(nil), body[rng.Intn(len(body))]...)
+			r[0], r[lc], r[sc] = fmt.Sprintf("new%d", j), "", ""
+			if rng.Float64() < share {
+				r[gc] = g
+			}
+			if edit != nil {
+				edit(r)
+			}
+			b.WriteString(strings.Join(r, ",") + "\n")
+			for _, v := range rng.Perm(len(body))[:3] {
+				e += fmt.Sprintf("%s,%s\n", r[0], body[v][0])
+			}
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dst, "nodes.csv"), []byte(b.String()), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dst, "edges.csv"), []byte(e), 0o644))
+		return dst
+	}
+	drift := func(d string) (map[string]any, string) {
+		out := filepath.Join(dir, "out-"+filepath.Base(d))
+		code, _, errs := runCmd(append(in(d), "-model", model, "-q", "-out", out)...)
+		require.Equal(t, 0, code, errs)
+		var doc struct {
+			Drift map[string]any `json:"drift"`
+		}
+		raw, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &doc))
+		return doc.Drift, errs
+	}
+	// Same population: no warning about the group mix or the features.
+	_, errs = drift(newNodes("same", 0, "", nil))
+	assert.NotContains(t, errs, "share")
+	assert.NotContains(t, errs, `feature "x0"`)
+
+	// 90% one group (the synthetic export names groups 0 and 1).
+	d, errs := drift(newNodes("mix", 0.9, "1", nil))
+	assert.Contains(t, errs, `warning: drift on the new nodes: group "1"`)
+	assert.Contains(t, errs, "share")
+	assert.NotEmpty(t, d["group_mix"])
+
+	// x0 at three times its training maximum.
+	_, errs = drift(newNodes("beyond", 0, "", func(r []string) { r[x0] = fmt.Sprint(3 * max0) }))
+	assert.Contains(t, errs, `warning: drift on the new nodes: feature "x0"`)
 }

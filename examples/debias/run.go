@@ -88,7 +88,10 @@ type result struct {
 	seenNote string
 	heldOut  string
 	drift    map[string]any
-	training map[string]any
+	// driftWarnings are the drift's warnings, as stderr prints them
+	// ("drift on the new nodes: ..."), for the report.
+	driftWarnings []string
+	training      map[string]any
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
 	diagnostics []metrics.Diagnostic
@@ -434,6 +437,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		if saved, err = identify(o, h, rec, ds); err != nil {
 			return err
 		}
+		saved.heldOut(ds)
 	} else if o.export == "" {
 		if w := splitOverlap(ds, o.dataset != ""); w != "" {
 			ds.Warnings = append(ds.Warnings, w)
@@ -820,7 +824,7 @@ func predictSaved(o *options, h *modelio.Header, saved savedNodes, ds *datasets.
 	// Every figure is computed on the saved split (heldOut): test on the
 	// labelled nodes the model never trained or chose on.
 	r.seen, r.seenNote = saved.seen, saved.note
-	newNodes, savedTest := saved.heldOut(ds)
+	newNodes, savedTest := saved.newNodes, saved.savedHeldOut
 	r.heldOut = heldOutWords(newNodes, savedTest)
 	r.training["nodes_known"] = saved.how
 	r.training["held_out"] = map[string]any{"new": newNodes, "saved_test": savedTest, "words": r.heldOut}
@@ -895,12 +899,18 @@ func (r *result) measureDrift(h *modelio.Header, probs []float64, stderr io.Writ
 	if len(nodes) == 0 {
 		nodes, which = nil, "every node"
 	}
-	d, err := metrics.CompareBaseline(*h.Baseline, probs, ds.NumClasses(), ds.Labels, ds.Sens, nodes, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
+	// Outcomes, the group mix and the features (metrics.Baseline.Compare).
+	sc := metrics.Scored{Probs: probs, Classes: ds.NumClasses(), Labels: ds.Labels, Sens: ds.Sens, Nodes: nodes, X: ds.Features, D: ds.NumFeatures}
+	d, err := h.Baseline.Compare(sc, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
 	if err != nil {
 		return fmt.Errorf("drift: %w", err)
 	}
 	r.drift = map[string]any{"scored": which, "baseline_nodes": h.Baseline.Nodes, "nodes": d.Nodes, "labelled": d.Labelled,
-		"groups": d.Groups, "criteria": d.Criteria, "warnings": nonNil(d.Warnings), "notes": nonNil(d.Notes)}
+		"groups": d.Groups, "criteria": d.Criteria, "group_mix": d.GroupMix, "features": d.Features,
+		"warnings": nonNil(d.Warnings), "notes": nonNil(d.Notes)}
+	for _, w := range d.Warnings {
+		r.driftWarnings = append(r.driftWarnings, fmt.Sprintf("drift on %s: %s", which, w))
+	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(stderr, "warning: drift on %s: %s\n", which, w)
 	}
@@ -937,6 +947,15 @@ func keepModel(r *result, m layers.Model, ds *datasets.Dataset, probs []float64)
 	b, err := metrics.NewBaseline(probs, ds.NumClasses(), ds.Labels, ds.Sens, ds.Split.Val, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
 	if err != nil {
 		return fmt.Errorf("the validation baseline of the model file: %w", err)
+	}
+	// Drift names groups by their values, and compares new nodes'
+	// features with every node's of this graph (the population the
+	// model was built on), in the model's scaled columns.
+	for g := 0; g < groups(ds); g++ {
+		b.GroupNames = append(b.GroupNames, groupName(ds, g))
+	}
+	if err := b.RecordFeatures(ds.Features, ds.NumFeatures, ds.FeatureNames, nil); err != nil {
+		return fmt.Errorf("the feature reference of the model file: %w", err)
 	}
 	nodes, err := recordNodes(ds)
 	if err != nil {

@@ -26,6 +26,10 @@ type savedNodes struct {
 	how string
 	// note says why they could not be, or what to beware of.
 	note string
+	// newNodes and savedHeldOut count the labelled held-out nodes (new,
+	// and saved ones whose labels the model never used), once heldOut
+	// has made the split.
+	newNodes, savedHeldOut int
 }
 
 // nodeID is how node i of ds is known to a model file's node record:
@@ -130,7 +134,8 @@ func seenByFingerprint(h *modelio.Header, ds *datasets.Dataset) ([]bool, string)
 // saved split is unknown, only new nodes are held out; when the saved
 // nodes cannot be told apart at all, nothing is: test is empty. It
 // returns the counts of new and of saved held-out nodes in test.
-func (s savedNodes) heldOut(ds *datasets.Dataset) (newNodes, savedTest int) {
+func (s *savedNodes) heldOut(ds *datasets.Dataset) (newNodes, savedTest int) {
+	defer func() { s.newNodes, s.savedHeldOut = newNodes, savedTest }()
 	var sp datasets.Split
 	for i, y := range ds.Labels {
 		if s.seen == nil {
