@@ -44,6 +44,9 @@ type method struct {
 	// nodes within each group, seed 1): the uncertainty that comes from
 	// which nodes were tested.
 	TestCI *metrics.Intervals `json:"test_interval_95,omitempty"`
+	// AUCOf says what the AUC ranks by when it is not the row's own
+	// probabilities (the thresholds': the backbone's scores).
+	AUCOf string `json:"auc_of,omitempty"`
 	// Setting says what was chosen (FMP's λs and λf, the thresholds).
 	Setting map[string]float64 `json:"setting,omitempty"`
 	// Marks say why the row is not a result to read as one: "trivial:
@@ -681,6 +684,34 @@ func (r *result) finish(o *options, probs []float64) error {
 	return nil
 }
 
+// thresholdsAUC is what a thresholded method's AUC is of (metrics.json
+// "auc_of").
+const thresholdsAUC = "the backbone's probabilities, which the thresholds are applied to: per-group thresholds change the decisions, not the scores, so the row's AUC is the backbone's (accuracy, ΔDP and ΔEO are the thresholded decisions')"
+
+// scoreAUC replaces rep's AUC, computed from one-hot decisions, by the
+// AUC of the scores probs (n × c) on the same nodes: the ranking by
+// scores, which is what an AUC measures.
+func scoreAUC(rep *metrics.Report, probs []float64, c int, ds *datasets.Dataset, idx []int, opt metrics.Options) error {
+	byScore, err := metrics.Evaluate(probs, c, ds.Labels, ds.Sens, idx, opt)
+	if err != nil {
+		return err
+	}
+	rep.AUC = byScore.AUC
+	var und []metrics.Undefined
+	for _, u := range rep.Undefined {
+		if u.Metric != "auc" {
+			und = append(und, u)
+		}
+	}
+	for _, u := range byScore.Undefined {
+		if u.Metric == "auc" {
+			und = append(und, u)
+		}
+	}
+	rep.Undefined = und
+	return nil
+}
+
 // evaluate sets the decisions (the argmax, lowest class on ties: for two
 // classes class 1 when its probability is above 0.5, as metrics.Evaluate)
 // unless thresholded, and the metrics, with the criterion crit.
@@ -693,7 +724,10 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 		}
 	}
 	// The metrics of the decisions: the probabilities when the decisions
-	// are their argmax (AUC then ranks by them), else one-hot rows.
+	// are their argmax, else one-hot rows of the decisions. AUC ranks by
+	// scores, never by decisions: a thresholded method's is that of the
+	// probabilities it thresholds (the backbone's; scoreAUC below), since
+	// per-group thresholds change the decisions, not the scores.
 	scored := me.probs
 	if me.thresholded {
 		scored = make([]float64, len(me.probs))
@@ -716,6 +750,12 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 		rep, err := metrics.Evaluate(scored, c, ds.Labels, ds.Sens, part.idx, opt)
 		if err != nil {
 			return fmt.Errorf("%s: metrics: %w", me.Name, err)
+		}
+		if me.thresholded {
+			if err := scoreAUC(&rep, me.probs, c, ds, part.idx, opt); err != nil {
+				return fmt.Errorf("%s: metrics: %w", me.Name, err)
+			}
+			me.AUCOf = thresholdsAUC
 		}
 		*part.dst = &rep
 	}
