@@ -99,7 +99,9 @@ github.com/fairmp/fairmp/graph/datasets.
 Exit status 2 for bad input and 1 for a failure (nothing written either
 way); 3 when no setting met the rule (everything written, the backbone
 kept as FMP's answer); 4 when -out appeared while the command ran (the
-results written beside it, to the folder the message names).
+results written beside it, to the folder the message names); 5 when
+every debiased row selects every node or none, 6 when none is above the
+majority rate (everything written, the rows marked; 5 before 6 before 3).
 
 -overwrite replaces only a folder this command wrote (it holds a
 .debias-output file listing its files, and nothing else) or an empty one;

@@ -30,18 +30,32 @@ func TestFmtPct(t *testing.T) {
 }
 
 // marksOf marks a method from its diagnostics (the report says which way
-// a selection is trivial): trivial first, then below the majority rate,
-// then a rule not met; other diagnostics mark nothing.
+// a selection is trivial): trivial first, then not above the majority
+// rate, then a rule not met; other diagnostics mark nothing.
 func TestMarksOf(t *testing.T) {
-	all := metrics.Report{Overall: metrics.GroupStats{Count: 100, Selected: 100}}
-	none := metrics.Report{Overall: metrics.GroupStats{Count: 100, Selected: 0}}
-	assert.Equal(t, []string{"trivial: selects every node", "below the majority rate", "rule not met"}, marksOf([]metrics.Diagnostic{
+	all := metrics.Report{Classes: 2, Accuracy: 0.7, Overall: metrics.GroupStats{Count: 100, Selected: 100, Positives: 70}}
+	none := metrics.Report{Classes: 2, Accuracy: 0.3, Overall: metrics.GroupStats{Count: 100, Selected: 0, Positives: 70}}
+	assert.Equal(t, []string{"trivial: selects every node", "not above the majority rate: accuracy 70.00% ≤ 70.00%", "rule not met"}, marksOf([]metrics.Diagnostic{
 		{Code: metrics.RuleNotMet, Subject: "fmp"},
 		{Code: metrics.BelowMajority, Subject: "fmp"},
 		{Code: metrics.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
-	}, all))
-	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}, none))
-	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}, all))
+	}, all, nil))
+	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}, none, nil))
+	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}, all, nil))
+}
+
+// Issue 53 A7: a row at 70.40% against a 70.00% majority was marked
+// "below the majority rate" (a 0.5-point margin). The mark says what the
+// rule checked: the accuracy at or below the rate, or its interval
+// reaching down to it.
+func TestMajorityMarkSaysWhatItChecks(t *testing.T) {
+	rep := metrics.Report{Classes: 2, Accuracy: 0.704, Overall: metrics.GroupStats{Count: 500, Selected: 300, Positives: 350}}
+	d := []metrics.Diagnostic{{Code: metrics.BelowMajority, Subject: "fmp"}}
+	assert.Equal(t, []string{"not above the majority rate: accuracy 70.40%, but its 95% interval [67.80, 72.90] reaches 70.00%"},
+		marksOf(d, rep, &metrics.Interval{Point: 0.704, Lo: 0.678, Hi: 0.729}))
+	rep.Accuracy = 0.69
+	assert.Equal(t, []string{"not above the majority rate: accuracy 69.00% ≤ 70.00%"},
+		marksOf(d, rep, &metrics.Interval{Point: 0.69, Lo: 0.65, Hi: 0.73}))
 }
 
 // A rate undefined for a group (no negative test node: no FPR) is drawn
