@@ -170,8 +170,8 @@ func writeFrontier(path string, f *fmp.Frontier) error {
 // (cross), the thresholds (triangle), the chosen setting (ringed), each
 // panel's majority-class accuracy and, on validation, the rule's limit
 // (frontierConfig).
-func plotFrontier(path string, r *result) error {
-	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, frontierConfig(r)) })
+func plotFrontier(path string, o *options, r *result) error {
+	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, frontierConfig(o, r)) })
 }
 
 func containsF(s []float64, x float64) bool {

@@ -1035,7 +1035,7 @@ func writeAll(od *outDir, o *options, r *result) error {
 		if err := writeFrontier(od.path("frontier.csv"), r.frontier); err != nil {
 			return err
 		}
-		if err := plotFrontier(od.path("frontier.svg"), r); err != nil {
+		if err := plotFrontier(od.path("frontier.svg"), o, r); err != nil {
 			return err
 		}
 	}
