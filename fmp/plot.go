@@ -76,7 +76,9 @@ var markStyles = []struct {
 // per value of λs, every point labelled with its λf (settings with
 // identical metrics, λf past saturation, drawn as one point labelled
 // with the range; a label with no room beside its point is placed
-// farther off with a leader line, never left out), the chosen point
+// farther off with a leader line; no two texts overlap, so a label with
+// no free place left in the axes is left out: frontier.csv lists every
+// setting), the chosen point
 // ringed, the rule's limit dashed on the validation panel, the
 // majority-class accuracy (cfg.MajorityVal, cfg.MajorityTest) dotted,
 // and cfg.Marks beside them. The legend sits outside the axes. It

@@ -16,8 +16,12 @@ type DiagnosticCode string
 // The diagnostics a careful analyst would give before anyone reads a
 // table's numbers.
 const (
-	// BelowMajority: the accuracy is at or below the majority-class rate:
-	// predicting the larger class for every node scores as much.
+	// BelowMajority: the accuracy is not above the majority-class rate
+	// (predicting the more frequent class for every evaluated node): at
+	// or below it, or, given the accuracy's interval
+	// ([DiagnoseReportWithin]), with an interval whose low end is at or
+	// below it. A constant prediction then scores as much, as far as
+	// these nodes can tell.
 	BelowMajority DiagnosticCode = "below-majority"
 	// TrivialSelection: (nearly) every node selected, or none: the
 	// demographic-parity gap is (nearly) 0 by triviality, not fairness.
@@ -60,9 +64,6 @@ func (d Diagnostic) String() string {
 
 // DiagnoseConfig holds the thresholds of the diagnostics.
 type DiagnoseConfig struct {
-	// MajorityMargin: accuracy within this much (a fraction) above the
-	// majority-class rate, or below it, is BelowMajority. Default 0.005.
-	MajorityMargin float64
 	// TrivialRate: a selection rate at most this, or at least 1 minus
 	// this, overall, is TrivialSelection. Default 0.01.
 	TrivialRate float64
@@ -124,14 +125,12 @@ func metricTitle(metric string) string {
 
 // DefaultDiagnoseConfig returns the defaults above.
 func DefaultDiagnoseConfig() DiagnoseConfig {
-	return DiagnoseConfig{MajorityMargin: 0.005, TrivialRate: 0.01, MinGroupCount: 30, MinClassRate: 0.1, LeakCorrelation: 0.95}
+	return DiagnoseConfig{TrivialRate: 0.01, MinGroupCount: 30, MinClassRate: 0.1, LeakCorrelation: 0.95}
 }
 
 // Validate checks the fields' ranges.
 func (c DiagnoseConfig) Validate() error {
 	switch {
-	case !(c.MajorityMargin >= 0 && c.MajorityMargin < 1):
-		return fmt.Errorf("%w: DiagnoseConfig.MajorityMargin = %v, want in [0, 1)", ErrValue, c.MajorityMargin)
 	case !(c.TrivialRate >= 0 && c.TrivialRate < 0.5):
 		return fmt.Errorf("%w: DiagnoseConfig.TrivialRate = %v, want in [0, 0.5)", ErrValue, c.TrivialRate)
 	case c.MinGroupCount < 0:
@@ -144,11 +143,47 @@ func (c DiagnoseConfig) Validate() error {
 	return nil
 }
 
+// MajorityRate returns the accuracy of predicting the more frequent
+// class for every evaluated node of a binary report, and false for a
+// report of more classes or without evaluated nodes.
+func (r Report) MajorityRate() (float64, bool) {
+	o := r.Overall
+	if r.Classes != 2 || o.Count == 0 {
+		return 0, false
+	}
+	pos := float64(o.Positives) / float64(o.Count)
+	return math.Max(pos, 1-pos), true
+}
+
+// NotAboveMajority is the one rule of BelowMajority: the accuracy is not
+// above the majority-class rate major when acc.Lo ≤ major, the low end
+// of the accuracy's interval acc (then the nodes do not show the model
+// to beat a constant prediction), or, without an interval (acc nil),
+// when the accuracy itself is at or below major.
+func NotAboveMajority(accuracy float64, acc *Interval, major float64) bool {
+	if acc != nil && !acc.Undefined() {
+		return acc.Lo <= major
+	}
+	return accuracy <= major
+}
+
 // DiagnoseReport returns the diagnostics of one evaluation (a binary
-// task's Report) of the method named subject: BelowMajority,
+// task's Report) of the method named subject: BelowMajority (the
+// accuracy at or below the majority-class rate, [Report.MajorityRate]),
 // TrivialSelection, SmallGroup and ImbalancedLabel. A report of more than
-// two classes gets SmallGroup only.
+// two classes gets SmallGroup only. It is [DiagnoseReportWithin] without
+// an interval.
 func DiagnoseReport(rep Report, subject string, cfg DiagnoseConfig) ([]Diagnostic, error) {
+	return DiagnoseReportWithin(rep, nil, subject, cfg)
+}
+
+// DiagnoseReportWithin is DiagnoseReport given acc, the interval of the
+// report's accuracy on the same nodes (Bootstrap's Intervals.Accuracy;
+// nil: none): BelowMajority is then reported when the interval's low end
+// is at or below the majority-class rate ([NotAboveMajority]): the
+// accuracy is not shown to be above it, which a point a little above it
+// (70.40% against 70.00% on 500 nodes) is not either.
+func DiagnoseReportWithin(rep Report, acc *Interval, subject string, cfg DiagnoseConfig) ([]Diagnostic, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -156,10 +191,17 @@ func DiagnoseReport(rep Report, subject string, cfg DiagnoseConfig) ([]Diagnosti
 	o := rep.Overall
 	if rep.Classes == 2 && o.Count > 0 {
 		pos := float64(o.Positives) / float64(o.Count)
-		major := math.Max(pos, 1-pos)
-		if rep.Accuracy <= major+cfg.MajorityMargin {
+		major, _ := rep.MajorityRate()
+		if NotAboveMajority(rep.Accuracy, acc, major) {
+			what := fmt.Sprintf("accuracy %.2f%% is at or below", 100*rep.Accuracy)
+			if acc != nil && !acc.Undefined() {
+				what = fmt.Sprintf("accuracy %.2f%%, interval [%.2f%%, %.2f%%], is not shown to be above", 100*rep.Accuracy, 100*acc.Lo, 100*acc.Hi)
+				if rep.Accuracy <= major {
+					what = fmt.Sprintf("accuracy %.2f%% (interval [%.2f%%, %.2f%%]) is at or below", 100*rep.Accuracy, 100*acc.Lo, 100*acc.Hi)
+				}
+			}
 			out = append(out, Diagnostic{Code: BelowMajority, Subject: subject,
-				Message: fmt.Sprintf("accuracy %.2f%% is no better than predicting the more frequent class for every node, which scores %.2f%% on these %d nodes", 100*rep.Accuracy, 100*major, o.Count),
+				Message: fmt.Sprintf("not above the majority rate: %s the %.2f%% that predicting the more frequent class for every one of these %d nodes scores", what, 100*major, o.Count),
 				Advice:  "the model has not learnt the task: train longer or with a higher learning rate, and check the labels and the features"})
 		}
 		sel := float64(o.Selected) / float64(o.Count)

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,10 +36,66 @@ func TestDiagnoseConstantClassifier(t *testing.T) {
 	ds, err := DiagnoseReport(rep, "thresholds", DefaultDiagnoseConfig())
 	require.NoError(t, err)
 	assert.Equal(t, []DiagnosticCode{BelowMajority, TrivialSelection}, codes(ds))
-	assert.Contains(t, ds[0].Message, "accuracy 70.00% is no better than predicting the more frequent class for every node, which scores 70.00% on these 100 nodes")
+	assert.Contains(t, ds[0].Message, "not above the majority rate: accuracy 70.00% is at or below the 70.00% that predicting the more frequent class for every one of these 100 nodes scores")
 	assert.Contains(t, ds[1].Message, "selects every node (100.00% selected)")
 	assert.Equal(t, "thresholds", ds[0].Subject)
-	assert.Contains(t, ds[0].String(), "thresholds [below-majority]: accuracy")
+	assert.Contains(t, ds[0].String(), "thresholds [below-majority]: not above the majority rate: accuracy")
+}
+
+// Issue 53 A7: a row at 70.40% against a 70.00% majority was reported
+// "no better" than the majority rate because of a 0.5-point margin. One
+// rule now: at or below the majority rate, or, with the accuracy's
+// interval, an interval that reaches down to it; the message says which.
+func TestDiagnoseNotAboveMajority(t *testing.T) {
+	n := 500
+	labels, sens, p1 := make([]int, n), make([]int, n), make([]float64, n)
+	for i := range labels {
+		sens[i] = i % 2
+		if i < 350 { // 70% positives
+			labels[i] = 1
+		}
+		p1[i] = 0.9
+		if (i >= 350 && i < 370) || i < 18 {
+			p1[i] = 0.1 // 20 negatives right, 18 positives wrong
+		}
+	}
+	rep, err := EvaluateBinary(p1, labels, sens, nil, DefaultOptions())
+	require.NoError(t, err)
+	require.InDelta(t, 0.704, rep.Accuracy, 1e-12)
+	major, ok := rep.MajorityRate()
+	require.True(t, ok)
+	require.InDelta(t, 0.7, major, 1e-12)
+	below := func(ds []Diagnostic) *Diagnostic {
+		for k := range ds {
+			if ds[k].Code == BelowMajority {
+				return &ds[k]
+			}
+		}
+		return nil
+	}
+
+	ds, err := DiagnoseReport(rep, "fmp", DefaultDiagnoseConfig())
+	require.NoError(t, err)
+	assert.Nil(t, below(ds), "70.40%% is above 70.00%%: %v", ds)
+
+	wide := Interval{Point: 0.704, Lo: 0.678, Hi: 0.729}
+	ds, err = DiagnoseReportWithin(rep, &wide, "fmp", DefaultDiagnoseConfig())
+	require.NoError(t, err)
+	d := below(ds)
+	require.NotNil(t, d, "the interval reaches the majority rate")
+	assert.Equal(t, "not above the majority rate: accuracy 70.40%, interval [67.80%, 72.90%], is not shown to be above the 70.00% that predicting the more frequent class for every one of these 500 nodes scores", d.Message)
+
+	narrow := Interval{Point: 0.704, Lo: 0.701, Hi: 0.707}
+	ds, err = DiagnoseReportWithin(rep, &narrow, "fmp", DefaultDiagnoseConfig())
+	require.NoError(t, err)
+	assert.Nil(t, below(ds), "an interval above the majority rate")
+
+	assert.True(t, NotAboveMajority(0.7, nil, 0.7), "at the rate")
+	assert.False(t, NotAboveMajority(0.7001, nil, 0.7))
+	assert.True(t, NotAboveMajority(0.75, &Interval{Point: 0.75, Lo: 0.7, Hi: 0.8}, 0.7), "the low end at the rate")
+	assert.False(t, NotAboveMajority(0.69, &Interval{Point: math.NaN()}, 0.6), "an undefined interval: the point decides")
+	_, ok = Report{Classes: 3, Overall: GroupStats{Count: 5}}.MajorityRate()
+	assert.False(t, ok, "binary reports only")
 }
 
 // A good classifier on balanced labels and large groups gets nothing; a

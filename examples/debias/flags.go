@@ -62,6 +62,19 @@ type options struct {
 	flagsUsed [][2]string
 }
 
+// defaultBackbone is the backbone trained when -backbone is not given and
+// nothing is searched (-search-budget 0).
+const defaultBackbone = "gcn"
+
+// floatList writes numbers as "a, b and c".
+func floatList(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%g", x)
+	}
+	return andList(s)
+}
+
 // backbones lists the kinds -backbone takes: every declared kind that
 // is built from a configuration (not a wrapper such as fmp).
 func backbones() []string {
@@ -99,7 +112,9 @@ github.com/fairmp/fairmp/graph/datasets.
 Exit status 2 for bad input and 1 for a failure (nothing written either
 way); 3 when no setting met the rule (everything written, the backbone
 kept as FMP's answer); 4 when -out appeared while the command ran (the
-results written beside it, to the folder the message names).
+results written beside it, to the folder the message names); 5 when
+every debiased row selects every node or none, 6 when none is above the
+majority rate (everything written, the rows marked; 5 before 6 before 3).
 
 -overwrite replaces only a folder this command wrote (it holds a
 .debias-output file listing its files, and nothing else) or an empty one;
@@ -131,8 +146,11 @@ Flags:
 		objective = fs.String("objective", "accuracy", "what the per-group thresholds maximise: accuracy or balanced-accuracy")
 		minGroup  = fs.Int("min-group", 20, "smallest number of labelled nodes a sensitive group may have (0: no minimum); smaller groups are refused, or merged with -merge-small")
 		merge     = fs.Bool("merge-small", false, "merge the sensitive groups below -min-group into one group \"other\" instead of refusing them")
-		backbone  = fs.String("backbone", "gcn", "backbone: "+strings.Join(backbones(), ", ")+" (default: chosen on validation among "+strings.Join(searchKinds, ", ")+")")
-		budget    = fs.Duration("search-budget", defaultSearchBudget, "time the backbone search may take: unless -backbone, -lr and -epochs are all given, the ones left out are chosen on validation (0: no search, the flags' defaults)")
+		// -backbone, -lr and -epochs have no default of the flag package's:
+		// their help says the one that applies (the search's, or with
+		// -search-budget 0 the library's), filled in below when not given.
+		backbone  = fs.String("backbone", "", "backbone: "+strings.Join(backbones(), ", ")+" (default: chosen on validation among "+strings.Join(searchKinds, ", ")+"; "+defaultBackbone+" with -search-budget 0)")
+		budget    = fs.Duration("search-budget", defaultSearchBudget, "time the backbone search may take: unless -backbone, -lr and -epochs are all given, the ones left out are chosen on validation (0: no search: the flags given, "+defaultBackbone+", lr "+fmt.Sprint(tr.Adam.LR)+" and "+fmt.Sprint(tr.Epochs)+" epochs for those left out)")
 		method    = fs.String("method", "", "train the backbone with a fairness method before FMP and the thresholds post-process it: "+strings.Join(fairtrain.Names(), ", ")+"; or debias the graph and features before training: "+strings.Join(preprocess.Names(), ", ")+" (EDITS, from the training nodes' two groups: the backbone, FMP and the thresholds then use its graph and features) (default: plain training)")
 		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's; rawlsgcn: 1, or 0 for plain training); default: the method's own")
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
@@ -147,8 +165,8 @@ Flags:
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
 	fs.IntVar(&o.synthN, "synthetic-nodes", 2000, "nodes of the generated graph (-dataset synthetic)")
 	o.train = tr
-	fs.IntVar(&o.train.Epochs, "epochs", tr.Epochs, fmt.Sprintf("training epochs (the best validation epoch is kept; default: up to %d, stopped after %g/lr epochs without a better validation accuracy)", searchEpochs, searchPatience))
-	fs.Float64Var(&o.train.Adam.LR, "lr", tr.Adam.LR, fmt.Sprintf("Adam learning rate (default: chosen on validation among %v)", searchLRs))
+	fs.IntVar(&o.train.Epochs, "epochs", 0, fmt.Sprintf("training epochs, the best validation epoch kept (default: up to %d, stopped after %g/lr epochs without a better validation accuracy; %d with -search-budget 0)", searchEpochs, searchPatience, tr.Epochs))
+	fs.Float64Var(&o.train.Adam.LR, "lr", 0, fmt.Sprintf("Adam learning rate (default: chosen on validation among %s; %g with -search-budget 0)", floatList(searchLRs), tr.Adam.LR))
 	fs.Float64Var(&o.train.Adam.WeightDecay, "weight-decay", tr.Adam.WeightDecay, "Adam weight decay")
 	fs.IntVar(&o.fmp.K, "k", fdef.K, "FMP unrolled steps K")
 	fs.Float64Var(&o.fmp.Temperature, "tau", fdef.Temperature, "FMP temperature τ")
@@ -195,6 +213,15 @@ Flags:
 		set[f.Name] = true
 		o.flagsUsed = append(o.flagsUsed, [2]string{f.Name, f.Value.String()})
 	})
+	if !set["backbone"] {
+		*backbone = defaultBackbone
+	}
+	if !set["epochs"] {
+		o.train.Epochs = tr.Epochs
+	}
+	if !set["lr"] {
+		o.train.Adam.LR = tr.Adam.LR
+	}
 	// Groups, for files and presets alike.
 	if *minGroup < 0 {
 		return nil, badInput("-min-group %d, want ≥ 0 labelled nodes (0: no minimum)", *minGroup)

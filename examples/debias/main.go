@@ -149,8 +149,14 @@
 // when every debiased result (FMP's and the thresholds') selects every
 // node or none, so that its parity means nothing: every output is
 // written, the rows are marked "trivial" (the table's marks column,
-// metrics.json "marks"), and the warnings say what to change (5 comes
-// before 3 when both apply).
+// metrics.json "marks"), and the warnings say what to change; 6 when
+// every debiased result is not above the majority rate: the low end of
+// its test accuracy's 95% bootstrap interval (or, without test nodes,
+// its validation accuracy) is at or below the accuracy of predicting the
+// more frequent class for every node (metrics.NotAboveMajority), so
+// that the test nodes do not show it to beat a constant; every output is
+// written and the rows are marked "not above the majority rate" with the
+// numbers compared. When several apply, 5 comes before 6, and 6 before 3.
 package main
 
 import (
@@ -204,6 +210,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if errors.As(err, &allTrivial{}) {
 		return 5
+	}
+	if errors.As(err, &notAboveMajority{}) {
+		return 6
 	}
 	return 1
 }

@@ -170,8 +170,8 @@ func writeFrontier(path string, f *fmp.Frontier) error {
 // (cross), the thresholds (triangle), the chosen setting (ringed), each
 // panel's majority-class accuracy and, on validation, the rule's limit
 // (frontierConfig).
-func plotFrontier(path string, r *result) error {
-	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, frontierConfig(r)) })
+func plotFrontier(path string, o *options, r *result) error {
+	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, frontierConfig(o, r)) })
 }
 
 func containsF(s []float64, x float64) bool {
@@ -266,7 +266,7 @@ func printSummary(w io.Writer, o *options, r *result) {
 	}
 	for _, me := range r.methods {
 		if len(me.Marks) > 0 {
-			fmt.Fprintln(w, "\nA marked row is not a result to read as one: a trivial selection is at parity whatever the groups, and a model below the majority rate predicts no better than a constant. The warnings (on stderr, and in metrics.json) say what to change.")
+			fmt.Fprintln(w, "\nA marked row is not a result to read as one: a trivial selection is at parity whatever the groups, and a row not above the majority rate (the low end of its accuracy's 95% interval at or below the accuracy of predicting the more frequent class for every node) is not shown to predict better than a constant. The warnings (on stderr, and in metrics.json) say what to change.")
 			break
 		}
 	}

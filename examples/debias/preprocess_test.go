@@ -17,7 +17,10 @@ import (
 func TestMethodEDITS(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "res")
 	code, stdout, stderr := runCmd("-dataset", "synthetic", "-synthetic-nodes", "300", "-epochs", "5", "-lambda-f", "0,1", "-method", "edits", "-out", out)
-	require.Equal(t, 0, code, stderr)
+	// Five epochs on 75 test nodes: no row need be shown to beat the
+	// majority rate (exit status 6, everything written); EDITS is what
+	// this test is about.
+	require.Contains(t, []int{0, 6}, code, stderr)
 	assert.Contains(t, stderr, "edits: attribute bias")
 	assert.Contains(t, stderr, "edges removed")
 	assert.Contains(t, stdout, "| fmp |")

@@ -81,7 +81,14 @@ func majorityRate(ds *datasets.Dataset, nodes []int) float64 {
 // reportData is what report.html.tmpl renders; every string in it is
 // plain text (html/template escapes it), the figures are trusted SVG.
 type reportData struct {
-	Title    string
+	Title string
+	// Verdict says, in words and with the intervals, what each debiased
+	// method bought and cost against the backbone; VerdictNote how to
+	// read the intervals.
+	Verdict     []string
+	VerdictNote string
+	// Glossary explains the table's words, term by term.
+	Glossary [][2]string
 	Data     [][2]string
 	Warnings []string
 	Groups   []reportGroup
@@ -110,6 +117,8 @@ type reportRow struct {
 	Cells   []string // the numbers
 	Setting string
 	Marks   []string
+	// Reference marks a row that is no method (the majority rate).
+	Reference bool
 }
 
 type reportRateRow struct {
@@ -161,11 +170,12 @@ func inlineSVG(svg []byte) template.HTML {
 }
 
 // frontierConfig is the frontier figure's configuration, as frontier.svg
-// and report.html draw it: the other methods as marks, and each panel's
-// majority-class accuracy on its own nodes (validation, test).
-func frontierConfig(r *result) fmp.PlotConfig {
+// and report.html draw it: the data's name (dataName) as its title, the
+// other methods as marks, and each panel's majority-class accuracy on
+// its own nodes (validation, test).
+func frontierConfig(o *options, r *result) fmp.PlotConfig {
 	pc := fmp.DefaultPlotConfig()
-	pc.Title = r.ds.Name
+	pc.Title = dataName(o, r.ds)
 	for _, me := range r.methods {
 		if me.Name != "fmp" {
 			pc.Marks = append(pc.Marks, fmp.PlotMark{Name: me.Name, Val: me.Val, Test: me.Test})
@@ -175,9 +185,25 @@ func frontierConfig(r *result) fmp.PlotConfig {
 	return pc
 }
 
+// dataName names the data as the command was given it: the node and
+// edge files, or the preset, or the generated graph.
+func dataName(o *options, ds *datasets.Dataset) string {
+	switch {
+	case o.dataset == "synthetic":
+		return fmt.Sprintf("the generated graph (-dataset synthetic, %d nodes)", ds.N())
+	case o.dataset != "":
+		return o.dataset + " (preset)"
+	case o.files.Nodes != "":
+		return o.files.Nodes + " with " + o.files.Edges
+	}
+	return ds.Name
+}
+
 func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (*reportData, error) {
 	ds := r.ds
-	d := &reportData{Title: "debias report: " + ds.Name}
+	d := &reportData{Title: "debias report: " + dataName(o, ds)}
+	d.Verdict, d.VerdictNote = verdict(o, r)
+	d.Glossary = glossary(o)
 	classes := make([]string, ds.NumClasses())
 	for k := range classes {
 		classes[k] = className(ds, k)
@@ -271,6 +297,9 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 		}
 		d.Rows = append(d.Rows, row)
 	}
+	if row, ok := majorityRow(ds, len(d.Columns)); ok {
+		d.Rows = append(d.Rows, row)
+	}
 	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
 		d.IntervalsOn = fmt.Sprintf("Intervals: percentile bootstrap over the %d test nodes (resampled within each group, 1000 times): which nodes happen to be in the test split moves the numbers this much.", r.methods[0].TestCI.Evaluated)
 	}
@@ -284,7 +313,7 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 	// The figures.
 	if r.frontier != nil {
 		var b bytes.Buffer
-		if err := r.frontier.WriteSVG(&b, frontierConfig(r)); err != nil {
+		if err := r.frontier.WriteSVG(&b, frontierConfig(o, r)); err != nil {
 			return nil, fmt.Errorf("report.html: the frontier figure: %w", err)
 		}
 		d.Frontier = inlineSVG(b.Bytes())
@@ -336,4 +365,196 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 	d.Settings = append(d.Settings, [2]string{"thresholds", fmt.Sprintf("randomized %v, objective %s", o.randomize, o.objective)})
 	d.Flags = o.flagsUsed
 	return d, nil
+}
+
+// majorityRow is the results table's reference row: the accuracy of
+// predicting the more frequent class for every validation and test node
+// (the rate a row's "not above the majority rate" mark compares with), in
+// a table of cols numbers; false without labelled nodes.
+func majorityRow(ds *datasets.Dataset, cols int) (reportRow, bool) {
+	va, ta := majorityRate(ds, ds.Split.Val), majorityRate(ds, ds.Split.Test)
+	if va == 0 && ta == 0 {
+		return reportRow{}, false
+	}
+	cells := make([]string, cols)
+	for k := range cells {
+		cells[k] = "–"
+	}
+	if va > 0 {
+		cells[0] = fmtPct(va)
+	}
+	if ta > 0 && cols > 2 {
+		cells[2] = fmtPct(ta)
+	}
+	what := "the more frequent class for every node"
+	if k, ok := majorityClass(ds, ds.Split.Test); ok {
+		what = fmt.Sprintf("%q for every test node", className(ds, k))
+	}
+	return reportRow{Name: "majority rate", Cells: cells, Setting: "a constant: predicts " + what, Reference: true}, true
+}
+
+// majorityClass is the most frequent class among nodes whose label and
+// group are known (the lowest on ties), and false when there is none.
+func majorityClass(ds *datasets.Dataset, nodes []int) (int, bool) {
+	counts := map[int]int{}
+	for _, i := range nodes {
+		if ds.Labels[i] >= 0 && ds.Sens[i] >= 0 {
+			counts[ds.Labels[i]]++
+		}
+	}
+	best, ok := 0, false
+	for k, c := range counts {
+		if !ok || c > counts[best] || (c == counts[best] && k < best) {
+			best, ok = k, true
+		}
+	}
+	return best, ok
+}
+
+// verdict says what each debiased method (FMP, the thresholds) bought
+// and cost against the backbone, on the test nodes with their 95%
+// intervals (on the validation nodes, without intervals, when there is
+// no test split), and how to read those intervals: each row's own, not
+// intervals of the differences. Nil without a backbone (-model).
+func verdict(o *options, r *result) ([]string, string) {
+	var bb *method
+	for _, me := range r.methods {
+		if me.Name == "backbone" {
+			bb = me
+		}
+	}
+	if bb == nil {
+		return nil, ""
+	}
+	crit := o.rule.Criterion
+	onTest := bb.Test != nil && bb.TestCI != nil
+	where := "test"
+	if !onTest {
+		where = "validation"
+	}
+	// value returns a method's criterion and accuracy, formatted with
+	// their intervals when on test, and their points.
+	type val struct {
+		crit, acc   string
+		cv, av      float64
+		critDefined bool
+	}
+	value := func(me *method) (val, bool) {
+		rep := me.Val
+		if onTest {
+			rep = me.Test
+		}
+		if rep == nil {
+			return val{}, false
+		}
+		v := val{acc: fmtPct(rep.Accuracy) + "%", av: rep.Accuracy}
+		if onTest && me.TestCI != nil {
+			iv := me.TestCI.Accuracy
+			v.acc = fmt.Sprintf("%s%% [%s, %s]", fmtPct(iv.Point), fmtPct(iv.Lo), fmtPct(iv.Hi))
+		}
+		c, err := crit.Of(*rep)
+		if err == nil {
+			v.cv, v.critDefined = c, true
+			v.crit = fmtCrit(crit, c)
+			if onTest && me.TestCI != nil {
+				if iv, ok := me.TestCI.Of(crit); ok {
+					v.crit = fmtInterval(&crit, iv)
+				}
+			}
+		}
+		return v, true
+	}
+	base, ok := value(bb)
+	if !ok {
+		return nil, ""
+	}
+	unit := " points"
+	if crit.IsRatio() {
+		unit = ""
+	}
+	var out []string
+	for _, me := range r.methods {
+		if me.Name == "backbone" || me.Name == "model" {
+			continue
+		}
+		v, ok := value(me)
+		if !ok {
+			continue
+		}
+		who := map[string]string{"fmp": "FMP", "thresholds": "The per-group thresholds"}[me.Name]
+		if who == "" {
+			who = me.Name
+		}
+		if s := settingText(r.ds, me); s != "" && me.Name == "fmp" {
+			who += " (" + s + ")"
+		}
+		var sb strings.Builder
+		switch {
+		case !base.critDefined || !v.critDefined:
+			fmt.Fprintf(&sb, "%s: the %s %s is undefined on the %s nodes (see the warnings)", who, crit.Title(), map[bool]string{true: "of the backbone", false: "of this row"}[!base.critDefined], where)
+		default:
+			move := "left the " + where + " " + crit.Title() + " where it was, at " + v.crit + unit
+			if v.cv != base.cv {
+				word := "raised"
+				if v.cv < base.cv {
+					word = "lowered"
+				}
+				move = fmt.Sprintf("%s the %s %s from %s to %s%s", word, where, crit.Title(), base.crit, v.crit, unit)
+				if crit.Better(v.cv, base.cv) {
+					move += " (fairer)"
+				} else {
+					move += " (less fair)"
+				}
+			}
+			fmt.Fprintf(&sb, "%s %s", who, move)
+		}
+		gap := 100 * (base.av - v.av)
+		switch {
+		case math.Abs(gap) < 0.005:
+			fmt.Fprintf(&sb, ", at no cost in accuracy (%s)", v.acc)
+		case gap > 0:
+			fmt.Fprintf(&sb, ", at a cost of %.2f accuracy points (%s → %s)", gap, base.acc, v.acc)
+		default:
+			fmt.Fprintf(&sb, ", and gained %.2f accuracy points (%s → %s)", -gap, base.acc, v.acc)
+		}
+		sb.WriteString(".")
+		if len(me.Marks) > 0 {
+			fmt.Fprintf(&sb, " Its row is marked (%s): not a result to read as one.", strings.Join(me.Marks, "; "))
+		}
+		out = append(out, sb.String())
+	}
+	if len(out) == 0 {
+		return nil, ""
+	}
+	note := "Without a test split these are the validation nodes' values, on which the settings were chosen, and have no intervals."
+	if onTest {
+		note = fmt.Sprintf("The brackets are each row's own 95%% interval over the %d test nodes, not intervals of the differences (the rows share their test nodes, so overlapping intervals do not show that a change is noise, nor do separate ones prove it is not).", bb.TestCI.Evaluated)
+	}
+	return out, note
+}
+
+// glossary explains the report's words: the criteria in the table, FMP's
+// λs and λf, the thresholds, the majority rate, the marks and the
+// intervals.
+func glossary(o *options) [][2]string {
+	g := [][2]string{
+		{"ΔDP", "demographic parity difference: the largest minus the smallest group's selection rate (the share of the group's nodes predicted positive), in points; 0 is parity. fairlearn's demographic_parity_difference."},
+		{"ΔEO", "equal opportunity difference: the largest minus the smallest group's true-positive rate (the share of the group's positive nodes predicted positive), in points. fairlearn's equal_opportunity_difference."},
+	}
+	if c := o.rule.Criterion; c != metrics.DPDifference && c != metrics.EODifference {
+		how := "a difference in points: lower is fairer"
+		if c.IsRatio() {
+			how = "a ratio, the smallest group rate over the largest: higher is fairer, 1 is parity"
+		}
+		g = append(g, [2]string{c.Title(), fmt.Sprintf("the rule's criterion (-criterion %s), %s; fairlearn's %s.", c.Name(), how, c.Fairlearn())})
+	}
+	g = append(g,
+		[2]string{"λs", "FMP's smoothing weight: how much extra propagation over the graph its steps add (0: none)."},
+		[2]string{"λf", "FMP's fairness budget: how far its fairness steps may move each node's logits towards equal group rates (0: the backbone's predictions unchanged)."},
+		[2]string{"thresholds", "per-group decision thresholds on the backbone's probabilities, chosen on the validation nodes under the same rule (post-processing; fairlearn's ThresholdOptimizer). They change decisions, not scores: their AUC in metrics.json is the backbone's."},
+		[2]string{"majority rate", "the accuracy of predicting the more frequent class for every node: what a model must beat to have learnt anything."},
+		[2]string{"marks", "\"trivial\": the row selects every node or none, so its parity means nothing; \"not above the majority rate\": the low end of its test accuracy's 95% interval is at or below the majority rate, so the test nodes do not show it to beat a constant; \"rule not met\": no setting met the rule, and FMP's row is the backbone."},
+		[2]string{"intervals", "95% percentile bootstrap intervals over the test nodes (1000 resamples within each group): how much the numbers move with which nodes happen to be tested."},
+	)
+	return g
 }

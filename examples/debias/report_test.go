@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,18 +31,32 @@ func TestFmtPct(t *testing.T) {
 }
 
 // marksOf marks a method from its diagnostics (the report says which way
-// a selection is trivial): trivial first, then below the majority rate,
-// then a rule not met; other diagnostics mark nothing.
+// a selection is trivial): trivial first, then not above the majority
+// rate, then a rule not met; other diagnostics mark nothing.
 func TestMarksOf(t *testing.T) {
-	all := metrics.Report{Overall: metrics.GroupStats{Count: 100, Selected: 100}}
-	none := metrics.Report{Overall: metrics.GroupStats{Count: 100, Selected: 0}}
-	assert.Equal(t, []string{"trivial: selects every node", "below the majority rate", "rule not met"}, marksOf([]metrics.Diagnostic{
+	all := metrics.Report{Classes: 2, Accuracy: 0.7, Overall: metrics.GroupStats{Count: 100, Selected: 100, Positives: 70}}
+	none := metrics.Report{Classes: 2, Accuracy: 0.3, Overall: metrics.GroupStats{Count: 100, Selected: 0, Positives: 70}}
+	assert.Equal(t, []string{"trivial: selects every node", "not above the majority rate: accuracy 70.00% ≤ 70.00%", "rule not met"}, marksOf([]metrics.Diagnostic{
 		{Code: metrics.RuleNotMet, Subject: "fmp"},
 		{Code: metrics.BelowMajority, Subject: "fmp"},
 		{Code: metrics.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
-	}, all))
-	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}, none))
-	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}, all))
+	}, all, nil))
+	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}, none, nil))
+	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}, all, nil))
+}
+
+// Issue 53 A7: a row at 70.40% against a 70.00% majority was marked
+// "below the majority rate" (a 0.5-point margin). The mark says what the
+// rule checked: the accuracy at or below the rate, or its interval
+// reaching down to it.
+func TestMajorityMarkSaysWhatItChecks(t *testing.T) {
+	rep := metrics.Report{Classes: 2, Accuracy: 0.704, Overall: metrics.GroupStats{Count: 500, Selected: 300, Positives: 350}}
+	d := []metrics.Diagnostic{{Code: metrics.BelowMajority, Subject: "fmp"}}
+	assert.Equal(t, []string{"not above the majority rate: accuracy 70.40%, but its 95% interval [67.80, 72.90] reaches 70.00%"},
+		marksOf(d, rep, &metrics.Interval{Point: 0.704, Lo: 0.678, Hi: 0.729}))
+	rep.Accuracy = 0.69
+	assert.Equal(t, []string{"not above the majority rate: accuracy 69.00% ≤ 70.00%"},
+		marksOf(d, rep, &metrics.Interval{Point: 0.69, Lo: 0.65, Hi: 0.73}))
 }
 
 // A rate undefined for a group (no negative test node: no FPR) is drawn
@@ -112,4 +127,69 @@ func TestReportHTML(t *testing.T) {
 		want := "<tr><td>" + name + "</td><td class=\"num\">" + fmtPct(me.Val.Accuracy) + "</td>"
 		assert.True(t, strings.Contains(page, want), "report.html has no row %q", want)
 	}
+}
+
+// Issue 53 D4: report.html opens with a verdict in words (what each
+// debiased method bought and cost, with the intervals the run has, said
+// to be separate intervals), has a glossary, a title naming the data
+// (the node file) and the majority rate in the table.
+func TestReportVerdictGlossaryTitleMajority(t *testing.T) {
+	dir := t.TempDir()
+	in := userFiles(t, dir, 400, 3)
+	out := filepath.Join(dir, "res")
+	code, _, stderr := runCmd(append(append(append([]string{}, in...), fast...), "-out", out)...)
+	require.Contains(t, []int{0, 6}, code, stderr)
+	b, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	page := string(b)
+	var doc struct {
+		Methods map[string]struct {
+			Test    struct{ Accuracy float64 } `json:"test"`
+			Setting map[string]float64         `json:"setting"`
+			TestCI  struct {
+				Accuracy          metrics.Interval `json:"accuracy"`
+				DemographicParity metrics.Interval `json:"demographic_parity"`
+			} `json:"test_interval_95"`
+		} `json:"methods"`
+	}
+	mj, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(mj, &doc))
+
+	nodes := in[1]
+	require.True(t, strings.HasSuffix(nodes, ".csv"), nodes)
+	assert.Contains(t, page, "<title>debias report: "+nodes+" with ", "the title names the node file")
+	verdictAt, resultsAt := strings.Index(page, `id="verdict"`), strings.Index(page, `id="results"`)
+	require.Positive(t, verdictAt, "a verdict")
+	assert.Less(t, verdictAt, resultsAt, "the page opens with the verdict")
+	assert.Less(t, verdictAt, strings.Index(page, "<h2>Data</h2>"))
+	bb, fm := doc.Methods["backbone"], doc.Methods["fmp"]
+	dp := metrics.DPDifference
+	iv := func(i metrics.Interval) string { return fmtInterval(&dp, i) }
+	acc := func(i metrics.Interval) string {
+		return fmtPct(i.Point) + "% [" + fmtPct(i.Lo) + ", " + fmtPct(i.Hi) + "]"
+	}
+	verdict := page[verdictAt:resultsAt]
+	assert.Contains(t, verdict, "FMP (λs ", "FMP's sentence names its setting")
+	assert.Regexp(t, "(lowered|raised|left) the test ΔDP", verdict)
+	assert.Contains(t, verdict, iv(bb.TestCI.DemographicParity), "the backbone's ΔDP with its interval")
+	assert.Contains(t, verdict, iv(fm.TestCI.DemographicParity), "FMP's ΔDP with its interval")
+	assert.Contains(t, verdict, acc(bb.TestCI.Accuracy)+" → "+acc(fm.TestCI.Accuracy), "both accuracies with their intervals")
+	assert.Regexp(t, `(at a cost of|and gained) [0-9.]+ accuracy points|at no cost in accuracy`, verdict)
+	assert.Contains(t, verdict, "The per-group thresholds ")
+	assert.Contains(t, verdict, "not intervals of the differences")
+
+	for _, term := range []string{"<dt>ΔDP</dt>", "<dt>ΔEO</dt>", "<dt>λs</dt>", "<dt>λf</dt>", "<dt>thresholds</dt>", "<dt>marks</dt>", "<dt>majority rate</dt>"} {
+		assert.Contains(t, page, term, "the glossary")
+	}
+
+	// The majority rate's row: the accuracy of a constant prediction on
+	// the validation and test nodes.
+	o, err := parseFlags(append(append([]string{}, in...), "-out", filepath.Join(dir, "unused")), io.Discard)
+	require.NoError(t, err)
+	ds, err := loadData(o)
+	require.NoError(t, err)
+	row := `<tr class="reference"><td>majority rate</td><td class="num">` + fmtPct(majorityRate(ds, ds.Split.Val)) +
+		`</td><td class="num">–</td><td class="num">` + fmtPct(majorityRate(ds, ds.Split.Test)) + `</td>`
+	assert.Contains(t, page, row)
 }

@@ -43,26 +43,20 @@ type method struct {
 	// nodes within each group, seed 1): the uncertainty that comes from
 	// which nodes were tested.
 	TestCI *metrics.Intervals `json:"test_interval_95,omitempty"`
+	// AUCOf says what the AUC ranks by when it is not the row's own
+	// probabilities (the thresholds': the backbone's scores).
+	AUCOf string `json:"auc_of,omitempty"`
 	// Setting says what was chosen (FMP's λs and λf, the thresholds).
 	Setting map[string]float64 `json:"setting,omitempty"`
 	// Marks say why the row is not a result to read as one: "trivial:
-	// selects every node" (its parity is by triviality), "below the
-	// majority rate" (a constant prediction scores as much), "rule not
-	// met" (no setting met the rule: FMP's row is its reference). From
-	// the test nodes' diagnostics (the validation nodes' without a test
-	// split).
+	// selects every node" (its parity is by triviality), "not above the
+	// majority rate: ..." (the low end of its accuracy's 95% interval is
+	// at or below the majority-class rate, metrics.NotAboveMajority: the
+	// test nodes do not show it to beat a constant prediction), "rule
+	// not met" (no setting met the rule: FMP's row is its reference).
+	// From the test nodes' diagnostics (the validation nodes', by the
+	// accuracy alone, without a test split).
 	Marks []string `json:"marks"`
-}
-
-// trivial reports whether the method selects every node or none (its
-// criterion is then parity by triviality).
-func (me *method) trivial() bool {
-	for _, m := range me.Marks {
-		if strings.HasPrefix(m, "trivial") {
-			return true
-		}
-	}
-	return false
 }
 
 // result is everything execute writes.
@@ -126,21 +120,49 @@ func (e allTrivial) Error() string {
 	return fmt.Sprintf("every debiased result is trivial (%s each select every node or none, so their parity means nothing): every output was written with the rows marked; see the warnings for what to change (exit status 5)", andList(e.methods))
 }
 
-// trivialResults returns the debiased methods (every method but the
-// backbone and a saved model) when each is trivial, else nil.
-func (r *result) trivialResults() []string {
+// majorityPrefix starts the mark of a row not above the majority rate.
+const majorityPrefix = "not above the majority rate"
+
+// notAboveMajority is execute's error when every debiased result (FMP
+// and the thresholds) is not above the majority rate: none is shown to
+// predict better than a constant. Every output was written, with the rows
+// marked; the exit status is 6.
+type notAboveMajority struct{ methods []string }
+
+func (e notAboveMajority) Error() string {
+	return fmt.Sprintf("no debiased result is above the majority rate (%s each have an accuracy whose 95%% interval reaches the rate of predicting the more frequent class for every node): every output was written with the rows marked; see the warnings for what to change (exit status 6)", andList(e.methods))
+}
+
+// markedResults returns the debiased methods (every method but the
+// backbone and a saved model) when each has a mark that starts with
+// prefix, else nil.
+func (r *result) markedResults(prefix string) []string {
 	var out []string
 	for _, me := range r.methods {
 		if me.Name == "backbone" || me.Name == "model" {
 			continue
 		}
-		if !me.trivial() {
+		if !me.marked(prefix) {
 			return nil
 		}
 		out = append(out, me.Name)
 	}
 	return out
 }
+
+// marked reports whether one of the method's marks starts with prefix.
+func (me *method) marked(prefix string) bool {
+	for _, m := range me.Marks {
+		if strings.HasPrefix(m, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// trivialResults returns the debiased methods (every method but the
+// backbone and a saved model) when each is trivial, else nil.
+func (r *result) trivialResults() []string { return r.markedResults("trivial") }
 
 // notMet returns the methods whose rule was not met (RuleNotMet
 // diagnostics), in order.
@@ -174,18 +196,21 @@ func (r *result) diagnose() error {
 	r.diagnostics = append(r.diagnostics, r.ruleDiagnostics...)
 	var per []metrics.Diagnostic
 	for _, me := range r.methods {
-		rep := me.Test
+		rep, acc := me.Test, (*metrics.Interval)(nil)
+		if rep != nil && me.TestCI != nil {
+			acc = &me.TestCI.Accuracy
+		}
 		if rep == nil {
 			rep = me.Val
 		}
 		if rep == nil {
 			continue
 		}
-		d, err := metrics.DiagnoseReport(*rep, me.Name, cfg)
+		d, err := metrics.DiagnoseReportWithin(*rep, acc, me.Name, cfg)
 		if err != nil {
 			return err
 		}
-		me.Marks = marksOf(append(d, r.ruleOf(me.Name)...), *rep)
+		me.Marks = marksOf(append(d, r.ruleOf(me.Name)...), *rep, acc)
 		for k := range d {
 			if d[k].Code == metrics.BelowMajority && r.belowAdvice != "" {
 				d[k].Advice = r.belowAdvice
@@ -215,8 +240,9 @@ func (r *result) ruleOf(name string) []metrics.Diagnostic {
 
 // marksOf returns a method's marks from its diagnostics on the report
 // rep (see method.Marks), the trivial mark first: rep's selections say
-// which way a selection is trivial.
-func marksOf(ds []metrics.Diagnostic, rep metrics.Report) []string {
+// which way a selection is trivial, rep's accuracy and its interval acc
+// (nil: none) what the majority mark checked.
+func marksOf(ds []metrics.Diagnostic, rep metrics.Report, acc *metrics.Interval) []string {
 	marks := []string{}
 	for _, d := range ds {
 		if d.Code == metrics.TrivialSelection {
@@ -229,7 +255,7 @@ func marksOf(ds []metrics.Diagnostic, rep metrics.Report) []string {
 	}
 	for _, d := range ds {
 		if d.Code == metrics.BelowMajority {
-			marks = append(marks, "below the majority rate")
+			marks = append(marks, majorityMark(rep, acc))
 		}
 	}
 	for _, d := range ds {
@@ -238,6 +264,17 @@ func marksOf(ds []metrics.Diagnostic, rep metrics.Report) []string {
 		}
 	}
 	return marks
+}
+
+// majorityMark words the mark of a row not above the majority rate as
+// what metrics.NotAboveMajority checked: the accuracy at or below the
+// rate, or its interval reaching down to it.
+func majorityMark(rep metrics.Report, acc *metrics.Interval) string {
+	major, _ := rep.MajorityRate()
+	if acc == nil || acc.Undefined() || rep.Accuracy <= major {
+		return fmt.Sprintf(majorityPrefix+": accuracy %.2f%% ≤ %.2f%%", 100*rep.Accuracy, 100*major)
+	}
+	return fmt.Sprintf(majorityPrefix+": accuracy %.2f%%, but its 95%% interval [%.2f, %.2f] reaches %.2f%%", 100*rep.Accuracy, 100*acc.Lo, 100*acc.Hi, 100*major)
 }
 
 // sameSaidOnce merges diagnostics that say the same thing of several
@@ -497,6 +534,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 	if m := r.trivialResults(); len(m) > 0 {
 		return allTrivial{m}
 	}
+	if m := r.markedResults(majorityPrefix); len(m) > 0 {
+		return notAboveMajority{m}
+	}
 	if m := r.notMet(); len(m) > 0 {
 		return ruleNotMet{m}
 	}
@@ -703,6 +743,34 @@ func (r *result) finish(o *options, probs []float64) error {
 	return nil
 }
 
+// thresholdsAUC is what a thresholded method's AUC is of (metrics.json
+// "auc_of").
+const thresholdsAUC = "the backbone's probabilities, which the thresholds are applied to: per-group thresholds change the decisions, not the scores, so the row's AUC is the backbone's (accuracy, ΔDP and ΔEO are the thresholded decisions')"
+
+// scoreAUC replaces rep's AUC, computed from one-hot decisions, by the
+// AUC of the scores probs (n × c) on the same nodes: the ranking by
+// scores, which is what an AUC measures.
+func scoreAUC(rep *metrics.Report, probs []float64, c int, ds *datasets.Dataset, idx []int, opt metrics.Options) error {
+	byScore, err := metrics.Evaluate(probs, c, ds.Labels, ds.Sens, idx, opt)
+	if err != nil {
+		return err
+	}
+	rep.AUC = byScore.AUC
+	var und []metrics.Undefined
+	for _, u := range rep.Undefined {
+		if u.Metric != "auc" {
+			und = append(und, u)
+		}
+	}
+	for _, u := range byScore.Undefined {
+		if u.Metric == "auc" {
+			und = append(und, u)
+		}
+	}
+	rep.Undefined = und
+	return nil
+}
+
 // evaluate sets the decisions (the argmax, lowest class on ties: for two
 // classes class 1 when its probability is above 0.5, as metrics.Evaluate)
 // unless thresholded, and the metrics, with the criterion crit.
@@ -715,7 +783,10 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 		}
 	}
 	// The metrics of the decisions: the probabilities when the decisions
-	// are their argmax (AUC then ranks by them), else one-hot rows.
+	// are their argmax, else one-hot rows of the decisions. AUC ranks by
+	// scores, never by decisions: a thresholded method's is that of the
+	// probabilities it thresholds (the backbone's; scoreAUC below), since
+	// per-group thresholds change the decisions, not the scores.
 	scored := me.probs
 	if me.thresholded {
 		scored = make([]float64, len(me.probs))
@@ -738,6 +809,12 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 		rep, err := metrics.Evaluate(scored, c, ds.Labels, ds.Sens, part.idx, opt)
 		if err != nil {
 			return fmt.Errorf("%s: metrics: %w", me.Name, err)
+		}
+		if me.thresholded {
+			if err := scoreAUC(&rep, me.probs, c, ds, part.idx, opt); err != nil {
+				return fmt.Errorf("%s: metrics: %w", me.Name, err)
+			}
+			me.AUCOf = thresholdsAUC
 		}
 		*part.dst = &rep
 	}
@@ -977,7 +1054,7 @@ func writeAll(od *outDir, o *options, r *result) error {
 		if err := writeFrontier(od.path("frontier.csv"), r.frontier); err != nil {
 			return err
 		}
-		if err := plotFrontier(od.path("frontier.svg"), r); err != nil {
+		if err := plotFrontier(od.path("frontier.svg"), o, r); err != nil {
 			return err
 		}
 	}

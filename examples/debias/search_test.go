@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,7 +80,7 @@ func TestSearchLearnsWhereTheDefaultsDoNot(t *testing.T) {
 	require.Equal(t, 5, code, "the library's defaults learn nothing here\n%s", stderr)
 	doc := readDoc(t, fixed)
 	for _, m := range []string{"backbone", "fmp", "thresholds"} {
-		assert.Contains(t, doc.Methods[m].Marks, "below the majority rate", m)
+		assert.True(t, slices.ContainsFunc(doc.Methods[m].Marks, func(s string) bool { return strings.HasPrefix(s, "not above the majority rate") }), "%s: %v", m, doc.Methods[m].Marks)
 	}
 	var advice string
 	for _, d := range doc.Diagnostics {
@@ -88,10 +90,12 @@ func TestSearchLearnsWhereTheDefaultsDoNot(t *testing.T) {
 	}
 	assert.Contains(t, advice, "leave out -search-budget 0")
 
-	// The advice followed.
+	// The advice followed. Above the majority rate on validation, but on
+	// 251 test nodes 72.91% [67.33, 78.49] against 69.72% is not shown to
+	// be above it, nor are FMP and the thresholds: exit status 6.
 	out := filepath.Join(dir, "searched")
 	code, _, stderr = runCmd(append(append([]string{}, in...), "-out", out)...)
-	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 6, code, stderr)
 	doc = readDoc(t, out)
 	s := doc.Run.Search
 	assert.Len(t, s.Tried, 6, "gcn, sgc, mlp × lr 0.01, 0.001")
@@ -116,7 +120,7 @@ func TestSearchRespectsGivenFlags(t *testing.T) {
 	in := weakSignal(t, dir)
 	out := filepath.Join(dir, "mlp")
 	code, _, stderr := runCmd(append(append([]string{}, in...), "-backbone", "mlp", "-epochs", "50", "-out", out)...)
-	require.Contains(t, []int{0, 3, 5}, code, stderr)
+	require.Contains(t, []int{0, 3, 5, 6}, code, stderr) // an MLP on weak signal: every row may be below the majority rate (6)
 	doc := readDoc(t, out)
 	require.Len(t, doc.Run.Search.Tried, 2, "mlp × the two learning rates")
 	for _, c := range doc.Run.Search.Tried {
@@ -124,7 +128,7 @@ func TestSearchRespectsGivenFlags(t *testing.T) {
 	}
 	out = filepath.Join(dir, "none")
 	code, _, stderr = runCmd(append(append([]string{}, in...), "-backbone", "mlp", "-epochs", "50", "-lr", "0.01", "-out", out)...)
-	require.Contains(t, []int{0, 3, 5}, code, stderr)
+	require.Contains(t, []int{0, 3, 5, 6}, code, stderr)
 	assert.Empty(t, readDoc(t, out).Run.Search.Tried, "nothing left to search")
 
 	code, _, stderr = runCmd(append(append([]string{}, in...), "-search-budget", "-1s", "-out", filepath.Join(dir, "bad"))...)

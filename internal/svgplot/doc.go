@@ -44,7 +44,11 @@
 // canvas and do not overlap each other's boxes. A point label that would
 // overlap a line or another label, or come within a few pixels of another
 // point, wherever it is tried beside its point is left out: points too
-// close to tell apart keep no label. Error bars count as lines. A
+// close to tell apart keep no label; a series with KeepLabels keeps them,
+// farther off with a leader line, and where no place beside or around the
+// point is free, at the nearest place in the axes that overlaps no other
+// text (left out only when there is none: texts are never drawn over
+// each other). Error bars count as lines. A
 // reference line's label goes in the first of four places along the line
 // that is clear of the data, or in the first place when none is.
 //

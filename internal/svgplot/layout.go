@@ -370,7 +370,8 @@ const pointClear = 4.0
 // another point's keeps no label: the two are too close to tell apart.
 // A mark centred on a point (a ring around it) counts as the point's.
 // The labels of a series with KeepLabels that are not placed so go
-// farther off, with a leader line.
+// farther off, with a leader line; where the axes have no room left for
+// a label that overlaps no other text, it is left out.
 func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label, s sizes) {
 	var taken []rect // the markers', then the labels' boxes
 	for _, m := range pl.markers {
@@ -423,9 +424,23 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 		return false
 	}
 	for _, cands := range refLabels {
-		if !place(cands, nil, 0) {
-			add(cands[0])
+		if place(cands, nil, 0) {
+			continue
 		}
+		// No free place: the first that at least overlaps no other text,
+		// else the first.
+		c := cands[0]
+		for _, o := range cands {
+			free := true
+			for _, t := range taken[nm:] {
+				free = free && !o.box().overlaps(t)
+			}
+			if free {
+				c = o
+				break
+			}
+		}
+		add(c)
 	}
 	np := 0 // the series' points are the first markers
 	for _, se := range p.Series {
@@ -515,8 +530,53 @@ func (pl *panelLayout) innerLabels(p *Panel, pt *panelTexts, refLabels [][]label
 				}
 			}
 		}
-		if !placed {
-			add(q.near)
+		// Still no room: the nearest place on a grid over the axes that
+		// overlaps no other text and no marker, then no other text (a
+		// line or a marker under the label's halo stays legible; two
+		// texts over each other do not), with a leader line. A label
+		// with no such place anywhere is left out: overlapping texts are
+		// never drawn.
+		for pass := 0; pass < 2 && !placed; pass++ {
+			type spot struct {
+				c    label
+				d    float64
+				x, y float64
+			}
+			var spots []spot
+			for y := 4.0; y < pl.h; y += 6 {
+				for x := 4.0; x < pl.w; x += 6 {
+					c := at(q.t, x, y, "start")
+					b := c.box()
+					if !inner.contains(b) {
+						continue
+					}
+					free := true
+					for k, o := range taken {
+						if (k >= nm || pass == 0) && !(k < nm && q.own[k]) && b.overlaps(o) {
+							free = false
+							break
+						}
+					}
+					if free {
+						cx, cy := math.Max(b.x0, math.Min(q.m.x, b.x1)), math.Max(b.y0, math.Min(q.m.y, b.y1))
+						spots = append(spots, spot{c, math.Hypot(cx-q.m.x, cy-q.m.y), cx, cy})
+					}
+				}
+			}
+			if len(spots) == 0 {
+				continue
+			}
+			best := spots[0]
+			for _, sp := range spots[1:] {
+				if sp.d < best.d {
+					best = sp
+				}
+			}
+			add(best.c)
+			seg := [4]float64{q.m.x, q.m.y, best.x, best.y}
+			segs = append(segs, seg)
+			pl.leaders = append(pl.leaders, polyline{pts: [][2]float64{{seg[0], seg[1]}, {seg[2], seg[3]}}, color: leaderColor})
+			placed = true
 		}
 	}
 }
