@@ -2,7 +2,7 @@ package metrics
 
 import "math/rand"
 
-// ClassIntervals holds percentile bootstrap intervals of the c-class
+// ClassIntervals holds symmetric bootstrap intervals of the c-class
 // metrics of [EvaluateClasses], as returned by [BootstrapClasses].
 type ClassIntervals struct {
 	Accuracy Interval `json:"accuracy"`
@@ -31,7 +31,7 @@ func (iv ClassIntervals) Of(c Criterion) (Interval, bool) {
 	return i, ok
 }
 
-// BootstrapClasses returns percentile bootstrap intervals for the
+// BootstrapClasses returns symmetric bootstrap intervals for the
 // accuracy, the macro-F1, every criterion for c classes and every group's
 // selection rate of every class, from the same arguments as
 // [EvaluateClasses]. Each Point is EvaluateClasses' value exactly (for a
@@ -40,7 +40,7 @@ func (iv ClassIntervals) Of(c Criterion) (Interval, bool) {
 // The resampling is [Bootstrap]'s: within every sensitive group, as many
 // evaluated nodes as the group has, drawn with replacement (a stratified
 // bootstrap), seeded by cfg.Seed, groups in order 0..G−1, the quantiles
-// of [Percentile]. For two classes the resamples are Bootstrap's, so ΔDP's
+// of [SymmetricInterval] clipped to [0, 1]. For two classes the resamples are Bootstrap's, so ΔDP's
 // interval is Bootstrap's DemographicParity digit for digit. A metric
 // undefined on a resample (a group that drew no node of a class, for a
 // true-positive rate; a class neither drawn nor predicted, for the
@@ -122,7 +122,7 @@ func BootstrapClasses(probs []float64, classes int, labels, sens, nodes []int, o
 		}
 	}
 	iv := ClassIntervals{
-		Accuracy:       Percentile(acc, r.Accuracy, cfg.Level),
+		Accuracy:       unitInterval(acc, r.Accuracy, cfg.Level),
 		MacroF1:        undefinedInterval(),
 		Criteria:       map[Criterion]Interval{},
 		SelectionRates: make([][]Interval, groups),
@@ -131,17 +131,17 @@ func BootstrapClasses(probs []float64, classes int, labels, sens, nodes []int, o
 		Evaluated:      r.Evaluated,
 	}
 	if !r.IsUndefined("macro_f1") && len(f1s) > 0 {
-		iv.MacroF1 = Percentile(f1s, r.MacroF1, cfg.Level)
+		iv.MacroF1 = unitInterval(f1s, r.MacroF1, cfg.Level)
 	}
 	for _, c := range crit {
 		if defined[c] && len(vals[c]) > 0 {
-			iv.Criteria[c] = Percentile(vals[c], point[c], cfg.Level)
+			iv.Criteria[c] = unitInterval(vals[c], point[c], cfg.Level)
 		}
 	}
 	for g := range sr {
 		iv.SelectionRates[g] = make([]Interval, classes)
 		for k := range classes {
-			iv.SelectionRates[g][k] = Percentile(sr[g][k], b.Class[k].Groups[g].SelectionRate, cfg.Level)
+			iv.SelectionRates[g][k] = unitInterval(sr[g][k], b.Class[k].Groups[g].SelectionRate, cfg.Level)
 		}
 	}
 	return iv, nil

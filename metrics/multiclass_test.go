@@ -454,7 +454,9 @@ func TestBootstrapClasses(t *testing.T) {
 		cfg.Seed = 2
 		other, err := BootstrapClasses(probs, c, labels, sens, nil, opt, cfg)
 		require.NoError(t, err)
-		assert.NotEqual(t, iv.Accuracy, other.Accuracy, "another seed, other resamples")
+		// (Symmetric intervals of a discrete statistic can coincide for
+		// two seeds on one metric: the whole set of intervals differs.)
+		assert.NotEqual(t, iv, other, "another seed, other resamples")
 
 		fi, err := BootstrapFrame("macro_f1", MacroF1(c), pred, labels, sens, cfg)
 		require.NoError(t, err)

@@ -391,3 +391,45 @@ func TestModelDriftWithoutLabels(t *testing.T) {
 	_, errs = drift(newNodes("beyond", 0, "", func(r []string) { r[x0] = fmt.Sprint(3 * max0) }))
 	assert.Contains(t, errs, `warning: drift on the new nodes: feature "x0"`)
 }
+
+// TestModelReport (issue 53, A3): a -model run's report.html shows the
+// scored nodes' held-out figures, the scoring semantics, the drift with
+// its warnings, and every warning stderr printed; never "None." while
+// stderr warns. Before, it said "Warnings: None." and showed the old
+// labelled nodes.
+func TestModelReport(t *testing.T) {
+	dir := t.TempDir()
+	syn, grown := filepath.Join(dir, "syn"), filepath.Join(dir, "grown")
+	code, _, errs := runCmd("-dataset", "synthetic", "-export", syn, "-q")
+	require.Equal(t, 0, code, errs)
+	grow(t, syn, grown, 150, 5, true)
+	in := func(d string) []string {
+		return []string{"-nodes", filepath.Join(d, "nodes.csv"), "-edges", filepath.Join(d, "edges.csv"),
+			"-id", "node", "-label", "label", "-sens", "group", "-split-column", "split", "-no-scale"}
+	}
+	trained := filepath.Join(dir, "trained")
+	code, _, errs = runCmd(append(in(syn), "-epochs", "20", "-lambda-f", "0,1", "-lambda-s", "0", "-q", "-out", trained)...)
+	require.Equal(t, 0, code, errs)
+	scored := filepath.Join(dir, "scored")
+	code, _, errs = runCmd(append(in(grown), "-model", filepath.Join(trained, "model.fmp"), "-out", scored)...)
+	require.Equal(t, 0, code, errs)
+	page, err := os.ReadFile(filepath.Join(scored, "report.html"))
+	require.NoError(t, err)
+	html := string(page)
+	text := strings.NewReplacer("&#34;", `"`, "&#39;", "'", "&amp;", "&", "&lt;", "<", "&gt;", ">").Replace(html)
+	warned := 0
+	for _, line := range strings.Split(errs, "\n") {
+		if w, ok := strings.CutPrefix(line, "warning: "); ok {
+			warned++
+			assert.Contains(t, text, w, "a stderr warning missing from report.html")
+		}
+	}
+	require.Positive(t, warned, "the grown graph's new nodes drift (labelled copies of old nodes, noisy features)")
+	assert.NotContains(t, html, "<p>None.</p>")
+	assert.Contains(t, html, "<h2>Scoring</h2>")
+	assert.Contains(t, html, "<h2>Drift</h2>")
+	assert.Contains(t, html, `id="group-mix"`)
+	assert.Contains(t, text, "held out: 150 labelled new nodes")
+	assert.Contains(t, text, "-fmp-scoring fitted")
+	assert.Contains(t, text, "labelled nodes it never trained or chose on")
+}

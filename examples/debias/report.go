@@ -104,6 +104,36 @@ type reportData struct {
 	GroupRates  []reportRateRow
 	Settings    [][2]string
 	Flags       [][2]string
+	// Printed are the warnings stderr carried that Diagnostics do not
+	// already show (the loader's, the model file's, drift's, ...): the
+	// report says what stderr said.
+	Printed []string
+	// Scoring describes a -model run: the file, how its nodes were told
+	// apart, which nodes the test columns cover, how FMP scored.
+	Scoring [][2]string
+	// Drift is a -model run's comparison of the scored nodes with the
+	// model file's baseline (nil otherwise).
+	Drift *reportDrift
+}
+
+// reportDrift is the drift section of a -model run's report.
+type reportDrift struct {
+	On       string
+	Warnings []string
+	Notes    []string
+	Mix      []reportShare
+	Features []reportFeature
+	// FeaturesNote says which features the table lists.
+	FeaturesNote string
+}
+
+type reportShare struct {
+	Group, Now, Baseline string
+	Significant          bool
+}
+
+type reportFeature struct {
+	Name, Below, Above, Beyond, PSI, Shift string
 }
 
 type reportGroup struct {
@@ -301,7 +331,7 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 		d.Rows = append(d.Rows, row)
 	}
 	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
-		d.IntervalsOn = fmt.Sprintf("Intervals: percentile bootstrap over the %d test nodes (resampled within each group, 1000 times): which nodes happen to be in the test split moves the numbers this much.", r.methods[0].TestCI.Evaluated)
+		d.IntervalsOn = fmt.Sprintf("Intervals: symmetric bootstrap over the %d test nodes (resampled within each group, 1000 times; the point ± the 95th percentile of its resamples' distance from it, so each interval holds its point): which nodes happen to be in the test split moves the numbers this much.", r.methods[0].TestCI.Evaluated)
 	}
 	for _, n := range []string{r.noModel, r.thNote, r.seenNote} {
 		if n != "" {
@@ -309,6 +339,24 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 		}
 	}
 	d.Diagnostics = r.diagnostics
+	shown := map[string]bool{}
+	for _, dg := range r.diagnostics {
+		shown[dg.String()] = true
+	}
+	for _, w := range ds.Warnings {
+		shown[w] = true // in the Data section
+	}
+	for _, w := range r.driftWarnings {
+		shown[w] = true // in the Drift section
+	}
+	for _, w := range r.stderrWarnings {
+		if !shown[w] {
+			d.Printed = append(d.Printed, w)
+		}
+	}
+	if r.saved {
+		d.Scoring, d.Drift = scoringSection(o, r)
+	}
 
 	// The figures.
 	if r.frontier != nil {
@@ -417,6 +465,9 @@ func majorityClass(ds *datasets.Dataset, nodes []int) (int, bool) {
 // no test split), and how to read those intervals: each row's own, not
 // intervals of the differences. Nil without a backbone (-model).
 func verdict(o *options, r *result) ([]string, string) {
+	if r.saved {
+		return scoringVerdict(o, r), ""
+	}
 	var bb *method
 	for _, me := range r.methods {
 		if me.Name == "backbone" {
@@ -554,7 +605,86 @@ func glossary(o *options) [][2]string {
 		[2]string{"thresholds", "per-group decision thresholds on the backbone's probabilities, chosen on the validation nodes under the same rule (post-processing; fairlearn's ThresholdOptimizer). They change decisions, not scores: their AUC in metrics.json is the backbone's."},
 		[2]string{"majority rate", "the accuracy of predicting the more frequent class for every node: what a model must beat to have learnt anything."},
 		[2]string{"marks", "\"trivial\": the row selects every node or none, so its parity means nothing; \"not above the majority rate\": the low end of its test accuracy's 95% interval is at or below the majority rate, so the test nodes do not show it to beat a constant; \"rule not met\": no setting met the rule, and FMP's row is the backbone."},
-		[2]string{"intervals", "95% percentile bootstrap intervals over the test nodes (1000 resamples within each group): how much the numbers move with which nodes happen to be tested."},
+		[2]string{"intervals", "95% symmetric bootstrap intervals over the test nodes (1000 resamples within each group; the point ± the 95th percentile of the resamples' distance from it): how much the numbers move with which nodes happen to be tested."},
 	)
 	return g
+}
+
+// scoringSection describes a -model run for the report: the file, the
+// nodes, the scoring semantics, and the drift against the file's
+// baseline.
+func scoringSection(o *options, r *result) ([][2]string, *reportDrift) {
+	rows := [][2]string{{"model file", o.modelFile}}
+	if k, ok := r.training["kind"].(string); ok {
+		rows = append(rows, [2]string{"model kind", k})
+	}
+	if v, ok := r.training["nodes_known"]; ok {
+		rows = append(rows, [2]string{"nodes the model saw, known", fmt.Sprint(v)})
+	}
+	if r.heldOut != "" {
+		rows = append(rows, [2]string{"test columns", r.heldOut})
+		rows = append(rows, [2]string{"val columns", "the saved validation nodes (the model's setting was chosen on them: not held out)"})
+	}
+	if s, ok := r.training["fmp_scoring"].(string); ok {
+		what := "FMP applies the duals it chose on the training graph: a node's score depends on its neighbourhood only, and the nodes the model saw keep their scores where their neighbourhood did not change"
+		if s == "recompute" {
+			what = "FMP pushes the groups' mean predictions together over this graph's nodes, the new ones included: every score may move"
+		}
+		rows = append(rows, [2]string{"-fmp-scoring " + s, what})
+	}
+	if r.driftOf == nil {
+		if n, ok := r.drift["note"].(string); ok {
+			return rows, &reportDrift{Notes: []string{n}}
+		}
+		return rows, nil
+	}
+	dr := r.driftOf
+	rd := &reportDrift{On: fmt.Sprintf("%s (%d nodes of a known group, %d labelled), against the model's validation nodes", r.driftOn, dr.Nodes, dr.Labelled), Warnings: r.driftWarnings, Notes: dr.Notes}
+	for _, g := range dr.GroupMix {
+		name := g.Name
+		if name == "" {
+			name = fmt.Sprintf("group %d", g.Group)
+		}
+		rd.Mix = append(rd.Mix, reportShare{Group: name, Now: fmtInterval(nil, g.Now), Baseline: fmtInterval(nil, g.Baseline), Significant: g.Significant})
+	}
+	if f := dr.Features; f != nil {
+		listed := 0
+		for _, fs := range f.Features {
+			if fs.Shift == "none" && fs.Below == 0 && fs.Above == 0 {
+				continue
+			}
+			listed++
+			rd.Features = append(rd.Features, reportFeature{Name: fs.Name, Below: fmtPct(fs.Below), Above: fmtPct(fs.Above),
+				Beyond: fmt.Sprintf("%.3g×", fs.Beyond), PSI: fmt.Sprintf("%.3f", fs.PSI), Shift: fs.Shift})
+		}
+		rd.FeaturesNote = fmt.Sprintf("%d of the %d features recorded in the model file moved (a PSI of 0.1 or more, or values outside the training range); the others are in metrics.json.", listed, len(f.Features))
+	}
+	return rows, rd
+}
+
+// scoringVerdict opens a -model run's report: what was scored, how it
+// did on the nodes it never trained or chose on, and what drifted.
+func scoringVerdict(o *options, r *result) []string {
+	var out []string
+	ds := r.ds
+	out = append(out, fmt.Sprintf("%s scored the %d nodes of this graph.", o.modelFile, ds.N()))
+	if me := r.methods[0]; me.Test != nil && me.TestCI != nil {
+		crit := o.rule.Criterion
+		line := fmt.Sprintf("On the %d labelled nodes it never trained or chose on (%s), its accuracy is %s", len(ds.Split.Test), strings.TrimPrefix(r.heldOut, "held out: "), fmtInterval(nil, me.TestCI.Accuracy))
+		if iv, ok := me.TestCI.Of(crit); ok {
+			line += fmt.Sprintf(" and its %s %s", crit.Title(), fmtInterval(&crit, iv))
+		}
+		out = append(out, line+" (95% intervals).")
+	} else if r.heldOut != "" {
+		out = append(out, "No labelled node it never trained or chose on: nothing here measures how well it does (the validation columns are the nodes its setting was chosen on).")
+	}
+	switch n := len(r.driftWarnings); {
+	case r.driftOf == nil:
+		out = append(out, "Drift was not measured: the model file records no baseline.")
+	case n == 0:
+		out = append(out, fmt.Sprintf("Nothing drifted beyond noise on %s: decisions, group mix and features stay within their validation-time intervals.", r.driftOn))
+	default:
+		out = append(out, fmt.Sprintf("%d drift warning(s) on %s: see Drift below before trusting these scores.", n, r.driftOn))
+	}
+	return out
 }

@@ -83,8 +83,14 @@ type result struct {
 	heldOut  string
 	drift    map[string]any
 	// driftWarnings are the drift's warnings, as stderr prints them
-	// ("drift on the new nodes: ..."), for the report.
+	// ("drift on the new nodes: ..."), for the report; driftOf the whole
+	// comparison, and driftOn which nodes it covers.
 	driftWarnings []string
+	driftOf       *metrics.Drift
+	driftOn       string
+	// stderrWarnings are every warning printed on stderr before the
+	// outputs are written (warnLog): the report shows them all.
+	stderrWarnings []string
 	training      map[string]any
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
@@ -422,6 +428,9 @@ func splitOverlap(ds *datasets.Dataset, preset bool) string {
 
 func execute(o *options, stdout, stderr io.Writer) (err error) {
 	start := time.Now()
+	// Every warning printed on stderr is kept for report.html.
+	log := &warnLog{w: stderr}
+	stderr = log
 	// Before anything long: an unwritable -out or -export, one that is
 	// or holds an input or the current folder, or one -overwrite may not
 	// replace, is refused at once.
@@ -518,6 +527,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	printWarnings(stderr, r)
+	r.stderrWarnings = log.warnings()
 	if err := writeAll(od, o, r); err != nil {
 		return err
 	}
@@ -988,6 +998,7 @@ func (r *result) measureDrift(h *modelio.Header, probs []float64, stderr io.Writ
 	for _, w := range d.Warnings {
 		r.driftWarnings = append(r.driftWarnings, fmt.Sprintf("drift on %s: %s", which, w))
 	}
+	r.driftOf, r.driftOn = &d, which
 	for _, w := range d.Warnings {
 		fmt.Fprintf(stderr, "warning: drift on %s: %s\n", which, w)
 	}
