@@ -91,7 +91,7 @@ type result struct {
 	// stderrWarnings are every warning printed on stderr before the
 	// outputs are written (warnLog): the report shows them all.
 	stderrWarnings []string
-	training      map[string]any
+	training       map[string]any
 	// diagnostics are what a careful analyst would say before anyone
 	// reads the table (metrics.Diagnostic), in the command's words.
 	diagnostics []metrics.Diagnostic
