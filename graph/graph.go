@@ -84,7 +84,6 @@ func FromEdges(n int, edges [][2]int) (*Graph, error) {
 	for i := 0; i < n; i++ {
 		row := raw[deg[i]:deg[i+1]]
 		sort.Slice(row, func(a, b int) bool { return row[a] < row[b] })
-		start := w
 		for k, v := range row {
 			if k > 0 && v == row[k-1] {
 				removedDirected++
@@ -93,7 +92,6 @@ func FromEdges(n int, edges [][2]int) (*Graph, error) {
 			raw[w] = v
 			w++
 		}
-		_ = start
 		indptr[i+1] = w
 	}
 	c.Duplicates = removedDirected / 2

@@ -85,26 +85,6 @@ func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
 	return y, nil
 }
 
-// forwardAct returns act(x·W + b): one op for the ReLU (and no
-// activation), Forward then Activate for the others.
-func (l *Linear) forwardAct(x *G.Node, act Activation) (*G.Node, error) {
-	if act != ReLU() {
-		h, err := l.Forward(x)
-		if err != nil {
-			return nil, err
-		}
-		return Activate(h, act)
-	}
-	if err := checkInput(x, l.W, "Linear "+l.W.Name()); err != nil {
-		return nil, err
-	}
-	y, err := denseAct(x, l.W, l.B, true)
-	if err != nil {
-		return nil, fmt.Errorf("layers: %s: %w", l.W.Name(), err)
-	}
-	return y, nil
-}
-
 // checkInput checks that x is a matrix of w's dtype with w's row count of
 // columns.
 func checkInput(x, w *G.Node, where string) error {

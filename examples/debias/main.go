@@ -96,16 +96,28 @@
 // and the old nodes keep theirs where it did not change; recompute runs
 // FMP again over this graph, the new nodes included, and every score may
 // move (examples/paper/deploy measures both). A file saved before the
-// duals were kept is recomputed, with a warning. predictions.csv gains a
-// column "seen": yes for the nodes the model was trained on (the node
-// table's first rows, when they and their edges are the saved graph: list
-// the old nodes first, in their order, and append the new ones), no for
-// the others, empty when that cannot be told (said on stderr).
-// metrics.json gains a "drift" section: the new nodes' (else every
-// node's) per-group selection rates, their true- and false-positive rates
-// where labels are known, and each criterion, against the values the
-// model file recorded on the validation nodes when its setting was
-// chosen, with intervals; what left its interval is said on stderr, as a
+// duals were kept is recomputed, with a warning.
+//
+// The model file knows the nodes it was trained on by id (its node
+// record: each -id value as an 8-byte SHA-256 key with its part of the
+// split, 9 bytes a node, 9 MB at 1M nodes; by row number when trained
+// without -id), so the table's rows may come in any order. -model needs
+// -id when the file knows its nodes by id. Every figure of a -model run
+// is on the saved split, whatever -split or -split-column say: the test
+// columns cover only labelled nodes the model never trained or chose on
+// (the new nodes, and saved nodes whose labels it never used: its test
+// split and nodes in none), the val columns the saved validation nodes,
+// and the table says which. predictions.csv's "split" column says the
+// same, and its column "seen" is yes for the nodes the model was
+// trained on, no for the others, empty when that cannot be told (a file
+// saved before the node record, whose first rows are not the saved
+// graph; said on stderr). metrics.json gains a "drift" section: the new
+// nodes' (else every node's) per-group selection rates, their true- and
+// false-positive rates where labels are known, each criterion, each
+// group's share of the nodes (the group mix, labels or not), and each
+// feature against its range and distribution on the training graph
+// (PSI over deciles), against what the model file recorded, with
+// intervals; what left its interval is said on stderr, as a
 // warning when the two intervals do not overlap. -same-graph refuses
 // another graph; on the saved graph another -sens is refused either way. The whole file is
 // verified (its checksum, its configuration against its parameters)

@@ -174,15 +174,6 @@ func plotFrontier(path string, o *options, r *result) error {
 	return writeFile(path, func(w io.Writer) error { return r.frontier.WriteSVG(w, frontierConfig(o, r)) })
 }
 
-func containsF(s []float64, x float64) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 // printSummary prints the table of methods on stdout: accuracy and the
 // rule's criterion on validation and test, with test intervals, and ΔDP
 // and ΔEO when the criterion is another.

@@ -278,7 +278,7 @@ func (c FairGNNConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*F
 	if err != nil {
 		return nil, err
 	}
-	score := make([]float64, n)
+	var score []float64
 	if len(known) < n {
 		est, err := EstimateSens(c.Estimator, s)
 		if err != nil {
