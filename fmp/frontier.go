@@ -25,7 +25,9 @@ type FrontierConfig struct {
 	Temperature []float64
 	// Rule chooses the point from the validation accuracy and the
 	// rule's fairness criterion (any metrics.Criterion: ΔDP, the DP
-	// ratio, ΔEO, equalized odds, ...). Default metrics.DefaultRule():
+	// ratio, ΔEO, equalized odds, ...), judged for c classes (the worst
+	// class's one-vs-rest value, FrontierPoint.ValClasses) when the task
+	// has more than two. Default metrics.DefaultRule():
 	// the lowest validation ΔDP within one accuracy point of the model
 	// without debiasing (λf = 0).
 	Rule metrics.Rule
@@ -88,6 +90,28 @@ type FrontierPoint struct {
 	// TestIntervals are the bootstrap intervals of Test's accuracy and
 	// criteria when FrontierConfig.TestBootstrap is set (zero otherwise).
 	TestIntervals metrics.Intervals
+	// ValClasses and TestClasses are, for a task of more than two
+	// classes, the c-class reports of the same nodes
+	// (metrics.EvaluateClasses: accuracy, macro-F1, and every criterion
+	// as the worst class's one-vs-rest value), and TestClassIntervals
+	// their bootstrap intervals (metrics.BootstrapClasses) when
+	// FrontierConfig.TestBootstrap is set; nil for two classes. With more
+	// than two classes the rule chooses with ValClasses' criteria; Val
+	// and Test, one class (metrics.Options.Positive, class 1) against the
+	// rest, are kept for the callers that read them.
+	ValClasses, TestClasses *metrics.ClassReport
+	TestClassIntervals      *metrics.ClassIntervals
+}
+
+// Candidate returns what rule r judges of the point on validation: its
+// accuracy and its value of r's criterion, for c classes
+// (metrics.Rule.ClassCandidate of ValClasses) when the task has more
+// than two, binary (metrics.Rule.Candidate of Val) otherwise.
+func (p FrontierPoint) Candidate(r metrics.Rule) metrics.Candidate {
+	if p.ValClasses != nil {
+		return r.ClassCandidate(*p.ValClasses)
+	}
+	return r.Candidate(p.Val)
 }
 
 // Frontier is the accuracy/fairness trade-off of FMP settings on one
@@ -134,8 +158,8 @@ func (f *Frontier) Diagnostics() []metrics.Diagnostic {
 		if acc < 0 || p.Val.Accuracy > f.Points[acc].Val.Accuracy {
 			acc = i
 		}
-		if v, err := crit.Of(p.Val); err == nil && (fair < 0 || crit.Better(v, fairV)) {
-			fair, fairV = i, v
+		if c := p.Candidate(f.Rule); c.Undefined == nil && (fair < 0 || crit.Better(c.Fairness, fairV)) {
+			fair, fairV = i, c.Fairness
 		}
 	}
 	reach := fmt.Sprintf("the most accurate setting (λs %g, λf %g) reaches %.2f%% validation accuracy", f.Points[acc].Config.LambdaS, f.Points[acc].Config.LambdaF, 100*f.Points[acc].Val.Accuracy)
@@ -277,6 +301,28 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 				return p, fmt.Errorf("fmp: %s: test intervals of %v: %w", fn, c, err)
 			}
 		}
+		if classes > 2 {
+			// The c-class criteria: the rule chooses with these.
+			v, err := metrics.EvaluateClasses(probs, classes, labels, proto.sens, val, opt)
+			if err != nil {
+				return p, fmt.Errorf("fmp: %s: validation metrics for %d classes of %v: %w", fn, classes, c, err)
+			}
+			p.ValClasses = &v
+			if len(cfg.Test) > 0 {
+				t, err := metrics.EvaluateClasses(probs, classes, labels, proto.sens, cfg.Test, opt)
+				if err != nil {
+					return p, fmt.Errorf("fmp: %s: test metrics for %d classes of %v: %w", fn, classes, c, err)
+				}
+				p.TestClasses = &t
+			}
+			if cfg.TestBootstrap != nil {
+				iv, err := metrics.BootstrapClasses(probs, classes, labels, proto.sens, cfg.Test, opt, *cfg.TestBootstrap)
+				if err != nil {
+					return p, fmt.Errorf("fmp: %s: test intervals for %d classes of %v: %w", fn, classes, c, err)
+				}
+				p.TestClassIntervals = &iv
+			}
+		}
 		return p, nil
 	}
 	ref := base
@@ -294,9 +340,9 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 	}
 	cands := make([]metrics.Candidate, len(f.Points))
 	for i, p := range f.Points {
-		cands[i] = cfg.Rule.Candidate(p.Val)
+		cands[i] = p.Candidate(cfg.Rule)
 	}
-	if f.Chosen, err = metrics.Choose(cands, cfg.Rule.Candidate(f.Reference.Val), cfg.Rule); err != nil {
+	if f.Chosen, err = metrics.Choose(cands, f.Reference.Candidate(cfg.Rule), cfg.Rule); err != nil {
 		if errors.Is(err, metrics.ErrNoCandidate) {
 			f.Chosen = -1
 			return f, fmt.Errorf("fmp: %s: %w", fn, err)

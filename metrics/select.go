@@ -189,6 +189,16 @@ func (r Rule) Candidate(rep Report) Candidate {
 	return Candidate{Accuracy: rep.Accuracy, Fairness: v, Undefined: err}
 }
 
+// ClassCandidate returns rep's accuracy and its value of the rule's
+// criterion for c classes ([ClassReport.Of]: the worst class's
+// one-vs-rest value), Undefined set when it has none. It is how a
+// chooser over c-class candidates (fmp's frontier, the class offsets of
+// layers/postprocess) judges them with the rule.
+func (r Rule) ClassCandidate(rep ClassReport) Candidate {
+	v, err := rep.Of(r.Criterion)
+	return Candidate{Accuracy: rep.Accuracy, Fairness: v, Undefined: err}
+}
+
 // Admits reports whether c is eligible under the rule: its criterion is
 // defined, and for MostAccurate it meets Bound; for Fairest its accuracy
 // is at least ref's minus MaxAccuracyLoss (up to 1e-12).

@@ -137,3 +137,30 @@ func TestFairestWithinOneIsNotHundredPoints(t *testing.T) {
 	}
 	assert.Equal(t, "lowest validation ΔDP within 1 accuracy point of the reference", FairestWithin(DPDifference, 0.01).String())
 }
+
+// TestRuleClassCandidate: a c-class report's candidate carries its
+// accuracy and the rule's c-class criterion (the worst class's), and an
+// undefined criterion (a group without a node of a class, for ΔEO) is
+// Undefined, never chosen.
+func TestRuleClassCandidate(t *testing.T) {
+	// Group 0: classes 0, 1, 2 predicted 0, 1, 1; group 1: 0, 1 predicted 0, 0.
+	probs := []float64{
+		0.8, 0.1, 0.1,
+		0.1, 0.8, 0.1,
+		0.1, 0.8, 0.1,
+		0.8, 0.1, 0.1,
+		0.8, 0.1, 0.1,
+	}
+	labels, sens := []int{0, 1, 2, 0, 1}, []int{0, 0, 0, 1, 1}
+	opt := DefaultOptions()
+	opt.AllowUndefined = true
+	rep, err := EvaluateClasses(probs, 3, labels, sens, nil, opt)
+	require.NoError(t, err)
+	c := FairestWithin(DPDifference, 0.01).ClassCandidate(rep)
+	assert.Equal(t, 3.0/5, c.Accuracy)
+	assert.NoError(t, c.Undefined)
+	assert.InDelta(t, 2.0/3, c.Fairness, 1e-15) // class 1: ⅔ in group 0, 0 in group 1
+	assert.Equal(t, rep.DemographicParity, c.Fairness)
+	u := FairestWithin(EODifference, 0.01).ClassCandidate(rep)
+	assert.ErrorIs(t, u.Undefined, ErrNoPositives)
+}

@@ -33,6 +33,25 @@
 //	...
 //	decisions, err := th.Decide(pred.Column(1), ds.Sens, seed)
 //
+// # More than two classes
+//
+// Per-group thresholds do not extend to c classes: a decision is an
+// argmax, not a cut. [FitClassOffsets] adds an offset per group and class
+// to the log-probabilities, ŷ = argmax_k (log p_k + b_gk), chosen on
+// validation nodes by a metrics.Rule judged with the c-class criteria
+// (metrics.ClassBreakdown.Criterion: by default the c-class ΔDP, the
+// largest gap over classes between the groups' selection rates, within
+// one accuracy point of the argmax). Offsets of zero are the argmax. The
+// search is a deterministic coordinate search over the (group, class)
+// offsets, exact along each coordinate up to ClassOffsetsConfig.Candidates
+// breaks. It cannot reach parity where the data forbid it, and
+// [ClassOffsets.Diagnostics] says which: a class whose probability is 0
+// for every node of a group (no finite offset selects it there), groups
+// whose sizes admit no common rate but 0 and 1 (a rate of group g is a
+// multiple of 1/n_g), the accuracy bound, or a local optimum of the
+// search. A criterion undefined whatever the offsets (ΔEO where a group
+// has no validation node of a class) is an error.
+//
 // Training-time methods are package layers/fairtrain; FMP, which debiases
 // inside the architecture, is package fmp.
 //
