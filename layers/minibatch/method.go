@@ -35,7 +35,9 @@ type BatchMethod interface {
 
 // ErrNotBatched is wrapped by the error of a method that cannot run in
 // mini-batches: Fit returns it, with the method's name and the reason.
-var ErrNotBatched = errors.New("minibatch: the method cannot run in mini-batches")
+// Its text reads after the method's name: "fairgnn cannot run in
+// mini-batches: <reason>".
+var ErrNotBatched = errors.New("cannot run in mini-batches")
 
 // Batch is what a [Term] sees of a training batch.
 type Batch struct {
@@ -75,11 +77,11 @@ func batchTerm(cfg Config, task *Task) (train.Config, Term, error) {
 		return cfg.Train, nil, nil
 	}
 	if _, ok := m.(preprocess.Method); ok {
-		return cfg.Train, nil, fmt.Errorf("%w: %s is a pre-processing method: it rewrites the whole graph and the features before any training (no loss term to take per batch); run its Debias on the whole graph, then give Fit the graph and features it returns", ErrNotBatched, m.Name())
+		return cfg.Train, nil, fmt.Errorf("%s %w: it is a pre-processing method: it rewrites the whole graph and the features before any training (no loss term to take per batch); run its Debias on the whole graph, then give Fit the graph and features it returns", m.Name(), ErrNotBatched)
 	}
 	bm, ok := m.(BatchMethod)
 	if !ok {
-		return cfg.Train, nil, fmt.Errorf("%w: %s (%T) has no per-batch form (no MiniBatch method)", ErrNotBatched, m.Name(), m)
+		return cfg.Train, nil, fmt.Errorf("%s (%T) %w: it has no per-batch form (no MiniBatch method)", m.Name(), m, ErrNotBatched)
 	}
 	tc, t, err := bm.MiniBatch(cfg.Train, task)
 	if err != nil {
