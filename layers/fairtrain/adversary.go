@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -125,7 +126,7 @@ func (c AdversaryConfig) Apply(tc train.Config, task *train.Task, sens []int) (t
 	if err != nil {
 		return tc, err
 	}
-	if _, _, err := twoGroups("adversary", task, sens); err != nil {
+	if _, _, err := twoGroups("adversary", task.Train, sens); err != nil {
 		return tc, err
 	}
 	if tc.Epochs <= c.PretrainClassifier {
@@ -315,4 +316,229 @@ func (a *adversary) train(epoch, k int) error {
 		vals[i] = q.Value().(*tensor.Dense)
 	}
 	return train.SetParams(a.inCls, vals)
+}
+
+// MiniBatch returns the adversary's per-batch form for minibatch.Fit
+// (Config.Method), the full-batch schedule with a batch in place of the
+// training set, and tc with SelectAfter raised to PretrainClassifier:
+//
+//   - epochs 1..PretrainClassifier − 1: cross-entropy alone;
+//   - epoch PretrainClassifier: cross-entropy alone (the term's weight is
+//     0), and after each batch's step the adversary takes
+//     PretrainAdversary steps on that batch's outputs;
+//   - every later epoch: each batch's loss is CE − α·BCE(adversary(
+//     softmax(z)), s) over its targets of known group, with the current
+//     adversary, and after its step the adversary takes Steps steps on
+//     that batch's outputs (detached, dropout on, parameters before the
+//     step).
+//
+// The classifier's term is an estimate per batch: the adversary's mean
+// BCE over the batch's nodes of known group is an unbiased estimate of
+// its mean over the training nodes (for the adversary of that step), and
+// the adversary itself trains by mini-batch Adam, on every batch's
+// outputs in turn. With one batch holding every training node the run is
+// the full-batch schedule (exact). The adversary keeps one Adam
+// optimiser across batches; a batch without a node of known group skips
+// the term and the adversary's steps.
+//
+// It returns an error for an invalid configuration, a task without Sens,
+// an attribute that is not binary (0/1, −1 unknown) with both groups
+// among the training nodes, or tc.Epochs <= PretrainClassifier.
+func (c AdversaryConfig) MiniBatch(tc train.Config, task *minibatch.Task) (train.Config, minibatch.Term, error) {
+	if err := c.Validate(); err != nil {
+		return tc, nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	sens, err := batchSens("adversary", task)
+	if err != nil {
+		return tc, nil, err
+	}
+	if _, _, err := twoGroups("adversary", task.Train, sens); err != nil {
+		return tc, nil, err
+	}
+	if tc.Epochs <= c.PretrainClassifier {
+		return tc, nil, fmt.Errorf("fairtrain: adversary: Epochs = %d, want > PretrainClassifier = %d (else the adversary never acts)", tc.Epochs, c.PretrainClassifier)
+	}
+	tc.SelectAfter = max(tc.SelectAfter, c.PretrainClassifier)
+	return tc, &advTerm{cfg: c, sens: sens, lossV: new(G.Value)}, nil
+}
+
+// advTerm is the adversary's per-batch form: the master adversary (in a
+// graph of its own, updated by its Adam) and the latest batch's captured
+// outputs.
+type advTerm struct {
+	cfg    AdversaryConfig
+	sens   []int
+	master *layers.MLP
+	adam   *train.Adam
+	c      int
+	dt     tensor.Dtype
+	// The latest batch: the captured softmax outputs of its rows of known
+	// group and those groups (capt nil when the batch had no term).
+	capt   *captureOp
+	groups []int
+	lossV  *G.Value // the side graph's Read destination (see adversary.lossV)
+}
+
+func (a *advTerm) values() []*tensor.Dense {
+	ps := a.master.Learnables()
+	out := make([]*tensor.Dense, len(ps))
+	for i, p := range ps {
+		out[i] = p.Value().(*tensor.Dense)
+	}
+	return out
+}
+
+func (a *advTerm) Loss(b *minibatch.Batch) (*G.Node, error) {
+	a.capt, a.groups = nil, nil
+	if b.Epoch < a.cfg.PretrainClassifier {
+		return nil, nil
+	}
+	z := b.Logits
+	sh := z.Shape()
+	if len(sh) != 2 || sh[0] != len(b.Targets) {
+		return nil, fmt.Errorf("fairtrain: adversary: logits %q have shape %v, want %d × classes", z.Name(), sh, len(b.Targets))
+	}
+	t, c := sh[0], sh[1]
+	if a.master == nil {
+		a.c, a.dt = c, z.Dtype()
+		var err error
+		if a.master, err = layers.NewMLP(G.NewGraph(), nil, a.cfg.mlp("adversary", c, a.dt), nil); err != nil {
+			return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+		}
+		if a.adam, err = train.NewAdam(a.cfg.Adam, a.master.Learnables()); err != nil {
+			return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+		}
+	}
+	var rs, cols []int
+	var vals []float64
+	var groups []int
+	for k, v := range b.Targets {
+		if g := a.sens[v]; g >= 0 {
+			rs, cols, vals = append(rs, len(rs)), append(cols, k), append(vals, 1)
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	sel, err := graph.NewMatrix(len(groups), t, rs, cols, vals)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: selection matrix: %w", err)
+	}
+	zs, err := layers.SpMM(sel, z)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	p, err := G.SoftMax(zs)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	pc, capt, err := capture(p)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	adv, err := layers.NewMLP(z.Graph(), nil, a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	if err := train.SetParams(adv, a.values()); err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	logit, err := adv.Forward(pc)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	bce, err := BCEWithLogits(logit, groups)
+	if err != nil {
+		return nil, err
+	}
+	w := 0.0 // the epoch of the adversary's pre-training: CE alone
+	if b.Epoch > a.cfg.PretrainClassifier {
+		w = a.cfg.Alpha
+	}
+	extra, err := scaled(-w, bce)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	a.capt, a.groups = capt, groups
+	return extra, nil
+}
+
+func (a *advTerm) AfterStep(b *minibatch.Batch, _ *tensor.Dense) error {
+	if a.capt == nil {
+		return nil
+	}
+	k := a.cfg.Steps
+	if b.Epoch == a.cfg.PretrainClassifier {
+		k = a.cfg.PretrainAdversary
+	}
+	return a.train(b.Epoch, k)
+}
+
+// train runs k steps of the master adversary on the latest batch's
+// captured outputs, in a graph built for the batch's size.
+func (a *advTerm) train(epoch, k int) error {
+	if k == 0 {
+		return nil
+	}
+	g := G.NewGraph()
+	m := len(a.groups)
+	pin := G.NewMatrix(g, a.dt, G.WithShape(m, a.c), G.WithName("p"), G.WithValue(opkit.Alloc(a.dt, m, a.c)))
+	a.capt.copyTo(pin)
+	adv, err := layers.NewMLP(g, nil, a.cfg.mlp("adversary", a.c, a.dt), nil)
+	if err != nil {
+		return fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	if err := train.SetParams(adv, a.values()); err != nil {
+		return fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	logit, err := adv.Forward(pin)
+	if err != nil {
+		return fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	bce, err := BCEWithLogits(logit, a.groups)
+	if err != nil {
+		return err
+	}
+	params := adv.Learnables()
+	grads, err := G.Grad(bce, params...)
+	if err != nil {
+		return fmt.Errorf("fairtrain: adversary: gradients: %w", err)
+	}
+	blas.Default()
+	vm := G.NewTapeMachine(g.SubgraphRoots(append(G.Nodes{G.Read(bce, a.lossV)}, grads...)...), G.BindDualValues(params...))
+	defer vm.Close()
+	gv := make([]G.Value, len(params))
+	for s := 0; s < k; s++ {
+		if err := vm.RunAll(); err != nil {
+			return fmt.Errorf("fairtrain: adversary step: %w", err)
+		}
+		l, err := opkit.Scalar(*a.lossV)
+		if err != nil {
+			return fmt.Errorf("fairtrain: adversary loss: %w", err)
+		}
+		if a.cfg.Progress != nil {
+			a.cfg.Progress(epoch, l)
+		}
+		vm.Reset()
+		for i, q := range params {
+			if gv[i], err = q.Grad(); err != nil {
+				return fmt.Errorf("fairtrain: adversary: %w", err)
+			}
+		}
+		if err := a.adam.StepWith(gv); err != nil {
+			return fmt.Errorf("fairtrain: adversary: %w", err)
+		}
+		for _, v := range gv {
+			d, err := opkit.Dense(v)
+			if err != nil {
+				return fmt.Errorf("fairtrain: adversary: %w", err)
+			}
+			d.Zero()
+		}
+		if err := train.SetParams(adv, a.values()); err != nil {
+			return fmt.Errorf("fairtrain: adversary: %w", err)
+		}
+	}
+	return nil
 }

@@ -59,11 +59,11 @@ func checkTask(name string, task *train.Task, sens []int) (int, error) {
 	return n, nil
 }
 
-// twoGroups returns the training nodes of groups 0 and 1 (in task.Train
+// twoGroups returns the training nodes of groups 0 and 1 (in train's
 // order), or an error unless the known groups among them are exactly 0
 // and 1, both present.
-func twoGroups(name string, task *train.Task, sens []int) (g0, g1 []int, err error) {
-	for _, i := range task.Train {
+func twoGroups(name string, train, sens []int) (g0, g1 []int, err error) {
+	for _, i := range train {
 		switch s := sens[i]; {
 		case s == 0:
 			g0 = append(g0, i)

@@ -3,9 +3,12 @@ package fairtrain
 import (
 	"fmt"
 	"math"
+	"math/rand"
 
+	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // MixupConfig configures fair mixup (Chuang and Mroueh, ICLR 2021) in its
@@ -108,7 +111,7 @@ func (c MixupConfig) Apply(tc train.Config, task *train.Task, sens []int) (train
 	if err != nil {
 		return tc, err
 	}
-	g0, g1, err := twoGroups("mixup", task, sens)
+	g0, g1, err := twoGroups("mixup", task.Train, sens)
 	if err != nil {
 		return tc, err
 	}
@@ -146,6 +149,9 @@ func mixupSlope(z *G.Node, s *mixSampler, n, pos int) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.m == 1 {
+		return onePairSlope(zm, d, c, pos)
+	}
 	p, err := G.SoftMax(zm)
 	if err != nil {
 		return nil, err
@@ -179,4 +185,110 @@ func mixupSlope(z *G.Node, s *mixSampler, n, pos int) (*G.Node, error) {
 		return nil, err
 	}
 	return G.Abs(mean)
+}
+
+// MiniBatch returns fair mixup's per-batch term for minibatch.Fit
+// (Config.Method): on each batch, α·|g'(λ)| with m pairs drawn among the
+// batch's targets of groups 0 and 1, m = max(1, round(Fraction · the
+// smaller group's size in the batch)), and λ ~ Beta(BetaA, BetaB). The
+// draws come from one source seeded by Seed, batch after batch, so a
+// seeded run is deterministic. tc is returned unchanged.
+//
+// The term is an estimate, as the full-batch one is (a random sample of
+// pairs and one λ per step): the pairs are drawn from the batch's nodes
+// instead of every training node. With one batch holding every training
+// node its first step draws what the full-batch run's first step draws.
+// A batch that misses a group has no pair: its step trains on the
+// cross-entropy alone.
+//
+// It returns an error for an invalid configuration, a task without Sens,
+// or an attribute that is not binary (0/1, −1 unknown) with both groups
+// among the training nodes.
+func (c MixupConfig) MiniBatch(tc train.Config, task *minibatch.Task) (train.Config, minibatch.Term, error) {
+	if err := c.Validate(); err != nil {
+		return tc, nil, fmt.Errorf("fairtrain: mixup: %w", err)
+	}
+	sens, err := batchSens("mixup", task)
+	if err != nil {
+		return tc, nil, err
+	}
+	if _, _, err := twoGroups("mixup", task.Train, sens); err != nil {
+		return tc, nil, err
+	}
+	return tc, &mixTerm{cfg: c, sens: sens, rng: rand.New(rand.NewSource(c.Seed))}, nil
+}
+
+// mixTerm is fair mixup's per-batch term.
+type mixTerm struct {
+	cfg  MixupConfig
+	sens []int
+	rng  *rand.Rand
+}
+
+func (t *mixTerm) Loss(b *minibatch.Batch) (*G.Node, error) {
+	var g0, g1 []int
+	for k, v := range b.Targets {
+		switch t.sens[v] {
+		case 0:
+			g0 = append(g0, k)
+		case 1:
+			g1 = append(g1, k)
+		}
+	}
+	if len(g0) == 0 || len(g1) == 0 {
+		return nil, nil
+	}
+	m := max(int(math.Round(t.cfg.Fraction*float64(min(len(g0), len(g1))))), 1)
+	s := &mixSampler{g0: g0, g1: g1, m: m, a: t.cfg.BetaA, b: t.cfg.BetaB, rng: t.rng, i0: make([]int, m), i1: make([]int, m)}
+	pen, err := mixupSlope(b.Logits, s, len(b.Targets), t.cfg.Positive)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: mixup: %w", err)
+	}
+	return scaled(t.cfg.Alpha, pen)
+}
+
+func (t *mixTerm) AfterStep(*minibatch.Batch, *tensor.Dense) error { return nil }
+
+// onePairSlope is mixupSlope's |g'(λ)| for one pair, from the mixed
+// logits zm and the direction d (vectors of c: gorgonia slices one row of
+// a matrix to a vector, on which the matrix form's row sums fail):
+// |p_pos (d_pos − Σ_j p_j d_j)|, p = softmax(zm).
+func onePairSlope(zm, d *G.Node, c, pos int) (*G.Node, error) {
+	zr, err := G.Reshape(zm, tensor.Shape{1, c})
+	if err != nil {
+		return nil, err
+	}
+	p, err := G.SoftMax(zr)
+	if err != nil {
+		return nil, err
+	}
+	pv, err := G.Reshape(p, tensor.Shape{c})
+	if err != nil {
+		return nil, err
+	}
+	pd, err := G.HadamardProd(pv, d)
+	if err != nil {
+		return nil, err
+	}
+	t, err := G.Sum(pd) // Σ_j p_j d_j
+	if err != nil {
+		return nil, err
+	}
+	ppos, err := G.Slice(pv, G.S(pos))
+	if err != nil {
+		return nil, err
+	}
+	dpos, err := G.Slice(d, G.S(pos))
+	if err != nil {
+		return nil, err
+	}
+	diff, err := G.Sub(dpos, t)
+	if err != nil {
+		return nil, err
+	}
+	h, err := G.Mul(ppos, diff)
+	if err != nil {
+		return nil, err
+	}
+	return G.Abs(h)
 }

@@ -3,8 +3,10 @@ package fairtrain
 import (
 	"fmt"
 
+	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // RegularizerConfig configures the demographic-parity regulariser: the
@@ -72,3 +74,63 @@ func (c RegularizerConfig) Apply(tc train.Config, task *train.Task, sens []int) 
 		return scaled(c.Alpha, gap)
 	}), nil
 }
+
+// MiniBatch returns the regulariser's per-batch term for minibatch.Fit
+// (Config.Method): on each batch, α·DPGap over the batch's targets (its
+// training nodes), with the groups of task.Sens. tc is returned
+// unchanged.
+//
+// The term is an estimate per batch: each group's mean P(y = Positive)
+// over the batch estimates its mean over every training node, and the gap
+// of the estimates is biased upward by their spread (smaller the larger
+// the batch). It is exact when a batch holds every training node. A
+// batch that misses a group of the training nodes has no gap to estimate:
+// its step trains on the cross-entropy alone.
+//
+// It returns an error for an invalid configuration, a task without Sens,
+// or fewer than two groups among the training nodes.
+func (c RegularizerConfig) MiniBatch(tc train.Config, task *minibatch.Task) (train.Config, minibatch.Term, error) {
+	if err := c.Validate(); err != nil {
+		return tc, nil, fmt.Errorf("fairtrain: regularizer: %w", err)
+	}
+	sens, err := batchSens("regularizer", task)
+	if err != nil {
+		return tc, nil, err
+	}
+	_, counts, err := groupsOf(sens, task.Train, len(sens))
+	if err != nil {
+		return tc, nil, fmt.Errorf("fairtrain: regularizer: training nodes: %w", err)
+	}
+	return tc, &regTerm{cfg: c, sens: sens, groups: len(counts)}, nil
+}
+
+// regTerm is the regulariser's per-batch term.
+type regTerm struct {
+	cfg    RegularizerConfig
+	sens   []int
+	groups int // the training nodes' groups, 0..groups−1
+}
+
+func (r *regTerm) Loss(b *minibatch.Batch) (*G.Node, error) {
+	sl := make([]int, len(b.Targets))
+	idx := make([]int, len(b.Targets))
+	counts := make([]int, r.groups)
+	for k, v := range b.Targets {
+		sl[k], idx[k] = r.sens[v], k
+		if g := sl[k]; g >= 0 && g < r.groups {
+			counts[g]++
+		}
+	}
+	for _, n := range counts {
+		if n == 0 {
+			return nil, nil // a group is missing: no gap on this batch
+		}
+	}
+	gap, err := DPGap(b.Logits, sl, idx, r.cfg.Positive)
+	if err != nil {
+		return nil, err
+	}
+	return scaled(r.cfg.Alpha, gap)
+}
+
+func (r *regTerm) AfterStep(*minibatch.Batch, *tensor.Dense) error { return nil }

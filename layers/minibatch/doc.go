@@ -16,7 +16,8 @@
 // NeighborLoader rule, with the whole graph's normalisation kept and the
 // sampled neighbours rescaled), builds a small gorgonia graph of the
 // model on the batch's blocks ([layers.ForwardBlocks]), and takes one Adam
-// step. The evaluation pass runs on Val with every neighbour (exact) or
+// step (with a fairness method's term, Config.Method: see below). The
+// evaluation pass runs on Val with every neighbour (exact) or
 // with Config.EvalFanouts, and selection, early stopping and the OnEpoch
 // hook behave as in [train.Fit].
 //
@@ -27,6 +28,39 @@
 //     shuffling, an epoch is one full-batch step: Fit gives train.Fit's
 //     parameters;
 //   - the same configuration gives bit-identical results.
+//
+// # Fairness methods
+//
+// Config.Method trains a fairness method with the model: a [BatchMethod]
+// gives a [Term], whose Loss builds the method's loss term on each batch's
+// logits (the batch's targets, which are training nodes, with their
+// groups and labels from the [Task]) and whose AfterStep runs after each
+// batch's update. Whether a method's term is exact or an estimate per
+// batch (each is exact when one batch holds every training node, and
+// tested to give train.Fit's run then):
+//
+//   - regularizer (fairtrain.RegularizerConfig): estimated; the groups'
+//     mean P(positive) over the batch estimate their means over the
+//     training nodes, and the gap of the estimates is biased upward;
+//   - adversary (fairtrain.AdversaryConfig): estimated; the adversary's
+//     mean BCE over the batch is unbiased for that adversary, and the
+//     adversary trains on each batch's outputs in turn (its own Adam
+//     across batches), on the full-batch schedule by epochs;
+//   - mixup (fairtrain.MixupConfig): estimated, as full batch (pairs
+//     drawn among the batch's nodes instead of every training node);
+//   - redress (fairtrain.REDRESSConfig): estimated; each node's top-k
+//     list is drawn from the batch's nodes, not from every training node,
+//     at O(b²·(c + d)) per batch of b.
+//
+// Fit refuses, with an error wrapping [ErrNotBatched] that names the
+// method and says why: FairGNN, NIFTY and FairVGNN (their models are
+// Encoders whose terms read the hidden representation, with a
+// whole-graph estimator, whole-graph views or a multi-phase epoch), and
+// RawlsGCN (no loss term: train its Backbone with Task.Adj its Matrix
+// instead), and any pre-processing method such as EDITS (it rewrites the
+// whole graph before training: run it first, then train on its output).
+// examples/paper/minibatch-methods measures the three main methods full
+// batch against mini-batch on Bail.
 //
 // The features come through [features.Source]: [features.Dense] wraps an
 // in-memory matrix, and [features.Matrix] (a memory-mapped float32 file)

@@ -92,9 +92,16 @@ type Config struct {
 	// Train holds the optimiser and the selection rules, with the
 	// full-batch meaning (Epochs, Adam, Select, Patience, SelectAfter,
 	// LogEvery, Log, OnEpoch); an epoch is one pass over the training
-	// nodes in batches. ExtraLoss and AfterStep are full-batch hooks and
-	// must be nil.
+	// nodes in batches. ExtraLoss and AfterStep are full-batch hooks (they
+	// see the whole graph's logits) and must be nil: a fairness method
+	// goes in Method.
 	Train train.Config
+	// Method, if not nil, is a fairness method trained with the model: a
+	// BatchMethod (the regulariser, the adversary, mixup and REDRESS of
+	// package layers/fairtrain) adds its term to every batch's loss. Fit
+	// refuses any other method with an error wrapping ErrNotBatched that
+	// says why.
+	Method Method
 	// Sampler draws the training batches: Fanouts (one per hop of the
 	// model; ignored for an MLP), BatchSize, Shuffle and Seed, which
 	// also seeds the batches' dropout masks.
@@ -140,7 +147,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Train: %w", err)
 	}
 	if c.Train.ExtraLoss != nil || c.Train.AfterStep != nil {
-		return fmt.Errorf("Train: ExtraLoss and AfterStep are full-batch hooks, want nil")
+		return fmt.Errorf("Train: ExtraLoss and AfterStep are full-batch hooks (they see the whole graph's logits), want nil: give a fairness method in Method")
 	}
 	if err := c.Sampler.Validate(); err != nil {
 		return fmt.Errorf("Sampler: %w", err)
@@ -219,7 +226,12 @@ func Fit(task *Task, cfg Config) (*Result, error) {
 	if s.hops > 0 && task.Adj == nil {
 		return nil, fmt.Errorf("minibatch: Fit: Task.Adj is nil for a %s model (build it with Matrix)", s.kind.Name())
 	}
-	r := &runner{task: task, cfg: cfg, spec: s}
+	tc, term, err := batchTerm(cfg, task)
+	if err != nil {
+		return nil, fmt.Errorf("minibatch: Fit: %w", err)
+	}
+	cfg.Train = tc
+	r := &runner{task: task, cfg: cfg, spec: s, term: term}
 	if err := r.init(); err != nil {
 		return nil, fmt.Errorf("minibatch: Fit: %w", err)
 	}
@@ -234,6 +246,7 @@ type runner struct {
 	adam   *train.Adam
 	train  *sample.Sampler
 	eval   *sample.Sampler
+	term   Term // the fairness method's, or nil
 }
 
 func (r *runner) init() error {
@@ -329,19 +342,21 @@ func (r *runner) epoch(epoch int) (train.EpochStats, error) {
 	st := train.EpochStats{Epoch: epoch}
 	start := time.Now()
 	nb := r.numBatches()
-	var ceSum float64
+	var ceSum, extraSum float64
 	var correct, seen int
 	for i := 0; i < nb; i++ {
 		b, err := r.batch(epoch, i)
 		if err != nil {
 			return st, err
 		}
-		ce, c, err := r.step(b, batchSeed(r.cfg.Sampler.Seed, epoch, i))
+		b.epoch, b.index, b.count = epoch, i, nb
+		ce, extra, c, err := r.step(b, batchSeed(r.cfg.Sampler.Seed, epoch, i))
 		if err != nil {
 			return st, fmt.Errorf("batch %d of %d: %w", i+1, nb, err)
 		}
 		t := len(b.targets)
 		ceSum += ce * float64(t)
+		extraSum += extra * float64(t)
 		correct += c
 		seen += t
 		if r.cfg.BatchLog != nil && ((i+1)%r.cfg.BatchLogEvery == 0 || i+1 == nb) {
@@ -352,7 +367,8 @@ func (r *runner) epoch(epoch int) (train.EpochStats, error) {
 		}
 	}
 	st.CE = ceSum / float64(seen)
-	st.Loss = st.CE
+	st.Extra = extraSum / float64(seen)
+	st.Loss = st.CE + st.Extra
 	st.TrainAcc = float64(correct) / float64(seen)
 	st.StepTime = time.Since(start)
 	if len(r.task.Val) > 0 {
@@ -380,11 +396,13 @@ func batchSeed(seed int64, epoch, i int) int64 {
 }
 
 // mbatch is a batch: the nodes whose features it reads, its blocks, and
-// its targets (the first len(targets) nodes).
+// its targets (the first len(targets) nodes); the epoch, its index and
+// the epoch's number of batches when it trains.
 type mbatch struct {
-	nodes   []int
-	targets []int
-	blocks  []*graph.Matrix
+	nodes               []int
+	targets             []int
+	blocks              []*graph.Matrix
+	epoch, index, count int
 }
 
 func (r *runner) numBatches() int {
@@ -432,25 +450,26 @@ func (r *runner) input(g *G.ExprGraph, nodes []int) (*G.Node, error) {
 }
 
 // step runs forward, backward and one Adam step on a batch, and returns
-// the batch's mean cross-entropy and number of correct predictions.
-func (r *runner) step(b mbatch, seed int64) (ce float64, correct int, err error) {
+// the batch's mean cross-entropy, the fairness term's value (0 without
+// one) and the number of correct predictions; then the term's AfterStep.
+func (r *runner) step(b mbatch, seed int64) (ce, extra float64, correct int, err error) {
 	g := G.NewGraph()
 	phase := layers.NewPhase()
 	phase.SetTraining(true)
 	m, err := r.spec.build(g, seed, phase)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if err := setParams(m, r.masterValues()); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	x, err := r.input(g, b.nodes)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	logits, err := layers.ForwardBlocks(m, x, b.blocks)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	t := len(b.targets)
 	labels := make([]int, t)
@@ -458,38 +477,65 @@ func (r *runner) step(b mbatch, seed int64) (ce float64, correct int, err error)
 	for k, v := range b.targets {
 		labels[k], idx[k] = r.task.Labels[v], k
 	}
-	loss, err := layers.CrossEntropy(logits, labels, idx)
+	ceNode, err := layers.CrossEntropy(logits, labels, idx)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
+	}
+	loss := ceNode
+	var tb *Batch
+	var ev G.Value
+	if r.term != nil {
+		tb = &Batch{Epoch: b.epoch, Index: b.index, Count: b.count, Targets: b.targets, Logits: logits}
+		e, err := r.term.Loss(tb)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("%s: %w", r.cfg.Method.Name(), err)
+		}
+		if e != nil {
+			if !e.IsScalar() || e.Dtype() != loss.Dtype() || e.Graph() != g {
+				return 0, 0, 0, fmt.Errorf("%s: the term %s is not a %v scalar of the batch's graph", r.cfg.Method.Name(), e.Name(), loss.Dtype())
+			}
+			G.Read(e, &ev)
+			if loss, err = G.Add(loss, e); err != nil {
+				return 0, 0, 0, fmt.Errorf("%s: %w", r.cfg.Method.Name(), err)
+			}
+		}
 	}
 	params := m.Learnables()
 	if _, err := G.Grad(loss, params...); err != nil {
-		return 0, 0, fmt.Errorf("gradient: %w", err)
+		return 0, 0, 0, fmt.Errorf("gradient: %w", err)
 	}
-	var lv, zv G.Value
-	G.Read(loss, &lv)
+	var cv, zv G.Value
+	G.Read(ceNode, &cv)
 	G.Read(logits, &zv)
 	blas.Default() // fairmp's BLAS unless the program chose one
 	vm := G.NewTapeMachine(g, G.BindDualValues(params...))
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	grads := make([]G.Value, len(params))
 	for i, p := range params {
 		if grads[i], err = p.Grad(); err != nil {
-			return 0, 0, fmt.Errorf("gradient of %s: %w", p.Name(), err)
+			return 0, 0, 0, fmt.Errorf("gradient of %s: %w", p.Name(), err)
 		}
 	}
 	if err := r.adam.StepWith(grads); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	z, err := opkit.Dense(zv)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
+	}
+	if ev != nil {
+		extra = scalarValue(ev)
+	}
+	if r.term != nil {
+		if err := r.term.AfterStep(tb, z); err != nil {
+			return 0, 0, 0, fmt.Errorf("%s: %w", r.cfg.Method.Name(), err)
+		}
 	}
 	acc := opkit.AccIdx(z, labels, idx, r.task.Classes)
-	return scalarValue(lv), int(math.Round(acc * float64(t))), nil
+	return scalarValue(cv), extra, int(math.Round(acc * float64(t))), nil
 }
 
 func scalarValue(v G.Value) float64 {
