@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 
@@ -32,8 +33,11 @@ import (
 // configuration is decoded and validated (step counts are bounded by
 // layers.MaxSteps) and the parameter names and shapes it builds
 // (layers.Kind.Params) are compared with the header's list before a
-// byte of parameters is read; the parameters are read in chunks as they
-// arrive; the checksum, and with Env.TrustedKeys the signature, are
+// byte of parameters is read; when r tells its size (a regular *os.File,
+// a bytes.Reader) a file of another size than the header announces is
+// refused then too (ErrCorrupt, naming both sizes), without reading it
+// (and one longer than any model file, whatever its header);
+// the parameters are read in chunks as they arrive; the checksum, and with Env.TrustedKeys the signature, are
 // checked; then the graph and the sensitive attribute are compared with
 // env's. If the header cannot be interpreted, the rest of the file is
 // hashed first, so that a damaged file is reported as ErrCorrupt rather
@@ -207,6 +211,7 @@ const maxTrailer = sha256.Size + ed25519.SignatureSize
 // implies, at most MaxParamBytes), then the checksum and with keys the
 // signature are checked, and last the values' finiteness.
 func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
+	avail, sized := remaining(r)
 	br := bufio.NewReaderSize(r, chunk)
 	line, err := readLine(br)
 	if err != nil {
@@ -220,10 +225,24 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 	sum.Write([]byte{'\n'})
 	v, total, err := interpret(line)
 	if err != nil {
-		if perr := probe(br, sum, keys); perr != nil {
+		// Only the checksum tells a damaged header from an intact file
+		// whose header is wrong; a file longer than any model file is
+		// damaged without reading it.
+		var perr error
+		if limit := int64(len(line)+1) + MaxParamBytes + maxTrailer; sized && avail > limit {
+			perr = fmt.Errorf("%w: the file has %d bytes, more than any model file with this header holds (%d)", ErrCorrupt, avail, limit)
+		} else {
+			perr = probe(br, sum, keys)
+		}
+		if perr != nil {
 			return nil, fmt.Errorf("%w (the damaged header reads: %v)", perr, err)
 		}
 		return nil, err
+	}
+	if sized {
+		if err := checkSize(v, len(line), total, avail); err != nil {
+			return nil, err
+		}
 	}
 	size := 8
 	if v.dt == tensor.Float32 {
@@ -291,6 +310,49 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 		}
 	}
 	return v, nil
+}
+
+// remaining returns the bytes left to read from r when r tells them: a
+// regular *os.File (its size less its offset: anything with Stat and
+// Seek) or an in-memory reader (bytes.Reader, strings.Reader,
+// bytes.Buffer: Len).
+func remaining(r io.Reader) (int64, bool) {
+	switch x := r.(type) {
+	case interface{ Len() int }:
+		return int64(x.Len()), true
+	case interface {
+		Stat() (fs.FileInfo, error)
+		io.Seeker
+	}:
+		fi, err := x.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, false
+		}
+		off, err := x.Seek(0, io.SeekCurrent)
+		if err != nil || off > fi.Size() {
+			return 0, false
+		}
+		return fi.Size() - off, true
+	}
+	return 0, false
+}
+
+// checkSize compares the size of a file whose header line (line bytes,
+// interpreted as v, announcing total bytes of parameters) is followed by
+// avail-line bytes with the size the header announces (the line, the
+// parameters, the checksum and signature), before a byte of parameters
+// is read: a file cut short or extended (a sparse file's hole reads as
+// zeros) is refused at once, not after hashing it to its end.
+func checkSize(v *verified, line, total int, avail int64) error {
+	want := int64(line+1) + int64(total) + int64(v.trailer)
+	if avail == want {
+		return nil
+	}
+	how := "the file is truncated"
+	if avail > want {
+		how = "data continues after the checksum (an extended file, or a sparse file's hole)"
+	}
+	return fmt.Errorf("%w: the file has %d bytes, its header announces %d (a %d-byte header line, %d bytes of parameters, a %d-byte checksum): %s", ErrCorrupt, avail, want, line+1, total, v.trailer, how)
 }
 
 // savedPrefix is how every header Save writes begins.
