@@ -51,7 +51,8 @@ import (
 // ErrUnknownKind for a kind no package of the program declares, and
 // ErrMismatch for a graph model without Env.Graph, a model that needs
 // Env.Sens without it, another sensitive attribute on the saved graph,
-// another graph with Env.SameGraph, or parameters whose count, names or
+// another graph with Env.SameGraph (or, with it, a graph model's file
+// that records no graph), or parameters whose count, names or
 // shapes differ from what the configuration builds.
 //
 // The checksum detects accidents (a truncated copy, a flipped bit), not
@@ -65,6 +66,11 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	h, dt := v.h, v.dt
 	if err := checkGraph(h, env); err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	if env.SameGraph && h.Graph == nil {
+		if err := checkNoGraph(v, env); err != nil {
+			return nil, fmt.Errorf("modelio: Load: %w", err)
+		}
 	}
 	m, err := build(v, g, env)
 	if err != nil {
@@ -553,6 +559,27 @@ func checkGraph(h *header, env Env) error {
 		if got.Fingerprint != h.Sens.Fingerprint {
 			return fmt.Errorf("%w: the %s model was saved with another sensitive attribute than Env.Sens (same %d nodes)", ErrMismatch, h.Kind, got.Nodes)
 		}
+	}
+	return nil
+}
+
+// checkNoGraph is Env.SameGraph's check of a file that records no graph.
+// Save records the graph of every model built on one (a
+// layers.GraphModel with a graph: every graph kind, and an fmp model on
+// any backbone), so such a file is accepted only for a model built on
+// none (an MLP), which any graph's nodes may be scored with, as they
+// are without SameGraph. A model built on a graph whose file records
+// none (an older or edited file) cannot show that Env.Graph is the saved
+// graph: refused (ErrMismatch). The model is built to be asked, in a
+// scratch gorgonia graph, so that the caller's gets nothing from a
+// refused file.
+func checkNoGraph(v *verified, env Env) error {
+	m, err := build(v, G.NewGraph(), env)
+	if err != nil {
+		return err
+	}
+	if gm, ok := m.(layers.GraphModel); ok && gm.Graph() != nil {
+		return fmt.Errorf("%w: the %s model is built on a graph, but the file records no graph (no \"graph\" fingerprint in its header: an older or edited file), so it cannot show which graph it was saved for (Env.SameGraph asks for the saved graph)", ErrMismatch, v.h.Kind)
 	}
 	return nil
 }
