@@ -404,7 +404,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		if h, err = readHeader(o.modelFile, o.trustedKeys); err != nil {
 			return err
 		}
-		warnModel(stderr, o.modelFile, h)
+		if err = warnModel(stderr, o.modelFile, h, o.trustColumns); err != nil {
+			return err
+		}
 		if o.dataset == "" {
 			o.files.Schema = h.Features
 			// The model's dtype decides, not -dtype's default.
