@@ -52,6 +52,7 @@ type options struct {
 	trustedKeys    []ed25519.PublicKey // -trusted-keys
 	trustedFiles   string
 	sameGraph      bool // -same-graph
+	trustColumns   bool // -trust-column-order
 	fmpScoring     score.Semantics
 	scores         scoresOptions
 	export         string
@@ -173,6 +174,7 @@ Flags:
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace -out (or -export) if it exists and is this command's (its .debias-output file lists every file in it) or empty; only once the new results are complete")
 	fs.StringVar(&o.modelFile, "model", "", "predict with this saved model instead of training")
+	fs.BoolVar(&o.trustColumns, "trust-column-order", false, "with -model: score with a model file that records no feature schema (older files, modelio.Save's), whose columns are then read by position: you vouch that the node table's feature columns are in the order (and scaling) the model was trained with; without it such a file is refused (a file with its schema has its columns matched by name, and this changes nothing)")
 	fs.BoolVar(&o.sameGraph, "same-graph", false, "with -model: refuse a graph other than the one the model was saved for, and another -sens (default: score any graph whose node table has the model's features: a grown graph, another region's)")
 	scoring := fs.String("fmp-scoring", "fitted", "with -model on an fmp model: what FMP means for the nodes scored: fitted (the duals chosen on the training graph, kept in the model file; old nodes keep their scores, new ones are scored as if FMP had been fitted with them) or recompute (FMP run again over this whole graph: every score may move)")
 	fs.StringVar(&o.trustedFiles, "trusted-keys", "", "with -model: load it only if it is signed by one of these ed25519 public keys (FILE[,FILE...], each 64 hex digits; see the README)")
@@ -363,6 +365,9 @@ Flags:
 		if o.trustedKeys, err = readTrustedKeys(o.trustedFiles); err != nil {
 			return nil, err
 		}
+	}
+	if o.trustColumns && o.modelFile == "" {
+		return nil, badInput("-trust-column-order vouches for the columns of a -model file without a feature schema; give -model, or leave -trust-column-order out")
 	}
 	if o.fmpScoring, err = score.ParseSemantics(*scoring); err != nil {
 		return nil, badInput("-fmp-scoring %q: want fitted or recompute", *scoring)

@@ -224,6 +224,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown edge id", with("-edges", badEdges), `bad_edges.csv:3:4: node id "zz9" is not in the node table's id column`},
 		{"model for another graph, -same-graph", append(with("-model", otherModel), "-same-graph"), "(-same-graph asks for the graph the model was saved for)"},
 		{"corrupt model", with("-model", corrupt), "corrupt.fmp: modelio:"},
+		{"trust-column-order without -model", append(append([]string{}, in...), "-trust-column-order"), "-trust-column-order vouches for the columns of a -model file without a feature schema; give -model"},
 		{"out exists", with("-out", existing), "exists; choose a new folder or add -overwrite"},
 		{"two rules", append(with("-bound", "5"), "-max-acc-loss", "2"), "-bound and -max-acc-loss are two rules, want one"},
 		{"model and backbone", append(with("-model", otherModel), "-backbone", "gat"), "which trains and chooses nothing: -backbone would be ignored"},

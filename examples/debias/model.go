@@ -40,16 +40,24 @@ func modelError(path string, err error) error {
 	return inFlags(inputError{fmt.Errorf("-model %s: %w", path, err)})
 }
 
-// warnModel warns of what the -model file path cannot check: a file
-// without a feature schema (modelio.Save's) is read by column position,
-// one without an attribute fingerprint cannot tell another -sens.
-func warnModel(stderr io.Writer, path string, h *modelio.Header) {
+// warnModel refuses, or warns of, what the -model file path cannot
+// check. A file without a feature schema (modelio.Save's) would be read
+// by column position, and a table with its columns in another order
+// scores without an error (91.4% → 58.8% accuracy in issue 53): refused
+// unless trust (-trust-column-order) vouches for the order, then warned
+// of. One without an attribute fingerprint cannot tell another -sens:
+// warned of.
+func warnModel(stderr io.Writer, path string, h *modelio.Header, trust bool) error {
+	if h.Features == nil && !trust {
+		return inputError{fmt.Errorf("-model %s records no feature schema, so nothing can check that the node table's feature columns are in the order (and scaling) the model was trained with, and another order gives other predictions without an error: save the model with its schema (modelio.SaveConfig.Features; the model.fmp debias writes has it), or give -trust-column-order if the table's columns are in the model's order", path)}
+	}
 	if h.Features == nil {
-		fmt.Fprintf(stderr, "warning: -model %s records no feature schema: the node table's feature columns are read by position, in the table's order, and nothing can check that it is the order (and scaling) the model was trained with; a table with its columns in another order gives other predictions without an error. Save the model with its schema (modelio.SaveConfig.Features; the model.fmp debias writes has it)\n", path)
+		fmt.Fprintf(stderr, "warning: -model %s records no feature schema: the node table's feature columns are read by position, in the table's order, as -trust-column-order vouches\n", path)
 	}
 	if h.Sens == nil {
 		fmt.Fprintf(stderr, "warning: -model %s records no fingerprint of the sensitive attribute: nothing can check that -sens is the attribute the model was trained or debiased with; the fairness figures are for the -sens given\n", path)
 	}
+	return nil
 }
 
 // nonFinite returns how many of p are NaN or ±Inf, and the first one's

@@ -86,14 +86,24 @@ func TestModelFileChecks(t *testing.T) {
 	}
 
 	// 5. Without a feature schema (what modelio.Save writes) the table's
-	// columns are read by position: said on stderr (74c2ae1 said nothing,
-	// and reversed columns changed 259 of 300 decisions).
+	// columns would be read by position, and nothing can check their
+	// order: refused, naming the flag that vouches for it (74c2ae1 said
+	// nothing, and reversed columns changed 259 of 300 decisions; 8baef3f
+	// warned and ran, 91.4% → 58.8% accuracy on reordered columns, issue
+	// 53 C2). With -trust-column-order it runs, said on stderr.
 	t.Run("Schema", func(t *testing.T) {
 		file := rewriteModel(t, model, filepath.Join(dir, "noschema.fmp"), func(h map[string]any) { delete(h, "features") }, nil, nil)
 		code, stderr := predict(file)
+		assert.Equal(t, 2, code, stderr)
+		assert.Contains(t, stderr, "-model "+file+" records no feature schema")
+		assert.Contains(t, stderr, "-trust-column-order")
+		code, stderr = predict(file, "-trust-column-order")
 		require.Equal(t, 0, code, stderr)
 		assert.Contains(t, stderr, "warning: -model "+file+" records no feature schema")
 		assert.Contains(t, stderr, "by position")
+		code, stderr = predict(model, "-trust-column-order")
+		assert.Equal(t, 0, code, stderr)
+		assert.NotContains(t, stderr, "feature schema", "a file with its schema: the flag changes nothing")
 	})
 	// 5. Without the attribute's fingerprint -sens cannot be checked: said
 	// on stderr (74c2ae1 said nothing; another attribute changed 90 of 300

@@ -461,7 +461,9 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		if rec != nil && !rec.ByRow && o.dataset == "" && o.files.IDColumn == "" {
 			return badInput("-model %s knows the %d nodes it was trained on by their ids: give the node table's id column with -id (without it the rows could only be matched by position, and another order would mix them up)", o.modelFile, rec.Len())
 		}
-		warnModel(stderr, o.modelFile, h)
+		if err = warnModel(stderr, o.modelFile, h, o.trustColumns); err != nil {
+			return err
+		}
 		if o.dataset == "" {
 			o.files.Schema = h.Features
 			// The model's dtype decides, not -dtype's default.

@@ -1,7 +1,10 @@
 package fmpbeam
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,4 +99,35 @@ func TestJobErrors(t *testing.T) {
 		j.SameGraph = true
 		fail(t, j, "the model was saved for a graph of 300 nodes and")
 	})
+}
+
+// TestSameGraphRefusesAFileWithoutGraph is issue 53's C2 in the
+// pipeline: with SameGraph, a graph model's file that records no graph
+// (its "graph" key removed, resealed: an older or edited file) ran on
+// any node and edge files on 8baef3f; it is refused, naming the flag.
+// Without SameGraph it runs on any graph, as before.
+func TestSameGraphRefusesAFileWithoutGraph(t *testing.T) {
+	ds := smallData(t)
+	dir, model, _, _ := jobData(t, ds)
+	nl := bytes.IndexByte(model, '\n')
+	require.Positive(t, nl)
+	var h map[string]any
+	require.NoError(t, json.Unmarshal(model[:nl], &h))
+	require.Contains(t, h, "graph")
+	delete(h, "graph")
+	hdr, err := json.Marshal(h)
+	require.NoError(t, err)
+	out := append(append(hdr, '\n'), model[nl+1:len(model)-sha256.Size]...)
+	sum := sha256.Sum256(out)
+	m, err := ReadModelFile(append(out, sum[:]...))
+	require.NoError(t, err)
+	require.Nil(t, m.Graph)
+
+	j := testJob(dir, t.TempDir())
+	require.NoError(t, j.Validate(m), "without SameGraph: any graph")
+	j.SameGraph = true
+	err = j.Validate(m)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "the gcn model is built on a graph, but its file records no graph")
+	assert.ErrorContains(t, err, "-same-graph")
 }

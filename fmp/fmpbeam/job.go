@@ -47,8 +47,10 @@ type Job struct {
 	Work  string
 	// SameGraph makes the job refuse node and edge files whose node or
 	// edge count differs from the graph the model was saved for (as
-	// modelio.Env.SameGraph). Without it a model scores any graph whose
-	// nodes have its features: a grown graph, another region's.
+	// modelio.Env.SameGraph), and a graph model's file that records no
+	// graph (an MLP's records none and is accepted). Without it a model
+	// scores any graph whose nodes have its features: a grown graph,
+	// another region's.
 	SameGraph bool
 }
 
@@ -77,6 +79,18 @@ func (j *Job) Validate(m *Model) error {
 	}
 	if m != nil && (j.Features == "") == (j.FeatureRows == "") {
 		return fmt.Errorf("fmpbeam: a model needs its features: a feature file or feature rows (one of them)")
+	}
+	if j.SameGraph && m != nil && m.Graph == nil {
+		// (As modelio.Env.SameGraph: a file records the graph of every
+		// model built on one; an MLP backbone's file records none, and
+		// any graph's nodes are its input.)
+		if _, graphModel := m.Norm(); graphModel || m.On != nil {
+			what := "the " + m.Kind + " model"
+			if m.On != nil {
+				what = "the fmp model (on a " + m.Kind + " backbone)"
+			}
+			return fmt.Errorf("fmpbeam: %s is built on a graph, but its file records no graph (no fingerprint: an older or edited file), so the node and edge files cannot be checked to be the graph it was saved for (the same graph was asked for: -same-graph, Job.SameGraph)", what)
+		}
 	}
 	if !j.On.Propagation.Normalize {
 		return fmt.Errorf("fmpbeam: FMP's propagation must be normalised (Normalize): FMP's step sizes assume Ã = D̂^-½(A + wI)D̂^-½")

@@ -325,3 +325,85 @@ func TestWriteShardsNeverThroughALink(t *testing.T) {
 	tmps, _ := filepath.Glob(filepath.Join(dir, "nodes-00000.txt.*.tmp"))
 	assert.Empty(t, tmps)
 }
+
+// TestJobNeverWritesThroughALink is issue 53's C1: symlinks placed in
+// -out and -work at every temporary name a run used to write (name +
+// ".tmp": predictions-*.txt.tmp, metrics.json.tmp, duals.json.tmp, the
+// blocks' and stats.json's), pointing at files outside both, as another
+// user could place them while a run goes on (after the command claimed
+// the folders). The job, whole and stage by stage, writes its outputs as
+// regular files and leaves every target as it was, and no temporary
+// file of its own behind.
+func TestJobNeverWritesThroughALink(t *testing.T) {
+	ds := smallData(t)
+	dir, model, _, _ := jobData(t, ds)
+	victims := t.TempDir()
+	var links []string
+	plant := func(folder string, names ...string) {
+		for _, n := range names {
+			v := filepath.Join(victims, fmt.Sprintf("victim-%d", len(links)))
+			require.NoError(t, os.WriteFile(v, []byte("a user's file\n"), 0o644))
+			l := filepath.Join(folder, n+".tmp")
+			require.NoError(t, os.Symlink(v, l))
+			links = append(links, l)
+		}
+	}
+	outNames := func() []string {
+		names := []string{"metrics.json", "duals.json"}
+		for k := 0; k < 3; k++ {
+			names = append(names, shardName("predictions", k, 3, ".txt"))
+		}
+		return names
+	}
+	check := func(folders ...string) {
+		t.Helper()
+		for k, l := range links {
+			b, err := os.ReadFile(filepath.Join(victims, fmt.Sprintf("victim-%d", k)))
+			require.NoError(t, err)
+			assert.Equal(t, "a user's file\n", string(b), "written through %s", l)
+			fi, err := os.Lstat(l)
+			require.NoError(t, err)
+			assert.Equal(t, os.ModeSymlink, fi.Mode().Type(), "%s: the link itself stays", l)
+		}
+		for _, f := range folders {
+			tmps, err := filepath.Glob(filepath.Join(f, "*.*.tmp"))
+			require.NoError(t, err)
+			for _, tmp := range tmps {
+				assert.Contains(t, links, tmp, "a temporary file left behind")
+			}
+		}
+	}
+
+	// The whole job.
+	out := t.TempDir()
+	plant(out, outNames()...)
+	runJob(t, testJob(dir, out), model)
+	check(out)
+	for _, n := range outNames() {
+		fi, err := os.Lstat(filepath.Join(out, n))
+		require.NoError(t, err, n)
+		assert.True(t, fi.Mode().IsRegular(), "%s is a regular file", n)
+	}
+	assert.Len(t, predictions(t, out, ds.N()), ds.N())
+
+	// Stage by stage: the blocks in -work too (300 nodes in blocks of 64:
+	// blocks 0 to 4).
+	out2, work := t.TempDir(), t.TempDir()
+	plant(out2, outNames()...)
+	plant(work, "stats.json")
+	for _, kind := range []string{"nodes", "adj-fmp", "adj-model", "logits", "fmp"} {
+		for b := 0; b < 5; b++ {
+			plant(work, fmt.Sprintf("%s-%08d.blk", kind, b))
+		}
+	}
+	for _, st := range Stages {
+		js := testJob(dir, out2)
+		js.Stage, js.Work = st, work
+		runJob(t, js, model)
+	}
+	check(out2, work)
+	blocks, err := filepath.Glob(filepath.Join(work, "fmp-*.blk"))
+	require.NoError(t, err)
+	assert.Len(t, blocks, 5)
+	sameFiles(t, out, out2)
+}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/tmpfile"
 	"github.com/fairmp/fairmp/metrics"
 )
 
@@ -52,10 +55,21 @@ func decChunk(b []byte) (Chunk, error) {
 	return v, err
 }
 
-// createAtomic writes a file through Beam's file systems: write is
-// called with a buffered writer on a temporary name, which is renamed to
-// path once complete.
+// createAtomic writes a file: write is called with a buffered writer on
+// a temporary name, which is renamed to path once complete. A local path
+// (no scheme://) is written in plain Go: the temporary file is a new one
+// with a random name beside path (path.RANDOM.tmp), created exclusively
+// (tmpfile.Create), so never through a symbolic link or over a file left
+// at a name the job would use, and the rename replaces whatever is at
+// path (a link there is replaced, not followed). Beam's local file system
+// is not used for it: it opens with O_TRUNC and follows links. Other
+// paths (gs://) go through Beam's file systems, path + ".tmp" renamed
+// where the file system renames, else path written directly (an object
+// store makes an object visible only once it is complete).
 func createAtomic(ctx context.Context, path string, write func(w io.Writer) error) error {
+	if isLocal(path) {
+		return createLocal(path, write)
+	}
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
@@ -85,6 +99,38 @@ func createAtomic(ctx context.Context, path string, write func(w io.Writer) erro
 		if rm, ok := fs.(filesystem.Remover); ok && renames {
 			rm.Remove(ctx, tmp)
 		}
+		return fmt.Errorf("fmpbeam: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// isLocal reports whether Beam's file systems take path for a local one
+// (filesystem.New's "default" scheme: no "scheme://" before it).
+func isLocal(path string) bool { return strings.Index(path, "://") <= 0 }
+
+// createLocal is createAtomic for a local path.
+func createLocal(path string, write func(w io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("fmpbeam: writing %s: %w", path, err)
+	}
+	f, err := tmpfile.Create(dir, filepath.Base(path)+".", ".tmp")
+	if err != nil {
+		return fmt.Errorf("fmpbeam: writing %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return fmt.Errorf("fmpbeam: writing %s: %w", path, err)
 	}
 	return nil

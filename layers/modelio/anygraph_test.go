@@ -144,3 +144,36 @@ func TestLoadNeedsNoOtherImport(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "fmp\n", string(out))
 }
+
+// TestSameGraphRefusesAFileWithoutGraph is issue 53's C2: with
+// Env.SameGraph, a graph model's file whose header records no graph (an
+// older or edited file: here the "graph" key removed and the file
+// resealed) passed silently on 8baef3f; it is refused, naming what is
+// missing, while without SameGraph it loads (the fingerprint is
+// information). An MLP records no graph and is built on none: SameGraph
+// accepts it on any graph, as TestLoadOntoAnyGraph expects.
+func TestSameGraphRefusesAFileWithoutGraph(t *testing.T) {
+	p := problem.New(t, 35, 30, 4, 2, 60, 0.6)
+	for kind, build := range roundTripModels {
+		task := newTask(t, p, tensor.Float64, layers.NewPhase())
+		m, err := build(task.Graph, p, tensor.Float64, task.Phase)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		require.NoError(t, saveUntrained(&buf, m), kind)
+		data := withHeader(t, buf.Bytes(), func(h map[string]any) { delete(h, "graph") })
+		env := modelio.Env{Graph: p.Graph, Phase: layers.NewPhase(), Sens: alternating(p.N)}
+		_, err = modelio.Load(bytes.NewReader(data), G.NewGraph(), env)
+		require.NoError(t, err, "%s: without SameGraph", kind)
+		env.SameGraph = true
+		g := G.NewGraph()
+		_, err = modelio.Load(bytes.NewReader(data), g, env)
+		if kind == "mlp" {
+			assert.NoError(t, err, "an MLP is built on no graph")
+			continue
+		}
+		assert.ErrorIs(t, err, modelio.ErrMismatch, kind)
+		assert.ErrorContains(t, err, "the file records no graph", kind)
+		assert.ErrorContains(t, err, "(Env.SameGraph asks for the saved graph)", kind)
+		assert.Empty(t, g.AllNodes(), "%s: nothing added to the caller's graph", kind)
+	}
+}

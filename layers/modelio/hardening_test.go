@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -227,4 +228,71 @@ func TestCorruptHeaderIsCorrupt(t *testing.T) {
 
 func testSchema() *features.Schema {
 	return &features.Schema{Names: []string{"a", "b", "c", "d"}}
+}
+
+// TestLoadRefusesFromFileSize is issue 53's C3: a file whose size (an
+// *os.File's, a bytes.Reader's) is not what its header announces is
+// refused before a byte of parameters is read, with both sizes named. On
+// 8baef3f a 4 KB sparse file of 1 GiB announcing 1 GiB of parameters was
+// read (and its zeros decoded and hashed) to its end first: 10 to 19 s.
+// A file read from an offset is measured from there.
+func TestLoadRefusesFromFileSize(t *testing.T) {
+	data, p := savedGCN(t)
+	env := modelio.Env{Graph: p.Graph}
+	in, hidden := 1<<14, 1<<14-8
+	gib := withHeader(t, data, func(h map[string]any) {
+		c := h["config"].(map[string]any)
+		c["in"], c["hidden"] = in, hidden
+		ps := h["params"].([]any)
+		ps[0].(map[string]any)["shape"] = []int{in, hidden}
+		ps[1].(map[string]any)["shape"] = []int{1, hidden}
+		ps[2].(map[string]any)["shape"] = []int{hidden, 2}
+	})
+	hdr, _, _ := split(t, gib)
+	params := 4 * (in*hidden + hidden + 2*hidden + 2) // float32
+	require.Greater(t, params, 1<<30-(1<<20), "about 1 GiB announced")
+	require.LessOrEqual(t, params, modelio.MaxParamBytes, "a size this release loads")
+	announced := len(hdr) + 1 + params + 32
+	head := append(append([]byte{}, hdr...), '\n')
+	head = append(head, make([]byte, 4096)...)
+
+	path := writeSparse(t, head, 1000<<20) // 4 KB of data, a hole to 1000 MiB
+	err, n := loadFile(t, path, env)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, modelio.ErrCorrupt)
+	assert.ErrorContains(t, err, fmt.Sprintf("the file has %d bytes, its header announces %d", 1000<<20, announced))
+	assert.ErrorContains(t, err, "truncated")
+	assert.Less(t, n, uint64(4<<20), "bytes allocated")
+
+	// A valid file extended by a hole, and one cut short in memory.
+	err, _ = loadFile(t, writeSparse(t, data, 64<<20), env)
+	assert.ErrorIs(t, err, modelio.ErrCorrupt)
+	assert.ErrorContains(t, err, fmt.Sprintf("the file has %d bytes, its header announces %d", 64<<20, len(data)))
+	assert.ErrorContains(t, err, "data continues after the checksum")
+	_, err = modelio.Read(bytes.NewReader(data[:len(data)-10]))
+	assert.ErrorIs(t, err, modelio.ErrCorrupt)
+	assert.ErrorContains(t, err, fmt.Sprintf("the file has %d bytes, its header announces %d", len(data)-10, len(data)))
+
+	// A header that cannot be interpreted (a parameter of 512 MiB its
+	// configuration does not build) on a file longer than any model file
+	// with that header: refused without hashing it.
+	bad := withHeader(t, data, func(h map[string]any) {
+		h["params"].([]any)[0].(map[string]any)["shape"] = []int{1 << 12, 1 << 15}
+	})
+	bh, _, _ := split(t, bad)
+	err, _ = loadFile(t, writeSparse(t, bad, 1100<<20), env)
+	assert.ErrorIs(t, err, modelio.ErrCorrupt)
+	assert.ErrorContains(t, err, fmt.Sprintf("the file has %d bytes, more than any model file with this header holds (%d)", 1100<<20, len(bh)+1+modelio.MaxParamBytes+96))
+
+	// The size counts from where the reader is: a model after 5 other
+	// bytes, read from there, loads.
+	pre := filepath.Join(t.TempDir(), "after5.bin")
+	require.NoError(t, os.WriteFile(pre, append([]byte("12345"), data...), 0o644))
+	f, err := os.Open(pre)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = f.Seek(5, io.SeekStart)
+	require.NoError(t, err)
+	_, err = modelio.Load(f, G.NewGraph(), env)
+	assert.NoError(t, err)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 
@@ -32,8 +33,11 @@ import (
 // configuration is decoded and validated (step counts are bounded by
 // layers.MaxSteps) and the parameter names and shapes it builds
 // (layers.Kind.Params) are compared with the header's list before a
-// byte of parameters is read; the parameters are read in chunks as they
-// arrive; the checksum, and with Env.TrustedKeys the signature, are
+// byte of parameters is read; when r tells its size (a regular *os.File,
+// a bytes.Reader) a file of another size than the header announces is
+// refused then too (ErrCorrupt, naming both sizes), without reading it
+// (and one longer than any model file, whatever its header);
+// the parameters are read in chunks as they arrive; the checksum, and with Env.TrustedKeys the signature, are
 // checked; then the graph and the sensitive attribute are compared with
 // env's. If the header cannot be interpreted, the rest of the file is
 // hashed first, so that a damaged file is reported as ErrCorrupt rather
@@ -47,7 +51,8 @@ import (
 // ErrUnknownKind for a kind no package of the program declares, and
 // ErrMismatch for a graph model without Env.Graph, a model that needs
 // Env.Sens without it, another sensitive attribute on the saved graph,
-// another graph with Env.SameGraph, or parameters whose count, names or
+// another graph with Env.SameGraph (or, with it, a graph model's file
+// that records no graph), or parameters whose count, names or
 // shapes differ from what the configuration builds.
 //
 // The checksum detects accidents (a truncated copy, a flipped bit), not
@@ -61,6 +66,11 @@ func Load(r io.Reader, g *G.ExprGraph, env Env) (layers.Model, error) {
 	h, dt := v.h, v.dt
 	if err := checkGraph(h, env); err != nil {
 		return nil, fmt.Errorf("modelio: Load: %w", err)
+	}
+	if env.SameGraph && h.Graph == nil {
+		if err := checkNoGraph(v, env); err != nil {
+			return nil, fmt.Errorf("modelio: Load: %w", err)
+		}
 	}
 	m, err := build(v, g, env)
 	if err != nil {
@@ -213,6 +223,7 @@ const maxTrailer = sha256.Size + ed25519.SignatureSize
 // implies, at most MaxParamBytes), then the checksum and with keys the
 // signature are checked, and last the values' finiteness.
 func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
+	avail, sized := remaining(r)
 	br := bufio.NewReaderSize(r, chunk)
 	line, err := readLine(br)
 	if err != nil {
@@ -226,10 +237,29 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 	sum.Write([]byte{'\n'})
 	v, total, err := interpret(line)
 	if err != nil {
-		if perr := probe(br, sum, keys); perr != nil {
+		// Only the checksum tells a damaged header from an intact file
+		// whose header is wrong; a file longer than any model file is
+		// damaged without reading it.
+		var perr error
+		if limit := int64(len(line)+1) + MaxParamBytes + maxTrailer; sized && avail > limit {
+			perr = fmt.Errorf("%w: the file has %d bytes, more than any model file with this header holds (%d)", ErrCorrupt, avail, limit)
+		} else {
+			perr = probe(br, sum, keys)
+		}
+		if perr != nil {
 			return nil, fmt.Errorf("%w (the damaged header reads: %v)", perr, err)
 		}
 		return nil, err
+	}
+	what := "parameters and checksum"
+	if v.h.Nodes != nil {
+		total += v.h.Nodes.bytes()
+		what = "parameters, node record and checksum"
+	}
+	if sized {
+		if err := checkSize(v, len(line), total, avail, what); err != nil {
+			return nil, err
+		}
 	}
 	size := 8
 	if v.dt == tensor.Float32 {
@@ -237,11 +267,6 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 	}
 	buf := make([]byte, chunk)
 	read := 0
-	what := "parameters and checksum"
-	if v.h.Nodes != nil {
-		total += v.h.Nodes.bytes()
-		what = "parameters, node record and checksum"
-	}
 	truncated := func() error {
 		return fmt.Errorf("%w: the file ends after %d of %d bytes of %s (truncated)", ErrCorrupt, read, total+v.trailer, what)
 	}
@@ -312,6 +337,50 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 		}
 	}
 	return v, nil
+}
+
+// remaining returns the bytes left to read from r when r tells them: a
+// regular *os.File (its size less its offset: anything with Stat and
+// Seek) or an in-memory reader (bytes.Reader, strings.Reader,
+// bytes.Buffer: Len).
+func remaining(r io.Reader) (int64, bool) {
+	switch x := r.(type) {
+	case interface{ Len() int }:
+		return int64(x.Len()), true
+	case interface {
+		Stat() (fs.FileInfo, error)
+		io.Seeker
+	}:
+		fi, err := x.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, false
+		}
+		off, err := x.Seek(0, io.SeekCurrent)
+		if err != nil || off > fi.Size() {
+			return 0, false
+		}
+		return fi.Size() - off, true
+	}
+	return 0, false
+}
+
+// checkSize compares the size of a file whose header line (line bytes,
+// interpreted as v, announcing total bytes of parameters and node record,
+// what) is followed by avail-line bytes with the size the header
+// announces (the line, the parameters and node record, the checksum and
+// signature), before a byte of parameters is read: a file cut short or
+// extended (a sparse file's hole reads as zeros) is refused at once, not
+// after hashing it to its end.
+func checkSize(v *verified, line, total int, avail int64, what string) error {
+	want := int64(line+1) + int64(total) + int64(v.trailer)
+	if avail == want {
+		return nil
+	}
+	how := "the file is truncated"
+	if avail > want {
+		how = "data continues after the checksum (an extended file, or a sparse file's hole)"
+	}
+	return fmt.Errorf("%w: the file has %d bytes, its header announces %d (a %d-byte header line, %d bytes of %s): %s", ErrCorrupt, avail, want, line+1, total+v.trailer, what, how)
 }
 
 // savedPrefix is how every header Save writes begins.
@@ -516,6 +585,27 @@ func checkGraph(h *header, env Env) error {
 		if got.Fingerprint != h.Sens.Fingerprint {
 			return fmt.Errorf("%w: the %s model was saved with another sensitive attribute than Env.Sens (same %d nodes)", ErrMismatch, h.Kind, got.Nodes)
 		}
+	}
+	return nil
+}
+
+// checkNoGraph is Env.SameGraph's check of a file that records no graph.
+// Save records the graph of every model built on one (a
+// layers.GraphModel with a graph: every graph kind, and an fmp model on
+// any backbone), so such a file is accepted only for a model built on
+// none (an MLP), which any graph's nodes may be scored with, as they
+// are without SameGraph. A model built on a graph whose file records
+// none (an older or edited file) cannot show that Env.Graph is the saved
+// graph: refused (ErrMismatch). The model is built to be asked, in a
+// scratch gorgonia graph, so that the caller's gets nothing from a
+// refused file.
+func checkNoGraph(v *verified, env Env) error {
+	m, err := build(v, G.NewGraph(), env)
+	if err != nil {
+		return err
+	}
+	if gm, ok := m.(layers.GraphModel); ok && gm.Graph() != nil {
+		return fmt.Errorf("%w: the %s model is built on a graph, but the file records no graph (no \"graph\" fingerprint in its header: an older or edited file), so it cannot show which graph it was saved for (Env.SameGraph asks for the saved graph)", ErrMismatch, v.h.Kind)
 	}
 	return nil
 }

@@ -99,7 +99,10 @@ type Env struct {
 	// was saved for (node count, edge count or structure: the file's
 	// fingerprint, graph.Graph.Fingerprint), and a sensitive attribute
 	// other than the saved one: for a caller that means to score the
-	// training graph and wants a wrong file caught. Without it the
+	// training graph and wants a wrong file caught. A file that records
+	// no graph passes only for a model built on none (an MLP: any
+	// graph's nodes are its input); a graph model's file without the
+	// graph's fingerprint (older or edited) is refused. Without it the
 	// fingerprint is information (ReadHeader's Graph), and the attribute
 	// is checked only when Graph is the saved graph.
 	SameGraph bool
