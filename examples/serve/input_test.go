@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -139,4 +140,67 @@ func schemaWithCategory(f *fixture) features.Schema {
 	s.Scaling = &features.MinMax{Min: append(append([]float64{}, s.Scaling.Min...), -1, -1), Max: append(append([]float64{}, s.Scaling.Max...), 1, 1)}
 	s.Categorical = []features.Categorical{{Column: "colour", Levels: []string{"blue", "red"}}}
 	return s
+}
+
+// TestInvalidUTF8Refused is the regression test of ids that collided:
+// the JSON decoder made invalid UTF-8 (and an escaped lone surrogate)
+// U+FFFD, so that two different raw ids were one node. Now a body that
+// is not UTF-8 is refused with the byte offset, and an id or edge that
+// decodes to U+FFFD is refused naming the field.
+func TestInvalidUTF8Refused(t *testing.T) {
+	f := getFixture(t)
+	s, srv, _ := f.open(t, filepath.Join(t.TempDir(), "serve.log"))
+	defer stop(t, s, srv)
+	raw := strings.Replace(string(body(f.newNode("aIDb", 1, nil, "n1"))), "ID", "\xff", 1) // Marshal would make it U+FFFD
+	at := strings.Index(raw, "a\xffb") + 1
+	for _, c := range []struct {
+		name, body, field, msg string
+	}{
+		{"raw invalid byte", raw, "body", fmt.Sprintf("body: invalid UTF-8 at byte %d", at)},
+		{"lone surrogate", strings.Replace(string(body(f.newNode("ID", 1, nil, "n1"))), "ID", `\ud800`, 1), "nodes[0].id", "holds U+FFFD"},
+		{"other lone surrogate", strings.Replace(string(body(f.newNode("ID", 1, nil, "n1"))), "ID", `\udc00`, 1), "nodes[0].id", "holds U+FFFD"},
+		{"edge", strings.Replace(string(body(f.newNode("a", 1, nil, "EDGE"))), "EDGE", `\ud800`, 1), "nodes[0].edges[0]", "holds U+FFFD"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, b, _, err := post(srv.Client(), srv.URL, []byte(c.body))
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusBadRequest, status, string(b))
+			var e apiError
+			decode(t, b, &e)
+			assert.Equal(t, c.field, e.Field)
+			assert.Contains(t, e.Msg, c.msg)
+		})
+	}
+	assert.Equal(t, 0, s.st.accepted())
+}
+
+// TestEchoesBounded is the regression test of a 1 MB bad key echoed
+// twice in a 2 MB answer: every piece of the request an error repeats
+// is cut to 64 bytes and "…".
+func TestEchoesBounded(t *testing.T) {
+	f := getFixture(t)
+	s, srv, _ := f.open(t, filepath.Join(t.TempDir(), "serve.log"), "-max-body", "4000000")
+	defer stop(t, s, srv)
+	big := strings.Repeat("é", 500_000) // 1 MB, two bytes a character
+	good := string(body(f.newNode("a", 1, nil, "n1")))
+	x0 := f.featureNames[0]
+	for _, c := range []struct{ name, body string }{
+		{"feature key", strings.Replace(good, `"`+x0+`":`, `"`+big+`":1,"`+x0+`":`, 1)},
+		{"node key", strings.Replace(good, `"id":`, `"`+big+`":1,"id":`, 1)},
+		{"top-level key", `{"` + big + `": 1}`},
+		{"number", strings.Replace(good, `"`+x0+`":`, `"`+x0+`":1`+strings.Repeat("0", 1_000_000)+`,"x":`, 1)},
+		{"group", strings.Replace(good, `"group":"`, `"group":"`+big, 1)},
+		{"edge", strings.Replace(good, `"n1"`, `"`+big+`"`, 1)},
+		{"id", strings.Replace(good, `"id":"a"`, `"id":"`+strings.Repeat("a", 200)+`"},{"id":"`+strings.Repeat("a", 200)+`"`, 1)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, b, _, err := post(srv.Client(), srv.URL, []byte(c.body))
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusBadRequest, status, "%.300s", b)
+			assert.Less(t, len(b), 1024, "%.300s", b)
+			var e apiError
+			decode(t, b, &e)
+			assert.True(t, utf8.ValidString(e.Msg), e.Msg)
+		})
+	}
 }

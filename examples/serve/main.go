@@ -80,14 +80,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, o *options, stdout, stderr io.Writer) error {
-	s, err := openService(o, stderr)
-	if err != nil {
-		return err
-	}
+	// Bind first: a busy -addr is found before the log is created or
+	// replayed. Connections made meanwhile wait in the listen queue.
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		s.close()
 		return badInput("-addr %s: %v", o.addr, err)
+	}
+	s, err := openService(o, stderr)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
