@@ -20,10 +20,15 @@ type options struct {
 	addr         string // -addr
 	maxBody      int64  // -max-body
 	maxNodes     int    // -max-nodes
+	maxEdges     int    // -max-edges
 	maxPending   int    // -max-pending
 	fmp          string // -fmp
 	quiet        bool   // -q
 }
+
+// defaultMaxEdges is -max-edges' default: see README.md ("Caps") for
+// what a request of that many edges costs.
+const defaultMaxEdges = 4096
 
 // inputError marks an error caused by the command's input (flags, files,
 // the model file, the log): exit status 2.
@@ -71,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	fs.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	fs.IntVar(&o.maxNodes, "max-nodes", 1000, "most nodes in one request")
+	fs.IntVar(&o.maxEdges, "max-edges", defaultMaxEdges, "most edges in one request, its nodes' edges lists together: a request's scoring work grows with them, and it holds the single writer (more: split the request)")
 	fs.IntVar(&o.maxPending, "max-pending", 64, "most requests read and parsed at once (each holds up to -max-body bytes); more wait")
 	fs.StringVar(&o.fmp, "fmp", "fitted", "what FMP means for new nodes: fitted (the duals fitted on the training graph, on each new node's receptive field: hops + K + 1 hops of the grown graph) or frozen (the base graph's FMP states frozen at start-up; a new node costs its neighbourhood, but every request rebuilds the whole graph's rows); see package fmp/score")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
@@ -96,6 +102,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, badInput("-max-body %d, want 64 bytes to 64 MiB (%d)", o.maxBody, 64<<20)
 	case o.maxNodes < 1:
 		return nil, badInput("-max-nodes %d, want at least 1", o.maxNodes)
+	case o.maxEdges < 1:
+		return nil, badInput("-max-edges %d, want at least 1", o.maxEdges)
 	case o.maxPending < 1:
 		return nil, badInput("-max-pending %d, want at least 1", o.maxPending)
 	case o.fmp != "fitted" && o.fmp != "frozen":

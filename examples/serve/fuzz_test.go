@@ -26,7 +26,7 @@ func FuzzParseRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, aerr := parseRequest(body, 1000)
+		req, aerr := parseRequest(body, 1000, 50)
 		if aerr != nil {
 			if aerr.Status < 400 || aerr.Status > 499 {
 				t.Fatalf("status %d", aerr.Status)
@@ -50,7 +50,7 @@ func FuzzParseRequest(f *testing.F) {
 			}
 		}
 		rec := req.canonical()
-		again, aerr := parseRequest(rec, 0)
+		again, aerr := parseRequest(rec, 0, 0)
 		if aerr != nil {
 			t.Fatalf("the log record %q does not parse: %v", rec, aerr)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand"
@@ -203,4 +204,36 @@ func TestEchoesBounded(t *testing.T) {
 			assert.True(t, utf8.ValidString(e.Msg), e.Msg)
 		})
 	}
+}
+
+// TestMaxEdges is the regression test of one request of 1,000 nodes ×
+// 120 edges holding the single writer for seconds: the edges a request
+// lists (its nodes' together) are capped by -max-edges, refused with a
+// 413 naming the flag and what to do, before the writer sees them.
+func TestMaxEdges(t *testing.T) {
+	f := getFixture(t)
+	log := filepath.Join(t.TempDir(), "serve.log")
+	s, srv, _ := f.open(t, log, "-max-edges", "8")
+	defer stop(t, s, srv)
+	size := fileSize(t, log)
+	rng := rand.New(rand.NewSource(4))
+	over := body(f.newNode("a", 1, rng, "n1", "n2", "n3"), f.newNode("b", 2, rng, "n4", "n5", "a"), f.newNode("c", 3, rng, "n6", "n7", "n8"))
+	status, b, _, err := post(srv.Client(), srv.URL, over)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, status, string(b))
+	var e apiError
+	decode(t, b, &e)
+	assert.Equal(t, "nodes[2].edges[2]", e.Field)
+	assert.Contains(t, e.Msg, "more than -max-edges 8 edges in one request")
+	assert.Contains(t, e.Msg, "split the request")
+	assert.Equal(t, size, fileSize(t, log), "nothing was logged")
+	status, b, _, err = post(srv.Client(), srv.URL, body(f.newNode("a", 1, rng, "n1", "n2", "n3"), f.newNode("b", 2, rng, "n4", "n5", "a"), f.newNode("c", 3, rng, "n6", "n7")))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, status, "8 edges are taken: %s", b)
+
+	var help bytes.Buffer
+	_, err = parseFlags([]string{"-h"}, &help)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	assert.Contains(t, help.String(), fmt.Sprintf("-max-edges int\n    \tmost edges in one request"))
+	assert.Contains(t, help.String(), fmt.Sprintf("(default %d)", defaultMaxEdges))
 }

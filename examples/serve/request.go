@@ -62,9 +62,10 @@ func fieldError(field, format string, args ...any) *apiError {
 // maxID is the longest node id accepted, in bytes.
 const maxID = 256
 
-// parseRequest parses a POST /score body. maxNodes > 0 caps the nodes (a
-// 413 once the body holds more); 0 is no cap (replay).
-func parseRequest(body []byte, maxNodes int) (*request, *apiError) {
+// parseRequest parses a POST /score body. maxNodes > 0 caps the nodes,
+// maxEdges > 0 the edges all its nodes list together (a 413 once the
+// body holds more); 0 is no cap (replay).
+func parseRequest(body []byte, maxNodes, maxEdges int) (*request, *apiError) {
 	if !utf8.Valid(body) {
 		// The decoder would make each invalid byte U+FFFD, so that two
 		// different ids could become one.
@@ -78,7 +79,7 @@ func parseRequest(body []byte, maxNodes int) (*request, *apiError) {
 		}
 		return nil, &apiError{Status: http.StatusBadRequest, Field: "body", Msg: fmt.Sprintf("body: invalid UTF-8 at byte %d; send the request as UTF-8 text", at)}
 	}
-	p := &parser{dec: json.NewDecoder(bytes.NewReader(body))}
+	p := &parser{dec: json.NewDecoder(bytes.NewReader(body)), maxEdges: maxEdges}
 	p.dec.UseNumber()
 	req, err := p.request(maxNodes)
 	if err != nil {
@@ -88,7 +89,9 @@ func parseRequest(body []byte, maxNodes int) (*request, *apiError) {
 }
 
 type parser struct {
-	dec *json.Decoder
+	dec      *json.Decoder
+	maxEdges int // 0: no cap
+	edges    int // the edges listed so far
 }
 
 // token returns the next token; a syntax error names its byte offset.
@@ -268,6 +271,10 @@ func (p *parser) node(i int) (nodeIn, *apiError) {
 			n.Edges = []string{}
 			for p.dec.More() {
 				fe := fmt.Sprintf("%s[%d]", f, len(n.Edges))
+				if p.maxEdges > 0 && p.edges == p.maxEdges {
+					return n, &apiError{Status: http.StatusRequestEntityTooLarge, Field: fe, Msg: fmt.Sprintf("%s: more than -max-edges %d edges in one request (the nodes' edges together: a request's scoring work grows with them, and it holds the single writer); split the request into several with fewer nodes or edges", fe, p.maxEdges)}
+				}
+				p.edges++
 				s, err := p.str(fe)
 				if err != nil {
 					return n, err

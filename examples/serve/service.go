@@ -186,7 +186,7 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 		return nil, err
 	}
 	records, dropped, err := s.j.replay(func(k int, payload []byte) error {
-		req, aerr := parseRequest(payload, 0)
+		req, aerr := parseRequest(payload, 0, 0)
 		if aerr != nil {
 			return badInput("-log %s: record %d does not parse (%v): the log is damaged", o.log, k, aerr)
 		}
@@ -540,7 +540,7 @@ func (s *service) handleScore(w http.ResponseWriter, r *http.Request) {
 		write(w, errorResponse(&apiError{Status: http.StatusBadRequest, Field: "body", Msg: fmt.Sprintf("body: reading it failed: %v", err)}))
 		return
 	}
-	req, aerr := parseRequest(body, s.o.maxNodes)
+	req, aerr := parseRequest(body, s.o.maxNodes, s.o.maxEdges)
 	if aerr != nil {
 		write(w, errorResponse(aerr))
 		return
