@@ -63,6 +63,7 @@ type fixture struct {
 	model        string // signed by key
 	unsigned     string // the same model, unsigned and without a baseline
 	noSchema     string // the same model without a feature schema
+	noScaling    string // the same model, its schema without the scaling (no training range)
 	keyFile      string // the signing key's public half
 	otherKey     string // a key that signed nothing
 	ds           *datasets.Dataset
@@ -145,6 +146,8 @@ func buildFixture() (*fixture, error) {
 		return nil, err
 	}
 	schema := ds.Schema()
+	noScale := schema
+	noScale.Scaling = nil
 	pub, priv, err := ed25519.GenerateKey(rand.New(rand.NewSource(1)))
 	if err != nil {
 		return nil, err
@@ -167,6 +170,7 @@ func buildFixture() (*fixture, error) {
 		{&f.model, "model.fmp", modelio.SaveConfig{Features: &schema, Baseline: &base, SigningKey: priv}},
 		{&f.unsigned, "unsigned.fmp", modelio.SaveConfig{Features: &schema}},
 		{&f.noSchema, "noschema.fmp", modelio.SaveConfig{}},
+		{&f.noScaling, "noscaling.fmp", modelio.SaveConfig{Features: &noScale}},
 	} {
 		var buf bytes.Buffer
 		if err := modelio.SaveWith(&buf, m, s.cfg); err != nil {

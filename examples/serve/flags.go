@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
@@ -16,19 +17,23 @@ type options struct {
 	trustedFiles string              // -trusted-keys
 	trustedKeys  []ed25519.PublicKey // read from -trusted-keys
 	files        datasets.FilesConfig
-	log          string // -log
-	addr         string // -addr
-	maxBody      int64  // -max-body
-	maxNodes     int    // -max-nodes
-	maxEdges     int    // -max-edges
-	maxPending   int    // -max-pending
-	fmp          string // -fmp
-	quiet        bool   // -q
+	log          string  // -log
+	addr         string  // -addr
+	maxBody      int64   // -max-body
+	maxNodes     int     // -max-nodes
+	maxEdges     int     // -max-edges
+	rangeFactor  float64 // -feature-range-factor
+	maxPending   int     // -max-pending
+	fmp          string  // -fmp
+	quiet        bool    // -q
 }
 
 // defaultMaxEdges is -max-edges' default: see README.md ("Caps") for
 // what a request of that many edges costs.
 const defaultMaxEdges = 4096
+
+// defaultRangeFactor is -feature-range-factor's default.
+const defaultRangeFactor = 3
 
 // inputError marks an error caused by the command's input (flags, files,
 // the model file, the log): exit status 2.
@@ -77,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	fs.IntVar(&o.maxNodes, "max-nodes", 1000, "most nodes in one request")
 	fs.IntVar(&o.maxEdges, "max-edges", defaultMaxEdges, "most edges in one request, its nodes' edges lists together: a request's scoring work grows with them, and it holds the single writer (more: split the request)")
+	fs.Float64Var(&o.rangeFactor, "feature-range-factor", defaultRangeFactor, "refuse a numeric feature outside this many times its training range (the model file's min-max scaling), stretched about the range's centre: 1 is the training range itself, 3 adds its width on each side; 0 takes every finite value (and is needed for a model file that records no range)")
 	fs.IntVar(&o.maxPending, "max-pending", 64, "most requests read and parsed at once (each holds up to -max-body bytes); more wait")
 	fs.StringVar(&o.fmp, "fmp", "fitted", "what FMP means for new nodes: fitted (the duals fitted on the training graph, on each new node's receptive field: hops + K + 1 hops of the grown graph) or frozen (the base graph's FMP states frozen at start-up; a new node costs its neighbourhood, but every request rebuilds the whole graph's rows); see package fmp/score")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
@@ -102,6 +108,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, badInput("-max-body %d, want 64 bytes to 64 MiB (%d)", o.maxBody, 64<<20)
 	case o.maxNodes < 1:
 		return nil, badInput("-max-nodes %d, want at least 1", o.maxNodes)
+	case !(o.rangeFactor == 0 || o.rangeFactor >= 1) || math.IsInf(o.rangeFactor, 0):
+		return nil, badInput("-feature-range-factor %v, want 0 (no check) or a finite number ≥ 1 (1: the training range itself)", o.rangeFactor)
 	case o.maxEdges < 1:
 		return nil, badInput("-max-edges %d, want at least 1", o.maxEdges)
 	case o.maxPending < 1:

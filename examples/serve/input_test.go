@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -115,20 +116,20 @@ func TestCategorical(t *testing.T) {
 	for _, n := range f.featureNames {
 		vals[n] = value{Num: 0}
 	}
-	require.Nil(t, c.row("nodes[0].features", vals, row))
+	require.Nil(t, c.row("nodes[0].features", "a", vals, row))
 	d := len(f.featureNames)
 	assert.Equal(t, []float64{0, 1}, row[d:], "blue, red: red is 1")
 	vals["colour"] = value{Level: "green", Text: true}
-	err := c.row("nodes[0].features", vals, row)
+	err := c.row("nodes[0].features", "a", vals, row)
 	require.NotNil(t, err)
 	assert.Equal(t, `nodes[0].features.colour: unknown level "green"; the levels are "blue", "red"`, err.Msg)
 	vals["colour"] = value{Num: 1}
-	err = c.row("nodes[0].features", vals, row)
+	err = c.row("nodes[0].features", "a", vals, row)
 	require.NotNil(t, err)
 	assert.Contains(t, err.Msg, "nodes[0].features.colour: a categorical column: want one of its levels as a string")
 	vals["colour"] = value{Level: "red", Text: true}
 	vals[f.featureNames[0]] = value{Num: 1e300}
-	err = c.row("nodes[0].features", vals, row)
+	err = c.row("nodes[0].features", "a", vals, row)
 	require.NotNil(t, err)
 	assert.Contains(t, err.Msg, fmt.Sprintf("nodes[0].features.%s: 1e+300 scales to", f.featureNames[0]))
 }
@@ -236,4 +237,84 @@ func TestMaxEdges(t *testing.T) {
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Contains(t, help.String(), fmt.Sprintf("-max-edges int\n    \tmost edges in one request"))
 	assert.Contains(t, help.String(), fmt.Sprintf("(default %d)", defaultMaxEdges))
+}
+
+// TestFeatureRange is the regression test of x0 = 1e18 (training range
+// a few units wide) accepted, logged and replayed, changing the answers
+// of the nodes attached near it: a value outside -feature-range-factor
+// (3 by default) times its column's training range is refused naming
+// the node, the feature, the value and the range, and counted in
+// /stats; with 0 it is taken, and a log holding it is replayed as
+// answered, with a warning, under the default. A model file without a
+// training range needs -feature-range-factor 0.
+func TestFeatureRange(t *testing.T) {
+	f := getFixture(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "serve.log")
+	x0 := f.featureNames[0]
+	lo, hi := f.ds.Scaling.Min[0], f.ds.Scaling.Max[0]
+	mid, half := lo/2+hi/2, (hi/2-lo/2)*3
+	with := func(id string, v float64) []byte {
+		n := f.newNode(id, 1, nil, "n1")
+		n["features"].(map[string]any)[x0] = v
+		return body(n)
+	}
+
+	s, srv, _ := f.open(t, log)
+	size := fileSize(t, log)
+	for _, v := range []float64{1e18, mid + half*1.01, mid - half*1.01} {
+		status, b, _, err := post(srv.Client(), srv.URL, with("far", v))
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusBadRequest, status, string(b))
+		var e apiError
+		decode(t, b, &e)
+		assert.Equal(t, "nodes[0].features."+x0, e.Field)
+		assert.Contains(t, e.Msg, fmt.Sprintf(`node "far": %s = %v is outside the range this service takes for %s, %.4g to %.4g (-feature-range-factor 3 times the training range %.4g to %.4g`, x0, v, x0, mid-half, mid+half, lo, hi))
+		assert.Contains(t, e.Msg, "restart serve with a larger -feature-range-factor (0: no check)")
+	}
+	assert.Equal(t, size, fileSize(t, log), "nothing was logged")
+	status, b, _, err := post(srv.Client(), srv.URL, with("near", mid+half*0.99))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, status, "a value inside the range is taken: %s", b)
+	var st stats
+	resp, err := srv.Client().Get(srv.URL + "/stats")
+	require.NoError(t, err)
+	sb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	decode(t, sb, &st)
+	assert.Equal(t, featureDrift{Factor: 3, Refused: 3, ByFeature: map[string]int{x0: 3}}, st.FeatureDrift)
+	stop(t, s, srv)
+
+	// Taken with 0, then replayed under the default with a warning.
+	s, srv, _ = f.open(t, log, "-feature-range-factor", "0")
+	status, b, _, err = post(srv.Client(), srv.URL, with("far", 1e18))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, status, string(b))
+	stop(t, s, srv)
+	s, srv, msg := f.open(t, log)
+	assert.Contains(t, msg, "holds 1 feature values outside -feature-range-factor 3 times their training range")
+	assert.Equal(t, 2, s.st.accepted())
+	assert.Equal(t, 1, s.replayedOutside)
+	stop(t, s, srv)
+
+	// No training range in the model file.
+	bare := *f
+	bare.model, bare.keyFile = f.noScaling, ""
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a service that starts stops at once
+	code := run(ctx, bare.args(filepath.Join(dir, "bare.log"), "-addr", "127.0.0.1:0"), &stdout, &stderr)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr.String(), "records no training range of its features")
+	assert.Contains(t, stderr.String(), "Start with -feature-range-factor 0")
+	o, err := parseFlags(bare.args(filepath.Join(dir, "bare.log"), "-feature-range-factor", "0"), io.Discard)
+	require.NoError(t, err)
+	s, err = openService(o, io.Discard)
+	require.NoError(t, err)
+	require.NoError(t, s.close())
+
+	for _, bad := range []string{"0.5", "-1", "NaN", "+Inf"} {
+		_, err := parseFlags(f.args(log, "-feature-range-factor", bad), io.Discard)
+		assert.ErrorContains(t, err, "-feature-range-factor")
+	}
 }

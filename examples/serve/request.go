@@ -50,6 +50,9 @@ type apiError struct {
 	Status int    `json:"-"`
 	Field  string `json:"field,omitempty"`
 	Msg    string `json:"error"`
+	// rangeColumn is the feature outside -feature-range-factor times
+	// its training range, for /stats.
+	rangeColumn string
 }
 
 func (e *apiError) Error() string { return e.Msg }

@@ -61,6 +61,12 @@ type service struct {
 	field    int // the nodes scored on, summed over the requests
 	count    []int
 	positive []int
+	// Requests refused for a feature outside -feature-range-factor
+	// times its training range, by that feature; the values outside it
+	// the log held at start-up.
+	rangeRefused    int
+	rangeBy         map[string]int
+	replayedOutside int
 
 	statsMu   sync.Mutex // guards the last drift computed
 	driftN    int
@@ -113,6 +119,9 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	if o.fmp == "frozen" && !sc.FMP() {
 		return nil, badInput("-fmp frozen is for an fmp model; -model %s is a %s model, whose scores depend on its receptive field alone: leave -fmp out", o.model, h.Kind)
 	}
+	if o.rangeFactor > 0 && h.Features.Scaling == nil {
+		return nil, badInput("-model %s records no training range of its features (its schema has no min-max scaling, as debias -no-scale saves): serve cannot refuse values far outside it (-feature-range-factor %v). Start with -feature-range-factor 0 to take every finite value, or save the model with its scaling", o.model, o.rangeFactor)
+	}
 	o.files.Schema = h.Features
 	o.files.FeatureLimit = datasets.FeatureLimit64
 	if h.Dtype == tensor.Float32 {
@@ -153,6 +162,7 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 		}
 	}
 	s.st = newState(ds.Graph, ids, ds.Features, ds.NumFeatures, ds.Sens)
+	s.cols.factor, s.cols.lenient = o.rangeFactor, true // lenient while replaying
 
 	if o.fmp == "frozen" {
 		xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
@@ -206,6 +216,13 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	}
 	if dropped != "" {
 		fmt.Fprintln(stderr, dropped)
+	}
+	// The log's requests were accepted under the rules of their time: a
+	// value outside the range now is replayed as it was answered, and
+	// said.
+	s.cols.lenient, s.replayedOutside = false, s.cols.outside
+	if s.replayedOutside > 0 {
+		fmt.Fprintf(stderr, "warning: -log %s holds %d feature values outside -feature-range-factor %v times their training range (accepted with a larger factor, or before the check): they are replayed as they were answered; new requests are checked\n", o.log, s.replayedOutside, o.rangeFactor)
 	}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "serve: -model %s (%s, %d classes, receptive field %d hops), base graph %d nodes and %d edges, -log %s: %d requests (%d nodes) replayed; ready in %v\n",
@@ -436,6 +453,16 @@ type batch struct {
 
 func (b *batch) add(jb *job) {
 	out := b.s.accept(jb.req)
+	if out.err != nil && out.err.rangeColumn != "" {
+		s := b.s
+		s.mu.Lock()
+		s.rangeRefused++
+		if s.rangeBy == nil {
+			s.rangeBy = map[string]int{}
+		}
+		s.rangeBy[out.err.rangeColumn]++
+		s.mu.Unlock()
+	}
 	b.jobs, b.outs = append(b.jobs, jb), append(b.outs, out)
 	if out.record != nil {
 		b.records = append(b.records, out.record)
@@ -590,6 +617,22 @@ type stats struct {
 	MeanField float64        `json:"mean_field_nodes"`
 	Drift     *metrics.Drift `json:"drift"`
 	DriftNote string         `json:"drift_note,omitempty"`
+	// FeatureDrift is the drift of the features seen: the requests
+	// refused for a value outside -feature-range-factor times its
+	// training range.
+	FeatureDrift featureDrift `json:"feature_drift"`
+}
+
+// featureDrift is /stats' account of feature values outside the range.
+type featureDrift struct {
+	Factor float64 `json:"feature_range_factor"`
+	// Refused counts the requests refused; ByFeature the feature each
+	// was refused for (the first outside, in name order).
+	Refused   int            `json:"out_of_range_requests_refused"`
+	ByFeature map[string]int `json:"out_of_range_by_feature"`
+	// Replayed counts the values outside the range the log held at
+	// start-up, accepted before (replayed as answered).
+	Replayed int `json:"out_of_range_values_replayed"`
 }
 
 func (s *service) handleStats(w http.ResponseWriter, r *http.Request) {
@@ -612,6 +655,10 @@ func (s *service) stats() []byte {
 	out := stats{BaseNodes: s.st.nBase, AcceptedNodes: len(sens), Requests: reqs, Threshold: s.opt.Threshold, PositiveClass: s.opt.Positive, GroupIDs: s.names}
 	if reqs > 0 {
 		out.MeanField = float64(s.field) / float64(reqs)
+	}
+	out.FeatureDrift = featureDrift{Factor: s.o.rangeFactor, Refused: s.rangeRefused, ByFeature: map[string]int{}, Replayed: s.replayedOutside}
+	for k, v := range s.rangeBy {
+		out.FeatureDrift.ByFeature[k] = v
 	}
 	for g, name := range s.names {
 		gs := groupStats{Group: name, Nodes: s.count[g], Positive: s.positive[g]}
