@@ -203,8 +203,17 @@ func (f *fixture) open(t *testing.T, log string, extra ...string) (*service, *ht
 	require.NoError(t, err)
 	s, err := openService(o, &stderr)
 	require.NoError(t, err, stderr.String())
-	srv := httptest.NewServer(s.handler())
-	return s, srv, stderr.String()
+	return s, serveTest(s), stderr.String()
+}
+
+// serveTest serves s on a test server configured as the command's (its
+// timeouts, and the per-client cap on its listener).
+func serveTest(s *service) *httptest.Server {
+	srv := httptest.NewUnstartedServer(nil)
+	s.configure(srv.Config)
+	srv.Listener = newClientLimit(srv.Listener, s.o.maxConns)
+	srv.Start()
+	return srv
 }
 
 // stop closes the test server and the service.

@@ -91,10 +91,11 @@ func serve(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	srv := &http.Server{}
+	s.configure(srv)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(newClientLimit(ln, o.maxConns)) }()
 	select {
 	case err = <-errc:
 	case <-ctx.Done():

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,7 +188,7 @@ func TestRowIDs(t *testing.T) {
 	require.NoError(t, err)
 	s, err := openService(o, io.Discard)
 	require.NoError(t, err)
-	srv := httptest.NewServer(s.handler())
+	srv := serveTest(s)
 	defer stop(t, s, srv)
 	status, b, _, err := post(srv.Client(), srv.URL, body(f.newNode("a", 1, nil, "0", "999")))
 	require.NoError(t, err)

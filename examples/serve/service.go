@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -551,22 +552,35 @@ func (s *service) handleScore(w http.ResponseWriter, r *http.Request) {
 		write(w, errorResponse(&apiError{Status: http.StatusMethodNotAllowed, Field: "method", Msg: fmt.Sprintf("method: %s; /score takes POST", r.Method)}))
 		return
 	}
+	// The body is read before a slot is taken, within -body-timeout, so
+	// that a client sending slowly holds its connection (at most
+	// -max-conns-per-client of them) but never a slot.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.o.bodyTimeout)) // ReadTimeout is the backstop where it cannot be set
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.maxBody))
+	if err != nil {
+		var mb *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &mb):
+			write(w, errorResponse(&apiError{Status: http.StatusRequestEntityTooLarge, Field: "body", Msg: fmt.Sprintf("body: larger than -max-body %d bytes; send fewer nodes per request", s.o.maxBody)}))
+		case errors.As(err, &ne) && ne.Timeout():
+			w.Header().Set("Connection", "close")
+			write(w, errorResponse(&apiError{Status: http.StatusRequestTimeout, Field: "body", Msg: fmt.Sprintf("body: not received within -body-timeout %v (%d bytes came); send it faster, or start serve with a larger -body-timeout", s.o.bodyTimeout, len(body))}))
+		default:
+			write(w, errorResponse(&apiError{Status: http.StatusBadRequest, Field: "body", Msg: fmt.Sprintf("body: reading it failed: %v", err)}))
+		}
+		return
+	}
+	// Read whole: no deadline while the request waits for the writer
+	// (an expired one would cancel it).
+	_ = rc.SetReadDeadline(time.Time{})
 	select {
 	case s.sem <- struct{}{}:
 	case <-r.Context().Done():
 		return
 	}
 	defer func() { <-s.sem }()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.maxBody))
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			write(w, errorResponse(&apiError{Status: http.StatusRequestEntityTooLarge, Field: "body", Msg: fmt.Sprintf("body: larger than -max-body %d bytes; send fewer nodes per request", s.o.maxBody)}))
-			return
-		}
-		write(w, errorResponse(&apiError{Status: http.StatusBadRequest, Field: "body", Msg: fmt.Sprintf("body: reading it failed: %v", err)}))
-		return
-	}
 	req, aerr := parseRequest(body, s.o.maxNodes, s.o.maxEdges)
 	if aerr != nil {
 		write(w, errorResponse(aerr))
