@@ -63,6 +63,7 @@ type fixture struct {
 	model        string // signed by key
 	unsigned     string // the same model, unsigned and without a baseline
 	noSchema     string // the same model without a feature schema
+	noScaling    string // the same model, its schema without the scaling (no training range)
 	keyFile      string // the signing key's public half
 	otherKey     string // a key that signed nothing
 	ds           *datasets.Dataset
@@ -145,6 +146,8 @@ func buildFixture() (*fixture, error) {
 		return nil, err
 	}
 	schema := ds.Schema()
+	noScale := schema
+	noScale.Scaling = nil
 	pub, priv, err := ed25519.GenerateKey(rand.New(rand.NewSource(1)))
 	if err != nil {
 		return nil, err
@@ -167,6 +170,7 @@ func buildFixture() (*fixture, error) {
 		{&f.model, "model.fmp", modelio.SaveConfig{Features: &schema, Baseline: &base, SigningKey: priv}},
 		{&f.unsigned, "unsigned.fmp", modelio.SaveConfig{Features: &schema}},
 		{&f.noSchema, "noschema.fmp", modelio.SaveConfig{}},
+		{&f.noScaling, "noscaling.fmp", modelio.SaveConfig{Features: &noScale}},
 	} {
 		var buf bytes.Buffer
 		if err := modelio.SaveWith(&buf, m, s.cfg); err != nil {
@@ -199,8 +203,17 @@ func (f *fixture) open(t *testing.T, log string, extra ...string) (*service, *ht
 	require.NoError(t, err)
 	s, err := openService(o, &stderr)
 	require.NoError(t, err, stderr.String())
-	srv := httptest.NewServer(s.handler())
-	return s, srv, stderr.String()
+	return s, serveTest(s), stderr.String()
+}
+
+// serveTest serves s on a test server configured as the command's (its
+// timeouts, and the per-client cap on its listener).
+func serveTest(s *service) *httptest.Server {
+	srv := httptest.NewUnstartedServer(nil)
+	s.configure(srv.Config)
+	srv.Listener = newClientLimit(srv.Listener, s.o.maxConns)
+	srv.Start()
+	return srv
 }
 
 // stop closes the test server and the service.

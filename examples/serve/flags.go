@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"time"
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
@@ -16,14 +18,25 @@ type options struct {
 	trustedFiles string              // -trusted-keys
 	trustedKeys  []ed25519.PublicKey // read from -trusted-keys
 	files        datasets.FilesConfig
-	log          string // -log
-	addr         string // -addr
-	maxBody      int64  // -max-body
-	maxNodes     int    // -max-nodes
-	maxPending   int    // -max-pending
-	fmp          string // -fmp
-	quiet        bool   // -q
+	log          string        // -log
+	addr         string        // -addr
+	maxBody      int64         // -max-body
+	maxNodes     int           // -max-nodes
+	maxEdges     int           // -max-edges
+	rangeFactor  float64       // -feature-range-factor
+	maxPending   int           // -max-pending
+	maxConns     int           // -max-conns-per-client
+	bodyTimeout  time.Duration // -body-timeout
+	fmp          string        // -fmp
+	quiet        bool          // -q
 }
+
+// defaultMaxEdges is -max-edges' default: see README.md ("Caps") for
+// what a request of that many edges costs.
+const defaultMaxEdges = 4096
+
+// defaultRangeFactor is -feature-range-factor's default.
+const defaultRangeFactor = 3
 
 // inputError marks an error caused by the command's input (flags, files,
 // the model file, the log): exit status 2.
@@ -71,7 +84,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	fs.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	fs.IntVar(&o.maxNodes, "max-nodes", 1000, "most nodes in one request")
-	fs.IntVar(&o.maxPending, "max-pending", 64, "most requests read and parsed at once (each holds up to -max-body bytes); more wait")
+	fs.IntVar(&o.maxEdges, "max-edges", defaultMaxEdges, "most edges in one request, its nodes' edges lists together: a request's scoring work grows with them, and it holds the single writer (more: split the request)")
+	fs.Float64Var(&o.rangeFactor, "feature-range-factor", defaultRangeFactor, "refuse a numeric feature outside this many times its training range (the model file's min-max scaling), stretched about the range's centre: 1 is the training range itself, 3 adds its width on each side; 0 takes every finite value (and is needed for a model file that records no range)")
+	fs.IntVar(&o.maxPending, "max-pending", 64, "most requests parsed and waiting for the writer at once (a body is read before it takes a slot); more wait")
+	fs.IntVar(&o.maxConns, "max-conns-per-client", 32, "most connections one client (a remote IP address; behind a proxy, the proxy) may hold open at once; more are answered 429. Each reads a body of up to -max-body bytes")
+	fs.DurationVar(&o.bodyTimeout, "body-timeout", 10*time.Second, "most time a request's body may take to arrive, from the request's start; slower is answered 408")
 	fs.StringVar(&o.fmp, "fmp", "fitted", "what FMP means for new nodes: fitted (the duals fitted on the training graph, on each new node's receptive field: hops + K + 1 hops of the grown graph) or frozen (the base graph's FMP states frozen at start-up; a new node costs its neighbourhood, but every request rebuilds the whole graph's rows); see package fmp/score")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -96,6 +113,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, badInput("-max-body %d, want 64 bytes to 64 MiB (%d)", o.maxBody, 64<<20)
 	case o.maxNodes < 1:
 		return nil, badInput("-max-nodes %d, want at least 1", o.maxNodes)
+	case !(o.rangeFactor == 0 || o.rangeFactor >= 1) || math.IsInf(o.rangeFactor, 0):
+		return nil, badInput("-feature-range-factor %v, want 0 (no check) or a finite number ≥ 1 (1: the training range itself)", o.rangeFactor)
+	case o.maxEdges < 1:
+		return nil, badInput("-max-edges %d, want at least 1", o.maxEdges)
+	case o.maxConns < 1:
+		return nil, badInput("-max-conns-per-client %d, want at least 1", o.maxConns)
+	case o.bodyTimeout <= 0:
+		return nil, badInput("-body-timeout %v, want a positive duration (10s)", o.bodyTimeout)
 	case o.maxPending < 1:
 		return nil, badInput("-max-pending %d, want at least 1", o.maxPending)
 	case o.fmp != "fitted" && o.fmp != "frozen":

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
 	"math/rand"
 	"net/http"
 	"os"
@@ -121,7 +124,8 @@ func restartAndTornTail(t *testing.T, mode string) {
 	require.Error(t, err)
 	assert.ErrorAs(t, err, &inputError{})
 	assert.Contains(t, err.Error(), "record 1 at byte")
-	assert.Contains(t, err.Error(), "the log is damaged, not cut by a crash; nothing was replayed")
+	assert.Contains(t, err.Error(), "the log is damaged, not cut by a crash")
+	assert.Contains(t, err.Error(), "nothing was replayed and the file is unchanged")
 }
 
 // TestLogRefused: a log is replayed only onto the model and base graph it
@@ -160,4 +164,93 @@ func TestLogRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "is not a serve log")
 	b, _ := os.ReadFile(notLog)
 	assert.Equal(t, "my notes\n", string(b))
+}
+
+// recordOffsets returns the byte offsets of a well-formed log's records,
+// the header's first.
+func recordOffsets(t *testing.T, raw []byte) []int {
+	t.Helper()
+	var out []int
+	for o := len(journalMagic); o < len(raw); {
+		require.GreaterOrEqual(t, len(raw)-o, 8)
+		out = append(out, o)
+		o += 8 + int(binary.LittleEndian.Uint32(raw[o:]))
+	}
+	return out
+}
+
+// TestLengthFlipRefused is the regression test of a flipped bit in a
+// record's length field: it was taken for a torn tail (a length running
+// past the end of the file), and every record from it on was cut off
+// with exit status 0 and a message saying they were never answered; in
+// the header record's length, the whole log was rewritten. Now each is
+// refused with exit status 2 and the record's byte offset, and the file
+// is left byte for byte as it was; a real torn tail still recovers.
+func TestLengthFlipRefused(t *testing.T) {
+	f := getFixture(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "serve.log")
+	reqs := chain(f, 6, 5, "f")
+	answers, _, _ := acceptAll(t, f, log, reqs)
+	good, err := os.ReadFile(log)
+	require.NoError(t, err)
+	offs := recordOffsets(t, good)
+	require.Len(t, offs, 7)
+
+	flips := []struct {
+		name   string
+		record int // 0 is the header
+		bit    uint
+		msg    string
+	}{
+		{"middle record, high bit", 3, 30, "record 3 at byte"},
+		{"middle record, low bit", 3, 9, "record 3 at byte"},
+		{"header record", 0, 27, "its header record at byte 20 is damaged"},
+		{"header record, low bit", 0, 10, "its header record at byte 20 is damaged"},
+		{"last record", 6, 20, "its length field is damaged"},
+		{"last record, shorter", 6, 2, "record 6 at byte"},
+	}
+	for _, c := range flips {
+		t.Run(c.name, func(t *testing.T) {
+			raw := bytes.Clone(good)
+			o := offs[c.record]
+			binary.LittleEndian.PutUint32(raw[o:], binary.LittleEndian.Uint32(raw[o:])^(1<<c.bit))
+			require.NoError(t, os.WriteFile(log, raw, 0o644))
+			var stdout, stderr bytes.Buffer
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // a service that starts stops at once, exit status 0
+			code := run(ctx, f.args(log, "-addr", "127.0.0.1:0"), &stdout, &stderr)
+			assert.Equal(t, 2, code, stderr.String())
+			assert.Contains(t, stderr.String(), c.msg)
+			assert.Contains(t, stderr.String(), fmt.Sprintf("byte %d", o))
+			assert.Contains(t, stderr.String(), "Restore")
+			assert.NotContains(t, stderr.String(), "dropped")
+			after, err := os.ReadFile(log)
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(raw, after), "the log is left byte for byte as it was")
+		})
+	}
+
+	// A real torn tail: the last record cut short, or its prefix alone,
+	// or part of its prefix; all recover the records before it.
+	for _, cut := range []int{len(good) - 1, offs[6] + 8, offs[6] + 3} {
+		require.NoError(t, os.WriteFile(log, good[:cut], 0o644))
+		s, srv, msg := f.open(t, log)
+		assert.Contains(t, msg, "dropped a torn last record")
+		assert.Equal(t, 10, s.st.accepted())
+		assert.Equal(t, int64(offs[6]), fileSize(t, log))
+		status, b, repeat, err := post(srv.Client(), srv.URL, reqs[5])
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, status)
+		assert.False(t, repeat)
+		assert.Equal(t, answers[5], string(b))
+		stop(t, s, srv)
+	}
+	// A header cut by a crash while the log was created, nothing after
+	// it: the log is created again.
+	require.NoError(t, os.WriteFile(log, good[:offs[1]-3], 0o644))
+	s, srv, _ := f.open(t, log)
+	assert.Equal(t, 0, s.st.accepted())
+	stop(t, s, srv)
+	assert.Equal(t, int64(offs[1]), fileSize(t, log))
 }

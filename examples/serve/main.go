@@ -80,19 +80,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, o *options, stdout, stderr io.Writer) error {
-	s, err := openService(o, stderr)
-	if err != nil {
-		return err
-	}
+	// Bind first: a busy -addr is found before the log is created or
+	// replayed. Connections made meanwhile wait in the listen queue.
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		s.close()
 		return badInput("-addr %s: %v", o.addr, err)
 	}
-	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	s, err := openService(o, stderr)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{}
+	s.configure(srv)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(newClientLimit(ln, o.maxConns)) }()
 	select {
 	case err = <-errc:
 	case <-ctx.Done():

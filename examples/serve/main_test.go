@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/stretchr/testify/require"
+	"net"
 	"path/filepath"
 	"testing"
 
@@ -70,4 +72,20 @@ func TestStartErrors(t *testing.T) {
 			assert.Empty(t, stdout.String())
 		})
 	}
+}
+
+// TestBusyAddrBeforeLog is the regression test of a busy -addr found
+// only after the log was created (or replayed): the address is bound
+// first, so that the command stops before it touches -log.
+func TestBusyAddrBeforeLog(t *testing.T) {
+	f := getFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	log := filepath.Join(t.TempDir(), "serve.log")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), f.args(log, "-addr", ln.Addr().String()), &stdout, &stderr)
+	assert.Equal(t, 2, code, stderr.String())
+	assert.Contains(t, stderr.String(), "-addr "+ln.Addr().String())
+	assert.NoFileExists(t, log, "the log is not created when the address is busy")
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A request is {"nodes": [node, ...]} and a node
@@ -49,6 +50,9 @@ type apiError struct {
 	Status int    `json:"-"`
 	Field  string `json:"field,omitempty"`
 	Msg    string `json:"error"`
+	// rangeColumn is the feature outside -feature-range-factor times
+	// its training range, for /stats.
+	rangeColumn string
 }
 
 func (e *apiError) Error() string { return e.Msg }
@@ -61,10 +65,24 @@ func fieldError(field, format string, args ...any) *apiError {
 // maxID is the longest node id accepted, in bytes.
 const maxID = 256
 
-// parseRequest parses a POST /score body. maxNodes > 0 caps the nodes (a
-// 413 once the body holds more); 0 is no cap (replay).
-func parseRequest(body []byte, maxNodes int) (*request, *apiError) {
-	p := &parser{dec: json.NewDecoder(bytes.NewReader(body))}
+// parseRequest parses a POST /score body. maxNodes > 0 caps the nodes,
+// maxEdges > 0 the edges all its nodes list together (a 413 once the
+// body holds more); 0 is no cap (replay).
+func parseRequest(body []byte, maxNodes, maxEdges int) (*request, *apiError) {
+	if !utf8.Valid(body) {
+		// The decoder would make each invalid byte U+FFFD, so that two
+		// different ids could become one.
+		at := 0
+		for at < len(body) {
+			r, size := utf8.DecodeRune(body[at:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			at += size
+		}
+		return nil, &apiError{Status: http.StatusBadRequest, Field: "body", Msg: fmt.Sprintf("body: invalid UTF-8 at byte %d; send the request as UTF-8 text", at)}
+	}
+	p := &parser{dec: json.NewDecoder(bytes.NewReader(body)), maxEdges: maxEdges}
 	p.dec.UseNumber()
 	req, err := p.request(maxNodes)
 	if err != nil {
@@ -74,7 +92,9 @@ func parseRequest(body []byte, maxNodes int) (*request, *apiError) {
 }
 
 type parser struct {
-	dec *json.Decoder
+	dec      *json.Decoder
+	maxEdges int // 0: no cap
+	edges    int // the edges listed so far
 }
 
 // token returns the next token; a syntax error names its byte offset.
@@ -120,7 +140,7 @@ func describe(t json.Token) string {
 	case string:
 		return fmt.Sprintf("the string %q", cut(v))
 	case json.Number:
-		return "the number " + v.String()
+		return "the number " + cut(v.String())
 	case bool:
 		return fmt.Sprintf("%v", v)
 	case nil:
@@ -236,6 +256,8 @@ func (p *parser) node(i int) (nodeIn, *apiError) {
 				return n, fieldError(f, "empty; a node needs an id")
 			case len(n.ID) > maxID:
 				return n, fieldError(f, "%d bytes, at most %d", len(n.ID), maxID)
+			case strings.ContainsRune(n.ID, utf8.RuneError):
+				return n, fieldError(f, "%q holds U+FFFD, the replacement character that invalid text (an escaped lone surrogate such as \\ud800) decodes to, so that two different ids would be one; give ids as valid text without it", cut(n.ID))
 			}
 		case "group":
 			if n.Group, err = p.str(f); err != nil {
@@ -251,9 +273,17 @@ func (p *parser) node(i int) (nodeIn, *apiError) {
 			}
 			n.Edges = []string{}
 			for p.dec.More() {
-				s, err := p.str(fmt.Sprintf("%s[%d]", f, len(n.Edges)))
+				fe := fmt.Sprintf("%s[%d]", f, len(n.Edges))
+				if p.maxEdges > 0 && p.edges == p.maxEdges {
+					return n, &apiError{Status: http.StatusRequestEntityTooLarge, Field: fe, Msg: fmt.Sprintf("%s: more than -max-edges %d edges in one request (the nodes' edges together: a request's scoring work grows with them, and it holds the single writer); split the request into several with fewer nodes or edges", fe, p.maxEdges)}
+				}
+				p.edges++
+				s, err := p.str(fe)
 				if err != nil {
 					return n, err
+				}
+				if strings.ContainsRune(s, utf8.RuneError) {
+					return n, fieldError(fe, "%q holds U+FFFD, the replacement character that invalid text decodes to; no id holds it", cut(s))
 				}
 				n.Edges = append(n.Edges, s)
 			}
@@ -298,7 +328,7 @@ func (p *parser) features(at string) (map[string]value, *apiError) {
 		case json.Number:
 			x, perr := strconv.ParseFloat(v.String(), 64)
 			if perr != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-				return nil, fieldError(f, "%s is not a finite number", v)
+				return nil, fieldError(f, "%s is not a finite number", cut(v.String()))
 			}
 			out[k] = value{Num: x}
 		case string:
@@ -310,8 +340,9 @@ func (p *parser) features(at string) (map[string]value, *apiError) {
 }
 
 // field names key of the object at: "at.key", or at["key"] for a key
-// that is not a plain word.
+// that is not a plain word; a key longer than 64 bytes is cut (cut).
 func field(at, key string) string {
+	key = cut(key)
 	plain := key != ""
 	for _, r := range key {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
@@ -328,12 +359,22 @@ func field(at, key string) string {
 	return fmt.Sprintf("%s[%q]", at, key)
 }
 
-// cut shortens s to 64 bytes for a message.
+// maxEcho is the most bytes of a request's text an error message
+// repeats (cut).
+const maxEcho = 64
+
+// cut shortens s to at most maxEcho bytes (whole characters) and "…",
+// for a message: every echo of a request's text in an error goes
+// through it, so that an answer stays small whatever the request.
 func cut(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
+	if len(s) <= maxEcho {
+		return s
 	}
-	return s
+	n := maxEcho
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // canonical returns the request's log record: JSON with the features'

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,7 +188,7 @@ func TestRowIDs(t *testing.T) {
 	require.NoError(t, err)
 	s, err := openService(o, io.Discard)
 	require.NoError(t, err)
-	srv := httptest.NewServer(s.handler())
+	srv := serveTest(s)
 	defer stop(t, s, srv)
 	status, b, _, err := post(srv.Client(), srv.URL, body(f.newNode("a", 1, nil, "0", "999")))
 	require.NoError(t, err)
@@ -202,4 +201,34 @@ func TestRowIDs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusConflict, status)
 	assert.Contains(t, string(b), `is a node of the base graph`)
+}
+
+// TestShuffledRows: the base graph's nodes are known by their ids, never
+// by their row in the node table: the table with its rows shuffled gives
+// the same answers, bit for bit, and replays the log written with the
+// table in its first order (with either meaning of FMP).
+func TestShuffledRows(t *testing.T) {
+	f := getFixture(t)
+	for _, mode := range []string{"fitted", "frozen"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			raw, err := os.ReadFile(f.nodes)
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+			rows := lines[1:]
+			rand.New(rand.NewSource(11)).Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+			shuffled := *f
+			shuffled.nodes = filepath.Join(dir, "shuffled.csv")
+			require.NoError(t, os.WriteFile(shuffled.nodes, []byte(lines[0]+"\n"+strings.Join(rows, "\n")+"\n"), 0o644))
+
+			reqs := chain(f, 4, 12, "s")
+			log := filepath.Join(dir, "serve.log")
+			answers, _, _ := acceptAll(t, f, log, reqs, "-fmp", mode)
+			again, _, _ := acceptAll(t, &shuffled, filepath.Join(dir, "shuffled.log"), reqs, "-fmp", mode)
+			assert.Equal(t, answers, again, "the same answers, bit for bit, from the shuffled table")
+			replayed, _, msg := acceptAll(t, &shuffled, log, reqs, "-fmp", mode)
+			assert.Empty(t, msg)
+			assert.Equal(t, answers, replayed, "the first table's log replays onto the shuffled one, every request a repeat")
+		})
+	}
 }

@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +64,12 @@ type service struct {
 	field    int // the nodes scored on, summed over the requests
 	count    []int
 	positive []int
+	// Requests refused for a feature outside -feature-range-factor
+	// times its training range, by that feature; the values outside it
+	// the log held at start-up.
+	rangeRefused    int
+	rangeBy         map[string]int
+	replayedOutside int
 
 	statsMu   sync.Mutex // guards the last drift computed
 	driftN    int
@@ -113,6 +122,9 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	if o.fmp == "frozen" && !sc.FMP() {
 		return nil, badInput("-fmp frozen is for an fmp model; -model %s is a %s model, whose scores depend on its receptive field alone: leave -fmp out", o.model, h.Kind)
 	}
+	if o.rangeFactor > 0 && h.Features.Scaling == nil {
+		return nil, badInput("-model %s records no training range of its features (its schema has no min-max scaling, as debias -no-scale saves): serve cannot refuse values far outside it (-feature-range-factor %v). Start with -feature-range-factor 0 to take every finite value, or save the model with its scaling", o.model, o.rangeFactor)
+	}
 	o.files.Schema = h.Features
 	o.files.FeatureLimit = datasets.FeatureLimit64
 	if h.Dtype == tensor.Float32 {
@@ -124,6 +136,9 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	}
 	for _, w := range ds.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", flagWords.Replace(w))
+	}
+	if err := sortByID(ds); err != nil {
+		return nil, fmt.Errorf("-nodes %s: %w", o.files.Nodes, err)
 	}
 	if ds.NumFeatures != sc.In() {
 		return nil, badInput("-nodes %s has %d feature columns, -model %s takes %d", o.files.Nodes, ds.NumFeatures, o.model, sc.In())
@@ -153,6 +168,7 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 		}
 	}
 	s.st = newState(ds.Graph, ids, ds.Features, ds.NumFeatures, ds.Sens)
+	s.cols.factor, s.cols.lenient = o.rangeFactor, true // lenient while replaying
 
 	if o.fmp == "frozen" {
 		xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
@@ -186,7 +202,7 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 		return nil, err
 	}
 	records, dropped, err := s.j.replay(func(k int, payload []byte) error {
-		req, aerr := parseRequest(payload, 0)
+		req, aerr := parseRequest(payload, 0, 0)
 		if aerr != nil {
 			return badInput("-log %s: record %d does not parse (%v): the log is damaged", o.log, k, aerr)
 		}
@@ -206,6 +222,13 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 	}
 	if dropped != "" {
 		fmt.Fprintln(stderr, dropped)
+	}
+	// The log's requests were accepted under the rules of their time: a
+	// value outside the range now is replayed as it was answered, and
+	// said.
+	s.cols.lenient, s.replayedOutside = false, s.cols.outside
+	if s.replayedOutside > 0 {
+		fmt.Fprintf(stderr, "warning: -log %s holds %d feature values outside -feature-range-factor %v times their training range (accepted with a larger factor, or before the check): they are replayed as they were answered; new requests are checked\n", o.log, s.replayedOutside, o.rangeFactor)
 	}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "serve: -model %s (%s, %d classes, receptive field %d hops), base graph %d nodes and %d edges, -log %s: %d requests (%d nodes) replayed; ready in %v\n",
@@ -239,6 +262,59 @@ func openModel(o *options) (*score.Scorer, string, error) {
 		return nil, "", fmt.Errorf("-model %s: %w", o.model, err)
 	}
 	return sc, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sortByID puts the base graph's nodes in the order of their ids (-id),
+// so that everything after (the graph's rows, every ball's order of
+// nodes and so every sum, the log's header) depends on the ids alone,
+// never on the node table's row order: the same table with its rows
+// shuffled answers the same bits and replays the same log. Without -id
+// a node is its row, and nothing moves. It costs a sort of the ids and
+// one copy of the graph's rows and features, at start-up (at 1M nodes
+// and 10M edges, about a second and 100 MB more at its peak). The
+// split (Dataset.Split), by row, is not moved: serve does not use it.
+func sortByID(ds *datasets.Dataset) error {
+	if ds.IDs == nil || slices.IsSorted(ds.IDs) {
+		return nil
+	}
+	n, d := ds.N(), ds.NumFeatures
+	perm := make([]int, n) // new row → old
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortFunc(perm, func(a, b int) int { return strings.Compare(ds.IDs[a], ds.IDs[b]) })
+	inv := make([]int32, n) // old → new
+	for u, v := range perm {
+		inv[v] = int32(u)
+	}
+	indptr := make([]int, 1, n+1)
+	indices := make([]int32, 0, 2*ds.Graph.NumEdges())
+	ids := make([]string, n)
+	x := make([]float64, n*d)
+	sens := make([]int, n)
+	var labels []int
+	if ds.Labels != nil {
+		labels = make([]int, n)
+	}
+	for u, old := range perm {
+		start := len(indices)
+		for _, v := range ds.Graph.Neighbors(old) {
+			indices = append(indices, inv[v])
+		}
+		slices.Sort(indices[start:])
+		indptr = append(indptr, len(indices))
+		ids[u], sens[u] = ds.IDs[old], ds.Sens[old]
+		copy(x[u*d:(u+1)*d], ds.Features[old*d:(old+1)*d])
+		if labels != nil {
+			labels[u] = ds.Labels[old]
+		}
+	}
+	g, err := graph.FromCSR(indptr, indices)
+	if err != nil {
+		return fmt.Errorf("ordering the nodes by id: %w", err)
+	}
+	ds.Graph, ds.IDs, ds.Features, ds.Sens, ds.Labels = g, ids, x, sens, labels
+	return nil
 }
 
 // baseSum is the SHA-256 of what the answers depend on in the base
@@ -436,6 +512,16 @@ type batch struct {
 
 func (b *batch) add(jb *job) {
 	out := b.s.accept(jb.req)
+	if out.err != nil && out.err.rangeColumn != "" {
+		s := b.s
+		s.mu.Lock()
+		s.rangeRefused++
+		if s.rangeBy == nil {
+			s.rangeBy = map[string]int{}
+		}
+		s.rangeBy[out.err.rangeColumn]++
+		s.mu.Unlock()
+	}
 	b.jobs, b.outs = append(b.jobs, jb), append(b.outs, out)
 	if out.record != nil {
 		b.records = append(b.records, out.record)
@@ -524,23 +610,36 @@ func (s *service) handleScore(w http.ResponseWriter, r *http.Request) {
 		write(w, errorResponse(&apiError{Status: http.StatusMethodNotAllowed, Field: "method", Msg: fmt.Sprintf("method: %s; /score takes POST", r.Method)}))
 		return
 	}
+	// The body is read before a slot is taken, within -body-timeout, so
+	// that a client sending slowly holds its connection (at most
+	// -max-conns-per-client of them) but never a slot.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.o.bodyTimeout)) // ReadTimeout is the backstop where it cannot be set
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.maxBody))
+	if err != nil {
+		var mb *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &mb):
+			write(w, errorResponse(&apiError{Status: http.StatusRequestEntityTooLarge, Field: "body", Msg: fmt.Sprintf("body: larger than -max-body %d bytes; send fewer nodes per request", s.o.maxBody)}))
+		case errors.As(err, &ne) && ne.Timeout():
+			w.Header().Set("Connection", "close")
+			write(w, errorResponse(&apiError{Status: http.StatusRequestTimeout, Field: "body", Msg: fmt.Sprintf("body: not received within -body-timeout %v (%d bytes came); send it faster, or start serve with a larger -body-timeout", s.o.bodyTimeout, len(body))}))
+		default:
+			write(w, errorResponse(&apiError{Status: http.StatusBadRequest, Field: "body", Msg: fmt.Sprintf("body: reading it failed: %v", err)}))
+		}
+		return
+	}
+	// Read whole: no deadline while the request waits for the writer
+	// (an expired one would cancel it).
+	_ = rc.SetReadDeadline(time.Time{})
 	select {
 	case s.sem <- struct{}{}:
 	case <-r.Context().Done():
 		return
 	}
 	defer func() { <-s.sem }()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.maxBody))
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			write(w, errorResponse(&apiError{Status: http.StatusRequestEntityTooLarge, Field: "body", Msg: fmt.Sprintf("body: larger than -max-body %d bytes; send fewer nodes per request", s.o.maxBody)}))
-			return
-		}
-		write(w, errorResponse(&apiError{Status: http.StatusBadRequest, Field: "body", Msg: fmt.Sprintf("body: reading it failed: %v", err)}))
-		return
-	}
-	req, aerr := parseRequest(body, s.o.maxNodes)
+	req, aerr := parseRequest(body, s.o.maxNodes, s.o.maxEdges)
 	if aerr != nil {
 		write(w, errorResponse(aerr))
 		return
@@ -590,6 +689,22 @@ type stats struct {
 	MeanField float64        `json:"mean_field_nodes"`
 	Drift     *metrics.Drift `json:"drift"`
 	DriftNote string         `json:"drift_note,omitempty"`
+	// FeatureDrift is the drift of the features seen: the requests
+	// refused for a value outside -feature-range-factor times its
+	// training range.
+	FeatureDrift featureDrift `json:"feature_drift"`
+}
+
+// featureDrift is /stats' account of feature values outside the range.
+type featureDrift struct {
+	Factor float64 `json:"feature_range_factor"`
+	// Refused counts the requests refused; ByFeature the feature each
+	// was refused for (the first outside, in name order).
+	Refused   int            `json:"out_of_range_requests_refused"`
+	ByFeature map[string]int `json:"out_of_range_by_feature"`
+	// Replayed counts the values outside the range the log held at
+	// start-up, accepted before (replayed as answered).
+	Replayed int `json:"out_of_range_values_replayed"`
 }
 
 func (s *service) handleStats(w http.ResponseWriter, r *http.Request) {
@@ -612,6 +727,10 @@ func (s *service) stats() []byte {
 	out := stats{BaseNodes: s.st.nBase, AcceptedNodes: len(sens), Requests: reqs, Threshold: s.opt.Threshold, PositiveClass: s.opt.Positive, GroupIDs: s.names}
 	if reqs > 0 {
 		out.MeanField = float64(s.field) / float64(reqs)
+	}
+	out.FeatureDrift = featureDrift{Factor: s.o.rangeFactor, Refused: s.rangeRefused, ByFeature: map[string]int{}, Replayed: s.replayedOutside}
+	for k, v := range s.rangeBy {
+		out.FeatureDrift.ByFeature[k] = v
 	}
 	for g, name := range s.names {
 		gs := groupStats{Group: name, Nodes: s.count[g], Positive: s.positive[g]}

@@ -20,6 +20,11 @@ type columns struct {
 	names  []string           // the request's column names, in the schema's order
 	byName map[string]*column // by request name
 	limit  float64            // the largest magnitude a scaled value may have
+	// factor is -feature-range-factor (0: no check); lenient (replay)
+	// counts the values outside it in outside instead of refusing them.
+	factor  float64
+	lenient bool
+	outside int
 }
 
 // column is one column of a request: numeric (the schema's column
@@ -69,9 +74,18 @@ func (c *columns) list() string {
 }
 
 // row puts a node's features in the model's columns, scaled the model's
-// way, into dst (len(schema.Names) values).
-func (c *columns) row(at string, f map[string]value, dst []float64) *apiError {
-	for k, v := range f {
+// way, into dst (len(schema.Names) values); at names the features in a
+// message and id the node. With factor > 0 a numeric value outside
+// factor times its column's training range (about the range's centre)
+// is refused, or with lenient counted in outside and kept.
+func (c *columns) row(at, id string, f map[string]value, dst []float64) *apiError {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the first bad column named is always the same
+	for _, k := range keys {
+		v := f[k]
 		col, ok := c.byName[k]
 		fk := field(at, k)
 		if !ok {
@@ -82,6 +96,9 @@ func (c *columns) row(at string, f map[string]value, dst []float64) *apiError {
 				return fieldError(fk, "want a number, got the string %q", cut(v.Level))
 			}
 			x := c.schema.Scale(col.index, v.Num)
+			if aerr := c.inRange(fk, id, col, v.Num, x); aerr != nil {
+				return aerr
+			}
 			if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > c.limit {
 				return fieldError(fk, "%v scales to %v, beyond what the model can take (±%.3g); the value is far outside the training data's range", v.Num, x, c.limit)
 			}
@@ -110,6 +127,32 @@ func (c *columns) row(at string, f map[string]value, dst []float64) *apiError {
 		return fieldError(at, "missing column(s) %s; every one of the model's %d columns is needed", strings.Join(missing, ", "), len(c.names))
 	}
 	return nil
+}
+
+// inRange checks raw value v of numeric column col (x scaled) against
+// -feature-range-factor: the training range [lo, hi] scales to [−1, 1],
+// so a value is inside factor times the range, about its centre, when
+// |x| ≤ factor. A constant column (hi = lo) scales every value to 0 and
+// is not checked; neither is anything without a range (c.schema.Scaling
+// nil, refused at start-up unless the factor is 0).
+func (c *columns) inRange(fk, id string, col *column, v, x float64) *apiError {
+	sc := c.schema.Scaling
+	if c.factor <= 0 || sc == nil {
+		return nil
+	}
+	lo, hi := sc.Min[col.index], sc.Max[col.index]
+	if !(hi > lo) || math.Abs(x) <= c.factor {
+		return nil
+	}
+	if c.lenient {
+		c.outside++
+		return nil
+	}
+	mid, half := lo/2+hi/2, (hi/2-lo/2)*c.factor
+	e := fieldError(fk, "node %q: %s = %v is outside the range this service takes for %s, %.4g to %.4g (-feature-range-factor %v times the training range %.4g to %.4g, about its centre). A value this far out is likely an error (a unit, a typo) and would change the answers of the nodes attached near it: check it; to take it anyway, restart serve with a larger -feature-range-factor (0: no check)",
+		cut(id), cut(col.name), v, cut(col.name), mid-half, mid+half, c.factor, lo, hi)
+	e.rangeColumn = col.name
+	return e
 }
 
 func quoteList(s []string) string {
@@ -362,7 +405,7 @@ func (st *state) check(req *request, cols *columns, groups map[string]int, group
 	c := &checked{req: req, rows: make([]float64, len(req.Nodes)*st.d), groups: make([]int, len(req.Nodes))}
 	for k, nd := range req.Nodes {
 		at := fmt.Sprintf("nodes[%d]", k)
-		if err := cols.row(at+".features", nd.Features, c.rows[k*st.d:(k+1)*st.d]); err != nil {
+		if err := cols.row(at+".features", nd.ID, nd.Features, c.rows[k*st.d:(k+1)*st.d]); err != nil {
 			return nil, err
 		}
 		g, ok := groups[nd.Group]
