@@ -108,6 +108,8 @@ type reportData struct {
 	// already show (the loader's, the model file's, drift's, ...): the
 	// report says what stderr said.
 	Printed []string
+	// DriftWarned counts the drift warnings, shown in the Drift section.
+	DriftWarned int
 	// Scoring describes a -model run: the file, how its nodes were told
 	// apart, which nodes the test columns cover, how FMP scored.
 	Scoring [][2]string
@@ -354,6 +356,7 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 			d.Printed = append(d.Printed, w)
 		}
 	}
+	d.DriftWarned = len(r.driftWarnings)
 	if r.saved {
 		d.Scoring, d.Drift = scoringSection(o, r)
 	}
