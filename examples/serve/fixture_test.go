@@ -145,6 +145,12 @@ func buildFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
+	// As debias records it: the groups by name, and every feature's
+	// reference on the training graph.
+	base.GroupNames = ds.GroupNames
+	if err := base.RecordFeatures(ds.Features, ds.NumFeatures, ds.FeatureNames, nil); err != nil {
+		return nil, err
+	}
 	schema := ds.Schema()
 	noScale := schema
 	noScale.Scaling = nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand"
 	"net/http"
@@ -231,4 +232,51 @@ func TestShuffledRows(t *testing.T) {
 			assert.Equal(t, answers, replayed, "the first table's log replays onto the shuffled one, every request a repeat")
 		})
 	}
+}
+
+// TestStatsDriftMixAndFeatures (issue 53, A4): /stats' drift compares the
+// accepted (unlabelled) nodes' group mix and features with the model
+// file's references, naming groups by their values and features by
+// their names: 60 nodes all of one group, with a feature at 1.5 times
+// its training range (inside -feature-range-factor 3, so accepted), warn
+// of both. Before, /stats compared decisions only.
+func TestStatsDriftMixAndFeatures(t *testing.T) {
+	f := getFixture(t)
+	s, srv, _ := f.open(t, filepath.Join(t.TempDir(), "serve.log"))
+	defer stop(t, s, srv)
+	c := srv.Client()
+	rng := rand.New(rand.NewSource(4))
+	// Base nodes of group 1 only, to copy.
+	var src []int
+	for i, g := range f.ds.Sens {
+		if g == 1 {
+			src = append(src, i)
+		}
+	}
+	require.NotEmpty(t, src)
+	name := f.featureNames[0]
+	sc := f.ds.Scaling
+	require.NotNil(t, sc)
+	beyond := sc.Max[0] + 0.5*(sc.Max[0]-sc.Min[0])
+	for k := 0; k < 60; k++ {
+		n := f.newNode(fmt.Sprintf("m%d", k), src[rng.Intn(len(src))], rng, fmt.Sprintf("n%d", rng.Intn(100)))
+		n["features"].(map[string]any)[name] = beyond
+		status, msg, _, err := post(c, srv.URL, body(n))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, status, string(msg))
+	}
+	resp, err := c.Get(srv.URL + "/stats")
+	require.NoError(t, err)
+	sb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var st stats
+	decode(t, sb, &st)
+	require.NotNil(t, st.Drift, string(sb))
+	assert.NotEmpty(t, st.Drift.GroupMix)
+	require.NotNil(t, st.Drift.Features, "features compared")
+	all := strings.Join(st.Drift.Warnings, "\n")
+	assert.Contains(t, all, fmt.Sprintf("group %q", f.ds.GroupNames[1]))
+	assert.Contains(t, all, "share")
+	assert.Contains(t, all, fmt.Sprintf("feature %q", name))
+	assert.Contains(t, st.DriftNote, "group_mix")
 }

@@ -60,6 +60,7 @@ type service struct {
 	mu       sync.RWMutex
 	pubSens  []int
 	pubProbs []float64
+	pubX     []float64 // the accepted nodes' features, scaled (d a row)
 	requests int
 	field    int // the nodes scored on, summed over the requests
 	count    []int
@@ -457,6 +458,7 @@ func (s *service) publish(requests, field int) {
 	}
 	s.pubSens = st.sens[st.nBase:st.n()]
 	s.pubProbs = st.probs[:st.accepted()*s.classes]
+	s.pubX = st.x[st.nBase*st.d : st.n()*st.d]
 	s.requests += requests
 	s.field += field
 }
@@ -723,7 +725,7 @@ func (s *service) handleStats(w http.ResponseWriter, r *http.Request) {
 // the writer.
 func (s *service) stats() []byte {
 	s.mu.RLock()
-	sens, probs, reqs := s.pubSens, s.pubProbs, s.requests
+	sens, probs, x, reqs := s.pubSens, s.pubProbs, s.pubX, s.requests
 	out := stats{BaseNodes: s.st.nBase, AcceptedNodes: len(sens), Requests: reqs, Threshold: s.opt.Threshold, PositiveClass: s.opt.Positive, GroupIDs: s.names}
 	if reqs > 0 {
 		out.MeanField = float64(s.field) / float64(reqs)
@@ -740,7 +742,7 @@ func (s *service) stats() []byte {
 		out.Groups = append(out.Groups, gs)
 	}
 	s.mu.RUnlock()
-	out.Drift, out.DriftNote = s.drift(sens, probs)
+	out.Drift, out.DriftNote = s.drift(sens, probs, x)
 	body, _ := json.Marshal(out)
 	return body
 }
@@ -750,7 +752,7 @@ const driftEvery = time.Second
 // drift compares the accepted nodes (their groups and probabilities) with
 // the model file's baseline, or returns the last comparison if it is
 // younger than driftEvery.
-func (s *service) drift(sens []int, probs []float64) (*metrics.Drift, string) {
+func (s *service) drift(sens []int, probs, x []float64) (*metrics.Drift, string) {
 	s.statsMu.Lock()
 	defer s.statsMu.Unlock()
 	if s.driftNote != "" && (s.driftN == len(sens) || time.Since(s.driftAt) < driftEvery) {
@@ -764,16 +766,15 @@ func (s *service) drift(sens []int, probs []float64) (*metrics.Drift, string) {
 	case len(sens) == 0:
 		s.driftNote = "no node accepted yet"
 	default:
-		labels := make([]int, len(sens))
-		for i := range labels {
-			labels[i] = -1
-		}
-		d, err := metrics.CompareBaseline(*b, probs, s.classes, labels, sens, nil, s.opt, metrics.DefaultBootstrapConfig())
+		// Outcomes, the group mix and the features in one call; the
+		// nodes are unlabelled.
+		sc := metrics.Scored{Probs: probs, Classes: s.classes, Sens: sens, X: x, D: s.st.d}
+		d, err := b.Compare(sc, s.opt, metrics.DefaultBootstrapConfig())
 		if err != nil {
 			s.driftNote = fmt.Sprintf("drift not measured: %v", err)
 		} else {
 			s.driftLast = &d
-			s.driftNote = fmt.Sprintf("over the first %d accepted nodes (recomputed at most once per %v); they are unlabelled: drift compares the selection rates and the criteria made of them (ΔDP, the DP ratio); group ids are indices into group_ids", len(sens), driftEvery)
+			s.driftNote = fmt.Sprintf("over the first %d accepted nodes (recomputed at most once per %v); they are unlabelled: drift compares the selection rates and the criteria made of them (ΔDP, the DP ratio), each group's share of the nodes (group_mix) and each feature against the training graph's (features)", len(sens), driftEvery)
 		}
 	}
 	return s.driftLast, s.driftNote
