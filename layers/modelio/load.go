@@ -339,13 +339,17 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 	return v, nil
 }
 
-// remaining returns the bytes left to read from r when r tells them: a
-// regular *os.File (its size less its offset: anything with Stat and
-// Seek) or an in-memory reader (bytes.Reader, strings.Reader,
-// bytes.Buffer: Len).
+// remaining returns the bytes left to read from r when r tells them: an
+// in-memory reader (*bytes.Reader, *strings.Reader, *bytes.Buffer: Len)
+// or a regular file (an *os.File, or anything with Stat and Seek: its
+// size less its offset).
 func remaining(r io.Reader) (int64, bool) {
 	switch x := r.(type) {
-	case interface{ Len() int }:
+	case *bytes.Reader:
+		return int64(x.Len()), true
+	case *strings.Reader:
+		return int64(x.Len()), true
+	case *bytes.Buffer:
 		return int64(x.Len()), true
 	case interface {
 		Stat() (fs.FileInfo, error)
