@@ -413,16 +413,7 @@ func evaluate(probs []float64, cols int, labels, sens, nodes []int, opt Options)
 	// undefined keeps a metric undefined on these nodes as NaN when the
 	// caller allows it.
 	undefined := func(dst *float64, metric string, err error) error {
-		if err == nil {
-			return nil
-		}
-		cause := undefinedCause(err)
-		if !opt.AllowUndefined || cause == "" {
-			return err
-		}
-		*dst = math.NaN()
-		r.Undefined = append(r.Undefined, Undefined{Metric: metric, Reason: undefinedReason(err), Cause: cause})
-		return nil
+		return keepUndefined(opt, &r.Undefined, dst, metric, err)
 	}
 	for k, dst := range [len(reportCriteria)]*float64{&r.DemographicParity, &r.EqualOpportunity, &r.EqualizedOdds} {
 		*dst, err = reportCriteria[k].Of(b)
@@ -458,3 +449,20 @@ func (r Report) Breakdown() *Breakdown {
 // [Breakdown.Frame]): a Report is a [RateFrames], so that
 // c.Of(report) computes any [Criterion] of an evaluation.
 func (r Report) Frame(rate Rate) (*Frame, error) { return r.Breakdown().Frame(rate) }
+
+// keepUndefined handles err, the error of computing metric into dst: nil
+// stays nil; an error that says the metric is undefined on these nodes
+// (undefinedCause) sets dst to NaN and is listed in *list when opt
+// allows undefined metrics; any other error is returned.
+func keepUndefined(opt Options, list *[]Undefined, dst *float64, metric string, err error) error {
+	if err == nil {
+		return nil
+	}
+	cause := undefinedCause(err)
+	if !opt.AllowUndefined || cause == "" {
+		return err
+	}
+	*dst = math.NaN()
+	*list = append(*list, Undefined{Metric: metric, Reason: undefinedReason(err), Cause: cause})
+	return nil
+}

@@ -449,16 +449,7 @@ func classReport(b *ClassBreakdown, nodes int, opt Options) (ClassReport, error)
 		r.Threshold = opt.Threshold
 	}
 	undefined := func(dst *float64, metric string, err error) error {
-		if err == nil {
-			return nil
-		}
-		cause := undefinedCause(err)
-		if !opt.AllowUndefined || cause == "" {
-			return err
-		}
-		*dst = math.NaN()
-		r.Undefined = append(r.Undefined, Undefined{Metric: metric, Reason: undefinedReason(err), Cause: cause})
-		return nil
+		return keepUndefined(opt, &r.Undefined, dst, metric, err)
 	}
 	var err error
 	r.MacroF1, err = b.MacroF1()

@@ -182,21 +182,9 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 	for k, i := range a.rows {
 		rs[k], cols[k], vals[k] = k, i, 1
 	}
-	sel, err := graph.NewMatrix(m, a.n, rs, cols, vals)
+	pc, capt, err := selectedSoftmax(z, a.n, rs, cols, vals)
 	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: selection matrix: %w", err)
-	}
-	zs, err := layers.SpMM(sel, z)
-	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
-	}
-	p, err := G.SoftMax(zs)
-	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
-	}
-	pc, capt, err := capture(p)
-	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+		return nil, err
 	}
 	a.capt = capt
 	if a.inCls, err = layers.NewMLP(z.Graph(), nil, a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil); err != nil {
@@ -220,6 +208,30 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
 	return extra, a.buildTrainer(c)
+}
+
+// selectedSoftmax returns the row softmax of the rows of z (n rows) that
+// the selection matrix (rs, cols, vals: row k of it picks row cols[k] of
+// z) picks, captured for the adversary's own training (capture): what
+// the adversary sees, full batch and per batch alike.
+func selectedSoftmax(z *G.Node, n int, rs, cols []int, vals []float64) (*G.Node, *captureOp, error) {
+	sel, err := graph.NewMatrix(len(rs), n, rs, cols, vals)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fairtrain: adversary: selection matrix: %w", err)
+	}
+	zs, err := layers.SpMM(sel, z)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	p, err := G.SoftMax(zs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	pc, capt, err := capture(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fairtrain: adversary: %w", err)
+	}
+	return pc, capt, nil
 }
 
 // buildTrainer builds the adversary's own graph: input P (m × c), the
@@ -421,21 +433,9 @@ func (a *advTerm) Loss(b *minibatch.Batch) (*G.Node, error) {
 	if len(groups) == 0 {
 		return nil, nil
 	}
-	sel, err := graph.NewMatrix(len(groups), t, rs, cols, vals)
+	pc, capt, err := selectedSoftmax(z, t, rs, cols, vals)
 	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: selection matrix: %w", err)
-	}
-	zs, err := layers.SpMM(sel, z)
-	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
-	}
-	p, err := G.SoftMax(zs)
-	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
-	}
-	pc, capt, err := capture(p)
-	if err != nil {
-		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
+		return nil, err
 	}
 	adv, err := layers.NewMLP(z.Graph(), nil, a.cfg.mlp(fmt.Sprintf("fair.adversary#%d", capt.id), c, a.dt), nil)
 	if err != nil {
