@@ -181,3 +181,71 @@ func TestConnsPerClient(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestSixtyFourSlowClients is the case at its own numbers, with
+// the default flags: 64 connections from one client (127.0.0.2) send
+// their bodies a byte every 20 ms; a request from another client
+// (127.0.0.1) is answered before any of them has run out of padding
+// (20 s). Before, each slow connection took a -max-pending slot (64)
+// before its body was read, and the request waited for them.
+func TestSixtyFourSlowClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 connections for up to 20 s; skipped with -short")
+	}
+	f := getFixture(t)
+	s, srv, _ := f.open(t, filepath.Join(t.TempDir(), "serve.log"))
+	defer stop(t, s, srv)
+	addr := srv.Listener.Addr().String()
+	const slow, pad, gap = 64, 1000, 20 * time.Millisecond
+	dialer := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	release, ranOut := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var wg, started sync.WaitGroup
+	rng := rand.New(rand.NewSource(11))
+	started.Add(slow)
+	for k := 0; k < slow; k++ {
+		b := body(f.newNode(fmt.Sprintf("slow%d", k), rng.Intn(1000), rng, "n1"))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := dialer.Dial("tcp", addr)
+			if err != nil {
+				started.Done()
+				t.Errorf("slow client %d: %v", k, err)
+				return
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "POST /score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", pad+len(b))
+			started.Done()
+			for sent := 0; sent < pad; sent++ {
+				select {
+				case <-release:
+					return
+				case <-time.After(gap):
+				}
+				if _, err := c.Write([]byte{' '}); err != nil {
+					return // refused (429 past -max-conns-per-client) and closed
+				}
+			}
+			once.Do(func() { close(ranOut) })
+		}()
+	}
+	started.Wait()
+	answered := make(chan error, 1)
+	go func() {
+		st, out, _, err := post(srv.Client(), srv.URL, body(f.newNode("quick", 5, rng, "n2")))
+		if err == nil && st != http.StatusOK {
+			err = fmt.Errorf("status %d: %s", st, out)
+		}
+		answered <- err
+	}()
+	select {
+	case err := <-answered:
+		assert.NoError(t, err)
+	case <-ranOut:
+		t.Error("the request from another client was not answered while 64 slow clients were sending")
+		<-answered
+	}
+	close(release)
+	wg.Wait()
+}
