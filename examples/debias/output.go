@@ -264,6 +264,9 @@ func printSummary(w io.Writer, o *options, r *result) {
 	if len(r.methods) > 0 && r.methods[0].TestCI != nil {
 		fmt.Fprintf(w, "\nIntervals: symmetric bootstrap over the %d test nodes (resampled within each group, 1000 times; the point ± the 95th percentile of its resamples' distance from it, so each interval holds its point): which nodes happen to be in the test split moves the numbers this much.\n", r.methods[0].TestCI.Evaluated)
 	}
+	if c := ds.NumClasses(); c > 2 {
+		fmt.Fprintf(w, "%d classes: each criterion is the largest gap between the groups over the classes, each class against the rest (a ratio: the smallest); accuracy is over all classes.\n", c)
+	}
 	if r.noModel != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.noModel)
 	}

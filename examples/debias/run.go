@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,13 @@ type method struct {
 	// validation and test nodes (absent where undefined).
 	ValCriterion  *float64 `json:"val_criterion,omitempty"`
 	TestCriterion *float64 `json:"test_criterion,omitempty"`
+	// ValClasses, TestClasses and TestClassCI are, for a task of more
+	// than two classes, the c-class reports and intervals
+	// (metrics.EvaluateClasses, BootstrapClasses): the table's criteria
+	// are theirs (evaluateClasses).
+	ValClasses  *metrics.ClassReport    `json:"val_classes,omitempty"`
+	TestClasses *metrics.ClassReport    `json:"test_classes,omitempty"`
+	TestClassCI *metrics.ClassIntervals `json:"test_classes_interval_95,omitempty"`
 	// TestCI holds 95% bootstrap intervals of the test accuracy and of
 	// every criterion (metrics.Bootstrap: 1000 resamples of the test
 	// nodes within each group, seed 1): the uncertainty that comes from
@@ -848,6 +856,51 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 		}
 		me.TestCI = &iv
 	}
+	if c > 2 {
+		return me.evaluateClasses(ds, crit, scored, c, opt)
+	}
+	return nil
+}
+
+// evaluateClasses replaces, for a task of c > 2 classes, the criteria of
+// the table (the rule's and ΔDP, ΔEO, with the test intervals) by their
+// c-class forms: the largest between-group gap over the classes (a
+// ratio: the smallest), metrics.ClassReport, as the frontier judges the
+// rule; metrics.Report's one-vs-rest values of the positive class alone
+// would miss the other classes' gaps. The c-class reports are kept in
+// metrics.json (val_classes, test_classes, test_classes_interval_95).
+func (me *method) evaluateClasses(ds *datasets.Dataset, crit metrics.Criterion, scored []float64, c int, opt metrics.Options) error {
+	me.ValCriterion, me.TestCriterion = nil, nil
+	for _, part := range []struct {
+		idx  []int
+		rep  **metrics.ClassReport
+		crit **float64
+	}{{ds.Split.Val, &me.ValClasses, &me.ValCriterion}, {ds.Split.Test, &me.TestClasses, &me.TestCriterion}} {
+		if len(part.idx) == 0 {
+			continue
+		}
+		rep, err := metrics.EvaluateClasses(scored, c, ds.Labels, ds.Sens, part.idx, opt)
+		if err != nil {
+			return fmt.Errorf("%s: metrics for %d classes: %w", me.Name, c, err)
+		}
+		*part.rep = &rep
+		if v, err := rep.Of(crit); err == nil && !math.IsNaN(v) {
+			*part.crit = &v
+		}
+	}
+	if len(ds.Split.Test) == 0 {
+		return nil
+	}
+	civ, err := metrics.BootstrapClasses(scored, c, ds.Labels, ds.Sens, ds.Split.Test, opt, metrics.DefaultBootstrapConfig())
+	if err != nil {
+		return fmt.Errorf("%s: bootstrap for %d classes: %w", me.Name, c, err)
+	}
+	me.TestClassCI = &civ
+	// The table reads TestCI: its criteria become the c-class ones.
+	iv := *me.TestCI
+	iv.Criteria = civ.Criteria
+	iv.DemographicParity, iv.EqualOpportunity = civ.Criteria[metrics.DPDifference], civ.Criteria[metrics.EODifference]
+	me.TestCI = &iv
 	return nil
 }
 
