@@ -81,8 +81,14 @@ func fmpOnGraph(h *modelio.Header, s score.Semantics) string {
 	if h.Kind != "fmp" {
 		return ""
 	}
+	return "; " + fmpScoringWords(s)
+}
+
+// fmpScoringWords says what -fmp-scoring s means for an fmp model on a
+// graph other than its training graph (stderr and report.html).
+func fmpScoringWords(s score.Semantics) string {
 	if s == score.Fitted {
-		return "; FMP applies the duals it chose on the training graph (-fmp-scoring fitted): the nodes it saw keep their scores where their neighbourhood did not change"
+		return "FMP applies the duals it chose on the training graph (-fmp-scoring fitted): a node's score depends on its neighbourhood only, and the nodes it saw keep their scores where their neighbourhood did not change"
 	}
-	return "; FMP pushes together the groups' mean predictions over this graph's nodes, the new ones included (-fmp-scoring recompute): every score may move"
+	return "FMP pushes together the groups' mean predictions over this graph's nodes, the new ones included (-fmp-scoring recompute): every score may move"
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -60,22 +61,8 @@ func fmtInterval(c *metrics.Criterion, iv metrics.Interval) string {
 // every node of nodes whose label and group are known (the nodes the
 // metrics evaluate); 0 when there are none.
 func majorityRate(ds *datasets.Dataset, nodes []int) float64 {
-	counts := map[int]int{}
-	n := 0
-	for _, i := range nodes {
-		if ds.Labels[i] >= 0 && ds.Sens[i] >= 0 {
-			counts[ds.Labels[i]]++
-			n++
-		}
-	}
-	most := 0
-	for _, c := range counts {
-		most = max(most, c)
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(most) / float64(n)
+	_, rate, _ := majority(ds, nodes)
+	return rate
 }
 
 // reportData is what report.html.tmpl renders; every string in it is
@@ -438,28 +425,33 @@ func majorityRow(ds *datasets.Dataset, cols int) (reportRow, bool) {
 		cells[2] = fmtPct(ta)
 	}
 	what := "the more frequent class for every node"
-	if k, ok := majorityClass(ds, ds.Split.Test); ok {
+	if k, _, ok := majority(ds, ds.Split.Test); ok {
 		what = fmt.Sprintf("%q for every test node", className(ds, k))
 	}
 	return reportRow{Name: "majority rate", Cells: cells, Setting: "a constant: predicts " + what, Reference: true}, true
 }
 
-// majorityClass is the most frequent class among nodes whose label and
-// group are known (the lowest on ties), and false when there is none.
-func majorityClass(ds *datasets.Dataset, nodes []int) (int, bool) {
+// majority is the most frequent class among nodes whose label and group
+// are known (the lowest on ties), its share of them, and false when
+// there is none (rate 0).
+func majority(ds *datasets.Dataset, nodes []int) (class int, rate float64, ok bool) {
 	counts := map[int]int{}
+	n := 0
 	for _, i := range nodes {
 		if ds.Labels[i] >= 0 && ds.Sens[i] >= 0 {
 			counts[ds.Labels[i]]++
+			n++
 		}
 	}
-	best, ok := 0, false
 	for k, c := range counts {
-		if !ok || c > counts[best] || (c == counts[best] && k < best) {
-			best, ok = k, true
+		if !ok || c > counts[class] || (c == counts[class] && k < class) {
+			class, ok = k, true
 		}
 	}
-	return best, ok
+	if !ok {
+		return 0, 0, false
+	}
+	return class, float64(counts[class]) / float64(n), true
 }
 
 // verdict says what each debiased method (FMP, the thresholds) bought
@@ -629,11 +621,12 @@ func scoringSection(o *options, r *result) ([][2]string, *reportDrift) {
 		rows = append(rows, [2]string{"val columns", "the saved validation nodes (the model's setting was chosen on them: not held out)"})
 	}
 	if s, ok := r.training["fmp_scoring"].(string); ok {
-		what := "FMP applies the duals it chose on the training graph: a node's score depends on its neighbourhood only, and the nodes the model saw keep their scores where their neighbourhood did not change"
-		if s == "recompute" {
-			what = "FMP pushes the groups' mean predictions together over this graph's nodes, the new ones included: every score may move"
+		// What was used: an old file without fitted duals is recomputed.
+		sem := score.Fitted
+		if s == score.Recompute.String() {
+			sem = score.Recompute
 		}
-		rows = append(rows, [2]string{"-fmp-scoring " + s, what})
+		rows = append(rows, [2]string{"-fmp-scoring " + s, fmpScoringWords(sem)})
 	}
 	if r.driftOf == nil {
 		if n, ok := r.drift["note"].(string); ok {
@@ -644,11 +637,7 @@ func scoringSection(o *options, r *result) ([][2]string, *reportDrift) {
 	dr := r.driftOf
 	rd := &reportDrift{On: fmt.Sprintf("%s (%d nodes of a known group, %d labelled), against the model's validation nodes", r.driftOn, dr.Nodes, dr.Labelled), Warnings: r.driftWarnings, Notes: dr.Notes}
 	for _, g := range dr.GroupMix {
-		name := g.Name
-		if name == "" {
-			name = fmt.Sprintf("group %d", g.Group)
-		}
-		rd.Mix = append(rd.Mix, reportShare{Group: name, Now: fmtInterval(nil, g.Now), Baseline: fmtInterval(nil, g.Baseline), Significant: g.Significant})
+		rd.Mix = append(rd.Mix, reportShare{Group: groupName(r.ds, g.Group), Now: fmtInterval(nil, g.Now), Baseline: fmtInterval(nil, g.Baseline), Significant: g.Significant})
 	}
 	if f := dr.Features; f != nil {
 		listed := 0

@@ -437,8 +437,8 @@ func splitOverlap(ds *datasets.Dataset, preset bool) string {
 func execute(o *options, stdout, stderr io.Writer) (err error) {
 	start := time.Now()
 	// Every warning printed on stderr is kept for report.html.
-	log := &warnLog{w: stderr}
-	stderr = log
+	warned := &warnLog{w: stderr}
+	stderr = warned
 	// Before anything long: an unwritable -out or -export, one that is
 	// or holds an input or the current folder, or one -overwrite may not
 	// replace, is refused at once.
@@ -467,7 +467,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		if rec != nil && !rec.ByRow && o.dataset == "" && o.files.IDColumn == "" {
-			return badInput("-model %s knows the %d nodes it was trained on by their ids: give the node table's id column with -id (without it the rows could only be matched by position, and another order would mix them up)", o.modelFile, rec.Len())
+			return needIDs(o, rec)
 		}
 		if err = warnModel(stderr, o.modelFile, h, o.trustColumns); err != nil {
 			return err
@@ -537,7 +537,7 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	printWarnings(stderr, r)
-	r.stderrWarnings = log.warnings()
+	r.stderrWarnings = warned.warnings()
 	if err := writeAll(od, o, r); err != nil {
 		return err
 	}
@@ -849,15 +849,15 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 			*part.dst = &v
 		}
 	}
+	if c > 2 {
+		return me.evaluateClasses(ds, crit, scored, c, opt)
+	}
 	if len(ds.Split.Test) > 0 {
 		iv, err := metrics.Bootstrap(scored, c, ds.Labels, ds.Sens, ds.Split.Test, opt, metrics.DefaultBootstrapConfig())
 		if err != nil {
 			return fmt.Errorf("%s: bootstrap: %w", me.Name, err)
 		}
 		me.TestCI = &iv
-	}
-	if c > 2 {
-		return me.evaluateClasses(ds, crit, scored, c, opt)
 	}
 	return nil
 }
@@ -870,7 +870,7 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 // would miss the other classes' gaps. The c-class reports are kept in
 // metrics.json (val_classes, test_classes, test_classes_interval_95).
 func (me *method) evaluateClasses(ds *datasets.Dataset, crit metrics.Criterion, scored []float64, c int, opt metrics.Options) error {
-	me.ValCriterion, me.TestCriterion = nil, nil
+	me.ValCriterion, me.TestCriterion = nil, nil // metrics.Report's, one class against the rest
 	for _, part := range []struct {
 		idx  []int
 		rep  **metrics.ClassReport
@@ -896,11 +896,10 @@ func (me *method) evaluateClasses(ds *datasets.Dataset, crit metrics.Criterion, 
 		return fmt.Errorf("%s: bootstrap for %d classes: %w", me.Name, c, err)
 	}
 	me.TestClassCI = &civ
-	// The table reads TestCI: its criteria become the c-class ones.
-	iv := *me.TestCI
-	iv.Criteria = civ.Criteria
-	iv.DemographicParity, iv.EqualOpportunity = civ.Criteria[metrics.DPDifference], civ.Criteria[metrics.EODifference]
-	me.TestCI = &iv
+	// The table reads TestCI: the c-class intervals, in its form.
+	me.TestCI = &metrics.Intervals{Accuracy: civ.Accuracy, Criteria: civ.Criteria,
+		DemographicParity: civ.Criteria[metrics.DPDifference], EqualOpportunity: civ.Criteria[metrics.EODifference],
+		Level: civ.Level, Resamples: civ.Resamples, Evaluated: civ.Evaluated}
 	return nil
 }
 
@@ -1050,12 +1049,11 @@ func (r *result) measureDrift(h *modelio.Header, probs []float64, stderr io.Writ
 	r.drift = map[string]any{"scored": which, "baseline_nodes": h.Baseline.Nodes, "nodes": d.Nodes, "labelled": d.Labelled,
 		"groups": d.Groups, "criteria": d.Criteria, "group_mix": d.GroupMix, "features": d.Features,
 		"warnings": nonNil(d.Warnings), "notes": nonNil(d.Notes)}
-	for _, w := range d.Warnings {
-		r.driftWarnings = append(r.driftWarnings, fmt.Sprintf("drift on %s: %s", which, w))
-	}
 	r.driftOf, r.driftOn = &d, which
 	for _, w := range d.Warnings {
-		fmt.Fprintf(stderr, "warning: drift on %s: %s\n", which, w)
+		w = fmt.Sprintf("drift on %s: %s", which, w)
+		r.driftWarnings = append(r.driftWarnings, w)
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if !quiet {
 		for _, n := range d.Notes {

@@ -27,8 +27,7 @@ type savedNodes struct {
 	// note says why they could not be, or what to beware of.
 	note string
 	// newNodes and savedHeldOut count the labelled held-out nodes (new,
-	// and saved ones whose labels the model never used), once heldOut
-	// has made the split.
+	// and saved ones whose labels the model never used), set by heldOut.
 	newNodes, savedHeldOut int
 }
 
@@ -64,7 +63,7 @@ func identify(o *options, h *modelio.Header, rec *modelio.Nodes, ds *datasets.Da
 		return s, nil
 	}
 	if !rec.ByRow && ds.IDs == nil {
-		return savedNodes{}, badInput("-model %s knows the %d nodes it was trained on by their ids: give the node table's id column with -id (without it the rows could only be matched by position, and another order would mix them up)", o.modelFile, rec.Len())
+		return savedNodes{}, needIDs(o, rec)
 	}
 	if rec.ByRow && ds.IDs != nil {
 		return savedNodes{how: "unknown", note: fmt.Sprintf("-model %s was trained on a node table without an id column, so it knows its nodes only by row number, and this table is read by -id: the nodes it saw cannot be told apart, and no figure is held out. Train with -id to know the nodes by id", o.modelFile)}, nil
@@ -85,6 +84,12 @@ func identify(o *options, h *modelio.Header, rec *modelio.Nodes, ds *datasets.Da
 		s.note = joinNotes(s.note, fmt.Sprintf("%d of the %d nodes -model %s was trained on are not in this table", rec.Len()-found, rec.Len(), o.modelFile))
 	}
 	return s, nil
+}
+
+// needIDs is the error of a -model run whose file knows its nodes by id
+// (rec) on a node table read without ids.
+func needIDs(o *options, rec *modelio.Nodes) error {
+	return badInput("-model %s knows the %d nodes it was trained on by their ids: give the node table's id column with -id (without it the rows could only be matched by position, and another order would mix them up)", o.modelFile, rec.Len())
 }
 
 func joinNotes(a, b string) string {
@@ -133,9 +138,9 @@ func seenByFingerprint(h *modelio.Header, ds *datasets.Dataset) ([]bool, string)
 // it: unlabelled then, or left out; modelio.Role.HeldOut). When the
 // saved split is unknown, only new nodes are held out; when the saved
 // nodes cannot be told apart at all, nothing is: test is empty. It
-// returns the counts of new and of saved held-out nodes in test.
-func (s *savedNodes) heldOut(ds *datasets.Dataset) (newNodes, savedTest int) {
-	defer func() { s.newNodes, s.savedHeldOut = newNodes, savedTest }()
+// counts the new and the saved held-out nodes in test (newNodes,
+// savedHeldOut).
+func (s *savedNodes) heldOut(ds *datasets.Dataset) {
 	var sp datasets.Split
 	for i, y := range ds.Labels {
 		if s.seen == nil {
@@ -145,7 +150,7 @@ func (s *savedNodes) heldOut(ds *datasets.Dataset) (newNodes, savedTest int) {
 		case !s.seen[i]:
 			if y >= 0 {
 				sp.Test = append(sp.Test, i)
-				newNodes++
+				s.newNodes++
 			}
 		case s.roles == nil:
 		case s.roles[i] == modelio.RoleTrain:
@@ -154,11 +159,10 @@ func (s *savedNodes) heldOut(ds *datasets.Dataset) (newNodes, savedTest int) {
 			sp.Val = append(sp.Val, i)
 		case s.roles[i].HeldOut() && y >= 0:
 			sp.Test = append(sp.Test, i)
-			savedTest++
+			s.savedHeldOut++
 		}
 	}
 	ds.Split = sp
-	return newNodes, savedTest
 }
 
 // heldOutWords says which nodes a -model run's test figures cover.

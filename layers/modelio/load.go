@@ -267,8 +267,20 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 	}
 	buf := make([]byte, chunk)
 	read := 0
-	truncated := func() error {
-		return fmt.Errorf("%w: the file ends after %d of %d bytes of %s (truncated)", ErrCorrupt, read, total+v.trailer, what)
+	// fill reads len(b) bytes into b, counting them; a short file is
+	// truncated. hash adds them to the checksum (all but the trailer).
+	fill := func(b []byte, hash bool) error {
+		got, err := io.ReadFull(br, b)
+		read += got
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return fmt.Errorf("%w: the file ends after %d of %d bytes of %s (truncated)", ErrCorrupt, read, total+v.trailer, what)
+		} else if err != nil {
+			return err
+		}
+		if hash {
+			sum.Write(b)
+		}
+		return nil
 	}
 	v.vals = make([]any, len(v.h.Params))
 	for i, p := range v.h.Params {
@@ -278,14 +290,9 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 		for n > 0 {
 			m := min(n, chunk/size)
 			b := buf[:m*size]
-			got, err := io.ReadFull(br, b)
-			read += got
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return nil, truncated()
-			} else if err != nil {
+			if err := fill(b, true); err != nil {
 				return nil, err
 			}
-			sum.Write(b)
 			if size == 8 {
 				for k := 0; k < m; k++ {
 					f64 = append(f64, math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:])))
@@ -304,16 +311,12 @@ func readVerified(r io.Reader, keys []ed25519.PublicKey) (*verified, error) {
 		}
 	}
 	if v.h.Nodes != nil {
-		if v.nodes, err = readNodes(br, sum, v.h.Nodes, buf, &read, truncated); err != nil {
+		if v.nodes, err = readNodes(v.h.Nodes, buf, func(b []byte) error { return fill(b, true) }); err != nil {
 			return nil, err
 		}
 	}
 	tr := buf[:v.trailer]
-	got, err := io.ReadFull(br, tr)
-	read += got
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return nil, truncated()
-	} else if err != nil {
+	if err := fill(tr, false); err != nil {
 		return nil, err
 	}
 	if _, err := br.ReadByte(); err != io.EOF {

@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"hash"
-	"io"
 	"slices"
 	"strconv"
 )
@@ -242,22 +240,11 @@ func (n *Nodes) write(w *bufio.Writer) {
 	}
 }
 
-// readNodes reads the record h describes from r in chunks, hashing it
-// into sum, and checks it: keys strictly ascending, roles known. read
-// counts the bytes read (for the truncation message).
-func readNodes(r io.Reader, sum hash.Hash, h *nodesHeader, buf []byte, read *int, truncated func() error) (*Nodes, error) {
+// readNodes reads the record h describes in chunks of buf through fill
+// (which reads, counts and hashes them, and says when the file is
+// truncated).
+func readNodes(h *nodesHeader, buf []byte, fill func([]byte) error) (*Nodes, error) {
 	n := &Nodes{ByRow: h.Key == keyByRow}
-	fill := func(b []byte) error {
-		got, err := io.ReadFull(r, b)
-		*read += got
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return truncated()
-		} else if err != nil {
-			return err
-		}
-		sum.Write(b)
-		return nil
-	}
 	for left := h.Count; left > 0; {
 		m := min(left, len(buf)/8)
 		b := buf[:8*m]
