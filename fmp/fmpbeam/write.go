@@ -84,14 +84,7 @@ func createAtomic(ctx context.Context, path string, write func(w io.Writer) erro
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = writeAndClose(f, write)
 	if err == nil && renames {
 		err = rn.Rename(ctx, tmp, path)
 	}
@@ -102,6 +95,20 @@ func createAtomic(ctx context.Context, path string, write func(w io.Writer) erro
 		return fmt.Errorf("fmpbeam: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeAndClose calls write with a buffered writer on f, flushes it and
+// closes f, returning the first error.
+func writeAndClose(f io.WriteCloser, write func(w io.Writer) error) error {
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // isLocal reports whether Beam's file systems take path for a local one
@@ -118,14 +125,7 @@ func createLocal(path string, write func(w io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("fmpbeam: writing %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = writeAndClose(f, write)
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}

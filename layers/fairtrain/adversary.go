@@ -288,6 +288,25 @@ func (a *adversary) afterStep(epoch int) error {
 	}
 }
 
+// adversaryPass runs the adversary's machine m once (its loss, read into
+// lossV, and gradients), reports the loss to progress (nil: none) and
+// resets m: a step of the adversary before its optimiser's, full batch
+// and per batch alike.
+func adversaryPass(m G.VM, lossV *G.Value, progress func(epoch int, loss float64), epoch int) error {
+	if err := m.RunAll(); err != nil {
+		return fmt.Errorf("fairtrain: adversary step: %w", err)
+	}
+	l, err := opkit.Scalar(*lossV)
+	if err != nil {
+		return fmt.Errorf("fairtrain: adversary loss: %w", err)
+	}
+	if progress != nil {
+		progress(epoch, l)
+	}
+	m.Reset()
+	return nil
+}
+
 // train runs k adversary steps on the captured outputs and copies the
 // adversary's parameters into the classifier's graph.
 func (a *adversary) train(epoch, k int) error {
@@ -297,17 +316,9 @@ func (a *adversary) train(epoch, k int) error {
 	a.capt.copyTo(a.pin)
 	params := a.inTrain.Learnables()
 	for s := 0; s < k; s++ {
-		if err := a.m.RunAll(); err != nil {
-			return fmt.Errorf("fairtrain: adversary step: %w", err)
+		if err := adversaryPass(a.m, a.lossV, a.cfg.Progress, epoch); err != nil {
+			return err
 		}
-		l, err := opkit.Scalar(*a.lossV)
-		if err != nil {
-			return fmt.Errorf("fairtrain: adversary loss: %w", err)
-		}
-		if a.cfg.Progress != nil {
-			a.cfg.Progress(epoch, l)
-		}
-		a.m.Reset()
 		if err := a.adam.Step(); err != nil {
 			return fmt.Errorf("fairtrain: adversary: %w", err)
 		}
@@ -510,18 +521,11 @@ func (a *advTerm) train(epoch, k int) error {
 	defer vm.Close()
 	gv := make([]G.Value, len(params))
 	for s := 0; s < k; s++ {
-		if err := vm.RunAll(); err != nil {
-			return fmt.Errorf("fairtrain: adversary step: %w", err)
+		if err := adversaryPass(vm, a.lossV, a.cfg.Progress, epoch); err != nil {
+			return err
 		}
-		l, err := opkit.Scalar(*a.lossV)
-		if err != nil {
-			return fmt.Errorf("fairtrain: adversary loss: %w", err)
-		}
-		if a.cfg.Progress != nil {
-			a.cfg.Progress(epoch, l)
-		}
-		vm.Reset()
 		for i, q := range params {
+			var err error
 			if gv[i], err = q.Grad(); err != nil {
 				return fmt.Errorf("fairtrain: adversary: %w", err)
 			}
