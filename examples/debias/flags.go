@@ -16,9 +16,12 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fairtrain"
+	"github.com/fairmp/fairmp/layers/fairness"
+	// The registry lists the methods of the packages imported: fairtrain
+	// registers the in-training and architecture methods (preprocess,
+	// postprocess and fmp are imported for their own use too).
+	_ "github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/postprocess"
-	"github.com/fairmp/fairmp/layers/preprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -29,14 +32,14 @@ type options struct {
 	dataset, data string
 	synthN        int
 	// Model and training.
-	backbone string            // the -backbone kind's name
-	kind     *layers.Kind      // its declaration
-	model    layers.Options    // -hidden, -dtype, -seed
-	train    train.Config      // -epochs, -lr, -weight-decay
-	search   searchPlan        // what -backbone, -lr and -epochs leave to choose (-search-budget)
-	set      map[string]bool   // the flags given
-	method   fairtrain.Method  // -method (nil: plain training), with -method-weight
-	pre      preprocess.Method // -method naming a pre-processing method (nil: none)
+	backbone string          // the -backbone kind's name
+	kind     *layers.Kind    // its declaration
+	model    layers.Options  // -hidden, -dtype, -seed
+	train    train.Config    // -epochs, -lr, -weight-decay
+	search   searchPlan      // what -backbone, -lr and -epochs leave to choose (-search-budget)
+	set      map[string]bool // the flags given
+	method   fairness.Method // -method of the in-training or architecture stage (nil: plain training), with -method-weight
+	pre      fairness.Pre    // -method naming a pre-processing method (nil: none)
 	// degreeGroups, when > 0, makes the groups that many degree groups
 	// instead of the sensitive attribute (-degree-groups).
 	degreeGroups int
@@ -152,7 +155,7 @@ Flags:
 		// -search-budget 0 the library's), filled in below when not given.
 		backbone  = fs.String("backbone", "", "backbone: "+strings.Join(backbones(), ", ")+" (default: chosen on validation among "+strings.Join(searchKinds, ", ")+"; "+defaultBackbone+" with -search-budget 0)")
 		budget    = fs.Duration("search-budget", defaultSearchBudget, "time the backbone search may take: unless -backbone, -lr and -epochs are all given, the ones left out are chosen on validation (0: no search: the flags given, "+defaultBackbone+", lr "+fmt.Sprint(tr.Adam.LR)+" and "+fmt.Sprint(tr.Epochs)+" epochs for those left out)")
-		method    = fs.String("method", "", "train the backbone with a fairness method before FMP and the thresholds post-process it: "+strings.Join(fairtrain.Names(), ", ")+"; or debias the graph and features before training: "+strings.Join(preprocess.Names(), ", ")+" (EDITS, from the training nodes' two groups: the backbone, FMP and the thresholds then use its graph and features) (default: plain training)")
+		method    = fs.String("method", "", "a fairness method besides FMP and the post-processing every run applies: train the backbone with an in-training method ("+strings.Join(fairness.Names(fairness.StageLoss), ", ")+") or train one of the architectures ("+strings.Join(methodArchitectures(), ", ")+"); or debias the graph and features before training: "+strings.Join(fairness.Names(fairness.StagePre), ", ")+" (EDITS, from the training nodes' two groups: the backbone, FMP and the thresholds then use its graph and features) (default: plain training)")
 		weight    = fs.Float64("method-weight", 0, "the -method's weight (regularizer, adversary, mixup: α; fairgnn: β, the adversary's; nifty: λ, the fairness-and-stability term's; rawlsgcn: 1, or 0 for plain training); default: the method's own")
 		dataFlags = fs.Bool("include-sens", false, "keep the sensitive column among the features (as its group id)")
 	)
@@ -280,24 +283,27 @@ Flags:
 		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones(), ", "))
 	}
 	o.backbone, o.kind = *backbone, k
-	if pm, err := preprocess.Lookup(*method); err == nil {
-		if set["method-weight"] {
-			return nil, badInput("-method-weight %v: -method %s has no weight", *weight, *method)
-		}
-		o.pre = pm.WithSeed(*seed)
-	} else if *method != "" {
-		m, err := fairtrain.Lookup(*method)
+	if *method != "" {
+		pre, m, err := methodFlag(*method)
 		if err != nil {
-			return nil, badInput("-method %q, want one of %s", *method, strings.Join(append(fairtrain.Names(), preprocess.Names()...), ", "))
+			return nil, err
 		}
 		if set["method-weight"] {
-			m = m.WithWeight(*weight)
+			w, ok := m.(fairness.Weighted)
+			if !ok {
+				return nil, badInput("-method-weight %v: -method %s has no weight", *weight, *method)
+			}
+			m = w.WithWeight(*weight)
 		}
-		m = m.WithSeed(*seed)
+		m = fairness.WithSeed(m, *seed)
 		if err := m.Validate(); err != nil {
 			return nil, badInput("-method %s -method-weight %v: %v", *method, *weight, err)
 		}
-		o.method = m
+		if pre {
+			o.pre = m.(fairness.Pre)
+		} else {
+			o.method = m
+		}
 	} else if set["method-weight"] {
 		return nil, badInput("-method-weight %v without -method: name the method it weighs", *weight)
 	}
@@ -433,4 +439,50 @@ func readTrustedKeys(list string) ([]ed25519.PublicKey, error) {
 		return nil, badInput("%v", err)
 	}
 	return keys, nil
+}
+
+// methodArchitectures lists the architectures -method takes: every
+// registered one but FMP, which every run puts on the backbone.
+func methodArchitectures() []string {
+	var out []string
+	for _, n := range fairness.Names(fairness.StageArchitecture) {
+		if n != "fmp" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// methodFlag looks -method up in the registry of methods (package
+// layers/fairness) and says whether it is a pre-processing method. It
+// refuses FMP (every run puts it on the backbone, on the frontier of
+// -lambda-f and -lambda-s) and post-processing methods (every run fits
+// them: per-group thresholds, per-group class offsets for three classes
+// or more), naming what the command does instead.
+func methodFlag(name string) (pre bool, m fairness.Method, err error) {
+	offered := append(append(fairness.Names(fairness.StagePre), fairness.Names(fairness.StageLoss)...), methodArchitectures()...)
+	m, err = fairness.Lookup(name)
+	if err != nil {
+		return false, nil, badInput("-method %q, want one of %s", name, strings.Join(offered, ", "))
+	}
+	st, err := fairness.StageOf(m)
+	if err != nil {
+		return false, nil, badInput("-method %s: %v", name, err)
+	}
+	switch {
+	case name == "fmp":
+		return false, nil, badInput("-method fmp: every run puts FMP on the backbone and chooses its setting on validation (-lambda-f, -lambda-s): -method names a method besides it, one of %s", strings.Join(offered, ", "))
+	case st == fairness.StagePost:
+		return false, nil, badInput("-method %s: a post-processing method, which every run fits on the trained model (per-group thresholds; per-group class offsets with three classes or more: the table's post-processing rows): -method names a method of another stage, one of %s", name, strings.Join(offered, ", "))
+	}
+	return st == fairness.StagePre, m, nil
+}
+
+// methodLabel names a method with its weight, when it has one:
+// "fairgnn (weight 1)".
+func methodLabel(m fairness.Method) string {
+	if w, ok := m.(fairness.Weighted); ok {
+		return fmt.Sprintf("%s (weight %g)", m.Name(), w.Weight())
+	}
+	return m.Name()
 }

@@ -190,7 +190,7 @@ func printSummary(w io.Writer, o *options, r *result) {
 	} else if o.modelFile == "" {
 		trained := ""
 		if o.method != nil {
-			trained = fmt.Sprintf(" trained with %s (weight %g)", o.method.Name(), o.method.Weight())
+			trained = " trained with " + methodLabel(o.method)
 		}
 		how := fmt.Sprintf("%d epochs", o.train.Epochs)
 		if s := r.search; s != nil {

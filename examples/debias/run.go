@@ -18,6 +18,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
@@ -664,7 +665,9 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	}
 	if o.method != nil {
 		r.training["method"] = o.method.Name()
-		r.training["method_weight"] = o.method.Weight()
+		if w, ok := o.method.(fairness.Weighted); ok {
+			r.training["method_weight"] = w.Weight()
+		}
 		if _, err := layers.KindOf(m); err != nil {
 			// FairGNN's and NIFTY's encoders have no model-file kind.
 			r.noModel = fmt.Sprintf("no model.fmp: a backbone trained with -method %s (a %T) has no model-file kind yet", o.method.Name(), m)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fairtrain"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 )
 
@@ -156,7 +156,7 @@ func (s *searchRecord) cut() bool {
 
 // fitted is the backbone the command goes on with.
 type fitted struct {
-	fit  *fairtrain.Fitted
+	fit  *fairness.Fitted
 	task *train.Task
 	kind *layers.Kind
 	lr   float64
@@ -237,7 +237,7 @@ func fitBackbone(o *options, ds *datasets.Dataset, stderr io.Writer) (*fitted, e
 // gorgonia graph per model), with method m (nil: plain), printing its
 // progress with prefix; a non-zero searchStart stops it when the search's
 // budget is spent.
-func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p searchPlan, m fairtrain.Method, stderr io.Writer, prefix string, searchStart time.Time) (*fitted, candidate, error) {
+func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p searchPlan, m fairness.Method, stderr io.Writer, prefix string, searchStart time.Time) (*fitted, candidate, error) {
 	c := candidate{Kind: k.Name(), LR: lr}
 	task, err := newTask(ds, o.model.Dtype)
 	if err != nil {
@@ -280,11 +280,11 @@ func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p se
 			prefix, k.Title(), lr, st.Epoch, tc.Epochs, st.Loss, 100*st.ValAcc, 100*st.ValDP, el.Round(time.Second), upTo, left.Round(time.Second))
 		return nil
 	}
-	// The backbone, trained plainly or with -method (fairtrain.Fit: a
+	// The backbone, trained plainly or with -method (fairness.Fit: a
 	// strategy's terms on the backbone itself, or FairGNN's and NIFTY's
 	// encoder on it).
-	setup := fairtrain.NewSetup(ds.Graph, task, ds.Sens)
-	fit, err := fairtrain.Fit(m, cfg, setup, tc)
+	setup := fairness.NewSetup(ds.Graph, task, ds.Sens)
+	fit, err := fairness.Fit(m, cfg, setup, tc)
 	if err != nil {
 		var ie inputError
 		if m != nil && !errors.As(err, &ie) {

@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -70,7 +71,7 @@ func BenchmarkEpochBailShaped(b *testing.B) {
 	require.NoError(b, err)
 	adv := DefaultAdversaryConfig()
 	adv.PretrainClassifier, adv.PretrainAdversary = 1, 0
-	for _, s := range []Strategy{nil, DefaultRegularizerConfig(), adv, DefaultMixupConfig()} {
+	for _, s := range []fairness.Loss{nil, DefaultRegularizerConfig(), adv, DefaultMixupConfig()} {
 		name := "plain"
 		if s != nil {
 			name = s.Name()

@@ -12,18 +12,20 @@
 //
 // # Methods by name
 //
-// Every method is a [Method]: a plain configuration struct with a
-// DefaultXxxConfig constructor, Validate, a fairness weight (Weight,
-// WithWeight) and a seed (WithSeed). [Lookup] gives one by name and
-// [Names] lists them ("regularizer", "adversary", "mixup", "fairgnn",
-// "nifty", "fairvgnn", "rawlsgcn", "redress"): commands and experiments list methods through them, so a
-// method declared here is offered everywhere. [Fit] trains a model with
-// any of them, from a backbone configuration of any declared kind:
+// Every method is a plain configuration struct with a DefaultXxxConfig
+// constructor, Validate and a fairness weight (Weight, WithWeight; a
+// method that draws at random also has WithSeed), registered once with
+// package layers/fairness, the one registry of methods of every stage:
+// fairness.Lookup gives one by name and fairness.Names lists them
+// ("regularizer", "adversary", "mixup", "redress" in training; "fairgnn",
+// "nifty", "fairvgnn", "rawlsgcn" as architectures), so that a method
+// declared here is offered by every command. fairness.Fit trains a model
+// with any of them, from a backbone configuration of any declared kind:
 //
-//	m, err := fairtrain.Lookup("fairgnn")              // or DefaultFairGNNConfig()
-//	m = m.WithWeight(1).WithSeed(seed)
+//	m, err := fairness.Lookup("fairgnn")              // or fairtrain.DefaultFairGNNConfig()
+//	m = fairness.WithSeed(m.(fairness.Weighted).WithWeight(1), seed)
 //	cfg, err := layers.LookupKind("gcn")...Configure(d, 2, opts)
-//	fit, err := fairtrain.Fit(m, cfg, fairtrain.NewSetup(ds.Graph, task, ds.Sens), train.DefaultConfig())
+//	fit, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), train.DefaultConfig())
 //	pred, err := train.Predict(fit.Model, task, nil)
 //
 // # FairGNN and NIFTY
@@ -50,18 +52,17 @@
 //
 // # Individual fairness: REDRESS
 //
-// [REDRESSConfig] (Dong, Kang, Tong & Li, KDD 2021) is a [Strategy] for
+// [REDRESSConfig] (Dong, Kang, Tong & Li, KDD 2021) is an in-training method for
 // individual fairness, which needs no sensitive attribute: each training
 // node's ranking of the others by output similarity should follow their
 // ranking by feature similarity ([RankingLoss], a LambdaRank-style loss
 // weighted by NDCG@k; [RankingNDCG] is the paper's measure). Judge it by
 // metrics.InFoRMBias (similar nodes, similar predictions), not by ΔDP.
 //
-// # Strategies
+// # In-training methods
 //
-// Each strategy is a plain configuration struct with a DefaultXxxConfig
-// constructor and a Validate method, and implements [Strategy]: Apply
-// takes a [train.Config] and returns it with the strategy added, for one
+// Each in-training method implements fairness.Loss: Apply takes a
+// [train.Config] and returns it with the method added, for one
 // train.Fit call:
 //
 //	tc := train.DefaultConfig()
@@ -69,7 +70,7 @@
 //	...
 //	res, err := train.Fit(model, task, tc)
 //
-// The strategies:
+// The in-training methods of the FMP paper's baselines:
 //
 //   - [RegularizerConfig]: CE + α·ΔDP in probability space over the training
 //     nodes (DPGap: max − min over groups of the mean P(y = 1); |m₀ − m₁|

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -86,13 +87,13 @@ func ExampleFit() {
 		panic(err)
 	}
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
-	m, err := fairtrain.Lookup("fairgnn")
+	m, err := fairness.Lookup("fairgnn")
 	if err != nil {
 		panic(err)
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs = 20
-	fit, err := fairtrain.Fit(m.WithWeight(1).WithSeed(7), layers.DefaultGCNConfig(ds.NumFeatures, 2), fairtrain.NewSetup(ds.Graph, task, sens), tc)
+	fit, err := fairness.Fit(fairness.WithSeed(m.(fairness.Weighted).WithWeight(1), 7), layers.DefaultGCNConfig(ds.NumFeatures, 2), fairness.NewSetup(ds.Graph, task, sens), tc)
 	if err != nil {
 		panic(err)
 	}
@@ -103,8 +104,8 @@ func ExampleFit() {
 		}
 	}
 	fmt.Printf("%s: a %T trained %d epochs; %d of %d nodes entered with their known group\n", m.Name(), fit.Model, fit.Result.Epochs, known, ds.N())
-	fmt.Println(fairtrain.Names())
+	fmt.Println(fairness.Names(fairness.StageLoss, fairness.StageArchitecture))
 	// Output:
 	// fairgnn: a *fairtrain.Encoder trained 20 epochs; 75 of 300 nodes entered with their known group
-	// [regularizer adversary mixup fairgnn nifty fairvgnn rawlsgcn redress]
+	// [regularizer adversary mixup redress fmp fairgnn nifty fairvgnn rawlsgcn]
 }

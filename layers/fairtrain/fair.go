@@ -9,34 +9,14 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Strategy is a fairness-training method. Apply returns a copy of a
-// trainer configuration with the method's loss term ([train.Config].ExtraLoss)
-// and, where the method needs them, its hooks (AfterStep) and warm-up
-// (SelectAfter) added; the result is passed to train.Fit. Hooks already
-// set in the configuration are kept and run first (extra losses are
-// summed).
-//
-// A configuration returned by Apply holds the method's state (a sampler,
-// an adversary) and is good for one train.Fit or train.NewTrainer
-// call on the task it was made for.
-type Strategy interface {
-	// Name is the method's short name: "regularizer", "adversary" or
-	// "mixup".
-	Name() string
-	// Weight is the fairness weight α.
-	Weight() float64
-	// Validate checks every field of the configuration.
-	Validate() error
-	// Apply adds the method to tc for training on task with the
-	// sensitive attribute sens (one group id per node, −1 unknown).
-	Apply(tc train.Config, task *train.Task, sens []int) (train.Config, error)
-}
-
-var (
-	_ Strategy = RegularizerConfig{}
-	_ Strategy = AdversaryConfig{}
-	_ Strategy = MixupConfig{}
-)
+// An in-training method (fairness.Loss) returns from Apply a copy of a
+// trainer configuration with the method's loss term
+// ([train.Config].ExtraLoss) and, where the method needs them, its hooks
+// (AfterStep) and warm-up (SelectAfter) added; the result is passed to
+// train.Fit. Hooks already set in the configuration are kept and run
+// first (extra losses are summed). A configuration returned by Apply
+// holds the method's state (a sampler, an adversary) and is good for one
+// train.Fit or train.NewTrainer call on the task it was made for.
 
 // checkAlpha validates a fairness weight.
 func checkAlpha(a float64) error {

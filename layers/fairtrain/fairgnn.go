@@ -6,6 +6,7 @@ import (
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -133,10 +134,10 @@ func (c FairGNNConfig) Name() string { return "fairgnn" }
 func (c FairGNNConfig) Weight() float64 { return c.Beta }
 
 // WithWeight returns c with Beta = w.
-func (c FairGNNConfig) WithWeight(w float64) Method { c.Beta = w; return c }
+func (c FairGNNConfig) WithWeight(w float64) fairness.Method { c.Beta = w; return c }
 
 // WithSeed returns c with Seed and Estimator.Seed = seed.
-func (c FairGNNConfig) WithSeed(seed int64) Method {
+func (c FairGNNConfig) WithSeed(seed int64) fairness.Method {
 	c.Seed, c.Estimator.Seed = seed, seed
 	return c
 }
@@ -193,7 +194,7 @@ func binarySens(name string, sens []int, n int) ([]int, error) {
 // error for an invalid configuration, a sensitive attribute that is not
 // binary with both groups known, and the errors of building and training
 // the estimator.
-func EstimateSens(c EstimatorConfig, s Setup) ([]float64, error) {
+func EstimateSens(c EstimatorConfig, s fairness.Setup) ([]float64, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("fairtrain: estimator: %w", err)
 	}
@@ -268,7 +269,10 @@ func (c FairGNNConfig) scores(sens []int, est []float64) []float64 {
 }
 
 // fit trains FairGNN (see Fit).
-func (c FairGNNConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fitted, error) {
+func (c FairGNNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+	if err := checkFit(c, backbone, s); err != nil {
+		return nil, err
+	}
 	task := s.Task
 	if err := task.Validate(); err != nil {
 		return nil, fmt.Errorf("fairtrain: fairgnn: task: %w", err)
@@ -299,7 +303,7 @@ func (c FairGNNConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*F
 	if err != nil {
 		return nil, err
 	}
-	return &Fitted{Model: enc, Result: res, SensScore: score}, nil
+	return &fairness.Fitted{Model: enc, Result: res, SensScore: score}, nil
 }
 
 // fairAdversary is FairGNN's adversary and covariance term for one run.

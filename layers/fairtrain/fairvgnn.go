@@ -9,6 +9,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -172,7 +173,7 @@ type FairVGNNConfig struct {
 	Progress func(epoch int, discriminator, classifier, generator float64)
 }
 
-var _ Method = FairVGNNConfig{}
+var _ fairness.Method = FairVGNNConfig{}
 
 // DefaultFairVGNNConfig returns the reference code's defaults: α 1 (its
 // implicit weight), ratio 1, a 16-wide representation, 10 masks at
@@ -195,10 +196,10 @@ func (c FairVGNNConfig) Name() string { return "fairvgnn" }
 func (c FairVGNNConfig) Weight() float64 { return c.Alpha }
 
 // WithWeight returns c with Alpha = w.
-func (c FairVGNNConfig) WithWeight(w float64) Method { c.Alpha = w; return c }
+func (c FairVGNNConfig) WithWeight(w float64) fairness.Method { c.Alpha = w; return c }
 
 // WithSeed returns c with Seed = seed.
-func (c FairVGNNConfig) WithSeed(seed int64) Method { c.Seed = seed; return c }
+func (c FairVGNNConfig) WithSeed(seed int64) fairness.Method { c.Seed = seed; return c }
 
 // Validate checks every field and names the first bad one.
 func (c FairVGNNConfig) Validate() error {

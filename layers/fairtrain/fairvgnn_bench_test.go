@@ -8,6 +8,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -25,24 +26,24 @@ var vgnnShapes = []struct {
 
 // vgnnBenchSetup returns a generated data set of the shape, a setup on
 // it and the GCN backbone at its defaults (64 hidden).
-func vgnnBenchSetup(b *testing.B, n, d int, degree float64) (*datasets.Dataset, func() (Setup, layers.Config)) {
+func vgnnBenchSetup(b *testing.B, n, d int, degree float64) (*datasets.Dataset, func() (fairness.Setup, layers.Config)) {
 	c := datasets.DefaultSyntheticConfig()
 	c.N, c.NumFeatures, c.MeanDegree = n, d, degree
 	ds, err := datasets.Synthetic(c)
 	require.NoError(b, err)
-	return ds, func() (Setup, layers.Config) {
+	return ds, func() (fairness.Setup, layers.Config) {
 		g := G.NewGraph()
 		x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 		require.NoError(b, err)
 		ph := layers.NewPhase()
 		task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: ph}
-		return NewSetup(ds.Graph, task, ds.Sens), layers.DefaultGCNConfig(ds.NumFeatures, 2)
+		return fairness.NewSetup(ds.Graph, task, ds.Sens), layers.DefaultGCNConfig(ds.NumFeatures, 2)
 	}
 }
 
 // benchPlainEpoch times plain training's epochs (one step and the
 // evaluation).
-func benchPlainEpoch(b *testing.B, setup func() (Setup, layers.Config)) {
+func benchPlainEpoch(b *testing.B, setup func() (fairness.Setup, layers.Config)) {
 	s, cfg := setup()
 	m, err := layers.Build(s.Task.Graph, s.Graph, cfg, s.Task.Phase)
 	require.NoError(b, err)
@@ -76,7 +77,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 
 // benchVGNNEpoch times FairVGNN's epochs (its steps, clamping and
 // evaluation; building the phases is not timed).
-func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (Setup, layers.Config), cfg FairVGNNConfig, unfolded bool) {
+func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (fairness.Setup, layers.Config), cfg FairVGNNConfig, unfolded bool) {
 	s, bc := setup()
 	enc, err := NewEncoder(s.Task.Graph, s.Graph, bodyConfig(bc, cfg.Hidden), 2, s.Task.Phase)
 	require.NoError(b, err)

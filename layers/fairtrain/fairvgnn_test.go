@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/internal/flatkind"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
@@ -173,7 +174,7 @@ func TestFairVGNNOpErrors(t *testing.T) {
 }
 
 // hand builds a FairVGNN run on s without training it.
-func handRun(t *testing.T, c FairVGNNConfig, s Setup, backbone layers.Config) (*vgnnRun, []int) {
+func handRun(t *testing.T, c FairVGNNConfig, s fairness.Setup, backbone layers.Config) (*vgnnRun, []int) {
 	t.Helper()
 	n, d := s.Task.X.Shape()[0], s.Task.X.Shape()[1]
 	var known []int
@@ -434,7 +435,7 @@ func TestFairVGNNClampInFit(t *testing.T) {
 		c.FeatureMask, c.Clip, c.ClipTopK = false, 0.05, topK
 		tc := train.DefaultConfig()
 		tc.Epochs, tc.Adam.LR, tc.Select = 3, 0.05, train.SelectLast
-		fit, err := Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(c, cfg, s, tc)
 		require.NoError(t, err)
 		enc := fit.Model.(*MaskedEncoder)
 		assert.Nil(t, enc.Generator(), "no generator without a feature mask")
@@ -489,7 +490,7 @@ func TestFairVGNNValidate(t *testing.T) {
 		// Fit reports it with the method's name.
 		ds := biased(t, 30)
 		s, cfg := setupFor(t, ds, "mlp", tensor.Float64, 1, false)
-		_, err = Fit(c, cfg, s, train.DefaultConfig())
+		_, err = fairness.Fit(c, cfg, s, train.DefaultConfig())
 		assert.ErrorContains(t, err, "fairvgnn: "+field)
 	}
 }
@@ -500,15 +501,15 @@ func TestFairVGNNErrors(t *testing.T) {
 	bad := append([]int(nil), ds.Sens...)
 	bad[2] = 2
 	s.Sens = bad
-	_, err := Fit(quickVGNN(), cfg, s, train.DefaultConfig())
+	_, err := fairness.Fit(quickVGNN(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "want 0, 1 or −1")
 	s.Sens = ds.Sens[:10]
-	_, err = Fit(quickVGNN(), cfg, s, train.DefaultConfig())
+	_, err = fairness.Fit(quickVGNN(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "one per node")
 	tc := train.DefaultConfig()
 	tc.Epochs = 0
 	s.Sens = ds.Sens
-	_, err = Fit(quickVGNN(), cfg, s, tc)
+	_, err = fairness.Fit(quickVGNN(), cfg, s, tc)
 	assert.ErrorContains(t, err, "Epochs")
 }
 
@@ -524,7 +525,7 @@ func TestFairVGNNDeterministicAndSeeded(t *testing.T) {
 			s.Sens = sens
 			tc := train.DefaultConfig()
 			tc.Epochs = 4
-			fit, err := Fit(quickVGNN().WithSeed(seed), cfg, s, tc)
+			fit, err := fairness.Fit(quickVGNN().WithSeed(seed), cfg, s, tc)
 			require.NoError(t, err)
 			return params(fit.Model)
 		}
@@ -541,7 +542,7 @@ func TestFairVGNNModel(t *testing.T) {
 	tc.Epochs, tc.Adam.LR = 5, 0.02
 	c := quickVGNN()
 	c.GeneratorAdam.LR = 0.05
-	fit, err := Fit(c, cfg, s, tc)
+	fit, err := fairness.Fit(c, cfg, s, tc)
 	require.NoError(t, err)
 	m := fit.Model.(*MaskedEncoder)
 	theta := testutil.ToF64(m.Generator().Value())
@@ -591,7 +592,7 @@ func TestFairVGNNEveryBackbone(t *testing.T) {
 			tc.Epochs = 3
 			c := quickVGNN()
 			c.ClipTopK = 3
-			fit, err := Fit(c, cfg, s, tc)
+			fit, err := fairness.Fit(c, cfg, s, tc)
 			require.NoError(t, err, "%s %v", kind, dt)
 			require.Len(t, fit.Result.History, 3)
 			p, err := train.Predict(fit.Model, s.Task, nil)
@@ -619,7 +620,7 @@ func TestFairVGNNTrains(t *testing.T) {
 		}
 		last = cl
 	}
-	fit, err := Fit(c, cfg, s, tc)
+	fit, err := fairness.Fit(c, cfg, s, tc)
 	require.NoError(t, err)
 	assert.Less(t, last, first)
 	// The generator started from the seed's Glorot draws.
@@ -667,7 +668,7 @@ func TestFairVGNNFoldWeight(t *testing.T) {
 // trainVGNN trains FairVGNN for tc's epochs with the views folded or not
 // and sharing their dropout masks or not, and returns the model's
 // parameters and each epoch's losses.
-func trainVGNN(t *testing.T, c FairVGNNConfig, s Setup, backbone layers.Config, tc train.Config, unfolded, unshared bool) ([][]float64, []float64) {
+func trainVGNN(t *testing.T, c FairVGNNConfig, s fairness.Setup, backbone layers.Config, tc train.Config, unfolded, unshared bool) ([][]float64, []float64) {
 	t.Helper()
 	n, d := s.Task.X.Shape()[0], s.Task.X.Shape()[1]
 	var known []int

@@ -11,6 +11,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -86,7 +87,10 @@ type vgnnGroup struct {
 }
 
 // fit trains FairVGNN (see Fit).
-func (c FairVGNNConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fitted, error) {
+func (c FairVGNNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+	if err := checkFit(c, backbone, s); err != nil {
+		return nil, err
+	}
 	task := s.Task
 	if err := task.Validate(); err != nil {
 		return nil, fmt.Errorf("fairtrain: fairvgnn: task: %w", err)
@@ -113,13 +117,13 @@ func (c FairVGNNConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*
 	if err != nil {
 		return nil, err
 	}
-	return &Fitted{Model: r.model, Result: res}, nil
+	return &fairness.Fitted{Model: r.model, Result: res}, nil
 }
 
 // build creates the generator in the task's graph, the discriminator,
 // the optimisers, the three phases and the clamping's weights and
 // channels.
-func (r *vgnnRun) build(s Setup, known []int, bodyAdam train.AdamConfig) error {
+func (r *vgnnRun) build(s fairness.Setup, known []int, bodyAdam train.AdamConfig) error {
 	c, task, enc := r.cfg, r.task, r.model.enc
 	fail := func(err error) error { return fmt.Errorf("fairtrain: fairvgnn: %w", err) }
 	var err error
@@ -192,7 +196,7 @@ func (r *vgnnRun) build(s Setup, known []int, bodyAdam train.AdamConfig) error {
 
 // newPhase returns a phase graph with the features and a copy of the
 // body.
-func (r *vgnnRun) newPhase(s Setup) (*vgnnPhase, error) {
+func (r *vgnnRun) newPhase(s fairness.Setup) (*vgnnPhase, error) {
 	g := G.NewGraph()
 	x := G.NewMatrix(g, r.dt, G.WithShape(r.n, r.d), G.WithName("x"), G.WithValue(r.task.X.Value()))
 	body, err := layers.Build(g, s.Graph, r.model.enc.BodyConfig(), r.task.Phase)
@@ -291,7 +295,7 @@ func (r *vgnnRun) mask(k int) *tensor.Dense {
 
 // buildDiscriminator builds step 2: the mean over the epoch's masks of
 // BCE(discriminator(h), s) over the known nodes.
-func (r *vgnnRun) buildDiscriminator(s Setup, known []int) (*vgnnPhase, error) {
+func (r *vgnnRun) buildDiscriminator(s fairness.Setup, known []int) (*vgnnPhase, error) {
 	p, err := r.newPhase(s)
 	if err != nil {
 		return nil, err
@@ -347,7 +351,7 @@ func (r *vgnnRun) buildDiscriminator(s Setup, known []int) (*vgnnPhase, error) {
 
 // buildClassifier builds step 3: the mean over the epoch's masks of the
 // cross-entropy on the training nodes.
-func (r *vgnnRun) buildClassifier(s Setup) (*vgnnPhase, error) {
+func (r *vgnnRun) buildClassifier(s fairness.Setup) (*vgnnPhase, error) {
 	p, err := r.newPhase(s)
 	if err != nil {
 		return nil, err
@@ -385,7 +389,7 @@ func (r *vgnnRun) buildClassifier(s Setup) (*vgnnPhase, error) {
 // buildGenerator builds step 4: the mean over fresh masks of
 // Alpha·MSE(σ(discriminator(h)), ½) + Ratio·MSE(m, 1), the masks drawn
 // from a copy of the generator with noise inputs.
-func (r *vgnnRun) buildGenerator(s Setup) (*vgnnPhase, error) {
+func (r *vgnnRun) buildGenerator(s fairness.Setup) (*vgnnPhase, error) {
 	c := r.cfg
 	p, err := r.newPhase(s)
 	if err != nil {

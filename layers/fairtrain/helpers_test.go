@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/require"
@@ -69,7 +70,7 @@ func build(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype,
 
 // run trains backbone on ds with strategy s (nil: plain) and returns the
 // test report and the trained parameters.
-func run(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, s Strategy, epochs int) (metrics.Report, []*tensor.Dense) {
+func run(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, s fairness.Loss, epochs int) (metrics.Report, []*tensor.Dense) {
 	t.Helper()
 	m, task := build(t, ds, backbone, dt, 3)
 	tc := train.DefaultConfig()

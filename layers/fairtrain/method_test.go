@@ -4,12 +4,14 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"reflect"
 	"testing"
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/internal/flatkind"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
@@ -21,7 +23,7 @@ import (
 // setupFor returns a task on ds in a new graph and the backbone
 // configuration of kind (hidden 8, dropout as the kind's default unless
 // noDropout).
-func setupFor(t testing.TB, ds *datasets.Dataset, kind string, dt tensor.Dtype, seed int64, noDropout bool) (Setup, layers.Config) {
+func setupFor(t testing.TB, ds *datasets.Dataset, kind string, dt tensor.Dtype, seed int64, noDropout bool) (fairness.Setup, layers.Config) {
 	t.Helper()
 	g := G.NewGraph()
 	x, err := train.FeatureNode(g, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
@@ -40,29 +42,47 @@ func setupFor(t testing.TB, ds *datasets.Dataset, kind string, dt tensor.Dtype, 
 		cfg, err = k.Override(cfg, map[string]any{"dropout": 0.0})
 		require.NoError(t, err)
 	}
-	return NewSetup(ds.Graph, task, ds.Sens), cfg
+	return fairness.NewSetup(ds.Graph, task, ds.Sens), cfg
 }
 
-func TestLookupAndNames(t *testing.T) {
-	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "fairgnn", "nifty", "fairvgnn", "rawlsgcn", "redress"}, Names())
-	for _, m := range Methods() {
-		got, err := Lookup(m.Name())
+// ownMethods returns the package's methods, as registered.
+func ownMethods() []fairness.Method {
+	var out []fairness.Method
+	for _, m := range fairness.Methods() {
+		if reflect.TypeOf(m).PkgPath() == reflect.TypeOf(RegularizerConfig{}).PkgPath() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestRegistered(t *testing.T) {
+	var names []string
+	for _, m := range ownMethods() {
+		names = append(names, m.Name())
+	}
+	assert.Equal(t, []string{"regularizer", "adversary", "mixup", "redress", "fairgnn", "nifty", "fairvgnn", "rawlsgcn"}, names)
+	assert.Subset(t, fairness.Names(fairness.StageLoss), names[:4])
+	assert.Subset(t, fairness.Names(fairness.StageArchitecture), names[4:])
+	for _, m := range ownMethods() {
+		got, err := fairness.Lookup(m.Name())
 		require.NoError(t, err)
 		assert.Equal(t, m, got)
 		require.NoError(t, m.Validate(), m.Name())
-		w := m.WithWeight(0.25)
-		assert.Equal(t, 0.25, w.Weight(), m.Name())
-		assert.Equal(t, m.Name(), w.WithSeed(9).Name())
+		w := m.(fairness.Weighted).WithWeight(0.25)
+		assert.Equal(t, 0.25, w.(fairness.Weighted).Weight(), m.Name())
+		assert.Equal(t, m.Name(), fairness.WithSeed(w, 9).Name())
 	}
-	_, err := Lookup("fairgcn")
-	assert.True(t, errors.Is(err, ErrUnknownMethod))
-	assert.ErrorContains(t, err, "regularizer, adversary, mixup, fairgnn, nifty, fairvgnn, rawlsgcn, redress")
+	_, err := fairness.Lookup("fairgcn")
+	assert.True(t, errors.Is(err, fairness.ErrUnknownMethod))
+	assert.ErrorContains(t, err, "regularizer, adversary, mixup, redress")
+	assert.ErrorContains(t, err, "fairgnn, nifty, fairvgnn, rawlsgcn")
 }
 
 func TestFitEveryMethodEveryBackbone(t *testing.T) {
 	ds := biased(t, 120)
 	for _, kind := range []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet"} {
-		for _, m := range Methods() {
+		for _, m := range ownMethods() {
 			s, cfg := setupFor(t, ds, kind, tensor.Float64, 2, false)
 			s.SensFeature = -1
 			tc := train.DefaultConfig()
@@ -79,11 +99,11 @@ func TestFitEveryMethodEveryBackbone(t *testing.T) {
 				m = quickVGNN()
 			}
 			if _, ok := m.(RawlsGCNConfig); ok && (kind == "mlp" || kind == "gat") {
-				_, err := Fit(m, cfg, s, tc) // nothing to rescale: refused
+				_, err := fairness.Fit(m, cfg, s, tc) // nothing to rescale: refused
 				assert.ErrorContains(t, err, "rawlsgcn: the "+kind+" backbone", kind)
 				continue
 			}
-			fit, err := Fit(m, cfg, s, tc)
+			fit, err := fairness.Fit(m, cfg, s, tc)
 			require.NoError(t, err, "%s on %s", m.Name(), kind)
 			p, err := train.Predict(fit.Model, s.Task, nil)
 			require.NoError(t, err)
@@ -95,7 +115,7 @@ func TestFitEveryMethodEveryBackbone(t *testing.T) {
 	// NIFTY with edge dropping on a kind that runs on no other matrix is
 	// refused with advice.
 	s, cfg := setupFor(t, ds, flatkind.Name, tensor.Float64, 2, false)
-	_, err := Fit(DefaultNIFTYConfig(), cfg, s, train.DefaultConfig())
+	_, err := fairness.Fit(DefaultNIFTYConfig(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "set EdgeDrop to 0")
 }
 
@@ -110,7 +130,7 @@ func params(m layers.Model) [][]float64 {
 
 func TestFairGNNNIFTYDeterministic(t *testing.T) {
 	ds := biased(t, 100)
-	for _, m := range []Method{DefaultFairGNNConfig(), DefaultNIFTYConfig()} {
+	for _, m := range []fairness.Method{DefaultFairGNNConfig(), DefaultNIFTYConfig()} {
 		for _, dt := range testutil.Dtypes {
 			var runs [2][][]float64
 			for r := range runs {
@@ -127,7 +147,7 @@ func TestFairGNNNIFTYDeterministic(t *testing.T) {
 					f.Estimator.Epochs = 10
 					mm = f
 				}
-				fit, err := Fit(mm, cfg, s, tc)
+				fit, err := fairness.Fit(mm, cfg, s, tc)
 				require.NoError(t, err)
 				runs[r] = params(fit.Model)
 			}
@@ -164,7 +184,7 @@ func TestFairGNNLossByHand(t *testing.T) {
 		c.Alpha, c.Beta, c.Hidden = 3, 0.7, 6
 		tc := train.DefaultConfig()
 		tc.Epochs = 1
-		fit, err := Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(c, cfg, s, tc)
 		require.NoError(t, err)
 		// Every group is known: ŝ = s.
 		score := make([]float64, ds.N())
@@ -214,7 +234,7 @@ func TestNIFTYLossByHand(t *testing.T) {
 		c.SimCoeff, c.FeatureDrop, c.Lipschitz = 0.6, [2]float64{0.5, 0.5}, false
 		tc := train.DefaultConfig()
 		tc.Epochs = 1
-		fit, err := Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(c, cfg, s, tc)
 		require.NoError(t, err)
 
 		// The views of epoch 1, drawn as fit draws them (no edges dropped
@@ -298,7 +318,7 @@ func TestFairGNNPartialSens(t *testing.T) {
 	c.Estimator.Epochs = 50
 	tc := train.DefaultConfig()
 	tc.Epochs = 5
-	fit, err := Fit(c, cfg, s, tc)
+	fit, err := fairness.Fit(c, cfg, s, tc)
 	require.NoError(t, err)
 	right, total := 0, 0
 	for i, v := range fit.SensScore {
@@ -317,11 +337,11 @@ func TestFairGNNPartialSens(t *testing.T) {
 	assert.Greater(t, float64(right)/float64(total), 0.6)
 
 	c.HardEstimates = true
-	fit, err = Fit(c, cfg, s, tc)
+	fit, err = fairness.Fit(c, cfg, s, tc)
 	require.Error(t, err, "the same names twice in one graph")
 	s2, cfg2 := setupFor(t, ds, "gcn", tensor.Float64, 1, false)
 	s2.Sens = sens
-	fit, err = Fit(c, cfg2, s2, tc)
+	fit, err = fairness.Fit(c, cfg2, s2, tc)
 	require.NoError(t, err)
 	for _, v := range fit.SensScore {
 		assert.True(t, v == 0 || v == 1)
@@ -332,7 +352,7 @@ func TestFairGNNPartialSens(t *testing.T) {
 	bad[3] = 2
 	s3, cfg3 := setupFor(t, ds, "gcn", tensor.Float64, 1, false)
 	s3.Sens = bad
-	_, err = Fit(c, cfg3, s3, tc)
+	_, err = fairness.Fit(c, cfg3, s3, tc)
 	assert.ErrorContains(t, err, "want 0, 1 or −1")
 }
 

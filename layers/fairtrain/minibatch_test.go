@@ -14,6 +14,7 @@ import (
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/preprocess"
 	"github.com/fairmp/fairmp/layers/train"
@@ -77,7 +78,7 @@ func TestMiniBatchOneBatchIsFullBatch(t *testing.T) {
 			x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 			require.NoError(t, err)
 			task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
-			tc, err := m.(Strategy).Apply(mc.Train, task, ds.Sens)
+			tc, err := m.(fairness.Loss).Apply(mc.Train, task, ds.Sens)
 			require.NoError(t, err)
 			full, err := train.Fit(model, task, tc)
 			require.NoError(t, err)
@@ -139,7 +140,7 @@ func TestMiniBatchRefusals(t *testing.T) {
 	ds := biased(t, 100)
 	cfg := mbGCN(ds)
 	for _, c := range []struct {
-		m    minibatch.Method
+		m    fairness.Method
 		want string
 	}{
 		{DefaultFairGNNConfig(), "fairgnn cannot run in mini-batches: it trains an Encoder"},
@@ -167,7 +168,7 @@ func TestMiniBatchMethodErrors(t *testing.T) {
 	mc.Train.Epochs = 2
 	noSens := mbTask(t, ds, cfg)
 	noSens.Sens = nil
-	for _, m := range []minibatch.Method{DefaultRegularizerConfig(), DefaultMixupConfig(), testAdversary(1)} {
+	for _, m := range []fairness.Method{DefaultRegularizerConfig(), DefaultMixupConfig(), testAdversary(1)} {
 		c := mc
 		c.Method = m
 		_, err := minibatch.Fit(noSens, c)

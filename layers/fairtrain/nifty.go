@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -104,10 +105,10 @@ func (c NIFTYConfig) Name() string { return "nifty" }
 func (c NIFTYConfig) Weight() float64 { return c.SimCoeff }
 
 // WithWeight returns c with SimCoeff = w.
-func (c NIFTYConfig) WithWeight(w float64) Method { c.SimCoeff = w; return c }
+func (c NIFTYConfig) WithWeight(w float64) fairness.Method { c.SimCoeff = w; return c }
 
 // WithSeed returns c with Seed = seed.
-func (c NIFTYConfig) WithSeed(seed int64) Method { c.Seed = seed; return c }
+func (c NIFTYConfig) WithSeed(seed int64) fairness.Method { c.Seed = seed; return c }
 
 // Validate checks every field.
 func (c NIFTYConfig) Validate() error {
@@ -177,7 +178,10 @@ func DropEdges(gr *graph.Graph, p float64, rng *rand.Rand) (*graph.Graph, error)
 }
 
 // fit trains NIFTY (see Fit).
-func (c NIFTYConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fitted, error) {
+func (c NIFTYConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+	if err := checkFit(c, backbone, s); err != nil {
+		return nil, err
+	}
 	task := s.Task
 	if err := task.Validate(); err != nil {
 		return nil, fmt.Errorf("fairtrain: nifty: task: %w", err)
@@ -250,7 +254,7 @@ func (c NIFTYConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fit
 	if err != nil {
 		return nil, err
 	}
-	return &Fitted{Model: enc, Result: res}, nil
+	return &fairness.Fitted{Model: enc, Result: res}, nil
 }
 
 // niftyModel is the model train.Fit trains for NIFTY: the encoder, whose

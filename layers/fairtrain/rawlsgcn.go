@@ -5,6 +5,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 )
 
@@ -65,7 +66,7 @@ type RawlsGCNConfig struct {
 	Strength float64
 }
 
-var _ Method = RawlsGCNConfig{}
+var _ fairness.Method = RawlsGCNConfig{}
 
 // DefaultRawlsGCNConfig returns Strength 1 and the default Sinkhorn
 // options (every row and column within 1e-6 of 1, at most 1000 steps).
@@ -81,10 +82,7 @@ func (c RawlsGCNConfig) Weight() float64 { return c.Strength }
 
 // WithWeight returns c with Strength = w; Validate refuses a w other
 // than 0 or 1.
-func (c RawlsGCNConfig) WithWeight(w float64) Method { c.Strength = w; return c }
-
-// WithSeed returns c: RawlsGCN-Graph draws nothing.
-func (c RawlsGCNConfig) WithSeed(int64) Method { return c }
+func (c RawlsGCNConfig) WithWeight(w float64) fairness.Method { c.Strength = w; return c }
 
 // Validate returns an error for a Strength other than 0 or 1 and for
 // invalid Sinkhorn options.
@@ -138,7 +136,10 @@ func (c RawlsGCNConfig) Backbone(backbone layers.Config) (layers.Config, error) 
 }
 
 // fit trains the backbone Backbone returns, as plain training does.
-func (c RawlsGCNConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fitted, error) {
+func (c RawlsGCNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+	if err := checkFit(c, backbone, s); err != nil {
+		return nil, err
+	}
 	cfg, err := c.Backbone(backbone)
 	if err != nil {
 		return nil, err
@@ -151,5 +152,5 @@ func (c RawlsGCNConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*
 	if err != nil {
 		return nil, err
 	}
-	return &Fitted{Model: model, Result: res}, nil
+	return &fairness.Fitted{Model: model, Result: res}, nil
 }

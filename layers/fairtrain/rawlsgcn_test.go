@@ -13,6 +13,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 )
 
@@ -29,7 +30,7 @@ func TestRawlsGCNTrainsOnTheDoublyStochasticMatrix(t *testing.T) {
 			var runs [2][][]float64
 			for r := range runs {
 				s, cfg := setupFor(t, ds, kind, dt, 3, false)
-				fit, err := Fit(DefaultRawlsGCNConfig(), cfg, s, tc)
+				fit, err := fairness.Fit(DefaultRawlsGCNConfig(), cfg, s, tc)
 				require.NoError(t, err, kind)
 				runs[r] = params(fit.Model)
 				a := fit.Model.(layers.BlockModel).Matrix()
@@ -60,10 +61,10 @@ func TestRawlsGCNTrainsOnTheDoublyStochasticMatrix(t *testing.T) {
 
 			// Strength 0: the plain backbone.
 			s, cfg := setupFor(t, ds, kind, dt, 3, false)
-			off, err := Fit(DefaultRawlsGCNConfig().WithWeight(0), cfg, s, tc)
+			off, err := fairness.Fit(DefaultRawlsGCNConfig().WithWeight(0), cfg, s, tc)
 			require.NoError(t, err)
 			s, cfg = setupFor(t, ds, kind, dt, 3, false)
-			plain, err := Fit(nil, cfg, s, tc)
+			plain, err := fairness.Fit(nil, cfg, s, tc)
 			require.NoError(t, err)
 			assert.Equal(t, params(plain.Model), params(off.Model), "%s %v: Strength 0 is plain training", kind, dt)
 			assert.NotEqual(t, params(plain.Model), runs[0], "%s %v: the doubly stochastic matrix changes the model", kind, dt)
@@ -77,7 +78,7 @@ func TestRawlsGCNErrors(t *testing.T) {
 	c := DefaultRawlsGCNConfig()
 	require.NoError(t, c.Validate())
 	assert.Equal(t, 1.0, c.Weight())
-	assert.Equal(t, c, c.WithSeed(5))
+	assert.Equal(t, c, fairness.WithSeed(c, 5), "RawlsGCN draws nothing")
 	for _, w := range []float64{0.5, 2, -1, math.NaN()} {
 		assert.ErrorContains(t, c.WithWeight(w).Validate(), "want 1 (the doubly stochastic matrix) or 0", "%v", w)
 	}
@@ -105,7 +106,7 @@ func TestRawlsGCNErrors(t *testing.T) {
 
 	ds := biased(t, 60)
 	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 1, false)
-	_, err = Fit(c.WithWeight(0.3), cfg, s, train.DefaultConfig())
+	_, err = fairness.Fit(c.WithWeight(0.3), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "fairtrain: rawlsgcn: Strength (the weight) = 0.3")
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
@@ -13,8 +14,8 @@ import (
 )
 
 var (
-	_ Method   = REDRESSConfig{}
-	_ Strategy = REDRESSConfig{}
+	_ fairness.Method = REDRESSConfig{}
+	_ fairness.Loss   = REDRESSConfig{}
 )
 
 // REDRESSConfig configures REDRESS (Dong, Kang, Tong & Li, "Individual
@@ -36,7 +37,7 @@ var (
 // REDRESS is individual fairness, judged by metrics.InFoRMBias or
 // NDCG@k, not by ΔDP.
 //
-// REDRESS is a [Strategy]: the model is the backbone itself, unchanged.
+// REDRESS is an in-training method (fairness.Loss): the model is the backbone itself, unchanged.
 //
 // L_rank is a sum over the training nodes, as in the paper and the
 // reference code, not a mean: on Bail (two classes) one γ then acts
@@ -117,10 +118,7 @@ func (c REDRESSConfig) Name() string { return "redress" }
 func (c REDRESSConfig) Weight() float64 { return c.Gamma }
 
 // WithWeight returns c with Gamma = w.
-func (c REDRESSConfig) WithWeight(w float64) Method { c.Gamma = w; return c }
-
-// WithSeed returns c: REDRESS draws nothing.
-func (c REDRESSConfig) WithSeed(int64) Method { return c }
+func (c REDRESSConfig) WithWeight(w float64) fairness.Method { c.Gamma = w; return c }
 
 // Validate checks every field.
 func (c REDRESSConfig) Validate() error {

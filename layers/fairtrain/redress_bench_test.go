@@ -8,6 +8,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -47,7 +48,7 @@ func BenchmarkREDRESSEpoch(b *testing.B) {
 		name  string
 		nodes []int
 	}{{"train-all", full}, {"train-100", full[:100]}} {
-		for _, m := range []Strategy{nil, DefaultREDRESSConfig()} {
+		for _, m := range []fairness.Loss{nil, DefaultREDRESSConfig()} {
 			name := tr.name + "/plain"
 			if m != nil {
 				name = tr.name + "/" + m.Name()

@@ -9,6 +9,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
@@ -222,7 +223,7 @@ func TestREDRESSValidate(t *testing.T) {
 	ds := biased(t, 40)
 	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 1, true)
 	s.Task.Train = s.Task.Train[:1]
-	_, err := Fit(DefaultREDRESSConfig(), cfg, s, train.DefaultConfig())
+	_, err := fairness.Fit(DefaultREDRESSConfig(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "want at least 2")
 }
 
@@ -262,7 +263,7 @@ func TestREDRESSLossInTraining(t *testing.T) {
 		c.Gamma, c.TopK, c.Sigma = 3, 6, 0.3
 		tc := train.DefaultConfig()
 		tc.Epochs = 1
-		fit, err := Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(c, cfg, s, tc)
 		require.NoError(t, err)
 		z := initialLogits(t, ds, cfg, nil)
 		want := c.Gamma * naiveRank(z, 2, ds.Features, ds.NumFeatures, ds.Split.Train, c.TopK, c.Sigma)
@@ -293,11 +294,11 @@ func fitREDRESS(t *testing.T, ds *datasets.Dataset, dt tensor.Dtype, c *REDRESSC
 	s, cfg := setupFor(t, ds, "gcn", dt, 4, false)
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR, tc.Select = epochs, 0.01, train.SelectLast
-	var m Method
+	var m fairness.Method
 	if c != nil {
 		m = *c
 	}
-	fit, err := Fit(m, cfg, s, tc)
+	fit, err := fairness.Fit(m, cfg, s, tc)
 	require.NoError(t, err)
 	return params(fit.Model), fit.Result.History, fit.Model, cfg
 }
@@ -432,7 +433,7 @@ func TestSecondModelAfterREDRESS(t *testing.T) {
 	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 5, true)
 	tc := train.DefaultConfig()
 	tc.Epochs = 2
-	_, err := Fit(DefaultREDRESSConfig(), cfg, s, tc)
+	_, err := fairness.Fit(DefaultREDRESSConfig(), cfg, s, tc)
 	require.NoError(t, err)
 	mc := layers.DefaultMLPConfig(ds.NumFeatures, 2)
 	mc.Name = "second"

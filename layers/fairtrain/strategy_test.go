@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/require"
@@ -19,12 +20,12 @@ func testAdversary(alpha float64) AdversaryConfig {
 	return c
 }
 
-func strategies(alpha float64) []Strategy {
+func strategies(alpha float64) []fairness.Loss {
 	r := DefaultRegularizerConfig()
 	r.Alpha = alpha
 	m := DefaultMixupConfig()
 	m.Alpha = alpha
-	return []Strategy{r, testAdversary(alpha), m}
+	return []fairness.Loss{r, testAdversary(alpha), m}
 }
 
 func sameParams(a, b []*tensor.Dense) bool {
@@ -92,16 +93,16 @@ func TestAlphaLowersDP(t *testing.T) {
 	if plain.DemographicParity < 0.4 {
 		t.Fatalf("plain GCN ΔDP %.2f%%: the graph is not biased enough for this test", metrics.Percent(plain.DemographicParity))
 	}
-	adv := func(a float64) Strategy {
+	adv := func(a float64) fairness.Loss {
 		c := DefaultAdversaryConfig()
 		c.Alpha = a
 		return c
 	}
-	reg := func(a float64) Strategy { c := DefaultRegularizerConfig(); c.Alpha = a; return c }
-	mix := func(a float64) Strategy { c := DefaultMixupConfig(); c.Alpha = a; return c }
+	reg := func(a float64) fairness.Loss { c := DefaultRegularizerConfig(); c.Alpha = a; return c }
+	mix := func(a float64) fairness.Loss { c := DefaultMixupConfig(); c.Alpha = a; return c }
 	for _, tc := range []struct {
 		name   string
-		make   func(float64) Strategy
+		make   func(float64) fairness.Loss
 		alphas [2]float64
 	}{
 		{"regularizer", reg, [2]float64{0.5, 5}},
@@ -173,7 +174,7 @@ func TestApplyErrors(t *testing.T) {
 			t.Errorf("%s: three groups accepted", s.Name())
 		}
 	}
-	bad := []Strategy{
+	bad := []fairness.Loss{
 		RegularizerConfig{Alpha: -1, Positive: 1},
 		RegularizerConfig{Alpha: math.Inf(1), Positive: 1},
 		MixupConfig{Alpha: 1, Fraction: 0, BetaA: 2, BetaB: 2, Positive: 1},

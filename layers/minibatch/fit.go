@@ -16,6 +16,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 )
 
@@ -101,7 +102,7 @@ type Config struct {
 	// package layers/fairtrain) adds its term to every batch's loss. Fit
 	// refuses any other method with an error wrapping ErrNotBatched that
 	// says why.
-	Method Method
+	Method fairness.Method
 	// Sampler draws the training batches: Fanouts (one per hop of the
 	// model; ignored for an MLP), BatchSize, Shuffle and Seed, which
 	// also seeds the batches' dropout masks.

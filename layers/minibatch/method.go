@@ -7,24 +7,15 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/fairmp/fairmp/layers/preprocess"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 )
-
-// Method is a fairness method given to Fit (Config.Method). Fit trains
-// with the methods that implement [BatchMethod]; it refuses every other
-// with an error wrapping [ErrNotBatched] that names the method and says
-// why.
-type Method interface {
-	// Name is the method's short name.
-	Name() string
-}
 
 // BatchMethod is a method whose loss term is built batch by batch: the
 // in-training strategies of package layers/fairtrain (the regulariser,
 // the adversary, mixup, REDRESS) implement it.
 type BatchMethod interface {
-	Method
+	fairness.Method
 	// MiniBatch returns a copy of tc with what the method needs of the
 	// trainer (a warm-up in SelectAfter, for example) and the method's
 	// per-batch term for one Fit on task, or an error. A method that
@@ -76,7 +67,7 @@ func batchTerm(cfg Config, task *Task) (train.Config, Term, error) {
 	if m == nil {
 		return cfg.Train, nil, nil
 	}
-	if _, ok := m.(preprocess.Method); ok {
+	if _, ok := m.(fairness.Pre); ok {
 		return cfg.Train, nil, fmt.Errorf("%s %w: it is a pre-processing method: it rewrites the whole graph and the features before any training (no loss term to take per batch); run its Debias on the whole graph, then give Fit the graph and features it returns", m.Name(), ErrNotBatched)
 	}
 	bm, ok := m.(BatchMethod)

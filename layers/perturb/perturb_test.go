@@ -7,6 +7,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -93,7 +94,7 @@ func TestRebuildMatchesPredict(t *testing.T) {
 
 	ec := layers.DefaultGCNConfig(ds.NumFeatures, 2)
 	ec.Name, ec.Hidden = "enc", 8
-	fit, err := fairtrain.Fit(fairtrain.DefaultNIFTYConfig(), ec, fairtrain.NewSetup(ds.Graph, task, ds.Sens), tc)
+	fit, err := fairness.Fit(fairtrain.DefaultNIFTYConfig(), ec, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	require.NoError(t, err)
 
 	for name, m := range map[string]layers.Model{"gcn": gcn, "fmp": fm, "nifty encoder": fit.Model} {

@@ -4,25 +4,30 @@
 // per-group thresholds of package layers/postprocess and FMP (package fmp),
 // which changes a trained model's propagation.
 //
-// A pre-processing method takes the graph, the feature matrix and the
-// sensitive groups, and returns new ones (a [Debiased]); whatever model
-// is then built and trained on them (any backbone, plain or with a
-// fairtrain method) is unchanged. The package is its own home, not a
-// part of layers/fairtrain, because its methods train no model and fit
-// none of the contract of fairtrain's Method (a fairness weight on a
-// backbone's training); and not of graph, because they learn (a critic,
-// gradient steps, a seed) while graph only holds and transforms data.
+// A pre-processing method (stage pre of package layers/fairness, its
+// interface fairness.Pre) takes the graph, the feature matrix and the
+// sensitive groups, and returns new ones (a fairness.Debiased); whatever
+// model is then built and trained on them (any backbone, plain or with
+// an in-training method) is unchanged. The package is not a part of
+// graph, because its methods learn (a critic, gradient steps, a seed)
+// while graph only holds and transforms data.
 //
 // # Methods by name
 //
-// Every method is a [Method]: a plain configuration struct with a
-// DefaultXxxConfig constructor, Validate and a seed (WithSeed). [Lookup]
-// gives one by name and [Names] lists them ("edits"); commands list the
-// pre-processing methods through them, as they list fairtrain's.
+// Every method is a plain configuration struct with a DefaultXxxConfig
+// constructor, Validate and a seed (WithSeed), registered with package
+// layers/fairness, the one registry of methods of every stage:
+// fairness.Lookup gives one by name and fairness.Names(fairness.StagePre)
+// lists them ("edits").
 //
-//	m, err := preprocess.Lookup("edits")
-//	out, err := m.WithSeed(seed).Debias(ds.Graph, ds.Features, ds.NumFeatures, sens)
+//	m, err := fairness.Lookup("edits")
+//	out, err := fairness.WithSeed(m, seed).(fairness.Pre).Debias(ds.Graph, ds.Features, ds.NumFeatures, sens)
 //	// train any model on out.Graph and out.Features
+//
+// A pre-processing method's model learnt the graph and features the
+// method made of the training data; EDITS cannot make them for nodes it
+// has not seen, so its models are not saved to score new nodes (the
+// commands say so).
 //
 // # EDITS
 //

@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/layers/fairness"
 )
 
 // EDITSConfig is EDITS (Dong, Liu, Jalaian & Li, "EDITS: Modeling and
@@ -146,7 +147,7 @@ func DefaultEDITSConfig() EDITSConfig {
 func (c EDITSConfig) Name() string { return "edits" }
 
 // WithSeed returns c with Seed = seed.
-func (c EDITSConfig) WithSeed(seed int64) Method { c.Seed = seed; return c }
+func (c EDITSConfig) WithSeed(seed int64) fairness.Method { c.Seed = seed; return c }
 
 // Validate checks every field.
 func (c EDITSConfig) Validate() error {
@@ -194,7 +195,7 @@ func (c EDITSConfig) Validate() error {
 // not modified. Errors: the configuration's, shapes that disagree, a
 // feature that is not finite, a group other than 0, 1 and −1, a group
 // without a known node, Mask not below d.
-func (c EDITSConfig) Debias(g *graph.Graph, x []float64, d int, sens []int) (*Debiased, error) {
+func (c EDITSConfig) Debias(g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("preprocess: edits: %w", err)
 	}
@@ -469,7 +470,7 @@ func proxClip[T float](p []T, t T) {
 	}
 }
 
-func runEDITS[T float](c EDITSConfig, g *graph.Graph, x []float64, d int, sens []int) (*Debiased, error) {
+func runEDITS[T float](c EDITSConfig, g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
 	n := g.N()
 	wg := newWGraph[T](g, candidates(g, c.Candidates, c.Seed))
 	m := newEditsModel[T](wg, x, d, sens, c.Hops, c.Alpha)
@@ -484,7 +485,7 @@ func runEDITS[T float](c EDITSConfig, g *graph.Graph, x []float64, d int, sens [
 	mom := make([]T, len(m.w))
 	gA := make([]T, len(m.a))
 	clip := T(c.CriticClip)
-	out := &Debiased{Trace: make([]float64, 0, c.Epochs)}
+	out := &fairness.Debiased{Trace: make([]float64, 0, c.Epochs)}
 	m.refresh()
 	for e := 0; e < c.Epochs; e++ {
 		lr := T(c.LR)

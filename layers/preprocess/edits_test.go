@@ -1,7 +1,6 @@
 package preprocess
 
 import (
-	"errors"
 	"math"
 	"math/rand"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers/fairness"
 )
 
 func TestWasserstein1HandValues(t *testing.T) {
@@ -354,12 +354,12 @@ func TestEDITSErrors(t *testing.T) {
 	require.NoError(t, DefaultEDITSConfig().Validate())
 }
 
-func TestLookup(t *testing.T) {
-	assert.Equal(t, []string{"edits"}, Names())
-	m, err := Lookup("edits")
+func TestRegistered(t *testing.T) {
+	assert.Equal(t, []string{"edits"}, fairness.Names(fairness.StagePre))
+	m, err := fairness.Lookup("edits")
 	require.NoError(t, err)
-	assert.Equal(t, int64(9), m.WithSeed(9).(EDITSConfig).Seed)
-	_, err = Lookup("nope")
-	assert.True(t, errors.Is(err, ErrUnknownMethod))
-	assert.ErrorContains(t, err, "edits")
+	assert.Equal(t, int64(9), fairness.WithSeed(m, 9).(EDITSConfig).Seed)
+	st, err := fairness.StageOf(m)
+	require.NoError(t, err)
+	assert.Equal(t, fairness.StagePre, st)
 }

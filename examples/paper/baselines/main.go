@@ -34,6 +34,7 @@ import (
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/perturb"
 	"github.com/fairmp/fairmp/layers/postprocess"
@@ -52,7 +53,19 @@ func main() {
 	}
 }
 
-// Methods compared besides the training methods of fairtrain.
+// trainedMethods lists the registry's in-training and architecture
+// methods but FMP, which the -methods name fmp runs on the frontier.
+func trainedMethods() []string {
+	var out []string
+	for _, n := range fairness.Names(fairness.StageLoss, fairness.StageArchitecture) {
+		if n != methodFMP {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Methods compared besides the registry's (package layers/fairness).
 const (
 	methodPlain      = "plain"
 	methodFMP        = "fmp"
@@ -86,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.dataset, "dataset", "synthetic", `"synthetic" (generated, -n nodes) or a datasets preset ("nba", "bail", "credit", ...)`)
 	fs.IntVar(&o.synthN, "n", 2000, "nodes of the generated graph")
 	fs.StringVar(&o.backbone, "backbone", "gcn", "backbone kind: "+strings.Join(layers.KindNames(), ", "))
-	all := append(append([]string{methodPlain, methodFMP, methodThresholds}, fairtrain.Names()...), preprocess.Names()...)
+	all := append(append([]string{methodPlain, methodFMP, methodThresholds}, trainedMethods()...), fairness.Names(fairness.StagePre)...)
 	methods := fs.String("methods", "plain,fmp,thresholds,fairgnn,nifty", "comma-separated methods: "+strings.Join(all, ", "))
 	fs.IntVar(&o.seeds, "seeds", 5, "seeds per method")
 	fs.Int64Var(&o.firstSeed, "first-seed", 1, "first seed")
@@ -282,8 +295,8 @@ func backbone(o *options, p *problem, seed int64) (layers.Config, error) {
 }
 
 // method returns the configured fairtrain method.
-func method(o *options, name string, seed int64) (fairtrain.Method, error) {
-	m, err := fairtrain.Lookup(name)
+func method(o *options, name string, seed int64) (fairness.Method, error) {
+	m, err := fairness.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +304,7 @@ func method(o *options, name string, seed int64) (fairtrain.Method, error) {
 		f.Alpha, f.Beta, f.Hidden, f.Estimator.Epochs = o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs
 		m = f
 	}
-	return m.WithSeed(seed), nil
+	return fairness.WithSeed(m, seed), nil
 }
 
 // outcome is one method's run on one seed.
@@ -316,7 +329,7 @@ func trainConfig(o *options) train.Config {
 func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, error) {
 	ds := p.ds
 	var outs []outcome
-	var plain *fairtrain.Fitted
+	var plain *fairness.Fitted
 	var plainTask *train.Task
 	var plainSecs float64
 	needPlain := slices.Contains(o.methods, methodPlain) || slices.Contains(o.methods, methodFMP) || slices.Contains(o.methods, methodThresholds)
@@ -330,7 +343,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 		if err != nil {
 			return nil, err
 		}
-		if plain, err = fairtrain.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o)); err != nil {
+		if plain, err = fairness.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o)); err != nil {
 			return nil, err
 		}
 		plainTask, plainSecs = t, time.Since(start).Seconds()
@@ -402,7 +415,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			if err != nil {
 				return nil, err
 			}
-			fit, err := fairtrain.Fit(m, cfg, setup(p, t, ds.Sens), trainConfig(o))
+			fit, err := fairness.Fit(m, cfg, setup(p, t, ds.Sens), trainConfig(o))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -443,8 +456,8 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 // plainTaskFor returns the task a method's model was built in.
 func plainTaskFor(_ string, t *train.Task) *train.Task { return t }
 
-func setup(p *problem, t *train.Task, sens []int) fairtrain.Setup {
-	s := fairtrain.NewSetup(p.ds.Graph, t, sens)
+func setup(p *problem, t *train.Task, sens []int) fairness.Setup {
+	s := fairness.NewSetup(p.ds.Graph, t, sens)
 	s.SensFeature = p.sensCol
 	return s
 }
@@ -599,7 +612,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 	if err != nil {
 		return nil, err
 	}
-	plain, err := fairtrain.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o))
+	plain, err := fairness.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o))
 	if err != nil {
 		return nil, err
 	}
@@ -693,7 +706,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 		if err != nil {
 			return nil, err
 		}
-		fit, err := fairtrain.Fit(m, cfg, setup(p, ft, known), trainConfig(o))
+		fit, err := fairness.Fit(m, cfg, setup(p, ft, known), trainConfig(o))
 		if err != nil {
 			return nil, fmt.Errorf("fairgnn at %g: %w", share, err)
 		}

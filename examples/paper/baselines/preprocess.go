@@ -7,7 +7,7 @@ import (
 
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/fairtrain"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/preprocess"
 	"github.com/fairmp/fairmp/layers/train"
 )
@@ -15,7 +15,7 @@ import (
 // isPre reports whether name is a pre-processing method (package
 // layers/preprocess): its row is the plain backbone trained on the
 // method's debiased graph and features.
-func isPre(name string) bool { return slices.Contains(preprocess.Names(), name) }
+func isPre(name string) bool { return slices.Contains(fairness.Names(fairness.StagePre), name) }
 
 // preprocessed returns p with its graph and features debiased by the
 // named method (EDITS with -edits-threshold), seeded by seed, from the training nodes' groups (the
@@ -24,11 +24,11 @@ func isPre(name string) bool { return slices.Contains(preprocess.Names(), name) 
 // every node (×10⁻³). It logs the method's CPU time, per epoch for
 // EDITS.
 func preprocessed(o *options, p *problem, name string, seed int64, log io.Writer) (*problem, string, error) {
-	m, err := preprocess.Lookup(name)
+	m, err := fairness.Lookup(name)
 	if err != nil {
 		return nil, "", err
 	}
-	m = m.WithSeed(seed)
+	m = fairness.WithSeed(m, seed)
 	if e, ok := m.(preprocess.EDITSConfig); ok {
 		e.Threshold = o.editsThreshold
 		m = e
@@ -42,7 +42,11 @@ func preprocessed(o *options, p *problem, name string, seed int64, log io.Writer
 		sens[i] = ds.Sens[i]
 	}
 	cpu := testutil.CPUTime()
-	out, err := m.Debias(ds.Graph, ds.Features, ds.NumFeatures, sens)
+	pm, ok := m.(fairness.Pre)
+	if !ok {
+		return nil, "", fmt.Errorf("%s is not a pre-processing method", name)
+	}
+	out, err := pm.Debias(ds.Graph, ds.Features, ds.NumFeatures, sens)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
@@ -91,7 +95,7 @@ func trainOn(o *options, p *problem, seed int64, name string, log io.Writer) (la
 		return nil, nil, err
 	}
 	cpu := testutil.CPUTime()
-	fit, err := fairtrain.Fit(nil, cfg, setup(p, t, p.ds.Sens), trainConfig(o))
+	fit, err := fairness.Fit(nil, cfg, setup(p, t, p.ds.Sens), trainConfig(o))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
@@ -82,11 +83,11 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 
 // method returns the method named name, scheduled for a run of epochs
 // (the adversary pre-trains for a quarter of them); nil for "none".
-func method(name string, epochs int) (fairtrain.Method, error) {
+func method(name string, epochs int) (fairness.Method, error) {
 	if name == "none" {
 		return nil, nil
 	}
-	m, err := fairtrain.Lookup(name)
+	m, err := fairness.Lookup(name)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("-methods: %w", err)}
 	}
@@ -170,7 +171,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairtrain.Method, o *options) (*tensor.Dense, int, error) {
+func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairness.Method, o *options) (*tensor.Dense, int, error) {
 	g := G.NewGraph()
 	x, err := train.FeatureNode(g, cfg.Dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
 	if err != nil {
@@ -179,7 +180,7 @@ func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairtrain.Method, o
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = o.fullEpochs, o.lr
-	f, err := fairtrain.Fit(m, cfg, fairtrain.NewSetup(ds.Graph, task, ds.Sens), tc)
+	f, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -187,7 +188,7 @@ func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairtrain.Method, o
 	return z, f.Result.Epochs, err
 }
 
-func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairtrain.Method, o *options) (*tensor.Dense, int, error) {
+func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairness.Method, o *options) (*tensor.Dense, int, error) {
 	adj, err := minibatch.Matrix(cfg, ds.Graph)
 	if err != nil {
 		return nil, 0, err

@@ -38,6 +38,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -198,13 +199,13 @@ func runOne(o *options, ds *datasets.Dataset, name string, seed int64, perDegree
 	if err != nil {
 		return outcome{}, err
 	}
-	var m fairtrain.Method
+	var m fairness.Method
 	if name == "rawlsgcn" {
 		m = fairtrain.DefaultRawlsGCNConfig()
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs = o.epochs
-	fit, err := fairtrain.Fit(m, cfg, fairtrain.NewSetup(ds.Graph, task, ds.Sens), tc)
+	fit, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	if err != nil {
 		return outcome{}, err
 	}

@@ -298,5 +298,5 @@ func TestFairGNNAndNIFTY(t *testing.T) {
 	assert.NotContains(t, string(csv), "fmp,fairgnn")
 	assert.Contains(t, out.String(), "| fairgnn |")
 	err = run([]string{"-dataset", "synthetic", "-methods", "fairgcn"}, &out, &errb)
-	assert.ErrorContains(t, err, "regularizer, adversary, mixup, fairgnn, nifty, fairvgnn, rawlsgcn, redress")
+	assert.ErrorContains(t, err, "regularizer, adversary, mixup, redress, fmp, fairgnn, nifty, fairvgnn, rawlsgcn")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
@@ -74,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.dataset, "dataset", "bail", `data set: a datasets preset ("nba", "bail", "credit", ...), "synthetic" (generated, -n nodes) or "pokec-z" (generated, Pokec-z's shape)`)
 	fs.IntVar(&o.synthN, "n", 2000, "number of nodes of the synthetic data set")
 	models := fs.String("models", "gcn", "comma-separated backbones: mlp, gcn, sgc, appnp, gat, fmp (MLP → FMP, which adds its λf sweep)")
-	methods := fs.String("methods", "regularizer,adversary,mixup", "comma-separated training methods ("+strings.Join(fairtrain.Names(), ", ")+") and fmp")
+	methods := fs.String("methods", "regularizer,adversary,mixup", "comma-separated training methods ("+strings.Join(fairness.Names(fairness.StageLoss, fairness.StageArchitecture), ", ")+")")
 	reg := fs.String("reg-alphas", regGrid, "α grid of the regulariser (α = 0 is the plain run)")
 	adv := fs.String("adv-alphas", advGrid, "α grid of the adversary")
 	mix := fs.String("mix-alphas", mixGrid, "α grid of fair mixup")
@@ -128,8 +129,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.methods = cli.SplitList(*methods)
 	grids := map[string]*string{"regularizer": reg, "adversary": adv, "mixup": mix, "fairgnn": fgnn, "nifty": nifty, "fmp": fmpL}
 	for _, m := range o.methods {
-		if _, err := fairtrain.Lookup(m); err != nil && m != "fmp" {
-			return nil, fmt.Errorf("-methods: %w, or fmp", err)
+		if _, err := fairness.Lookup(m); err != nil {
+			return nil, fmt.Errorf("-methods %q, want one of %s", m, strings.Join(fairness.Names(fairness.StageLoss, fairness.StageArchitecture), ", "))
 		}
 		g, ok := grids[m]
 		if !ok {
@@ -280,29 +281,36 @@ func buildModel(o *options, ds *datasets.Dataset, j job) (layers.Model, *train.T
 // method returns the training method of a job (nil for "plain" and
 // "fmp", whose λf is the backbone's own) through fairtrain's list, with
 // the adversary's schedule from the flags.
-func method(o *options, name string, alpha float64, seed int64) (fairtrain.Method, error) {
+func method(o *options, name string, alpha float64, seed int64) (fairness.Method, error) {
 	if name == "plain" || name == "fmp" {
 		return nil, nil
 	}
-	m, err := fairtrain.Lookup(name)
+	m, err := fairness.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if name == "adversary" {
 		m = o.adv
 	}
-	return m.WithWeight(alpha).WithSeed(seed), nil
+	w, ok := m.(fairness.Weighted)
+	if !ok {
+		return nil, fmt.Errorf("-methods %s has no weight to sweep", name)
+	}
+	return fairness.WithSeed(w.WithWeight(alpha), seed), nil
 }
 
 // ownModel reports whether a method trains a model of its own around the
 // backbone (FairGNN's and NIFTY's encoders) rather than adding a term to
 // the backbone's training.
 func ownModel(name string) bool {
-	m, err := fairtrain.Lookup(name)
+	if name == "fmp" { // the sweep's FMP is its own model's λf
+		return false
+	}
+	m, err := fairness.Lookup(name)
 	if err != nil {
 		return false
 	}
-	_, strategy := m.(fairtrain.Strategy)
+	_, strategy := m.(fairness.Loss)
 	return !strategy
 }
 
@@ -332,14 +340,14 @@ func runJob(o *options, ds *datasets.Dataset, j job) ([]result, error) {
 		}
 		b := layers.BaseOf(cfg)
 		b.Name += ".encoder"
-		fit, err := fairtrain.Fit(meth, layers.WithBase(cfg, b), fairtrain.NewSetup(ds.Graph, task, ds.Sens), tc)
+		fit, err := fairness.Fit(meth, layers.WithBase(cfg, b), fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 		if err != nil {
 			return nil, err
 		}
 		m = fit.Model
 	} else {
 		if meth != nil {
-			if tc, err = meth.(fairtrain.Strategy).Apply(tc, task, ds.Sens); err != nil {
+			if tc, err = meth.(fairness.Loss).Apply(tc, task, ds.Sens); err != nil {
 				return nil, err
 			}
 		}

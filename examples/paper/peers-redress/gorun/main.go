@@ -24,6 +24,7 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -138,7 +139,7 @@ func runOne(o *options, ds *datasets.Dataset, sim metrics.Similarity, method str
 	if err != nil {
 		return result{}, err
 	}
-	var m fairtrain.Method
+	var m fairness.Method
 	if method == "redress" {
 		m = o.redress
 	}
@@ -148,7 +149,7 @@ func runOne(o *options, ds *datasets.Dataset, sim metrics.Similarity, method str
 		tc.Select = train.SelectLast
 	}
 	start := time.Now()
-	fit, err := fairtrain.Fit(m, cfg, fairtrain.NewSetup(ds.Graph, task, ds.Sens), tc)
+	fit, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	if err != nil {
 		return result{}, err
 	}
