@@ -33,6 +33,10 @@ type PlotConfig struct {
 type PlotMark struct {
 	Name      string
 	Val, Test *metrics.Report
+	// ValClasses and TestClasses are, for a task of more than two
+	// classes, the c-class reports the mark is drawn at (as the
+	// frontier's points, FrontierPoint.ValClasses); nil for two classes.
+	ValClasses, TestClasses *metrics.ClassReport
 }
 
 // DefaultPlotConfig returns no title and no marks.
@@ -114,9 +118,21 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 	// at returns the point of a report: the criterion (in the flags'
 	// units) and the accuracy in percent, and whether the criterion is
 	// defined.
-	at := func(rep *metrics.Report) (x, y float64, ok bool) {
+	// With more than two classes the point is the c-class report's (cls),
+	// the criterion the rule chose by.
+	at := func(rep *metrics.Report, cls *metrics.ClassReport) (x, y float64, ok bool) {
+		if cls != nil {
+			v, err := cls.Of(crit)
+			return scale * v, 100 * cls.Accuracy, err == nil
+		}
 		v, err := crit.Of(*rep)
 		return scale * v, 100 * rep.Accuracy, err == nil
+	}
+	if len(f.Points) > 0 && f.Points[0].ValClasses != nil {
+		xLabel = crit.Title() + ", c classes (%)"
+		if crit.IsRatio() {
+			xLabel = crit.Title() + ", c classes"
+		}
 	}
 	fig := svgplot.Figure{Title: "rule: " + svgplot.Escape(f.Rule.String()), Legend: svgplot.Legend{Title: "numbers at points: λ_f"}}
 	const majorityColor = "#8A8A8A"
@@ -133,6 +149,12 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 			}
 			return val
 		}
+		pickClasses := func(val, test *metrics.ClassReport) *metrics.ClassReport {
+			if part == "test" {
+				return test
+			}
+			return val
+		}
 		for _, s := range ls {
 			se := svgplot.Series{Name: fmt.Sprintf("FMP, λ_s = %g", s), KeepLabels: true}
 			var first string // the first λf of the last point drawn
@@ -140,7 +162,7 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 				if q.Config.LambdaS != s {
 					continue
 				}
-				x, y, ok := at(pick(&q.Val, &q.Test))
+				x, y, ok := at(pick(&q.Val, &q.Test), pickClasses(q.ValClasses, q.TestClasses))
 				if !ok {
 					continue
 				}
@@ -161,7 +183,7 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 		if !f.Met() {
 			label = "no setting met the rule: λ_f 0 kept"
 		}
-		if x, y, ok := at(pick(&best.Val, &best.Test)); ok {
+		if x, y, ok := at(pick(&best.Val, &best.Test), pickClasses(best.ValClasses, best.TestClasses)); ok {
 			p.Marks = append(p.Marks, svgplot.Mark{X: x, Y: y, Shape: svgplot.Ring, Size: 7, Label: label})
 		}
 		for i, m := range cfg.Marks {
@@ -169,7 +191,7 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 			if rep == nil {
 				continue
 			}
-			x, y, ok := at(rep)
+			x, y, ok := at(rep, pickClasses(m.ValClasses, m.TestClasses))
 			if !ok {
 				continue
 			}

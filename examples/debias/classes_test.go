@@ -46,7 +46,25 @@ func TestThreeClassesTableIsClassCriteria(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(out, "metrics.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &doc))
-	for _, name := range []string{"backbone", "fmp"} {
+	// With three classes the post-processing row is the per-group class
+	// offsets (the thresholds need two classes), judged like the others.
+	assert.Contains(t, stdout, "| offsets |")
+	assert.NotContains(t, stdout, "per-group thresholds need two classes")
+	// The figures: the frontier drawn at the c-class criterion, and
+	// each class's selection rate per group.
+	svg, err := os.ReadFile(filepath.Join(out, "frontier.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "ΔDP, c classes (%)")
+	svg, err = os.ReadFile(filepath.Join(out, "groups.svg"))
+	require.NoError(t, err)
+	for _, k := range []string{"maybe", "no", "yes"} {
+		assert.Contains(t, string(svg), "selection rate P(ŷ = "+k+")")
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "each class's share % of the labelled")
+	assert.NotContains(t, string(page), "randomized false", "the thresholds' settings, with no thresholds row")
+	for _, name := range []string{"backbone", "fmp", "offsets"} {
 		dec := column(t, rows, name+"_decision")
 		var pred, lab, sens []int
 		for i := range split {

@@ -284,6 +284,18 @@ func printWarnings(w io.Writer, r *result) {
 	}
 }
 
+// offsetSetting records the class offsets, by group and class index
+// (offset_group1_class2).
+func offsetSetting(o *postprocess.ClassOffsets) map[string]float64 {
+	out := map[string]float64{}
+	for g, row := range o.Offsets {
+		for k, b := range row {
+			out[fmt.Sprintf("offset_group%d_class%d", g, k)] = b
+		}
+	}
+	return out
+}
+
 // thresholdSetting records the thresholds' rules, by group index.
 func thresholdSetting(th *postprocess.Thresholds) map[string]float64 {
 	out := map[string]float64{}
@@ -303,6 +315,23 @@ func settingText(ds *datasets.Dataset, me *method) string {
 	switch me.Name {
 	case "fmp":
 		return fmt.Sprintf("λs %g, λf %g", me.Setting["lambda_s"], me.Setting["lambda_f"])
+	case "offsets":
+		var parts []string
+		for g := 0; ; g++ {
+			if _, ok := me.Setting[fmt.Sprintf("offset_group%d_class0", g)]; !ok {
+				break
+			}
+			var bs []string
+			for k := 1; ; k++ {
+				b, ok := me.Setting[fmt.Sprintf("offset_group%d_class%d", g, k)]
+				if !ok {
+					break
+				}
+				bs = append(bs, fmt.Sprintf("%+.2f", b))
+			}
+			parts = append(parts, fmt.Sprintf("b(group %s) 0 %s", groupName(ds, g), strings.Join(bs, " ")))
+		}
+		return strings.Join(parts, ", ")
 	case "thresholds":
 		var parts []string
 		for g := 0; ; g++ {

@@ -89,6 +89,11 @@ type reportData struct {
 	Frontier    template.HTML
 	GroupsSVG   template.HTML
 	GroupRates  []reportRateRow
+	// ManyClasses: the task has three classes or more (the groups'
+	// table gives each class's share, not a positive class's).
+	ManyClasses bool
+	// RateClasses: the rates are per class (three classes or more).
+	RateClasses bool
 	Settings    [][2]string
 	Flags       [][2]string
 	// Printed are the warnings stderr carried that Diagnostics do not
@@ -126,6 +131,9 @@ type reportFeature struct {
 }
 
 type reportGroup struct {
+	// ClassShares is, with three classes or more, each class's share
+	// of the group's labelled nodes ("no 40.1, maybe 20.3, yes 39.6").
+	ClassShares                           string
 	Name                                  string
 	Nodes, Labelled, Positives, TestNodes int
 	BaseRate                              string
@@ -141,7 +149,9 @@ type reportRow struct {
 }
 
 type reportRateRow struct {
-	Method, Group, Selection, TPR, FPR string
+	// Class is, with three classes or more, the class whose rates
+	// (against the rest) the row gives; empty for two.
+	Method, Class, Group, Selection, TPR, FPR string
 }
 
 // writeReport writes groups.svg and report.html into the output folder:
@@ -197,7 +207,7 @@ func frontierConfig(o *options, r *result) fmp.PlotConfig {
 	pc.Title = dataName(o, r.ds)
 	for _, me := range r.methods {
 		if me.Name != "fmp" {
-			pc.Marks = append(pc.Marks, fmp.PlotMark{Name: me.Name, Val: me.Val, Test: me.Test})
+			pc.Marks = append(pc.Marks, fmp.PlotMark{Name: me.Name, Val: me.Val, Test: me.Test, ValClasses: me.ValClasses, TestClasses: me.TestClasses})
 		}
 	}
 	pc.MajorityVal, pc.MajorityTest = majorityRate(r.ds, r.ds.Split.Val), majorityRate(r.ds, r.ds.Split.Test)
@@ -262,6 +272,29 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 			if ds.Labels[i] == 1 {
 				gs[g].Positives++
 			}
+		}
+	}
+	if c := ds.NumClasses(); c > 2 {
+		d.ManyClasses = true
+		counts := make([][]int, len(gs))
+		for g := range counts {
+			counts[g] = make([]int, c)
+		}
+		for i, y := range ds.Labels {
+			if g := ds.Sens[i]; g >= 0 && g < len(gs) && y >= 0 && y < c {
+				counts[g][y]++
+			}
+		}
+		for g := range gs {
+			var parts []string
+			for k, n := range counts[g] {
+				share := math.NaN()
+				if gs[g].Labelled > 0 {
+					share = float64(n) / float64(gs[g].Labelled)
+				}
+				parts = append(parts, className(ds, k)+" "+fmtPct(share))
+			}
+			gs[g].ClassShares = strings.Join(parts, ", ")
 		}
 	}
 	for g := range gs {
@@ -361,7 +394,8 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 	}
 	for _, mr := range rates {
 		for g, gr := range mr.rates {
-			row := reportRateRow{Method: mr.name, Group: groupName(ds, g), Selection: "n/a", TPR: "n/a", FPR: "n/a"}
+			row := reportRateRow{Method: mr.name, Class: className(ds, mr.class), Group: groupName(ds, g), Selection: "n/a", TPR: "n/a", FPR: "n/a"}
+			d.RateClasses = d.RateClasses || mr.class >= 0
 			if gr != nil {
 				row.Selection = fmtInterval(nil, gr.Selection)
 				if gr.TPR != nil {
@@ -400,7 +434,9 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 			d.Settings = append(d.Settings, [2]string{"chosen " + me.Name, s})
 		}
 	}
-	d.Settings = append(d.Settings, [2]string{"thresholds", fmt.Sprintf("randomized %v, objective %s", o.randomize, o.objective)})
+	if ds.NumClasses() == 2 {
+		d.Settings = append(d.Settings, [2]string{"thresholds", fmt.Sprintf("randomized %v, objective %s", o.randomize, o.objective)})
+	}
 	d.Flags = o.flagsUsed
 	return d, nil
 }
@@ -527,7 +563,7 @@ func verdict(o *options, r *result) ([]string, string) {
 		if !ok {
 			continue
 		}
-		who := map[string]string{"fmp": "FMP", "thresholds": "The per-group thresholds"}[me.Name]
+		who := map[string]string{"fmp": "FMP", "thresholds": "The per-group thresholds", "offsets": "The per-group class offsets"}[me.Name]
 		if who == "" {
 			who = me.Name
 		}
@@ -598,6 +634,7 @@ func glossary(o *options) [][2]string {
 		[2]string{"λs", "FMP's smoothing weight: how much extra propagation over the graph its steps add (0: none)."},
 		[2]string{"λf", "FMP's fairness budget: how far its fairness steps may move each node's logits towards equal group rates (0: the backbone's predictions unchanged)."},
 		[2]string{"thresholds", "per-group decision thresholds on the backbone's probabilities, chosen on the validation nodes under the same rule (post-processing; fairlearn's ThresholdOptimizer). They change decisions, not scores: their AUC in metrics.json is the backbone's."},
+		[2]string{"offsets", "with three classes or more, the post-processing in place of the thresholds: an offset per group and class added to the backbone's log-probabilities before the argmax, chosen on the validation nodes under the same rule, judged with the c-class criteria. Like the thresholds, they change decisions, not scores."},
 		[2]string{"majority rate", "the accuracy of predicting the more frequent class for every node: what a model must beat to have learnt anything."},
 		[2]string{"marks", "\"trivial\": the row selects every node or none, so its parity means nothing; \"not above the majority rate\": the low end of its test accuracy's 95% interval is at or below the majority rate, so the test nodes do not show it to beat a constant; \"rule not met\": no setting met the rule, and FMP's row is the backbone."},
 		[2]string{"intervals", "95% symmetric bootstrap intervals over the test nodes (1000 resamples within each group; the point ± the 95th percentile of the resamples' distance from it): how much the numbers move with which nodes happen to be tested."},

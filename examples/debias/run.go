@@ -734,7 +734,29 @@ func (r *result) finish(o *options, probs []float64) error {
 	ds := r.ds
 	n := ds.N()
 	if c := len(probs) / n; c != 2 {
-		r.thNote = fmt.Sprintf("per-group thresholds need two classes, the task has %d", c)
+		// Per-group thresholds cut one probability; with c classes the
+		// post-processing is per-group class offsets (the registry's
+		// class-offsets), chosen on validation by the same rule judged
+		// with the c-class criteria.
+		occ := postprocess.DefaultClassOffsetsConfig()
+		occ.Rule = o.rule
+		off, err := postprocess.FitClassOffsets(probs, c, ds.Labels, ds.Sens, ds.Split.Val, occ)
+		switch {
+		case errors.Is(err, metrics.ErrNoCandidate):
+			r.thNote = fmt.Sprintf("per-group class offsets: %v", err)
+			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "offsets",
+				Message: fmt.Sprintf("no per-group class offsets met the rule (%s) on the validation nodes: the table has no offsets row", o.rule),
+				Advice:  "loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion)"})
+		case err != nil:
+			r.thNote = fmt.Sprintf("per-group class offsets: %v", err)
+		default:
+			d, err := off.Decide(probs, ds.Sens)
+			if err != nil {
+				return err
+			}
+			r.ruleDiagnostics = append(r.ruleDiagnostics, off.Diagnostics()...)
+			r.methods = append(r.methods, &method{Name: "offsets", probs: probs, decision: d, thresholded: true, Setting: offsetSetting(off)})
+		}
 	} else {
 		p1 := make([]float64, n)
 		for i := range p1 {
@@ -769,6 +791,9 @@ func (r *result) finish(o *options, probs []float64) error {
 // thresholdsAUC is what a thresholded method's AUC is of (metrics.json
 // "auc_of").
 const thresholdsAUC = "the backbone's probabilities, which the thresholds are applied to: per-group thresholds change the decisions, not the scores, so the row's AUC is the backbone's (accuracy, ΔDP and ΔEO are the thresholded decisions')"
+
+// offsetsAUC is thresholdsAUC for the per-group class offsets.
+const offsetsAUC = "the backbone's probabilities, which the class offsets are applied to: they change the decisions, not the scores, so the row's AUC is the backbone's (accuracy and the criteria are the offset decisions')"
 
 // scoreAUC replaces rep's AUC, computed from one-hot decisions, by the
 // AUC of the scores probs (n × c) on the same nodes: the ranking by
@@ -838,6 +863,9 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 				return fmt.Errorf("%s: metrics: %w", me.Name, err)
 			}
 			me.AUCOf = thresholdsAUC
+			if me.Name == "offsets" {
+				me.AUCOf = offsetsAUC
+			}
 		}
 		*part.dst = &rep
 	}

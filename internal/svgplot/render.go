@@ -3,6 +3,7 @@ package svgplot
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strconv"
 )
@@ -282,15 +283,24 @@ func (f *Figure) render(b *bytes.Buffer) error {
 	fmt.Fprintf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"%s\" font-size=\"%s\">\n",
 		num(width), num(height), num(width), num(height), fontFamily, num(s.font))
 	fmt.Fprintf(b, "<rect width=\"%s\" height=\"%s\" fill=\"#FFFFFF\"/>\n<defs>\n", num(width), num(height))
+	// Clip ids unique to the figure, so that several figures inlined in
+	// one HTML page (whose ids share one namespace) clip each its own
+	// panels: the same figure, the same ids.
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s|%s|%s|%d", f.Title, num(width), num(height), len(panels))
+	for _, p := range f.Panels {
+		fmt.Fprintf(h, "|%s|%d", p.Title, len(p.Series))
+	}
+	clipID := func(i int) string { return fmt.Sprintf("svgplot-%08x-clip-%d", h.Sum32(), i) }
 	for i, p := range panels {
-		fmt.Fprintf(b, "<clipPath id=\"svgplot-clip-%d\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/></clipPath>\n", i, num(p.ox), num(p.oy), num(p.w), num(p.h))
+		fmt.Fprintf(b, "<clipPath id=\"%s\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/></clipPath>\n", clipID(i), num(p.ox), num(p.oy), num(p.w), num(p.h))
 	}
 	b.WriteString("</defs>\n")
 	if title != nil {
 		drawText(b, *title)
 	}
 	for i, p := range panels {
-		drawPanel(b, i, p)
+		drawPanel(b, clipID(i), p)
 	}
 	if leg != nil {
 		fmt.Fprintf(b, "<g class=\"legend\">\n<rect class=\"legend\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#FFFFFF\" stroke=\"#BBBBBB\"/>\n",
@@ -397,9 +407,9 @@ func num(v float64) string {
 	return s
 }
 
-// drawPanel writes panel i: grid, ticks, reference lines, the data
+// drawPanel writes a panel, clipped by the clip path of id clip: grid, ticks, reference lines, the data
 // clipped to the axes, the frame and the texts.
-func drawPanel(b *bytes.Buffer, i int, p *panelLayout) {
+func drawPanel(b *bytes.Buffer, clip string, p *panelLayout) {
 	fmt.Fprintf(b, "<g class=\"panel\">\n")
 	var grid, ticks bytes.Buffer
 	for _, v := range p.x.ticks {
@@ -414,7 +424,7 @@ func drawPanel(b *bytes.Buffer, i int, p *panelLayout) {
 	}
 	fmt.Fprintf(b, "<path class=\"grid\" d=\"%s\" stroke=\"%s\" fill=\"none\"/>\n", grid.String(), gridColor)
 	fmt.Fprintf(b, "<path class=\"ticks\" d=\"%s\" stroke=\"%s\" fill=\"none\"/>\n", ticks.String(), axisColor)
-	fmt.Fprintf(b, "<g clip-path=\"url(#svgplot-clip-%d)\">\n", i)
+	fmt.Fprintf(b, "<g clip-path=\"url(#%s)\">\n", clip)
 	for _, l := range p.refs {
 		drawLine(b, l, 1.2)
 	}

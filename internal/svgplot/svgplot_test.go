@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -632,4 +633,26 @@ func TestKeepLabels(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"a", "b", "c", "d"}, got)
 	assert.Equal(t, 2, strings.Count(string(svg), `stroke="`+leaderColor+`"`), "a leader line for each of b and c")
+}
+
+// Two figures inlined in one HTML page share one id namespace: each
+// must clip its panels by clip paths of its own (the report's groups
+// figure was clipped by the frontier figure's rectangles).
+func TestClipIDsDifferBetweenFigures(t *testing.T) {
+	ids := func(title string, panels int) []string {
+		f := &Figure{Title: title}
+		for k := 0; k < panels; k++ {
+			f.Panels = append(f.Panels, Panel{Title: fmt.Sprint("p", k), Series: []Series{{X: []float64{0, 1}, Y: []float64{0, 1}}}})
+		}
+		var b bytes.Buffer
+		require.NoError(t, f.WriteSVG(&b))
+		return regexp.MustCompile(`clipPath id="([^"]+)"`).FindAllString(b.String(), -1)
+	}
+	a, b := ids("frontier", 2), ids("groups", 4)
+	require.Len(t, a, 2)
+	require.Len(t, b, 4)
+	for _, x := range a {
+		assert.NotContains(t, b, x)
+	}
+	assert.Equal(t, a, ids("frontier", 2), "the same figure, the same ids")
 }
