@@ -62,3 +62,24 @@ func TestFairVGNNLoopGoldenHistory(t *testing.T) {
 	}
 	assert.Equal(t, goldenFairVGNN, got.String())
 }
+
+// TestFairVGNNCustomCriterion: FairVGNN runs the training loop's
+// criteria, a caller's own among them: the epoch of the lowest
+// validation ΔDP is kept.
+func TestFairVGNNCustomCriterion(t *testing.T) {
+	ds := biased(t, 80)
+	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 3, false)
+	s.Task.Sens = ds.Sens
+	tc := train.DefaultConfig()
+	tc.Epochs, tc.Adam.LR = 6, 0.01
+	tc.Select, tc.Criterion = train.SelectCustom, func(st train.EpochStats) float64 { return -st.ValDP }
+	fit, err := Fit(quickVGNN(), cfg, s, tc)
+	require.NoError(t, err)
+	res := fit.Result
+	for _, st := range res.History {
+		assert.GreaterOrEqual(t, st.ValDP, res.Best.ValDP, "epoch %d", st.Epoch)
+	}
+	for i, p := range fit.Model.Learnables() {
+		assert.Equal(t, res.BestParams[i].Data(), p.Value().Data(), "parameter %d: the best epoch's", i)
+	}
+}

@@ -56,3 +56,35 @@ func TestLoopGoldenHistory(t *testing.T) {
 	}
 	assert.Equal(t, goldenFit, got.String())
 }
+
+// TestFitSelectsByTheCriterion: mini-batch training runs the training
+// loop's criteria: by validation loss it keeps the epoch of the lowest
+// validation loss, and by AUC it refuses validation nodes of one class.
+func TestFitSelectsByTheCriterion(t *testing.T) {
+	ds := smallData(t, 300)
+	cfg := layers.DefaultGCNConfig(ds.NumFeatures, 2)
+	cfg.Hidden = 16
+	mc := DefaultConfig(cfg)
+	mc.Train.Epochs, mc.Train.Adam.LR, mc.Train.Select = 12, 0.01, train.SelectValLoss
+	mc.Sampler.BatchSize, mc.Sampler.Fanouts = 64, []int{3, 2}
+	res, err := Fit(task(t, ds, cfg), mc)
+	require.NoError(t, err)
+	for _, st := range res.History {
+		assert.GreaterOrEqual(t, st.ValLoss, res.Best.ValLoss, "epoch %d", st.Epoch)
+		assert.Positive(t, st.ValAUC, "epoch %d", st.Epoch)
+	}
+	assert.Equal(t, res.BestParams, res.Params)
+
+	tk := task(t, ds, cfg)
+	var ones []int
+	for _, i := range tk.Val {
+		if tk.Labels[i] == 1 {
+			ones = append(ones, i)
+		}
+	}
+	tk.Val = ones
+	mc.Train.Select = train.SelectValAUC
+	_, err = Fit(tk, mc)
+	assert.ErrorIs(t, err, train.ErrUndefinedSelection)
+	assert.ErrorContains(t, err, "is of class 0")
+}
