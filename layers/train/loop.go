@@ -61,6 +61,17 @@ func (s Selection) String() string {
 	return fmt.Sprintf("Selection(%d)", int(s))
 }
 
+// Word returns the selection's word of SelectionWords ("custom" for
+// SelectCustom).
+func (s Selection) Word() string {
+	for _, e := range selections {
+		if e.s == s {
+			return e.word
+		}
+	}
+	return s.String()
+}
+
 // SelectionWords returns the words ParseSelection takes for the
 // selections a command can offer: acc, auc, loss, last (not custom,
 // which needs a Config.Criterion).

@@ -136,6 +136,11 @@ func TestSelectionValidateAndParse(t *testing.T) {
 	assert.ErrorContains(t, cfg.Validate(), "Criterion is set and Select is val-loss")
 
 	assert.Equal(t, []string{"acc", "auc", "loss", "last"}, SelectionWords())
+	for _, w := range SelectionWords() {
+		s, err := ParseSelection(w)
+		require.NoError(t, err)
+		assert.Equal(t, w, s.Word())
+	}
 	for word, want := range map[string]Selection{"acc": SelectBestVal, "best-val": SelectBestVal, "auc": SelectValAUC, "loss": SelectValLoss, "last": SelectLast} {
 		got, err := ParseSelection(word)
 		require.NoError(t, err, word)
