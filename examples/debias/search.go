@@ -122,10 +122,11 @@ type candidate struct {
 	LR        float64 `json:"lr"`
 	EpochsRun int     `json:"epochs_run"`
 	// BestEpoch is the epoch kept (by -select), and ValAcc, ValAUC and
-	// ValLoss its validation accuracy, ROC AUC and cross-entropy.
+	// ValLoss its validation accuracy, ROC AUC (with -select auc) and
+	// cross-entropy.
 	BestEpoch int     `json:"best_epoch"`
 	ValAcc    float64 `json:"val_accuracy"`
-	ValAUC    float64 `json:"val_auc"`
+	ValAUC    float64 `json:"val_auc,omitempty"` // computed with -select auc alone
 	ValLoss   float64 `json:"val_loss"`
 	Seconds   float64 `json:"seconds"`
 	// Cut says the budget stopped it before it finished.

@@ -58,6 +58,9 @@ type vgnnRun struct {
 	// drawing their masks (fairvgnn_flow.go), for the tests that compare
 	// the two.
 	unshared bool
+	// auc makes the evaluation compute the validation AUC (the selection
+	// reads it).
+	auc bool
 }
 
 // vgnnPhase is one phase's graph and machine.
@@ -616,7 +619,9 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 	st.TrainAcc = opkit.AccIdx(z, task.Labels, task.Train, task.Classes)
 	if len(task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, task.Labels, task.Val, task.Classes)
-		st.ValAUC, _ = opkit.AUCIdx(z, task.Labels, task.Val, task.Classes)
+		if r.auc {
+			st.ValAUC, _ = opkit.AUCIdx(z, task.Labels, task.Val, task.Classes)
+		}
 		if task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, task.Sens, task.Val, task.Classes)
 		}
@@ -631,6 +636,7 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 // model.
 func (r *vgnnRun) train(tc train.Config) (*train.Result, error) {
 	task := r.task
+	r.auc = tc.Select.NeedsAUC()
 	loop := &train.Loop{
 		Epoch: func(e int) (train.EpochStats, error) {
 			st, err := r.epoch(e)

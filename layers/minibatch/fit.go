@@ -338,7 +338,7 @@ func (r *runner) epoch(epoch int) (train.EpochStats, error) {
 		if err != nil {
 			return st, fmt.Errorf("evaluation: %w", err)
 		}
-		st.ValAcc, st.ValLoss, st.ValAUC, st.ValDP = evalLocal(z, r.task.Labels, r.task.Sens, r.task.Val, r.task.Classes)
+		st.ValAcc, st.ValLoss, st.ValAUC, st.ValDP = evalLocal(z, r.task.Labels, r.task.Sens, r.task.Val, r.task.Classes, r.cfg.Train.Select.NeedsAUC())
 		st.EvalTime = time.Since(t0)
 	}
 	return st, nil
@@ -604,16 +604,18 @@ func forwardNodes(s spec, values []*tensor.Dense, x features.Source, nodes []int
 	return out, nil
 }
 
-// evalLocal: accuracy, mean cross-entropy, AUC and ΔDP of logits z whose
-// row k is node idx[k].
-func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int) (acc, loss, auc, dp float64) {
+// evalLocal: accuracy, mean cross-entropy, AUC (when withAUC) and ΔDP of
+// logits z whose row k is node idx[k].
+func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int, withAUC bool) (acc, loss, auc, dp float64) {
 	local := make([]int, len(idx))
 	lab := make([]int, len(idx))
 	for k, i := range idx {
 		local[k], lab[k] = k, labels[i]
 	}
 	acc, loss = opkit.EvalIdx(z, lab, local, c)
-	auc, _ = opkit.AUCIdx(z, lab, local, c)
+	if withAUC {
+		auc, _ = opkit.AUCIdx(z, lab, local, c)
+	}
 	if sens != nil {
 		sl := make([]int, len(idx))
 		for k, i := range idx {

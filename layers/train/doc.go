@@ -45,7 +45,9 @@
 //     [EpochStats].ValAUC, from the logits (class 1's for two classes; for
 //     more, the macro one-vs-rest AUC, sklearn's multi_class="ovr"). It is
 //     refused ([ErrUndefinedSelection]) when a class has no validation
-//     node.
+//     node. The trainers compute the AUC only for this selection and
+//     SelectCustom ([Selection.NeedsAUC]): it sorts the validation nodes
+//     every epoch.
 //   - [SelectValLoss] ("loss"): the lowest validation cross-entropy.
 //   - [SelectLast] ("last"): the last epoch; the best epoch reported and
 //     counted from by Patience is then the highest validation accuracy's.

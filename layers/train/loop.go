@@ -97,6 +97,13 @@ func ParseSelection(word string) (Selection, error) {
 	return 0, fmt.Errorf("selection %q, want one of %s", word, strings.Join(SelectionWords(), ", "))
 }
 
+// NeedsAUC reports whether the selection reads EpochStats.ValAUC
+// (SelectValAUC, and SelectCustom, whose Criterion may): the trainers
+// compute the AUC only then, since it sorts the validation nodes every
+// epoch (measured: 3.5 ms on 5,000 validation nodes, 0.19 s on 250,000,
+// on 2 shared cores).
+func (s Selection) NeedsAUC() bool { return s == SelectValAUC || s == SelectCustom }
+
 // validateSelection checks Select and Criterion against each other.
 func (c Config) validateSelection() error {
 	switch c.Select {

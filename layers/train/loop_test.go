@@ -204,11 +204,12 @@ func TestSelectValAUCDiffersFromAccuracy(t *testing.T) {
 	byAUC, m, task := fit(SelectValAUC)
 	assert.Equal(t, 23, byAcc.Best.Epoch)
 	assert.Equal(t, 30, byAUC.Best.Epoch)
-	assert.InDelta(t, 0.84, byAcc.Best.ValAUC, 1e-12)
+	assert.InDelta(t, 0.84, byAUC.History[23-1].ValAUC, 1e-12, "the AUC of accuracy's epoch")
 	assert.InDelta(t, 0.96, byAUC.Best.ValAUC, 1e-12)
 	for e := range byAcc.History {
 		a, b := byAcc.History[e], byAUC.History[e]
-		a.Best, b.Best, a.StepTime, b.StepTime, a.EvalTime, b.EvalTime = false, false, 0, 0, 0, 0
+		assert.Zero(t, a.ValAUC, "epoch %d: the AUC is computed only when the selection reads it", e+1)
+		a.Best, b.Best, a.StepTime, b.StepTime, a.EvalTime, b.EvalTime, b.ValAUC = false, false, 0, 0, 0, 0, 0
 		assert.Equal(t, a, b, "epoch %d", e+1)
 		assert.LessOrEqual(t, byAUC.History[e].ValAUC, byAUC.Best.ValAUC, "epoch %d", e+1)
 	}

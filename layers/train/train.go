@@ -249,8 +249,9 @@ type EpochStats struct {
 	ValAcc   float64 // accuracy on Val (0 when Val is empty)
 	ValLoss  float64 // cross-entropy on Val (0 when Val is empty)
 	// ValAUC is the ROC AUC on Val from the logits: class 1's for two
-	// classes, the macro one-vs-rest AUC for more (see SelectValAUC); 0
-	// when Val is empty or a class has no node in it (or all of them).
+	// classes, the macro one-vs-rest AUC for more (see SelectValAUC). It is
+	// computed when Config.Select needs it (Selection.NeedsAUC), 0
+	// otherwise, and 0 when Val is empty or a class has no node in it.
 	ValAUC float64
 	// ValDP is the validation ΔDP of the argmax decisions (the gap
 	// between the groups' rates of predicting class 1), when Task.Sens is
@@ -321,6 +322,7 @@ type Trainer struct {
 	logits        *G.Node
 	epoch         int
 	afterStep     func(int) error
+	auc           bool // Evaluate computes ValAUC
 }
 
 // readouts holds the values the machines' Read nodes write. It is kept
@@ -340,7 +342,7 @@ type readouts struct {
 // machine on that subgraph alone (no gradient for X or any other node is
 // computed) and a second machine that evaluates the logits. Only the
 // Epochs-independent fields of cfg are used here (Adam, ExtraLoss,
-// AfterStep).
+// AfterStep, and Select: whether Evaluate computes the AUC).
 //
 // It returns an error for an invalid configuration or task, a model
 // without learnables or with learnables outside task.Graph, a model whose
@@ -373,7 +375,7 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep, out: &readouts{}}
+	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep, out: &readouts{}, auc: cfg.Select.NeedsAUC()}
 	cost := ce
 	reads := G.Nodes{G.Read(ce, &tr.out.ce)}
 	if cfg.ExtraLoss != nil {
@@ -485,7 +487,8 @@ func zeroGrads(params G.Nodes) error {
 }
 
 // Evaluate runs the model in evaluation mode and fills st's TrainAcc,
-// ValAcc, ValLoss, ValAUC and ValDP.
+// ValAcc, ValLoss, ValDP and, when the configuration's selection needs
+// it, ValAUC.
 func (t *Trainer) Evaluate(st *EpochStats) error {
 	if t.evalM == nil {
 		return ErrClosed
@@ -504,7 +507,9 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	st.TrainAcc = opkit.AccIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
 	if len(t.task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
-		st.ValAUC, _ = opkit.AUCIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+		if t.auc {
+			st.ValAUC, _ = opkit.AUCIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+		}
 		if t.task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, t.task.Sens, t.task.Val, t.task.Classes)
 		}
