@@ -172,6 +172,10 @@ Flags:
 	fs.IntVar(&o.train.Epochs, "epochs", 0, fmt.Sprintf("training epochs, the best validation epoch kept (default: up to %d, stopped after %g/lr epochs without a better validation accuracy; %d with -search-budget 0)", searchEpochs, searchPatience, tr.Epochs))
 	fs.Float64Var(&o.train.Adam.LR, "lr", 0, fmt.Sprintf("Adam learning rate (default: chosen on validation among %s; %g with -search-budget 0)", floatList(searchLRs), tr.Adam.LR))
 	fs.Float64Var(&o.train.Adam.WeightDecay, "weight-decay", tr.Adam.WeightDecay, "Adam weight decay")
+	// -select: the training loop's selection criterion (train.Config.Select).
+	selection := fs.String("select", "acc", "the epoch whose parameters are kept, and the best epoch early stopping counts from: "+
+		"acc (highest validation accuracy), auc (highest validation ROC AUC from the scores; the macro one-vs-rest AUC with 3+ classes; refused when a class has no validation node), "+
+		"loss (lowest validation cross-entropy) or last (the last epoch; early stopping then counts from the highest validation accuracy); the backbone search compares its candidates by it too")
 	fs.IntVar(&o.fmp.K, "k", fdef.K, "FMP unrolled steps K")
 	fs.Float64Var(&o.fmp.Temperature, "tau", fdef.Temperature, "FMP temperature τ")
 	fs.StringVar(&o.out, "out", "", "output folder (required; must not exist unless -overwrite)")
@@ -339,6 +343,14 @@ Flags:
 		return nil, badInput("-weight-decay %v, want ≥ 0", o.train.Adam.WeightDecay)
 	}
 	o.set = set
+	// -select.
+	if sel, err := train.ParseSelection(*selection); err != nil {
+		return nil, badInput("-select %q, want one of %s", *selection, strings.Join(train.SelectionWords(), ", "))
+	} else if set["select"] && o.modelFile != "" {
+		return nil, badInput("-model %s predicts with a saved model, which trains and chooses nothing: -select would be ignored; leave it out", o.modelFile)
+	} else {
+		o.train.Select = sel
+	}
 	if o.search, err = newSearchPlan(set, k, o.train.Adam.LR, o.train.Epochs, *hidden, *budget); err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func writeMetrics(path string, o *options, r *result) error {
 		doc["settings"] = map[string]any{
 			"backbone": o.backbone, "method": methodName(o), "hidden": o.model.Hidden, "dtype": o.model.Dtype.String(), "seed": o.model.Seed,
 			"epochs": o.train.Epochs, "lr": o.train.Adam.LR, "weight_decay": o.train.Adam.WeightDecay,
-			"selection": "best validation accuracy", "rule": o.rule.String(), "criterion": o.rule.Criterion.Name(),
+			"selection": selectionName(o.train.Select), "rule": o.rule.String(), "criterion": o.rule.Criterion.Name(),
 			"thresholds": map[string]any{"randomized": o.randomize, "objective": o.objective.String()},
 			"min_group":  o.files.Options.MinGroupSize, "merge_small_groups": o.files.Options.MergeSmallGroups, "degree_groups": o.degreeGroups,
 			"lambda_f": o.lambdaF, "lambda_s": o.lambdaS, "k": o.fmp.K, "tau": o.fmp.Temperature,

@@ -16,9 +16,9 @@ import (
 
 // The backbone search: unless -backbone, -lr and -epochs are all given,
 // the command trains the candidates below on the training nodes and keeps
-// the one with the highest validation accuracy (the first on ties), each
-// stopped early when its validation accuracy has not improved for
-// searchPatience epochs, and all within -search-budget. A data set nobody
+// the best by -select (the highest validation accuracy by default; the
+// first on ties), each stopped early when that criterion has not improved
+// for searchPatience epochs, and all within -search-budget. A data set nobody
 // tuned the defaults on is the case it is for: a GCN at the library's
 // lr 0.001 for 300 epochs can sit at the majority-class rate where an SGC
 // or an MLP at lr 0.01 learns the task.
@@ -121,8 +121,13 @@ type candidate struct {
 	Kind      string  `json:"backbone"`
 	LR        float64 `json:"lr"`
 	EpochsRun int     `json:"epochs_run"`
+	// BestEpoch is the epoch kept (by -select), and ValAcc, ValAUC and
+	// ValLoss its validation accuracy, ROC AUC (with -select auc) and
+	// cross-entropy.
 	BestEpoch int     `json:"best_epoch"`
 	ValAcc    float64 `json:"val_accuracy"`
+	ValAUC    float64 `json:"val_auc,omitempty"` // computed with -select auc alone
+	ValLoss   float64 `json:"val_loss"`
 	Seconds   float64 `json:"seconds"`
 	// Cut says the budget stopped it before it finished.
 	Cut bool `json:"cut_by_budget,omitempty"`
@@ -203,18 +208,18 @@ func fitBackbone(o *options, ds *datasets.Dataset, stderr io.Writer) (*fitted, e
 				if c.Cut {
 					cut = ", cut by -search-budget"
 				}
-				fmt.Fprintf(stderr, "search %d/%d: %s, lr %g: validation accuracy %.2f%% at epoch %d (%d epochs run%s, %.1f s)\n",
-					n, total, k.Name(), lr, 100*c.ValAcc, c.BestEpoch, c.EpochsRun, cut, c.Seconds)
+				fmt.Fprintf(stderr, "search %d/%d: %s, lr %g: %s at epoch %d (%d epochs run%s, %.1f s)\n",
+					n, total, k.Name(), lr, c.kept(o.train.Select), c.BestEpoch, c.EpochsRun, cut, c.Seconds)
 			}
-			if best == nil || c.ValAcc > bestC.ValAcc {
+			if best == nil || c.score(o.train.Select) > bestC.score(o.train.Select) {
 				best, bestC = f, c
 			}
 		}
 	}
 	major := majorityRate(ds, ds.Split.Val)
 	if !o.quiet {
-		fmt.Fprintf(stderr, "backbone search: chose %s, lr %g (validation accuracy %.2f%% at epoch %d; predicting the more frequent class scores %.2f%%), %d of %d tried in %v\n",
-			bestC.Kind, bestC.LR, 100*bestC.ValAcc, bestC.BestEpoch, 100*major, len(tried), total, time.Since(start).Round(time.Second))
+		fmt.Fprintf(stderr, "backbone search: chose %s, lr %g (%s at epoch %d; predicting the more frequent class scores %.2f%%), %d of %d tried in %v\n",
+			bestC.Kind, bestC.LR, bestC.kept(o.train.Select), bestC.BestEpoch, 100*major, len(tried), total, time.Since(start).Round(time.Second))
 		if len(notTried) > 0 {
 			fmt.Fprintf(stderr, "backbone search: -search-budget %v spent before %s; raise it to try them\n", p.budget, strings.Join(notTried, ", "))
 		}
@@ -285,6 +290,9 @@ func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p se
 	// encoder on it).
 	setup := fairness.NewSetup(ds.Graph, task, ds.Sens)
 	fit, err := fairness.Fit(m, cfg, setup, tc)
+	if errors.Is(err, train.ErrUndefinedSelection) {
+		return nil, c, badInput("-select %s: %v", tc.Select.Word(), err)
+	}
 	if err != nil {
 		var ie inputError
 		if m != nil && !errors.As(err, &ie) {
@@ -293,7 +301,12 @@ func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p se
 		return nil, c, fmt.Errorf("training %s: %w", k.Name(), err)
 	}
 	res := fit.Result
-	c.EpochsRun, c.BestEpoch, c.ValAcc, c.Seconds = res.Epochs, res.Best.Epoch, res.Best.ValAcc, time.Since(begin).Seconds()
+	kept := res.Best
+	if tc.Select == train.SelectLast {
+		kept = res.Last
+	}
+	c.EpochsRun, c.Seconds = res.Epochs, time.Since(begin).Seconds()
+	c.BestEpoch, c.ValAcc, c.ValAUC, c.ValLoss = kept.Epoch, kept.ValAcc, kept.ValAUC, kept.ValLoss
 	return &fitted{fit: fit, task: task, kind: k, lr: lr}, c, nil
 }
 
@@ -327,4 +340,43 @@ func belowMajorityAdvice(o *options, s *searchRecord) string {
 		return "the backbone search was cut by -search-budget " + o.search.budget.String() + ": raise it; then check the labels and the features"
 	}
 	return "no backbone of the search (" + o.search.describe() + ") did better on validation: the features and the graph may not predict the label; check -label and the features (-drop, -categorical)"
+}
+
+// selectionName says in words which epoch -select keeps (metrics.json's
+// settings.selection).
+func selectionName(sel train.Selection) string {
+	switch sel {
+	case train.SelectValAUC:
+		return "best validation AUC"
+	case train.SelectValLoss:
+		return "lowest validation loss"
+	case train.SelectLast:
+		return "last epoch"
+	}
+	return "best validation accuracy"
+}
+
+// score is the candidate's value of the -select criterion, higher
+// better: the search keeps the highest (the kept epoch's validation
+// accuracy for acc and last).
+func (c candidate) score(sel train.Selection) float64 {
+	switch sel {
+	case train.SelectValAUC:
+		return c.ValAUC
+	case train.SelectValLoss:
+		return -c.ValLoss
+	}
+	return c.ValAcc
+}
+
+// kept describes the kept epoch's validation numbers, the -select
+// criterion's first.
+func (c candidate) kept(sel train.Selection) string {
+	switch sel {
+	case train.SelectValAUC:
+		return fmt.Sprintf("validation AUC %.4f (accuracy %.2f%%)", c.ValAUC, 100*c.ValAcc)
+	case train.SelectValLoss:
+		return fmt.Sprintf("validation loss %.4f (accuracy %.2f%%)", c.ValLoss, 100*c.ValAcc)
+	}
+	return fmt.Sprintf("validation accuracy %.2f%%", 100*c.ValAcc)
 }

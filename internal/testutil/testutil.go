@@ -4,9 +4,14 @@
 package testutil
 
 import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fairmp/fairmp/layers/blas"
@@ -147,4 +152,40 @@ func Tol(dt tensor.Dtype) (float64, float64) {
 func Main(m *testing.M) {
 	blas.Default()
 	os.Exit(m.Run())
+}
+
+// BitsHash returns an FNV-1a hash of the bits of every value of ts (float32
+// or float64 tensors), in order: two sets of parameters hash alike only if
+// they are bit for bit equal (up to collisions).
+func BitsHash(ts []*tensor.Dense) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, t := range ts {
+		switch s := t.Data().(type) {
+		case []float64:
+			for _, v := range s {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+				h.Write(b[:])
+			}
+		case []float32:
+			for _, v := range s {
+				binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
+				h.Write(b[:4])
+			}
+		}
+	}
+	return h.Sum64()
+}
+
+// EpochLine formats one epoch's numbers exactly (Go's shortest repr of a
+// float64 round-trips), for tests that pin a training history.
+func EpochLine(epoch int, best bool, values ...float64) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%d", epoch)
+	for _, v := range values {
+		sb.WriteByte(' ')
+		sb.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	fmt.Fprintf(&sb, " %v\n", best)
+	return sb.String()
 }

@@ -53,7 +53,8 @@ import (
 //     Alpha·MSE(σ(discriminator(h)), ½) + Ratio·MSE(m, 1): fool the
 //     discriminator while keeping as many channels as possible;
 //  5. the clamping, with the masks of step 1;
-//  6. the evaluation (validation accuracy, the trainer's selection).
+//  6. the evaluation (validation accuracy, loss and AUC; the trainer's
+//     selection, train.Config.Select, in train.Loop).
 //
 // Each part has an Adam optimiser of its own, and the encoder (the body)
 // one for all three phases, as the reference code's optimizer_e: the
@@ -77,8 +78,9 @@ import (
 // discriminator is trained on the nodes whose group is known (all of them
 // in the reference code, which reads the sensitive column of the
 // features); evaluation reads the expected mask (above); model selection
-// is the trainer's (train.Config.Select: best validation accuracy or the
-// last epoch), not the reference code's best validation AUC + F1 +
+// is the trainer's (train.Config.Select: validation accuracy by default,
+// AUC, loss, the last epoch or a Criterion of the caller's), not the
+// reference code's best validation AUC + F1 +
 // accuracy − (ΔDP + ΔEO); Alpha, the weight of the adversarial term, is
 // 1 in the reference code (it has no such parameter). The encoder's
 // weight decay is train.Config.Adam's (the library's default 1e-5; the

@@ -1,7 +1,6 @@
 package fairtrain
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -60,6 +59,9 @@ type vgnnRun struct {
 	// drawing their masks (fairvgnn_flow.go), for the tests that compare
 	// the two.
 	unshared bool
+	// auc makes the evaluation compute the validation AUC (the selection
+	// reads it).
+	auc bool
 }
 
 // vgnnPhase is one phase's graph and machine.
@@ -621,6 +623,9 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 	st.TrainAcc = opkit.AccIdx(z, task.Labels, task.Train, task.Classes)
 	if len(task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, task.Labels, task.Val, task.Classes)
+		if r.auc {
+			st.ValAUC, _ = opkit.AUCIdx(z, task.Labels, task.Val, task.Classes)
+		}
 		if task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, task.Sens, task.Val, task.Classes)
 		}
@@ -629,76 +634,26 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 	return st, nil
 }
 
-// train runs tc.Epochs epochs with train.Fit's bookkeeping: the best
-// validation epoch after SelectAfter, Patience, OnEpoch (ErrStop), the
-// progress lines and the selection of the parameters left in the model.
+// train runs tc.Epochs epochs in the library's training loop
+// (train.Loop): the selection by tc.Select after SelectAfter, Patience,
+// OnEpoch (ErrStop), the progress lines and the parameters left in the
+// model.
 func (r *vgnnRun) train(tc train.Config) (*train.Result, error) {
-	task, params := r.task, r.model.Learnables()
-	res := &train.Result{Selected: tc.Select, History: make([]train.EpochStats, 0, tc.Epochs)}
-	res.BestParams = snapshotParams(params)
-	best := -1.0
-	for epoch := 1; epoch <= tc.Epochs; epoch++ {
-		st, err := r.epoch(epoch)
-		if err != nil {
-			return nil, fmt.Errorf("fairtrain: fairvgnn: epoch %d: %w", epoch, err)
-		}
-		if epoch > tc.SelectAfter && (st.ValAcc > best || len(task.Val) == 0) {
-			best = st.ValAcc
-			st.Best = true
-			res.Best = st
-			copyParamsInto(res.BestParams, params)
-		}
-		res.Last = st
-		res.Epochs = epoch
-		res.History = append(res.History, st)
-		if tc.LogEvery > 0 && (epoch%tc.LogEvery == 0 || epoch == tc.Epochs) {
-			fmt.Fprintf(tc.Log, "epoch %4d  loss %.4f  train %6.2f%%  val %6.2f%%  best %6.2f%% @ %d\n",
-				epoch, st.Loss, 100*st.TrainAcc, 100*st.ValAcc, 100*res.Best.ValAcc, res.Best.Epoch)
-		}
-		if tc.OnEpoch != nil {
-			if err := tc.OnEpoch(st); err != nil {
-				if errors.Is(err, train.ErrStop) {
-					res.Stopped = true
-					break
-				}
-				return nil, fmt.Errorf("fairtrain: fairvgnn: epoch %d: OnEpoch: %w", epoch, err)
+	task := r.task
+	r.auc = tc.Select.NeedsAUC()
+	loop := &train.Loop{
+		Epoch: func(e int) (train.EpochStats, error) {
+			st, err := r.epoch(e)
+			if err != nil {
+				return st, fmt.Errorf("epoch %d: %w", e, err)
 			}
-		}
-		if tc.Patience > 0 && epoch > tc.SelectAfter && epoch-max(res.Best.Epoch, tc.SelectAfter) >= tc.Patience {
-			res.Stopped = true
-			break
-		}
+			return st, nil
+		},
+		Params: r.model.Learnables(), Labels: task.Labels, Val: task.Val, Classes: task.Classes,
 	}
-	res.LastParams = snapshotParams(params)
-	if res.Best.Epoch == 0 {
-		res.Best = res.Last
-		copyParamsInto(res.BestParams, params)
-	}
-	if tc.Select == train.SelectBestVal {
-		if err := train.SetParams(r.model, res.BestParams); err != nil {
-			return nil, fmt.Errorf("fairtrain: fairvgnn: restoring the best parameters: %w", err)
-		}
+	res, err := loop.Run(tc)
+	if err != nil {
+		return nil, fmt.Errorf("fairtrain: fairvgnn: %w", err)
 	}
 	return res, nil
-}
-
-// snapshotParams returns copies of the nodes' values.
-func snapshotParams(ps G.Nodes) []*tensor.Dense {
-	out := make([]*tensor.Dense, len(ps))
-	for i, p := range ps {
-		out[i] = p.Value().(*tensor.Dense).Clone().(*tensor.Dense)
-	}
-	return out
-}
-
-// copyParamsInto copies the nodes' values into dst (same shapes).
-func copyParamsInto(dst []*tensor.Dense, ps G.Nodes) {
-	for i, p := range ps {
-		switch s := p.Value().(*tensor.Dense).Data().(type) {
-		case []float64:
-			copy(dst[i].Data().([]float64), s)
-		case []float32:
-			copy(dst[i].Data().([]float32), s)
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package minibatch
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -91,8 +90,9 @@ type Config struct {
 	// as the full-batch model with that seed).
 	Model layers.Config
 	// Train holds the optimiser and the selection rules, with the
-	// full-batch meaning (Epochs, Adam, Select, Patience, SelectAfter,
-	// LogEvery, Log, OnEpoch); an epoch is one pass over the training
+	// full-batch meaning (Epochs, Adam, Select and Criterion, Patience,
+	// SelectAfter, LogEvery, Log, OnEpoch: the epochs run in train.Loop,
+	// as train.Fit's do); an epoch is one pass over the training
 	// nodes in batches. ExtraLoss and AfterStep are full-batch hooks (they
 	// see the whole graph's logits) and must be nil: a fairness method
 	// goes in Method.
@@ -180,8 +180,8 @@ func (c Config) Validate() error {
 type Result struct {
 	// Epochs is the number of epochs run.
 	Epochs int
-	// Best is the epoch with the highest validation accuracy (the last
-	// when Val is empty), Last the final one.
+	// Best is the best epoch by Train.Select (see train.Result.Best),
+	// Last the final one.
 	Best, Last train.EpochStats
 	// History holds every epoch's statistics. TrainAcc and CE are the
 	// running means over the epoch's batches (dropout on, parameters
@@ -201,7 +201,7 @@ type Result struct {
 // visits the training nodes in batches of cfg.Sampler.BatchSize, each
 // with its sampled neighbourhood (package graph/sample), one Adam step
 // per batch; then an evaluation pass over Val selects and stops as the
-// full-batch trainer does. The same configuration gives bit-identical
+// full-batch trainer does (train.Loop). The same configuration gives bit-identical
 // results.
 //
 // Each batch is its own small gorgonia graph (blocks of different sizes
@@ -276,63 +276,24 @@ func (r *runner) init() error {
 	return nil
 }
 
-func (r *runner) values() []*tensor.Dense {
-	out := make([]*tensor.Dense, len(r.params))
-	for i, p := range r.params {
-		out[i] = p.Value().(*tensor.Dense).Clone().(*tensor.Dense)
-	}
-	return out
-}
-
 func (r *runner) run() (*Result, error) {
-	tc := r.cfg.Train
-	res := &Result{}
-	bestAcc := math.Inf(-1)
-	sinceBest := 0
-	for epoch := 1; epoch <= tc.Epochs; epoch++ {
-		st, err := r.epoch(epoch)
-		if err != nil {
-			return nil, fmt.Errorf("minibatch: Fit: epoch %d: %w", epoch, err)
-		}
-		res.Epochs = epoch
-		selectable := epoch > tc.SelectAfter
-		if len(r.task.Val) == 0 || (selectable && st.ValAcc > bestAcc) {
-			if selectable {
-				bestAcc = st.ValAcc
+	loop := &train.Loop{
+		Epoch: func(e int) (train.EpochStats, error) {
+			st, err := r.epoch(e)
+			if err != nil {
+				return st, fmt.Errorf("epoch %d: %w", e, err)
 			}
-			st.Best = true
-			sinceBest = 0
-			res.Best = st
-			res.BestParams = r.values()
-		} else if selectable {
-			sinceBest++
-		}
-		res.History = append(res.History, st)
-		res.Last = st
-		if tc.LogEvery > 0 && (epoch%tc.LogEvery == 0 || epoch == tc.Epochs) {
-			fmt.Fprintf(tc.Log, "epoch %4d  loss %.4f  train acc %.4f  val acc %.4f  val loss %.4f  val ΔDP %.4f  (%v step, %v eval)\n",
-				epoch, st.Loss, st.TrainAcc, st.ValAcc, st.ValLoss, st.ValDP, st.StepTime.Round(time.Millisecond), st.EvalTime.Round(time.Millisecond))
-		}
-		stop := tc.Patience > 0 && sinceBest >= tc.Patience
-		if tc.OnEpoch != nil {
-			if err := tc.OnEpoch(st); err != nil {
-				if !errors.Is(err, train.ErrStop) {
-					return nil, fmt.Errorf("minibatch: Fit: epoch %d: %w", epoch, err)
-				}
-				stop = true
-			}
-		}
-		if stop {
-			res.Stopped = true
-			break
-		}
+			return st, nil
+		},
+		Params: r.params, Labels: r.task.Labels, Val: r.task.Val, Classes: r.task.Classes,
 	}
-	res.LastParams = r.values()
-	if res.BestParams == nil {
-		res.BestParams = res.LastParams
+	tr, err := loop.Run(r.cfg.Train)
+	if err != nil {
+		return nil, fmt.Errorf("minibatch: Fit: %w", err)
 	}
-	res.Params = res.BestParams
-	if tc.Select == train.SelectLast {
+	res := &Result{Epochs: tr.Epochs, Best: tr.Best, Last: tr.Last, History: tr.History, Stopped: tr.Stopped,
+		Params: tr.BestParams, BestParams: tr.BestParams, LastParams: tr.LastParams}
+	if tr.Selected == train.SelectLast {
 		res.Params = res.LastParams
 	}
 	return res, nil
@@ -378,7 +339,7 @@ func (r *runner) epoch(epoch int) (train.EpochStats, error) {
 		if err != nil {
 			return st, fmt.Errorf("evaluation: %w", err)
 		}
-		st.ValAcc, st.ValLoss, st.ValDP = evalLocal(z, r.task.Labels, r.task.Sens, r.task.Val, r.task.Classes)
+		st.ValAcc, st.ValLoss, st.ValAUC, st.ValDP = evalLocal(z, r.task.Labels, r.task.Sens, r.task.Val, r.task.Classes, r.cfg.Train.Select.NeedsAUC())
 		st.EvalTime = time.Since(t0)
 	}
 	return st, nil
@@ -644,15 +605,18 @@ func forwardNodes(s spec, values []*tensor.Dense, x features.Source, nodes []int
 	return out, nil
 }
 
-// evalLocal: accuracy, mean cross-entropy and ΔDP of logits z whose row
-// k is node idx[k].
-func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int) (acc, loss, dp float64) {
+// evalLocal: accuracy, mean cross-entropy, AUC (when withAUC) and ΔDP of
+// logits z whose row k is node idx[k].
+func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int, withAUC bool) (acc, loss, auc, dp float64) {
 	local := make([]int, len(idx))
 	lab := make([]int, len(idx))
 	for k, i := range idx {
 		local[k], lab[k] = k, labels[i]
 	}
 	acc, loss = opkit.EvalIdx(z, lab, local, c)
+	if withAUC {
+		auc, _ = opkit.AUCIdx(z, lab, local, c)
+	}
 	if sens != nil {
 		sl := make([]int, len(idx))
 		for k, i := range idx {
@@ -660,5 +624,5 @@ func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int) (acc, loss, dp f
 		}
 		dp = opkit.SelectionGap(z, sl, local, c)
 	}
-	return acc, loss, dp
+	return acc, loss, auc, dp
 }

@@ -122,28 +122,6 @@ func FeatureNode(g *G.ExprGraph, dt tensor.Dtype, features []float64, n, d int, 
 	return G.NewMatrix(g, dt, G.WithShape(n, d), G.WithName(name), G.WithValue(t)), nil
 }
 
-// Selection chooses which parameters a training run leaves in the model.
-type Selection int
-
-const (
-	// SelectBestVal restores the parameters of the epoch with the highest
-	// validation accuracy (the first such epoch on ties).
-	SelectBestVal Selection = iota
-	// SelectLast keeps the parameters after the last epoch.
-	SelectLast
-)
-
-// String returns "best-val" or "last".
-func (s Selection) String() string {
-	switch s {
-	case SelectBestVal:
-		return "best-val"
-	case SelectLast:
-		return "last"
-	}
-	return fmt.Sprintf("Selection(%d)", int(s))
-}
-
 // ErrPhaseMismatch is returned when a model was built with another
 // *layers.Phase than the task's: the trainer would switch a phase the
 // model never reads, and dropout would never turn on (or off).
@@ -184,13 +162,22 @@ type Config struct {
 	// Adam configures the optimiser. Default lr 1e-3, weight decay 1e-5
 	// (the fairness papers' protocol), PyTorch's betas and eps.
 	Adam AdamConfig
-	// Select chooses the parameters left in the model. Default SelectBestVal.
+	// Select is the selection criterion: the epoch whose parameters the
+	// model keeps, and the best epoch Patience counts from. Default
+	// SelectBestVal (the highest validation accuracy); SelectValAUC,
+	// SelectValLoss, SelectLast, or SelectCustom with Criterion.
 	Select Selection
-	// Patience stops training when the validation accuracy has not
-	// improved for Patience epochs; 0 disables early stopping. Default 0.
+	// Criterion is a method's own selection criterion, read with
+	// SelectCustom alone (and required then): the epoch with the highest
+	// value (the first on ties) is kept. It is called once per epoch after
+	// SelectAfter, with the epoch's statistics; a NaN is never the best.
+	Criterion func(EpochStats) float64
+	// Patience stops training when the selection criterion has not
+	// improved for Patience epochs (validation accuracy with SelectLast);
+	// 0 disables early stopping. Default 0.
 	Patience int
-	// SelectAfter excludes epochs 1..SelectAfter from best-validation
-	// selection (and from the best epoch that Patience counts from), for
+	// SelectAfter excludes epochs 1..SelectAfter from the selection (and
+	// from the best epoch that Patience counts from), for
 	// schedules whose first epochs are a warm-up, such as the classifier
 	// pre-training of fair's adversarial debiasing. In [0, Epochs).
 	// Default 0.
@@ -232,8 +219,8 @@ func (c Config) Validate() error {
 	if err := c.Adam.Validate(); err != nil {
 		return fmt.Errorf("Adam: %w", err)
 	}
-	if c.Select != SelectBestVal && c.Select != SelectLast {
-		return fmt.Errorf("Select = %d, want SelectBestVal or SelectLast", int(c.Select))
+	if err := c.validateSelection(); err != nil {
+		return err
 	}
 	if c.Patience < 0 {
 		return fmt.Errorf("Patience = %d, want >= 0 (0 disables early stopping)", c.Patience)
@@ -261,6 +248,11 @@ type EpochStats struct {
 	TrainAcc float64 // accuracy on Train, in [0, 1]
 	ValAcc   float64 // accuracy on Val (0 when Val is empty)
 	ValLoss  float64 // cross-entropy on Val (0 when Val is empty)
+	// ValAUC is the ROC AUC on Val from the logits: class 1's for two
+	// classes, the macro one-vs-rest AUC for more (see SelectValAUC). It is
+	// computed when Config.Select needs it (Selection.NeedsAUC), 0
+	// otherwise, and 0 when Val is empty or a class has no node in it.
+	ValAUC float64
 	// ValDP is the validation ΔDP of the argmax decisions (the gap
 	// between the groups' rates of predicting class 1), when Task.Sens is
 	// set; 0 otherwise.
@@ -276,8 +268,8 @@ type Result struct {
 	// Epochs is the number of epochs run (less than configured after early
 	// stopping or ErrStop).
 	Epochs int
-	// Best is the epoch with the highest validation accuracy (the last
-	// epoch when Val is empty), Last the final one.
+	// Best is the best epoch by Config.Select (by validation accuracy for
+	// SelectLast; the last epoch when Val is empty), Last the final one.
 	Best, Last EpochStats
 	// History holds every epoch's statistics.
 	History []EpochStats
@@ -293,14 +285,15 @@ type Result struct {
 // Fit trains model on task with full-batch Adam and returns the run's
 // statistics. The model's learnables must be in task.Graph, and the model
 // must have been built with task.Phase. It is [NewTrainer] followed by
-// cfg.Epochs calls of [Trainer.Epoch] (fewer after early stopping or
-// [ErrStop]), the progress output, and the parameter selection of
-// cfg.Select. At the end the phase is left in evaluation mode and the
-// model holds the chosen parameters.
+// [Trainer.Epoch] run by a [Loop]: cfg.Epochs epochs (fewer after early
+// stopping or [ErrStop]), the progress output, and the parameter
+// selection of cfg.Select. At the end the phase is left in evaluation
+// mode and the model holds the chosen parameters.
 //
-// Fit returns the errors of NewTrainer and Trainer.Epoch, and OnEpoch's
+// Fit returns the errors of NewTrainer and Trainer.Epoch, OnEpoch's
 // errors other than ErrStop (wrapped; then the model holds the parameters
-// of the failing epoch). Calling Fit again continues from the model's
+// of the failing epoch), and [ErrUndefinedSelection] (wrapped) for
+// SelectValAUC when a class has no validation node. Calling Fit again continues from the model's
 // current parameters with fresh Adam moments.
 func Fit(model layers.Model, task *Task, cfg Config) (*Result, error) {
 	tr, err := NewTrainer(model, task, cfg)
@@ -308,51 +301,11 @@ func Fit(model layers.Model, task *Task, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer tr.Close()
-	res := &Result{Selected: cfg.Select, History: make([]EpochStats, 0, cfg.Epochs)}
-	res.BestParams = snapshot(tr.params)
-	best := -1.0
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		st, err := tr.Epoch()
-		if err != nil {
-			return nil, fmt.Errorf("train: %w", err)
-		}
-		if epoch > cfg.SelectAfter && (st.ValAcc > best || len(task.Val) == 0) {
-			best = st.ValAcc
-			st.Best = true
-			res.Best = st
-			copyParams(res.BestParams, tr.params)
-		}
-		res.Last = st
-		res.Epochs = epoch
-		res.History = append(res.History, st)
-		if cfg.LogEvery > 0 && (epoch%cfg.LogEvery == 0 || epoch == cfg.Epochs) {
-			fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %6.2f%%  val %6.2f%%  best %6.2f%% @ %d\n",
-				epoch, st.Loss, 100*st.TrainAcc, 100*st.ValAcc, 100*res.Best.ValAcc, res.Best.Epoch)
-		}
-		if cfg.OnEpoch != nil {
-			if err := cfg.OnEpoch(st); err != nil {
-				if errors.Is(err, ErrStop) {
-					res.Stopped = true
-					break
-				}
-				return nil, fmt.Errorf("train: epoch %d: OnEpoch: %w", epoch, err)
-			}
-		}
-		if cfg.Patience > 0 && epoch > cfg.SelectAfter && epoch-max(res.Best.Epoch, cfg.SelectAfter) >= cfg.Patience {
-			res.Stopped = true
-			break
-		}
-	}
-	res.LastParams = snapshot(tr.params)
-	if res.Best.Epoch == 0 {
-		// Stopped (ErrStop) before the first epoch after SelectAfter.
-		res.Best = res.Last
-		copyParams(res.BestParams, tr.params)
-	}
-	if cfg.Select == SelectBestVal {
-		if err := SetParams(model, res.BestParams); err != nil {
-			return nil, fmt.Errorf("train: restoring the best parameters: %w", err)
-		}
+	loop := &Loop{Epoch: func(int) (EpochStats, error) { return tr.Epoch() }, Params: tr.params,
+		Labels: task.Labels, Val: task.Val, Classes: task.Classes}
+	res, err := loop.Run(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	return res, nil
 }
@@ -369,6 +322,7 @@ type Trainer struct {
 	logits        *G.Node
 	epoch         int
 	afterStep     func(int) error
+	auc           bool // Evaluate computes ValAUC
 }
 
 // readouts holds the values the machines' Read nodes write. It is kept
@@ -388,7 +342,7 @@ type readouts struct {
 // machine on that subgraph alone (no gradient for X or any other node is
 // computed) and a second machine that evaluates the logits. Only the
 // Epochs-independent fields of cfg are used here (Adam, ExtraLoss,
-// AfterStep).
+// AfterStep, and Select: whether Evaluate computes the AUC).
 //
 // It returns an error for an invalid configuration or task, a model
 // without learnables or with learnables outside task.Graph, a model whose
@@ -421,7 +375,7 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep, out: &readouts{}}
+	tr := &Trainer{task: task, params: params, logits: logits, afterStep: cfg.AfterStep, out: &readouts{}, auc: cfg.Select.NeedsAUC()}
 	cost := ce
 	reads := G.Nodes{G.Read(ce, &tr.out.ce)}
 	if cfg.ExtraLoss != nil {
@@ -533,7 +487,8 @@ func zeroGrads(params G.Nodes) error {
 }
 
 // Evaluate runs the model in evaluation mode and fills st's TrainAcc,
-// ValAcc and ValLoss.
+// ValAcc, ValLoss, ValDP and, when the configuration's selection needs
+// it, ValAUC.
 func (t *Trainer) Evaluate(st *EpochStats) error {
 	if t.evalM == nil {
 		return ErrClosed
@@ -552,6 +507,9 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	st.TrainAcc = opkit.AccIdx(z, t.task.Labels, t.task.Train, t.task.Classes)
 	if len(t.task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+		if t.auc {
+			st.ValAUC, _ = opkit.AUCIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+		}
 		if t.task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, t.task.Sens, t.task.Val, t.task.Classes)
 		}
