@@ -63,6 +63,11 @@ import (
 // Without a sensitive feature column (Setup.SensFeature −1) the
 // counterfactual view flips nothing and NIFTY trains for stability
 // alone.
+//
+// The trained model (Fitted.Model) is the Encoder alone: the projector
+// and the predictor serve the similarity loss in training and are
+// dropped from it when training ends, so its learnables, and its model
+// file (the "encoder" kind), are the body's and the head's.
 type NIFTYConfig struct {
 	// SimCoeff (λ ∈ [0, 1)) weighs the similarity loss against the
 	// classification loss: the method's fairness weight. Default 0.5
@@ -250,6 +255,7 @@ func (c NIFTYConfig) fit(backbone layers.Config, s Setup, tc train.Config) (*Fit
 	if err != nil {
 		return nil, err
 	}
+	enc.extra = nil // the projector and predictor serve training only
 	return &Fitted{Model: enc, Result: res}, nil
 }
 
