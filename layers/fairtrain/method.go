@@ -90,7 +90,9 @@ func NewSetup(gr *graph.Graph, task *train.Task, sens []int) Setup {
 // Fitted is a model trained by Fit.
 type Fitted struct {
 	// Model is the trained model: the backbone itself for a Strategy, an
-	// *Encoder for FairGNN and NIFTY, a *MaskedEncoder for FairVGNN.
+	// *Encoder for FairGNN and NIFTY, a *MaskedEncoder for FairVGNN
+	// (whose Folded encoder is the one to save). Every one but the
+	// MaskedEncoder is of a declared kind, which layers/modelio saves.
 	Model layers.Model
 	// Result is train.Fit's report.
 	Result *train.Result
