@@ -67,22 +67,31 @@ var kindEncoder = layers.MustDeclare(layers.KindSpec[EncoderConfig, *Encoder]{
 })
 
 // EncoderConfig is an [Encoder]'s configuration as model files record
-// it (the "encoder" kind): Base.In is the body's input width, Base.Out
-// the number of classes (the head's output), Base.Name and Base.Seed the
-// body's (the head is named Name + ".head" and seeded Seed + 1), and Body
-// the body's kind and configuration, whose own name, seed and input width
-// must be the encoder's.
+// it (the "encoder" kind). Its Base is the encoder's and gives the body
+// its own: Name and Seed are the body's (the head is named Name + ".head"
+// and seeded Seed + 1), In is the body's input width and Out the number
+// of classes, the head's output. Width is the representation width, the
+// body's output. Body is the body's kind and configuration without the
+// keys of its Base ("name", "in", "classes", "seed"), which the encoder's
+// set: a setting written once cannot disagree with itself, and a change
+// of the encoder's Base (a name given at loading, a seed) is the body's.
 type EncoderConfig struct {
 	layers.Base
-	Body BodySpec `json:"body"`
+	Width int      `json:"width"`
+	Body  BodySpec `json:"body"`
 }
 
 // BodySpec is the body of an [EncoderConfig]: its kind's name and its
-// configuration as that kind encodes it (layers.Kind.EncodeConfig).
+// configuration as that kind encodes it (layers.Kind.EncodeConfig),
+// without the keys of its Base.
 type BodySpec struct {
 	Kind   string          `json:"kind"`
 	Config json.RawMessage `json:"config"`
 }
+
+// baseKeys are the JSON keys of layers.Base, which the encoder's own
+// base sets for the body.
+var baseKeys = []string{"name", "in", "classes", "seed"}
 
 // DefaultEncoderConfig returns an encoder on the default GCN body of
 // width 16 (FairGNN's and NIFTY's default representation) for in
@@ -99,7 +108,7 @@ func DefaultEncoderConfig(in, classes int) EncoderConfig {
 // configuration body (of any declared kind but a wrapper or the encoder
 // itself; its Out is the representation width) with classes classes. It
 // returns an error for a configuration of no declared kind, of a kind
-// that cannot be a body, or that does not encode.
+// that cannot be a body, or that does not encode as a JSON object.
 func NewEncoderConfig(body layers.Config, classes int) (EncoderConfig, error) {
 	if body == nil {
 		return EncoderConfig{}, fmt.Errorf("fairtrain: encoder: nil body configuration")
@@ -112,12 +121,23 @@ func NewEncoderConfig(body layers.Config, classes int) (EncoderConfig, error) {
 		return EncoderConfig{}, err
 	}
 	raw, err := json.Marshal(body)
+	var obj map[string]json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(raw, &obj)
+	}
+	if err == nil {
+		for _, key := range baseKeys {
+			delete(obj, key)
+		}
+		raw, err = json.Marshal(obj)
+	}
 	if err != nil {
 		return EncoderConfig{}, fmt.Errorf("fairtrain: encoder: the %s body's configuration: %w", k.Name(), err)
 	}
 	b := layers.BaseOf(body)
+	width := b.Out
 	b.Out = classes
-	return EncoderConfig{Base: b, Body: BodySpec{Kind: k.Name(), Config: raw}}, nil
+	return EncoderConfig{Base: b, Width: width, Body: BodySpec{Kind: k.Name(), Config: raw}}, nil
 }
 
 // bodyKind refuses a kind that cannot be an encoder's body.
@@ -132,38 +152,42 @@ func bodyKind(k *layers.Kind) error {
 }
 
 // BodyConfig decodes the body's configuration strictly through its
-// kind, with the encoder's name, seed and dtype. It returns an error
-// wrapping layers.ErrUnknownKind for a kind no package of the program
-// declares, and an error for a kind that cannot be a body, a
-// configuration the kind refuses, or a body whose input width is not
-// the encoder's.
+// kind, with the encoder's name, input width, seed and dtype and Width
+// as its output. It returns an error wrapping layers.ErrUnknownKind for
+// a kind no package of the program declares, and an error for a kind
+// that cannot be a body, a configuration that is not a JSON object or
+// holds a key of the Base, and one the kind refuses.
 func (c EncoderConfig) BodyConfig() (layers.Config, error) {
-	k, own, err := c.decodeBody()
+	k, err := layers.LookupKind(c.Body.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("the body: %w", err)
+	}
+	if err := bodyKind(k); err != nil {
+		return nil, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(c.Body.Config, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("the %s body's configuration is not a JSON object", k.Name())
+	}
+	for _, key := range baseKeys {
+		if _, ok := obj[key]; ok {
+			return nil, fmt.Errorf("the %s body's configuration has the key %q: leave it out, the encoder's sets it", k.Name(), key)
+		}
+	}
+	for key, v := range map[string]any{"name": c.Name, "in": c.In, "classes": c.Width, "seed": c.Seed} {
+		if obj[key], err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
-	b := layers.BaseOf(own)
-	if b.In != c.In {
-		return nil, fmt.Errorf("the %s body takes %d features, the encoder %d (\"in\")", k.Name(), b.In, c.In)
-	}
-	b.Name, b.Seed = c.Name, c.Seed
-	return layers.WithBase(own, b), nil
-}
-
-// decodeBody returns the body's kind and its configuration as saved.
-func (c EncoderConfig) decodeBody() (*layers.Kind, layers.Config, error) {
-	k, err := layers.LookupKind(c.Body.Kind)
+	body, err := k.DecodeConfig(raw, c.Dtype)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the body: %w", err)
+		return nil, fmt.Errorf("the body: %w", err)
 	}
-	if err := bodyKind(k); err != nil {
-		return nil, nil, err
-	}
-	own, err := k.DecodeConfig(c.Body.Config, c.Dtype)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the body: %w", err)
-	}
-	return k, own, nil
+	return body, nil
 }
 
 // params returns the body's parameters, then the head's.
@@ -180,14 +204,13 @@ func (c EncoderConfig) params() ([]layers.Param, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := layers.BaseOf(body).Out
 	return append(ps,
-		layers.Param{Name: c.Name + ".head.W", Shape: []int{w, c.Out}},
+		layers.Param{Name: c.Name + ".head.W", Shape: []int{c.Width, c.Out}},
 		layers.Param{Name: c.Name + ".head.b", Shape: []int{1, c.Out}}), nil
 }
 
-// Validate checks the base (Out, the classes, at least 2) and the body
-// (BodyConfig), and that the body's own name and seed are the encoder's.
+// Validate checks the base (Out, the classes, at least 2), Width (at
+// least 1) and the body (BodyConfig).
 func (c EncoderConfig) Validate() error {
 	if err := c.Base.Validate(); err != nil {
 		return err
@@ -195,14 +218,11 @@ func (c EncoderConfig) Validate() error {
 	if c.Out < 2 {
 		return fmt.Errorf("classes = %d, want >= 2", c.Out)
 	}
-	if _, err := c.BodyConfig(); err != nil {
-		return err
+	if c.Width < 1 {
+		return fmt.Errorf("width = %d, want >= 1", c.Width)
 	}
-	k, own, _ := c.decodeBody()
-	if b := layers.BaseOf(own); b.Name != c.Name || b.Seed != c.Seed {
-		return fmt.Errorf("the %s body is named %q with seed %d, the encoder %q with seed %d: want the same", k.Name(), b.Name, b.Seed, c.Name, c.Seed)
-	}
-	return nil
+	_, err := c.BodyConfig()
+	return err
 }
 
 // Config returns the configuration the encoder was built with, as model

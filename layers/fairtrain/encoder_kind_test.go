@@ -77,18 +77,44 @@ func TestEncoderConfigRefuses(t *testing.T) {
 	c = good
 	c.Body = BodySpec{Kind: "encoder", Config: mustJSON(t, DefaultEncoderConfig(4, 3))}
 	assert.ErrorContains(t, c.Validate(), "itself an encoder")
-	c = edit(func(b map[string]any) { b["in"] = 5 })
-	assert.ErrorContains(t, c.Validate(), "takes 5 features, the encoder 4")
-	c = edit(func(b map[string]any) { b["name"] = "other" })
-	assert.ErrorContains(t, c.Validate(), `named "other"`)
-	c = edit(func(b map[string]any) { b["seed"] = 9 })
-	assert.ErrorContains(t, c.Validate(), "seed 9")
+	for _, key := range []string{"name", "in", "classes", "seed"} {
+		c = edit(func(b map[string]any) { b[key] = 1 })
+		assert.ErrorContains(t, c.Validate(), `has the key "`+key+`": leave it out`)
+	}
+	c = good
+	c.Width = 0
+	assert.ErrorContains(t, c.Validate(), "width = 0")
+	c = good
+	c.Body.Config = json.RawMessage(`[1]`)
+	assert.ErrorContains(t, c.Validate(), "not a JSON object")
 	c = edit(func(b map[string]any) { delete(b, "hidden") })
 	assert.ErrorContains(t, c.Validate(), `no key "hidden"`)
 	c = edit(func(b map[string]any) { b["Hidden"] = 3 })
 	assert.Error(t, c.Validate(), "a miscased key in the body")
 	_, err := NewEncoder(G.NewGraph(), nil, DefaultEncoderConfig(4, 3), 2, nil)
 	assert.ErrorContains(t, err, "itself an encoder")
+}
+
+// TestEncoderConfigBase: the encoder's Base is the body's, so what sets
+// a kind's Base by name sets the body's too: Configure's seed and dtype,
+// a name given at loading (found by layers/train's
+// TestKeptBuffersChangeNothing, which Configure's seed 5 failed while the
+// body kept its own seed 1).
+func TestEncoderConfigBase(t *testing.T) {
+	k, err := layers.LookupKind("encoder")
+	require.NoError(t, err)
+	cfg, err := k.Configure(4, 3, layers.Options{Dtype: tensor.Float32, Seed: 5})
+	require.NoError(t, err)
+	b := cfg.(EncoderConfig)
+	b.Name = "renamed"
+	body, err := b.BodyConfig()
+	require.NoError(t, err)
+	assert.Equal(t, layers.Base{Name: "renamed", In: 4, Out: 16, Dtype: tensor.Float32, Seed: 5}, layers.BaseOf(body))
+	one, err := graph.FromEdges(1, nil)
+	require.NoError(t, err)
+	m, err := k.Build(G.NewGraph(), one, b, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "renamed.head.W", m.Learnables()[len(m.Learnables())-2].Name())
 }
 
 func mustJSON(t *testing.T, v any) json.RawMessage {
