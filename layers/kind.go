@@ -356,8 +356,9 @@ func KindOfConfig(cfg Config) (*Kind, error) {
 }
 
 // Kinds returns every declared kind, sorted by name: the library's own
-// (mlp, gcn, sgc, appnp, gat, jknet; fmp when package fmp is imported)
-// and the user's.
+// (mlp, gcn, sgc, appnp, gat, jknet; fmp when package fmp is imported,
+// encoder when package layers/fairtrain is) and the user's. [Backbones]
+// lists those a model is built from as a backbone.
 func Kinds() []*Kind {
 	registry.RLock()
 	defer registry.RUnlock()
