@@ -37,16 +37,10 @@ func backbone(name string, g *G.ExprGraph, ds *datasets.Dataset, dt tensor.Dtype
 	return k.Build(g, ds.Graph, cfg, ph)
 }
 
-// backboneKinds lists every declared kind FMP can be put on: all but the
-// wrappers.
+// backboneKinds lists every backbone kind (layers.BackboneNames: all but
+// the wrappers and fairtrain's encoder, which its methods build).
 func backboneKinds() []string {
-	var out []string
-	for _, k := range layers.Kinds() {
-		if !k.Wraps() {
-			out = append(out, k.Name())
-		}
-	}
-	return out
+	return layers.BackboneNames()
 }
 
 // onBackbone builds FMP on the named backbone in a new graph.

@@ -64,6 +64,13 @@ type KindSpec[C Config, M Model] struct {
 	// LayerwiseLogits and the Beam pipeline take for any other graph.
 	// nil: the kind does not propagate.
 	Propagation func(cfg C) Propagation
+	// Composite marks a kind whose configuration holds another kind's
+	// (package fairtrain's "encoder": a body of any kind and a linear
+	// head, what FairGNN, NIFTY and FairVGNN train): its models save,
+	// load and score as any kind's, but it is not offered as a backbone
+	// ([Backbones] leaves it out), since the methods that train it build
+	// it on a backbone of their own.
+	Composite bool
 }
 
 // WrapperSpec declares a kind of model that wraps another (its
@@ -99,9 +106,9 @@ type Wrapper interface {
 // Look kinds up with [LookupKind], [KindOf] and [KindOfConfig]; list
 // them with [Kinds].
 type Kind struct {
-	name, title, summary string
-	cfgType, modelType   reflect.Type
-	blocks, wraps        bool
+	name, title, summary     string
+	cfgType, modelType       reflect.Type
+	blocks, wraps, composite bool
 
 	def    func(in, classes int) Config
 	build  func(g *G.ExprGraph, gr *graph.Graph, cfg Config, phase *Phase) (Model, error)
@@ -142,7 +149,7 @@ func Declare[C Config, M Model](s KindSpec[C, M]) (*Kind, error) {
 	var zm M
 	mt := reflect.TypeOf(&zm).Elem()
 	_, blocks := any(zm).(BlockModel)
-	k := &Kind{name: s.Name, title: s.Title, summary: s.Summary, cfgType: ct, modelType: mt, blocks: blocks}
+	k := &Kind{name: s.Name, title: s.Title, summary: s.Summary, cfgType: ct, modelType: mt, blocks: blocks, composite: s.Composite}
 	k.def = func(in, classes int) Config { return s.Default(in, classes) }
 	k.build = func(g *G.ExprGraph, gr *graph.Graph, cfg Config, phase *Phase) (Model, error) {
 		c, ok := cfg.(C)
@@ -349,8 +356,9 @@ func KindOfConfig(cfg Config) (*Kind, error) {
 }
 
 // Kinds returns every declared kind, sorted by name: the library's own
-// (mlp, gcn, sgc, appnp, gat, jknet; fmp when package fmp is imported)
-// and the user's.
+// (mlp, gcn, sgc, appnp, gat, jknet; fmp when package fmp is imported,
+// encoder when package layers/fairtrain is) and the user's. [Backbones]
+// lists those a model is built from as a backbone.
 func Kinds() []*Kind {
 	registry.RLock()
 	defer registry.RUnlock()
@@ -360,6 +368,29 @@ func Kinds() []*Kind {
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i].name < ks[j].name })
 	return ks
+}
+
+// Backbones returns the kinds a model is built from as a backbone,
+// sorted by name: every declared kind but the wrappers (fmp) and the
+// composite kinds (KindSpec.Composite: fairtrain's encoder). The commands
+// offer these as -backbone.
+func Backbones() []*Kind {
+	var out []*Kind
+	for _, k := range Kinds() {
+		if !k.wraps && !k.composite {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// BackboneNames returns the names of Backbones, in the same order.
+func BackboneNames() []string {
+	var ns []string
+	for _, k := range Backbones() {
+		ns = append(ns, k.name)
+	}
+	return ns
 }
 
 // KindNames returns the names of Kinds, in the same order.
@@ -403,6 +434,10 @@ func (k *Kind) Blocks() bool { return k.blocks }
 // DeclareWrapper): its models are built on a backbone, not from a
 // configuration alone.
 func (k *Kind) Wraps() bool { return k.wraps }
+
+// Composite reports whether the kind's configuration holds another
+// kind's (KindSpec.Composite): it is not offered as a backbone.
+func (k *Kind) Composite() bool { return k.composite }
 
 // HasHidden reports whether the kind's configuration has a hidden width
 // that Options.Hidden sets.

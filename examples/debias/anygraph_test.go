@@ -433,3 +433,70 @@ func TestModelReport(t *testing.T) {
 	assert.Contains(t, text, "-fmp-scoring fitted")
 	assert.Contains(t, text, "labelled nodes it never trained or chose on")
 }
+
+// TestMethodModelsScoreGrownGraph (issue 54, item 2): -method nifty,
+// fairgnn and fairvgnn write model.fmp, FMP on their encoder (before, no
+// file: "a backbone trained with -method fairgnn (a *fairtrain.Encoder)
+// has no model-file kind yet"), and -model scores a grown graph with it:
+// a prediction for every node, the new ones included. On the training
+// graph, -model gives back the run's own FMP probabilities.
+func TestMethodModelsScoreGrownGraph(t *testing.T) {
+	dir := t.TempDir()
+	syn, grown := filepath.Join(dir, "syn"), filepath.Join(dir, "grown")
+	code, _, errs := runCmd("-dataset", "synthetic", "-synthetic-nodes", "300", "-export", syn, "-q")
+	require.Equal(t, 0, code, errs)
+	ids := grow(t, syn, grown, 30, 4, false)
+	in := func(d string) []string {
+		return []string{"-nodes", filepath.Join(d, "nodes.csv"), "-edges", filepath.Join(d, "edges.csv"),
+			"-id", "node", "-label", "label", "-sens", "group", "-split-column", "split", "-no-scale"}
+	}
+	for _, m := range []string{"nifty", "fairgnn", "fairvgnn"} {
+		t.Run(m, func(t *testing.T) {
+			trained := filepath.Join(dir, m)
+			code, stdout, errs := runCmd(append(in(syn), "-method", m, "-epochs", "3", "-lambda-f", "0,1", "-lambda-s", "0", "-out", trained)...)
+			require.Equal(t, 0, code, errs)
+			assert.NotContains(t, stdout+errs, "no model.fmp")
+			model := filepath.Join(trained, "model.fmp")
+			data, err := os.ReadFile(model)
+			require.NoError(t, err)
+			var h struct {
+				Kind     string `json:"kind"`
+				Backbone struct {
+					Kind   string `json:"kind"`
+					Config struct {
+						Body struct {
+							Kind string `json:"kind"`
+						} `json:"body"`
+					} `json:"config"`
+				} `json:"backbone"`
+			}
+			require.NoError(t, json.Unmarshal(data[:strings.IndexByte(string(data), '\n')], &h))
+			assert.Equal(t, "fmp", h.Kind)
+			assert.Equal(t, "encoder", h.Backbone.Kind)
+			assert.Equal(t, "gcn", h.Backbone.Config.Body.Kind)
+
+			code, _, errs = runCmd(append(in(grown), "-model", model, "-q", "-out", filepath.Join(dir, m+"-grown"))...)
+			require.Equal(t, 0, code, errs)
+			rows := readCSV(t, filepath.Join(dir, m+"-grown", "predictions.csv"))
+			require.Len(t, rows, 331, "a header and a prediction for each of the 330 nodes")
+			nodes, p1 := column(t, rows, "node"), column(t, rows, "model_p1")
+			for i, id := range nodes {
+				require.NotEmpty(t, p1[i], "node %s has no prediction", id)
+			}
+			assert.Equal(t, ids, nodes[300:], "the new nodes, in the table's order")
+
+			code, _, errs = runCmd(append(in(syn), "-model", model, "-q", "-out", filepath.Join(dir, m+"-same"))...)
+			require.Equal(t, 0, code, errs)
+			want := column(t, readCSV(t, filepath.Join(trained, "predictions.csv")), "fmp_p1")
+			got := column(t, readCSV(t, filepath.Join(dir, m+"-same", "predictions.csv")), "model_p1")
+			require.Len(t, got, len(want))
+			for i := range want {
+				a, err := strconv.ParseFloat(want[i], 64)
+				require.NoError(t, err)
+				b, err := strconv.ParseFloat(got[i], 64)
+				require.NoError(t, err)
+				require.InDelta(t, a, b, 1e-9, "node %d", i)
+			}
+		})
+	}
+}

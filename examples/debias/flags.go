@@ -84,7 +84,7 @@ func floatList(v []float64) string {
 func backbones() []string {
 	var out []string
 	for _, k := range layers.Kinds() {
-		if !k.Wraps() {
+		if !k.Wraps() && !k.Composite() {
 			out = append(out, k.Name())
 		}
 	}
@@ -283,7 +283,7 @@ Flags:
 	}
 	// Model and training.
 	k, err := layers.LookupKind(*backbone)
-	if err != nil || k.Wraps() {
+	if err != nil || k.Wraps() || k.Composite() {
 		return nil, badInput("-backbone %q, want one of %s", *backbone, strings.Join(backbones(), ", "))
 	}
 	o.backbone, o.kind = *backbone, k

@@ -19,6 +19,7 @@ import (
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
+	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
@@ -647,6 +648,17 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	o.backbone, o.kind, o.train.Adam.LR, o.train.Epochs = bf.kind.Name(), bf.kind, bf.lr, o.search.epochs
 	fit, task := bf.fit, bf.task
 	m, res := fit.Model, fit.Result
+	if me, ok := m.(*fairtrain.MaskedEncoder); ok {
+		// FairVGNN's model reads the features through its mask: what is
+		// reported, put FMP on and saved is its encoder with the mask
+		// folded into the input weights, in a graph of its own.
+		if task, err = newTask(ds, task.X.Dtype()); err != nil {
+			return nil, err
+		}
+		if m, err = me.Folded(task.Graph, ds.Graph, task.Phase); err != nil {
+			return nil, fmt.Errorf("-method %s: %w", o.method.Name(), err)
+		}
+	}
 	trainTime := time.Since(begin)
 	r := &result{ds: ds, training: map[string]any{
 		"epochs_run": res.Epochs, "best_epoch": res.Best.Epoch, "seconds": trainTime.Seconds(),
@@ -669,7 +681,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 			r.training["method_weight"] = w.Weight()
 		}
 		if _, err := layers.KindOf(m); err != nil {
-			// FairGNN's and NIFTY's encoders have no model-file kind.
+			// A model of no declared kind (every method's is one).
 			r.noModel = fmt.Sprintf("no model.fmp: a backbone trained with -method %s (a %T) has no model-file kind yet", o.method.Name(), m)
 		}
 	}

@@ -45,10 +45,23 @@
 //     adaptive clamping of the encoder's first-layer weights on the
 //     channels the masks drop; its model is a [MaskedEncoder].
 //
-// Both build an [Encoder] on the backbone: the backbone, with its output
-// width set to the method's representation width, as the body, and a
-// linear head. Their configurations document the reference code's
+// All three build an [Encoder] on the backbone: the backbone, with its
+// output width set to the method's representation width, as the body,
+// and a linear head. Their configurations document the reference code's
 // defaults and every difference from it.
+//
+// # Saving their models
+//
+// The Encoder is a declared kind, "encoder" ([EncoderConfig]: the body's
+// kind and configuration and the number of classes), so layers/modelio
+// saves and loads it, fmp/score scores new nodes with it and FMP goes on
+// top of it. A model file holds what scores, nothing that serves only
+// training: FairGNN's estimator and adversary are never part of the
+// Encoder, NIFTY's projector and predictor leave it when training ends,
+// and FairVGNN's model, which reads the features through its mask, is
+// saved as the Encoder [MaskedEncoder.Folded] returns, the mask's keep
+// probabilities folded into its input weights (the generator and the
+// discriminator stay out).
 //
 // # Individual fairness: REDRESS
 //

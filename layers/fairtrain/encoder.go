@@ -20,15 +20,20 @@ import (
 // logit per class) and NIFTY's encoder + classifier.
 //
 // An Encoder is a [layers.Model]: it trains with train.Fit, predicts with
-// train.Predict and goes under FMP (fmp.On). It is not a declared kind,
-// so layers/modelio does not save it; [Encoder.Rebuild] copies it onto
-// another graph (what package layers/perturb uses).
+// train.Predict and goes under FMP (fmp.On). It is the declared kind
+// "encoder" ([EncoderConfig]), so layers/modelio saves and loads it and
+// package fmp/score scores new nodes with it; with a body of a library
+// kind (a layers.BlockModel) it is one too, and runs on sampled blocks
+// and layer by layer. [Encoder.Rebuild] copies it onto another graph
+// (what package layers/perturb uses).
 type Encoder struct {
+	cfg     EncoderConfig
 	body    layers.Model
 	bodyCfg layers.Config
 	head    *layers.Linear
 	// extra holds layers trained with the encoder but not used by
-	// Forward: NIFTY's projector and predictor.
+	// Forward: NIFTY's projector and predictor, while NIFTY trains (nil
+	// once Fit returns: they are not part of the model, nor of its file).
 	extra   []*layers.Linear
 	phase   *layers.Phase
 	gr      *graph.Graph
@@ -38,21 +43,28 @@ type Encoder struct {
 }
 
 var (
-	_ layers.Model  = (*Encoder)(nil)
-	_ layers.Phased = (*Encoder)(nil)
+	_ layers.Model      = (*Encoder)(nil)
+	_ layers.Phased     = (*Encoder)(nil)
+	_ layers.BlockModel = (*Encoder)(nil)
+	_ layers.GraphModel = (*Encoder)(nil)
 )
 
 // NewEncoder builds the body from its configuration (any declared kind;
 // its Out is the representation width) on gr, and a head
 // width → classes named body name + ".head", initialised from the body's
-// seed. It returns an error for a configuration of no declared kind, an
-// invalid one, classes < 2, or a name already used in g.
+// seed. It returns an error for a configuration of no declared kind (or
+// of a wrapper kind, or an encoder's), an invalid one, classes < 2, or a
+// name already used in g.
 func NewEncoder(g *G.ExprGraph, gr *graph.Graph, body layers.Config, classes int, phase *layers.Phase) (*Encoder, error) {
 	if body == nil {
 		return nil, fmt.Errorf("fairtrain: NewEncoder: nil body configuration")
 	}
 	if classes < 2 {
 		return nil, fmt.Errorf("fairtrain: NewEncoder: classes = %d, want >= 2", classes)
+	}
+	cfg, err := NewEncoderConfig(body, classes)
+	if err != nil {
+		return nil, err
 	}
 	m, err := layers.Build(g, gr, body, phase)
 	if err != nil {
@@ -65,7 +77,7 @@ func NewEncoder(g *G.ExprGraph, gr *graph.Graph, body layers.Config, classes int
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: NewEncoder: head: %w", err)
 	}
-	return &Encoder{body: m, bodyCfg: body, head: head, phase: phase, gr: gr, classes: classes, width: b.Out}, nil
+	return &Encoder{cfg: cfg, body: m, bodyCfg: body, head: head, phase: phase, gr: gr, classes: classes, width: b.Out}, nil
 }
 
 // Body returns the body model.
@@ -83,8 +95,9 @@ func (e *Encoder) Phase() *layers.Phase { return e.phase }
 // Graph returns the graph the encoder was built on (nil for none).
 func (e *Encoder) Graph() *graph.Graph { return e.gr }
 
-// Learnables returns the body's parameters, the head's, then those of
-// the layers trained alongside (NIFTY's projector and predictor).
+// Learnables returns the body's parameters, the head's, then, while
+// NIFTY trains, those of its projector and predictor (not once Fit has
+// returned).
 func (e *Encoder) Learnables() G.Nodes {
 	out := append(G.Nodes(nil), e.body.Learnables()...)
 	out = append(out, e.head.Learnables()...)

@@ -68,6 +68,8 @@ import (
 // averages the logits of Masks hard samples; for an encoder linear in its
 // input (the reference code's one-layer GCN and linear classifier) it is
 // the limit of that average, and it makes prediction deterministic.
+// MaskedEncoder.Folded folds p into the input weights of a copy of the
+// encoder: the deployable model, an Encoder saved as the "encoder" kind.
 //
 // Differences from the reference code, by design: the classifier has one
 // logit per class and trains with the library's softmax cross-entropy
@@ -254,8 +256,13 @@ func (c FairVGNNConfig) Validate() error {
 // = σ(θ_j0 − θ_j1) is the probability that the generator keeps channel j
 // (see [FairVGNNConfig]). Without a learned mask (FeatureMask false) it
 // is the encoder alone. Like the Encoder, it is a [layers.Model]: it
-// predicts with train.Predict, goes under FMP and copies itself with
-// Rebuild; layers/modelio does not save it.
+// predicts with train.Predict and copies itself with Rebuild. It is not
+// a declared kind: what scores at inference is the encoder reading the
+// features through p, and [MaskedEncoder.Folded] moves p into the rows of
+// the input weights of a copy of the encoder, an [Encoder] (the "encoder"
+// kind) computing the same function, to save with layers/modelio, score
+// new nodes with (fmp/score) and put FMP on. The generator's logits, the
+// discriminator and the training masks are not part of that model.
 type MaskedEncoder struct {
 	enc *Encoder
 	gen *G.Node // d × 2 generator logits (keep, drop); nil without a mask

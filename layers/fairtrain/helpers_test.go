@@ -26,16 +26,10 @@ func biased(t testing.TB, n int) *datasets.Dataset {
 	return ds
 }
 
-// backbones lists every declared kind that is built from a configuration,
-// and "fmp" (MLP → FMP): the strategies are tested on each.
+// backbones lists every backbone kind (layers.BackboneNames), and "fmp"
+// (MLP → FMP): the strategies are tested on each.
 func backbones() []string {
-	var out []string
-	for _, k := range layers.Kinds() {
-		if !k.Wraps() {
-			out = append(out, k.Name())
-		}
-	}
-	return append(out, "fmp")
+	return append(layers.BackboneNames(), "fmp")
 }
 
 // build returns a fresh model of the given backbone on ds (hidden width

@@ -64,6 +64,11 @@ import (
 // Without a sensitive feature column (Setup.SensFeature −1) the
 // counterfactual view flips nothing and NIFTY trains for stability
 // alone.
+//
+// The trained model (Fitted.Model) is the Encoder alone: the projector
+// and the predictor serve the similarity loss in training and are
+// dropped from it when training ends, so its learnables, and its model
+// file (the "encoder" kind), are the body's and the head's.
 type NIFTYConfig struct {
 	// SimCoeff (λ ∈ [0, 1)) weighs the similarity loss against the
 	// classification loss: the method's fairness weight. Default 0.5
@@ -254,6 +259,7 @@ func (c NIFTYConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Conf
 	if err != nil {
 		return nil, err
 	}
+	enc.extra = nil // the projector and predictor serve training only
 	return &fairness.Fitted{Model: enc, Result: res}, nil
 }
 

@@ -5,9 +5,10 @@
 // for the format). Both go through the registry of model kinds in package
 // layers ([layers.Declare]): every kind declared there, the library's
 // and the user's own, saves and loads with no code here. The kinds of
-// package layers (mlp, gcn, sgc, appnp, gat, jknet) and fmp's wrapper
-// kind are always known: a program that only loads a model file imports
-// this package alone. A kind of the user's own is known once the package
+// package layers (mlp, gcn, sgc, appnp, gat, jknet), fmp's wrapper kind
+// and layers/fairtrain's encoder (what FairGNN, NIFTY and FairVGNN
+// train) are always known: a program that only loads a model file
+// imports this package alone. A kind of the user's own is known once the package
 // that declares it is imported. [Read]
 // returns a file's kind, configuration and parameters without building
 // anything, for a program that runs the model by itself (packages

@@ -15,6 +15,7 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
@@ -57,6 +58,11 @@ var roundTripModels = map[string]func(g *G.ExprGraph, p *problem.Problem, dt ten
 		c := layers.DefaultJKNetConfig(p.D, p.C)
 		c.Hidden, c.Layers, c.Mode, c.Dtype = 8, 3, layers.JKMax, dt
 		return layers.NewJKNet(g, p.Graph, c, ph)
+	},
+	"encoder": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultAPPNPConfig(p.D, 6)
+		c.Name, c.Hidden, c.K, c.Dtype, c.Seed = "enc", 8, 2, dt, 4
+		return fairtrain.NewEncoder(g, p.Graph, c, p.C, ph)
 	},
 	"fmp": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultGCNConfig(p.D, p.C)

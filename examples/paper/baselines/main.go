@@ -98,7 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder holding the data sets (default $FAIRMP_DATA)")
 	fs.StringVar(&o.dataset, "dataset", "synthetic", `"synthetic" (generated, -n nodes) or a datasets preset ("nba", "bail", "credit", ...)`)
 	fs.IntVar(&o.synthN, "n", 2000, "nodes of the generated graph")
-	fs.StringVar(&o.backbone, "backbone", "gcn", "backbone kind: "+strings.Join(layers.KindNames(), ", "))
+	fs.StringVar(&o.backbone, "backbone", "gcn", "backbone kind: "+strings.Join(layers.BackboneNames(), ", "))
 	all := append(append([]string{methodPlain, methodFMP, methodThresholds}, trainedMethods()...), fairness.Names(fairness.StagePre)...)
 	methods := fs.String("methods", "plain,fmp,thresholds,fairgnn,nifty", "comma-separated methods: "+strings.Join(all, ", "))
 	fs.IntVar(&o.seeds, "seeds", 5, "seeds per method")
@@ -150,8 +150,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return nil, fmt.Errorf("-methods: unknown method %q, want some of %s", m, strings.Join(all, ", "))
 		}
 	}
-	if _, err := layers.LookupKind(o.backbone); err != nil {
+	if k, err := layers.LookupKind(o.backbone); err != nil {
 		return nil, fmt.Errorf("-backbone: %w", err)
+	} else if k.Wraps() || k.Composite() {
+		return nil, fmt.Errorf("-backbone %q, want one of %s", o.backbone, strings.Join(layers.BackboneNames(), ", "))
 	}
 	if *known != "" {
 		ks, err := cli.ParseFloats(*known, 0)

@@ -119,7 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.models = cli.SplitList(*models)
 	for _, m := range o.models {
 		if !validModel(m) {
-			return nil, fmt.Errorf("-models: unknown backbone %q, want one of %s", m, strings.Join(layers.KindNames(), ", "))
+			return nil, fmt.Errorf("-models: unknown backbone %q, want one of %s", m, strings.Join(append(layers.BackboneNames(), "fmp"), ", "))
 		}
 	}
 	// The fmp backbone comes with its own λf sweep.
@@ -198,8 +198,8 @@ func parseGrid(s string) ([]float64, error) {
 // kind of package layers (JKNet included, though the paper's figure has
 // none) or "fmp", the paper's MLP → FMP.
 func validModel(m string) bool {
-	_, err := layers.LookupKind(m)
-	return err == nil
+	k, err := layers.LookupKind(m)
+	return err == nil && !k.Composite()
 }
 
 // protocol holds the sweep's settings beyond the kinds' defaults, by kind

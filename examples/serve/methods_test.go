@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"math/rand"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/fairness"
+	"github.com/fairmp/fairmp/layers/fairtrain"
+	"github.com/fairmp/fairmp/layers/modelio"
+	"github.com/fairmp/fairmp/layers/train"
+)
+
+// TestServesMethodModels (issue 54, item 2): FMP on the encoder FairGNN,
+// NIFTY or FairVGNN trains (FairVGNN's mask folded in), saved with its
+// schema, is served: a new node is answered, with the scorer's
+// probability on the whole grown graph. Before, such a model had no
+// model file.
+func TestServesMethodModels(t *testing.T) {
+	f := getFixture(t)
+	ds := f.ds
+	vgnn := fairtrain.DefaultFairVGNNConfig()
+	vgnn.Masks, vgnn.DiscriminatorSteps, vgnn.ClassifierSteps, vgnn.GeneratorSteps = 2, 1, 2, 1
+	for _, method := range []fairness.Method{fairtrain.DefaultFairGNNConfig(), fairtrain.DefaultNIFTYConfig(), vgnn} {
+		t.Run(method.Name(), func(t *testing.T) {
+			newTask := func() *train.Task {
+				g := G.NewGraph()
+				x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
+				require.NoError(t, err)
+				return &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
+			}
+			task := newTask()
+			gc := layers.DefaultGCNConfig(ds.NumFeatures, 2)
+			gc.Hidden = 8
+			tc := train.DefaultConfig()
+			tc.Epochs = 3
+			fit, err := fairness.Fit(method, gc, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
+			require.NoError(t, err)
+			m := fit.Model
+			if me, ok := m.(*fairtrain.MaskedEncoder); ok {
+				task = newTask()
+				m, err = me.Folded(task.Graph, ds.Graph, task.Phase)
+				require.NoError(t, err)
+			}
+			on := fmp.DefaultOnConfig()
+			on.FMP.K = 2
+			fm, err := fmp.On(m, ds.Graph, ds.Sens, on, task.Phase)
+			require.NoError(t, err)
+			xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+			require.NoError(t, err)
+			require.NoError(t, fm.Fit(xs))
+			schema := ds.Schema()
+			var buf bytes.Buffer
+			require.NoError(t, modelio.SaveWith(&buf, fm, modelio.SaveConfig{Features: &schema}))
+			fc := *f
+			fc.model, fc.keyFile = filepath.Join(t.TempDir(), "model.fmp"), ""
+			require.NoError(t, os.WriteFile(fc.model, buf.Bytes(), 0o644))
+
+			s, srv, _ := fc.open(t, filepath.Join(t.TempDir(), "serve.log"))
+			defer stop(t, s, srv)
+			assert.Equal(t, "fmp", s.sc.Header().Kind)
+			rng := rand.New(rand.NewSource(3))
+			status, b, _, err := post(srv.Client(), srv.URL, body(fc.newNode("new", 5, rng, "n1", "n2")))
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, status, string(b))
+			var ans answer
+			decode(t, b, &ans)
+			require.Len(t, ans.Nodes, 1)
+
+			st := s.st
+			var edges [][2]int
+			for u := 0; u < st.n(); u++ {
+				st.neighbors(u, func(v int) {
+					if v > u {
+						edges = append(edges, [2]int{u, v})
+					}
+				})
+			}
+			g, err := graph.FromEdges(st.n(), edges)
+			require.NoError(t, err)
+			x, err := features.NewDense(st.x, st.n(), st.d)
+			require.NoError(t, err)
+			out, err := s.sc.Score(g, x, st.sens, []int{st.n() - 1})
+			require.NoError(t, err)
+			assert.InDelta(t, out.Probs[1], ans.Nodes[0].Probability, 1e-12)
+		})
+	}
+}
