@@ -2,6 +2,7 @@ package fmp_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 
@@ -74,7 +75,7 @@ func TestOnEveryBackbone(t *testing.T) {
 		for _, dt := range testutil.Dtypes {
 			t.Run(name+"/"+dt.String(), func(t *testing.T) {
 				m, task := onBackbone(t, name, ds, dt, fmp.DefaultConfig())
-				res, err := fmp.FitTwoStage(m, task, fastConfig(20))
+				res, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
 				require.NoError(t, err)
 				assert.Less(t, res.Last.CE, res.History[0].CE, "training lowers the loss")
 				want, err := train.Predict(m, task, nil)
@@ -106,7 +107,7 @@ func TestFrontierPointsAreModels(t *testing.T) {
 	ds := smallSynthetic(t)
 	for _, dt := range testutil.Dtypes {
 		m, task := onBackbone(t, "gcn", ds, dt, fmp.DefaultConfig())
-		_, err := fmp.FitTwoStage(m, task, fastConfig(30))
+		_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(30))
 		require.NoError(t, err)
 		fc := fmp.DefaultFrontierConfig()
 		fc.LambdaF = []float64{0, 0.5, 2, 8}
@@ -115,7 +116,7 @@ func TestFrontierPointsAreModels(t *testing.T) {
 		bc := metrics.DefaultBootstrapConfig()
 		bc.Resamples = 200
 		fc.TestBootstrap = &bc
-		f, err := fmp.NewFrontier(m, task, fc)
+		f, err := fmp.NewFrontier(context.Background(), m, task, fc)
 		require.NoError(t, err)
 		require.Len(t, f.Points, 8)
 		for _, p := range f.Points {
@@ -150,25 +151,25 @@ func TestFrontierPointsAreModels(t *testing.T) {
 		// same points and the same choice.
 		z, err := train.Logits(m.Backbone(), task)
 		require.NoError(t, err)
-		lf, err := fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
+		lf, err := fmp.NewLogitsFrontier(context.Background(), z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
 		require.NoError(t, err)
 		assert.Equal(t, f.Points, lf.Points)
 		assert.Equal(t, f.Reference, lf.Reference)
 		assert.Equal(t, f.Chosen, lf.Chosen)
 		_, err = lf.Model()
 		assert.ErrorContains(t, err, "has no model")
-		_, err = fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, nil, m.Config(), fc)
+		_, err = fmp.NewLogitsFrontier(context.Background(), z, m.Matrix(), ds.Sens, ds.Labels, nil, m.Config(), fc)
 		assert.ErrorContains(t, err, "no validation nodes")
 		noTest := fc
 		noTest.Test = nil
-		_, err = fmp.NewFrontier(m, task, noTest)
+		_, err = fmp.NewFrontier(context.Background(), m, task, noTest)
 		assert.ErrorContains(t, err, "TestBootstrap is set but Test is empty")
 		bad := bc
 		bad.Resamples = 10
 		noTest.Test, noTest.TestBootstrap = ds.Split.Test, &bad
-		_, err = fmp.NewFrontier(m, task, noTest)
+		_, err = fmp.NewFrontier(context.Background(), m, task, noTest)
 		assert.ErrorIs(t, err, metrics.ErrValue)
-		_, err = fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels[1:], ds.Split.Val, m.Config(), fc)
+		_, err = fmp.NewLogitsFrontier(context.Background(), z, m.Matrix(), ds.Sens, ds.Labels[1:], ds.Split.Val, m.Config(), fc)
 		assert.ErrorContains(t, err, "labels for")
 	}
 }
@@ -182,7 +183,7 @@ func TestTwoStageDebiases(t *testing.T) {
 	ds, err := datasets.Synthetic(c)
 	require.NoError(t, err)
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err = fmp.FitTwoStage(m, task, fastConfig(60))
+	_, err = fmp.FitTwoStage(context.Background(), m, task, fastConfig(60))
 	require.NoError(t, err)
 	plain := m.Config()
 	plain.LambdaF = 0
@@ -234,14 +235,14 @@ func TestOnGuardRails(t *testing.T) {
 	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 	require.NoError(t, err)
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
-	_, err = train.Fit(m, task, fastConfig(1))
+	_, err = train.Fit(context.Background(), m, task, fastConfig(1))
 	assert.ErrorIs(t, err, train.ErrPhaseMismatch)
-	_, err = fmp.NewFrontier(m, task, fmp.DefaultFrontierConfig())
+	_, err = fmp.NewFrontier(context.Background(), m, task, fmp.DefaultFrontierConfig())
 	assert.ErrorIs(t, err, train.ErrPhaseMismatch)
 	// An untrained backbone is not debiased as if it had been trained
 	// (df69dad chose a setting for it without a word).
 	task.Phase = ph
-	_, err = fmp.NewFrontier(m, task, fmp.DefaultFrontierConfig())
+	_, err = fmp.NewFrontier(context.Background(), m, task, fmp.DefaultFrontierConfig())
 	assert.ErrorIs(t, err, train.ErrUntrained)
 }
 
@@ -252,13 +253,13 @@ func TestOnGuardRails(t *testing.T) {
 func TestFrontierRuleNotMet(t *testing.T) {
 	ds := smallSynthetic(t)
 	m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(m, task, fastConfig(20))
+	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1}
 	fc.LambdaS = []float64{0}
 	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0) // exact parity: not reached
-	f, err := fmp.NewFrontier(m, task, fc)
+	f, err := fmp.NewFrontier(context.Background(), m, task, fc)
 	require.ErrorIs(t, err, metrics.ErrNoCandidate)
 	require.NotNil(t, f, "the frontier is returned with the error")
 	assert.Len(t, f.Points, 2)
@@ -278,7 +279,7 @@ func TestFrontierRuleNotMet(t *testing.T) {
 
 	z, err := train.Logits(m.Backbone(), task)
 	require.NoError(t, err)
-	lf, err := fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
+	lf, err := fmp.NewLogitsFrontier(context.Background(), z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
 	require.ErrorIs(t, err, metrics.ErrNoCandidate)
 	require.NotNil(t, lf)
 	assert.Equal(t, f.Points, lf.Points)
@@ -286,7 +287,7 @@ func TestFrontierRuleNotMet(t *testing.T) {
 
 	fc.Rule = metrics.DefaultRule()
 	fc.LambdaS = []float64{0, 1} // the reference (λs 1, λf 0) among the points
-	f, err = fmp.NewFrontier(m, task, fc)
+	f, err = fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
 	assert.True(t, f.Met())
 	assert.Empty(t, f.Diagnostics())

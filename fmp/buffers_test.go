@@ -1,6 +1,7 @@
 package fmp_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -44,9 +45,9 @@ func TestKeptBuffersChangeNothing(t *testing.T) {
 					tc.Epochs, tc.Adam.LR = 5, 0.01
 					var res *train.Result
 					if mode == "FitTwoStage" {
-						res, err = fmp.FitTwoStage(m, task, tc)
+						res, err = fmp.FitTwoStage(context.Background(), m, task, tc)
 					} else {
-						res, err = train.Fit(m, task, tc)
+						res, err = train.Fit(context.Background(), m, task, tc)
 					}
 					require.NoError(t, err)
 					for i := range res.History {

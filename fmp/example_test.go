@@ -1,6 +1,7 @@
 package fmp_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fairmp/fairmp/fmp"
@@ -75,7 +76,7 @@ func ExampleOn() {
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 100, 0.01
-	if _, err := fmp.FitTwoStage(model, task, tc); err != nil {
+	if _, err := fmp.FitTwoStage(context.Background(), model, task, tc); err != nil {
 		panic(err)
 	}
 	testDP := func(m layers.Model) float64 {
@@ -118,13 +119,13 @@ func ExampleNewFrontier() {
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 100, 0.01
-	if _, err := fmp.FitTwoStage(model, task, tc); err != nil {
+	if _, err := fmp.FitTwoStage(context.Background(), model, task, tc); err != nil {
 		panic(err)
 	}
 	fc := fmp.DefaultFrontierConfig()             // 20 values of λf
 	fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.02} // lowest validation ΔDP within 2 points
 	fc.Test = ds.Split.Test                       // reported, never used to choose
-	frontier, err := fmp.NewFrontier(model, task, fc)
+	frontier, err := fmp.NewFrontier(context.Background(), model, task, fc)
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package fmp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -197,11 +198,14 @@ func (f *Frontier) Model() (*Model, error) {
 // that cannot be computed (a group without validation nodes, for
 // instance), or no point meeting the rule (metrics.ErrNoCandidate).
 //
+// Cancelling ctx stops it before the next setting with an error wrapping
+// ctx.Err().
+//
 // When no point meets the rule, nothing is lost: it returns the Frontier
 // (every point evaluated, Chosen −1, Best and Model the Reference) together
 // with the error wrapping metrics.ErrNoCandidate, so that a caller can keep
 // the reference, show what is reachable and say so (Frontier.Diagnostics).
-func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, error) {
+func NewFrontier(ctx context.Context, m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -221,7 +225,7 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 	if err != nil {
 		return nil, fmt.Errorf("fmp: NewFrontier: %w", err)
 	}
-	f, err := frontier(xt, m.adj, m.layer, task.Labels, task.Val, m.Config(), cfg, "NewFrontier")
+	f, err := frontier(ctx, xt, m.adj, m.layer, task.Labels, task.Val, m.Config(), cfg, "NewFrontier")
 	if f != nil {
 		f.model = m
 	}
@@ -238,7 +242,7 @@ func NewFrontier(m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, err
 // checked once. Frontier.Model is not available: build the chosen layer
 // with New(adj, sens, f.Best().Config) and Apply it to z. As NewFrontier,
 // it returns the Frontier with the error when no point meets the rule.
-func NewLogitsFrontier(z *tensor.Dense, adj *graph.Matrix, sens, labels, val []int, base Config, cfg FrontierConfig) (*Frontier, error) {
+func NewLogitsFrontier(ctx context.Context, z *tensor.Dense, adj *graph.Matrix, sens, labels, val []int, base Config, cfg FrontierConfig) (*Frontier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -255,12 +259,12 @@ func NewLogitsFrontier(z *tensor.Dense, adj *graph.Matrix, sens, labels, val []i
 	if len(labels) != len(sens) {
 		return nil, fmt.Errorf("fmp: NewLogitsFrontier: %d labels for %d nodes", len(labels), len(sens))
 	}
-	return frontier(z, adj, ref, labels, val, base, cfg, "NewLogitsFrontier")
+	return frontier(ctx, z, adj, ref, labels, val, base, cfg, "NewLogitsFrontier")
 }
 
 // frontier evaluates the grid of cfg around base on the logits xt with
 // layers sharing proto's checked adjacency and group contrast.
-func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []int, base Config, cfg FrontierConfig, fn string) (*Frontier, error) {
+func frontier(ctx context.Context, xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []int, base Config, cfg FrontierConfig, fn string) (*Frontier, error) {
 	s := xt.Shape()
 	if len(s) != 2 || s[1] < 2 {
 		return nil, fmt.Errorf("fmp: %s: logits of shape %v, want n × c with c ≥ 2", fn, s)
@@ -268,6 +272,9 @@ func frontier(xt *tensor.Dense, adj *graph.Matrix, proto *Layer, labels, val []i
 	classes := s[1]
 	f := &Frontier{Rule: cfg.Rule}
 	eval := func(c Config) (FrontierPoint, error) {
+		if err := ctx.Err(); err != nil {
+			return FrontierPoint{}, fmt.Errorf("fmp: %s: before setting %v: %w", fn, c, err)
+		}
 		l, err := proto.with(c)
 		if err != nil {
 			return FrontierPoint{}, fmt.Errorf("fmp: %s: setting %v: %w", fn, c, err)

@@ -1,6 +1,7 @@
 package fmp_test
 
 import (
+	"context"
 	"math"
 	"math/rand"
 	"testing"
@@ -56,7 +57,7 @@ func TestFrontierClassesRule(t *testing.T) {
 	bc.Resamples = 100
 	fc.TestBootstrap = &bc
 	base := fmp.DefaultConfig()
-	f, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, base, fc)
+	f, err := fmp.NewLogitsFrontier(context.Background(), z, adj, ds.Sens, ds.Labels, ds.Split.Val, base, fc)
 	require.NoError(t, err)
 
 	first := f.Points[0]
@@ -109,7 +110,7 @@ func TestFrontierClassesNotMet(t *testing.T) {
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 0.25}
 	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.001)
-	f, err := fmp.NewLogitsFrontier(z, graph.NormalizedAdjacency(ds.Graph), ds.Sens, ds.Labels, ds.Split.Val, fmp.DefaultConfig(), fc)
+	f, err := fmp.NewLogitsFrontier(context.Background(), z, graph.NormalizedAdjacency(ds.Graph), ds.Sens, ds.Labels, ds.Split.Val, fmp.DefaultConfig(), fc)
 	require.ErrorIs(t, err, metrics.ErrNoCandidate)
 	d := f.Diagnostics()
 	require.Len(t, d, 1)

@@ -1,6 +1,7 @@
 package fmp_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -75,7 +76,7 @@ func TestFrontierManyGroups(t *testing.T) {
 	for _, fracs := range [][]float64{{0.4, 0.35, 0.25}, {0.3, 0.3, 0.2, 0.2}} {
 		ds := manyGroups(t, fracs)
 		m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
-		_, err := fmp.FitTwoStage(m, task, fastConfig(30))
+		_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(30))
 		require.NoError(t, err)
 		for _, c := range metrics.Criteria() {
 			name := fmt.Sprintf("%d groups, %s", len(fracs), c.Name())
@@ -86,7 +87,7 @@ func TestFrontierManyGroups(t *testing.T) {
 			bc := metrics.DefaultBootstrapConfig()
 			bc.Resamples = 100
 			fc.TestBootstrap = &bc
-			f, err := fmp.NewFrontier(m, task, fc)
+			f, err := fmp.NewFrontier(context.Background(), m, task, fc)
 			require.NoError(t, err, name)
 			ref := fc.Rule.Candidate(f.Reference.Val)
 			best := fc.Rule.Candidate(f.Best().Val)
@@ -113,16 +114,16 @@ func TestFrontierManyGroups(t *testing.T) {
 func TestLogitsFrontierManyGroups(t *testing.T) {
 	ds := manyGroups(t, []float64{0.4, 0.35, 0.25})
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(m, task, fastConfig(20))
+	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1, 3}
 	fc.Rule = metrics.MostAccurateWithin(metrics.DPRatio, 0.5)
-	a, err := fmp.NewFrontier(m, task, fc)
+	a, err := fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
 	z, err := train.Logits(m.Backbone(), task)
 	require.NoError(t, err)
-	b, err := fmp.NewLogitsFrontier(z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
+	b, err := fmp.NewLogitsFrontier(context.Background(), z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
 	require.NoError(t, err)
 	assert.Equal(t, a.Chosen, b.Chosen)
 	for k := range a.Points {
@@ -139,7 +140,7 @@ func TestLogitsFrontierManyGroups(t *testing.T) {
 func TestFrontierUndefinedCriterion(t *testing.T) {
 	ds := manyGroups(t, []float64{0.6, 0.4})
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(m, task, fastConfig(20))
+	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
 	require.NoError(t, err)
 	var test []int
 	for _, i := range ds.Split.Test {
@@ -149,13 +150,13 @@ func TestFrontierUndefinedCriterion(t *testing.T) {
 	}
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1, 3}
-	plain, err := fmp.NewFrontier(m, task, fc)
+	plain, err := fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
 	fc.Test = test
 	bc := metrics.DefaultBootstrapConfig()
 	bc.Resamples = 200
 	fc.TestBootstrap = &bc
-	f, err := fmp.NewFrontier(m, task, fc)
+	f, err := fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err, "an undefined rate the rule does not use must not abort the frontier")
 	assert.Equal(t, plain.Chosen, f.Chosen)
 	for _, p := range append(f.Points, f.Reference) {

@@ -1,6 +1,7 @@
 package fmp
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph/features"
@@ -34,7 +35,7 @@ func (c OnConfig) WithWeight(w float64) fairness.Method { c.FMP.LambdaF = w; ret
 // top) and records the duals on s.Task's features (Model.Fit), so that
 // the model can be saved and score new nodes. To choose λf on validation
 // data instead of keeping c's, build the model with On and use Frontier.
-func (c OnConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+func (c OnConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
 	if s.Task == nil || backbone == nil {
 		return nil, fmt.Errorf("fmp: Fit: nil Setup.Task or backbone configuration")
 	}
@@ -52,7 +53,7 @@ func (c OnConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config)
 	if err != nil {
 		return nil, err
 	}
-	res, err := FitTwoStage(m, s.Task, tc)
+	res, err := FitTwoStage(ctx, m, s.Task, tc)
 	if err != nil {
 		return nil, err
 	}

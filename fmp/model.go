@@ -1,6 +1,7 @@
 package fmp
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
@@ -270,14 +271,14 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 // and returns the result; m itself, which shares the trained backbone,
 // is then the debiased model. To choose λf on validation data instead of
 // keeping m's, follow with Frontier.
-func FitTwoStage(m *Model, task *train.Task, tc train.Config) (*train.Result, error) {
+func FitTwoStage(ctx context.Context, m *Model, task *train.Task, tc train.Config) (*train.Result, error) {
 	base := m.Config()
 	base.LambdaF = 0
 	bm, err := m.WithFMP(base)
 	if err != nil {
 		return nil, err
 	}
-	res, err := train.Fit(bm, task, tc)
+	res, err := train.Fit(ctx, bm, task, tc)
 	if err != nil {
 		return nil, fmt.Errorf("fmp: FitTwoStage: %w", err)
 	}

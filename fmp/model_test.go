@@ -2,6 +2,7 @@ package fmp_test
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"testing"
 
@@ -66,7 +67,7 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
 		tc := train.DefaultConfig()
 		tc.Epochs, tc.Adam.LR = 30, 0.01
-		res, err := train.Fit(m, task, tc)
+		res, err := train.Fit(context.Background(), m, task, tc)
 		require.NoError(t, err)
 		if !(res.History[len(res.History)-1].CE < res.History[0].CE) {
 			t.Errorf("%v: cross-entropy %v → %v did not fall", dt, res.History[0].CE, res.History[len(res.History)-1].CE)
@@ -127,7 +128,7 @@ func TestModelInferenceOnlyTraining(t *testing.T) {
 		task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Classes: 2, Phase: phase}
 		tc := train.DefaultConfig()
 		tc.Epochs, tc.Select = 15, train.SelectLast
-		if _, err := train.Fit(m, task, tc); err != nil {
+		if _, err := train.Fit(context.Background(), m, task, tc); err != nil {
 			t.Fatal(err)
 		}
 		var w []float64
@@ -290,13 +291,13 @@ func TestSecondModelInTheSameGraph(t *testing.T) {
 	require.NoError(t, err)
 	tc := train.DefaultConfig()
 	tc.Epochs = 3
-	_, err = train.Fit(m, &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: ph}, tc)
+	_, err = train.Fit(context.Background(), m, &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: ph}, tc)
 	require.NoError(t, err)
 	ph2 := layers.NewPhase()
 	mc := layers.DefaultMLPConfig(d.NumFeatures, 2)
 	mc.Name = "mlp2"
 	mlp, err := layers.NewMLP(g, nil, mc, ph2)
 	require.NoError(t, err)
-	_, err = train.Fit(mlp, &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: ph2}, tc)
+	_, err = train.Fit(context.Background(), mlp, &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: ph2}, tc)
 	assert.NoError(t, err)
 }

@@ -2,6 +2,7 @@ package fmp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"io"
 	"os"
@@ -23,14 +24,14 @@ import (
 func TestFrontierWriteSVG(t *testing.T) {
 	ds := smallSynthetic(t)
 	m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(m, task, fastConfig(20))
+	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 0.5, 2}
 	fc.LambdaS = []float64{0, 1}
 	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.3)
 	fc.Test = ds.Split.Test
-	f, err := fmp.NewFrontier(m, task, fc)
+	f, err := fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
 	base := f.Reference
 	pc := fmp.PlotConfig{Title: "a<b", Marks: []fmp.PlotMark{{Name: "backbone", Val: &base.Val, Test: &base.Test}, {Name: "val only", Val: &base.Val}}}
@@ -55,7 +56,7 @@ func TestFrontierWriteSVG(t *testing.T) {
 
 	// Another criterion: its axis, and its limit for a bound rule.
 	fc.Rule = metrics.MostAccurateWithin(metrics.DPRatio, 0.05)
-	f, err = fmp.NewFrontier(m, task, fc)
+	f, err = fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
 	a.Reset()
 	require.NoError(t, f.WriteSVG(&a, pc))
@@ -66,7 +67,7 @@ func TestFrontierWriteSVG(t *testing.T) {
 
 	// No setting meets the rule: the reference is kept, and said so.
 	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
-	f, err = fmp.NewFrontier(m, task, fc)
+	f, err = fmp.NewFrontier(context.Background(), m, task, fc)
 	require.ErrorIs(t, err, metrics.ErrNoCandidate)
 	a.Reset()
 	require.NoError(t, f.WriteSVG(&a, pc))

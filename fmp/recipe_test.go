@@ -1,6 +1,7 @@
 package fmp_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,13 +38,13 @@ func TestREADMERecipe(t *testing.T) {
 	model, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), phase)
 	require.NoError(t, err)
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
-	_, err = fmp.FitTwoStage(model, task, train.DefaultConfig())
+	_, err = fmp.FitTwoStage(context.Background(), model, task, train.DefaultConfig())
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS = []float64{0, 1}
 	fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
 	fc.Test = ds.Split.Test
-	frontier, err := fmp.NewFrontier(model, task, fc)
+	frontier, err := fmp.NewFrontier(context.Background(), model, task, fc)
 	require.NoError(t, err)
 	debiased, err := frontier.Model()
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package fmp
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -41,7 +42,7 @@ func TestSoftmaxCacheChangesNothing(t *testing.T) {
 					task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
 					tc := train.DefaultConfig()
 					tc.Epochs, tc.Adam.LR = 4, 0.01
-					res, err := train.Fit(m, task, tc)
+					res, err := train.Fit(context.Background(), m, task, tc)
 					require.NoError(t, err)
 					for i := range res.History {
 						res.History[i].StepTime, res.History[i].EvalTime = 0, 0

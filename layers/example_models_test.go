@@ -1,6 +1,7 @@
 package layers_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -42,7 +43,7 @@ func ExampleNewMLP() {
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 100, 0.01
-	if _, err := train.Fit(mlp, task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), mlp, task, tc); err != nil {
 		log.Fatal(err)
 	}
 	pred, err := train.Predict(mlp, task, ds.Split.Test)
@@ -77,7 +78,7 @@ func ExampleNewGCN() {
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 100, 0.01
-	if _, err := train.Fit(gcn, task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), gcn, task, tc); err != nil {
 		log.Fatal(err)
 	}
 	pred, err := train.Predict(gcn, task, ds.Split.Test)
@@ -133,7 +134,7 @@ func ExampleLayerwiseLogits() {
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 100, 0.01
-	if _, err := train.Fit(gcn, task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), gcn, task, tc); err != nil {
 		log.Fatal(err)
 	}
 

@@ -10,6 +10,7 @@ package layers_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand"
@@ -147,7 +148,7 @@ func TestToyKind(t *testing.T) {
 	assert.Equal(t, 1, hops, "read from Compute")
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 60, 0.05
-	res, err := train.Fit(m, task, tc)
+	res, err := train.Fit(context.Background(), m, task, tc)
 	require.NoError(t, err)
 	assert.Less(t, res.Last.CE, res.History[0].CE, "full-batch training lowers the loss")
 	want, err := train.Predict(m, task, nil)
@@ -190,7 +191,7 @@ func TestToyKind(t *testing.T) {
 	mc := minibatch.DefaultConfig(cfg)
 	mc.Train.Epochs, mc.Train.Adam.LR = 5, 0.05
 	mc.Sampler.BatchSize, mc.Sampler.Fanouts = 64, []int{-1}
-	mres, err := minibatch.Fit(&minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels,
+	mres, err := minibatch.Fit(context.Background(), &minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels,
 		Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2}, mc)
 	require.NoError(t, err)
 	assert.Equal(t, 5, mres.Epochs)

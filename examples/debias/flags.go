@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/ed25519"
 	"flag"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
+
 	// The registry lists the methods of the packages imported: fairtrain
 	// registers the in-training and architecture methods (preprocess,
 	// postprocess and fmp are imported for their own use too).
@@ -27,6 +29,9 @@ import (
 )
 
 type options struct {
+	// ctx stops the run's training, frontier and scoring (the command's
+	// Ctrl-C).
+	ctx context.Context
 	// Input: files or a preset.
 	files         datasets.FilesConfig
 	dataset, data string

@@ -172,18 +172,26 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 
 	"github.com/fairmp/fairmp/layers/blas"
 )
 
 func main() {
 	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// Ctrl-C stops a training, a frontier or a scoring at its next
+	// epoch, setting or stage, with exit status 1 and nothing half
+	// written (outputs are written atomically at the end).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // inputError marks an error caused by the command's input (flags, files,
@@ -198,12 +206,13 @@ func badInput(format string, args ...any) error {
 }
 
 // run is the command; it returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err == nil {
+		o.ctx = ctx
 		err = execute(o, stdout, stderr)
 	}
 	if err == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
@@ -33,7 +34,7 @@ func userFiles(t *testing.T, dir string, n int, seed int64) []string {
 
 func runCmd(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -277,4 +278,19 @@ func containsArg(args []string, a string) bool {
 		}
 	}
 	return false
+}
+
+// TestInterruptStops: a cancelled context (the command's Ctrl-C) stops
+// the run with exit status 1, a message that says so, and no output
+// folder.
+func TestInterruptStops(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(done, append(append(userFiles(t, dir, 200, 3), fast...), "-out", out), &stdout, &stderr)
+	assert.Equal(t, 1, code, stderr.String())
+	assert.Contains(t, stderr.String(), "context canceled")
+	assert.NoDirExists(t, out)
 }

@@ -36,7 +36,7 @@ func preprocessed(o *options, ds *datasets.Dataset, stderr io.Writer) (*datasets
 		sens[i] = ds.Sens[i]
 	}
 	begin := time.Now()
-	out, err := m.Debias(ds.Graph, ds.Features, ds.NumFeatures, sens)
+	out, err := m.Debias(o.ctx, ds.Graph, ds.Features, ds.NumFeatures, sens)
 	if err != nil {
 		return nil, nil, badInput("-method %s: %v (EDITS compares two groups: a -sens column with two values, each with training nodes)", m.Name(), err)
 	}

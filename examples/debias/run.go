@@ -707,7 +707,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 		fmt.Fprintf(stderr, "FMP frontier: %d settings (λs %v × λf %v), rule: %s\n", len(fc.LambdaF)*len(fc.LambdaS), fc.LambdaS, fc.LambdaF, o.rule)
 	}
 	begin = time.Now()
-	f, err := fmp.NewFrontier(fm, task, fc)
+	f, err := fmp.NewFrontier(o.ctx, fm, task, fc)
 	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}
@@ -1054,7 +1054,7 @@ func scoreFitted(o *options, ds *datasets.Dataset) ([]float64, error) {
 	for i := range all {
 		all[i] = i
 	}
-	out, err := s.Score(ds.Graph, x, ds.Sens, all)
+	out, err := s.Score(o.ctx, ds.Graph, x, ds.Sens, all)
 	if err != nil {
 		return nil, inFlags(inputError{fmt.Errorf("-model %s: %w", o.modelFile, err)})
 	}

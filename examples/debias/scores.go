@@ -290,7 +290,7 @@ func debiasScores(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, 
 	}
 	zt := tensor.New(tensor.WithShape(n, c), tensor.WithBacking(append([]float64(nil), z...)))
 	begin := time.Now()
-	f, err := fmp.NewLogitsFrontier(zt, adj, ds.Sens, ds.Labels, ds.Split.Val, base, fc)
+	f, err := fmp.NewLogitsFrontier(o.ctx, zt, adj, ds.Sens, ds.Labels, ds.Split.Val, base, fc)
 	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}

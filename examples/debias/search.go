@@ -289,7 +289,7 @@ func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p se
 	// strategy's terms on the backbone itself, or FairGNN's and NIFTY's
 	// encoder on it).
 	setup := fairness.NewSetup(ds.Graph, task, ds.Sens)
-	fit, err := fairness.Fit(m, cfg, setup, tc)
+	fit, err := fairness.Fit(o.ctx, m, cfg, setup, tc)
 	if errors.Is(err, train.ErrUndefinedSelection) {
 		return nil, c, badInput("-select %s: %v", tc.Select.Word(), err)
 	}

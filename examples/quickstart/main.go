@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"text/tabwriter"
 	"time"
 
@@ -20,7 +22,10 @@ import (
 
 func main() {
 	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	// Ctrl-C stops the training between epochs.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
@@ -46,7 +51,7 @@ func defaultConfig() config {
 type model struct {
 	name  string
 	build func(t *train.Task, ds *datasets.Dataset) (layers.Model, error)
-	fit   func(m layers.Model, t *train.Task, tc train.Config) (*train.Result, error)
+	fit   func(ctx context.Context, m layers.Model, t *train.Task, tc train.Config) (*train.Result, error)
 }
 
 // models are the quickstart's three models, each with its library
@@ -74,20 +79,20 @@ var models = []model{
 		build: func(t *train.Task, ds *datasets.Dataset) (layers.Model, error) {
 			return fmp.NewModel(t.Graph, ds.Graph, ds.Sens, fmp.DefaultModelConfig(ds.NumFeatures, t.Classes), t.Phase)
 		},
-		fit: func(m layers.Model, t *train.Task, tc train.Config) (*train.Result, error) {
-			return fmp.FitTwoStage(m.(*fmp.Model), t, tc)
+		fit: func(ctx context.Context, m layers.Model, t *train.Task, tc train.Config) (*train.Result, error) {
+			return fmp.FitTwoStage(ctx, m.(*fmp.Model), t, tc)
 		},
 	},
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		return fmt.Errorf("takes no arguments (got %q); see examples/debias for a configurable run on your own data", args)
 	}
-	return quickstart(defaultConfig(), stdout, stderr)
+	return quickstart(ctx, defaultConfig(), stdout, stderr)
 }
 
-func quickstart(cfg config, stdout, stderr io.Writer) error {
+func quickstart(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	ds, err := datasets.Synthetic(cfg.Data)
 	if err != nil {
 		return err
@@ -108,7 +113,7 @@ func quickstart(cfg config, stdout, stderr io.Writer) error {
 	fmt.Fprintln(tw, "model\taccuracy %\tΔDP %\tΔEO %\ttraining time\t")
 	for _, m := range models {
 		fmt.Fprintf(stderr, "training %s ...\n", m.name)
-		rep, _, took, err := trainAndTest(m, ds, cfg.Train)
+		rep, _, took, err := trainAndTest(ctx, m, ds, cfg.Train)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
@@ -122,7 +127,7 @@ func quickstart(cfg config, stdout, stderr io.Writer) error {
 // trainAndTest puts ds's features in a fresh gorgonia graph, builds and
 // trains m there and returns its test metrics, its predictions for every
 // node and its training time.
-func trainAndTest(m model, ds *datasets.Dataset, tc train.Config) (metrics.Report, *train.Prediction, time.Duration, error) {
+func trainAndTest(ctx context.Context, m model, ds *datasets.Dataset, tc train.Config) (metrics.Report, *train.Prediction, time.Duration, error) {
 	g := G.NewGraph()
 	x, err := train.FeatureNode(g, tensor.Float64, ds.Features, ds.N(), ds.NumFeatures, "x")
 	if err != nil {
@@ -135,7 +140,7 @@ func trainAndTest(m model, ds *datasets.Dataset, tc train.Config) (metrics.Repor
 		return metrics.Report{}, nil, 0, err
 	}
 	start := time.Now()
-	if _, err := m.fit(mod, task, tc); err != nil {
+	if _, err := m.fit(ctx, mod, task, tc); err != nil {
 		return metrics.Report{}, nil, 0, fmt.Errorf("training: %w", err)
 	}
 	took := time.Since(start)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func tinyConfig() config {
 
 func TestQuickstartSmoke(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if err := quickstart(tinyConfig(), &out, &errOut); err != nil {
+	if err := quickstart(context.Background(), tinyConfig(), &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -48,7 +49,7 @@ func TestQuickstartSmoke(t *testing.T) {
 
 func TestQuickstartRejectsArguments(t *testing.T) {
 	var out, errOut bytes.Buffer
-	err := run([]string{"-epochs", "3"}, &out, &errOut)
+	err := run(context.Background(), []string{"-epochs", "3"}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "takes no arguments") {
 		t.Fatalf("run with arguments: err = %v, want 'takes no arguments'", err)
 	}

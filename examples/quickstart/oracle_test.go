@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math"
 	"sort"
 	"testing"
@@ -69,9 +70,9 @@ func TestQuickstartOracleBound(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "mlp", models[0].name)
 	require.Equal(t, "gcn", models[1].name)
-	mlp, _, _, err := trainAndTest(models[0], ds, cfg.Train)
+	mlp, _, _, err := trainAndTest(context.Background(), models[0], ds, cfg.Train)
 	require.NoError(t, err)
-	gcn, pred, _, err := trainAndTest(models[1], ds, cfg.Train)
+	gcn, pred, _, err := trainAndTest(context.Background(), models[1], ds, cfg.Train)
 	require.NoError(t, err)
 	p1 := pred.Column(1)
 	mlpDP, gcnAcc := mlp.DemographicParity, gcn.Accuracy

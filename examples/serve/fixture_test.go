@@ -119,7 +119,7 @@ func buildFixture() (*fixture, error) {
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 40, 0.01
-	if _, err := train.Fit(gcn, task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), gcn, task, tc); err != nil {
 		return nil, err
 	}
 	on := fmp.DefaultOnConfig()
@@ -207,7 +207,7 @@ func (f *fixture) open(t *testing.T, log string, extra ...string) (*service, *ht
 	var stderr bytes.Buffer
 	o, err := parseFlags(f.args(log, extra...), &stderr)
 	require.NoError(t, err)
-	s, err := openService(o, &stderr)
+	s, err := openService(context.Background(), o, &stderr)
 	require.NoError(t, err, stderr.String())
 	return s, serveTest(s), stderr.String()
 }

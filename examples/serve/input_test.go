@@ -309,7 +309,7 @@ func TestFeatureRange(t *testing.T) {
 	assert.Contains(t, stderr.String(), "Start with -feature-range-factor 0")
 	o, err := parseFlags(bare.args(filepath.Join(dir, "bare.log"), "-feature-range-factor", "0"), io.Discard)
 	require.NoError(t, err)
-	s, err = openService(o, io.Discard)
+	s, err = openService(context.Background(), o, io.Discard)
 	require.NoError(t, err)
 	require.NoError(t, s.close())
 

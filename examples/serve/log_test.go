@@ -71,7 +71,7 @@ func restartAndTornTail(t *testing.T, mode string) {
 
 	o, err := parseFlags(f.args(log, "-fmp", map[string]string{"fitted": "frozen", "frozen": "fitted"}[mode]), &bytes.Buffer{})
 	require.NoError(t, err)
-	_, err = openService(o, &bytes.Buffer{})
+	_, err = openService(context.Background(), o, &bytes.Buffer{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "was written with -fmp "+mode)
 
@@ -120,7 +120,7 @@ func restartAndTornTail(t *testing.T, mode string) {
 	require.NoError(t, os.WriteFile(log, raw, 0o644))
 	o, err = parseFlags(f.args(log, "-fmp", mode), &bytes.Buffer{})
 	require.NoError(t, err)
-	_, err = openService(o, &bytes.Buffer{})
+	_, err = openService(context.Background(), o, &bytes.Buffer{})
 	require.Error(t, err)
 	assert.ErrorAs(t, err, &inputError{})
 	assert.Contains(t, err.Error(), "record 1 at byte")
@@ -139,7 +139,7 @@ func TestLogRefused(t *testing.T) {
 	open := func(args []string) error {
 		o, err := parseFlags(args, &bytes.Buffer{})
 		require.NoError(t, err)
-		s, err := openService(o, &bytes.Buffer{})
+		s, err := openService(context.Background(), o, &bytes.Buffer{})
 		if err == nil {
 			s.close()
 		}

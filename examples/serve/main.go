@@ -86,7 +86,7 @@ func serve(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("-addr %s: %v", o.addr, err)
 	}
-	s, err := openService(o, stderr)
+	s, err := openService(ctx, o, stderr)
 	if err != nil {
 		ln.Close()
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"math/rand"
 	"net/http"
 	"os"
@@ -46,7 +47,7 @@ func TestServesMethodModels(t *testing.T) {
 			gc.Hidden = 8
 			tc := train.DefaultConfig()
 			tc.Epochs = 3
-			fit, err := fairness.Fit(method, gc, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
+			fit, err := fairness.Fit(context.Background(), method, gc, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 			require.NoError(t, err)
 			m := fit.Model
 			if me, ok := m.(*fairtrain.MaskedEncoder); ok {
@@ -92,7 +93,7 @@ func TestServesMethodModels(t *testing.T) {
 			require.NoError(t, err)
 			x, err := features.NewDense(st.x, st.n(), st.d)
 			require.NoError(t, err)
-			out, err := s.sc.Score(g, x, st.sens, []int{st.n() - 1})
+			out, err := s.sc.Score(context.Background(), g, x, st.sens, []int{st.n() - 1})
 			require.NoError(t, err)
 			assert.InDelta(t, out.Probs[1], ans.Nodes[0].Probability, 1e-12)
 		})

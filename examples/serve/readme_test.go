@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -64,7 +65,7 @@ func TestREADMEAnswer(t *testing.T) {
 	}
 	o, err := parseFlags(append(args, "-q"), io.Discard)
 	require.NoError(t, err)
-	s, err := openService(o, io.Discard)
+	s, err := openService(context.Background(), o, io.Discard)
 	require.NoError(t, err)
 	srv := serveTest(s)
 	defer stop(t, s, srv)

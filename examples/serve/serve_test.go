@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -157,7 +158,7 @@ func TestBallIsTheWholeGraph(t *testing.T) {
 	require.NoError(t, err)
 	x, err := features.NewDense(st.x, st.n(), st.d)
 	require.NoError(t, err)
-	out, err := s.sc.Score(g, x, st.sens, []int{st.n() - 1})
+	out, err := s.sc.Score(context.Background(), g, x, st.sens, []int{st.n() - 1})
 	require.NoError(t, err)
 	assert.InDelta(t, out.Probs[1], got[len(got)-1], 1e-12)
 	ball, _, _, _, err := st.ball([]int{st.n() - 1}, s.hops)
@@ -187,7 +188,7 @@ func TestRowIDs(t *testing.T) {
 	}
 	o, err := parseFlags(args, io.Discard)
 	require.NoError(t, err)
-	s, err := openService(o, io.Discard)
+	s, err := openService(context.Background(), o, io.Discard)
 	require.NoError(t, err)
 	srv := serveTest(s)
 	defer stop(t, s, srv)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -107,7 +108,7 @@ type logHeader struct {
 
 // openService loads the model and the base graph, opens the log and
 // replays it.
-func openService(o *options, stderr io.Writer) (*service, error) {
+func openService(ctx context.Context, o *options, stderr io.Writer) (*service, error) {
 	start := time.Now()
 	sc, modelSum, err := openModel(o)
 	if err != nil {
@@ -176,7 +177,7 @@ func openService(o *options, stderr io.Writer) (*service, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.frozen, err = sc.Freeze(ds.Graph, xs, ds.Sens); err != nil {
+		if s.frozen, err = sc.Freeze(ctx, ds.Graph, xs, ds.Sens); err != nil {
 			return nil, fmt.Errorf("-fmp frozen: scoring the base graph: %w", err)
 		}
 		s.whole = ds.Graph
@@ -392,7 +393,9 @@ func (s *service) accept(req *request) *outcome {
 		if err != nil {
 			return fail(err)
 		}
-		field, err := s.frozen.Add(grown, x, st.sens)
+		// A request is scored to completion (its field is bounded by
+		// -max-edges): shutting down drains, it does not cut one short.
+		field, err := s.frozen.Add(context.Background(), grown, x, st.sens)
 		if err != nil {
 			return fail(err)
 		}
@@ -407,7 +410,7 @@ func (s *service) accept(req *request) *outcome {
 		if err != nil {
 			return fail(err)
 		}
-		if out, err = s.sc.Score(g, x, sens, rows); err != nil {
+		if out, err = s.sc.Score(context.Background(), g, x, sens, rows); err != nil {
 			return fail(err)
 		}
 	}

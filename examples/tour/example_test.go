@@ -1,6 +1,7 @@
 package tour_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -38,7 +39,7 @@ func Example() {
 
 	// 3. Train: full-batch Adam, 300 epochs, lr 1e-3, weight decay 1e-5.
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
-	if _, err := train.Fit(model, task, train.DefaultConfig()); err != nil {
+	if _, err := train.Fit(context.Background(), model, task, train.DefaultConfig()); err != nil {
 		log.Fatal(err)
 	}
 

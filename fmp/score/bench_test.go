@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -105,7 +106,7 @@ func BenchmarkScore(b *testing.B) {
 				var field int
 				b.ResetTimer()
 				for range b.N {
-					out, err := s.Score(benchGrown, benchX, benchSens, nodes)
+					out, err := s.Score(context.Background(), benchGrown, benchX, benchSens, nodes)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -135,7 +136,7 @@ func BenchmarkScoreGCN(b *testing.B) {
 			}
 			var field int
 			for range b.N {
-				out, err := s.Score(benchGrown, benchX, benchSens, nodes)
+				out, err := s.Score(context.Background(), benchGrown, benchX, benchSens, nodes)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -204,11 +205,11 @@ func BenchmarkFrozenAdd(b *testing.B) {
 			var field int
 			for range b.N {
 				b.StopTimer()
-				fz, err := s.Freeze(base, x0, benchSens[:benchN])
+				fz, err := s.Freeze(context.Background(), base, x0, benchSens[:benchN])
 				require.NoError(b, err)
 				runtime.GC() // Freeze's garbage is not Add's
 				b.StartTimer()
-				if field, err = fz.Add(grown, x, benchSens[:benchN+k]); err != nil {
+				if field, err = fz.Add(context.Background(), grown, x, benchSens[:benchN+k]); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestScorerDrift(t *testing.T) {
 		all[i] = i
 	}
 	// A file without a baseline: ErrNoBaseline, saying how to record one.
-	out, err := plain.Score(d.Graph, x, d.Sens, all)
+	out, err := plain.Score(context.Background(), d.Graph, x, d.Sens, all)
 	require.NoError(t, err)
 	_, err = plain.Drift(out, nil, d.Sens, nil)
 	assert.ErrorIs(t, err, score.ErrNoBaseline)
@@ -52,7 +53,7 @@ func TestScorerDrift(t *testing.T) {
 
 	// The validation nodes against themselves, features included: no
 	// warning.
-	val, err := s.Score(d.Graph, x, d.Sens, d.Split.Val)
+	val, err := s.Score(context.Background(), d.Graph, x, d.Sens, d.Split.Val)
 	require.NoError(t, err)
 	dr, err := s.Drift(val, d.Labels, d.Sens, x)
 	require.NoError(t, err)
@@ -85,7 +86,7 @@ func TestScorerDrift(t *testing.T) {
 	require.NoError(t, err)
 	gx, err := features.NewDense(xs, n+60, f)
 	require.NoError(t, err)
-	got, err := s.Score(grown, gx, sens, fresh)
+	got, err := s.Score(context.Background(), grown, gx, sens, fresh)
 	require.NoError(t, err)
 	dr, err = s.Drift(got, nil, sens, gx)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package score
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -51,9 +52,14 @@ type Frozen struct {
 // keeps what Add needs. Its cost is the whole graph's, once; its memory
 // K + 1 values of n × c (n × c alone without FMP). It returns Score's
 // errors, and ErrNotFitted for an fmp model file without fitted duals.
-func (s *Scorer) Freeze(g *graph.Graph, x features.Source, sens []int) (*Frozen, error) {
+//
+// Cancelling ctx stops it with an error wrapping ctx.Err().
+func (s *Scorer) Freeze(ctx context.Context, g *graph.Graph, x features.Source, sens []int) (*Frozen, error) {
 	if err := s.check(g, x, sens, "Freeze"); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("score: Freeze: %w", err)
 	}
 	if s.on != nil && s.fitted == nil {
 		return nil, fmt.Errorf("%w: Freeze keeps FMP's fitted states (call fmp.Model.Fit before saving)", ErrNotFitted)
@@ -95,8 +101,13 @@ func (fz *Frozen) N() int {
 // computed on for the backbone (the new nodes' receptive field), and an
 // error for sizes that do not match or a group FMP's fit did not see; on
 // error nothing is added.
-func (fz *Frozen) Add(grown *graph.Graph, x features.Source, sens []int) (field int, err error) {
+//
+// Cancelling ctx stops it with an error wrapping ctx.Err(), adding nothing.
+func (fz *Frozen) Add(ctx context.Context, grown *graph.Graph, x features.Source, sens []int) (field int, err error) {
 	s := fz.s
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("score: Frozen.Add: %w", err)
+	}
 	if err := s.check(grown, x, sens, "Frozen.Add"); err != nil {
 		return 0, err
 	}

@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,7 +47,7 @@ func TestFrozen(t *testing.T) {
 		file := save(t, m)
 		s, err := score.Open(bytes.NewReader(file), score.DefaultConfig())
 		require.NoError(t, err)
-		fz, err := s.Freeze(d.Graph, x0, d.Sens)
+		fz, err := s.Freeze(context.Background(), d.Graph, x0, d.Sens)
 		require.NoError(t, err)
 		old := make([]int, d.N())
 		for i := range old {
@@ -54,11 +55,11 @@ func TestFrozen(t *testing.T) {
 		}
 		base, err := fz.Score(old)
 		require.NoError(t, err)
-		fitted, err := s.Score(d.Graph, x0, d.Sens, old)
+		fitted, err := s.Score(context.Background(), d.Graph, x0, d.Sens, old)
 		require.NoError(t, err)
 		testutil.AllClose(t, "Freeze is the fitted scores", base.Probs, fitted.Probs, 1e-13, 1e-12)
 
-		field, err := fz.Add(gg, x, sens)
+		field, err := fz.Add(context.Background(), gg, x, sens)
 		require.NoError(t, err)
 		assert.Less(t, field, gg.N(), "the backbone's receptive field of the new nodes")
 		assert.Equal(t, gg.N(), fz.N())
@@ -75,7 +76,7 @@ func TestFrozen(t *testing.T) {
 		want := naiveFrozen(t, m, d, x0, gg, x, sens, fresh)
 		testutil.AllClose(t, "the frozen steps against a naive dense computation", got.Probs, want, 1e-12, 1e-10)
 		if ls == 0 {
-			f, err := s.Score(gg, x, sens, fresh)
+			f, err := s.Score(context.Background(), gg, x, sens, fresh)
 			require.NoError(t, err)
 			testutil.AllClose(t, "λs 0: frozen is fitted", got.Probs, f.Probs, 1e-12, 1e-10)
 		}
@@ -145,16 +146,16 @@ func TestFrozenErrors(t *testing.T) {
 	require.NoError(t, err)
 	s, err := score.Open(bytes.NewReader(save(t, frozenModel(t, d, 1))), score.DefaultConfig())
 	require.NoError(t, err)
-	fz, err := s.Freeze(d.Graph, x0, d.Sens)
+	fz, err := s.Freeze(context.Background(), d.Graph, x0, d.Sens)
 	require.NoError(t, err)
 	small := small(t, 50, 5)
 	xs, err := features.NewDense(small.Features, small.N(), small.NumFeatures)
 	require.NoError(t, err)
-	_, err = fz.Add(small.Graph, xs, small.Sens)
+	_, err = fz.Add(context.Background(), small.Graph, xs, small.Sens)
 	assert.ErrorContains(t, err, "fewer than the 200 already scored")
 	gg, x, sens := grow(t, d, 2)
 	sens[len(sens)-1] = 9
-	_, err = fz.Add(gg, x, sens)
+	_, err = fz.Add(context.Background(), gg, x, sens)
 	assert.ErrorContains(t, err, "group 9")
 	assert.Equal(t, 200, fz.N(), "nothing added on error")
 	_, err = fz.Score([]int{200})
@@ -164,6 +165,6 @@ func TestFrozenErrors(t *testing.T) {
 	rc.FMP = score.Recompute
 	r, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, false))), rc)
 	require.NoError(t, err)
-	_, err = r.Freeze(d.Graph, x0, d.Sens)
+	_, err = r.Freeze(context.Background(), d.Graph, x0, d.Sens)
 	assert.ErrorIs(t, err, score.ErrNotFitted)
 }

@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,7 +49,7 @@ func TestScoreMethodModels(t *testing.T) {
 		body.Hidden = 8
 		tc := train.DefaultConfig()
 		tc.Epochs = 3
-		fit, err := fairness.Fit(method, body, fairness.NewSetup(d.Graph, task, d.Sens), tc)
+		fit, err := fairness.Fit(context.Background(), method, body, fairness.NewSetup(d.Graph, task, d.Sens), tc)
 		require.NoError(t, err, name)
 		m := fit.Model
 		if me, ok := m.(*fairtrain.MaskedEncoder); ok {
@@ -66,7 +67,7 @@ func TestScoreMethodModels(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, 2, s.Hops(), "%s: a two-layer GCN body and a head", name)
 
-		got, err := s.Score(gg, x, sens, nodes)
+		got, err := s.Score(context.Background(), gg, x, sens, nodes)
 		require.NoError(t, err, name)
 		a, err := layers.DefaultPropagation().Matrix(gg)
 		require.NoError(t, err)
@@ -74,7 +75,7 @@ func TestScoreMethodModels(t *testing.T) {
 		require.NoError(t, err, name)
 		testutil.AllClose(t, name, got.Probs, pick(softmaxRows(testutil.ToF64(z), 2), 2, nodes), 1e-13, 1e-12)
 
-		old, err := s.Score(d.Graph, x0, d.Sens, all)
+		old, err := s.Score(context.Background(), d.Graph, x0, d.Sens, all)
 		require.NoError(t, err, name)
 		p, err := train.Predict(enc, task, nil)
 		require.NoError(t, err, name)
@@ -90,7 +91,7 @@ func TestScoreMethodModels(t *testing.T) {
 		fs, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
 		require.NoError(t, err, name)
 		assert.True(t, fs.FMP())
-		fgot, err := fs.Score(gg, x, sens, nodes)
+		fgot, err := fs.Score(context.Background(), gg, x, sens, nodes)
 		require.NoError(t, err, name)
 		f, err := fm.Fitted().Apply(a, sens, z)
 		require.NoError(t, err)

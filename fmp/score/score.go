@@ -8,7 +8,7 @@
 //	f, _ := os.Open("model.fmp")
 //	s, err := score.Open(f, score.DefaultConfig())
 //	if err != nil { ... }
-//	out, err := s.Score(grown, x, sens, newNodes) // x: grown.N() rows, the model's columns
+//	out, err := s.Score(ctx, grown, x, sens, newNodes) // x: grown.N() rows, the model's columns
 //	p := out.Probs                                // len(newNodes) × out.Classes
 //
 // # What FMP means for new nodes
@@ -50,7 +50,7 @@
 // training range and distribution (PSI), every message naming groups and
 // features by their names:
 //
-//	out, err := s.Score(grown, x, sens, newNodes)
+//	out, err := s.Score(ctx, grown, x, sens, newNodes)
 //	d, err := s.Drift(out, nil, sens, x) // nil: no labels known
 //	fmt.Println(d)                       // warnings, then notes
 //
@@ -71,6 +71,7 @@
 package score
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -263,10 +264,14 @@ type Scores struct {
 // model was trained: datasets.FilesConfig.Schema loads them so) and the
 // groups sens (g.N() entries, −1 unknown; read by FMP alone). It returns
 // an error for sizes that do not match, nodes out of range or repeated,
-// and a group FMP's fit did not see.
-func (s *Scorer) Score(g *graph.Graph, x features.Source, sens []int, nodes []int) (*Scores, error) {
+// and a group FMP's fit did not see. Cancelling ctx stops it before its
+// next stage (the backbone, FMP) with an error wrapping ctx.Err().
+func (s *Scorer) Score(ctx context.Context, g *graph.Graph, x features.Source, sens []int, nodes []int) (*Scores, error) {
 	if err := s.check(g, x, sens, "Score"); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("score: Score: %w", err)
 	}
 	n := g.N()
 	if len(nodes) == 0 {
@@ -297,6 +302,9 @@ func (s *Scorer) Score(g *graph.Graph, x features.Source, sens []int, nodes []in
 	z, fa, err := s.backbone(g, x, nil, ball)
 	if err != nil {
 		return nil, fmt.Errorf("score: Score: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("score: Score: after the backbone: %w", err)
 	}
 	if s.on != nil {
 		sb := make([]int, len(ball))

@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,7 +115,7 @@ func TestScoreIsTheWholeGraphsOutput(t *testing.T) {
 		require.NoError(t, err, kind)
 		s, err := score.Open(bytes.NewReader(save(t, m)), score.DefaultConfig())
 		require.NoError(t, err, kind)
-		got, err := s.Score(gg, x, sens, nodes)
+		got, err := s.Score(context.Background(), gg, x, sens, nodes)
 		require.NoError(t, err, kind)
 		// The whole grown graph, layer by layer.
 		bm := m.(layers.BlockModel)
@@ -181,7 +182,7 @@ func TestScoreFMP(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, s.FMP())
 	assert.Equal(t, 2+3, s.Hops())
-	got, err := s.Score(gg, x, sens, nodes)
+	got, err := s.Score(context.Background(), gg, x, sens, nodes)
 	require.NoError(t, err)
 
 	gcn := m.Backbone().(layers.BlockModel)
@@ -206,9 +207,9 @@ func TestScoreFMP(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, far, 0, "no old node is 5 hops from every new one")
 	{
-		before, err := s.Score(d.Graph, x0, d.Sens, []int{far})
+		before, err := s.Score(context.Background(), d.Graph, x0, d.Sens, []int{far})
 		require.NoError(t, err)
-		after, err := s.Score(gg, x, sens, []int{far})
+		after, err := s.Score(context.Background(), gg, x, sens, []int{far})
 		require.NoError(t, err)
 		testutil.AllClose(t, "a far node", after.Probs, before.Probs, 1e-13, 1e-12)
 	}
@@ -218,7 +219,7 @@ func TestScoreFMP(t *testing.T) {
 	r, err := score.Open(bytes.NewReader(file), rc)
 	require.NoError(t, err)
 	assert.Equal(t, -1, r.Hops())
-	got, err = r.Score(gg, x, sens, nodes)
+	got, err = r.Score(context.Background(), gg, x, sens, nodes)
 	require.NoError(t, err)
 	assert.Equal(t, gg.N(), got.Field)
 	l, err := fmp.New(a, sens, m.Config())
@@ -237,21 +238,21 @@ func TestScoreErrors(t *testing.T) {
 	require.NoError(t, err)
 	x, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
 	require.NoError(t, err)
-	_, err = s.Score(d.Graph, x, d.Sens[:5], []int{0})
+	_, err = s.Score(context.Background(), d.Graph, x, d.Sens[:5], []int{0})
 	assert.ErrorContains(t, err, "5 groups for a graph of 200 nodes")
-	_, err = s.Score(d.Graph, x, d.Sens, []int{0, 0})
+	_, err = s.Score(context.Background(), d.Graph, x, d.Sens, []int{0, 0})
 	assert.ErrorContains(t, err, "nodes[1] = 0 repeats nodes[0]")
-	_, err = s.Score(d.Graph, x, d.Sens, []int{200})
+	_, err = s.Score(context.Background(), d.Graph, x, d.Sens, []int{200})
 	assert.ErrorContains(t, err, "nodes[0] = 200")
-	_, err = s.Score(d.Graph, x, d.Sens, nil)
+	_, err = s.Score(context.Background(), d.Graph, x, d.Sens, nil)
 	assert.ErrorContains(t, err, "no nodes")
 	bad := append([]int(nil), d.Sens...)
 	bad[0] = 7
-	_, err = s.Score(d.Graph, x, bad, []int{0})
+	_, err = s.Score(context.Background(), d.Graph, x, bad, []int{0})
 	assert.ErrorContains(t, err, "group 7")
 	narrow, err := features.NewDense(d.Features[:d.N()], d.N(), 1)
 	require.NoError(t, err)
-	_, err = s.Score(d.Graph, narrow, d.Sens, []int{0})
+	_, err = s.Score(context.Background(), d.Graph, narrow, d.Sens, []int{0})
 	assert.ErrorContains(t, err, "the model's columns")
 	_, err = score.ParseSemantics("both")
 	assert.ErrorContains(t, err, "want fitted or recompute")

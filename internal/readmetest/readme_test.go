@@ -34,6 +34,9 @@ var (
 	task *train.Task
 )
 
+// The tour's context, which stops training when cancelled.
+var ctx = context.Background()
+
 // The tour's error check.
 func check(err error) {
 	if err != nil {
@@ -63,7 +66,7 @@ func MineParams(cfg MineConfig) []layers.Param { return nil }
 `
 
 // harnessImports are the packages harness uses.
-var harnessImports = []string{"datasets", "G", "graph", "layers", "log", "train"}
+var harnessImports = []string{"context", "datasets", "G", "graph", "layers", "log", "train"}
 
 // imports maps the package names a fragment may use to their import
 // paths. A fragment is compiled with the imports of the names it uses as
@@ -72,6 +75,7 @@ var harnessImports = []string{"datasets", "G", "graph", "layers", "log", "train"
 // "undefined: name": add it.
 var imports = map[string]string{
 	"bytes":       "bytes",
+	"context":     "context",
 	"errors":      "errors",
 	"fmt":         "fmt",
 	"io":          "io",
@@ -86,6 +90,7 @@ var imports = map[string]string{
 	"sample":      module + "/graph/sample",
 	"layers":      module + "/layers",
 	"blas":        module + "/layers/blas",
+	"fairness":    module + "/layers/fairness",
 	"fairtrain":   module + "/layers/fairtrain",
 	"minibatch":   module + "/layers/minibatch",
 	"modelio":     module + "/layers/modelio",

@@ -20,11 +20,16 @@
 //	list the methods (a command's -h)       Names, Methods
 //	a method by name (a command's -method)  Lookup, then StageOf
 //	train a backbone with a method          Fit (Loss and Architecture; nil: plain)
+//
+// Every entry point that trains takes a context.Context first:
+// cancelling it stops the work with an error wrapping ctx.Err().
+//
 //	debias a graph before training          Pre.Debias
 //	post-process a trained model's scores   Post.Post, then Decider.Decide
 package fairness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -111,7 +116,9 @@ type Pre interface {
 	// Debias returns a debiased copy of the graph g and of the n × d
 	// row-major feature matrix x, given each node's sensitive group
 	// (sens, −1 unknown). It never modifies its inputs.
-	Debias(g *graph.Graph, x []float64, d int, sens []int) (*Debiased, error)
+	// Cancelling ctx stops a method that learns (EDITS) with an error
+	// wrapping ctx.Err().
+	Debias(ctx context.Context, g *graph.Graph, x []float64, d int, sens []int) (*Debiased, error)
 }
 
 // Debiased is what a pre-processing method returns: a new graph and a new
@@ -159,8 +166,9 @@ type Architecture interface {
 	// Fit builds the method's model on the backbone configuration (any
 	// declared kind) in s.Task's graph with s.Task's phase, and trains
 	// it with tc (epochs, optimiser, selection). It validates the
-	// method's configuration first.
-	Fit(backbone layers.Config, s Setup, tc train.Config) (*Fitted, error)
+	// method's configuration first. Cancelling ctx stops the training
+	// with an error wrapping ctx.Err().
+	Fit(ctx context.Context, backbone layers.Config, s Setup, tc train.Config) (*Fitted, error)
 }
 
 // Post is a post-processing method: from a trained model's scores on the
@@ -240,15 +248,20 @@ type Fitted struct {
 // (Loss.Apply); an [Architecture] method trains its own model
 // (Architecture.Fit). Fit refuses a method of another stage, and returns
 // the errors of m's Validate, of building the model and of training.
-func Fit(m Method, backbone layers.Config, s Setup, tc train.Config) (*Fitted, error) {
+//
+// Cancelling ctx stops the training with an error wrapping ctx.Err().
+func Fit(ctx context.Context, m Method, backbone layers.Config, s Setup, tc train.Config) (*Fitted, error) {
 	if s.Task == nil {
 		return nil, fmt.Errorf("fairness: Fit: nil Setup.Task")
 	}
 	if backbone == nil {
 		return nil, fmt.Errorf("fairness: Fit: nil backbone configuration")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("fairness: Fit: %w", err)
+	}
 	if a, ok := m.(Architecture); ok {
-		return a.Fit(backbone, s, tc) // which validates a
+		return a.Fit(ctx, backbone, s, tc) // which validates a
 	}
 	if m != nil {
 		if err := m.Validate(); err != nil {
@@ -269,7 +282,7 @@ func Fit(m Method, backbone layers.Config, s Setup, tc train.Config) (*Fitted, e
 			return nil, err
 		}
 	}
-	res, err := train.Fit(model, s.Task, tc)
+	res, err := train.Fit(ctx, model, s.Task, tc)
 	if err != nil {
 		return nil, err
 	}

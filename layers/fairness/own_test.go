@@ -7,6 +7,7 @@ package fairness_test
 // of its stage.
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -28,7 +29,7 @@ type groupCentre struct{}
 
 func (groupCentre) Name() string    { return "group-centre" }
 func (groupCentre) Validate() error { return nil }
-func (groupCentre) Debias(g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
+func (groupCentre) Debias(ctx context.Context, g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
 	n := len(sens)
 	if len(x) != n*d {
 		return nil, fmt.Errorf("group-centre: %d features for %d nodes × %d columns", len(x), n, d)
@@ -87,14 +88,14 @@ type halfEpochs struct{}
 
 func (halfEpochs) Name() string    { return "half-epochs" }
 func (halfEpochs) Validate() error { return nil }
-func (halfEpochs) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+func (halfEpochs) Fit(ctx context.Context, backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
 	m, err := layers.Build(s.Task.Graph, s.Graph, backbone, s.Task.Phase)
 	if err != nil {
 		return nil, err
 	}
 	tc.Epochs = max(tc.Epochs/2, 1)
 	tc.Select = train.SelectLast
-	res, err := train.Fit(m, s.Task, tc)
+	res, err := train.Fit(context.Background(), m, s.Task, tc)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func TestOwnMethodOfEachStage(t *testing.T) {
 
 	// Pre: the graph and features it returns are what the model trains on.
 	pre, _ := fairness.Lookup("group-centre")
-	out, err := pre.(fairness.Pre).Debias(ds.Graph, ds.Features, ds.NumFeatures, ds.Sens)
+	out, err := pre.(fairness.Pre).Debias(context.Background(), ds.Graph, ds.Features, ds.NumFeatures, ds.Sens)
 	require.NoError(t, err)
 	for g := 0; g < 2; g++ {
 		var sum float64
@@ -179,7 +180,7 @@ func TestOwnMethodOfEachStage(t *testing.T) {
 	loss, _ := fairness.Lookup("logit-norm")
 	fitWith := func(m fairness.Method) (*fairness.Fitted, fairness.Setup) {
 		s := task(out.Features)
-		f, err := fairness.Fit(m, backbone, s, tc)
+		f, err := fairness.Fit(context.Background(), m, backbone, s, tc)
 		require.NoError(t, err)
 		return f, s
 	}
@@ -206,9 +207,9 @@ func TestOwnMethodOfEachStage(t *testing.T) {
 	assert.Len(t, dec, ds.N())
 
 	// Fit refuses the stages it does not run, naming them.
-	_, err = fairness.Fit(pre, backbone, task(ds.Features), tc)
+	_, err = fairness.Fit(context.Background(), pre, backbone, task(ds.Features), tc)
 	assert.ErrorContains(t, err, "group-centre is a pre method")
-	_, err = fairness.Fit(post, backbone, task(ds.Features), tc)
+	_, err = fairness.Fit(context.Background(), post, backbone, task(ds.Features), tc)
 	assert.ErrorContains(t, err, "everyone-positive is a post method")
 }
 
@@ -261,6 +262,6 @@ type renamed struct{ n string }
 
 func (r renamed) Name() string    { return r.n }
 func (r renamed) Validate() error { return nil }
-func (r renamed) Debias(g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
+func (r renamed) Debias(ctx context.Context, g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
 	return nil, nil
 }

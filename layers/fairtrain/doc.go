@@ -25,7 +25,7 @@
 //	m, err := fairness.Lookup("fairgnn")              // or fairtrain.DefaultFairGNNConfig()
 //	m = fairness.WithSeed(m.(fairness.Weighted).WithWeight(1), seed)
 //	cfg, err := layers.LookupKind("gcn")...Configure(d, 2, opts)
-//	fit, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), train.DefaultConfig())
+//	fit, err := fairness.Fit(ctx, m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), train.DefaultConfig())
 //	pred, err := train.Predict(fit.Model, task, nil)
 //
 // # FairGNN and NIFTY
@@ -81,7 +81,7 @@
 //	tc := train.DefaultConfig()
 //	tc, err := fairtrain.DefaultRegularizerConfig().Apply(tc, task, ds.Sens)
 //	...
-//	res, err := train.Fit(model, task, tc)
+//	res, err := train.Fit(ctx, model, task, tc)
 //
 // The in-training methods of the FMP paper's baselines:
 //

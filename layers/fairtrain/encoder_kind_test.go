@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -134,7 +135,7 @@ func TestNIFTYModelIsEncoderAlone(t *testing.T) {
 	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 2, false)
 	tc := train.DefaultConfig()
 	tc.Epochs = 2
-	fit, err := fairness.Fit(DefaultNIFTYConfig(), cfg, s, tc)
+	fit, err := fairness.Fit(context.Background(), DefaultNIFTYConfig(), cfg, s, tc)
 	require.NoError(t, err)
 	enc := fit.Model.(*Encoder)
 	assert.Len(t, enc.Learnables(), len(enc.Body().Learnables())+2)
@@ -155,7 +156,7 @@ func TestFairVGNNFoldedKeepsPredictions(t *testing.T) {
 			tc.Epochs = 2
 			c := quickVGNN()
 			c.GeneratorAdam.LR = 0.2 // a mask far from 1 on some channels
-			fit, err := fairness.Fit(c, cfg, s, tc)
+			fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 			require.NoError(t, err, "%s %v", kind, dt)
 			m := fit.Model.(*MaskedEncoder)
 			before, err := train.Logits(m, s.Task)
@@ -252,7 +253,7 @@ func TestFairVGNNFoldRefuses(t *testing.T) {
 	tc.Epochs = 1
 	c := quickVGNN()
 	c.Clip = 0
-	fit, err := fairness.Fit(c, cfg, s, tc)
+	fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 	require.NoError(t, err)
 	m := fit.Model.(*MaskedEncoder)
 	_, err = m.Folded(G.NewGraph(), ds.Graph, nil)

@@ -1,6 +1,7 @@
 package fairtrain_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -43,7 +44,7 @@ func Example() {
 		if tc, err = rc.Apply(tc, task, ds.Sens); err != nil {
 			panic(err)
 		}
-		if _, err := train.Fit(model, task, tc); err != nil {
+		if _, err := train.Fit(context.Background(), model, task, tc); err != nil {
 			panic(err)
 		}
 		p, err := train.Predict(model, task, nil)
@@ -93,7 +94,7 @@ func ExampleFit() {
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs = 20
-	fit, err := fairness.Fit(fairness.WithSeed(m.(fairness.Weighted).WithWeight(1), 7), layers.DefaultGCNConfig(ds.NumFeatures, 2), fairness.NewSetup(ds.Graph, task, sens), tc)
+	fit, err := fairness.Fit(context.Background(), fairness.WithSeed(m.(fairness.Weighted).WithWeight(1), 7), layers.DefaultGCNConfig(ds.NumFeatures, 2), fairness.NewSetup(ds.Graph, task, sens), tc)
 	if err != nil {
 		panic(err)
 	}

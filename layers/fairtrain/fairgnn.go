@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -194,7 +195,7 @@ func binarySens(name string, sens []int, n int) ([]int, error) {
 // error for an invalid configuration, a sensitive attribute that is not
 // binary with both groups known, and the errors of building and training
 // the estimator.
-func EstimateSens(c EstimatorConfig, s fairness.Setup) ([]float64, error) {
+func EstimateSens(ctx context.Context, c EstimatorConfig, s fairness.Setup) ([]float64, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("fairtrain: estimator: %w", err)
 	}
@@ -240,7 +241,7 @@ func EstimateSens(c EstimatorConfig, s fairness.Setup) ([]float64, error) {
 	task := &train.Task{Graph: g, X: x, Labels: labels, Train: known, Classes: 2, Phase: ph}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam, tc.Select = c.Epochs, c.Adam, train.SelectLast
-	if _, err := train.Fit(est, task, tc); err != nil {
+	if _, err := train.Fit(ctx, est, task, tc); err != nil {
 		return nil, fmt.Errorf("fairtrain: estimator: %w", err)
 	}
 	p, err := train.Predict(est, task, nil)
@@ -269,7 +270,7 @@ func (c FairGNNConfig) scores(sens []int, est []float64) []float64 {
 }
 
 // fit trains FairGNN (see Fit).
-func (c FairGNNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+func (c FairGNNConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
 	if err := checkFit(c, backbone, s); err != nil {
 		return nil, err
 	}
@@ -284,7 +285,7 @@ func (c FairGNNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Co
 	}
 	var score []float64
 	if len(known) < n {
-		est, err := EstimateSens(c.Estimator, s)
+		est, err := EstimateSens(ctx, c.Estimator, s)
 		if err != nil {
 			return nil, fmt.Errorf("fairtrain: fairgnn: %w", err)
 		}
@@ -299,7 +300,7 @@ func (c FairGNNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Co
 	a := &fairAdversary{cfg: c, enc: enc, score: score, n: n, lossV: new(G.Value)}
 	tc = withExtra(tc, a.build)
 	tc = withAfterStep(tc, a.step)
-	res, err := train.Fit(enc, task, tc)
+	res, err := train.Fit(ctx, enc, task, tc)
 	if err != nil {
 		return nil, err
 	}

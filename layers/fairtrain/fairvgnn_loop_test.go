@@ -2,6 +2,7 @@ package fairtrain
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -45,7 +46,7 @@ func TestFairVGNNLoopGoldenHistory(t *testing.T) {
 					return nil
 				}
 			}
-			fit, err := fairness.Fit(quickVGNN(), cfg, s, tc)
+			fit, err := fairness.Fit(context.Background(), quickVGNN(), cfg, s, tc)
 			require.NoError(t, err)
 			res := fit.Result
 			var model []*tensor.Dense
@@ -74,7 +75,7 @@ func TestFairVGNNCustomCriterion(t *testing.T) {
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 6, 0.01
 	tc.Select, tc.Criterion = train.SelectCustom, func(st train.EpochStats) float64 { return -st.ValDP }
-	fit, err := fairness.Fit(quickVGNN(), cfg, s, tc)
+	fit, err := fairness.Fit(context.Background(), quickVGNN(), cfg, s, tc)
 	require.NoError(t, err)
 	res := fit.Result
 	for _, st := range res.History {

@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand"
@@ -435,7 +436,7 @@ func TestFairVGNNClampInFit(t *testing.T) {
 		c.FeatureMask, c.Clip, c.ClipTopK = false, 0.05, topK
 		tc := train.DefaultConfig()
 		tc.Epochs, tc.Adam.LR, tc.Select = 3, 0.05, train.SelectLast
-		fit, err := fairness.Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 		require.NoError(t, err)
 		enc := fit.Model.(*MaskedEncoder)
 		assert.Nil(t, enc.Generator(), "no generator without a feature mask")
@@ -490,7 +491,7 @@ func TestFairVGNNValidate(t *testing.T) {
 		// Fit reports it with the method's name.
 		ds := biased(t, 30)
 		s, cfg := setupFor(t, ds, "mlp", tensor.Float64, 1, false)
-		_, err = fairness.Fit(c, cfg, s, train.DefaultConfig())
+		_, err = fairness.Fit(context.Background(), c, cfg, s, train.DefaultConfig())
 		assert.ErrorContains(t, err, "fairvgnn: "+field)
 	}
 }
@@ -501,15 +502,15 @@ func TestFairVGNNErrors(t *testing.T) {
 	bad := append([]int(nil), ds.Sens...)
 	bad[2] = 2
 	s.Sens = bad
-	_, err := fairness.Fit(quickVGNN(), cfg, s, train.DefaultConfig())
+	_, err := fairness.Fit(context.Background(), quickVGNN(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "want 0, 1 or −1")
 	s.Sens = ds.Sens[:10]
-	_, err = fairness.Fit(quickVGNN(), cfg, s, train.DefaultConfig())
+	_, err = fairness.Fit(context.Background(), quickVGNN(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "one per node")
 	tc := train.DefaultConfig()
 	tc.Epochs = 0
 	s.Sens = ds.Sens
-	_, err = fairness.Fit(quickVGNN(), cfg, s, tc)
+	_, err = fairness.Fit(context.Background(), quickVGNN(), cfg, s, tc)
 	assert.ErrorContains(t, err, "Epochs")
 }
 
@@ -525,7 +526,7 @@ func TestFairVGNNDeterministicAndSeeded(t *testing.T) {
 			s.Sens = sens
 			tc := train.DefaultConfig()
 			tc.Epochs = 4
-			fit, err := fairness.Fit(quickVGNN().WithSeed(seed), cfg, s, tc)
+			fit, err := fairness.Fit(context.Background(), quickVGNN().WithSeed(seed), cfg, s, tc)
 			require.NoError(t, err)
 			return params(fit.Model)
 		}
@@ -542,7 +543,7 @@ func TestFairVGNNModel(t *testing.T) {
 	tc.Epochs, tc.Adam.LR = 5, 0.02
 	c := quickVGNN()
 	c.GeneratorAdam.LR = 0.05
-	fit, err := fairness.Fit(c, cfg, s, tc)
+	fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 	require.NoError(t, err)
 	m := fit.Model.(*MaskedEncoder)
 	theta := testutil.ToF64(m.Generator().Value())
@@ -592,7 +593,7 @@ func TestFairVGNNEveryBackbone(t *testing.T) {
 			tc.Epochs = 3
 			c := quickVGNN()
 			c.ClipTopK = 3
-			fit, err := fairness.Fit(c, cfg, s, tc)
+			fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 			require.NoError(t, err, "%s %v", kind, dt)
 			require.Len(t, fit.Result.History, 3)
 			p, err := train.Predict(fit.Model, s.Task, nil)
@@ -620,7 +621,7 @@ func TestFairVGNNTrains(t *testing.T) {
 		}
 		last = cl
 	}
-	fit, err := fairness.Fit(c, cfg, s, tc)
+	fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 	require.NoError(t, err)
 	assert.Less(t, last, first)
 	// The generator started from the seed's Glorot draws.
@@ -688,7 +689,7 @@ func trainVGNN(t *testing.T, c FairVGNNConfig, s fairness.Setup, backbone layers
 		require.Equal(t, unfolded || kind == "mlp" || kind == "sgc", p.fold == nil, "%s unfolded %v", kind, unfolded)
 		require.Equal(t, !unshared && kind != "jknet", p.flow, "%s unshared %v", kind, unshared)
 	}
-	res, err := r.train(tc)
+	res, err := r.train(context.Background(), tc)
 	require.NoError(t, err)
 	var losses []float64
 	for _, st := range res.History {

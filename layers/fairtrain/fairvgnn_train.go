@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand"
@@ -89,7 +90,7 @@ type vgnnGroup struct {
 }
 
 // fit trains FairVGNN (see Fit).
-func (c FairVGNNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+func (c FairVGNNConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
 	if err := checkFit(c, backbone, s); err != nil {
 		return nil, err
 	}
@@ -115,7 +116,7 @@ func (c FairVGNNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.C
 		return nil, err
 	}
 	defer r.close()
-	res, err := r.train(tc)
+	res, err := r.train(ctx, tc)
 	if err != nil {
 		return nil, err
 	}
@@ -638,7 +639,7 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 // (train.Loop): the selection by tc.Select after SelectAfter, Patience,
 // OnEpoch (ErrStop), the progress lines and the parameters left in the
 // model.
-func (r *vgnnRun) train(tc train.Config) (*train.Result, error) {
+func (r *vgnnRun) train(ctx context.Context, tc train.Config) (*train.Result, error) {
 	task := r.task
 	r.auc = tc.Select.NeedsAUC()
 	loop := &train.Loop{
@@ -651,7 +652,7 @@ func (r *vgnnRun) train(tc train.Config) (*train.Result, error) {
 		},
 		Params: r.model.Learnables(), Labels: task.Labels, Val: task.Val, Classes: task.Classes,
 	}
-	res, err := loop.Run(tc)
+	res, err := loop.Run(ctx, tc)
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: fairvgnn: %w", err)
 	}

@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -75,7 +76,7 @@ func run(t testing.TB, ds *datasets.Dataset, backbone string, dt tensor.Dtype, s
 			t.Fatal(err)
 		}
 	}
-	res, err := train.Fit(m, task, tc)
+	res, err := train.Fit(context.Background(), m, task, tc)
 	require.NoError(t, err)
 	p, err := train.Predict(m, task, nil)
 	require.NoError(t, err)

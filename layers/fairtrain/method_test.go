@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand"
@@ -99,11 +100,11 @@ func TestFitEveryMethodEveryBackbone(t *testing.T) {
 				m = quickVGNN()
 			}
 			if _, ok := m.(RawlsGCNConfig); ok && (kind == "mlp" || kind == "gat") {
-				_, err := fairness.Fit(m, cfg, s, tc) // nothing to rescale: refused
+				_, err := fairness.Fit(context.Background(), m, cfg, s, tc) // nothing to rescale: refused
 				assert.ErrorContains(t, err, "rawlsgcn: the "+kind+" backbone", kind)
 				continue
 			}
-			fit, err := fairness.Fit(m, cfg, s, tc)
+			fit, err := fairness.Fit(context.Background(), m, cfg, s, tc)
 			require.NoError(t, err, "%s on %s", m.Name(), kind)
 			p, err := train.Predict(fit.Model, s.Task, nil)
 			require.NoError(t, err)
@@ -115,7 +116,7 @@ func TestFitEveryMethodEveryBackbone(t *testing.T) {
 	// NIFTY with edge dropping on a kind that runs on no other matrix is
 	// refused with advice.
 	s, cfg := setupFor(t, ds, flatkind.Name, tensor.Float64, 2, false)
-	_, err := fairness.Fit(DefaultNIFTYConfig(), cfg, s, train.DefaultConfig())
+	_, err := fairness.Fit(context.Background(), DefaultNIFTYConfig(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "set EdgeDrop to 0")
 }
 
@@ -147,7 +148,7 @@ func TestFairGNNNIFTYDeterministic(t *testing.T) {
 					f.Estimator.Epochs = 10
 					mm = f
 				}
-				fit, err := fairness.Fit(mm, cfg, s, tc)
+				fit, err := fairness.Fit(context.Background(), mm, cfg, s, tc)
 				require.NoError(t, err)
 				runs[r] = params(fit.Model)
 			}
@@ -184,7 +185,7 @@ func TestFairGNNLossByHand(t *testing.T) {
 		c.Alpha, c.Beta, c.Hidden = 3, 0.7, 6
 		tc := train.DefaultConfig()
 		tc.Epochs = 1
-		fit, err := fairness.Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 		require.NoError(t, err)
 		// Every group is known: ŝ = s.
 		score := make([]float64, ds.N())
@@ -234,7 +235,7 @@ func TestNIFTYLossByHand(t *testing.T) {
 		c.SimCoeff, c.FeatureDrop, c.Lipschitz = 0.6, [2]float64{0.5, 0.5}, false
 		tc := train.DefaultConfig()
 		tc.Epochs = 1
-		fit, err := fairness.Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 		require.NoError(t, err)
 
 		// The views of epoch 1, drawn as fit draws them (no edges dropped
@@ -318,7 +319,7 @@ func TestFairGNNPartialSens(t *testing.T) {
 	c.Estimator.Epochs = 50
 	tc := train.DefaultConfig()
 	tc.Epochs = 5
-	fit, err := fairness.Fit(c, cfg, s, tc)
+	fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 	require.NoError(t, err)
 	right, total := 0, 0
 	for i, v := range fit.SensScore {
@@ -337,11 +338,11 @@ func TestFairGNNPartialSens(t *testing.T) {
 	assert.Greater(t, float64(right)/float64(total), 0.6)
 
 	c.HardEstimates = true
-	fit, err = fairness.Fit(c, cfg, s, tc)
+	fit, err = fairness.Fit(context.Background(), c, cfg, s, tc)
 	require.Error(t, err, "the same names twice in one graph")
 	s2, cfg2 := setupFor(t, ds, "gcn", tensor.Float64, 1, false)
 	s2.Sens = sens
-	fit, err = fairness.Fit(c, cfg2, s2, tc)
+	fit, err = fairness.Fit(context.Background(), c, cfg2, s2, tc)
 	require.NoError(t, err)
 	for _, v := range fit.SensScore {
 		assert.True(t, v == 0 || v == 1)
@@ -352,7 +353,7 @@ func TestFairGNNPartialSens(t *testing.T) {
 	bad[3] = 2
 	s3, cfg3 := setupFor(t, ds, "gcn", tensor.Float64, 1, false)
 	s3.Sens = bad
-	_, err = fairness.Fit(c, cfg3, s3, tc)
+	_, err = fairness.Fit(context.Background(), c, cfg3, s3, tc)
 	assert.ErrorContains(t, err, "want 0, 1 or −1")
 }
 

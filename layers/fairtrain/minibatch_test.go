@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -68,7 +69,7 @@ func TestMiniBatchOneBatchIsFullBatch(t *testing.T) {
 			mc.Sampler.Shuffle = false
 			mc.Sampler.Fanouts = []int{-1, -1}
 			mc.Method = m
-			res, err := minibatch.Fit(mbTask(t, ds, cfg), mc)
+			res, err := minibatch.Fit(context.Background(), mbTask(t, ds, cfg), mc)
 			require.NoError(t, err)
 
 			g := G.NewGraph()
@@ -80,7 +81,7 @@ func TestMiniBatchOneBatchIsFullBatch(t *testing.T) {
 			task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 			tc, err := m.(fairness.Loss).Apply(mc.Train, task, ds.Sens)
 			require.NoError(t, err)
-			full, err := train.Fit(model, task, tc)
+			full, err := train.Fit(context.Background(), model, task, tc)
 			require.NoError(t, err)
 
 			require.Len(t, res.History, len(full.History))
@@ -110,16 +111,16 @@ func TestMiniBatchMethodsDeterministic(t *testing.T) {
 	mc.Sampler.BatchSize = 64
 	mc.Sampler.Fanouts = []int{4, 3}
 	mc.Sampler.Seed = 7
-	plain, err := minibatch.Fit(mbTask(t, ds, cfg), mc)
+	plain, err := minibatch.Fit(context.Background(), mbTask(t, ds, cfg), mc)
 	require.NoError(t, err)
 	for _, m := range batchMethods() {
 		t.Run(m.Name(), func(t *testing.T) {
 			c := mc
 			c.Method = m
-			a, err := minibatch.Fit(mbTask(t, ds, cfg), c)
+			a, err := minibatch.Fit(context.Background(), mbTask(t, ds, cfg), c)
 			require.NoError(t, err)
 			c.Method = m // a fresh term for the second run
-			b, err := minibatch.Fit(mbTask(t, ds, cfg), c)
+			b, err := minibatch.Fit(context.Background(), mbTask(t, ds, cfg), c)
 			require.NoError(t, err)
 			for i := range a.LastParams {
 				assert.Equal(t, a.LastParams[i].Data(), b.LastParams[i].Data(), "param %d", i)
@@ -152,7 +153,7 @@ func TestMiniBatchRefusals(t *testing.T) {
 		mc := minibatch.DefaultConfig(cfg)
 		mc.Train.Epochs = 1
 		mc.Method = c.m
-		_, err := minibatch.Fit(mbTask(t, ds, cfg), mc)
+		_, err := minibatch.Fit(context.Background(), mbTask(t, ds, cfg), mc)
 		require.Error(t, err, c.m.Name())
 		assert.True(t, errors.Is(err, minibatch.ErrNotBatched), "%s: %v", c.m.Name(), err)
 		assert.ErrorContains(t, err, c.want)
@@ -171,12 +172,12 @@ func TestMiniBatchMethodErrors(t *testing.T) {
 	for _, m := range []fairness.Method{DefaultRegularizerConfig(), DefaultMixupConfig(), testAdversary(1)} {
 		c := mc
 		c.Method = m
-		_, err := minibatch.Fit(noSens, c)
+		_, err := minibatch.Fit(context.Background(), noSens, c)
 		assert.ErrorContains(t, err, m.Name()+": Task.Sens is nil")
 	}
 	c := mc
 	c.Method = testAdversary(1) // PretrainClassifier 20 ≥ Epochs 2
-	_, err := minibatch.Fit(mbTask(t, ds, cfg), c)
+	_, err := minibatch.Fit(context.Background(), mbTask(t, ds, cfg), c)
 	assert.ErrorContains(t, err, "Epochs = 2, want > PretrainClassifier = 20")
 }
 
@@ -193,7 +194,7 @@ func TestMixupOnePair(t *testing.T) {
 	tc.Epochs = 2
 	tc, err := m.Apply(tc, task, ds.Sens)
 	require.NoError(t, err)
-	res, err := train.Fit(model, task, tc)
+	res, err := train.Fit(context.Background(), model, task, tc)
 	require.NoError(t, err)
 	assert.NotZero(t, res.Last.Extra)
 }

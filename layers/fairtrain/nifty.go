@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 
@@ -183,7 +184,7 @@ func DropEdges(gr *graph.Graph, p float64, rng *rand.Rand) (*graph.Graph, error)
 }
 
 // fit trains NIFTY (see Fit).
-func (c NIFTYConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+func (c NIFTYConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
 	if err := checkFit(c, backbone, s); err != nil {
 		return nil, err
 	}
@@ -255,7 +256,7 @@ func (c NIFTYConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Conf
 	}
 	tc = withExtra(tc, nm.extraLoss)
 	tc = withAfterStep(tc, nm.afterStep)
-	res, err := train.Fit(nm, task, tc)
+	res, err := train.Fit(ctx, nm, task, tc)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
@@ -136,7 +137,7 @@ func (c RawlsGCNConfig) Backbone(backbone layers.Config) (layers.Config, error) 
 }
 
 // fit trains the backbone Backbone returns, as plain training does.
-func (c RawlsGCNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
+func (c RawlsGCNConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
 	if err := checkFit(c, backbone, s); err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func (c RawlsGCNConfig) Fit(backbone layers.Config, s fairness.Setup, tc train.C
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: rawlsgcn: %w", err)
 	}
-	res, err := train.Fit(model, s.Task, tc)
+	res, err := train.Fit(ctx, model, s.Task, tc)
 	if err != nil {
 		return nil, err
 	}

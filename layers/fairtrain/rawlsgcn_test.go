@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestRawlsGCNTrainsOnTheDoublyStochasticMatrix(t *testing.T) {
 			var runs [2][][]float64
 			for r := range runs {
 				s, cfg := setupFor(t, ds, kind, dt, 3, false)
-				fit, err := fairness.Fit(DefaultRawlsGCNConfig(), cfg, s, tc)
+				fit, err := fairness.Fit(context.Background(), DefaultRawlsGCNConfig(), cfg, s, tc)
 				require.NoError(t, err, kind)
 				runs[r] = params(fit.Model)
 				a := fit.Model.(layers.BlockModel).Matrix()
@@ -61,10 +62,10 @@ func TestRawlsGCNTrainsOnTheDoublyStochasticMatrix(t *testing.T) {
 
 			// Strength 0: the plain backbone.
 			s, cfg := setupFor(t, ds, kind, dt, 3, false)
-			off, err := fairness.Fit(DefaultRawlsGCNConfig().WithWeight(0), cfg, s, tc)
+			off, err := fairness.Fit(context.Background(), DefaultRawlsGCNConfig().WithWeight(0), cfg, s, tc)
 			require.NoError(t, err)
 			s, cfg = setupFor(t, ds, kind, dt, 3, false)
-			plain, err := fairness.Fit(nil, cfg, s, tc)
+			plain, err := fairness.Fit(context.Background(), nil, cfg, s, tc)
 			require.NoError(t, err)
 			assert.Equal(t, params(plain.Model), params(off.Model), "%s %v: Strength 0 is plain training", kind, dt)
 			assert.NotEqual(t, params(plain.Model), runs[0], "%s %v: the doubly stochastic matrix changes the model", kind, dt)
@@ -106,7 +107,7 @@ func TestRawlsGCNErrors(t *testing.T) {
 
 	ds := biased(t, 60)
 	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 1, false)
-	_, err = fairness.Fit(c.WithWeight(0.3), cfg, s, train.DefaultConfig())
+	_, err = fairness.Fit(context.Background(), c.WithWeight(0.3), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "fairtrain: rawlsgcn: Strength (the weight) = 0.3")
 }
 

@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"math"
 	"math/rand"
 	"sort"
@@ -223,7 +224,7 @@ func TestREDRESSValidate(t *testing.T) {
 	ds := biased(t, 40)
 	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 1, true)
 	s.Task.Train = s.Task.Train[:1]
-	_, err := fairness.Fit(DefaultREDRESSConfig(), cfg, s, train.DefaultConfig())
+	_, err := fairness.Fit(context.Background(), DefaultREDRESSConfig(), cfg, s, train.DefaultConfig())
 	assert.ErrorContains(t, err, "want at least 2")
 }
 
@@ -263,7 +264,7 @@ func TestREDRESSLossInTraining(t *testing.T) {
 		c.Gamma, c.TopK, c.Sigma = 3, 6, 0.3
 		tc := train.DefaultConfig()
 		tc.Epochs = 1
-		fit, err := fairness.Fit(c, cfg, s, tc)
+		fit, err := fairness.Fit(context.Background(), c, cfg, s, tc)
 		require.NoError(t, err)
 		z := initialLogits(t, ds, cfg, nil)
 		want := c.Gamma * naiveRank(z, 2, ds.Features, ds.NumFeatures, ds.Split.Train, c.TopK, c.Sigma)
@@ -298,7 +299,7 @@ func fitREDRESS(t *testing.T, ds *datasets.Dataset, dt tensor.Dtype, c *REDRESSC
 	if c != nil {
 		m = *c
 	}
-	fit, err := fairness.Fit(m, cfg, s, tc)
+	fit, err := fairness.Fit(context.Background(), m, cfg, s, tc)
 	require.NoError(t, err)
 	return params(fit.Model), fit.Result.History, fit.Model, cfg
 }
@@ -433,7 +434,7 @@ func TestSecondModelAfterREDRESS(t *testing.T) {
 	s, cfg := setupFor(t, ds, "gcn", tensor.Float64, 5, true)
 	tc := train.DefaultConfig()
 	tc.Epochs = 2
-	_, err := fairness.Fit(DefaultREDRESSConfig(), cfg, s, tc)
+	_, err := fairness.Fit(context.Background(), DefaultREDRESSConfig(), cfg, s, tc)
 	require.NoError(t, err)
 	mc := layers.DefaultMLPConfig(ds.NumFeatures, 2)
 	mc.Name = "second"
@@ -442,6 +443,6 @@ func TestSecondModelAfterREDRESS(t *testing.T) {
 	require.NoError(t, err)
 	task := *s.Task
 	task.Phase = ph
-	_, err = train.Fit(mlp, &task, tc)
+	_, err = train.Fit(context.Background(), mlp, &task, tc)
 	assert.NoError(t, err)
 }

@@ -1,6 +1,7 @@
 package fairtrain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -142,7 +143,7 @@ func TestAdversaryLearns(t *testing.T) {
 	c.Progress = func(e int, l float64) { losses, epochs = append(losses, l), append(epochs, e) }
 	tc, err := c.Apply(tc, task, ds.Sens)
 	require.NoError(t, err)
-	if _, err := train.Fit(m, task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), m, task, tc); err != nil {
 		t.Fatal(err)
 	}
 	if len(losses) != 200+5*3 || epochs[0] != 50 || epochs[len(epochs)-1] != 55 {
@@ -216,7 +217,7 @@ func TestApplyErrors(t *testing.T) {
 	if tc, err = DefaultRegularizerConfig().Apply(tc, task, ds.Sens); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := train.Fit(m, task, tc); !errors.Is(err, boom) {
+	if _, err := train.Fit(context.Background(), m, task, tc); !errors.Is(err, boom) {
 		t.Errorf("chained AfterStep error: got %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package minibatch
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -56,7 +57,7 @@ func BenchmarkEpoch(b *testing.B) {
 			mc.Train.Select = train.SelectLast
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Fit(tk, mc); err != nil {
+				if _, err := Fit(context.Background(), tk, mc); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package minibatch_test
 
 import (
+	"context"
 	"fmt"
 
 	"gorgonia.org/tensor"
@@ -33,7 +34,7 @@ func ExampleFit() {
 	cfg := minibatch.DefaultConfig(gcn)
 	cfg.Train.Epochs = 5
 	cfg.Sampler.BatchSize, cfg.Sampler.Fanouts = 256, []int{5, 5}
-	res, err := minibatch.Fit(&minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels,
+	res, err := minibatch.Fit(context.Background(), &minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels,
 		Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Sens: ds.Sens}, cfg)
 	if err != nil {
 		panic(err)

@@ -1,6 +1,7 @@
 package minibatch
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -207,7 +208,10 @@ type Result struct {
 // Each batch is its own small gorgonia graph (blocks of different sizes
 // cannot share one), built from the model's layers (layers.BlockModel)
 // with the current parameters; its gradients update the parameters.
-func Fit(task *Task, cfg Config) (*Result, error) {
+//
+// Cancelling ctx stops the run before its next batch with an error
+// wrapping ctx.Err().
+func Fit(ctx context.Context, task *Task, cfg Config) (*Result, error) {
 	if task == nil {
 		return nil, fmt.Errorf("minibatch: Fit: nil task")
 	}
@@ -232,7 +236,7 @@ func Fit(task *Task, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("minibatch: Fit: %w", err)
 	}
 	cfg.Train = tc
-	r := &runner{task: task, cfg: cfg, spec: s, term: term}
+	r := &runner{ctx: ctx, task: task, cfg: cfg, spec: s, term: term}
 	if err := r.init(); err != nil {
 		return nil, fmt.Errorf("minibatch: Fit: %w", err)
 	}
@@ -240,6 +244,7 @@ func Fit(task *Task, cfg Config) (*Result, error) {
 }
 
 type runner struct {
+	ctx    context.Context
 	task   *Task
 	cfg    Config
 	spec   spec
@@ -287,7 +292,7 @@ func (r *runner) run() (*Result, error) {
 		},
 		Params: r.params, Labels: r.task.Labels, Val: r.task.Val, Classes: r.task.Classes,
 	}
-	tr, err := loop.Run(r.cfg.Train)
+	tr, err := loop.Run(r.ctx, r.cfg.Train)
 	if err != nil {
 		return nil, fmt.Errorf("minibatch: Fit: %w", err)
 	}
@@ -307,6 +312,9 @@ func (r *runner) epoch(epoch int) (train.EpochStats, error) {
 	var ceSum, extraSum float64
 	var correct, seen int
 	for i := 0; i < nb; i++ {
+		if err := r.ctx.Err(); err != nil {
+			return st, fmt.Errorf("before batch %d of %d: %w", i+1, nb, err)
+		}
 		b, err := r.batch(epoch, i)
 		if err != nil {
 			return st, err

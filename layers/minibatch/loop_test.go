@@ -1,6 +1,7 @@
 package minibatch
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -44,7 +45,7 @@ func TestLoopGoldenHistory(t *testing.T) {
 					return nil
 				}
 			}
-			res, err := Fit(task(t, ds, cfg), mc)
+			res, err := Fit(context.Background(), task(t, ds, cfg), mc)
 			require.NoError(t, err)
 			fmt.Fprintf(&got, "== %v %s\nepochs %d best %d last %d stopped %v params %016x best-params %016x last-params %016x\n",
 				dt, name, res.Epochs, res.Best.Epoch, res.Last.Epoch, res.Stopped,
@@ -67,7 +68,7 @@ func TestFitSelectsByTheCriterion(t *testing.T) {
 	mc := DefaultConfig(cfg)
 	mc.Train.Epochs, mc.Train.Adam.LR, mc.Train.Select = 12, 0.01, train.SelectValLoss
 	mc.Sampler.BatchSize, mc.Sampler.Fanouts = 64, []int{3, 2}
-	res, err := Fit(task(t, ds, cfg), mc)
+	res, err := Fit(context.Background(), task(t, ds, cfg), mc)
 	require.NoError(t, err)
 	for _, st := range res.History {
 		assert.GreaterOrEqual(t, st.ValLoss, res.Best.ValLoss, "epoch %d", st.Epoch)
@@ -84,7 +85,7 @@ func TestFitSelectsByTheCriterion(t *testing.T) {
 	}
 	tk.Val = ones
 	mc.Train.Select = train.SelectValAUC
-	_, err = Fit(tk, mc)
+	_, err = Fit(context.Background(), tk, mc)
 	assert.ErrorIs(t, err, train.ErrUndefinedSelection)
 	assert.ErrorContains(t, err, "is of class 0")
 }

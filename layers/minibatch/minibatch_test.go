@@ -1,6 +1,7 @@
 package minibatch
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -159,7 +160,7 @@ func TestOneBatchIsFullBatchTraining(t *testing.T) {
 			for i := range mc.Sampler.Fanouts {
 				mc.Sampler.Fanouts[i] = -1
 			}
-			res, err := Fit(task(t, ds, cfg), mc)
+			res, err := Fit(context.Background(), task(t, ds, cfg), mc)
 			require.NoError(t, err)
 
 			g := G.NewGraph()
@@ -169,7 +170,7 @@ func TestOneBatchIsFullBatchTraining(t *testing.T) {
 			x, err := train.FeatureNode(g, s.base.Dtype, ds.Features, ds.N(), ds.NumFeatures, "x")
 			require.NoError(t, err)
 			tc := mc.Train
-			full, err := train.Fit(m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
+			full, err := train.Fit(context.Background(), m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
 			require.NoError(t, err)
 			require.Len(t, res.Params, len(full.LastParams))
 			for i := range res.Params {
@@ -196,7 +197,7 @@ func TestFitDeterministic(t *testing.T) {
 	run := func(seed int64) *Result {
 		c := mc
 		c.Sampler.Seed = seed
-		res, err := Fit(task(t, ds, cfg), c)
+		res, err := Fit(context.Background(), task(t, ds, cfg), c)
 		require.NoError(t, err)
 		return res
 	}
@@ -215,7 +216,7 @@ func TestFitDeterministic(t *testing.T) {
 	c := mc
 	c.Sampler.Seed = 1
 	c.EvalFanouts, c.EvalBatch = []int{-1, -1}, 50
-	sampled, err := Fit(task(t, ds, cfg), c)
+	sampled, err := Fit(context.Background(), task(t, ds, cfg), c)
 	require.NoError(t, err)
 	for e := range a.History {
 		assert.Equal(t, a.History[e].ValAcc, sampled.History[e].ValAcc, "epoch %d", e+1)
@@ -234,7 +235,7 @@ func TestFitLearns(t *testing.T) {
 	mc.Train.Adam.LR = 0.01
 	mc.Sampler.BatchSize = 256
 	mc.Sampler.Fanouts = []int{5, 5}
-	res, err := Fit(task(t, ds, cfg), mc)
+	res, err := Fit(context.Background(), task(t, ds, cfg), mc)
 	require.NoError(t, err)
 	major := 0
 	for _, i := range ds.Split.Val {
@@ -265,22 +266,22 @@ func TestConfigAndTaskErrors(t *testing.T) {
 		cc.Sampler.Fanouts = append([]int(nil), good.Sampler.Fanouts...)
 		c(&cc)
 		assert.Error(t, cc.Validate(), name)
-		_, err := Fit(task(t, ds, gcn), cc)
+		_, err := Fit(context.Background(), task(t, ds, gcn), cc)
 		assert.Error(t, err, name)
 	}
 	tk := task(t, ds, gcn)
 	bad := *tk
 	bad.Train = []int{0, 100}
-	_, err := Fit(&bad, good)
+	_, err := Fit(context.Background(), &bad, good)
 	assert.ErrorContains(t, err, "Train[1] = 100")
 	bad = *tk
 	bad.Labels = append([]int(nil), tk.Labels...)
 	bad.Labels[tk.Train[0]] = -1
-	_, err = Fit(&bad, good)
+	_, err = Fit(context.Background(), &bad, good)
 	assert.ErrorContains(t, err, "has label -1")
 	bad = *tk
 	bad.Adj = nil
-	_, err = Fit(&bad, good)
+	_, err = Fit(context.Background(), &bad, good)
 	assert.ErrorContains(t, err, "Task.Adj is nil")
 	_, err = features.NewDense([]float64{1, 2, 3}, 2, 2)
 	assert.Error(t, err)

@@ -2,6 +2,7 @@ package modelio_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -58,7 +59,7 @@ func TestLoadOntoAnyGraph(t *testing.T) {
 			task := newTask(t, a, dt, layers.NewPhase())
 			m, err := build(task.Graph, a, dt, task.Phase)
 			require.NoError(t, err)
-			_, err = train.Fit(m, task, fastTrain(5))
+			_, err = train.Fit(context.Background(), m, task, fastTrain(5))
 			require.NoError(t, err)
 			onA, err := train.Predict(m, task, nil)
 			require.NoError(t, err)

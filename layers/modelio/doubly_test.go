@@ -2,6 +2,7 @@ package modelio_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,7 +35,7 @@ func TestDoublyStochasticRoundTrip(t *testing.T) {
 		task := newTask(t, p, tensor.Float64, layers.NewPhase())
 		m, err := k.Build(task.Graph, p.Graph, cfg, task.Phase)
 		require.NoError(t, err)
-		_, err = train.Fit(m, task, fastTrain(2))
+		_, err = train.Fit(context.Background(), m, task, fastTrain(2))
 		require.NoError(t, err)
 		require.NoError(t, modelio.Save(&plain, m))
 		assert.NotContains(t, plain.String(), "doubly_stochastic", name)
@@ -45,7 +46,7 @@ func TestDoublyStochasticRoundTrip(t *testing.T) {
 		task = newTask(t, p, tensor.Float64, layers.NewPhase())
 		m, err = k.Build(task.Graph, p.Graph, cfg, task.Phase)
 		require.NoError(t, err)
-		_, err = train.Fit(m, task, fastTrain(10))
+		_, err = train.Fit(context.Background(), m, task, fastTrain(10))
 		require.NoError(t, err)
 		want, err := train.Predict(m, task, nil)
 		require.NoError(t, err)

@@ -2,6 +2,7 @@ package modelio_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log"
 
@@ -41,7 +42,7 @@ func ExampleLoad() {
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 50, 0.01
-	if _, err := train.Fit(gcn, task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), gcn, task, tc); err != nil {
 		log.Fatal(err)
 	}
 	var file bytes.Buffer

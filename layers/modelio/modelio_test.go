@@ -2,6 +2,7 @@ package modelio_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
@@ -101,7 +102,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			task := newTask(t, p, dt, layers.NewPhase())
 			m, err := build(task.Graph, p, dt, task.Phase)
 			require.NoError(t, err)
-			if _, err := train.Fit(m, task, fastTrain(15)); err != nil {
+			if _, err := train.Fit(context.Background(), m, task, fastTrain(15)); err != nil {
 				t.Fatal(err)
 			}
 			want, err := train.Predict(m, task, nil)
@@ -355,7 +356,7 @@ func TestSaveRefusesUntrained(t *testing.T) {
 	err = modelio.Save(io.Discard, m)
 	assert.ErrorIs(t, err, train.ErrUntrained)
 	assert.ErrorContains(t, err, "SaveConfig.Untrained")
-	_, err = train.Fit(m, task, fastTrain(2))
+	_, err = train.Fit(context.Background(), m, task, fastTrain(2))
 	require.NoError(t, err)
 	assert.NoError(t, modelio.Save(io.Discard, m))
 }

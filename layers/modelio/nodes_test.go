@@ -2,6 +2,7 @@ package modelio_test
 
 import (
 	"bytes"
+	"context"
 	"math/rand"
 	"strconv"
 	"testing"
@@ -90,7 +91,7 @@ func TestSaveNodes(t *testing.T) {
 	task := newTask(t, p, tensor.Float64, layers.NewPhase())
 	m, err := layers.NewGCN(task.Graph, p.Graph, layers.DefaultGCNConfig(p.D, p.C), task.Phase)
 	require.NoError(t, err)
-	_, err = train.Fit(m, task, fastTrain(3))
+	_, err = train.Fit(context.Background(), m, task, fastTrain(3))
 	require.NoError(t, err)
 	ids := make([]string, p.N)
 	for i := range ids {

@@ -1,6 +1,7 @@
 package perturb
 
 import (
+	"context"
 	"testing"
 
 	"github.com/fairmp/fairmp/fmp"
@@ -87,14 +88,14 @@ func TestRebuildMatchesPredict(t *testing.T) {
 	require.NoError(t, err)
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 30, 0.01
-	_, err = train.Fit(gcn, task, tc)
+	_, err = train.Fit(context.Background(), gcn, task, tc)
 	require.NoError(t, err)
 	fm, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), ph)
 	require.NoError(t, err)
 
 	ec := layers.DefaultGCNConfig(ds.NumFeatures, 2)
 	ec.Name, ec.Hidden = "enc", 8
-	fit, err := fairness.Fit(fairtrain.DefaultNIFTYConfig(), ec, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
+	fit, err := fairness.Fit(context.Background(), fairtrain.DefaultNIFTYConfig(), ec, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	require.NoError(t, err)
 
 	for name, m := range map[string]layers.Model{"gcn": gcn, "fmp": fm, "nifty encoder": fit.Model} {

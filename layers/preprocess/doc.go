@@ -21,7 +21,7 @@
 // lists them ("edits").
 //
 //	m, err := fairness.Lookup("edits")
-//	out, err := fairness.WithSeed(m, seed).(fairness.Pre).Debias(ds.Graph, ds.Features, ds.NumFeatures, sens)
+//	out, err := fairness.WithSeed(m, seed).(fairness.Pre).Debias(ctx, ds.Graph, ds.Features, ds.NumFeatures, sens)
 //	// train any model on out.Graph and out.Features
 //
 // A pre-processing method's model learnt the graph and features the

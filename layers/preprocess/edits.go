@@ -1,6 +1,7 @@
 package preprocess
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -195,7 +196,7 @@ func (c EDITSConfig) Validate() error {
 // not modified. Errors: the configuration's, shapes that disagree, a
 // feature that is not finite, a group other than 0, 1 and −1, a group
 // without a known node, Mask not below d.
-func (c EDITSConfig) Debias(g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
+func (c EDITSConfig) Debias(ctx context.Context, g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("preprocess: edits: %w", err)
 	}
@@ -206,9 +207,9 @@ func (c EDITSConfig) Debias(g *graph.Graph, x []float64, d int, sens []int) (*fa
 		return nil, fmt.Errorf("preprocess: edits: Mask %d would zero all %d feature columns, want fewer", c.Mask, d)
 	}
 	if c.Dtype == tensor.Float32 {
-		return runEDITS[float32](c, g, x, d, sens)
+		return runEDITS[float32](ctx, c, g, x, d, sens)
 	}
-	return runEDITS[float64](c, g, x, d, sens)
+	return runEDITS[float64](ctx, c, g, x, d, sens)
 }
 
 // candidates draws, for each node in turn, up to k pairs with a node two
@@ -470,7 +471,7 @@ func proxClip[T float](p []T, t T) {
 	}
 }
 
-func runEDITS[T float](c EDITSConfig, g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
+func runEDITS[T float](ctx context.Context, c EDITSConfig, g *graph.Graph, x []float64, d int, sens []int) (*fairness.Debiased, error) {
 	n := g.N()
 	wg := newWGraph[T](g, candidates(g, c.Candidates, c.Seed))
 	m := newEditsModel[T](wg, x, d, sens, c.Hops, c.Alpha)
@@ -488,6 +489,9 @@ func runEDITS[T float](c EDITSConfig, g *graph.Graph, x []float64, d int, sens [
 	out := &fairness.Debiased{Trace: make([]float64, 0, c.Epochs)}
 	m.refresh()
 	for e := 0; e < c.Epochs; e++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("preprocess: edits: before epoch %d: %w", e+1, err)
+		}
 		lr := T(c.LR)
 		if e >= c.LateEpoch {
 			lr = T(c.LateLR)

@@ -1,6 +1,8 @@
 package preprocess
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand"
 	"slices"
@@ -295,7 +297,7 @@ func TestEDITSDebiases(t *testing.T) {
 	for _, dt := range testutil.Dtypes {
 		c := DefaultEDITSConfig()
 		c.Mask, c.Dtype, c.Epochs = 1, dt, 60
-		out, err := c.Debias(g, x, d, sens)
+		out, err := c.Debias(context.Background(), g, x, d, sens)
 		require.NoError(t, err)
 		assert.Equal(t, x0, x, "input features unchanged")
 		assert.Equal(t, s0, sens)
@@ -313,7 +315,7 @@ func TestEDITSDebiases(t *testing.T) {
 		t.Logf("%v: b_attr %.4f → %.4f, b_stru %.4f → %.4f, edges +%d −%d of %d, θ %.4f",
 			dt, before.Attribute, after.Attribute, before.Structural, after.Structural, out.Added, out.Removed, g.NumEdges(), out.Weights)
 		// Reruns are bit-identical.
-		again, err := c.Debias(g, x, d, sens)
+		again, err := c.Debias(context.Background(), g, x, d, sens)
 		require.NoError(t, err)
 		assert.Equal(t, out.Weights, again.Weights)
 		assert.Equal(t, out.Trace, again.Trace)
@@ -327,23 +329,26 @@ func TestEDITSErrors(t *testing.T) {
 	c := DefaultEDITSConfig()
 	c.Mask = 1
 	for name, f := range map[string]func() error{
-		"mask all":    func() error { c := c; c.Mask = d; _, err := c.Debias(g, x, d, sens); return err },
-		"shape":       func() error { _, err := c.Debias(g, x[1:], d, sens); return err },
-		"sens length": func() error { _, err := c.Debias(g, x, d, sens[1:]); return err },
+		"mask all":    func() error { c := c; c.Mask = d; _, err := c.Debias(context.Background(), g, x, d, sens); return err },
+		"shape":       func() error { _, err := c.Debias(context.Background(), g, x[1:], d, sens); return err },
+		"sens length": func() error { _, err := c.Debias(context.Background(), g, x, d, sens[1:]); return err },
 		"three groups": func() error {
 			s := slices.Clone(sens)
 			s[0] = 2
-			_, err := c.Debias(g, x, d, s)
+			_, err := c.Debias(context.Background(), g, x, d, s)
 			return err
 		},
-		"one group": func() error { _, err := c.Debias(g, x, d, []int{0, 0, 0, -1, 0, 0, 0}); return err },
+		"one group": func() error {
+			_, err := c.Debias(context.Background(), g, x, d, []int{0, 0, 0, -1, 0, 0, 0})
+			return err
+		},
 		"nan": func() error {
 			y := slices.Clone(x)
 			y[4] = math.NaN()
-			_, err := c.Debias(g, y, d, sens)
+			_, err := c.Debias(context.Background(), g, y, d, sens)
 			return err
 		},
-		"nil graph": func() error { _, err := c.Debias(nil, x, d, sens); return err },
+		"nil graph": func() error { _, err := c.Debias(context.Background(), nil, x, d, sens); return err },
 		"dtype":     func() error { c := c; c.Dtype = tensor.Int; return c.Validate() },
 		"epochs":    func() error { c := c; c.Epochs = 0; return c.Validate() },
 		"threshold": func() error { c := c; c.Threshold = 2; return c.Validate() },
@@ -362,4 +367,17 @@ func TestRegistered(t *testing.T) {
 	st, err := fairness.StageOf(m)
 	require.NoError(t, err)
 	assert.Equal(t, fairness.StagePre, st)
+}
+
+// TestEDITSCancel: a cancelled context stops EDITS before its first
+// epoch with an error wrapping context.Canceled.
+func TestEDITSCancel(t *testing.T) {
+	g, x, d, sens := toy(t)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := DefaultEDITSConfig()
+	c.Mask = 1
+	_, err := c.Debias(done, g, x, d, sens)
+	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
+	assert.ErrorContains(t, err, "before epoch 1")
 }

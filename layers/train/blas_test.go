@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strings"
@@ -58,7 +59,7 @@ func TestEntryPointsChooseBLAS(t *testing.T) {
 	require.True(t, isGonum, "before any entry point: gorgonia's BLAS is %T, want gonum's (nothing may call blas.Default earlier)", G.WhichBLAS())
 	run := func() {
 		if s == "fit" {
-			_, err := Fit(m, task, fastTrain(2))
+			_, err := Fit(context.Background(), m, task, fastTrain(2))
 			require.NoError(t, err)
 			return
 		}

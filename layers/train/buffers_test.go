@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestKeptBuffersChangeNothing(t *testing.T) {
 					require.NoError(t, err)
 					tc := DefaultConfig()
 					tc.Epochs = 6
-					res, err := Fit(m, task, tc)
+					res, err := Fit(context.Background(), m, task, tc)
 					require.NoError(t, err)
 					pr, err := Predict(m, task, nil)
 					require.NoError(t, err)

@@ -60,7 +60,7 @@
 //
 //	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train,
 //		Val: ds.Split.Val, Classes: 2, Phase: phase}
-//	res, err := train.Fit(model, task, train.DefaultConfig())
+//	res, err := train.Fit(ctx, model, task, train.DefaultConfig())
 //	...
 //	pred, err := train.Predict(model, task, ds.Split.Test)
 //

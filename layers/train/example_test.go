@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fairmp/fairmp/layers"
@@ -29,7 +30,7 @@ func ExampleFit() {
 	task := &train.Task{Graph: g, X: xn, Labels: y, Train: trainIdx, Val: val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 200, 0.01
-	res, err := train.Fit(mlp, task, tc)
+	res, err := train.Fit(context.Background(), mlp, task, tc)
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/testutil"
@@ -22,7 +23,7 @@ func TestGATTrains(t *testing.T) {
 		c.Heads, c.Hidden, c.InputDropout, c.AttentionDropout, c.Dtype = 2, 8, 0.1, 0.2, dt
 		m, err := layers.NewGAT(task.Graph, p.Graph, c, task.Phase)
 		require.NoError(t, err)
-		res, err := Fit(m, task, fastTrain(60))
+		res, err := Fit(context.Background(), m, task, fastTrain(60))
 		require.NoError(t, err)
 		return m, res
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -117,7 +118,7 @@ func TestTrainAfterStepAndSelectAfter(t *testing.T) {
 	}
 	task := newTask(t, p, tensor.Float64, nil)
 	m, _ := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), nil)
-	if _, err := Fit(m, task, cfg); !errors.Is(err, boom) {
+	if _, err := Fit(context.Background(), m, task, cfg); !errors.Is(err, boom) {
 		t.Errorf("AfterStep error: got %v", err)
 	}
 	cfg.SelectAfter = 30

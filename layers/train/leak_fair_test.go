@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestAdversaryReleasesItsGraph(t *testing.T) {
 		ac.PretrainClassifier, ac.PretrainAdversary, ac.Steps = 1, 2, 1
 		tc, err = ac.Apply(tc, task, ds.Sens)
 		require.NoError(t, err)
-		_, err = train.Fit(m, task, tc)
+		_, err = train.Fit(context.Background(), m, task, tc)
 		require.NoError(t, err)
 	}
 	const warm, runs = 3, 20

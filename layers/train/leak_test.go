@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestRepeatedTrainingDoesNotLeak(t *testing.T) {
 		c.Hidden = 32
 		m, err := layers.NewGCN(g, p.Graph, c, phase)
 		require.NoError(t, err)
-		_, err = Fit(m, task, fastTrain(5))
+		_, err = Fit(context.Background(), m, task, fastTrain(5))
 		require.NoError(t, err)
 		_, err = Predict(m, task, nil)
 		require.NoError(t, err)
@@ -92,14 +93,14 @@ func TestPhaseMismatch(t *testing.T) {
 	c := layers.DefaultGCNConfig(p.D, p.C)
 	m, err := layers.NewGCN(task.Graph, p.Graph, c, layers.NewPhase())
 	require.NoError(t, err)
-	_, err = Fit(m, task, fastTrain(1))
+	_, err = Fit(context.Background(), m, task, fastTrain(1))
 	assert.ErrorIs(t, err, ErrPhaseMismatch)
 	assert.ErrorContains(t, err, "*layers.GCN was built with another *layers.Phase than Task.Phase: build the model with the task's Phase (after modelio.Load: load it with Env.Phase set to the task's Phase)")
 	assert.NotContains(t, err.Error(), "0x", "no pointers in the message")
 	_, err = Predict(m, task, nil)
 	assert.ErrorIs(t, err, ErrPhaseMismatch)
 	task.Phase = nil
-	_, err = Fit(m, task, fastTrain(1))
+	_, err = Fit(context.Background(), m, task, fastTrain(1))
 	assert.ErrorContains(t, err, "Task.Phase is nil: set Task.Phase to the model's phase")
 	// A model loaded without Env.Phase, evaluated with a task's Phase.
 	noPhase, err := layers.NewGCN(task.Graph, p.Graph, func() layers.GCNConfig { c := c; c.Name = "other"; return c }(), nil)
@@ -114,6 +115,6 @@ func TestPhaseMismatch(t *testing.T) {
 	task.Classes = p.C
 	// The model's own phase: no error.
 	task.Phase = m.Phase()
-	_, err = Fit(m, task, fastTrain(1))
+	_, err = Fit(context.Background(), m, task, fastTrain(1))
 	assert.NoError(t, err)
 }

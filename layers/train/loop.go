@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -189,7 +190,12 @@ type Loop struct {
 // SelectLast. It returns ErrUndefinedSelection for a criterion undefined
 // on the task, Epoch's errors as they are, and OnEpoch's errors other than
 // ErrStop as "epoch E: OnEpoch: ...". cfg must be valid (Config.Validate).
-func (l *Loop) Run(cfg Config) (*Result, error) {
+//
+// Run checks ctx before every epoch: once ctx is cancelled or past its
+// deadline it returns an error wrapping ctx.Err() ("before epoch E: ..."),
+// and Params hold the last epoch's parameters. An Epoch that runs long
+// (mini-batches) checks ctx itself between its steps.
+func (l *Loop) Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := checkSelection(cfg, l.Labels, l.Val, l.Classes); err != nil {
 		return nil, err
 	}
@@ -197,6 +203,9 @@ func (l *Loop) Run(cfg Config) (*Result, error) {
 	res.BestParams = snapshot(l.Params)
 	best := math.Inf(-1)
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("before epoch %d: %w", epoch, err)
+		}
 		st, err := l.Epoch(epoch)
 		if err != nil {
 			return nil, err

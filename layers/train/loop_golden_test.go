@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -76,7 +77,7 @@ func TestLoopGoldenHistory(t *testing.T) {
 			case "no-val":
 				task.Val, cfg.Epochs, cfg.SelectAfter, cfg.Patience = nil, 8, 3, 2
 			}
-			res, err := Fit(m, task, cfg)
+			res, err := Fit(context.Background(), m, task, cfg)
 			require.NoError(t, err)
 			fmt.Fprintf(&got, "== %v %s\n%s%s", dt, name, historyDigest(res, m), log.String())
 		}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestLoopEachCriterionPicksItsEpoch(t *testing.T) {
 				cfg.Criterion = lowestDP
 			}
 			require.NoError(t, cfg.Validate())
-			res, err := l.Run(cfg)
+			res, err := l.Run(context.Background(), cfg)
 			require.NoError(t, err)
 			assert.Equal(t, c.best, res.Best.Epoch, "best epoch")
 			assert.Equal(t, float64(c.kept), w.Value().Data().([]float64)[0], "parameters left")
@@ -93,7 +94,7 @@ func TestLoopPatienceCountsFromTheCriterionsBest(t *testing.T) {
 		if c.sel == SelectCustom {
 			cfg.Criterion = lowestDP
 		}
-		res, err := l.Run(cfg)
+		res, err := l.Run(context.Background(), cfg)
 		require.NoError(t, err)
 		assert.Equal(t, c.epochs, res.Epochs, "%v after %d: epochs run", c.sel, c.after)
 		assert.True(t, res.Stopped, "%v after %d", c.sel, c.after)
@@ -110,14 +111,14 @@ func TestLoopTiesAndNaN(t *testing.T) {
 	l, _ := scripted(t, []EpochStats{{ValAUC: 0.7}, {ValAUC: 0.8}, {ValAUC: 0.8}})
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.Select = 3, SelectValAUC
-	res, err := l.Run(cfg)
+	res, err := l.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Best.Epoch)
 
 	nan := func(EpochStats) float64 { return 0 * (1 / zero()) }
 	l, w := scripted(t, make([]EpochStats, 3))
 	cfg.Select, cfg.Criterion = SelectCustom, nan
-	res, err = l.Run(cfg)
+	res, err = l.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 3, res.Best.Epoch)
 	assert.Equal(t, 3.0, w.Value().Data().([]float64)[0])
@@ -163,12 +164,12 @@ func TestLoopErrors(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := l.Run(cfg)
+	_, err := l.Run(context.Background(), cfg)
 	assert.ErrorIs(t, err, boom)
 	assert.EqualError(t, err, "epoch 2: OnEpoch: boom")
 
 	l.Epoch = func(int) (EpochStats, error) { return EpochStats{}, boom }
-	_, err = l.Run(DefaultConfig())
+	_, err = l.Run(context.Background(), DefaultConfig())
 	assert.Equal(t, boom, err, "Epoch's error as it is")
 
 	// Selection by AUC with one class among the validation nodes.
@@ -176,7 +177,7 @@ func TestLoopErrors(t *testing.T) {
 	l.Labels, l.Val = []int{0, 0, 1}, []int{0, 1}
 	cfg = DefaultConfig()
 	cfg.Select = SelectValAUC
-	_, err = l.Run(cfg)
+	_, err = l.Run(context.Background(), cfg)
 	assert.ErrorIs(t, err, ErrUndefinedSelection)
 	assert.ErrorContains(t, err, "none of the 2 validation nodes is of class 1")
 }
@@ -196,7 +197,7 @@ func TestSelectValAUCDiffersFromAccuracy(t *testing.T) {
 		require.NoError(t, err)
 		cfg := fastTrain(30)
 		cfg.Select = sel
-		res, err := Fit(m, task, cfg)
+		res, err := Fit(context.Background(), m, task, cfg)
 		require.NoError(t, err)
 		return res, m, task
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -88,7 +89,7 @@ func TestNBABaselines(t *testing.T) {
 			task := &Task{Graph: g, X: xn, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
 			model, err := m.b(g, seed, gr, task.Phase)
 			require.NoError(t, err)
-			if _, err := Fit(model, task, DefaultConfig()); err != nil {
+			if _, err := Fit(context.Background(), model, task, DefaultConfig()); err != nil {
 				t.Fatal(err)
 			}
 			p, err := Predict(model, task, ds.Split.Test)

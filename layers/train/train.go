@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -294,8 +295,10 @@ type Result struct {
 // errors other than ErrStop (wrapped; then the model holds the parameters
 // of the failing epoch), and [ErrUndefinedSelection] (wrapped) for
 // SelectValAUC when a class has no validation node. Calling Fit again continues from the model's
-// current parameters with fresh Adam moments.
-func Fit(model layers.Model, task *Task, cfg Config) (*Result, error) {
+// current parameters with fresh Adam moments. Cancelling ctx stops the
+// run before its next epoch with an error wrapping ctx.Err(); the model
+// then holds the last epoch's parameters.
+func Fit(ctx context.Context, model layers.Model, task *Task, cfg Config) (*Result, error) {
 	tr, err := NewTrainer(model, task, cfg)
 	if err != nil {
 		return nil, err
@@ -303,7 +306,7 @@ func Fit(model layers.Model, task *Task, cfg Config) (*Result, error) {
 	defer tr.Close()
 	loop := &Loop{Epoch: func(int) (EpochStats, error) { return tr.Epoch() }, Params: tr.params,
 		Labels: task.Labels, Val: task.Val, Classes: task.Classes}
-	res, err := loop.Run(cfg)
+	res, err := loop.Run(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}

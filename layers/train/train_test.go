@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"runtime"
@@ -25,7 +26,7 @@ func trainMLP(t *testing.T, p *problem.Problem, dt tensor.Dtype, seed int64, cfg
 	mc.Hidden, mc.Dtype, mc.Seed, mc.InputDropout = 16, dt, seed, 0.1
 	m, err := layers.NewMLP(task.Graph, nil, mc, task.Phase)
 	require.NoError(t, err)
-	res, err := Fit(m, task, cfg)
+	res, err := Fit(context.Background(), m, task, cfg)
 	require.NoError(t, err)
 	return m, task, res
 }
@@ -104,7 +105,7 @@ func TestTrainDeterministic(t *testing.T) {
 			c.Dtype = dt
 			m, err := layers.NewGCN(task.Graph, big.Graph, c, task.Phase)
 			require.NoError(t, err)
-			if _, err := Fit(m, task, cfg); err != nil {
+			if _, err := Fit(context.Background(), m, task, cfg); err != nil {
 				t.Fatal(err)
 			}
 			return m
@@ -147,7 +148,7 @@ func TestTrainEarlyStopAndHooks(t *testing.T) {
 	cfg.OnEpoch = func(EpochStats) error { return boom }
 	task := newTask(t, p, tensor.Float64, nil)
 	m, _ := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), nil)
-	if _, err := Fit(m, task, cfg); !errors.Is(err, boom) {
+	if _, err := Fit(context.Background(), m, task, cfg); !errors.Is(err, boom) {
 		t.Errorf("OnEpoch error: got %v", err)
 	}
 }
@@ -179,7 +180,7 @@ func TestTrainExtraLoss(t *testing.T) {
 				return G.Mul(s, G.NewConstant(10.0))
 			}
 		}
-		res, err := Fit(m, task, cfg)
+		res, err := Fit(context.Background(), m, task, cfg)
 		require.NoError(t, err)
 		if extra {
 			want := 0.0
@@ -241,7 +242,7 @@ func TestTrainErrors(t *testing.T) {
 	for name, mut := range badCfg {
 		c := fastTrain(2)
 		mut(&c)
-		if _, err := Fit(m, task, c); err == nil {
+		if _, err := Fit(context.Background(), m, task, c); err == nil {
 			t.Errorf("%s: Train accepted the config", name)
 		}
 	}
@@ -258,13 +259,13 @@ func TestTrainErrors(t *testing.T) {
 	for name, mut := range badTask {
 		k := *task
 		mut(&k)
-		if _, err := Fit(m, &k, fastTrain(2)); err == nil {
+		if _, err := Fit(context.Background(), m, &k, fastTrain(2)); err == nil {
 			t.Errorf("%s: Train accepted the task", name)
 		}
 	}
 	c := fastTrain(2)
 	c.ExtraLoss = func(z *G.Node) (*G.Node, error) { return z, nil }
-	if _, err := Fit(m, task, c); err == nil {
+	if _, err := Fit(context.Background(), m, task, c); err == nil {
 		t.Error("a matrix ExtraLoss was accepted")
 	}
 	if _, err := Predict(m, task, []int{-1}); err == nil {
@@ -287,9 +288,9 @@ func TestTrainTwice(t *testing.T) {
 		require.NoError(t, err)
 		cfg := fastTrain(40)
 		cfg.Select = SelectLast
-		r1, err := Fit(m, task, cfg)
+		r1, err := Fit(context.Background(), m, task, cfg)
 		require.NoError(t, err)
-		r2, err := Fit(m, task, cfg)
+		r2, err := Fit(context.Background(), m, task, cfg)
 		require.NoError(t, err)
 		assert.Less(t, r2.History[0].CE, r1.History[0].CE-0.1, "%v: the second run must continue from the first", dt)
 		assert.LessOrEqual(t, r2.Last.CE, r1.Last.CE+0.05, "%v: the second run must not end worse than the first", dt)
@@ -312,7 +313,7 @@ func TestValDP(t *testing.T) {
 		require.NoError(t, err)
 		cfg := fastTrain(3)
 		cfg.Select = SelectLast
-		res, err := Fit(m, task, cfg)
+		res, err := Fit(context.Background(), m, task, cfg)
 		require.NoError(t, err)
 		pred, err := Predict(m, task, nil)
 		require.NoError(t, err)

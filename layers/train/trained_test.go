@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +24,7 @@ func TestTrained(t *testing.T) {
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs = 2
-	_, err := fmp.FitTwoStage(m, task, tc)
+	_, err := fmp.FitTwoStage(context.Background(), m, task, tc)
 	require.NoError(t, err)
 	tr, err := train.Trained(m)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -345,7 +346,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 		if err != nil {
 			return nil, err
 		}
-		if plain, err = fairness.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o)); err != nil {
+		if plain, err = fairness.Fit(context.Background(), nil, cfg, setup(p, t, ds.Sens), trainConfig(o)); err != nil {
 			return nil, err
 		}
 		plainTask, plainSecs = t, time.Since(start).Seconds()
@@ -378,7 +379,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			fc := fmp.DefaultFrontierConfig()
 			fc.LambdaS = []float64{0, 1}
 			fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
-			f, err := fmp.NewFrontier(fm, plainTask, fc)
+			f, err := fmp.NewFrontier(context.Background(), fm, plainTask, fc)
 			if err != nil {
 				return nil, fmt.Errorf("fmp: %w", err)
 			}
@@ -417,7 +418,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			if err != nil {
 				return nil, err
 			}
-			fit, err := fairness.Fit(m, cfg, setup(p, t, ds.Sens), trainConfig(o))
+			fit, err := fairness.Fit(context.Background(), m, cfg, setup(p, t, ds.Sens), trainConfig(o))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -614,7 +615,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 	if err != nil {
 		return nil, err
 	}
-	plain, err := fairness.Fit(nil, cfg, setup(p, t, ds.Sens), trainConfig(o))
+	plain, err := fairness.Fit(context.Background(), nil, cfg, setup(p, t, ds.Sens), trainConfig(o))
 	if err != nil {
 		return nil, err
 	}
@@ -678,7 +679,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 			return nil, err
 		}
 		// FMP on the estimator's memberships where unknown.
-		est, err := fairtrain.EstimateSens(estimator(o, seed), setup(p, t, known))
+		est, err := fairtrain.EstimateSens(context.Background(), estimator(o, seed), setup(p, t, known))
 		if err != nil {
 			return nil, fmt.Errorf("estimator at %g: %w", share, err)
 		}
@@ -708,7 +709,7 @@ func curveSeed(o *options, p *problem, seed int64, log io.Writer) ([]curvePoint,
 		if err != nil {
 			return nil, err
 		}
-		fit, err := fairness.Fit(m, cfg, setup(p, ft, known), trainConfig(o))
+		fit, err := fairness.Fit(context.Background(), m, cfg, setup(p, ft, known), trainConfig(o))
 		if err != nil {
 			return nil, fmt.Errorf("fairgnn at %g: %w", share, err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -46,7 +47,7 @@ func preprocessed(o *options, p *problem, name string, seed int64, log io.Writer
 	if !ok {
 		return nil, "", fmt.Errorf("%s is not a pre-processing method", name)
 	}
-	out, err := pm.Debias(ds.Graph, ds.Features, ds.NumFeatures, sens)
+	out, err := pm.Debias(context.Background(), ds.Graph, ds.Features, ds.NumFeatures, sens)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
@@ -95,7 +96,7 @@ func trainOn(o *options, p *problem, seed int64, name string, log io.Writer) (la
 		return nil, nil, err
 	}
 	cpu := testutil.CPUTime()
-	fit, err := fairness.Fit(nil, cfg, setup(p, t, p.ds.Sens), trainConfig(o))
+	fit, err := fairness.Fit(context.Background(), nil, cfg, setup(p, t, p.ds.Sens), trainConfig(o))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

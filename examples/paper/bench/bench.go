@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -648,9 +649,9 @@ func timeTrainer(o options, d *data, res *Result) error {
 	if fm, ok := m.(*fmp.Model); ok && o.model == "fmp-default" {
 		// The recommended way (fmp.FitTwoStage): the backbone trained
 		// through propagation alone, λf = 0.
-		_, err = fmp.FitTwoStage(fm, task, cfg)
+		_, err = fmp.FitTwoStage(context.Background(), fm, task, cfg)
 	} else {
-		_, err = train.Fit(m, task, cfg)
+		_, err = train.Fit(context.Background(), m, task, cfg)
 	}
 	if o.cpuProfile != "" {
 		pprof.StopCPUProfile()

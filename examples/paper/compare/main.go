@@ -20,6 +20,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -205,7 +206,7 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS, fc.Rule, fc.Test = []float64{0, 1}, rule, ds.Split.Test
 	start := time.Now()
-	f, err := fmp.NewFrontier(m, p.Task, fc)
+	f, err := fmp.NewFrontier(context.Background(), m, p.Task, fc)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -274,7 +275,7 @@ func runSeed(o *options, ds *datasets.Dataset, seed int64, tc exp.TrainOptions) 
 	// The frontier's own choice is not used (the reference setting always
 	// meets this rule, so the frontier never fails for want of one).
 	fc.LambdaS, fc.Rule, fc.Test = []float64{0, 1}, metrics.FairestWithin(metrics.DPDifference, 0.01), test
-	f, err := fmp.NewFrontier(m, p.Task, fc)
+	f, err := fmp.NewFrontier(context.Background(), m, p.Task, fc)
 	if err != nil {
 		return nil, err
 	}

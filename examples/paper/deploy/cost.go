@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -186,7 +187,7 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		for _, ns := range scorers {
 			row := costRow{scorer: ns.name, newNodes: k, hops: ns.s.Hops()}
 			err := timeCalls(&row, c.repeats, nil, func() (int, error) {
-				sc, err := ns.s.Score(ds.Graph, fx, ds.Sens, nodes)
+				sc, err := ns.s.Score(context.Background(), ds.Graph, fx, ds.Sens, nodes)
 				if err != nil {
 					return 0, err
 				}
@@ -224,9 +225,9 @@ func runCost(o *options, stdout, progress io.Writer) error {
 			row := costRow{scorer: ns.name, newNodes: k, hops: scorers[0].s.Hops()}
 			var fz *score.Frozen
 			err := timeCalls(&row, c.repeats, func() (err error) {
-				fz, err = ns.s.Freeze(base, baseX, sens[:len(perm)-k])
+				fz, err = ns.s.Freeze(context.Background(), base, baseX, sens[:len(perm)-k])
 				return err
-			}, func() (int, error) { return fz.Add(grown, grownX, sens) })
+			}, func() (int, error) { return fz.Add(context.Background(), grown, grownX, sens) })
 			if err != nil {
 				return fmt.Errorf("%s, %d new nodes: %w", ns.name, k, err)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestFittedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
 	x, err := features.NewDense(full.Features, full.N(), full.NumFeatures)
 	require.NoError(t, err)
 	nodes := w.newIDs[:5]
-	got, err := s.Score(full.Graph, x, full.Sens, nodes)
+	got, err := s.Score(context.Background(), full.Graph, x, full.Sens, nodes)
 	require.NoError(t, err)
 
 	// The same scores on the backbone's ball.

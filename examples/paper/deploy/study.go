@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -133,7 +134,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 	}
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS = []float64{0, 1}
-	f, err := fmp.NewFrontier(m, p.Task, fc)
+	f, err := fmp.NewFrontier(context.Background(), m, p.Task, fc)
 	if errors.Is(err, metrics.ErrNoCandidate) && f != nil {
 		fmt.Fprintf(logw, "  note: no FMP setting met the rule on validation; keeping λf = 0 (the backbone)\n")
 	} else if err != nil {
@@ -236,12 +237,12 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 	for _, m := range []string{mBackbone, mRecompute, mFitted} {
 		s := scorers[m]
 		start := time.Now()
-		nw, err := s.Score(full.Graph, xFull, full.Sens, w.newIDs)
+		nw, err := s.Score(context.Background(), full.Graph, xFull, full.Sens, w.newIDs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: scoring the new nodes: %w", m, err)
 		}
 		took := time.Since(start)
-		ot, err := s.Score(full.Graph, xFull, full.Sens, oldTestFull)
+		ot, err := s.Score(context.Background(), full.Graph, xFull, full.Sens, oldTestFull)
 		if err != nil {
 			return nil, fmt.Errorf("%s: scoring the old test nodes: %w", m, err)
 		}
@@ -250,7 +251,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 		if m != mBackbone {
 			want = cpred
 		}
-		onOld, err := s.Score(old.Graph, xOld, old.Sens, old.Split.Val)
+		onOld, err := s.Score(context.Background(), old.Graph, xOld, old.Sens, old.Split.Val)
 		if err != nil {
 			return nil, fmt.Errorf("%s: scoring the old validation nodes on the old graph: %w", m, err)
 		}

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -180,7 +181,7 @@ func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairness.Method, o 
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: layers.NewPhase()}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = o.fullEpochs, o.lr
-	f, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
+	f, err := fairness.Fit(context.Background(), m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -204,7 +205,7 @@ func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, m fairness.Method, o 
 		mc.Method = m
 	}
 	task := &minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Sens: ds.Sens}
-	res, err := minibatch.Fit(task, mc)
+	res, err := minibatch.Fit(context.Background(), task, mc)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -259,7 +260,7 @@ func oneGraph(o *options, c int, seed int64) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := train.Fit(bb.mlp, bb.task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), bb.mlp, bb.task, tc); err != nil {
 		return nil, fmt.Errorf("backbone: %w", err)
 	}
 	pred, err := train.Predict(bb.mlp, bb.task, nil)
@@ -279,13 +280,13 @@ func oneGraph(o *options, c int, seed int64) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := fmp.FitTwoStage(fm.fmp, fm.task, tc); err != nil {
+	if _, err := fmp.FitTwoStage(context.Background(), fm.fmp, fm.task, tc); err != nil {
 		return nil, fmt.Errorf("fmp: %w", err)
 	}
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS = []float64{0, 1}
 	fc.Rule = rule
-	f, err := fmp.NewFrontier(fm.fmp, fm.task, fc)
+	f, err := fmp.NewFrontier(context.Background(), fm.fmp, fm.task, fc)
 	if err != nil && f == nil {
 		return nil, fmt.Errorf("fmp frontier: %w", err)
 	}
@@ -450,7 +451,7 @@ func timing(w io.Writer, o *options) error {
 			tc := train.DefaultConfig()
 			tc.Epochs = o.timingEpochs
 			start := time.Now()
-			if _, err := train.Fit(m.fmp, m.task, tc); err != nil {
+			if _, err := train.Fit(context.Background(), m.fmp, m.task, tc); err != nil {
 				return err
 			}
 			per = append(per, float64(time.Since(start).Microseconds())/1000/float64(o.timingEpochs))

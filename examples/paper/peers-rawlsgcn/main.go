@@ -22,6 +22,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -205,7 +206,7 @@ func runOne(o *options, ds *datasets.Dataset, name string, seed int64, perDegree
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs = o.epochs
-	fit, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
+	fit, err := fairness.Fit(context.Background(), m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	if err != nil {
 		return outcome{}, err
 	}

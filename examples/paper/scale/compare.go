@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -84,7 +85,7 @@ func compare(o *options, stdout, progress io.Writer) error {
 				secs := time.Since(start).Seconds()
 				// FMP on the backbone's logits, λf chosen on validation
 				// (the default grid and rule).
-				fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, fmp.DefaultConfig(), fmp.DefaultFrontierConfig())
+				fr, err := fmp.NewLogitsFrontier(context.Background(), z, adj, ds.Sens, ds.Labels, ds.Split.Val, fmp.DefaultConfig(), fmp.DefaultFrontierConfig())
 				if err != nil {
 					return fmt.Errorf("%s, %s, seed %d: FMP frontier: %w", name, training, s, err)
 				}
@@ -148,7 +149,7 @@ func fullBatch(cfg layers.GCNConfig, ds *datasets.Dataset, o *options) (*tensor.
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = o.fullEpochs, o.compareLR
-	if _, err := train.Fit(m, task, tc); err != nil {
+	if _, err := train.Fit(context.Background(), m, task, tc); err != nil {
 		return nil, err
 	}
 	return train.Logits(m, task)
@@ -159,7 +160,7 @@ func miniBatch(cfg layers.GCNConfig, ds *datasets.Dataset, adj *graph.Matrix, x 
 	mc.Train.Epochs, mc.Train.Adam.LR = o.miniEpochs, o.compareLR
 	mc.Sampler.Fanouts, mc.Sampler.BatchSize, mc.Sampler.Seed = o.fanouts, o.batch, seed
 	task := &minibatch.Task{Adj: adj, Features: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2}
-	res, err := minibatch.Fit(task, mc)
+	res, err := minibatch.Fit(context.Background(), task, mc)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -302,7 +303,7 @@ func scaleRun(o *options, stdout, progress io.Writer) error {
 	var fit *minibatch.Result
 	if err := measure("mini-batch training", func() (string, error) {
 		var err error
-		fit, err = minibatch.Fit(task, mc)
+		fit, err = minibatch.Fit(context.Background(), task, mc)
 		if err != nil {
 			return "", err
 		}
@@ -330,7 +331,7 @@ func scaleRun(o *options, stdout, progress io.Writer) error {
 			if !slices.Contains(fcfg.LambdaF, 0) {
 				fcfg.LambdaF = append([]float64{0}, fcfg.LambdaF...) // no debiasing is always a candidate
 			}
-			fr, err := fmp.NewLogitsFrontier(z, task.Adj, ds.Sens, ds.Labels, ds.Split.Val, fc, fcfg)
+			fr, err := fmp.NewLogitsFrontier(context.Background(), z, task.Adj, ds.Sens, ds.Labels, ds.Split.Val, fc, fcfg)
 			if err != nil {
 				return "", err
 			}

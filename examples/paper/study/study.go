@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -76,7 +77,7 @@ func trainModel(t tb, d *datasets.Dataset, adj *graph.Matrix, cfg fmp.Config, se
 	task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs = epochs
-	res, err := train.Fit(m, task, tc)
+	res, err := train.Fit(context.Background(), m, task, tc)
 	if err != nil {
 		t.Fatal(err)
 	}

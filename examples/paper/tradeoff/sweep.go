@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -340,7 +341,7 @@ func runJob(o *options, ds *datasets.Dataset, j job) ([]result, error) {
 		}
 		b := layers.BaseOf(cfg)
 		b.Name += ".encoder"
-		fit, err := fairness.Fit(meth, layers.WithBase(cfg, b), fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
+		fit, err := fairness.Fit(context.Background(), meth, layers.WithBase(cfg, b), fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +352,7 @@ func runJob(o *options, ds *datasets.Dataset, j job) ([]result, error) {
 				return nil, err
 			}
 		}
-		if _, err := train.Fit(m, task, tc); err != nil {
+		if _, err := train.Fit(context.Background(), m, task, tc); err != nil {
 			return nil, err
 		}
 	}
@@ -398,7 +399,7 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 		fc.LambdaS, fc.Test = []float64{0, 1}, ds.Split.Test
 		bc := metrics.DefaultBootstrapConfig()
 		fc.TestBootstrap = &bc
-		f, err := fmp.NewFrontier(fm, task, fc)
+		f, err := fmp.NewFrontier(context.Background(), fm, task, fc)
 		if err != nil {
 			return nil, fmt.Errorf("fmp-post: %w", err)
 		}

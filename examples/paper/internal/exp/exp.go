@@ -1,6 +1,7 @@
 package exp
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -171,11 +172,11 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 	var res *train.Result
 	switch {
 	case twoStage:
-		res, err = fmp.FitTwoStage(m.(*fmp.Model), p.Task, tc)
+		res, err = fmp.FitTwoStage(context.Background(), m.(*fmp.Model), p.Task, tc)
 	case o.Select == train.SelectLast:
 		res, err = trainLast(m, p.Task, tc)
 	default:
-		res, err = train.Fit(m, p.Task, tc)
+		res, err = train.Fit(context.Background(), m, p.Task, tc)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: training: %w", s.Model, err)

@@ -1,6 +1,7 @@
 package exp
 
 import (
+	"context"
 	"testing"
 
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -39,7 +40,7 @@ func TestRunLastMatchesTrain(t *testing.T) {
 			require.NoError(t, err)
 			tc := train.DefaultConfig()
 			tc.Epochs, tc.Select, tc.Adam = o.Epochs, o.Select, o.Adam
-			if _, err := train.Fit(m, p2.Task, tc); err != nil {
+			if _, err := train.Fit(context.Background(), m, p2.Task, tc); err != nil {
 				t.Fatal(err)
 			}
 			a, err := train.Predict(got.Model, p1.Task, nil)

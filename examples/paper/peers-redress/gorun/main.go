@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -149,7 +150,7 @@ func runOne(o *options, ds *datasets.Dataset, sim metrics.Similarity, method str
 		tc.Select = train.SelectLast
 	}
 	start := time.Now()
-	fit, err := fairness.Fit(m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
+	fit, err := fairness.Fit(context.Background(), m, cfg, fairness.NewSetup(ds.Graph, task, ds.Sens), tc)
 	if err != nil {
 		return result{}, err
 	}
