@@ -16,11 +16,12 @@ import (
 // TestThreeClassesModelDrift (issue 57, item 5): debias on a three-class
 // label writes model.fmp with a baseline of every class; -model on the
 // graph grown by new nodes, whose "south" nodes are copies (features and
-// neighbours) of south nodes the model gives its least chosen class,
+// neighbours) of south nodes the model gives one class (its least chosen
+// for south but class 1, here "yes": 70% of south before, all new ones),
 // reports that class's selection rate in group south as drift, naming
 // class and group, on stderr, in metrics.json and in report.html. Before,
-// the baseline held class 1 against the rest alone and missed any other
-// class's move.
+// the baseline held class 1 against the rest alone: another class's move
+// showed, if at all, as class 1's, and never by its name.
 func TestThreeClassesModelDrift(t *testing.T) {
 	dir := t.TempDir()
 	in := userFiles(t, dir, 400, 6)
@@ -50,15 +51,18 @@ func TestThreeClassesModelDrift(t *testing.T) {
 			south++
 		}
 	}
-	// The class the model gives south least, among those it gives it.
+	// The class the model gives south least, among those it gives it,
+	// other than class 1 ("no"): the one a baseline of class 1 against
+	// the rest described.
 	least := ""
 	for k, n := range count {
-		if n >= 5 && (least == "" || n < count[least] || (n == count[least] && k < least)) {
+		if k != "no" && n >= 5 && (least == "" || n < count[least] || (n == count[least] && k < least)) {
 			least = k
 		}
 	}
-	require.NotEmpty(t, least, "the model gives south some class at least 5 times: %v", count)
-	require.Less(t, count[least], south/2, "and that class to less than half of south: %v", count)
+	t.Logf("the model's decisions on south's %d nodes: %v; moving south to %q", south, count, least)
+	require.NotEmpty(t, least, "the model gives south some class other than 1 at least 5 times: %v", count)
+	require.Less(t, count[least], south*4/5, "and that class to at most 80%% of south: %v", count)
 
 	// Grow: 60 south nodes copied from south nodes of that class, 60 north
 	// nodes copied from north nodes in turn, each with its original's
@@ -120,6 +124,11 @@ func TestThreeClassesModelDrift(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	want := fmt.Sprintf(`drift on the new nodes: group "south"'s selection rate of class %q is `, least)
 	assert.Contains(t, stderr, "warning: "+want)
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "of class") || strings.Contains(l, "classes is") {
+			t.Log(l)
+		}
+	}
 
 	var doc struct {
 		Drift struct {
