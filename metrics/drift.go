@@ -11,7 +11,9 @@ import (
 // Baseline is what a model's decisions looked like on the nodes its
 // setting was chosen on (the validation nodes): each group's selection
 // rate, true- and false-positive rates with their intervals, and every
-// fairness criterion with its bootstrap interval. A model file records
+// fairness criterion with its bootstrap interval; for a task of c > 2
+// classes, every class's rates against the rest and the criteria for c
+// classes (see Classes). A model file records
 // it (modelio.SaveConfig.Baseline), and Drift compares the nodes a saved
 // model scores later with it.
 //
