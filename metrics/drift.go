@@ -11,7 +11,9 @@ import (
 // Baseline is what a model's decisions looked like on the nodes its
 // setting was chosen on (the validation nodes): each group's selection
 // rate, true- and false-positive rates with their intervals, and every
-// fairness criterion with its bootstrap interval. A model file records
+// fairness criterion with its bootstrap interval; for a task of c > 2
+// classes, every class's rates against the rest and the criteria for c
+// classes (see Classes). A model file records
 // it (modelio.SaveConfig.Baseline), and Drift compares the nodes a saved
 // model scores later with it.
 //
@@ -42,6 +44,22 @@ type Baseline struct {
 	// and FeatureColumns the model's number of feature columns.
 	Features       []FeatureRef `json:"features,omitempty"`
 	FeatureColumns int          `json:"feature_columns,omitempty"`
+	// Classes is c for a baseline of a task of c > 2 classes, and 0 for
+	// two classes (as in every baseline written before per-class drift).
+	// With c > 2 classes Groups is empty, ClassGroups holds every class's
+	// per-group rates and Criteria the criteria for c classes (the worst
+	// class's, [ClassBreakdown.Criterion], with [BootstrapClasses]'
+	// intervals).
+	Classes int `json:"classes,omitempty"`
+	// ClassGroups[k] holds each group's rates of class k against the rest
+	// (selection P(ŷ = k | group), the TPR and FPR of class k): Groups as
+	// measured with Options.Positive = k. Every class lists the same
+	// groups with the same counts. Only with Classes > 2.
+	ClassGroups [][]GroupRates `json:"class_groups,omitempty"`
+	// ClassNames, if not nil, names class k ClassNames[k] (Classes names,
+	// non-empty and distinct; datasets.Dataset's ClassNames). Drift
+	// messages then name classes by them. Only with Classes > 2.
+	ClassNames []string `json:"class_names,omitempty"`
 }
 
 // GroupName returns group g's name: GroupNames[g] quoted ("Female"),
@@ -80,9 +98,19 @@ type GroupRates struct {
 // positive node) has no entry in Criteria, whatever opt.AllowUndefined
 // says: drift is then measured on the others. It returns an error for
 // the input errors Bootstrap refuses.
+//
+// For classes > 2 the baseline is that of c classes (Classes = c): every
+// class's per-group rates against the rest in ClassGroups (opt.Positive
+// is not used) and the criteria for c classes with [BootstrapClasses]'
+// intervals in Criteria; it returns the input errors BootstrapClasses
+// refuses. For two classes (or one column of P(y = 1)) it is the
+// baseline of class opt.Positive, as it always was.
 func NewBaseline(probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Baseline, error) {
 	nodes = allIfNil(nodes, len(sens))
 	opt.AllowUndefined = true
+	if classes > 2 {
+		return newClassBaseline(probs, classes, labels, sens, nodes, opt, cfg)
+	}
 	iv, err := Bootstrap(probs, classes, labels, sens, nodes, opt, cfg)
 	if err != nil {
 		return Baseline{}, fmt.Errorf("metrics: NewBaseline: %w", err)
@@ -115,17 +143,26 @@ func (b Baseline) Validate() error {
 		}
 		return nil
 	}
-	for k, g := range b.Groups {
-		if g.Group < 0 || (k > 0 && g.Group <= b.Groups[k-1].Group) || g.Count < 0 || g.Labelled < 0 || g.Labelled > g.Count {
-			return fmt.Errorf("%w: Baseline: group entry %d (group %d, %d nodes, %d labelled), want groups ascending and counts ≥ 0", ErrValue, k, g.Group, g.Count, g.Labelled)
-		}
-		for name, iv := range map[string]*Interval{"selection rate": &g.Selection, "TPR": g.TPR, "FPR": g.FPR} {
-			if iv != nil {
-				if err := check(fmt.Sprintf("group %d's %s", g.Group, name), *iv); err != nil {
-					return err
+	checkGroups := func(groups []GroupRates, of string) error {
+		for k, g := range groups {
+			if g.Group < 0 || (k > 0 && g.Group <= groups[k-1].Group) || g.Count < 0 || g.Labelled < 0 || g.Labelled > g.Count {
+				return fmt.Errorf("%w: Baseline: group entry %d%s (group %d, %d nodes, %d labelled), want groups ascending and counts ≥ 0", ErrValue, k, of, g.Group, g.Count, g.Labelled)
+			}
+			for name, iv := range map[string]*Interval{"selection rate": &g.Selection, "TPR": g.TPR, "FPR": g.FPR} {
+				if iv != nil {
+					if err := check(fmt.Sprintf("group %d's %s%s", g.Group, name, of), *iv); err != nil {
+						return err
+					}
 				}
 			}
 		}
+		return nil
+	}
+	if err := checkGroups(b.Groups, ""); err != nil {
+		return err
+	}
+	if err := b.validateClasses(func(k int) error { return checkGroups(b.ClassGroups[k], fmt.Sprintf(" of class %d", k)) }); err != nil {
+		return err
 	}
 	for c, iv := range b.Criteria {
 		if err := c.Validate(); err != nil {
@@ -136,18 +173,11 @@ func (b Baseline) Validate() error {
 		}
 	}
 	if b.GroupNames != nil {
-		if n := len(b.Groups); n > 0 && b.Groups[n-1].Group >= len(b.GroupNames) {
-			return fmt.Errorf("%w: Baseline.GroupNames has %d names for groups up to %d, want one per group", ErrValue, len(b.GroupNames), b.Groups[n-1].Group)
+		if groups := b.groups(); len(groups) > 0 && groups[len(groups)-1].Group >= len(b.GroupNames) {
+			return fmt.Errorf("%w: Baseline.GroupNames has %d names for groups up to %d, want one per group", ErrValue, len(b.GroupNames), groups[len(groups)-1].Group)
 		}
-		seen := map[string]int{}
-		for g, name := range b.GroupNames {
-			if name == "" {
-				return fmt.Errorf("%w: Baseline.GroupNames[%d] is empty, want a name per group", ErrValue, g)
-			}
-			if k, ok := seen[name]; ok {
-				return fmt.Errorf("%w: Baseline.GroupNames: groups %d and %d are both named %q", ErrValue, k, g, name)
-			}
-			seen[name] = g
+		if err := distinctNames("GroupNames", "group", "groups", b.GroupNames); err != nil {
+			return err
 		}
 	}
 	if len(b.Features) > MaxFeatureColumns || (b.Features != nil && b.FeatureColumns < len(b.Features)) || (b.Features == nil && b.FeatureColumns != 0) {
@@ -272,7 +302,9 @@ type Drift struct {
 	// of them with a label (the rates that need labels use only these).
 	Nodes    int `json:"nodes"`
 	Labelled int `json:"labelled"`
-	// Groups pairs each group's rates now with the baseline's.
+	// Groups pairs each group's rates now with the baseline's (class
+	// Options.Positive's against the rest); empty for a baseline of c > 2
+	// classes, where Classes pairs them class by class.
 	Groups []GroupDrift `json:"groups"`
 	// Criteria pairs each criterion now with the baseline's, for the
 	// criteria defined on both.
@@ -285,6 +317,10 @@ type Drift struct {
 	// them); nil otherwise. Its warnings and notes are in Warnings and
 	// Notes too.
 	Features *FeatureDrift `json:"features,omitempty"`
+	// Classes, for a baseline of c > 2 classes, pairs every class's
+	// per-group rates against the rest now with the baseline's, in class
+	// order.
+	Classes []ClassDrift `json:"classes,omitempty"`
 	// Warnings say in words what left its baseline interval
 	// significantly (the two intervals do not overlap), and what cannot
 	// be compared.
@@ -319,12 +355,17 @@ type GroupDrift struct {
 // CriterionDrift is one criterion now and in the baseline. Left: the value
 // now is outside the baseline's interval; Significant: the two intervals
 // do not overlap.
+//
+// For a baseline of c > 2 classes the criterion is the one for c classes
+// (the worst class's, [ClassBreakdown.Criterion]) and Class the class
+// attaining it on the scored nodes.
 type CriterionDrift struct {
 	Criterion   Criterion `json:"criterion"`
 	Now         Interval  `json:"now"`
 	Baseline    Interval  `json:"baseline"`
 	Left        bool      `json:"left"`
 	Significant bool      `json:"significant"`
+	Class       *int      `json:"class,omitempty"`
 }
 
 // CompareBaseline measures the scored nodes as NewBaseline measures the
@@ -341,18 +382,47 @@ type CriterionDrift struct {
 // the rates are (disjoint intervals: a warning). Groups are named by
 // b.GroupNames when the baseline has them. [Baseline.Compare] adds the
 // features.
+//
+// A baseline of c > 2 classes (Baseline.Classes) is compared class by
+// class: every class's per-group selection rate, TPR and FPR against the
+// rest (Drift.Classes; messages name the class, by b.ClassNames when the
+// baseline has them), and the criteria for c classes (the worst class's,
+// with [BootstrapClasses]' intervals; CriterionDrift.Class is the class
+// attaining each now), the selection-rate ones on every scored node of a
+// known group, the others on the labelled ones, as for two classes.
+// opt.Positive is then not used. Scores of another number of classes
+// than the baseline's (c-class scores against a baseline of two classes,
+// or one written before baselines recorded each class, or the reverse)
+// are an error wrapping ErrClasses.
 func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig) (Drift, error) {
 	nodes = allIfNil(nodes, len(sens))
 	if err := b.Validate(); err != nil {
 		return Drift{}, err
 	}
+	if err := b.sameClasses(classes); err != nil {
+		return Drift{}, fmt.Errorf("metrics: CompareBaseline: %w", err)
+	}
 	cfg.Level = b.Level
 	if err := cfg.Validate(); err != nil {
 		return Drift{}, err
 	}
-	now, err := groupRates(probs, classes, labels, sens, nodes, opt, b.Level)
-	if err != nil {
-		return Drift{}, fmt.Errorf("metrics: CompareBaseline: %w", err)
+	// now[k] holds the groups' rates of the k-th class compared: class
+	// opt.Positive alone for two classes, every class for more.
+	positives := []int{opt.Positive}
+	if b.Classes > 2 {
+		positives = make([]int, b.Classes)
+		for k := range positives {
+			positives[k] = k
+		}
+	}
+	now := make([][]GroupRates, len(positives))
+	for k, pos := range positives {
+		o := opt
+		o.Positive = pos
+		var err error
+		if now[k], err = groupRates(probs, classes, labels, sens, nodes, o, b.Level); err != nil {
+			return Drift{}, fmt.Errorf("metrics: CompareBaseline: %w", err)
+		}
 	}
 	var dr Drift
 	var known, labelled []int
@@ -369,48 +439,23 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 		dr.Warnings = append(dr.Warnings, "no scored node has a known group: nothing to compare with the baseline")
 		return dr, nil
 	}
-	base := map[int]*GroupRates{}
-	for k := range b.Groups {
-		base[b.Groups[k].Group] = &b.Groups[k]
-	}
-	pct := func(i Interval) string {
-		return fmt.Sprintf("%.1f%% [%.1f, %.1f]", Percent(i.Point), Percent(i.Lo), Percent(i.Hi))
-	}
-	say := func(significant bool, s string) {
-		if significant {
-			dr.Warnings = append(dr.Warnings, s)
-		} else {
-			dr.Notes = append(dr.Notes, s+" (the intervals overlap: within noise)")
-		}
-	}
 	name := b.GroupName
-	dr.GroupMix = groupMix(b, now, len(known))
+	dr.GroupMix = groupMix(b, now[0], len(known))
 	for _, gs := range dr.GroupMix {
 		if gs.Left {
-			say(gs.Significant, fmt.Sprintf("%s is %s of the %d scored nodes of a known group, outside its validation-time share %s", name(gs.Group), pct(gs.Now), len(known), pct(gs.Baseline)))
+			dr.say(gs.Significant, fmt.Sprintf("%s is %s of the %d scored nodes of a known group, outside its validation-time share %s", name(gs.Group), pct(gs.Now), len(known), pct(gs.Baseline)))
 		}
 	}
-	for _, g := range now {
-		gd := GroupDrift{Group: g.Group, Now: g, Baseline: base[g.Group]}
-		if g.Group < len(b.GroupNames) {
-			gd.Name = b.GroupNames[g.Group]
-		}
-		dr.Groups = append(dr.Groups, gd)
-		if gd.Baseline == nil {
-			dr.Warnings = append(dr.Warnings, fmt.Sprintf("%s has %d scored nodes and none in the baseline: its rates cannot be compared", name(g.Group), g.Count))
-			continue
-		}
-		for _, r := range []struct {
-			name     string
-			now, was *Interval
-		}{{"selection rate", &g.Selection, &gd.Baseline.Selection}, {"true-positive rate", g.TPR, gd.Baseline.TPR}, {"false-positive rate", g.FPR, gd.Baseline.FPR}} {
-			if r.now == nil || r.was == nil {
-				continue
+	if b.Classes > 2 {
+		for k := range now {
+			cd := ClassDrift{Class: k, Groups: dr.compareGroups(b, now[k], b.ClassGroups[k], " of "+b.ClassName(k), k == 0)}
+			if k < len(b.ClassNames) {
+				cd.Name = b.ClassNames[k]
 			}
-			if left, sig := leaves(*r.now, *r.was); left {
-				say(sig, fmt.Sprintf("%s's %s is %s on %d scored nodes, outside its validation-time interval %s", name(g.Group), r.name, pct(*r.now), r.now.Used, pct(*r.was)))
-			}
+			dr.Classes = append(dr.Classes, cd)
 		}
+	} else {
+		dr.Groups = dr.compareGroups(b, now[0], b.Groups, "", true)
 	}
 	selOnly := func(c Criterion) bool {
 		for _, r := range c.Rates() {
@@ -427,16 +472,32 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 		}
 		return len(seen)
 	}
-	var selIv map[Criterion]Interval
-	var labIv Intervals
+	// The criteria now, and for c classes the class attaining each.
+	var selIv, labIv map[Criterion]Interval
+	var selAt, labAt map[Criterion]int
 	haveSel, haveLab := groupsIn(known) >= 2, groupsIn(labelled) >= 2
 	if haveSel {
-		selIv = selectionIntervals(probs, classes, sens, known, opt, cfg)
+		if b.Classes > 2 {
+			var err error
+			if selIv, selAt, err = classIntervals(probs, classes, labels, sens, known, opt, cfg, true); err != nil {
+				return Drift{}, fmt.Errorf("metrics: CompareBaseline: %w", err)
+			}
+		} else {
+			selIv = selectionIntervals(probs, classes, sens, known, opt, cfg)
+		}
 	} else {
 		dr.Warnings = append(dr.Warnings, fmt.Sprintf("the %d scored nodes are all of one group: no criterion compares groups", len(known)))
 	}
 	if haveLab {
-		if labIv, err = Bootstrap(probs, classes, labels, sens, labelled, opt, cfg); err != nil {
+		var err error
+		if b.Classes > 2 {
+			labIv, labAt, err = classIntervals(probs, classes, labels, sens, labelled, opt, cfg, false)
+		} else {
+			var iv Intervals
+			iv, err = Bootstrap(probs, classes, labels, sens, labelled, opt, cfg)
+			labIv = iv.Criteria
+		}
+		if err != nil {
 			dr.Warnings = append(dr.Warnings, fmt.Sprintf("the criteria that need labels are not compared on the %d labelled scored nodes: %v", len(labelled), err))
 			haveLab = false
 		}
@@ -447,11 +508,14 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 			continue
 		}
 		var now Interval
+		at, hasAt := 0, false
 		switch {
 		case selOnly(c) && haveSel:
 			now, ok = selIv[c]
+			at, hasAt = selAt[c]
 		case !selOnly(c) && haveLab:
-			now, ok = labIv.Criteria[c]
+			now, ok = labIv[c]
+			at, hasAt = labAt[c]
 		default:
 			ok = false
 		}
@@ -459,15 +523,77 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 			continue
 		}
 		left, sig := leaves(now, was)
-		dr.Criteria = append(dr.Criteria, CriterionDrift{Criterion: c, Now: now, Baseline: was, Left: left, Significant: sig})
+		cd := CriterionDrift{Criterion: c, Now: now, Baseline: was, Left: left, Significant: sig}
+		title := c.Title()
+		if hasAt {
+			cd.Class = &at
+			title = fmt.Sprintf("%s over the %d classes", c.Title(), b.Classes)
+		}
+		dr.Criteria = append(dr.Criteria, cd)
 		if left {
-			say(sig, fmt.Sprintf("%s is %s on the scored nodes, outside its validation-time interval %s", c.Title(), pct(now), pct(was)))
+			s := fmt.Sprintf("%s is %s on the scored nodes, outside its validation-time interval %s", title, pct(now), pct(was))
+			if hasAt {
+				s = fmt.Sprintf("%s is %s on the scored nodes (%s against the rest, the worst class now), outside its validation-time interval %s", title, pct(now), b.ClassName(at), pct(was))
+			}
+			dr.say(sig, s)
 		}
 	}
 	if same := allSame(probs, classes, sens, known, opt); same >= 0 {
-		dr.Warnings = append(dr.Warnings, fmt.Sprintf("every scored node is predicted class %d: the fairness criteria are trivially at parity and say nothing of the model", same))
+		dr.Warnings = append(dr.Warnings, fmt.Sprintf("every scored node is predicted %s: the fairness criteria are trivially at parity and say nothing of the model", className(b.ClassNames, same)))
 	}
 	return dr, nil
+}
+
+// pct writes an interval in percent: "12.5% [10.1, 14.9]".
+func pct(i Interval) string {
+	return fmt.Sprintf("%.1f%% [%.1f, %.1f]", Percent(i.Point), Percent(i.Lo), Percent(i.Hi))
+}
+
+// say adds s as a warning when significant, else as a note.
+func (dr *Drift) say(significant bool, s string) {
+	if significant {
+		dr.Warnings = append(dr.Warnings, s)
+	} else {
+		dr.Notes = append(dr.Notes, s+" (the intervals overlap: within noise)")
+	}
+}
+
+// compareGroups pairs each group's rates now with base's (those of one
+// class against the rest; of names that class, " of class 2", or "" for
+// two classes) and says which left their interval. missing: say which
+// groups have no baseline entry (once for all classes).
+func (dr *Drift) compareGroups(b Baseline, now, base []GroupRates, of string, missing bool) []GroupDrift {
+	byGroup := map[int]*GroupRates{}
+	for k := range base {
+		byGroup[base[k].Group] = &base[k]
+	}
+	name := b.GroupName
+	var out []GroupDrift
+	for _, g := range now {
+		gd := GroupDrift{Group: g.Group, Now: g, Baseline: byGroup[g.Group]}
+		if g.Group < len(b.GroupNames) {
+			gd.Name = b.GroupNames[g.Group]
+		}
+		out = append(out, gd)
+		if gd.Baseline == nil {
+			if missing {
+				dr.Warnings = append(dr.Warnings, fmt.Sprintf("%s has %d scored nodes and none in the baseline: its rates cannot be compared", name(g.Group), g.Count))
+			}
+			continue
+		}
+		for _, r := range []struct {
+			name     string
+			now, was *Interval
+		}{{"selection rate", &g.Selection, &gd.Baseline.Selection}, {"true-positive rate", g.TPR, gd.Baseline.TPR}, {"false-positive rate", g.FPR, gd.Baseline.FPR}} {
+			if r.now == nil || r.was == nil {
+				continue
+			}
+			if left, sig := leaves(*r.now, *r.was); left {
+				dr.say(sig, fmt.Sprintf("%s's %s%s is %s on %d scored nodes, outside its validation-time interval %s", name(g.Group), r.name, of, pct(*r.now), r.now.Used, pct(*r.was)))
+			}
+		}
+	}
+	return out
 }
 
 // groupMix compares each group's share of the n scored nodes of a known
@@ -476,7 +602,7 @@ func CompareBaseline(b Baseline, probs []float64, classes int, labels, sens, nod
 func groupMix(b Baseline, now []GroupRates, n int) []GroupShare {
 	total := 0
 	was := map[int]int{}
-	for _, g := range b.Groups {
+	for _, g := range b.groups() {
 		total += g.Count
 		was[g.Group] = g.Count
 	}

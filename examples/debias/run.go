@@ -1092,6 +1092,10 @@ func (r *result) measureDrift(h *modelio.Header, probs []float64, stderr io.Writ
 	r.drift = map[string]any{"scored": which, "baseline_nodes": h.Baseline.Nodes, "nodes": d.Nodes, "labelled": d.Labelled,
 		"groups": d.Groups, "criteria": d.Criteria, "group_mix": d.GroupMix, "features": d.Features,
 		"warnings": nonNil(d.Warnings), "notes": nonNil(d.Notes)}
+	if d.Classes != nil {
+		// Three classes or more: every class's per-group rates.
+		r.drift["classes"] = d.Classes
+	}
 	r.driftOf, r.driftOn = &d, which
 	for _, w := range d.Warnings {
 		w = fmt.Sprintf("drift on %s: %s", which, w)
@@ -1116,8 +1120,8 @@ func nonNil(s []string) []string {
 // keepModel makes m the model model.fmp records, with what scoring it
 // later needs: for an fmp model its duals on this graph (fmp.Model.Fit,
 // the fitted semantics of -fmp-scoring), and its decisions' baseline on
-// the validation nodes (metrics.NewBaseline), which drift is measured
-// against.
+// the validation nodes (metrics.NewBaseline; with three classes or more,
+// every class's), which drift is measured against.
 func keepModel(r *result, m layers.Model, ds *datasets.Dataset, probs []float64) error {
 	if fm, ok := m.(*fmp.Model); ok {
 		x, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
@@ -1137,6 +1141,11 @@ func keepModel(r *result, m layers.Model, ds *datasets.Dataset, probs []float64)
 	// model was built on), in the model's scaled columns.
 	for g := 0; g < groups(ds); g++ {
 		b.GroupNames = append(b.GroupNames, groupName(ds, g))
+	}
+	// With three classes or more the baseline holds every class's
+	// rates (metrics.NewBaseline), and drift names the classes too.
+	if ds.NumClasses() > 2 && len(ds.ClassNames) == ds.NumClasses() {
+		b.ClassNames = append([]string(nil), ds.ClassNames...)
 	}
 	if err := b.RecordFeatures(ds.Features, ds.NumFeatures, ds.FeatureNames, nil); err != nil {
 		return fmt.Errorf("the feature reference of the model file: %w", err)

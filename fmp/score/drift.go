@@ -19,7 +19,10 @@ var ErrNoBaseline = errors.New("score: the model file records no drift baseline"
 // recorded (its validation nodes' decisions, group mix and, when
 // recorded, its training nodes' features): metrics.Baseline.Compare with
 // the default decision options (threshold 0.5, class 1 positive) and
-// bootstrap configuration. labels (nil: none known) and sens hold one
+// bootstrap configuration; for a model of c > 2 classes, whose file
+// records a baseline of every class, every class's per-group rates and
+// the criteria for c classes (a baseline of two classes in such a file is
+// metrics.ErrClasses). labels (nil: none known) and sens hold one
 // entry per node of the graph scored (−1: unknown), x its features (nil:
 // the features are not compared), as Score took them. Groups are named by
 // the baseline's GroupNames in every message when it has them.
