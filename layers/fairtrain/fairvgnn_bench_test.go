@@ -78,7 +78,24 @@ func reportCPU(b *testing.B, start time.Duration) {
 // benchVGNNEpoch times FairVGNN's epochs (its steps, clamping and
 // evaluation; building the phases is not timed).
 func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (fairness.Setup, layers.Config), cfg FairVGNNConfig, unfolded bool) {
+	benchVGNNEpochBody(b, ds, setup, cfg, unfolded, nil)
+}
+
+// referenceBody turns the GCN backbone into the reference code's GCN
+// encoder (model.py's GCN_encoder_spmm): one convolution, no dropout.
+func referenceBody(c layers.Config) layers.Config {
+	g := c.(layers.GCNConfig)
+	g.Layers, g.Dropout = 1, 0
+	return g
+}
+
+// benchVGNNEpochBody is benchVGNNEpoch with the backbone changed by body
+// (nil: as set up).
+func benchVGNNEpochBody(b *testing.B, ds *datasets.Dataset, setup func() (fairness.Setup, layers.Config), cfg FairVGNNConfig, unfolded bool, body func(layers.Config) layers.Config) {
 	s, bc := setup()
+	if body != nil {
+		bc = body(bc)
+	}
 	enc, err := NewEncoder(s.Task.Graph, s.Graph, bodyConfig(bc, cfg.Hidden), 2, s.Task.Phase)
 	require.NoError(b, err)
 	var known []int
@@ -127,7 +144,11 @@ func BenchmarkFairVGNNEpochBailShaped(b *testing.B) {
 // baselines command's generated graph (vgnnShapes), the GCN backbone at
 // its defaults; fairvgnn-unfolded is FairVGNN with every view reading the
 // masked features (the first propagation in every pass, see
-// fairvgnn_fold.go).
+// fairvgnn_fold.go); fairvgnn-reference-encoder is FairVGNN at its
+// defaults on the reference code's GCN encoder (one convolution to the
+// 16-wide representation, no dropout) instead of the library's two-layer
+// GCN (64 hidden, dropout 0.5): the same 150 passes, each of one folded
+// layer (no sparse product).
 //
 //	go test -run - -bench FairVGNNEpochShapes -benchtime 3x ./layers/fairtrain
 func BenchmarkFairVGNNEpochShapes(b *testing.B) {
@@ -136,5 +157,8 @@ func BenchmarkFairVGNNEpochShapes(b *testing.B) {
 		b.Run(sh.name+"/plain", func(b *testing.B) { benchPlainEpoch(b, setup) })
 		b.Run(sh.name+"/fairvgnn", func(b *testing.B) { benchVGNNEpoch(b, ds, setup, DefaultFairVGNNConfig(), false) })
 		b.Run(sh.name+"/fairvgnn-unfolded", func(b *testing.B) { benchVGNNEpoch(b, ds, setup, DefaultFairVGNNConfig(), true) })
+		b.Run(sh.name+"/fairvgnn-reference-encoder", func(b *testing.B) {
+			benchVGNNEpochBody(b, ds, setup, DefaultFairVGNNConfig(), false, referenceBody)
+		})
 	}
 }
