@@ -121,9 +121,11 @@ func benchVGNNEpochBody(b *testing.B, ds *datasets.Dataset, setup func() (fairne
 // backbone at its defaults (64 hidden): plain training (one step and the
 // evaluation) against FairVGNN at its defaults (10 masks, 5 steps of each
 // phase: 150 forward and backward passes of the encoder an epoch) and at
-// the reference code's Bail setting (5, 10 and 10 steps: 250 passes). A
-// FairVGNN epoch includes its clamping and evaluation; building the
-// phases' graphs is not timed.
+// the reference code's Bail setting (5, 10 and 10 steps: 250 passes), and
+// at its defaults with a 2-wide representation (Hidden 2: the passes
+// without the second layer's 16-wide products, the work left if the heads
+// were folded into it). A FairVGNN epoch includes its clamping and
+// evaluation; building the phases' graphs is not timed.
 //
 //	go test -run - -bench FairVGNNEpochBailShaped -benchtime 3x ./layers/fairtrain
 func BenchmarkFairVGNNEpochBailShaped(b *testing.B) {
@@ -131,10 +133,12 @@ func BenchmarkFairVGNNEpochBailShaped(b *testing.B) {
 	b.Run("plain", func(b *testing.B) { benchPlainEpoch(b, setup) })
 	bail := DefaultFairVGNNConfig()
 	bail.ClassifierSteps, bail.GeneratorSteps = 10, 10
+	narrow := DefaultFairVGNNConfig()
+	narrow.Hidden = 2
 	for _, v := range []struct {
 		name string
 		cfg  FairVGNNConfig
-	}{{"fairvgnn-defaults", DefaultFairVGNNConfig()}, {"fairvgnn-bail-script", bail}} {
+	}{{"fairvgnn-defaults", DefaultFairVGNNConfig()}, {"fairvgnn-bail-script", bail}, {"fairvgnn-hidden-2", narrow}} {
 		b.Run(v.name, func(b *testing.B) { benchVGNNEpoch(b, ds, setup, v.cfg, false) })
 	}
 }
