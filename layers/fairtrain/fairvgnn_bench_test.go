@@ -78,7 +78,24 @@ func reportCPU(b *testing.B, start time.Duration) {
 // benchVGNNEpoch times FairVGNN's epochs (its steps, clamping and
 // evaluation; building the phases is not timed).
 func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (fairness.Setup, layers.Config), cfg FairVGNNConfig, unfolded bool) {
+	benchVGNNEpochBody(b, ds, setup, cfg, unfolded, nil)
+}
+
+// referenceBody turns the GCN backbone into the reference code's GCN
+// encoder (model.py's GCN_encoder_spmm): one convolution, no dropout.
+func referenceBody(c layers.Config) layers.Config {
+	g := c.(layers.GCNConfig)
+	g.Layers, g.Dropout = 1, 0
+	return g
+}
+
+// benchVGNNEpochBody is benchVGNNEpoch with the backbone changed by body
+// (nil: as set up).
+func benchVGNNEpochBody(b *testing.B, ds *datasets.Dataset, setup func() (fairness.Setup, layers.Config), cfg FairVGNNConfig, unfolded bool, body func(layers.Config) layers.Config) {
 	s, bc := setup()
+	if body != nil {
+		bc = body(bc)
+	}
 	enc, err := NewEncoder(s.Task.Graph, s.Graph, bodyConfig(bc, cfg.Hidden), 2, s.Task.Phase)
 	require.NoError(b, err)
 	var known []int
@@ -104,9 +121,11 @@ func benchVGNNEpoch(b *testing.B, ds *datasets.Dataset, setup func() (fairness.S
 // backbone at its defaults (64 hidden): plain training (one step and the
 // evaluation) against FairVGNN at its defaults (10 masks, 5 steps of each
 // phase: 150 forward and backward passes of the encoder an epoch) and at
-// the reference code's Bail setting (5, 10 and 10 steps: 250 passes). A
-// FairVGNN epoch includes its clamping and evaluation; building the
-// phases' graphs is not timed.
+// the reference code's Bail setting (5, 10 and 10 steps: 250 passes), and
+// at its defaults with a 2-wide representation (Hidden 2: the passes
+// without the second layer's 16-wide products, the work left if the heads
+// were folded into it). A FairVGNN epoch includes its clamping and
+// evaluation; building the phases' graphs is not timed.
 //
 //	go test -run - -bench FairVGNNEpochBailShaped -benchtime 3x ./layers/fairtrain
 func BenchmarkFairVGNNEpochBailShaped(b *testing.B) {
@@ -114,10 +133,12 @@ func BenchmarkFairVGNNEpochBailShaped(b *testing.B) {
 	b.Run("plain", func(b *testing.B) { benchPlainEpoch(b, setup) })
 	bail := DefaultFairVGNNConfig()
 	bail.ClassifierSteps, bail.GeneratorSteps = 10, 10
+	narrow := DefaultFairVGNNConfig()
+	narrow.Hidden = 2
 	for _, v := range []struct {
 		name string
 		cfg  FairVGNNConfig
-	}{{"fairvgnn-defaults", DefaultFairVGNNConfig()}, {"fairvgnn-bail-script", bail}} {
+	}{{"fairvgnn-defaults", DefaultFairVGNNConfig()}, {"fairvgnn-bail-script", bail}, {"fairvgnn-hidden-2", narrow}} {
 		b.Run(v.name, func(b *testing.B) { benchVGNNEpoch(b, ds, setup, v.cfg, false) })
 	}
 }
@@ -127,7 +148,11 @@ func BenchmarkFairVGNNEpochBailShaped(b *testing.B) {
 // baselines command's generated graph (vgnnShapes), the GCN backbone at
 // its defaults; fairvgnn-unfolded is FairVGNN with every view reading the
 // masked features (the first propagation in every pass, see
-// fairvgnn_fold.go).
+// fairvgnn_fold.go); fairvgnn-reference-encoder is FairVGNN at its
+// defaults on the reference code's GCN encoder (one convolution to the
+// 16-wide representation, no dropout) instead of the library's two-layer
+// GCN (64 hidden, dropout 0.5): the same 150 passes, each of one folded
+// layer (no sparse product).
 //
 //	go test -run - -bench FairVGNNEpochShapes -benchtime 3x ./layers/fairtrain
 func BenchmarkFairVGNNEpochShapes(b *testing.B) {
@@ -136,5 +161,8 @@ func BenchmarkFairVGNNEpochShapes(b *testing.B) {
 		b.Run(sh.name+"/plain", func(b *testing.B) { benchPlainEpoch(b, setup) })
 		b.Run(sh.name+"/fairvgnn", func(b *testing.B) { benchVGNNEpoch(b, ds, setup, DefaultFairVGNNConfig(), false) })
 		b.Run(sh.name+"/fairvgnn-unfolded", func(b *testing.B) { benchVGNNEpoch(b, ds, setup, DefaultFairVGNNConfig(), true) })
+		b.Run(sh.name+"/fairvgnn-reference-encoder", func(b *testing.B) {
+			benchVGNNEpochBody(b, ds, setup, DefaultFairVGNNConfig(), false, referenceBody)
+		})
 	}
 }

@@ -42,30 +42,58 @@ func viewFlowable(body layers.Model, d int) bool {
 
 // sharedDrop is the mask of one dropout of a phase's body, shared by the
 // phase's views: drawn is the number of masks drawn so far.
+//
+// The mask is drawn once a step and applied 2·Masks times (each view's
+// forward and backward pass), so it is kept as one byte an element (keep
+// is 1 where opkit.Dropout's mask is nonzero) and the element's factor
+// is read from a table of the two values the mask holds (0 and its
+// scale): the same products, bit for bit, with an eighth of the mask's
+// memory traffic.
 type sharedDrop struct {
 	rate   float64
 	seed   int64
 	rng    *rand.Rand
 	drawn  int
-	mask64 []float64
+	mask64 []float64 // the drawn mask (opkit.Dropout's)
 	mask32 []float32
+	keep   []uint8 // 1 where the mask is nonzero
+	tab64  [2]float64
+	tab32  [2]float32
 }
 
 // draw draws the next mask of size elements with layers.Dropout's rule
-// (opkit.Dropout: the same draws from the same generator).
+// (opkit.Dropout: the same draws from the same generator) and packs it.
 func (s *sharedDrop) draw(dt tensor.Dtype, size int) {
+	if len(s.keep) != size {
+		s.keep = make([]uint8, size)
+	}
 	if dt == tensor.Float32 {
 		if len(s.mask32) != size {
 			s.mask32 = make([]float32, size)
 		}
 		opkit.Dropout(s.rng, s.rate, s.mask32, nil, nil)
+		s.tab32 = [2]float32{0, float32(1 / (1 - s.rate))}
+		packMask(s.keep, s.mask32, s.tab32[1])
 	} else {
 		if len(s.mask64) != size {
 			s.mask64 = make([]float64, size)
 		}
 		opkit.Dropout(s.rng, s.rate, s.mask64, nil, nil)
+		s.tab64 = [2]float64{0, 1 / (1 - s.rate)}
+		packMask(s.keep, s.mask64, s.tab64[1])
 	}
 	s.drawn++
+}
+
+// packMask writes 1 into keep[i] where mask[i] is the scale, 0 where it
+// is 0 (opkit.Dropout writes nothing else).
+func packMask[T float32 | float64](keep []uint8, mask []T, scale T) {
+	for i, v := range mask {
+		keep[i] = 0
+		if v == scale {
+			keep[i] = 1
+		}
+	}
 }
 
 // viewFlow is a layers.Flow of gorgonia nodes for one view of a phase.
@@ -331,6 +359,9 @@ func (op *viewDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 // apply writes x times the mask (x itself when the latest run was not
 // masked) into out.
 func (op *viewDropOp) apply(out, x *tensor.Dense) error {
+	if op.masked && len(op.s.keep) != x.Shape().TotalSize() {
+		return fmt.Errorf("%v: %d elements, the mask has %d", op, x.Shape().TotalSize(), len(op.s.keep))
+	}
 	switch xs := x.Data().(type) {
 	case []float64:
 		o := out.Data().([]float64)
@@ -338,28 +369,27 @@ func (op *viewDropOp) apply(out, x *tensor.Dense) error {
 			copy(o, xs)
 			return nil
 		}
-		if len(op.s.mask64) != len(xs) {
-			return fmt.Errorf("%v: %d elements, the mask has %d", op, len(xs), len(op.s.mask64))
-		}
-		for i, v := range xs {
-			o[i] = v * op.s.mask64[i]
-		}
+		applyMask(o, xs, op.s.keep, &op.s.tab64)
 	case []float32:
 		o := out.Data().([]float32)
 		if !op.masked {
 			copy(o, xs)
 			return nil
 		}
-		if len(op.s.mask32) != len(xs) {
-			return fmt.Errorf("%v: %d elements, the mask has %d", op, len(xs), len(op.s.mask32))
-		}
-		for i, v := range xs {
-			o[i] = v * op.s.mask32[i]
-		}
+		applyMask(o, xs, op.s.keep, &op.s.tab32)
 	default:
 		return fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
 	}
 	return nil
+}
+
+// applyMask writes x[i]·tab[keep[i]] into out[i]: x times the drawn
+// mask, whose elements are tab[0] (0) and tab[1] (the scale).
+func applyMask[T float32 | float64](out, x []T, keep []uint8, tab *[2]T) {
+	out, keep = out[:len(x)], keep[:len(x)]
+	for i, v := range x {
+		out[i] = v * tab[keep[i]&1]
+	}
 }
 
 func (op *viewDropOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {

@@ -782,3 +782,40 @@ func TestFairVGNNSharedDropoutDrawsOncePerStep(t *testing.T) {
 		assert.Equal(t, 2*v.steps, v.p.drops[0].drawn)
 	}
 }
+
+func TestFairVGNNPackedDropoutMask(t *testing.T) {
+	// The shared dropout keeps its mask as bytes: applying it gives
+	// opkit.Dropout's x·mask bit for bit (−0 for a dropped negative, NaN
+	// for a dropped infinity), at every rate, in both dtypes.
+	x := []float64{1.5, -2.25, 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 3e-310}
+	for len(x) < 200 {
+		x = append(x, float64(len(x)%13)-6.5)
+	}
+	for _, rate := range []float64{0.1, 0.3, 0.5, 0.9} {
+		s := &sharedDrop{rate: rate, seed: 7, rng: rand.New(rand.NewSource(7))}
+		want64 := make([]float64, len(x))
+		opkit.Dropout(rand.New(rand.NewSource(7)), rate, make([]float64, len(x)), x, want64)
+		s.draw(tensor.Float64, len(x))
+		op := &viewDropOp{s: s, masked: true}
+		out := tensor.New(tensor.WithShape(len(x)), tensor.Of(tensor.Float64))
+		require.NoError(t, op.apply(out, tensor.New(tensor.WithShape(len(x)), tensor.WithBacking(x))))
+		for i, v := range out.Data().([]float64) {
+			assert.Equal(t, math.Float64bits(want64[i]), math.Float64bits(v), "float64 rate %v element %d", rate, i)
+		}
+
+		x32 := make([]float32, len(x))
+		for i, v := range x {
+			x32[i] = float32(v)
+		}
+		s32 := &sharedDrop{rate: rate, seed: 7, rng: rand.New(rand.NewSource(7))}
+		want32 := make([]float32, len(x))
+		opkit.Dropout(rand.New(rand.NewSource(7)), rate, make([]float32, len(x)), x32, want32)
+		s32.draw(tensor.Float32, len(x))
+		op32 := &viewDropOp{s: s32, masked: true}
+		out32 := tensor.New(tensor.WithShape(len(x)), tensor.Of(tensor.Float32))
+		require.NoError(t, op32.apply(out32, tensor.New(tensor.WithShape(len(x)), tensor.WithBacking(x32))))
+		for i, v := range out32.Data().([]float32) {
+			assert.Equal(t, math.Float32bits(want32[i]), math.Float32bits(v), "float32 rate %v element %d", rate, i)
+		}
+	}
+}
