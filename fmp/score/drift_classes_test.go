@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,7 +35,7 @@ func TestScorerDriftThreeClasses(t *testing.T) {
 	require.NoError(t, err)
 	x, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
 	require.NoError(t, err)
-	val, err := plain.Score(d.Graph, x, d.Sens, d.Split.Val)
+	val, err := plain.Score(context.Background(), d.Graph, x, d.Sens, d.Split.Val)
 	require.NoError(t, err)
 	require.Equal(t, 3, val.Classes)
 	probs := make([]float64, d.N()*3)
