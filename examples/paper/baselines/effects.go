@@ -372,13 +372,21 @@ func signedCell(r effectRow, k int) string {
 	return fmt.Sprintf("%s [%+.2f, %+.2f]", pt, 100*iv.Lo, 100*iv.Hi)
 }
 
+// seedsWord is "1 seed" or "N seeds".
+func seedsWord(n int) string {
+	if n == 1 {
+		return "1 seed"
+	}
+	return fmt.Sprintf("%d seeds", n)
+}
+
 // effectHeader is the effect table's header row.
 const effectHeader = "| method | against | accuracy | AUC | ΔDP | ΔEO | resolved |"
 
 // effectTable writes the rows as the table "effect net of the backbone".
 func effectTable(w io.Writer, o *options, rows []effectRow, note string) {
-	fmt.Fprintf(w, "\nEffect net of the backbone: each method minus the plain %s run of the same split and seed (FMP and the thresholds post-process that run; FairGNN, NIFTY and FairVGNN build their encoder on the same kind; a pre-processing method trains it on its data), test points, mean over the %d seeds; [95%% paired bootstrap interval]: the test nodes resampled within each group, the same nodes for both runs and every seed, %d resamples (symmetric interval). Resolved (bold): the interval excludes 0. FMP's decomposition, on its trained backbone: propagation alone (λf 0 at the λs chosen) minus plain, and the fairness step (the λf chosen) minus propagation alone.\n\n",
-		o.backbone, o.seeds, metrics.DefaultBootstrapConfig().Resamples)
+	fmt.Fprintf(w, "\nEffect net of the backbone: each method minus the plain %s run of the same split and seed (FMP and the thresholds post-process that run; FairGNN, NIFTY and FairVGNN build their encoder on the same kind; a pre-processing method trains it on its data), test points, mean over %s; [95%% paired bootstrap interval]: the test nodes resampled within each group, the same nodes for both runs and every seed, %d resamples (symmetric interval). Resolved (bold): the interval excludes 0. FMP's decomposition, on its trained backbone: propagation alone (λf 0 at the λs chosen) minus plain, and the fairness step (the λf chosen) minus propagation alone.\n\n",
+		o.backbone, seedsWord(o.seeds), metrics.DefaultBootstrapConfig().Resamples)
 	fmt.Fprintln(w, effectHeader)
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range rows {
