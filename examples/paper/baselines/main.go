@@ -8,6 +8,14 @@
 // missing-attribute curve: ΔDP on the test nodes, whose groups no method
 // sees, as the share of other nodes with a known group falls.
 //
+// Beside the table of means it prints each method's effect net of its
+// backbone (effects.go): the method minus the plain run of the same
+// backbone kind, split and seed, on accuracy, AUC, ΔDP and ΔEO, averaged
+// over seeds, with a paired bootstrap interval (both runs on the same
+// resampled test nodes), resolved only where the interval excludes 0;
+// FMP's row is split into propagation alone (λf 0) and the fairness
+// step. The plain run is therefore always among -methods.
+//
 // See README.md beside this file for the questions, the commands and the
 // results.
 package main
@@ -90,6 +98,7 @@ type options struct {
 	curveFMP                     fmp.Config
 	merge                        bool
 	editsThreshold               float64
+	weights                      map[string]float64 // -method-weights
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -122,7 +131,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.out, "out", "", "folder for the run CSV and each run's outcome (NAME_runs/METHOD_seedN.gob, for -merge) (default: none)")
 	fs.BoolVar(&o.merge, "merge", false, "train nothing: make the table and the CSV from the runs saved under -out by earlier invocations (seeds run in separate processes)")
 	fs.StringVar(&o.saveSplit, "save-split", "", "write the split the runs use (after -train-labels) to this JSON file, {\"train\", \"val\", \"test\"} lists of 0-based rows, for another implementation to train on the same nodes")
-	if err := fs.Parse(args); err != nil {
+	// Paired effects (issue 56): every method is measured against the
+	// plain run of its backbone, which -methods then always includes.
+	weights := fs.String("method-weights", "", "comma-separated NAME=W: the fairness weight of a method of -methods (regularizer, adversary, mixup: α; nifty: λ; ...; fairgnn's β is -fairgnn-beta); default: each method's own")
+	err := fs.Parse(args)
+	if err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -150,6 +163,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		if !slices.Contains(all, m) {
 			return nil, fmt.Errorf("-methods: unknown method %q, want some of %s", m, strings.Join(all, ", "))
 		}
+	}
+	if !slices.Contains(o.methods, methodPlain) {
+		// Every method's effect is its difference from this run.
+		o.methods = append([]string{methodPlain}, o.methods...)
+	}
+	if o.weights, err = parseWeights(*weights, o.methods); err != nil {
+		return nil, err
 	}
 	if k, err := layers.LookupKind(o.backbone); err != nil {
 		return nil, fmt.Errorf("-backbone: %w", err)
@@ -187,6 +207,45 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-seeds %d, -epochs %d, -hidden %d: want all >= 1", o.seeds, o.epochs, o.hidden)
 	}
 	return o, nil
+}
+
+// parseWeights reads -method-weights: NAME=W pairs, each NAME a method
+// of methods with a weight (fairness.Weighted) other than fairgnn (whose
+// β is -fairgnn-beta), each W a valid weight of it.
+func parseWeights(list string, methods []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, f := range cli.SplitList(list) {
+		name, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return nil, fmt.Errorf("-method-weights: %q, want NAME=W (e.g. regularizer=0.5)", f)
+		}
+		w, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-method-weights: %q: the weight %q is not a number", f, v)
+		}
+		if !slices.Contains(methods, name) {
+			return nil, fmt.Errorf("-method-weights: %q: %s is not among -methods %s", f, name, strings.Join(methods, ","))
+		}
+		if name == "fairgnn" {
+			return nil, fmt.Errorf("-method-weights: %q: set FairGNN's adversary weight β with -fairgnn-beta", f)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("-method-weights: %s given twice", name)
+		}
+		m, err := fairness.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("-method-weights: %q: %s has no weight to set", f, name)
+		}
+		wm, ok := m.(fairness.Weighted)
+		if !ok {
+			return nil, fmt.Errorf("-method-weights: %q: %s has no weight to set", f, name)
+		}
+		if err := wm.WithWeight(w).Validate(); err != nil {
+			return nil, fmt.Errorf("-method-weights: %q: %w", f, err)
+		}
+		out[name] = w
+	}
+	return out, nil
 }
 
 // problem is the data set with its sensitive feature column.
@@ -307,6 +366,9 @@ func method(o *options, name string, seed int64) (fairness.Method, error) {
 		f.Alpha, f.Beta, f.Hidden, f.Estimator.Epochs = o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs
 		m = f
 	}
+	if w, ok := o.weights[name]; ok {
+		m = m.(fairness.Weighted).WithWeight(w) // parseWeights checked it is one
+	}
 	return fairness.WithSeed(m, seed), nil
 }
 
@@ -320,6 +382,10 @@ type outcome struct {
 	stab    perturb.Report
 	seconds float64
 	setting string
+	// prop, for FMP, is the test-time probabilities of propagation
+	// alone: λf = 0 at the chosen λs, on the same trained backbone (the
+	// first half of FMP's decomposition, effects.go).
+	prop []float64
 }
 
 func trainConfig(o *options) train.Config {
@@ -357,6 +423,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 		var probs []float64
 		var setting string
 		var secs float64
+		var prop []float64
 		pd := p // the data the model trained on (a pre-processing method's debiased copy)
 		switch {
 		case isPre(name):
@@ -389,6 +456,16 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			c := f.Points[f.Chosen].Config
 			setting = fmt.Sprintf("λs %g, λf %g", c.LambdaS, c.LambdaF)
 			secs = plainSecs + time.Since(start).Seconds()
+			c.LambdaF = 0
+			pm, err := fm.WithFMP(c)
+			if err != nil {
+				return nil, fmt.Errorf("fmp: propagation alone: %w", err)
+			}
+			pr, err := train.Predict(pm, plainTask, nil)
+			if err != nil {
+				return nil, fmt.Errorf("fmp: propagation alone: %w", err)
+			}
+			prop = pr.Probs
 		case name == methodThresholds:
 			pred, err := train.Predict(plain.Model, plainTask, nil)
 			if err != nil {
@@ -425,7 +502,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			model, secs = fit.Model, time.Since(start).Seconds()
 			plainTask = t
 		}
-		oc := outcome{method: name, seed: seed, seconds: secs, setting: setting}
+		oc := outcome{method: name, seed: seed, seconds: secs, setting: setting, prop: prop}
 		if probs == nil {
 			pr, err := train.Predict(model, plainTaskFor(name, plainTask), nil)
 			if err != nil {
@@ -892,6 +969,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 			all = append(all, outs)
 		}
 	}
+	rows, note, err := effects(o, p, all)
+	if err != nil {
+		return err
+	}
 	if o.out != "" {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return fmt.Errorf("-out: %w", err)
@@ -899,6 +980,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err := writeCSV(filepath.Join(o.out, runName(o)+"_runs.csv"), all); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
+		if err := writeEffectsCSV(filepath.Join(o.out, runName(o)+"_effects.csv"), rows, len(all)); err != nil {
+			return fmt.Errorf("-out: %w", err)
+		}
 	}
-	return table(stdout, o, p, all)
+	if err := table(stdout, o, p, all); err != nil {
+		return err
+	}
+	effectTable(stdout, o, rows, note)
+	return nil
 }

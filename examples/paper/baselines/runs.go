@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers/perturb"
@@ -31,13 +32,27 @@ type savedRun struct {
 	Stab     perturb.Report
 	Seconds  float64
 	Setting  string
+	// PropProbs is outcome.prop (FMP's propagation alone); nil in runs
+	// saved before it was kept, whose decomposition is then n/a.
+	PropProbs []float64
 }
 
 // protocol names the flags, beyond those in runName, that change a
 // run's outcome.
 func protocol(o *options) string {
-	return fmt.Sprintf("-n %d -epochs %d -hidden %d -edits-threshold %v -fairgnn-alpha %v -fairgnn-beta %v -fairgnn-hidden %d -estimator-epochs %d",
+	s := fmt.Sprintf("-n %d -epochs %d -hidden %d -edits-threshold %v -fairgnn-alpha %v -fairgnn-beta %v -fairgnn-hidden %d -estimator-epochs %d",
 		o.synthN, o.epochs, o.hidden, o.editsThreshold, o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs)
+	if len(o.weights) > 0 {
+		// Only when given, so that runs saved before the flag still merge.
+		var ws []string
+		for _, m := range o.methods {
+			if w, ok := o.weights[m]; ok {
+				ws = append(ws, fmt.Sprintf("%s=%v", m, w))
+			}
+		}
+		s += " -method-weights " + strings.Join(ws, ",")
+	}
+	return s
 }
 
 // runName is the stem of -out's files for o's data set and protocol.
@@ -73,7 +88,7 @@ func saveRuns(o *options, outs []outcome) error {
 		}
 		var b bytes.Buffer
 		b.Write(runMagic)
-		if err := gob.NewEncoder(&b).Encode(savedRun{protocol(o), r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting}); err != nil {
+		if err := gob.NewEncoder(&b).Encode(savedRun{protocol(o), r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting, r.prop}); err != nil {
 			return fmt.Errorf("%s seed %d: %w", r.method, r.seed, err)
 		}
 		if err := cli.ReplaceFile(path, b.Bytes(), runMagic); err != nil {
@@ -111,7 +126,7 @@ func loadRuns(o *options) ([][]outcome, error) {
 			if r.Method != m || r.Seed != s {
 				return nil, fmt.Errorf("-merge: %s holds %s on seed %d, not %s on seed %d", path, r.Method, r.Seed, m, s)
 			}
-			outs = append(outs, outcome{r.Method, r.Seed, r.Probs, r.Report, r.IV, r.Stab, r.Seconds, r.Setting})
+			outs = append(outs, outcome{r.Method, r.Seed, r.Probs, r.Report, r.IV, r.Stab, r.Seconds, r.Setting, r.PropProbs})
 		}
 		all = append(all, outs)
 	}
