@@ -174,7 +174,7 @@ Flags:
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
 	fs.IntVar(&o.synthN, "synthetic-nodes", 2000, "nodes of the generated graph (-dataset synthetic)")
 	o.train = tr
-	fs.IntVar(&o.train.Epochs, "epochs", 0, fmt.Sprintf("training epochs, the best validation epoch kept (default: up to %d, stopped after %g/lr epochs without a better validation accuracy; %d with -search-budget 0)", searchEpochs, searchPatience, tr.Epochs))
+	fs.IntVar(&o.train.Epochs, "epochs", 0, fmt.Sprintf("training epochs, the epoch best by -select kept (default: up to %d, stopped after %g/lr epochs without a better one by -select; %d with -search-budget 0)", searchEpochs, searchPatience, tr.Epochs))
 	fs.Float64Var(&o.train.Adam.LR, "lr", 0, fmt.Sprintf("Adam learning rate (default: chosen on validation among %s; %g with -search-budget 0)", floatList(searchLRs), tr.Adam.LR))
 	fs.Float64Var(&o.train.Adam.WeightDecay, "weight-decay", tr.Adam.WeightDecay, "Adam weight decay")
 	// -select: the training loop's selection criterion (train.Config.Select).

@@ -38,7 +38,7 @@ func TestHelpOneDefaultEach(t *testing.T) {
 	want := map[string]string{
 		"backbone": `(default: chosen on validation among gcn, sgc, mlp; gcn with -search-budget 0)`,
 		"lr":       `(default: chosen on validation among 0.01 and 0.001; 0.001 with -search-budget 0)`,
-		"epochs":   `(default: up to 1000, stopped after 1/lr epochs without a better validation accuracy; 300 with -search-budget 0)`,
+		"epochs":   `(default: up to 1000, stopped after 1/lr epochs without a better one by -select; 300 with -search-budget 0)`,
 	}
 	for name, w := range want {
 		assert.Equal(t, 1, strings.Count(help[name], "(default"), "-%s: %s", name, help[name])

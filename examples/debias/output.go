@@ -194,7 +194,7 @@ func printSummary(w io.Writer, o *options, r *result) {
 		}
 		how := fmt.Sprintf("%d epochs", o.train.Epochs)
 		if s := r.search; s != nil {
-			how = fmt.Sprintf("lr %g, epoch %v of at most %d (chosen on validation among %d tried)", o.train.Adam.LR, r.training["best_epoch"], o.train.Epochs, len(s.Tried))
+			how = fmt.Sprintf("lr %g, epoch %v of at most %d (chosen on validation by -select %s among %d tried)", o.train.Adam.LR, r.training["best_epoch"], o.train.Epochs, o.train.Select.Word(), len(s.Tried))
 		}
 		fmt.Fprintf(w, "backbone %s%s, %s; rule: %s\n", o.backbone, trained, how, o.rule)
 	}
