@@ -69,11 +69,15 @@ func (b Baseline) GroupName(g int) string {
 }
 
 // groupName names group g as Baseline.GroupName does.
-func groupName(names []string, g int) string {
-	if g >= 0 && g < len(names) {
-		return fmt.Sprintf("group %q", names[g])
+func groupName(names []string, g int) string { return nameOf("group", names, g) }
+
+// nameOf names item i of a kind ("group", "class"): by names[i], quoted,
+// when there is one, else by its number.
+func nameOf(kind string, names []string, i int) string {
+	if i >= 0 && i < len(names) {
+		return fmt.Sprintf("%s %q", kind, names[i])
 	}
-	return fmt.Sprintf("group %d", g)
+	return fmt.Sprintf("%s %d", kind, i)
 }
 
 // GroupRates is one group's decision rates with their intervals (Wilson

@@ -29,12 +29,7 @@ func (b Baseline) ClassName(k int) string {
 }
 
 // className names class k as Baseline.ClassName does.
-func className(names []string, k int) string {
-	if k >= 0 && k < len(names) {
-		return fmt.Sprintf("class %q", names[k])
-	}
-	return fmt.Sprintf("class %d", k)
-}
+func className(names []string, k int) string { return nameOf("class", names, k) }
 
 // groups returns the baseline's groups with their counts: Groups, or for
 // c > 2 classes the first class's (every class has the same).

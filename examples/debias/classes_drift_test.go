@@ -24,13 +24,7 @@ import (
 // showed, if at all, as class 1's, and never by its name.
 func TestThreeClassesModelDrift(t *testing.T) {
 	dir := t.TempDir()
-	in := userFiles(t, dir, 400, 6)
-	third := rewriteLabels(t, in, dir, "three.csv", func(r int, v string) string {
-		if v == "yes" && r%3 == 0 {
-			return "maybe"
-		}
-		return v
-	})
+	third := threeClassFiles(t, dir)
 	trained := filepath.Join(dir, "trained")
 	code, _, stderr := runCmd(append(append(append([]string{}, third...), "-classes", "3"), append(fast, "-out", trained)...)...)
 	require.Equal(t, 0, code, stderr)

@@ -19,13 +19,7 @@ import (
 // alone, while the frontier chose by the c-class criterion.
 func TestThreeClassesTableIsClassCriteria(t *testing.T) {
 	dir := t.TempDir()
-	in := userFiles(t, dir, 400, 6)
-	third := rewriteLabels(t, in, dir, "three.csv", func(r int, v string) string {
-		if v == "yes" && r%3 == 0 {
-			return "maybe"
-		}
-		return v
-	})
+	third := threeClassFiles(t, dir)
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runCmd(append(append(append([]string{}, third...), "-classes", "3"), append(fast, "-out", out)...)...)
 	require.Equal(t, 0, code, stderr)
@@ -82,4 +76,18 @@ func TestThreeClassesTableIsClassCriteria(t *testing.T) {
 		assert.InDelta(t, want, *me.TestCriterion, 1e-12, "%s: the table's ΔDP is the 3-class one", name)
 		require.NotNil(t, me.TestClasses, name)
 	}
+}
+
+// threeClassFiles writes the generated 400-node table of userFiles with a
+// third label, "maybe" for every third "yes", and returns the flags that
+// read it.
+func threeClassFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	in := userFiles(t, dir, 400, 6)
+	return rewriteLabels(t, in, dir, "three.csv", func(r int, v string) string {
+		if v == "yes" && r%3 == 0 {
+			return "maybe"
+		}
+		return v
+	})
 }
