@@ -49,7 +49,7 @@
 // GAT, JKNet, or a model of the user's own): the output is
 // FMP(backbone(X)). [NewModel] builds the paper's MLP → FMP. A [Model]
 // trains with [train.Fit], evaluates with [train.Predict], and saves and
-// loads with layers/modelio (the file records the backbone's kind and
+// loads with fmp/modelio (the file records the backbone's kind and
 // configuration; Model's kind, "fmp", is a wrapper, see
 // [layers.DeclareWrapper]).
 //

@@ -77,11 +77,10 @@ func stepsCases() []stepsCase {
 // and returns F^K and dX.
 func runLayer(t *testing.T, fused bool, adj *graph.Matrix, sens []int, cfg Config, training bool, dt tensor.Dtype, xv, wv []float64, c int) (out, dx []float64) {
 	t.Helper()
-	defer func(old bool) { useStepsOp = old }(useStepsOp)
-	useStepsOp = fused
 	n := len(sens)
 	l, err := New(adj, sens, cfg)
 	require.NoError(t, err)
+	l.composed = !fused
 	ph := layers.NewPhase()
 	ph.SetTraining(training)
 	l.SetPhase(ph)

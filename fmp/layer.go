@@ -174,6 +174,10 @@ type Layer struct {
 	phaseSet bool
 	beta     float64
 	rad      float64
+	// composed builds Forward's K steps at λf > 0 from the separate ops
+	// (ops.go) instead of the fused stepsOp: the tests set it to check
+	// that the two give the same values and gradients.
+	composed bool
 }
 
 // New returns an FMP layer for the normalised adjacency adj (n × n,
@@ -258,9 +262,6 @@ func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 // SetPhase was never called.
 var ErrNoPhase = errors.New("InferenceOnly training needs the model's *layers.Phase: call SetPhase with it (SetPhase(nil) for a layer used in evaluation only)")
 
-// useStepsOp builds Forward's K steps at λf > 0 as one op (stepsOp); the
-// tests switch it off to compare with the separate nodes.
-var useStepsOp = true
 
 type trace struct {
 	out, base, dual *G.Node
@@ -324,7 +325,7 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 			phase = &layers.Phase{} // evaluation; keeps the op's hash distinct
 		}
 	}
-	if !baseline && l.rad != 0 && useStepsOp {
+	if !baseline && l.rad != 0 && !l.composed {
 		// λf > 0: the K steps as one op with a hand-written backward (the
 		// same values, bit for bit, as the nodes below; see stepsOp).
 		if tr.out, err = G.ApplyOp(newStepsOp(l, constDual, phase), x); err != nil {

@@ -178,10 +178,9 @@ func TestLayerMatchesNaive(t *testing.T) {
 			var out64, dx64 []float64
 			for _, dt := range testutil.Dtypes {
 				t.Run(fmt.Sprintf("%s/%v/fused=%v", lc.name, dt, fused), func(t *testing.T) {
-					defer func(old bool) { useStepsOp = old }(useStepsOp)
-					useStepsOp = fused
 					l, err := New(adj, sens, lc.cfg)
 					require.NoError(t, err)
+					l.composed = !fused
 					wantF, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
 					g := G.NewGraph()
 					x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))

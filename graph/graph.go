@@ -312,7 +312,7 @@ func (g *Graph) Homophily(labels []int) (float64, error) {
 // Fingerprint returns a 64-bit FNV-1a hash of the graph's structure: the
 // node count and every node's sorted neighbour list. Two graphs with the
 // same fingerprint are, barring a hash collision, the same graph with the
-// same node numbering; layers/modelio records it in model files.
+// same node numbering; fmp/modelio records it in model files.
 func (g *Graph) Fingerprint() uint64 {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)

@@ -10,7 +10,7 @@
 //     (Task, Fit, Predict, Adam);
 //   - layers/minibatch: training on sampled neighbourhoods and whole-graph
 //     inference layer by layer, for graphs larger than memory;
-//   - layers/modelio: model files (Save, Load);
+//   - fmp/modelio: model files (Save, Load);
 //   - layers/fairtrain: fairness-aware training (a demographic parity
 //     regulariser, an adversary, fair mixup, FairGNN, NIFTY);
 //   - layers/perturb: counterfactual unfairness and instability of any

@@ -13,9 +13,9 @@ import (
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/spkern"
 	"github.com/fairmp/fairmp/internal/testutil"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/require"
 )
 

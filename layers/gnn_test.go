@@ -12,8 +12,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

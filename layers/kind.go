@@ -575,7 +575,7 @@ func (k *Kind) Build(g *G.ExprGraph, gr *graph.Graph, cfg Config, phase *Phase) 
 
 // Wrap builds a model of a wrapper kind on backbone, for the sensitive
 // attribute sens, from the wrapper's configuration as EncodeConfig wrote
-// it (layers/modelio's use). It returns an error for a kind that is not a
+// it (fmp/modelio's use). It returns an error for a kind that is not a
 // wrapper or a configuration it cannot decode.
 func (k *Kind) Wrap(backbone Model, gr *graph.Graph, sens []int, config json.RawMessage, phase *Phase) (Model, error) {
 	if !k.wraps {

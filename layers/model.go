@@ -45,7 +45,7 @@ func (p *Phase) Training() bool { return p != nil && p.training.Load() }
 
 // GraphModel is a Model built on a graph. Graph returns that graph (nil
 // for a layer built from a prebuilt matrix).
-// layers/modelio records a fingerprint of it in a model file and refuses
+// fmp/modelio records a fingerprint of it in a model file and refuses
 // to load the file onto another graph.
 type GraphModel interface {
 	Model

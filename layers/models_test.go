@@ -8,8 +8,8 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/require"
 )
 

@@ -60,7 +60,7 @@
 //	report.html      one self-contained page (no script, nothing fetched):
 //	                 data, groups and base rates, the table with intervals
 //	                 and marks, warnings with advice, both figures, settings
-//	model.fmp        the debiased model (layers/modelio format), with its
+//	model.fmp        the debiased model (fmp/modelio format), with its
 //	                 feature schema, FMP's fitted duals and its decisions'
 //	                 baseline on the validation nodes (for drift)
 //

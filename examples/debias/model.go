@@ -8,8 +8,8 @@ import (
 	"math"
 	"os"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // readHeader reads and verifies the whole -model file (modelio.Read:

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // savedNodes is what a -model run knows of the node table's nodes: which

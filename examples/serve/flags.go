@@ -78,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	def := datasets.DefaultFilesConfig()
 	t := cli.NodeTable{Required: true}
 	t.Register(fs, def)
-	fs.StringVar(&o.model, "model", "", "the saved model (debias's model.fmp, package layers/modelio); it must record its feature schema (required)")
+	fs.StringVar(&o.model, "model", "", "the saved model (debias's model.fmp, package fmp/modelio); it must record its feature schema (required)")
 	fs.StringVar(&o.trustedFiles, "trusted-keys", "", "load -model only if it is signed by one of these ed25519 public keys (FILE[,FILE...], each 64 hex digits)")
 	fs.StringVar(&o.log, "log", "", "the accepted-node log: created if absent, replayed at start-up, appended to (required)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")

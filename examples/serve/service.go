@@ -21,11 +21,11 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/metrics"
 )
 

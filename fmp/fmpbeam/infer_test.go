@@ -12,11 +12,11 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/minibatch"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // kindConfigs returns a float64 configuration of every kind the pipeline

@@ -24,7 +24,7 @@ type Job struct {
 	// Features is a feature file of package graph/features, or
 	// FeatureRows a glob of feature rows; with Model.
 	Features, FeatureRows string
-	// Model is the model file (layers/modelio's format). Without it,
+	// Model is the model file (fmp/modelio's format). Without it,
 	// Logits is a glob of logits rows computed elsewhere.
 	Model  string
 	Logits string

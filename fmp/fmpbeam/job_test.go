@@ -2,6 +2,7 @@ package fmpbeam
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
@@ -24,7 +26,6 @@ import (
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/minibatch"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -48,7 +49,7 @@ func jobData(t *testing.T, ds *datasets.Dataset) (string, []byte, layers.Config,
 	require.NoError(t, err)
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 40, 0.01
-	_, err = train.Fit(m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
+	_, err = train.Fit(context.Background(), m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, modelio.Save(&buf, m))
@@ -273,7 +274,7 @@ func inMemory(t *testing.T, ds *datasets.Dataset, dir string, cfg layers.Config,
 	require.NoError(t, err)
 	fc := *j.Frontier
 	fc.Test = ds.Split.Test
-	fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.On.FMP, fc)
+	fr, err := fmp.NewLogitsFrontier(context.Background(), z, adj, ds.Sens, ds.Labels, ds.Split.Val, j.On.FMP, fc)
 	return z, adj, fr, err
 }
 

@@ -10,9 +10,9 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // Model is a model file as the pipeline runs it: a model of any kind

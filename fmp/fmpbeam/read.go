@@ -495,7 +495,7 @@ func (f *readFileFn) ProcessElement(ctx context.Context, _ []byte, emit func([]b
 	return nil
 }
 
-// ReadModel reads a model file (layers/modelio's format) into a
+// ReadModel reads a model file (fmp/modelio's format) into a
 // singleton PCollection of its bytes: the side input that carries the
 // weights to the workers, which check and decode it once each.
 func ReadModel(s beam.Scope, path string) beam.PCollection {

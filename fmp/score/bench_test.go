@@ -12,12 +12,12 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 var (

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/metrics"
 )
 

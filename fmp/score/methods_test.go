@@ -10,13 +10,13 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 )
 

@@ -10,6 +10,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -17,7 +18,6 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 func small(t *testing.T, n int, seed int64) *datasets.Dataset {

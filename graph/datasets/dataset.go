@@ -52,7 +52,7 @@ type Dataset struct {
 }
 
 // Schema returns the feature columns' names and scaling: what a model
-// trained on this data set must be given again (layers/modelio records
+// trained on this data set must be given again (fmp/modelio records
 // it in a model file).
 func (d *Dataset) Schema() features.Schema {
 	s := features.Schema{Names: append([]string(nil), d.FeatureNames...), Scaling: d.Scaling}

@@ -109,7 +109,7 @@ type FilesConfig struct {
 	// FeatureLimit32 for a model computing in float32.
 	FeatureLimit float64
 	// Schema, if set, is the schema of a model trained on other data (a
-	// model file's, layers/modelio): the feature columns must be its
+	// model file's, fmp/modelio): the feature columns must be its
 	// names, in any order (they are put in the schema's order; a missing
 	// or extra column is an error naming it: leave extra columns out with
 	// Drop), and they are scaled with the schema's scaling instead of one

@@ -8,7 +8,7 @@ import (
 // Schema describes the columns of a feature matrix as a model was trained
 // on them: their names, in order, and the min-max scaling that mapped each
 // raw column to [−1, 1] (nil when the values were used as they are). A
-// model file records it (layers/modelio), and a loader given it
+// model file records it (fmp/modelio), and a loader given it
 // (datasets.FilesConfig.Schema) puts new data in the same columns, in the
 // same order, scaled the same way, instead of re-fitting the scaling on
 // the new data.

@@ -93,7 +93,7 @@ var imports = map[string]string{
 	"fairness":    module + "/layers/fairness",
 	"fairtrain":   module + "/layers/fairtrain",
 	"minibatch":   module + "/layers/minibatch",
-	"modelio":     module + "/layers/modelio",
+	"modelio":     module + "/fmp/modelio",
 	"perturb":     module + "/layers/perturb",
 	"postprocess": module + "/layers/postprocess",
 	"train":       module + "/layers/train",

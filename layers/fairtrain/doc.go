@@ -53,7 +53,7 @@
 // # Saving their models
 //
 // The Encoder is a declared kind, "encoder" ([EncoderConfig]: the body's
-// kind and configuration and the number of classes), so layers/modelio
+// kind and configuration and the number of classes), so fmp/modelio
 // saves and loads it, fmp/score scores new nodes with it and FMP goes on
 // top of it. A model file holds what scores, nothing that serves only
 // training: FairGNN's estimator and adversary are never part of the

@@ -21,7 +21,7 @@ import (
 //
 // An Encoder is a [layers.Model]: it trains with train.Fit, predicts with
 // train.Predict and goes under FMP (fmp.On). It is the declared kind
-// "encoder" ([EncoderConfig]), so layers/modelio saves and loads it and
+// "encoder" ([EncoderConfig]), so fmp/modelio saves and loads it and
 // package fmp/score scores new nodes with it; with a body of a library
 // kind (a layers.BlockModel) it is one too, and runs on sampled blocks
 // and layer by layer. [Encoder.Rebuild] copies it onto another graph

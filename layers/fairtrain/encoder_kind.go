@@ -12,7 +12,7 @@ import (
 // The model file of an Encoder.
 //
 // An Encoder is the declared kind "encoder" (layers.Declare), so
-// layers/modelio saves and loads it, package fmp/score scores new nodes
+// fmp/modelio saves and loads it, package fmp/score scores new nodes
 // with it and FMP goes on top of it like on any kind. Its configuration,
 // [EncoderConfig], records the body's kind and configuration and the
 // number of classes; its parameters are the body's, then the head's

@@ -267,7 +267,7 @@ func (c FairVGNNConfig) Validate() error {
 // a declared kind: what scores at inference is the encoder reading the
 // features through p, and [MaskedEncoder.Folded] moves p into the rows of
 // the input weights of a copy of the encoder, an [Encoder] (the "encoder"
-// kind) computing the same function, to save with layers/modelio, score
+// kind) computing the same function, to save with fmp/modelio, score
 // new nodes with (fmp/score) and put FMP on. The generator's logits, the
 // discriminator and the training masks are not part of that model.
 type MaskedEncoder struct {

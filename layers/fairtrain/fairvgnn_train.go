@@ -625,7 +625,7 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 	if len(task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, task.Labels, task.Val, task.Classes)
 		if r.auc {
-			st.ValAUC, _ = opkit.AUCIdx(z, task.Labels, task.Val, task.Classes)
+			st.ValAUC, _ = train.ValAUC(z, task.Labels, task.Val, task.Classes)
 		}
 		if task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, task.Sens, task.Val, task.Classes)

@@ -623,7 +623,7 @@ func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int, withAUC bool) (a
 	}
 	acc, loss = opkit.EvalIdx(z, lab, local, c)
 	if withAUC {
-		auc, _ = opkit.AUCIdx(z, lab, local, c)
+		auc, _ = train.ValAUC(z, lab, local, c)
 	}
 	if sens != nil {
 		sl := make([]int, len(idx))

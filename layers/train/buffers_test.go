@@ -9,8 +9,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 )
 
 // TestKeptBuffersChangeNothing trains every kind (dropout on, as the

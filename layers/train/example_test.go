@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"

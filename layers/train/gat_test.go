@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
 )

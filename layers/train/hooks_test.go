@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"gorgonia.org/tensor"
 )
 

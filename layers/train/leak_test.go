@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"

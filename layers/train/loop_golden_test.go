@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"

@@ -511,7 +511,7 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	if len(t.task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
 		if t.auc {
-			st.ValAUC, _ = opkit.AUCIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
+			st.ValAUC, _ = ValAUC(z, t.task.Labels, t.task.Val, t.task.Classes)
 		}
 		if t.task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, t.task.Sens, t.task.Val, t.task.Classes)

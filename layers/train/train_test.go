@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

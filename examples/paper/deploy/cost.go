@@ -21,11 +21,11 @@ import (
 
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // costOptions are the -cost-* flags.

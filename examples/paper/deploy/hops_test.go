@@ -12,12 +12,12 @@ import (
 
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // TestFittedLambdaS0NeedsBackboneHopsOnly is the evidence for the cost

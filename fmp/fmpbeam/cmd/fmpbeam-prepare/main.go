@@ -14,6 +14,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +22,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -35,6 +37,7 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/fmp/fmpbeam"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/cli"
@@ -42,14 +45,18 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/minibatch"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
 
 func main() {
 	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	// Ctrl-C stops the training or the frontier at its next batch or
+	// setting.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fmpbeam-prepare:", err)
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -179,7 +186,7 @@ type Reference struct {
 	Chosen   [2]metrics.Report   `json:"chosen_val_test"`
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parse(args, stderr)
 	if err != nil {
 		return err
@@ -252,7 +259,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		mc := minibatch.DefaultConfig(gcn)
 		mc.Train.Epochs, mc.Train.Adam.LR, mc.Train.Select = o.epochs, o.lr, train.SelectLast
 		mc.Sampler.Fanouts, mc.Sampler.BatchSize, mc.Sampler.Seed = o.fanouts, o.batch, o.seed
-		res, err := minibatch.Fit(&minibatch.Task{Adj: adj, Features: fx, Labels: ds.Labels, Train: ds.Split.Train, Classes: 2}, mc)
+		res, err := minibatch.Fit(ctx, &minibatch.Task{Adj: adj, Features: fx, Labels: ds.Labels, Train: ds.Split.Train, Classes: 2}, mc)
 		if err != nil {
 			return err
 		}
@@ -299,7 +306,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			if !slices.Contains(fcfg.LambdaF, 0) {
 				fcfg.LambdaF = append([]float64{0}, fcfg.LambdaF...)
 			}
-			fr, err := fmp.NewLogitsFrontier(z, adj, ds.Sens, ds.Labels, ds.Split.Val, fc, fcfg)
+			fr, err := fmp.NewLogitsFrontier(ctx, z, adj, ds.Sens, ds.Labels, ds.Split.Val, fc, fcfg)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func TestOutIsTheCommands(t *testing.T) {
 
 	mine := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(mine, "nodes-00000.txt"), []byte("0 1 0 train\n"), 0o644))
-	err := run([]string{"-n", "64", "-features", "4", "-out", mine}, io.Discard, io.Discard)
+	err := run(context.Background(), []string{"-n", "64", "-features", "4", "-out", mine}, io.Discard, io.Discard)
 	assert.ErrorIs(t, err, cli.ErrNotOurs)
 	b, err := os.ReadFile(filepath.Join(mine, "nodes-00000.txt"))
 	require.NoError(t, err)

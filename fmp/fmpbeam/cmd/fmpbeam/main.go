@@ -86,7 +86,7 @@ type options struct {
 func define(fs *flag.FlagSet) *options {
 	o := &options{}
 	d := fmp.DefaultConfig()
-	fs.StringVar(&o.model, "model", "", "model file (layers/modelio; an fmp model's FMP settings become the defaults)")
+	fs.StringVar(&o.model, "model", "", "model file (fmp/modelio; an fmp model's FMP settings become the defaults)")
 	fs.StringVar(&o.nodes, "nodes", "", "node files, a glob: lines \"id label group split\"")
 	fs.StringVar(&o.edges, "edges", "", "edge files, a glob: lines \"u v\"")
 	fs.StringVar(&o.features, "features", "", "feature file of package graph/features (a path every worker can open)")

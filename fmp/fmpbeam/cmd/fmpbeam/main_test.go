@@ -16,11 +16,11 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/fairmp/fairmp/fmp/fmpbeam"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/metrics"
 )
 

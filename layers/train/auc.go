@@ -1,4 +1,4 @@
-package opkit
+package train
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// AUCIdx returns the ROC AUC of the n × c logits z on the nodes idx
+// ValAUC returns the ROC AUC of the n × c logits z on the nodes idx
 // (metrics.AUC: ties count one half). Two classes: the AUC of class 1's
 // score. More: the macro one-vs-rest AUC, the mean over the classes k of
 // the AUC of class k's score against the other classes (sklearn's
@@ -16,8 +16,8 @@ import (
 // P(k) does without rounding to 0 or 1 (for two classes, z_1 − z_0).
 //
 // The AUC is undefined when a class has no node in idx (or every node):
-// AUCIdx then returns 0 and ok false.
-func AUCIdx(z *tensor.Dense, labels, idx []int, c int) (auc float64, ok bool) {
+// ValAUC then returns 0 and ok false.
+func ValAUC(z *tensor.Dense, labels, idx []int, c int) (auc float64, ok bool) {
 	present := make([]int, c)
 	for _, i := range idx {
 		if y := labels[i]; y >= 0 && y < c {

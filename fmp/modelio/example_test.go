@@ -9,9 +9,9 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 )
 

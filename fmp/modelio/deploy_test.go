@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/metrics"
 )
 

@@ -14,16 +14,16 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairtrain"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
-	"github.com/fairmp/fairmp/layers/internal/problem"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

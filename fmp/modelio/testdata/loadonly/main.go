@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/modelio"
 	G "gorgonia.org/gorgonia"
 )
 

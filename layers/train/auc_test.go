@@ -1,4 +1,4 @@
-package opkit
+package train
 
 import (
 	"math"
@@ -22,23 +22,23 @@ func logitsOf(dt tensor.Dtype, n, c int, v []float64) *tensor.Dense {
 	return tensor.New(tensor.WithShape(n, c), tensor.WithBacking(append([]float64(nil), v...)))
 }
 
-// TestAUCIdxBinaryHand: class 1's scores z1 − z0 of nodes 1..5 are
+// TestValAUCBinaryHand: class 1's scores z1 − z0 of nodes 1..5 are
 // 0.125, 0.25, 0.375, 0.75, 0.75 with labels 0 1 0 1 0 (node 0 left out):
 // of the 6 (positive, negative) pairs, 0.25 beats 0.125; 0.75 beats 0.125
 // and 0.375 and ties 0.75: (1 + 2.5)/6.
-func TestAUCIdxBinaryHand(t *testing.T) {
+func TestValAUCBinaryHand(t *testing.T) {
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 		z := logitsOf(dt, 6, 2, []float64{9, -9, 0, 0.125, 1, 1.25, 0, 0.375, 0.25, 1, -0.5, 0.25})
-		got, ok := AUCIdx(z, []int{1, 0, 1, 0, 1, 0}, []int{1, 2, 3, 4, 5}, 2)
+		got, ok := ValAUC(z, []int{1, 0, 1, 0, 1, 0}, []int{1, 2, 3, 4, 5}, 2)
 		require.True(t, ok)
 		assert.InDelta(t, 3.5/6, got, 1e-12, "%v", dt)
 	}
 }
 
-// TestAUCIdxMacroOvR: for three classes, the mean over the classes of
+// TestValAUCMacroOvR: for three classes, the mean over the classes of
 // metrics.AUC of P(k) against the other classes (sklearn's macro
 // one-vs-rest), on random logits.
-func TestAUCIdxMacroOvR(t *testing.T) {
+func TestValAUCMacroOvR(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	n, c := 60, 3
 	v := make([]float64, n*c)
@@ -74,18 +74,18 @@ func TestAUCIdxMacroOvR(t *testing.T) {
 		require.NoError(t, err)
 		want += a / float64(c)
 	}
-	got, ok := AUCIdx(logitsOf(tensor.Float64, n, c, v), labels, idx, c)
+	got, ok := ValAUC(logitsOf(tensor.Float64, n, c, v), labels, idx, c)
 	require.True(t, ok)
 	assert.InDelta(t, want, got, 1e-12)
 	assert.Greater(t, got, 0.6, "the true class's logit is raised")
 }
 
-// TestAUCIdxUndefined: a class without a node among idx (or with all of
+// TestValAUCUndefined: a class without a node among idx (or with all of
 // them) has no ROC curve.
-func TestAUCIdxUndefined(t *testing.T) {
+func TestValAUCUndefined(t *testing.T) {
 	z := logitsOf(tensor.Float64, 3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
-	_, ok := AUCIdx(z, []int{0, 1, 1}, []int{0, 1, 2}, 3)
+	_, ok := ValAUC(z, []int{0, 1, 1}, []int{0, 1, 2}, 3)
 	assert.False(t, ok, "no node of class 2")
-	_, ok = AUCIdx(z, []int{1, 1, 0}, []int{0, 1}, 2)
+	_, ok = ValAUC(z, []int{1, 1, 0}, []int{0, 1}, 2)
 	assert.False(t, ok, "every node of class 1")
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 )
 

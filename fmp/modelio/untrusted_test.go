@@ -16,10 +16,10 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // allocated returns the bytes f allocates (the heap's cumulative

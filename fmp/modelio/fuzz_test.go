@@ -10,9 +10,9 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
-	"github.com/fairmp/fairmp/layers/modelio"
 )
 
 // FuzzLoadResealed fuzzes what lies behind the checksum (FuzzLoad's

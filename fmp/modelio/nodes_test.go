@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/fairmp/fairmp/fmp/modelio"
+	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/internal/problem"
-	"github.com/fairmp/fairmp/layers/modelio"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
