@@ -262,7 +262,6 @@ func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
 // SetPhase was never called.
 var ErrNoPhase = errors.New("InferenceOnly training needs the model's *layers.Phase: call SetPhase with it (SetPhase(nil) for a layer used in evaluation only)")
 
-
 type trace struct {
 	out, base, dual *G.Node
 }
