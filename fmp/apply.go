@@ -96,7 +96,10 @@ func applySteps[T float32 | float64](l *Layer, x, f []T, n, c int, mul func(out,
 	scale, invT := gamma/l.cfg.Temperature, 1/l.cfg.Temperature
 	first := true // u = 0 before the first projection
 	// Steps 2 and 5 of one iteration take the softmax of the same F.
-	sc := &softmaxCache{}
+	var sc *softmaxCache // nil: no cache (Layer.noSoftmaxCache)
+	if !l.noSoftmaxCache {
+		sc = &softmaxCache{}
+	}
 	for k := 0; k < l.cfg.K; k++ {
 		propagate()
 		// Step 2: F̄ = X_agg − γ∇(F, u), into d.

@@ -326,10 +326,6 @@ func softmaxOf[T float32 | float64](f []T, i, c int, s []float64, invT float64, 
 	return s[:c]
 }
 
-// useSoftmaxCache switches the softmax caches off for tests that check
-// they change nothing.
-var useSoftmaxCache = true
-
 // softmaxCache keeps SF(F·invT) of the last F that one family of ops saw
 // (an op and the ops its SymDiff builds on the same first input: FairGrad
 // forward, its F-gradient and its u-gradient all read the softmax of the
@@ -347,7 +343,7 @@ type softmaxCache struct {
 
 // get returns SF(f·invT) for the n × c matrix f, computed or kept.
 func get[T float32 | float64](sc *softmaxCache, f []T, c int, invT float64) []float64 {
-	if sc == nil || !useSoftmaxCache {
+	if sc == nil {
 		return nil
 	}
 	if sc.ok && sc.invT == invT && sc.c == c && sameBits(sc, f) {

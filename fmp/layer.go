@@ -178,6 +178,10 @@ type Layer struct {
 	// (ops.go) instead of the fused stepsOp: the tests set it to check
 	// that the two give the same values and gradients.
 	composed bool
+	// noSoftmaxCache computes the softmax anew in every op and step
+	// instead of sharing it between the ops that read the same F: the
+	// tests set it to check that the caches change nothing.
+	noSoftmaxCache bool
 }
 
 // New returns an FMP layer for the normalised adjacency adj (n × n,
@@ -376,7 +380,7 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 		// Step 2: F̄ = X_agg − γ∇(F, u); ∇(F, 0) = 0 exactly.
 		fbar := xagg
 		if u != nil {
-			d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, temp: l.cfg.Temperature, constDual: constDual}, f, u)
+			d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, temp: l.cfg.Temperature, constDual: constDual, noCache: l.noSoftmaxCache}, f, u)
 			if err != nil {
 				return tr, err
 			}
@@ -385,7 +389,7 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 			}
 		}
 		// Step 3: ū = u + β Δs SF(F̄).
-		ubar, err := G.ApplyOp(&gapOp{ds: l.ds, scale: l.beta, temp: l.cfg.Temperature, phase: phase}, fbar)
+		ubar, err := G.ApplyOp(&gapOp{ds: l.ds, scale: l.beta, temp: l.cfg.Temperature, phase: phase, noCache: l.noSoftmaxCache}, fbar)
 		if err != nil {
 			return tr, err
 		}
@@ -399,7 +403,7 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 			return tr, err
 		}
 		// Step 5: F = X_agg − γ∇(F, u).
-		d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, temp: l.cfg.Temperature, constDual: constDual}, f, u)
+		d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, temp: l.cfg.Temperature, constDual: constDual, noCache: l.noSoftmaxCache}, f, u)
 		if err != nil {
 			return tr, err
 		}

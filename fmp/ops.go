@@ -118,6 +118,7 @@ type gradOp struct {
 	scale     float64
 	temp      float64 // τ > 0
 	constDual bool    // u is treated as a constant by the backward pass
+	noCache   bool    // SymDiff shares no softmax cache (Layer.noSoftmaxCache)
 }
 
 var (
@@ -177,7 +178,7 @@ func (op *gradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 2", op, len(inputs))
 	}
-	if op.sm == nil {
+	if op.sm == nil && !op.noCache {
 		op.sm = &softmaxCache{}
 	}
 	df, err := G.ApplyOp(&gradBackOp{ds: op.ds, scale: op.scale, temp: op.temp, sm: op.sm}, inputs[0], inputs[1], grad)
@@ -272,6 +273,8 @@ type gapOp struct {
 	scale float64
 	temp  float64
 	jvp   bool
+	// noCache: SymDiff shares no softmax cache (Layer.noSoftmaxCache).
+	noCache bool
 	// phase, set in the InferenceOnly mode only, makes the output zero
 	// while the phase is training: the projection that follows discards
 	// it then (u ≡ 0), so the softmax need not be computed.
@@ -366,7 +369,7 @@ func (op *gapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 1", op, len(inputs))
 	}
 	// d/dF ⟨dY, scale·Δs SF(F/τ)⟩ = scale · ∇_τ(F, dY).
-	if op.sm == nil {
+	if op.sm == nil && !op.noCache {
 		op.sm = &softmaxCache{}
 	}
 	df, err := G.ApplyOp(&gradOp{ds: op.ds, scale: op.scale, temp: op.temp, sm: op.sm}, inputs[0], grad)

@@ -29,8 +29,6 @@ func TestSoftmaxCacheChangesNothing(t *testing.T) {
 		for _, mode := range []TrainMode{EndToEnd, ConstantDual} {
 			t.Run(fmt.Sprint(dt, "/", mode), func(t *testing.T) {
 				fit := func(cache bool) ([]train.EpochStats, [][]float64, []float64) {
-					defer func(old bool) { useSoftmaxCache = old }(useSoftmaxCache)
-					useSoftmaxCache = cache
 					g := G.NewGraph()
 					x, err := train.FeatureNode(g, dt, d.Features, d.N(), d.NumFeatures, "X")
 					require.NoError(t, err)
@@ -39,6 +37,7 @@ func TestSoftmaxCacheChangesNothing(t *testing.T) {
 					cfg.MLP.Dtype, cfg.FMP.TrainMode, cfg.FMP.K = dt, mode, 3
 					m, err := NewModel(g, d.Graph, d.Sens, cfg, phase)
 					require.NoError(t, err)
+					m.layer.noSoftmaxCache = !cache
 					task := &train.Task{Graph: g, X: x, Labels: d.Labels, Train: d.Split.Train, Val: d.Split.Val, Classes: 2, Phase: phase}
 					tc := train.DefaultConfig()
 					tc.Epochs, tc.Adam.LR = 4, 0.01
