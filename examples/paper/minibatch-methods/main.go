@@ -216,8 +216,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 			rows = append(rows, row{name, training, acc, dp, secs, steps})
 		}
 	}
-	fmt.Fprintf(stdout, "%s (%d nodes, %d training), GCN (hidden 64, 2 layers, dropout 0.5, float32), Adam lr %g, best validation epoch, seed %d; full batch: %d epochs; mini-batch: %d epochs of batches of %d, fan-outs 10, 10. Test split.\n\n",
-		o.dataset, ds.N(), len(ds.Split.Train), o.lr, o.seed, o.fullEpochs, o.miniEpochs, o.batch)
+	full, mini := "not run", "not run"
+	if o.full {
+		full = fmt.Sprintf("%d epochs", o.fullEpochs)
+	}
+	if o.mini {
+		mini = fmt.Sprintf("%d epochs of batches of %d, fan-outs 10, 10", o.miniEpochs, o.batch)
+	}
+	fmt.Fprintf(stdout, "%s (%d nodes, %d training), GCN (hidden 64, 2 layers, dropout 0.5, float32), Adam lr %g, best validation epoch, seed %d; full batch: %s; mini-batch: %s. Test split.\n\n",
+		o.dataset, ds.N(), len(ds.Split.Train), o.lr, o.seed, full, mini)
 	fmt.Fprintln(stdout, "| method | training | Adam steps | accuracy | ΔDP | seconds |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|")
 	for _, r := range rows {

@@ -41,6 +41,7 @@ func TestRunLarge(t *testing.T) {
 		assert.Contains(t, out.String(), "| "+m+" | mini-batch |")
 	}
 	assert.NotContains(t, out.String(), "full batch |")
+	assert.Contains(t, out.String(), "full batch: not run; mini-batch: 2 epochs of batches of 256")
 	assert.Contains(t, log.String(), "epoch 2/2")
 	left, err := os.ReadDir(dir)
 	require.NoError(t, err)
