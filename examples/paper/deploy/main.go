@@ -20,6 +20,14 @@
 // on the validation nodes; the share of old test nodes whose decision
 // moved; and the drift verdict of metrics.CompareBaseline.
 //
+// With -methods (default all) every other method of the fairness
+// registry that trains a model runs too, on the same old graph and seed:
+// each is trained with fairness.Fit on the GCN, saved with
+// modelio.SaveWith and scored on the new nodes from its file (FairVGNN's
+// file holds its folded encoder). EDITS' model cannot be saved to
+// process new nodes: the GCN trained on EDITS' output scores them on
+// their raw features and edges, which is what deploying it would do.
+//
 // With -cost it measures instead the cost of scoring 1, 1,000 and 100,000
 // new nodes of a generated 1,000,000-node graph with both semantics: wall
 // time, receptive field and peak resident memory.
@@ -27,6 +35,7 @@
 // Usage:
 //
 //	go run ./deploy -datasets synthetic -seeds 5
+//	go run ./deploy -datasets synthetic -seeds 5 -methods none       # the GCN, FMP and the thresholds only
 //	go run ./deploy -data $FAIRMP_DATA -datasets synthetic,nba,bail,credit -out deploy/results
 //	go run ./deploy -cost -out deploy/results
 //
