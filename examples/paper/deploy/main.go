@@ -20,6 +20,14 @@
 // on the validation nodes; the share of old test nodes whose decision
 // moved; and the drift verdict of metrics.CompareBaseline.
 //
+// With -methods (default all) every other method of the fairness
+// registry that trains a model runs too, on the same old graph and seed:
+// each is trained with fairness.Fit on the GCN, saved with
+// modelio.SaveWith and scored on the new nodes from its file (FairVGNN's
+// file holds its folded encoder). EDITS' model cannot be saved to
+// process new nodes: the GCN trained on EDITS' output scores them on
+// their raw features and edges, which is what deploying it would do.
+//
 // With -cost it measures instead the cost of scoring 1, 1,000 and 100,000
 // new nodes of a generated 1,000,000-node graph with both semantics: wall
 // time, receptive field and peak resident memory.
@@ -27,6 +35,7 @@
 // Usage:
 //
 //	go run ./deploy -datasets synthetic -seeds 5
+//	go run ./deploy -datasets synthetic -seeds 5 -methods none       # the GCN, FMP and the thresholds only
 //	go run ./deploy -data $FAIRMP_DATA -datasets synthetic,nba,bail,credit -out deploy/results
 //	go run ./deploy -cost -out deploy/results
 //
@@ -72,6 +81,7 @@ type options struct {
 	cost          costOptions
 	doCost        bool
 	figure        string
+	methods       []string
 }
 
 var knownDatasets = []string{"synthetic", "nba", "bail", "credit"}
@@ -91,6 +101,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.newFrac, "new", 0.2, "fraction of the nodes that arrive after training")
 	fs.StringVar(&o.out, "out", "", "folder for the results files (empty: none; the tables go to stdout)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress on stderr")
+	var methodList string
+	fs.StringVar(&methodList, "methods", "all", "comma-separated fairness methods of the registry to run besides the GCN, FMP and the thresholds, each trained on the old graph, saved and scored from its file: "+strings.Join(studyMethods(), ", ")+"; all for every one, none for none")
 	fs.StringVar(&o.figure, "figure", "", "redraw the figure from this runs.csv into -out (no training)")
 	fs.BoolVar(&o.doCost, "cost", false, "measure the cost of scoring new nodes on a generated graph instead (the -cost-* flags)")
 	fs.IntVar(&o.cost.nodes, "cost-nodes", 1_000_000, "-cost: nodes of the generated graph")
@@ -118,6 +130,22 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		}
 		seen[d] = true
 		o.datasets = append(o.datasets, d)
+	}
+	switch methodList {
+	case "all":
+		o.methods = studyMethods()
+	case "none", "":
+	default:
+		for _, m := range strings.Split(methodList, ",") {
+			m = strings.TrimSpace(m)
+			if !contains(studyMethods(), m) {
+				return nil, fmt.Errorf("-methods: %q is not a method of this study, want some of %s (or all, none)", m, strings.Join(studyMethods(), ", "))
+			}
+			if contains(o.methods, m) {
+				return nil, fmt.Errorf("-methods: %q listed twice", m)
+			}
+			o.methods = append(o.methods, m)
+		}
 	}
 	for _, s := range strings.Split(newSizes, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
@@ -189,7 +217,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	tc := exp.DefaultTrainOptions()
 	tc.Epochs, tc.Adam.LR, tc.Adam.WeightDecay = o.epochs, o.lr, o.wd
-	so := studyOptions{newFrac: o.newFrac, train: tc}
+	so := studyOptions{newFrac: o.newFrac, train: tc, methods: o.methods}
 	var all []runResult
 	var done []*datasets.Dataset
 	start := time.Now()
@@ -283,8 +311,11 @@ func writeTable(w io.Writer, o *options, done []*datasets.Dataset, all []runResu
 			ds.Name, ds.N(), ds.Graph.NumEdges(), first[0].oldNodes, first[0].newNodes, first[0].newRep.Evaluated, first[0].oldTest)
 		fmt.Fprintln(w, "| method | new: accuracy | new: ΔDP | new: ΔEO | new: 95% intervals acc; ΔDP; ΔEO | validation: accuracy | validation: ΔDP | validation: ΔEO | ΔDP new − validation |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
-		for _, m := range methods {
+		for _, m := range append(append([]string(nil), methods...), o.methods...) {
 			rs := rows(m)
+			if len(rs) == 0 {
+				continue
+			}
 			get := func(f func(r runResult) float64) []float64 {
 				v := make([]float64, len(rs))
 				for i, r := range rs {
@@ -325,14 +356,22 @@ func writeTable(w io.Writer, o *options, done []*datasets.Dataset, all []runResu
 		}
 		fmt.Fprintf(w, "\nFMP (a) against (b) on the new nodes: %s%% of the decisions differ; largest probability difference %.2g; duals of the training graph on the l∞ bound, per seed: %s.\n",
 			ms(ab), mx, strings.Join(bound, ", "))
-		fmt.Fprintln(w, "\n| method | old test decisions changed (grown graph vs old graph) | drift warnings on the new nodes, per seed | receptive field of the new nodes | scoring time, new nodes | settings chosen |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|")
-		for _, m := range methods {
+		for _, r := range rows("edits") {
+			if r.valRaw != nil {
+				fmt.Fprintf(w, "\nEDITS' model on the old validation nodes with their raw features and edges (unprocessed), seed %d: accuracy %.2f, ΔDP %.2f, ΔEO %.2f (on EDITS' output: %.2f, %.2f, %.2f).\n", r.seed,
+					100*r.valRaw.Accuracy, 100*r.valRaw.DemographicParity, 100*r.valRaw.EqualOpportunity,
+					100*r.valRep.Accuracy, 100*r.valRep.DemographicParity, 100*r.valRep.EqualOpportunity)
+			}
+		}
+		fmt.Fprintln(w, "\n| method | old test decisions changed (grown graph vs old graph) | drift warnings on the new nodes, per seed | receptive field of the new nodes | scoring time, new nodes | training time | settings chosen |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+		for _, m := range append(append([]string(nil), methods...), o.methods...) {
 			rs := rows(m)
 			var changed, field []float64
 			var warns, settings []string
-			var t time.Duration
+			var t, tt time.Duration
 			for _, r := range rs {
+				tt += r.trainTime
 				changed = append(changed, r.oldChanged.Point)
 				field = append(field, float64(r.field))
 				warns = append(warns, strconv.Itoa(len(r.drift.Warnings)))
@@ -342,8 +381,11 @@ func writeTable(w io.Writer, o *options, done []*datasets.Dataset, all []runResu
 				t += r.scoreTime
 			}
 			fs, _ := metrics.MeanStd(field)
-			fmt.Fprintf(w, "| %s | %s | %s | %.0f of %d | %v | %s |\n", title(m), ms(changed), strings.Join(warns, ", "),
-				fs.Mean, ds.N(), (t / time.Duration(len(rs))).Round(100*time.Microsecond), strings.Join(settings, "; "))
+			if len(rs) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %.0f of %d | %v | %v | %s |\n", title(m), ms(changed), strings.Join(warns, ", "),
+				fs.Mean, ds.N(), (t / time.Duration(len(rs))).Round(100*time.Microsecond), (tt / time.Duration(len(rs))).Round(100*time.Millisecond), strings.Join(settings, "; "))
 		}
 	}
 }
@@ -366,7 +408,8 @@ func writeCSV(path string, all []runResult) error {
 	w.Write([]string{"dataset", "seed", "method", "setting", "old_nodes", "new_nodes", "new_evaluated",
 		"new_accuracy", "new_accuracy_lo", "new_accuracy_hi", "new_dp", "new_dp_lo", "new_dp_hi", "new_eo", "new_eo_lo", "new_eo_hi",
 		"val_accuracy", "val_accuracy_lo", "val_accuracy_hi", "val_dp", "val_dp_lo", "val_dp_hi", "val_eo", "val_eo_lo", "val_eo_hi",
-		"old_test", "old_changed", "old_changed_lo", "old_changed_hi", "drift_warnings", "field", "score_seconds", "check_max_diff", "a_vs_b_changed", "a_vs_b_max_diff", "duals_at_bound"})
+		"old_test", "old_changed", "old_changed_lo", "old_changed_hi", "drift_warnings", "field", "score_seconds", "check_max_diff", "a_vs_b_changed", "a_vs_b_max_diff", "duals_at_bound",
+		"train_seconds", "val_raw_accuracy", "val_raw_dp", "val_raw_eo"})
 	f6 := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 	ivs := func(i metrics.Interval) []string { return []string{f6(i.Point), f6(i.Lo), f6(i.Hi)} }
 	for _, r := range all {
@@ -384,6 +427,12 @@ func writeCSV(path string, all []runResult) error {
 			strconv.FormatFloat(r.scoreTime.Seconds(), 'f', 4, 64), strconv.FormatFloat(r.checkDiff, 'g', 3, 64))
 		if r.method == mFitted || r.method == mRecompute {
 			row = append(row, f6(r.abChanged.Point), strconv.FormatFloat(r.abMaxDiff, 'g', 3, 64), r.atBound)
+		} else {
+			row = append(row, "", "", "")
+		}
+		row = append(row, strconv.FormatFloat(r.trainTime.Seconds(), 'f', 3, 64))
+		if r.valRaw != nil {
+			row = append(row, f6(r.valRaw.Accuracy), f6(r.valRaw.DemographicParity), f6(r.valRaw.EqualOpportunity))
 		} else {
 			row = append(row, "", "", "")
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,33 +17,44 @@ import (
 	"github.com/fairmp/fairmp/graph/features"
 )
 
-// TestDeploySmoke runs the whole protocol on a small generated graph: one
-// row per method in the table, one CSV line per seed and method, and the
-// scorers reproduce the trained models on the old graph.
+// TestDeploySmoke runs the whole protocol on a small generated graph with
+// every method of the study (the default -methods all): one row per
+// method in each table, one CSV line per seed and method, and every
+// model file, opened by the scorer, reproduces its trained model on the
+// old graph (FairVGNN's folded mask to rounding; EDITS' on its own
+// debiased graph).
 func TestDeploySmoke(t *testing.T) {
 	dir := t.TempDir()
 	var out, log bytes.Buffer
 	err := run([]string{"-datasets", "synthetic", "-synthetic-nodes", "300", "-seeds", "2", "-epochs", "5", "-lr", "0.01", "-data", "", "-out", dir}, &out, &log)
 	require.NoError(t, err, log.String())
-	for _, row := range []string{"| GCN alone |", "| per-group thresholds |", "| FMP (a) recompute |", "| FMP (b) fitted |"} {
-		assert.Equal(t, 2, strings.Count(out.String(), row), row)
+	all := append(append([]string(nil), methods...), studyMethods()...)
+	for _, m := range all {
+		assert.Equal(t, 2, strings.Count(out.String(), "| "+title(m)+" |"), m)
 	}
+	for _, m := range []string{"regularizer", "adversary", "mixup", "redress", "fairgnn", "nifty", "fairvgnn", "rawlsgcn", "edits"} {
+		assert.Contains(t, studyMethods(), m)
+	}
+	assert.NotContains(t, studyMethods(), "fmp", "FMP is put on the GCN itself")
 	assert.Contains(t, log.String(), "synthetic seed 2/2")
-	b, err := os.ReadFile(filepath.Join(dir, "runs.csv"))
+	assert.Equal(t, 2, strings.Count(out.String(), "EDITS' model on the old validation nodes with their raw features and edges"))
+	f, err := os.Open(filepath.Join(dir, "runs.csv"))
 	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	assert.Len(t, lines, 1+2*len(methods))
-	col := -1
-	for i, h := range strings.Split(lines[0], ",") {
-		if h == "check_max_diff" {
-			col = i
-		}
+	lines, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	require.NoError(t, err)
+	assert.Len(t, lines, 1+2*len(all))
+	col := map[string]int{}
+	for i, h := range lines[0] {
+		col[h] = i
 	}
-	require.GreaterOrEqual(t, col, 0, "no check_max_diff column")
+	require.Contains(t, col, "check_max_diff")
+	require.Contains(t, col, "val_raw_accuracy")
 	for _, r := range lines[1:] {
-		check, err := strconv.ParseFloat(strings.Split(r, ",")[col], 64)
+		check, err := strconv.ParseFloat(r[col["check_max_diff"]], 64)
 		require.NoError(t, err)
-		assert.Less(t, check, 1e-12, "the scorer on the old graph reproduces the trained model")
+		assert.Less(t, check, 1e-12, "the scorer on the old graph reproduces the trained model: %s seed %s", r[col["method"]], r[col["seed"]])
+		assert.Equal(t, r[col["method"]] == "edits", r[col["val_raw_accuracy"]] != "", r[col["method"]])
 	}
 	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
 	require.NoError(t, err)
@@ -124,9 +136,23 @@ func TestDeployFlags(t *testing.T) {
 		{[]string{"-cost", "-cost-new", "x"}, "-cost-new"},
 		{[]string{"-cost", "-cost-nodes", "1000", "-cost-train-nodes", "900", "-cost-new", "500"}, "only 100 nodes"},
 		{[]string{"x"}, "unexpected arguments"},
+		{[]string{"-methods", "fmp"}, `"fmp" is not a method of this study`},
+		{[]string{"-methods", "nifty,nifty"}, "listed twice"},
 		{[]string{"-figure", "runs.csv"}, "needs -out"},
 	} {
 		var out, log bytes.Buffer
 		assert.ErrorContains(t, run(c.args, &out, &log), c.want, c.args)
 	}
+}
+
+// TestDeployMethodsSubset runs the study with two of the methods: the
+// table has their rows and no other method's.
+func TestDeployMethodsSubset(t *testing.T) {
+	var out, log bytes.Buffer
+	err := run([]string{"-datasets", "synthetic", "-synthetic-nodes", "200", "-seeds", "1", "-epochs", "3", "-lr", "0.01", "-data", "", "-methods", "fairvgnn,edits"}, &out, &log)
+	require.NoError(t, err, log.String())
+	assert.Equal(t, 2, strings.Count(out.String(), "| FairVGNN (GCN body, mask folded) |"))
+	assert.Equal(t, 2, strings.Count(out.String(), "| EDITS, new nodes unprocessed |"))
+	assert.NotContains(t, out.String(), "NIFTY")
+	assert.Equal(t, 2, strings.Count(out.String(), "| GCN alone |"))
 }

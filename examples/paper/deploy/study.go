@@ -42,8 +42,20 @@ func title(m string) string {
 		return "FMP (b) fitted"
 	case mThresholds:
 		return "per-group thresholds"
+	case mBackbone:
+		return "GCN alone"
+	case "edits":
+		return "EDITS, new nodes unprocessed"
+	case "fairgnn":
+		return "FairGNN (GCN body)"
+	case "nifty":
+		return "NIFTY (GCN body)"
+	case "fairvgnn":
+		return "FairVGNN (GCN body, mask folded)"
+	case "rawlsgcn":
+		return "RawlsGCN (GCN)"
 	}
-	return "GCN alone"
+	return "GCN + " + m
 }
 
 // runResult is one data set, seed and method.
@@ -85,12 +97,22 @@ type runResult struct {
 	abChanged metrics.Interval
 	abMaxDiff float64
 	atBound   string
+	// trainTime is the wall time of training the model (FMP and the
+	// thresholds: the GCN's; EDITS: its pre-processing and the GCN's).
+	trainTime time.Duration
+	// valRaw is, for a pre-processing method, its model on the old
+	// validation nodes with their raw features and edges (the old graph
+	// unprocessed); nil otherwise.
+	valRaw *metrics.Report
 }
 
 // studyOptions are the knobs of one seed's run.
 type studyOptions struct {
 	newFrac float64
 	train   exp.TrainOptions
+	// methods are the registry's methods run besides the four above
+	// (trainMethod).
+	methods []string
 }
 
 // deployOne runs the inductive protocol on full with seed: draw the old
@@ -279,11 +301,12 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 		return nil, err
 	}
 
+	ev := evalInputs{old: old, newLabels: newLabels, newSens: newSens, opt: opt, bc: bc}
 	var rs []runResult
 	for _, m := range methods {
 		r := runResult{dataset: full.Name, method: m, seed: int(seed), oldNodes: len(w.oldIDs), newNodes: len(w.newIDs),
-			oldTest: len(oldTestFull), field: sc[m].field, scoreTime: sc[m].took, checkDiff: sc[m].check}
-		var valProbs, oldProbs []float64
+			oldTest: len(oldTestFull), field: sc[m].field, scoreTime: sc[m].took, checkDiff: sc[m].check, trainTime: out.Train}
+		var valProbs []float64
 		var bl *metrics.Baseline
 		switch m {
 		case mBackbone:
@@ -294,31 +317,113 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 			valProbs, bl, r.setting = cpred.Probs, scorers[m].Header().Baseline, setting
 			r.abChanged, r.abMaxDiff, r.atBound = abChanged, abMax, atBound
 		}
-		oldProbs = pickRows(valProbs, 2, old.Split.Test)
-		if r.newRep, err = metrics.Evaluate(sc[m].newProbs, 2, newLabels, newSens, nil, opt); err != nil {
-			return nil, fmt.Errorf("%s: the new nodes: %w", m, err)
+		if err := ev.fill(&r, sc[m].newProbs, sc[m].oldTestProbs, valProbs, bl); err != nil {
+			return nil, fmt.Errorf("%s: %w", m, err)
 		}
-		if r.newIv, err = metrics.Bootstrap(sc[m].newProbs, 2, newLabels, newSens, nil, opt, bc); err != nil {
-			return nil, fmt.Errorf("%s: the new nodes: %w", m, err)
+		rs = append(rs, r)
+	}
+
+	// Every other method of the registry that saves a model: trained on
+	// the old graph with fairness.Fit, saved and opened as the GCN is,
+	// and scored on the new nodes from its file.
+	for _, name := range so.methods {
+		fmt.Fprintf(logw, "  %s: training on the old graph\n", name)
+		tm, err := trainMethod(name, old, seed, so)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if r.valRep, err = metrics.Evaluate(valProbs, 2, old.Labels, old.Sens, old.Split.Val, opt); err != nil {
-			return nil, fmt.Errorf("%s: the validation nodes: %w", m, err)
+		file, err := save(tm.model, tm.pred.Probs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: saving the model: %w", name, err)
 		}
-		if r.valIv, err = metrics.Bootstrap(valProbs, 2, old.Labels, old.Sens, old.Split.Val, opt, bc); err != nil {
-			return nil, fmt.Errorf("%s: the validation nodes: %w", m, err)
+		s, err := open(file, score.Fitted)
+		if err != nil {
+			return nil, fmt.Errorf("%s: opening the model file: %w", name, err)
 		}
-		if r.oldChanged, err = metrics.ChangeRate(oldProbs, sc[m].oldTestProbs, 2, nil, opt, bc); err != nil {
-			return nil, fmt.Errorf("%s: the old test nodes: %w", m, err)
+		// New nodes and old test nodes on the grown graph as it is: raw
+		// features and edges (for EDITS, what it did not process).
+		begin := time.Now()
+		nw, err := s.Score(context.Background(), full.Graph, xFull, full.Sens, w.newIDs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: scoring the new nodes: %w", name, err)
 		}
-		if bl == nil {
-			return nil, fmt.Errorf("%s: the model file records no baseline", m)
+		took := time.Since(begin)
+		ot, err := s.Score(context.Background(), full.Graph, xFull, full.Sens, oldTestFull)
+		if err != nil {
+			return nil, fmt.Errorf("%s: scoring the old test nodes: %w", name, err)
 		}
-		if r.drift, err = metrics.CompareBaseline(*bl, sc[m].newProbs, 2, newLabels, newSens, nil, opt, bc); err != nil {
-			return nil, fmt.Errorf("%s: drift: %w", m, err)
+		// The check, on the data the model trained on.
+		xIn, err := features.NewDense(tm.in.Features, tm.in.N(), tm.in.NumFeatures)
+		if err != nil {
+			return nil, err
+		}
+		onOld, err := s.Score(context.Background(), tm.in.Graph, xIn, tm.in.Sens, old.Split.Val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: scoring the old validation nodes: %w", name, err)
+		}
+		r := runResult{dataset: full.Name, method: name, seed: int(seed), oldNodes: len(w.oldIDs), newNodes: len(w.newIDs),
+			oldTest: len(oldTestFull), field: nw.Field, scoreTime: took, trainTime: tm.took, setting: tm.setting,
+			checkDiff: maxDiff(onOld.Probs, pickRows(tm.pred.Probs, 2, old.Split.Val))}
+		if err := ev.fill(&r, nw.Probs, ot.Probs, tm.pred.Probs, s.Header().Baseline); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if tm.in != old {
+			// A pre-processing method: its model on the old validation
+			// nodes' raw features and edges, to separate what skipping
+			// the pre-processing costs from what new nodes cost.
+			raw, err := s.Score(context.Background(), old.Graph, xOld, old.Sens, old.Split.Val)
+			if err != nil {
+				return nil, fmt.Errorf("%s: scoring the raw old validation nodes: %w", name, err)
+			}
+			rawVal := pickInts(old.Labels, old.Split.Val)
+			rep, err := metrics.Evaluate(raw.Probs, 2, rawVal, pickInts(old.Sens, old.Split.Val), nil, opt)
+			if err != nil {
+				return nil, fmt.Errorf("%s: the raw validation nodes: %w", name, err)
+			}
+			r.valRaw = &rep
 		}
 		rs = append(rs, r)
 	}
 	return rs, nil
+}
+
+// evalInputs is what every method's row is measured against.
+type evalInputs struct {
+	old                *datasets.Dataset
+	newLabels, newSens []int
+	opt                metrics.Options
+	bc                 metrics.BootstrapConfig
+}
+
+// fill measures r from a method's probabilities: the new nodes' (newProbs,
+// from the grown graph), the old test nodes' on the grown graph
+// (oldTestProbs), and every old node's on the old graph (valProbs, the
+// validation figures); bl is the file's validation baseline.
+func (ev evalInputs) fill(r *runResult, newProbs, oldTestProbs, valProbs []float64, bl *metrics.Baseline) error {
+	old, opt, bc := ev.old, ev.opt, ev.bc
+	var err error
+	if r.newRep, err = metrics.Evaluate(newProbs, 2, ev.newLabels, ev.newSens, nil, opt); err != nil {
+		return fmt.Errorf("the new nodes: %w", err)
+	}
+	if r.newIv, err = metrics.Bootstrap(newProbs, 2, ev.newLabels, ev.newSens, nil, opt, bc); err != nil {
+		return fmt.Errorf("the new nodes: %w", err)
+	}
+	if r.valRep, err = metrics.Evaluate(valProbs, 2, old.Labels, old.Sens, old.Split.Val, opt); err != nil {
+		return fmt.Errorf("the validation nodes: %w", err)
+	}
+	if r.valIv, err = metrics.Bootstrap(valProbs, 2, old.Labels, old.Sens, old.Split.Val, opt, bc); err != nil {
+		return fmt.Errorf("the validation nodes: %w", err)
+	}
+	if r.oldChanged, err = metrics.ChangeRate(pickRows(valProbs, 2, old.Split.Test), oldTestProbs, 2, nil, opt, bc); err != nil {
+		return fmt.Errorf("the old test nodes: %w", err)
+	}
+	if bl == nil {
+		return fmt.Errorf("the model file records no baseline")
+	}
+	if r.drift, err = metrics.CompareBaseline(*bl, newProbs, 2, ev.newLabels, ev.newSens, nil, opt, bc); err != nil {
+		return fmt.Errorf("drift: %w", err)
+	}
+	return nil
 }
 
 // dualsAtBound says how many of the fitted duals lie on the l∞ bound
