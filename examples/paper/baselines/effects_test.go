@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -244,4 +245,21 @@ func TestMethodWeightsFlag(t *testing.T) {
 	o, err = parseFlags(nil, &log)
 	require.NoError(t, err)
 	assert.NotContains(t, protocol(o), "-method-weights", "runs saved before the flag still merge")
+}
+
+// TestSelectFlag: -select chooses the epoch every training keeps, is part
+// of the saved runs' protocol when not the default (so -merge refuses to
+// mix selections), and names the choices when wrong.
+func TestSelectFlag(t *testing.T) {
+	var log bytes.Buffer
+	o, err := parseFlags([]string{"-select", "auc"}, &log)
+	require.NoError(t, err)
+	assert.Equal(t, train.SelectValAUC, trainConfig(o).Select)
+	assert.Contains(t, protocol(o), "-select auc")
+	o, err = parseFlags(nil, &log)
+	require.NoError(t, err)
+	assert.Equal(t, train.SelectBestVal, trainConfig(o).Select)
+	assert.NotContains(t, protocol(o), "-select", "runs saved before the flag still merge")
+	_, err = parseFlags([]string{"-select", "f1"}, &log)
+	assert.ErrorContains(t, err, `-select: selection "f1", want one of acc, auc, loss, last`)
 }

@@ -99,6 +99,7 @@ type options struct {
 	merge                        bool
 	editsThreshold               float64
 	weights                      map[string]float64 // -method-weights
+	selection                    train.Selection    // -select
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -133,6 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.saveSplit, "save-split", "", "write the split the runs use (after -train-labels) to this JSON file, {\"train\", \"val\", \"test\"} lists of 0-based rows, for another implementation to train on the same nodes")
 	// Paired effects (issue 56): every method is measured against the
 	// plain run of its backbone, which -methods then always includes.
+	sel := fs.String("select", "acc", "the epoch each training keeps, chosen on the validation nodes: "+strings.Join(train.SelectionWords(), ", ")+" (accuracy, AUC, loss, or the last epoch; the reference codes differ: NIFTY's and FairGNN's keep by validation AUC or loss, FMP's by accuracy)")
 	weights := fs.String("method-weights", "", "comma-separated NAME=W: the fairness weight of a method of -methods (regularizer, adversary, mixup: α; nifty: λ; ...; fairgnn's β is -fairgnn-beta); default: each method's own")
 	err := fs.Parse(args)
 	if err != nil {
@@ -167,6 +169,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if !slices.Contains(o.methods, methodPlain) {
 		// Every method's effect is its difference from this run.
 		o.methods = append([]string{methodPlain}, o.methods...)
+	}
+	if o.selection, err = train.ParseSelection(*sel); err != nil {
+		return nil, fmt.Errorf("-select: %w", err)
 	}
 	if o.weights, err = parseWeights(*weights, o.methods); err != nil {
 		return nil, err
@@ -390,7 +395,7 @@ type outcome struct {
 
 func trainConfig(o *options) train.Config {
 	tc := train.DefaultConfig()
-	tc.Epochs = o.epochs
+	tc.Epochs, tc.Select = o.epochs, o.selection
 	return tc
 }
 

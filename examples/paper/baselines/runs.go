@@ -12,6 +12,7 @@ import (
 
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers/perturb"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
 
@@ -42,6 +43,11 @@ type savedRun struct {
 func protocol(o *options) string {
 	s := fmt.Sprintf("-n %d -epochs %d -hidden %d -edits-threshold %v -fairgnn-alpha %v -fairgnn-beta %v -fairgnn-hidden %d -estimator-epochs %d",
 		o.synthN, o.epochs, o.hidden, o.editsThreshold, o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs)
+	if o.selection != train.SelectBestVal {
+		// Only when not the default, so that runs saved before the flag
+		// still merge.
+		s += " -select " + o.selection.Word()
+	}
 	if len(o.weights) > 0 {
 		// Only when given, so that runs saved before the flag still merge.
 		var ws []string
