@@ -744,20 +744,7 @@ func allIfNil(nodes []int, n int) []int {
 // read: Bootstrap's stratified resampling over the groups present in
 // nodes (at least two), with every node coded by its decision alone.
 func selectionIntervals(probs []float64, classes int, sens, nodes []int, opt Options, cfg BootstrapConfig) map[Criterion]Interval {
-	ids := map[int]int{}
-	for _, i := range nodes {
-		if _, ok := ids[sens[i]]; !ok {
-			ids[sens[i]] = 0
-		}
-	}
-	keys := make([]int, 0, len(ids))
-	for g := range ids {
-		keys = append(keys, g)
-	}
-	slices.Sort(keys)
-	for k, g := range keys {
-		ids[g] = k
-	}
+	ids, keys := renumberGroups(sens, nodes)
 	b := &bootstrapper{members: make([][]uint8, len(keys))}
 	for _, i := range nodes {
 		var c uint8
@@ -796,4 +783,23 @@ func selectionIntervals(probs []float64, classes int, sens, nodes []int, opt Opt
 		}
 	}
 	return out
+}
+
+// renumberGroups numbers the groups present among nodes 0, 1, ... in
+// ascending order of their ids: ids maps a group id to its number, keys
+// lists the group ids in that order.
+func renumberGroups(sens, nodes []int) (ids map[int]int, keys []int) {
+	ids = map[int]int{}
+	for _, i := range nodes {
+		ids[sens[i]] = 0
+	}
+	keys = make([]int, 0, len(ids))
+	for g := range ids {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys)
+	for k, g := range keys {
+		ids[g] = k
+	}
+	return ids, keys
 }

@@ -3,7 +3,6 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // ErrClasses reports a drift baseline compared with scores of another
@@ -141,18 +140,7 @@ func (b Baseline) sameClasses(classes int) error {
 // resamples are those of the real labels, which selection rates never
 // read).
 func classIntervals(probs []float64, classes int, labels, sens, nodes []int, opt Options, cfg BootstrapConfig, selection bool) (map[Criterion]Interval, map[Criterion]int, error) {
-	ids := map[int]int{}
-	for _, i := range nodes {
-		ids[sens[i]] = 0
-	}
-	keys := make([]int, 0, len(ids))
-	for g := range ids {
-		keys = append(keys, g)
-	}
-	slices.Sort(keys)
-	for k, g := range keys {
-		ids[g] = k
-	}
+	ids, _ := renumberGroups(sens, nodes)
 	p := make([]float64, 0, len(nodes)*classes)
 	lab, sub := make([]int, len(nodes)), make([]int, len(nodes))
 	for k, i := range nodes {
