@@ -20,11 +20,11 @@ import (
 func TestOutIsTheCommands(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "data")
 	args := []string{"-n", "200", "-features", "4", "-hidden", "4", "-batch", "16", "-split", "0.5,0.25,0.25", "-out", out}
-	require.NoError(t, run(append(args, "-shards", "2"), io.Discard, io.Discard))
+	require.NoError(t, run(context.Background(), append(args, "-shards", "2"), io.Discard, io.Discard))
 	for _, n := range []string{"nodes-00001.txt", "edges-00001.txt", "model.fmp", "features.fmx"} {
 		assert.FileExists(t, filepath.Join(out, n))
 	}
-	require.NoError(t, run(append(args, "-shards", "1"), io.Discard, io.Discard))
+	require.NoError(t, run(context.Background(), append(args, "-shards", "1"), io.Discard, io.Discard))
 	assert.FileExists(t, filepath.Join(out, "nodes-00000.txt"))
 	assert.NoFileExists(t, filepath.Join(out, "nodes-00001.txt"))
 	assert.NoFileExists(t, filepath.Join(out, "edges-00001.txt"))
