@@ -71,7 +71,7 @@ def main():
     ap.add_argument('files', nargs='+')
     ap.add_argument('--label', action='append', default=[])
     ap.add_argument('--csv', default='')
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     names = ['acc', 'auc', 'dp', 'eo']
     rows = []
     print('| run | n | Acc | AUC | ΔDP | ΔEO | selected % (min–max) | s/run | flags |')
