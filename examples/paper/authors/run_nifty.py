@@ -49,8 +49,10 @@ def main():
     sys.argv = [script] + theirs
     g = {'__name__': '__main__', '__file__': script}
     t0 = time.time()
+    c0 = time.process_time()
     exec(compile(open(script).read(), script, 'exec'), g)
     secs = time.time() - t0
+    cpu = time.process_time() - c0
     train_secs = time.time() - g['t_total']
 
     out_t = g['output'].detach().squeeze()
@@ -60,12 +62,12 @@ def main():
     tmp = out + '.tmp'
     with open(tmp, 'w', newline='') as f:
         w = csv.writer(f)
-        w.writerow(['run', 'node', 'y', 's', 'p1', 'seconds', 'seconds_total'])
+        w.writerow(['run', 'node', 'y', 's', 'p1', 'seconds', 'seconds_total', 'cpu_seconds_total'])
         for k in range(idx.numel()):
             w.writerow([0, int(idx[k]), int(y[k]), int(s[k]), '%.6f' % float(p[k]),
-                        '%.3f' % train_secs, '%.3f' % secs])
+                        '%.3f' % train_secs, '%.3f' % secs, '%.3f' % cpu])
     os.replace(tmp, out)
-    print('run_nifty: wrote %s (%.1f s training+evaluation, %.1f s in all)' % (out, train_secs, secs))
+    print('run_nifty: wrote %s (%.1f s training+evaluation, %.1f s in all, %.1f s CPU)' % (out, train_secs, secs, cpu))
 
 
 if __name__ == '__main__':
