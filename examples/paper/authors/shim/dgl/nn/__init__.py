@@ -1,0 +1,1 @@
+from . import pytorch  # noqa: F401

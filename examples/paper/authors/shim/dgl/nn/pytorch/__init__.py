@@ -1,0 +1,1 @@
+from .conv import GraphConv, GATConv, SGConv, APPNPConv  # noqa: F401

@@ -1,0 +1,1 @@
+"""Imported by NIFTY; never called."""

@@ -1,0 +1,1 @@
+from . import from_scipy_sparse_matrix  # noqa: F401
