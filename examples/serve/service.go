@@ -435,13 +435,7 @@ func (s *service) decide(p []float64) (float64, int) {
 		}
 		return pos, 0
 	}
-	best := 0
-	for k, v := range p {
-		if v > p[best] {
-			best = k
-		}
-	}
-	if best == s.opt.Positive {
+	if argmax(p) == s.opt.Positive {
 		return pos, 1
 	}
 	return pos, 0
@@ -570,6 +564,11 @@ func (s *service) answer(out *outcome) response {
 		ID          string  `json:"id"`
 		Probability float64 `json:"probability"`
 		Decision    int     `json:"decision"`
+		// Class and Probabilities are, for a model of more than two
+		// classes, the class decided (the argmax) and every class's
+		// probability; a binary model's answers are without them.
+		Class         *int      `json:"class,omitempty"`
+		Probabilities []float64 `json:"probabilities,omitempty"`
 	}
 	st := s.st
 	res := struct {
@@ -577,8 +576,13 @@ func (s *service) answer(out *outcome) response {
 	}{Nodes: make([]node, len(out.nodes))}
 	for k, i := range out.nodes {
 		a := i - st.nBase
-		p, d := s.decide(st.probs[a*s.classes : (a+1)*s.classes])
+		probs := st.probs[a*s.classes : (a+1)*s.classes]
+		p, d := s.decide(probs)
 		res.Nodes[k] = node{ID: st.ids[i], Probability: p, Decision: d}
+		if s.classes > 2 {
+			c := argmax(probs)
+			res.Nodes[k].Class, res.Nodes[k].Probabilities = &c, probs
+		}
 	}
 	b, _ := json.Marshal(res)
 	return response{status: http.StatusOK, body: b, repeat: out.record == nil}
@@ -789,4 +793,15 @@ func (s *service) close() error {
 	close(s.quit)
 	<-s.done
 	return s.j.close()
+}
+
+// argmax returns the index of p's largest value (the lowest on ties).
+func argmax(p []float64) int {
+	best := 0
+	for k, v := range p {
+		if v > p[best] {
+			best = k
+		}
+	}
+	return best
 }
