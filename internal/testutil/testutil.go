@@ -10,10 +10,12 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/internal/spkern"
 	"github.com/fairmp/fairmp/layers/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -188,4 +190,16 @@ func EpochLine(epoch int, best bool, values ...float64) string {
 	}
 	fmt.Fprintf(&sb, " %v\n", best)
 	return sb.String()
+}
+
+// SkipUnlessGoldenKernels skips a test whose golden numbers were recorded
+// with fairmp's default kernels on amd64: the assembly dense and sparse
+// products (blas.Name "fastblas", spkern.Enabled). The pure-Go build
+// (-tags noasm), OpenBLAS, a CPU without AVX2/FMA or another
+// architecture rounds differently.
+func SkipUnlessGoldenKernels(t testing.TB) {
+	t.Helper()
+	if runtime.GOARCH != "amd64" || blas.Name() != "fastblas" || !spkern.Enabled() {
+		t.Skipf("golden numbers recorded with the amd64 assembly kernels; here: %s on %s, sparse kernels in assembly %v", blas.Name(), runtime.GOARCH, spkern.Enabled())
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -22,9 +21,7 @@ import (
 // the progress lines, and ErrStop with SelectLast. The numbers are
 // amd64's (another architecture may fuse multiply-adds).
 func TestFairVGNNLoopGoldenHistory(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("golden numbers computed on amd64")
-	}
+	testutil.SkipUnlessGoldenKernels(t)
 	ds := biased(t, 80)
 	var got strings.Builder
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {

@@ -3,7 +3,6 @@ package minibatch
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -21,9 +20,7 @@ import (
 // after SelectAfter, and ErrStop with SelectLast. The numbers are amd64's
 // (another architecture may fuse multiply-adds).
 func TestLoopGoldenHistory(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("golden numbers computed on amd64")
-	}
+	testutil.SkipUnlessGoldenKernels(t)
 	ds := smallData(t, 300)
 	var got strings.Builder
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -44,9 +43,7 @@ func modelParams(m layers.Model) []*tensor.Dense {
 // lines, ErrStop with SelectLast, and a task without validation nodes.
 // The numbers are amd64's (another architecture may fuse multiply-adds).
 func TestLoopGoldenHistory(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("golden numbers computed on amd64")
-	}
+	testutil.SkipUnlessGoldenKernels(t)
 	p := problem.New(t, 3, 200, 8, 2, 400, 0.8)
 	sens := make([]int, p.N)
 	for i := range sens {
