@@ -17,7 +17,6 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/fmp/modelio"
-	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
@@ -81,21 +80,7 @@ func TestServesMethodModels(t *testing.T) {
 			decode(t, b, &ans)
 			require.Len(t, ans.Nodes, 1)
 
-			st := s.st
-			var edges [][2]int
-			for u := 0; u < st.n(); u++ {
-				st.neighbors(u, func(v int) {
-					if v > u {
-						edges = append(edges, [2]int{u, v})
-					}
-				})
-			}
-			g, err := graph.FromEdges(st.n(), edges)
-			require.NoError(t, err)
-			x, err := features.NewDense(st.x, st.n(), st.d)
-			require.NoError(t, err)
-			out, err := s.sc.Score(context.Background(), g, x, st.sens, []int{st.n() - 1})
-			require.NoError(t, err)
+			out := scoreLastWhole(t, s)
 			assert.InDelta(t, out.Probs[1], ans.Nodes[0].Probability, 1e-12)
 		})
 	}
@@ -152,21 +137,7 @@ func TestServesThreeClasses(t *testing.T) {
 	require.NotNil(t, a.Class)
 	require.Len(t, a.Probabilities, 3)
 
-	st := s.st
-	var edges [][2]int
-	for u := 0; u < st.n(); u++ {
-		st.neighbors(u, func(v int) {
-			if v > u {
-				edges = append(edges, [2]int{u, v})
-			}
-		})
-	}
-	gr, err := graph.FromEdges(st.n(), edges)
-	require.NoError(t, err)
-	xs, err := features.NewDense(st.x, st.n(), st.d)
-	require.NoError(t, err)
-	out, err := s.sc.Score(context.Background(), gr, xs, st.sens, []int{st.n() - 1})
-	require.NoError(t, err)
+	out := scoreLastWhole(t, s)
 	for k := range 3 {
 		assert.InDelta(t, out.Probs[k], a.Probabilities[k], 1e-12, "class %d", k)
 	}

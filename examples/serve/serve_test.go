@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/features"
 )
@@ -146,20 +147,7 @@ func TestBallIsTheWholeGraph(t *testing.T) {
 	// Rescore the last node on the whole graph as it is now: it was the
 	// last added, so its ball has not changed since.
 	st := s.st
-	var edges [][2]int
-	for u := 0; u < st.n(); u++ {
-		st.neighbors(u, func(v int) {
-			if v > u {
-				edges = append(edges, [2]int{u, v})
-			}
-		})
-	}
-	g, err := graph.FromEdges(st.n(), edges)
-	require.NoError(t, err)
-	x, err := features.NewDense(st.x, st.n(), st.d)
-	require.NoError(t, err)
-	out, err := s.sc.Score(context.Background(), g, x, st.sens, []int{st.n() - 1})
-	require.NoError(t, err)
+	out := scoreLastWhole(t, s)
 	assert.InDelta(t, out.Probs[1], got[len(got)-1], 1e-12)
 	ball, _, _, _, err := st.ball([]int{st.n() - 1}, s.hops)
 	require.NoError(t, err)
@@ -280,4 +268,27 @@ func TestStatsDriftMixAndFeatures(t *testing.T) {
 	assert.Contains(t, all, "share")
 	assert.Contains(t, all, fmt.Sprintf("feature %q", name))
 	assert.Contains(t, st.DriftNote, "group_mix")
+}
+
+// scoreLastWhole scores the service's last accepted node with its scorer
+// on the whole graph as it is now (base nodes, accepted nodes and their
+// edges): the reference an answer is checked against.
+func scoreLastWhole(t *testing.T, s *service) *score.Scores {
+	t.Helper()
+	st := s.st
+	var edges [][2]int
+	for u := 0; u < st.n(); u++ {
+		st.neighbors(u, func(v int) {
+			if v > u {
+				edges = append(edges, [2]int{u, v})
+			}
+		})
+	}
+	g, err := graph.FromEdges(st.n(), edges)
+	require.NoError(t, err)
+	x, err := features.NewDense(st.x, st.n(), st.d)
+	require.NoError(t, err)
+	out, err := s.sc.Score(context.Background(), g, x, st.sens, []int{st.n() - 1})
+	require.NoError(t, err)
+	return out
 }
