@@ -207,7 +207,7 @@ func (op *denseOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 	if !op.bias {
 		return G.Nodes{dx, dw}, nil
 	}
-	db, err := G.ApplyOp(&colSumOp{}, dz)
+	db, err := opkit.Apply(colSumSpec, struct{}{}, dz)
 	if err != nil {
 		return nil, err
 	}

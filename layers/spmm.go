@@ -272,7 +272,7 @@ func (op *spmmBiasActOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes,
 	if !op.bias {
 		return G.Nodes{dx}, nil
 	}
-	db, err := G.ApplyOp(&colSumOp{}, dz)
+	db, err := opkit.Apply(colSumSpec, struct{}{}, dz)
 	if err != nil {
 		return nil, err
 	}
