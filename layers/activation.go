@@ -1,12 +1,9 @@
 package layers
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -113,104 +110,74 @@ func Activate(x *G.Node, act Activation) (*G.Node, error) {
 	if dims == 0 {
 		return nil, fmt.Errorf("layers: Activate: input %q (node %d) is a scalar, want a tensor", x.Name(), x.ID())
 	}
-	return G.ApplyOp(&actOp{act: act, dims: dims}, x)
+	return opkit.Apply(actSpec, actParams{act: act, dims: dims}, x)
 }
 
-// actOp applies an activation; with grad set it is the gradient op
+// actParams is an activation op's: with grad set it is the gradient op
 // (inputs x and dY, output dY ⊙ f'(x)).
-type actOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
+type actParams struct {
 	act  Activation
 	dims int
 	grad bool
 }
 
-var (
-	_ G.SDOp            = (*actOp)(nil)
-	_ G.UsePreallocDoer = (*actOp)(nil)
-)
+// actSpec applies an activation, or its gradient.
+var actSpec = &opkit.Spec[actParams]{
+	ID: "fairmp.Act",
+	Name: func(p actParams) string {
+		if p.grad {
+			return "d" + p.act.String()
+		}
+		return p.act.String()
+	},
+	Sig: func(p actParams) opkit.Sig {
+		if p.grad {
+			return dimsSig(p.dims, 2)
+		}
+		return dimsSig(p.dims, 1)
+	},
+	Shape: func(p actParams, in []tensor.Shape) (tensor.Shape, error) {
+		if p.grad && !in[1].Eq(in[0]) {
+			return nil, fmt.Errorf("gradient %v, want %v", in[1], in[0])
+		}
+		return in[0], nil
+	},
+	Hash: func(p actParams, h opkit.Hasher) {
+		h.Str(string(p.act.Kind))
+		h.Bool(p.grad)
+		h.F64(p.act.Alpha)
+	},
+	F32: actFwd[float32],
+	F64: actFwd[float64],
+	DiffWRT: func(p actParams, n int) []bool {
+		d := make([]bool, n)
+		if !p.grad && n == 1 {
+			d[0] = true
+		}
+		return d
+	},
+	Grad: func(op *opkit.Op[actParams], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		if op.P.grad {
+			return nil, fmt.Errorf("%v: second derivatives are not implemented", op)
+		}
+		p := op.P
+		p.grad = true
+		d, err := op.Apply(p, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
+	Keep: true,
+}
 
-func (op *actOp) Arity() int {
-	if op.grad {
-		return 2
+func actFwd[T float32 | float64](p actParams, a opkit.Args[T]) error {
+	var dy []T
+	if p.grad {
+		dy = a.In[1]
 	}
-	return 1
-}
-func (op *actOp) Type() hm.Type {
-	if op.grad {
-		return hm.NewFnType(tensorType(op.dims), tensorType(op.dims), tensorType(op.dims))
-	}
-	return hm.NewFnType(tensorType(op.dims), tensorType(op.dims))
-}
-func (op *actOp) DiffWRT(inputs int) []bool {
-	d := make([]bool, inputs)
-	if !op.grad && inputs == 1 {
-		d[0] = true
-	}
-	return d
-}
-func (op *actOp) String() string {
-	if op.grad {
-		return "d" + op.act.String()
-	}
-	return op.act.String()
-}
-func (op *actOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(in), op.Arity())
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("%v: input shape %v, want a tensor shape", op, in[0])
-	}
-	return s.Clone(), nil
-}
-func (op *actOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.Act/%s/%v/", op.act.Kind, op.grad)
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], math.Float64bits(op.act.Alpha))
-	h.Write(b[:])
-}
-func (op *actOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *actOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-func (op *actOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), op.Arity())
-	}
-	x, err := opkit.Dense(inputs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
-	var dy *tensor.Dense
-	if op.grad {
-		if dy, err = opkit.Dense(inputs[1]); err != nil {
-			return nil, fmt.Errorf("%v: %w", op, err)
-		}
-		if !dy.Shape().Eq(x.Shape()) || dy.Dtype() != x.Dtype() {
-			return nil, fmt.Errorf("%v: gradient %v %v, want %v %v", op, dy.Dtype(), dy.Shape(), x.Dtype(), x.Shape())
-		}
-	}
-	switch xs := x.Data().(type) {
-	case []float64:
-		var g []float64
-		if dy != nil {
-			g = dy.Data().([]float64)
-		}
-		activateParallel(op.act, out.Data().([]float64), xs, g)
-	case []float32:
-		var g []float32
-		if dy != nil {
-			g = dy.Data().([]float32)
-		}
-		activateParallel(op.act, out.Data().([]float32), xs, g)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
-	}
-	return out, nil
+	activateParallel(p.act, a.Out, a.In[0], dy)
+	return nil
 }
 
 // activateParallel is activate over ranges of the elements in parallel
@@ -251,17 +218,6 @@ func activate[T float32 | float64](a Activation, out, x, dy []T) {
 			out[i] = T(y)
 		}
 	}
-}
-
-func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if op.grad {
-		return nil, fmt.Errorf("%v: second derivatives are not implemented", op)
-	}
-	d, err := G.ApplyOp(&actOp{act: op.act, dims: op.dims, grad: true}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
 }
 
 // reluBack32 writes dy where x > 0 and +0 elsewhere (x ≤ 0, and NaN with

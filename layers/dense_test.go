@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 )
 
@@ -249,12 +250,10 @@ func TestDenseChainFuses(t *testing.T) {
 	require.NoError(t, err)
 	masked, plain := 0, 0
 	for _, n := range g.SubgraphRoots(grads...).AllNodes() {
-		switch op := n.Op().(type) {
-		case *matMulOp:
-			if op.maskReLU {
-				masked++
-			}
-		case *actOp:
+		if op, ok := n.Op().(*matMulOp); ok && op.maskReLU {
+			masked++
+		}
+		if _, ok := opkit.ParamsOf(actSpec, n.Op()); ok {
 			plain++
 		}
 	}

@@ -1,14 +1,10 @@
 package layers
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
-	"math"
 	"math/rand"
 	"sync/atomic"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -50,15 +46,14 @@ func Dropout(x *G.Node, p float64, seed int64, phase *Phase) (*G.Node, error) {
 	if dims == 0 {
 		return nil, fmt.Errorf("layers: Dropout: input %q (node %d) is a scalar, want a tensor", x.Name(), x.ID())
 	}
-	op := &dropoutOp{p: p, seed: seed, phase: phase, dims: dims, rng: rand.New(rand.NewSource(seed)), id: opIDs.Add(1)}
-	return G.ApplyOp(op, x)
+	d := &dropState{p: p, seed: seed, phase: phase, dims: dims, rng: rand.New(rand.NewSource(seed)), id: opIDs.Add(1)}
+	return opkit.Apply(dropoutSpec, d, x)
 }
 
-// dropoutOp holds its RNG and the mask of its latest training run. The
-// mask holds 0 or 1/(1−p) per element, in the input's dtype.
-type dropoutOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
+// dropState is a dropout op's parameters, its RNG and the mask of its
+// latest training run. The mask holds 0 or 1/(1−p) per element, in the
+// input's dtype.
+type dropState struct {
 	p     float64
 	seed  int64
 	phase *Phase
@@ -71,171 +66,99 @@ type dropoutOp struct {
 	mask32 []float32
 }
 
-var (
-	_ G.SDOp            = (*dropoutOp)(nil)
-	_ G.UsePreallocDoer = (*dropoutOp)(nil)
-)
-
-func tensorType(dims int) hm.Type {
-	if dims == 2 {
-		return opkit.MatrixType()
+// mask returns the mask of element type T.
+func dropMask[T float32 | float64](d *dropState) *[]T {
+	if m, ok := any(&d.mask32).(*[]T); ok {
+		return m
 	}
-	return &G.TensorType{Dims: dims, Of: hm.TypeVariable('a')}
+	return any(&d.mask64).(*[]T)
 }
 
-func (op *dropoutOp) Arity() int                { return 1 }
-func (op *dropoutOp) Type() hm.Type             { return hm.NewFnType(tensorType(op.dims), tensorType(op.dims)) }
-func (op *dropoutOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *dropoutOp) String() string            { return fmt.Sprintf("Dropout(p=%g,seed=%d)", op.p, op.seed) }
-func (op *dropoutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("Dropout: %d inputs, want 1", len(in))
+// sameShape is the shape rule of the element-wise ops of one input.
+func sameShape[P any](_ P, in []tensor.Shape) (tensor.Shape, error) { return in[0], nil }
+
+// dimsSig is the signature of an element-wise op on tensors of dims
+// dimensions (arity inputs).
+func dimsSig(dims, arity int) opkit.Sig {
+	in := make([]int, arity)
+	for i := range in {
+		in[i] = dims
 	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("Dropout: input shape %v, want a tensor shape", in[0])
-	}
-	return s.Clone(), nil
+	return opkit.Sig{In: in, Out: dims}
 }
 
-func (op *dropoutOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.Dropout")
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], math.Float64bits(op.p))
-	h.Write(b[:])
-	binary.LittleEndian.PutUint64(b[:], uint64(op.seed))
-	h.Write(b[:])
-	fmt.Fprintf(h, "%p", op.phase)
-}
-
-func (op *dropoutOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *dropoutOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-
-func (op *dropoutOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	x, err := opkit.Dense(inputs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
-	train := op.phase.Training()
-	op.masked = train
-	switch xs := x.Data().(type) {
-	case []float64:
-		o := out.Data().([]float64)
-		if !train {
-			copy(o, xs)
-			return out, nil
+// dropoutSpec is Dropout: its gradient multiplies by the same run's mask.
+var dropoutSpec = &opkit.Spec[*dropState]{
+	ID:    "fairmp.Dropout",
+	Name:  func(d *dropState) string { return fmt.Sprintf("Dropout(p=%g,seed=%d)", d.p, d.seed) },
+	Sig:   func(d *dropState) opkit.Sig { return dimsSig(d.dims, 1) },
+	Shape: sameShape[*dropState],
+	Hash: func(d *dropState, h opkit.Hasher) {
+		h.F64(d.p)
+		h.Int(int(d.seed))
+		h.Str(fmt.Sprintf("%p", d.phase))
+	},
+	F32: dropoutFwd[float32],
+	F64: dropoutFwd[float64],
+	Grad: func(op *opkit.Op[*dropState], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(maskMulSpec, op.P, grad)
+		if err != nil {
+			return nil, err
 		}
-		if len(op.mask64) != len(xs) {
-			op.mask64 = make([]float64, len(xs))
-		}
-		opkit.Dropout(op.rng, op.p, op.mask64, xs, o)
-	case []float32:
-		o := out.Data().([]float32)
-		if !train {
-			copy(o, xs)
-			return out, nil
-		}
-		if len(op.mask32) != len(xs) {
-			op.mask32 = make([]float32, len(xs))
-		}
-		opkit.Dropout(op.rng, op.p, op.mask32, xs, o)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
-	}
-	return out, nil
+		return G.Nodes{d}, nil
+	},
+	Keep: true,
 }
 
-func (op *dropoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&maskMulOp{d: op}, grad)
-	if err != nil {
-		return nil, err
+func dropoutFwd[T float32 | float64](d *dropState, a opkit.Args[T]) error {
+	train := d.phase.Training()
+	d.masked = train
+	xs := a.In[0]
+	if !train {
+		copy(a.Out, xs)
+		return nil
 	}
-	return G.Nodes{d}, nil
+	m := dropMask[T](d)
+	if len(*m) != len(xs) {
+		*m = make([]T, len(xs))
+	}
+	opkit.Dropout(d.rng, d.p, *m, xs, a.Out)
+	return nil
 }
 
-// maskMulOp multiplies its input by the mask of a dropout op's latest
+// maskMulSpec multiplies its input by the mask of a dropout op's latest
 // training run (the identity when that run was in evaluation mode). It is
 // the gradient of Dropout, and its own gradient.
-type maskMulOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
-	d *dropoutOp
+var maskMulSpec = &opkit.Spec[*dropState]{
+	ID:    "fairmp.DropoutMask",
+	Name:  func(d *dropState) string { return fmt.Sprintf("DropoutMask#%d", d.id) },
+	Sig:   func(d *dropState) opkit.Sig { return dimsSig(d.dims, 1) },
+	Shape: sameShape[*dropState],
+	Hash:  func(d *dropState, h opkit.Hasher) { h.U64(d.id) },
+	F32:   maskMulFwd[float32],
+	F64:   maskMulFwd[float64],
+	Grad: func(op *opkit.Op[*dropState], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := op.Apply(op.P, grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
+	Keep: true,
 }
 
-var (
-	_ G.SDOp            = (*maskMulOp)(nil)
-	_ G.UsePreallocDoer = (*maskMulOp)(nil)
-)
-
-func (op *maskMulOp) Arity() int { return 1 }
-func (op *maskMulOp) Type() hm.Type {
-	return hm.NewFnType(tensorType(op.d.dims), tensorType(op.d.dims))
-}
-func (op *maskMulOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *maskMulOp) String() string            { return fmt.Sprintf("DropoutMask#%d", op.d.id) }
-func (op *maskMulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return op.d.InferShape(in...)
-}
-func (op *maskMulOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.DropoutMask")
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], op.d.id)
-	h.Write(b[:])
-}
-func (op *maskMulOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *maskMulOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-func (op *maskMulOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
+func maskMulFwd[T float32 | float64](d *dropState, a opkit.Args[T]) error {
+	xs := a.In[0]
+	if !d.masked {
+		copy(a.Out, xs)
+		return nil
 	}
-	x, err := opkit.Dense(inputs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
+	m := *dropMask[T](d)
+	if len(m) != len(xs) {
+		return fmt.Errorf("%d elements, the forward mask has %d", len(xs), len(m))
 	}
-	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
-	switch xs := x.Data().(type) {
-	case []float64:
-		o := out.Data().([]float64)
-		if !op.d.masked {
-			copy(o, xs)
-			break
-		}
-		if len(op.d.mask64) != len(xs) {
-			return nil, fmt.Errorf("%v: %d elements, the forward mask has %d", op, len(xs), len(op.d.mask64))
-		}
-		for i, v := range xs {
-			o[i] = v * op.d.mask64[i]
-		}
-	case []float32:
-		o := out.Data().([]float32)
-		if !op.d.masked {
-			copy(o, xs)
-			break
-		}
-		if len(op.d.mask32) != len(xs) {
-			return nil, fmt.Errorf("%v: %d elements, the forward mask has %d", op, len(xs), len(op.d.mask32))
-		}
-		for i, v := range xs {
-			o[i] = v * op.d.mask32[i]
-		}
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
+	for i, v := range xs {
+		a.Out[i] = v * m[i]
 	}
-	return out, nil
-}
-func (op *maskMulOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&maskMulOp{d: op.d}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
+	return nil
 }

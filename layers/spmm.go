@@ -261,7 +261,7 @@ func (op *spmmBiasActOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes,
 	dz := grad
 	if op.relu {
 		var err error
-		if dz, err = G.ApplyOp(&actOp{act: ReLU(), dims: 2, grad: true}, output, grad); err != nil {
+		if dz, err = opkit.Apply(actSpec, actParams{act: ReLU(), dims: 2, grad: true}, output, grad); err != nil {
 			return nil, err
 		}
 	}
