@@ -2,9 +2,7 @@ package layers
 
 import (
 	"fmt"
-	"hash"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -27,13 +25,13 @@ func concatCols(xs ...*G.Node) (*G.Node, error) {
 		}
 		widths[i] = s[1]
 	}
-	return G.ApplyOp(&concatOp{widths: widths}, xs...)
+	return opkit.Apply(concatSpec, concatParams{widths: widths}, xs...)
 }
 
-// concatOp concatenates matrices by columns; with slice set it instead
-// returns columns [lo, lo+width) of its one input (the gradient of one
-// part).
-type concatOp struct {
+// concatParams are a concatenation's (by columns); with slice set the op
+// instead returns columns [lo, lo+width) of its one input (the gradient
+// of one part).
+type concatParams struct {
 	widths []int // concatenation: the inputs' widths
 	slice  bool
 	lo     int // slice: first column, width and the input's column count
@@ -41,108 +39,89 @@ type concatOp struct {
 	cols   int
 }
 
-var _ G.SDOp = (*concatOp)(nil)
-
-func (op *concatOp) total() int {
+func (p concatParams) total() int {
 	t := 0
-	for _, w := range op.widths {
+	for _, w := range p.widths {
 		t += w
 	}
 	return t
 }
 
-func (op *concatOp) Arity() int {
-	if op.slice {
-		return 1
-	}
-	return len(op.widths)
+// concatSpec is concatCols and the slices of its gradient.
+var concatSpec = &opkit.Spec[concatParams]{
+	ID: "fairmp.ConcatCols",
+	Name: func(p concatParams) string {
+		if p.slice {
+			return fmt.Sprintf("ColSlice[%d:%d]of%d", p.lo, p.lo+p.width, p.cols)
+		}
+		return fmt.Sprintf("ConcatCols%v", p.widths)
+	},
+	Sig: func(p concatParams) opkit.Sig {
+		if p.slice {
+			return opkit.Mats(1)
+		}
+		return opkit.Mats(len(p.widths))
+	},
+	Shape: func(p concatParams, in []tensor.Shape) (tensor.Shape, error) {
+		for i, s := range in {
+			want := p.cols
+			if !p.slice {
+				want = p.widths[i]
+			}
+			if s[1] != want || s[0] != in[0][0] {
+				return nil, fmt.Errorf("input %d is %v, want %d × %d", i, s, in[0][0], want)
+			}
+		}
+		if p.slice {
+			return tensor.Shape{in[0][0], p.width}, nil
+		}
+		return tensor.Shape{in[0][0], p.total()}, nil
+	},
+	Hash: func(p concatParams, h opkit.Hasher) {
+		h.Bool(p.slice)
+		h.Int(p.lo, p.width, p.cols)
+		h.Ints(p.widths)
+	},
+	F32: concatFwd[float32],
+	F64: concatFwd[float64],
+	DiffWRT: func(p concatParams, n int) []bool {
+		d := make([]bool, n)
+		for i := range d {
+			d[i] = !p.slice
+		}
+		return d
+	},
+	Grad: func(op *opkit.Op[concatParams], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		if op.P.slice {
+			return nil, fmt.Errorf("%v: second derivatives are not implemented", op)
+		}
+		ds := make(G.Nodes, len(inputs))
+		off := 0
+		for i, w := range op.P.widths {
+			d, err := op.Apply(concatParams{slice: true, lo: off, width: w, cols: op.P.total()}, grad)
+			if err != nil {
+				return nil, err
+			}
+			ds[i] = d
+			off += w
+		}
+		return ds, nil
+	},
 }
-func (op *concatOp) Type() hm.Type     { return opkit.FnType(op.Arity()) }
-func (op *concatOp) ReturnsPtr() bool  { return false }
-func (op *concatOp) CallsExtern() bool { return false }
-func (op *concatOp) OverwritesInput() int {
-	return -1
-}
-func (op *concatOp) DiffWRT(inputs int) []bool {
-	if op.slice {
-		return make([]bool, inputs)
-	}
-	return trues(inputs)
-}
-func (op *concatOp) String() string {
-	if op.slice {
-		return fmt.Sprintf("ColSlice[%d:%d]of%d", op.lo, op.lo+op.width, op.cols)
-	}
-	return fmt.Sprintf("ConcatCols%v", op.widths)
-}
-func (op *concatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(in), op.Arity())
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok || len(s) != 2 {
-		return nil, fmt.Errorf("%v: input shape %v, want a matrix", op, in[0])
-	}
-	if op.slice {
-		return tensor.Shape{s[0], op.width}, nil
-	}
-	return tensor.Shape{s[0], op.total()}, nil
-}
-func (op *concatOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.ConcatCols/%v/%d/%d/%d/%v", op.slice, op.lo, op.width, op.cols, op.widths)
-}
-func (op *concatOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
-func (op *concatOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), op.Arity())
+func concatFwd[T float32 | float64](p concatParams, a opkit.Args[T]) error {
+	rows := a.Shape[0][0]
+	if p.slice {
+		sliceCols(a.Out, a.In[0], rows, p.cols, p.lo, p.width)
+		return nil
 	}
-	ds := make([]*tensor.Dense, len(inputs))
-	rows := -1
-	for i, v := range inputs {
-		d, err := opkit.Dense(v)
-		if err != nil {
-			return nil, fmt.Errorf("%v: %w", op, err)
-		}
-		r, c, err := opkit.Shape2(d)
-		want := op.cols
-		if !op.slice {
-			want = op.widths[i]
-		}
-		if err != nil || c != want || (rows >= 0 && r != rows) || d.Dtype() != inputs[0].Dtype() {
-			return nil, fmt.Errorf("%v: input %d is %v %v", op, i, d.Dtype(), d.Shape())
-		}
-		rows = r
-		ds[i] = d
-	}
-	if op.slice {
-		out := opkit.Alloc(ds[0].Dtype(), rows, op.width)
-		switch o := out.Data().(type) {
-		case []float64:
-			sliceCols(o, ds[0].Data().([]float64), rows, op.cols, op.lo, op.width)
-		case []float32:
-			sliceCols(o, ds[0].Data().([]float32), rows, op.cols, op.lo, op.width)
-		default:
-			return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, out.Dtype())
-		}
-		return out, nil
-	}
-	tot := op.total()
-	out := opkit.Alloc(ds[0].Dtype(), rows, tot)
-	off := 0
-	for i, d := range ds {
-		w := op.widths[i]
-		switch o := out.Data().(type) {
-		case []float64:
-			putCols(o, d.Data().([]float64), rows, tot, off, w)
-		case []float32:
-			putCols(o, d.Data().([]float32), rows, tot, off, w)
-		default:
-			return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, out.Dtype())
-		}
+	tot, off := p.total(), 0
+	for i, x := range a.In {
+		w := p.widths[i]
+		putCols(a.Out, x, rows, tot, off, w)
 		off += w
 	}
-	return out, nil
+	return nil
 }
 
 func sliceCols[T float32 | float64](out, x []T, rows, cols, lo, w int) {
@@ -155,21 +134,4 @@ func putCols[T float32 | float64](out, x []T, rows, cols, off, w int) {
 	for i := 0; i < rows; i++ {
 		copy(out[i*cols+off:i*cols+off+w], x[i*w:(i+1)*w])
 	}
-}
-
-func (op *concatOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if op.slice {
-		return nil, fmt.Errorf("%v: second derivatives are not implemented", op)
-	}
-	ds := make(G.Nodes, len(inputs))
-	off := 0
-	for i, w := range op.widths {
-		d, err := G.ApplyOp(&concatOp{slice: true, lo: off, width: w, cols: op.total()}, grad)
-		if err != nil {
-			return nil, err
-		}
-		ds[i] = d
-		off += w
-	}
-	return ds, nil
 }

@@ -1,12 +1,8 @@
 package layers
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
-	"math"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -27,89 +23,41 @@ func linComb(coef []float64, xs ...*G.Node) (*G.Node, error) {
 	if len(xs[0].Shape()) != 2 {
 		return nil, fmt.Errorf("layers: linComb: %s, want matrices", opkit.DescribeNode(xs[0]))
 	}
-	return G.ApplyOp(&linCombOp{coef: append([]float64(nil), coef...)}, xs...)
+	return opkit.Apply(linCombSpec, append([]float64(nil), coef...), xs...)
 }
 
-type linCombOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
-	coef []float64
-}
-
-var (
-	_ G.SDOp            = (*linCombOp)(nil)
-	_ G.UsePreallocDoer = (*linCombOp)(nil)
-)
-
-func (op *linCombOp) Arity() int                { return len(op.coef) }
-func (op *linCombOp) Type() hm.Type             { return opkit.FnType(len(op.coef)) }
-func (op *linCombOp) String() string            { return fmt.Sprintf("LinComb%v", op.coef) }
-func (op *linCombOp) DiffWRT(inputs int) []bool { return trues(inputs) }
-func trues(n int) []bool {
-	b := make([]bool, n)
-	for i := range b {
-		b[i] = true
-	}
-	return b
-}
-func (op *linCombOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != len(op.coef) {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(in), len(op.coef))
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("%v: input shape %v", op, in[0])
-	}
-	return s.Clone(), nil
-}
-func (op *linCombOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.LinComb/%d", len(op.coef))
-	var b [8]byte
-	for _, c := range op.coef {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(c))
-		h.Write(b[:])
-	}
-}
-func (op *linCombOp) Hashcode() uint32                      { return opkit.Hash32(op.WriteHash) }
-func (op *linCombOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
-func (op *linCombOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != len(op.coef) {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), len(op.coef))
-	}
-	ds := make([]*tensor.Dense, len(inputs))
-	for i, v := range inputs {
-		d, err := opkit.Dense(v)
-		if err != nil {
-			return nil, fmt.Errorf("%v: %w", op, err)
+// linCombSpec is linComb, with the coefficients as parameters.
+var linCombSpec = &opkit.Spec[[]float64]{
+	ID:   "fairmp.LinComb",
+	Name: func(coef []float64) string { return fmt.Sprintf("LinComb%v", coef) },
+	Sig:  func(coef []float64) opkit.Sig { return opkit.Mats(len(coef)) },
+	Shape: func(_ []float64, in []tensor.Shape) (tensor.Shape, error) {
+		for i, s := range in[1:] {
+			if !s.Eq(in[0]) {
+				return nil, fmt.Errorf("input %d is %v, want %v", i+1, s, in[0])
+			}
 		}
-		if i > 0 && (!d.Shape().Eq(ds[0].Shape()) || d.Dtype() != ds[0].Dtype()) {
-			return nil, fmt.Errorf("%v: input %d is %v %v, want %v %v", op, i, d.Dtype(), d.Shape(), ds[0].Dtype(), ds[0].Shape())
+		return in[0], nil
+	},
+	Hash: func(coef []float64, h opkit.Hasher) { h.F64s(coef) },
+	F32:  func(coef []float64, a opkit.Args[float32]) error { combine(a.Out, a.In, coef); return nil },
+	F64:  func(coef []float64, a opkit.Args[float64]) error { combine(a.Out, a.In, coef); return nil },
+	Grad: func(op *opkit.Op[[]float64], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		ds := make(G.Nodes, len(inputs))
+		for i := range inputs {
+			d, err := op.Apply([]float64{op.P[i]}, grad)
+			if err != nil {
+				return nil, err
+			}
+			ds[i] = d
 		}
-		ds[i] = d
-	}
-	out := op.Get(prealloc, ds[0].Dtype(), ds[0].Shape()...)
-	switch o := out.Data().(type) {
-	case []float64:
-		combine(o, dataOf[float64](ds), op.coef)
-	case []float32:
-		combine(o, dataOf[float32](ds), op.coef)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, out.Dtype())
-	}
-	return out, nil
-}
-
-// dataOf returns the values of ds.
-func dataOf[T float32 | float64](ds []*tensor.Dense) [][]T {
-	xs := make([][]T, len(ds))
-	for i, d := range ds {
-		xs[i] = d.Data().([]T)
-	}
-	return xs
+		return ds, nil
+	},
+	Keep: true,
 }
 
 // combine writes Σ coef[i]·xs[i] into out: the linear combination of
-// linCombOp and of the plain-Go flow's Combine.
+// linCombSpec and of the plain-Go flow's Combine.
 func combine[T float32 | float64](out []T, xs [][]T, coef []float64) {
 	for i, x := range xs {
 		c := T(coef[i])
@@ -123,16 +71,4 @@ func combine[T float32 | float64](out []T, xs [][]T, coef []float64) {
 			out[k] += c * v
 		}
 	}
-}
-
-func (op *linCombOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	ds := make(G.Nodes, len(inputs))
-	for i := range inputs {
-		d, err := G.ApplyOp(&linCombOp{coef: []float64{op.coef[i]}}, grad)
-		if err != nil {
-			return nil, err
-		}
-		ds[i] = d
-	}
-	return ds, nil
 }
