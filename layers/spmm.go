@@ -1,11 +1,8 @@
 package layers
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -29,7 +26,7 @@ func SpMM(a *graph.Matrix, x *G.Node) (*G.Node, error) {
 	if err := checkSpMM(a, x); err != nil {
 		return nil, err
 	}
-	return G.ApplyOp(&spmmOp{a: a}, x)
+	return opkit.Apply(spmmSpec, spmmParams{a: a}, x)
 }
 
 func checkSpMM(a *graph.Matrix, x *G.Node) error {
@@ -53,77 +50,93 @@ func checkSpMM(a *graph.Matrix, x *G.Node) error {
 	return nil
 }
 
-type spmmOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
-	a *graph.Matrix
+// spmmParams are SpMM's, or with bias or relu, spmmBiasAct's.
+type spmmParams struct {
+	a          *graph.Matrix
+	relu, bias bool
 }
 
-var (
-	_ G.SDOp            = (*spmmOp)(nil)
-	_ G.UsePreallocDoer = (*spmmOp)(nil)
-)
-
-func (op *spmmOp) Arity() int                { return 1 }
-func (op *spmmOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *spmmOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *spmmOp) String() string            { return fmt.Sprintf("SpMM(A#%d)", op.a.ID()) }
-func (op *spmmOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("SpMM: %d inputs, want 1", len(in))
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok || len(s) != 2 {
-		return nil, fmt.Errorf("SpMM: input shape %v, want a matrix", in[0])
-	}
-	rows, _ := op.a.Dims()
-	return tensor.Shape{rows, s[1]}, nil
+// spmmSpec is SpMM and spmmBiasAct.
+var spmmSpec = &opkit.Spec[spmmParams]{
+	ID: "fairmp.SpMM",
+	Name: func(p spmmParams) string {
+		if !p.bias && !p.relu {
+			return fmt.Sprintf("SpMM(A#%d)", p.a.ID())
+		}
+		return fmt.Sprintf("SpMM(A#%d)+b=%v+relu=%v", p.a.ID(), p.bias, p.relu)
+	},
+	Sig: func(p spmmParams) opkit.Sig {
+		if p.bias {
+			return opkit.Mats(2)
+		}
+		return opkit.Mats(1)
+	},
+	Shape: func(p spmmParams, in []tensor.Shape) (tensor.Shape, error) {
+		rows, cols := p.a.Dims()
+		c := in[0][1]
+		if in[0][0] != cols || (p.bias && (in[1][0] != 1 || in[1][1] != c)) {
+			return nil, fmt.Errorf("input shapes %v, want %d rows and a 1 × %d bias", in, cols, c)
+		}
+		return tensor.Shape{rows, c}, nil
+	},
+	Hash: func(p spmmParams, h opkit.Hasher) {
+		h.U64(p.a.ID())
+		h.Bool(p.bias, p.relu)
+	},
+	F32: spmmFwd[float32],
+	F64: spmmFwd[float64],
+	Grad: func(op *opkit.Op[spmmParams], inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+		dz := grad
+		if op.P.relu {
+			var err error
+			if dz, err = opkit.Apply(actSpec, actParams{act: ReLU(), dims: 2, grad: true}, output, grad); err != nil {
+				return nil, err
+			}
+		}
+		dx, err := op.Apply(spmmParams{a: op.P.a.Transpose()}, dz)
+		if err != nil {
+			return nil, err
+		}
+		if !op.P.bias {
+			return G.Nodes{dx}, nil
+		}
+		db, err := opkit.Apply(colSumSpec, struct{}{}, dz)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dx, db}, nil
+	},
+	Keep: true,
 }
 
-func (op *spmmOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.SpMM")
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], op.a.ID())
-	h.Write(b[:])
-}
-
-func (op *spmmOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *spmmOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-
-func (op *spmmOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
+// spmmFwd computes A·x, then (with bias or relu) the bias and the
+// activation on each block of rows as soon as the product finishes it.
+func spmmFwd[T float32 | float64](p spmmParams, a opkit.Args[T]) error {
+	c := a.Shape[0][1]
+	var b []T
+	if p.bias {
+		b = a.In[1]
 	}
-	x, err := opkit.Dense(inputs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
+	o := a.Out
+	then := func(lo, hi int) { rowsBiasAct(o[lo*c:hi*c], b, c, p.relu) }
+	plain := !p.bias && !p.relu
+	switch x := any(a.In[0]).(type) {
+	case []float64:
+		o := any(o).([]float64)
+		if plain {
+			p.a.MulDense64(o, x, c)
+		} else {
+			p.a.MulDenseThen64(o, x, c, then)
+		}
+	case []float32:
+		o := any(o).([]float32)
+		if plain {
+			p.a.MulDense32(o, x, c)
+		} else {
+			p.a.MulDenseThen32(o, x, c, then)
+		}
 	}
-	rows, cols := op.a.Dims()
-	xr, xc, err := opkit.Shape2(x)
-	if err != nil || xr != cols {
-		return nil, fmt.Errorf("%v: input shape %v, want %d rows", op, x.Shape(), cols)
-	}
-	out := op.Get(prealloc, x.Dtype(), rows, xc)
-	switch x.Dtype() {
-	case tensor.Float64:
-		op.a.MulDense64(out.Data().([]float64), x.Data().([]float64), xc)
-	case tensor.Float32:
-		op.a.MulDense32(out.Data().([]float32), x.Data().([]float32), xc)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
-	}
-	return out, nil
-}
-
-func (op *spmmOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(&spmmOp{a: op.a.Transpose()}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx}, nil
+	return nil
 }
 
 // spmmBiasAct returns act(A·x + b) as one op (b may be nil; relu false:
@@ -138,92 +151,14 @@ func spmmBiasAct(a *graph.Matrix, x, b *G.Node, relu bool) (*G.Node, error) {
 	if err := checkSpMM(a, x); err != nil {
 		return nil, err
 	}
-	op := &spmmBiasActOp{a: a, relu: relu, bias: b != nil}
+	p := spmmParams{a: a, relu: relu, bias: b != nil}
 	if b == nil {
-		return G.ApplyOp(op, x)
+		return opkit.Apply(spmmSpec, p, x)
 	}
 	if sb, sx := b.Shape(), x.Shape(); len(sb) != 2 || sb[0] != 1 || sb[1] != sx[1] || b.Dtype() != x.Dtype() {
 		return nil, fmt.Errorf("layers: adding bias %s to A·%s: want a 1 × c bias of the input's dtype", opkit.DescribeNode(b), opkit.DescribeNode(x))
 	}
-	return G.ApplyOp(op, x, b)
-}
-
-type spmmBiasActOp struct {
-	opkit.Pure
-	a          *graph.Matrix
-	relu, bias bool
-	opkit.Buf  // the output, kept between runs
-}
-
-var (
-	_ G.SDOp            = (*spmmBiasActOp)(nil)
-	_ G.UsePreallocDoer = (*spmmBiasActOp)(nil)
-)
-
-func (op *spmmBiasActOp) Arity() int {
-	if op.bias {
-		return 2
-	}
-	return 1
-}
-func (op *spmmBiasActOp) Type() hm.Type { return opkit.FnType(op.Arity()) }
-func (op *spmmBiasActOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
-func (op *spmmBiasActOp) String() string {
-	return fmt.Sprintf("SpMM(A#%d)+b=%v+relu=%v", op.a.ID(), op.bias, op.relu)
-}
-func (op *spmmBiasActOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.InputShapes(in, op.Arity(), op.String())
-	if err != nil {
-		return nil, err
-	}
-	rows, _ := op.a.Dims()
-	return tensor.Shape{rows, s[0][1]}, nil
-}
-func (op *spmmBiasActOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.SpMMBiasAct")
-	opkit.WriteU64(h, op.a.ID())
-	opkit.WriteBool(h, op.bias)
-	opkit.WriteBool(h, op.relu)
-}
-func (op *spmmBiasActOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *spmmBiasActOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-
-func (op *spmmBiasActOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(op, op.Arity(), inputs)
-	if err != nil {
-		return nil, err
-	}
-	rows, cols := op.a.Dims()
-	c := sh[0][1]
-	if sh[0][0] != cols || (op.bias && sh[1] != [2]int{1, c}) {
-		return nil, fmt.Errorf("%v: input shapes %v, want %d rows and a 1 × %d bias", op, sh, cols, c)
-	}
-	out := op.Get(prealloc, in[0].Dtype(), rows, c)
-	switch x := in[0].Data().(type) {
-	case []float64:
-		var b []float64
-		if op.bias {
-			b = in[1].Data().([]float64)
-		}
-		o := out.Data().([]float64)
-		op.a.MulDenseThen64(o, x, c, func(lo, hi int) { rowsBiasAct(o[lo*c:hi*c], b, c, op.relu) })
-	case []float32:
-		var b []float32
-		if op.bias {
-			b = in[1].Data().([]float32)
-		}
-		o := out.Data().([]float32)
-		op.a.MulDenseThen32(o, x, c, func(lo, hi int) { rowsBiasAct(o[lo*c:hi*c], b, c, op.relu) })
-	}
-	return out, nil
+	return opkit.Apply(spmmSpec, p, x, b)
 }
 
 // rowsBiasAct is biasAct on rows already split off (no parallelism).
@@ -255,26 +190,4 @@ func rowsBiasAct[T float32 | float64](z, b []T, m int, relu bool) {
 			}
 		}
 	}
-}
-
-func (op *spmmBiasActOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dz := grad
-	if op.relu {
-		var err error
-		if dz, err = opkit.Apply(actSpec, actParams{act: ReLU(), dims: 2, grad: true}, output, grad); err != nil {
-			return nil, err
-		}
-	}
-	dx, err := G.ApplyOp(&spmmOp{a: op.a.Transpose()}, dz)
-	if err != nil {
-		return nil, err
-	}
-	if !op.bias {
-		return G.Nodes{dx}, nil
-	}
-	db, err := opkit.Apply(colSumSpec, struct{}{}, dz)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx, db}, nil
 }

@@ -85,7 +85,7 @@ func BenchmarkSpMMForward(b *testing.B) {
 				rows, n := a.Dims()
 				x := randTensor(dt, n, cols, 1)
 				out := opkit.Alloc(dt, rows, cols)
-				op := &spmmOp{a: a}
+				op := opkit.New(spmmSpec, spmmParams{a: a})
 				b.SetBytes(spmmBytes(a, cols, dt))
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
