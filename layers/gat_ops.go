@@ -1,12 +1,8 @@
 package layers
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
-	"math"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -29,7 +25,7 @@ import (
 // a spkern.GATCSR: rows are destinations, the entries of row i are i's in-edges
 // (its neighbours, plus itself when self-loops are added), sorted by source.
 
-// gatKind selects what a gatOp computes.
+// gatKind selects what a GAT op (gatSpec) computes.
 type gatKind uint8
 
 const (
@@ -48,10 +44,9 @@ var gatKindNames = [...]string{"GATAttention", "GATAttentionGrad", "GATScoreGrad
 
 var gatKindArity = [...]int{3, 5, 3, 2, 2, 2, 2, 2}
 
-// gatOp is every custom op of the GAT layer; kind selects the computation.
-type gatOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
+// gatParams are every custom op of the GAT layer's; kind selects the
+// computation.
+type gatParams struct {
 	kind  gatKind
 	c     *spkern.GATCSR
 	heads int
@@ -60,69 +55,59 @@ type gatOp struct {
 	slope float64
 }
 
-var (
-	_ G.SDOp            = (*gatOp)(nil)
-	_ G.UsePreallocDoer = (*gatOp)(nil)
-)
-
-func (op *gatOp) Arity() int    { return gatKindArity[op.kind] }
-func (op *gatOp) Type() hm.Type { return opkit.FnType(op.Arity()) }
-
-func (op *gatOp) String() string {
-	agg := "concat"
-	if op.mean {
-		agg = "mean"
-	}
-	return fmt.Sprintf("%s(E#%d, heads=%d, f=%d, %s, slope=%g)", gatKindNames[op.kind], op.c.ID, op.heads, op.f, agg, op.slope)
-}
-
-func (op *gatOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.GAT")
-	var b [8]byte
-	put := func(v uint64) {
-		binary.LittleEndian.PutUint64(b[:], v)
-		h.Write(b[:])
-	}
-	put(uint64(op.kind))
-	put(op.c.ID)
-	put(uint64(op.heads))
-	put(uint64(op.f))
-	if op.mean {
-		put(1)
-	} else {
-		put(0)
-	}
-	put(math.Float64bits(op.slope))
-}
-
-func (op *gatOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-// outShape returns the output shape for the given input shapes.
-func (op *gatOp) outShape(in []tensor.Shape) (tensor.Shape, error) {
-	if len(in) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(in), op.Arity())
-	}
-	for k, s := range in {
-		if len(s) != 2 {
-			return nil, fmt.Errorf("%v: input %d has shape %v, want a matrix", op, k, s)
+// gatSpec is every custom op of the GAT layer.
+var gatSpec = &opkit.Spec[gatParams]{
+	ID: "fairmp.GAT",
+	Name: func(p gatParams) string {
+		agg := "concat"
+		if p.mean {
+			agg = "mean"
 		}
-	}
+		return fmt.Sprintf("%s(E#%d, heads=%d, f=%d, %s, slope=%g)", gatKindNames[p.kind], p.c.ID, p.heads, p.f, agg, p.slope)
+	},
+	Sig:   func(p gatParams) opkit.Sig { return opkit.Mats(gatKindArity[p.kind]) },
+	Shape: func(p gatParams, in []tensor.Shape) (tensor.Shape, error) { return p.outShape(in) },
+	Hash: func(p gatParams, h opkit.Hasher) {
+		h.U64(uint64(p.kind), p.c.ID)
+		h.Int(p.heads, p.f)
+		h.Bool(p.mean)
+		h.F64(p.slope)
+	},
+	F32: gatFwd[float32],
+	F64: gatFwd[float64],
+	DiffWRT: func(p gatParams, n int) []bool {
+		w := make([]bool, n)
+		switch p.kind {
+		case gatKAttn, gatKAgg:
+			for k := range w {
+				w[k] = true
+			}
+		}
+		return w
+	},
+	Grad: gatGrad,
+	Keep: true,
+}
+
+// outShape returns the output shape for the given input shapes (as many
+// as the kind's arity, matrices).
+func (p gatParams) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	// H and the scores' gradients have a row per source, the output a
 	// row per destination (the same nodes on the whole graph; the first
 	// rows of the sources on a block).
-	n, cols, e, hf := op.c.N, op.c.Cols, op.c.Edges(), op.heads*op.f
+	n, cols, e, hf := p.c.N, p.c.Cols, p.c.Edges(), p.heads*p.f
 	ow := hf
-	if op.mean {
-		ow = op.f
+	if p.mean {
+		ow = p.f
 	}
 	hs := tensor.Shape{cols, hf}
 	as := tensor.Shape{1, hf}
-	es := tensor.Shape{e, op.heads}
-	ss := tensor.Shape{cols, 2 * op.heads}
+	es := tensor.Shape{e, p.heads}
+	ss := tensor.Shape{cols, 2 * p.heads}
 	os := tensor.Shape{n, ow}
 	var want []tensor.Shape
 	var out tensor.Shape
-	switch op.kind {
+	switch p.kind {
 	case gatKAttn:
 		want, out = []tensor.Shape{hs, as, as}, es
 	case gatKAttnGrad:
@@ -138,89 +123,21 @@ func (op *gatOp) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	case gatKEdgeDot:
 		want, out = []tensor.Shape{os, hs}, es
 	default:
-		return nil, fmt.Errorf("gat: unknown op kind %d", op.kind)
+		return nil, fmt.Errorf("gat: unknown op kind %d", p.kind)
 	}
 	for k := range want {
 		if !in[k].Eq(want[k]) {
-			return nil, fmt.Errorf("%v: input %d has shape %v, want %v", op, k, in[k], want[k])
+			return nil, fmt.Errorf("input %d has shape %v, want %v", k, in[k], want[k])
 		}
 	}
 	return out, nil
 }
 
-func (op *gatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	ss := make([]tensor.Shape, len(in))
-	for k, d := range in {
-		s, ok := d.(tensor.Shape)
-		if !ok {
-			return nil, fmt.Errorf("%v: input %d: shape of type %T", op, k, d)
-		}
-		ss[k] = s
-	}
-	return op.outShape(ss)
-}
-
-func (op *gatOp) DiffWRT(inputs int) []bool {
-	w := make([]bool, inputs)
-	switch op.kind {
-	case gatKAttn, gatKAgg:
-		for k := range w {
-			w[k] = true
-		}
-	}
-	return w
-}
-
-func (op *gatOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-
-func (op *gatOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), op.Arity())
-	}
-	ds := make([]*tensor.Dense, len(inputs))
-	shapes := make([]tensor.Shape, len(inputs))
-	for k, v := range inputs {
-		d, err := opkit.Dense(v)
-		if err != nil {
-			return nil, fmt.Errorf("%v: input %d: %w", op, k, err)
-		}
-		if k > 0 && d.Dtype() != ds[0].Dtype() {
-			return nil, fmt.Errorf("%v: input %d has dtype %v, want %v (input 0's)", op, k, d.Dtype(), ds[0].Dtype())
-		}
-		ds[k] = d
-		shapes[k] = d.Shape()
-	}
-	shape, err := op.outShape(shapes)
-	if err != nil {
-		return nil, err
-	}
-	dt := ds[0].Dtype()
-	out := op.Get(prealloc, dt, shape...)
-	switch dt {
-	case tensor.Float64:
-		gatRun(op, gatData[float64](ds), out.Data().([]float64))
-	case tensor.Float32:
-		gatRun(op, gatData[float32](ds), out.Data().([]float32))
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, dt)
-	}
-	return out, nil
-}
-
-func gatData[T spkern.Float](ds []*tensor.Dense) [][]T {
-	out := make([][]T, len(ds))
-	for k, d := range ds {
-		out[k] = d.Data().([]T)
-	}
-	return out
-}
-
-// gatRun dispatches to the kernel of op.kind; shapes are already checked.
-func gatRun[T spkern.Float](op *gatOp, in [][]T, out []T) {
-	c, heads, f, slope := op.c, op.heads, op.f, T(op.slope)
-	switch op.kind {
+// gatFwd dispatches to the kernel of p.kind; shapes are already checked.
+func gatFwd[T spkern.Float](p gatParams, a opkit.Args[T]) error {
+	in, out := a.In, a.Out
+	c, heads, f, slope := p.c, p.heads, p.f, T(p.slope)
+	switch p.kind {
 	case gatKAttn:
 		spkern.GATAttnForward(c, in[0], in[1], in[2], heads, f, slope, out)
 	case gatKAttnGrad:
@@ -232,52 +149,50 @@ func gatRun[T spkern.Float](op *gatOp, in [][]T, out []T) {
 	case gatKScoreGradDst:
 		spkern.GATScoreGradA(in[0], in[1], c.Cols, heads, f, heads, out)
 	case gatKAgg:
-		spkern.GATAggregate(c, in[0], in[1], heads, f, op.mean, out)
+		spkern.GATAggregate(c, in[0], in[1], heads, f, p.mean, out)
 	case gatKAggT:
-		spkern.GATAggregateT(c, in[0], in[1], heads, f, op.mean, out)
+		spkern.GATAggregateT(c, in[0], in[1], heads, f, p.mean, out)
 	case gatKEdgeDot:
-		spkern.GATEdgeDot(c, in[0], in[1], heads, f, op.mean, out)
+		spkern.GATEdgeDot(c, in[0], in[1], heads, f, p.mean, out)
 	}
+	return nil
 }
 
-// with returns a copy of op computing kind.
-func (op *gatOp) with(kind gatKind) *gatOp {
-	o := *op
-	o.kind, o.Buf = kind, opkit.Buf{} // never share an output buffer
-	return &o
+// with returns p computing kind.
+func (p gatParams) with(kind gatKind) gatParams {
+	p.kind = kind
+	return p
 }
 
-func (op *gatOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(inputs) != op.Arity() {
-		return nil, fmt.Errorf("%v: SymDiff: %d inputs, want %d", op, len(inputs), op.Arity())
-	}
-	switch op.kind {
+func gatGrad(op *opkit.Op[gatParams], inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	p := op.P
+	switch p.kind {
 	case gatKAttn:
 		h, as, ad := inputs[0], inputs[1], inputs[2]
-		dsd, err := G.ApplyOp(op.with(gatKAttnGrad), output, grad, h, as, ad)
+		dsd, err := op.Apply(p.with(gatKAttnGrad), output, grad, h, as, ad)
 		if err != nil {
 			return nil, err
 		}
-		dh, err := G.ApplyOp(op.with(gatKScoreGradH), dsd, as, ad)
+		dh, err := op.Apply(p.with(gatKScoreGradH), dsd, as, ad)
 		if err != nil {
 			return nil, err
 		}
-		das, err := G.ApplyOp(op.with(gatKScoreGradSrc), dsd, h)
+		das, err := op.Apply(p.with(gatKScoreGradSrc), dsd, h)
 		if err != nil {
 			return nil, err
 		}
-		dad, err := G.ApplyOp(op.with(gatKScoreGradDst), dsd, h)
+		dad, err := op.Apply(p.with(gatKScoreGradDst), dsd, h)
 		if err != nil {
 			return nil, err
 		}
 		return G.Nodes{dh, das, dad}, nil
 	case gatKAgg:
 		alpha, h := inputs[0], inputs[1]
-		dalpha, err := G.ApplyOp(op.with(gatKEdgeDot), grad, h)
+		dalpha, err := op.Apply(p.with(gatKEdgeDot), grad, h)
 		if err != nil {
 			return nil, err
 		}
-		dh, err := G.ApplyOp(op.with(gatKAggT), alpha, grad)
+		dh, err := op.Apply(p.with(gatKAggT), alpha, grad)
 		if err != nil {
 			return nil, err
 		}

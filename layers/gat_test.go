@@ -778,7 +778,7 @@ func TestGATTrainingGradients(t *testing.T) {
 func TestGATOpErrors(t *testing.T) {
 	gr := mustGraph(t, 4, [][2]int{{0, 1}, {1, 2}})
 	c := newGATCSR(gr, true)
-	op := &gatOp{kind: gatKAttn, c: c, heads: 2, f: 3, slope: 0.2}
+	op := opkit.New(gatSpec, gatParams{kind: gatKAttn, c: c, heads: 2, f: 3, slope: 0.2})
 	h := testutil.Tensor(tensor.Float64, make([]float64, 4*6), 4, 6)
 	a := testutil.Tensor(tensor.Float64, make([]float64, 6), 1, 6)
 	if _, err := op.Do(h, a, a); err != nil {
@@ -796,7 +796,7 @@ func TestGATOpErrors(t *testing.T) {
 			t.Errorf("%s: Do accepted bad inputs", name)
 		}
 	}
-	agg := op.with(gatKAgg)
+	agg := opkit.New(gatSpec, op.P.with(gatKAgg))
 	if _, err := agg.Do(h, h); err == nil {
 		t.Error("aggregation accepted an n × heads·f attention matrix")
 	}

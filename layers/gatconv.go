@@ -219,8 +219,8 @@ func (l *GATConv) forwardWith(c *spkern.GATCSR, x *G.Node, where string) (*G.Nod
 	if err != nil {
 		return nil, fmt.Errorf("layers: %s: X·W: %w", where, err)
 	}
-	op := &gatOp{kind: gatKAttn, c: c, heads: l.cfg.Heads, f: l.cfg.Out, mean: !l.cfg.Concat, slope: l.cfg.NegativeSlope}
-	alpha, err := G.ApplyOp(op, h, l.attSrc, l.attDst)
+	p := gatParams{kind: gatKAttn, c: c, heads: l.cfg.Heads, f: l.cfg.Out, mean: !l.cfg.Concat, slope: l.cfg.NegativeSlope}
+	alpha, err := opkit.Apply(gatSpec, p, h, l.attSrc, l.attDst)
 	if err != nil {
 		return nil, fmt.Errorf("layers: %s: attention: %w", where, err)
 	}
@@ -228,7 +228,7 @@ func (l *GATConv) forwardWith(c *spkern.GATCSR, x *G.Node, where string) (*G.Nod
 	if alpha, err = Dropout(alpha, l.cfg.Dropout, l.dropout, l.phase); err != nil {
 		return nil, fmt.Errorf("layers: %s: attention dropout: %w", where, err)
 	}
-	out, err := G.ApplyOp(op.with(gatKAgg), alpha, h)
+	out, err := opkit.Apply(gatSpec, p.with(gatKAgg), alpha, h)
 	if err != nil {
 		return nil, fmt.Errorf("layers: %s: aggregation: %w", where, err)
 	}

@@ -30,7 +30,7 @@ func checkAttend(h Value, l *GATConv) error {
 	return nil
 }
 
-// Attend is the layer's gatOp pair over the hop's edges: the whole
+// Attend is the layer's pair of GAT ops over the hop's edges: the whole
 // matrix's pattern, or the block's sampled in-edges.
 func (f *nodeFlow) Attend(h Value, l *GATConv) (Value, error) {
 	if err := checkAttend(h, l); err != nil {
