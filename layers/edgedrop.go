@@ -1,13 +1,9 @@
 package layers
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
-	"math"
 	"math/rand"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -43,14 +39,13 @@ func EdgeDropoutSpMM(a *graph.Matrix, x *G.Node, p float64, seed int64, phase *P
 		return nil, fmt.Errorf("layers: EdgeDropoutSpMM: input %s, want a matrix with %d rows", opkit.DescribeNode(x), cols)
 	}
 	op := &edgeDropOp{a: a, p: p, seed: seed, phase: phase, rng: rand.New(rand.NewSource(seed)), id: opIDs.Add(1)}
-	return G.ApplyOp(op, x)
+	return opkit.Apply(edgeDropSpec, op, x)
 }
 
-// edgeDropOp computes (A ⊙ M)·x; with back set (holding the forward op)
-// it computes (A ⊙ M)ᵀ·dY with the forward op's latest mask.
+// edgeDropOp is the state of an edge-dropout product, (A ⊙ M)·x; with
+// back set (holding the forward op's) it is the gradient's, (A ⊙ M)ᵀ·dY
+// with the forward op's latest mask.
 type edgeDropOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
 	a     *graph.Matrix
 	p     float64
 	seed  int64
@@ -71,104 +66,98 @@ type edgeDropOp struct {
 	vals32 []float32
 }
 
-var (
-	_ G.SDOp            = (*edgeDropOp)(nil)
-	_ G.UsePreallocDoer = (*edgeDropOp)(nil)
-)
+// edgeDropSpec is EdgeDropoutSpMM and its gradient.
+var edgeDropSpec = &opkit.Spec[*edgeDropOp]{
+	ID: "fairmp.EdgeDropoutSpMM",
+	Name: func(op *edgeDropOp) string {
+		if op.back != nil {
+			return fmt.Sprintf("EdgeDropoutSpMMᵀ#%d", op.back.id)
+		}
+		return fmt.Sprintf("EdgeDropoutSpMM(A#%d,p=%g,seed=%d)", op.a.ID(), op.p, op.seed)
+	},
+	Sig: func(*edgeDropOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(op *edgeDropOp, in []tensor.Shape) (tensor.Shape, error) {
+		rows, cols := op.a.Dims()
+		if op.back != nil {
+			rows, cols = cols, rows
+		}
+		if in[0][0] != cols {
+			return nil, fmt.Errorf("input shape %v, want %d rows", in[0], cols)
+		}
+		return tensor.Shape{rows, in[0][1]}, nil
+	},
+	Hash: func(op *edgeDropOp, h opkit.Hasher) {
+		if op.back != nil {
+			h.Bool(true)
+			h.U64(op.back.id)
+			return
+		}
+		h.Bool(false)
+		h.U64(op.a.ID())
+		h.F64(op.p)
+		h.Int(int(op.seed))
+		h.Str(fmt.Sprintf("%p", op.phase))
+	},
+	F32: edgeDropFwd[float32],
+	F64: edgeDropFwd[float64],
+	DiffWRT: func(op *edgeDropOp, n int) []bool {
+		d := make([]bool, n)
+		for i := range d {
+			d[i] = op.back == nil
+		}
+		return d
+	},
+	Grad: func(o *opkit.Op[*edgeDropOp], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		op := o.P
+		if op.back != nil {
+			return nil, fmt.Errorf("%v: second derivatives are not implemented", o)
+		}
+		op.buildTranspose()
+		d, err := o.Apply(&edgeDropOp{a: op.a, back: op}, grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
+	Keep: true,
+}
 
-func (op *edgeDropOp) Arity() int                { return 1 }
-func (op *edgeDropOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *edgeDropOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *edgeDropOp) String() string {
-	if op.back != nil {
-		return fmt.Sprintf("EdgeDropoutSpMMᵀ#%d", op.back.id)
-	}
-	return fmt.Sprintf("EdgeDropoutSpMM(A#%d,p=%g,seed=%d)", op.a.ID(), op.p, op.seed)
-}
-func (op *edgeDropOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, ok := in[0].(tensor.Shape)
-	if !ok || len(s) != 2 {
-		return nil, fmt.Errorf("%v: input shape %v, want a matrix", op, in[0])
-	}
-	rows, cols := op.a.Dims()
-	if op.back != nil {
-		return tensor.Shape{cols, s[1]}, nil
-	}
-	return tensor.Shape{rows, s[1]}, nil
-}
-func (op *edgeDropOp) WriteHash(h hash.Hash) {
-	var b [8]byte
-	if op.back != nil {
-		fmt.Fprintf(h, "fairmp.EdgeDropoutSpMMT")
-		binary.LittleEndian.PutUint64(b[:], op.back.id)
-		h.Write(b[:])
-		return
-	}
-	fmt.Fprintf(h, "fairmp.EdgeDropoutSpMM")
-	for _, u := range []uint64{op.a.ID(), math.Float64bits(op.p), uint64(op.seed)} {
-		binary.LittleEndian.PutUint64(b[:], u)
-		h.Write(b[:])
-	}
-	fmt.Fprintf(h, "%p", op.phase)
-}
-func (op *edgeDropOp) Hashcode() uint32                      { return opkit.Hash32(op.WriteHash) }
-func (op *edgeDropOp) Do(inputs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, inputs...) }
-
-func (op *edgeDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	x, err := opkit.Dense(inputs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	rows, cols := op.a.Dims()
-	in, out := cols, rows
-	if op.back != nil {
-		in, out = rows, cols
-	}
-	xr, xc, err := opkit.Shape2(x)
-	if err != nil || xr != in {
-		return nil, fmt.Errorf("%v: input shape %v, want %d rows", op, x.Shape(), in)
-	}
-	res := op.Get(prealloc, x.Dtype(), out, xc)
+func edgeDropFwd[T float32 | float64](op *edgeDropOp, a opkit.Args[T]) error {
+	xs, res, xc := a.In[0], a.Out, a.Shape[0][1]
 	fwd := op
 	if op.back != nil {
 		fwd = op.back
 	} else {
 		fwd.masked = fwd.phase.Training()
 		if fwd.masked {
-			fwd.drawMask(x.Dtype())
+			fwd.drawMask(a.OutDense.Dtype())
 		}
 	}
 	if !fwd.masked && op.back == nil {
 		// Evaluation: the plain product, on graph's parallel kernel.
-		switch xs := x.Data().(type) {
+		switch xs := any(xs).(type) {
 		case []float64:
-			op.a.MulDense64(res.Data().([]float64), xs, xc)
-			return res, nil
+			op.a.MulDense64(any(res).([]float64), xs, xc)
 		case []float32:
-			op.a.MulDense32(res.Data().([]float32), xs, xc)
-			return res, nil
+			op.a.MulDense32(any(res).([]float32), xs, xc)
 		}
+		return nil
 	}
-	switch xs := x.Data().(type) {
+	switch xs := any(xs).(type) {
 	case []float64:
 		vals := op.a.Values64()
 		if fwd.masked {
 			vals = fwd.vals64
 		}
-		op.mul(fwd, vals, res.Data().([]float64), xs, xc)
+		op.mul(fwd, vals, any(res).([]float64), xs, xc)
 	case []float32:
 		vals := op.a.Values32()
 		if fwd.masked {
 			vals = fwd.vals32
 		}
-		op.mul(fwd, vals, res.Data().([]float32), xs, xc)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
+		op.mul(fwd, vals, any(res).([]float32), xs, xc)
 	}
-	return res, nil
+	return nil
 }
 
 // drawMask fills the masked values for one training run.
@@ -297,16 +286,4 @@ func (op *edgeDropOp) buildTranspose() {
 		}
 	}
 	op.tIndptr = cnt
-}
-
-func (op *edgeDropOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if op.back != nil {
-		return nil, fmt.Errorf("%v: second derivatives are not implemented", op)
-	}
-	op.buildTranspose()
-	d, err := G.ApplyOp(&edgeDropOp{a: op.a, back: op}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
 }
