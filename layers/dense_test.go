@@ -15,7 +15,7 @@ import (
 	"github.com/fairmp/fairmp/internal/testutil"
 )
 
-// unfusedDense is what Linear.Forward and Activate built before denseOp:
+// unfusedDense is what Linear.Forward and Activate built before denseSpec:
 // gorgonia's Mul, AddRow, then the activation op.
 func unfusedDense(x, w, b *G.Node, relu bool) (*G.Node, error) {
 	y, err := G.Mul(x, w)
@@ -75,7 +75,7 @@ func denseRun(t *testing.T, f func(x, w, b *G.Node, relu bool) (*G.Node, error),
 	return out
 }
 
-// TestDenseBitIdentical checks denseOp (the product, bias and ReLU as one
+// TestDenseBitIdentical checks denseSpec (the product, bias and ReLU as one
 // op, its gradients as custom ops) against gorgonia's Mul, AddRow and
 // Activate, bit for bit, on shapes that take every path of the BLAS: the
 // MLP's layers on Bail's shape (18,876 × 18 → 64 → 2) and small ones.
@@ -250,7 +250,7 @@ func TestDenseChainFuses(t *testing.T) {
 	require.NoError(t, err)
 	masked, plain := 0, 0
 	for _, n := range g.SubgraphRoots(grads...).AllNodes() {
-		if op, ok := n.Op().(*matMulOp); ok && op.maskReLU {
+		if op, ok := opkit.ParamsOf(matMulSpec, n.Op()); ok && op.maskReLU {
 			masked++
 		}
 		if _, ok := opkit.ParamsOf(actSpec, n.Op()); ok {
