@@ -3,10 +3,8 @@ package layers
 import (
 	"encoding/binary"
 	"fmt"
-	"hash"
 	"hash/fnv"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -71,12 +69,11 @@ func CrossEntropy(logits *G.Node, labels []int, idx []int) (*G.Node, error) {
 		}
 		seen[i] = true
 	}
-	op := &ceOp{labels: append([]int(nil), labels...), idx: append([]int(nil), idx...), key: h.Sum64(), n: n, c: c, unique: unique}
-	return G.ApplyOp(op, logits)
+	p := &ceParams{labels: append([]int(nil), labels...), idx: append([]int(nil), idx...), key: h.Sum64(), n: n, c: c, unique: unique}
+	return opkit.Apply(ceSpec, p, logits)
 }
 
-type ceOp struct {
-	opkit.Pure
+type ceParams struct {
 	labels []int
 	idx    []int
 	key    uint64 // hash of (idx, labels[idx])
@@ -84,113 +81,58 @@ type ceOp struct {
 	unique bool // no row twice in idx: the gradient's rows can be written in parallel
 }
 
-var _ G.SDOp = (*ceOp)(nil)
-
-func (op *ceOp) Arity() int { return 1 }
-func (op *ceOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'))
-}
-func (op *ceOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *ceOp) String() string            { return fmt.Sprintf("CrossEntropy(%d rows)", len(op.idx)) }
-func (op *ceOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return tensor.ScalarShape(), nil
-}
-func (op *ceOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.CrossEntropy")
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], op.key)
-	h.Write(b[:])
-}
-func (op *ceOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *ceOp) checkInput(v G.Value) (*tensor.Dense, error) {
-	z, err := opkit.Dense(v)
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
+// logits is the shape rule's check of the logits, n × c.
+func (p *ceParams) logits(s tensor.Shape) error {
+	if s[0] != p.n || s[1] != p.c {
+		return fmt.Errorf("logits shape %v, want %d × %d", s, p.n, p.c)
 	}
-	r, c, err := opkit.Shape2(z)
-	if err != nil || r != op.n || c != op.c {
-		return nil, fmt.Errorf("%v: logits shape %v, want %d × %d", op, z.Shape(), op.n, op.c)
-	}
-	return z, nil
+	return nil
 }
 
-func (op *ceOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	z, err := op.checkInput(inputs[0])
-	if err != nil {
-		return nil, err
-	}
-	switch zs := z.Data().(type) {
-	case []float64:
-		return G.NewF64(opkit.MeanCE(zs, op.labels, op.idx, op.c)), nil
-	case []float32:
-		return G.NewF32(float32(opkit.MeanCE(zs, op.labels, op.idx, op.c))), nil
-	}
-	return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, z.Dtype())
+// ceSpec is CrossEntropy.
+var ceSpec = &opkit.Spec[*ceParams]{
+	ID:   "fairmp.CrossEntropy",
+	Name: func(p *ceParams) string { return fmt.Sprintf("CrossEntropy(%d rows)", len(p.idx)) },
+	Sig:  func(*ceParams) opkit.Sig { return opkit.Sig{In: []int{2}, Out: 0} },
+	Shape: func(p *ceParams, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.ScalarShape(), p.logits(in[0])
+	},
+	Hash: func(p *ceParams, h opkit.Hasher) { h.U64(p.key) },
+	F32:  ceFwd[float32],
+	F64:  ceFwd[float64],
+	Grad: func(op *opkit.Op[*ceParams], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(ceGradSpec, op.P, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
 }
 
-func (op *ceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&ceGradOp{ce: op}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
+func ceFwd[T float32 | float64](p *ceParams, a opkit.Args[T]) error {
+	a.Out[0] = T(opkit.MeanCE(a.In[0], p.labels, p.idx, p.c))
+	return nil
 }
 
-// ceGradOp computes grad · ∂CE/∂z from (z, grad). It is not itself
+// ceGradSpec computes grad · ∂CE/∂z from (z, grad). It is not itself
 // differentiable (second-order gradients of the loss are not supported).
-type ceGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Buf    // the output, kept between runs
-	opkit.Pure
-	ce *ceOp
+var ceGradSpec = &opkit.Spec[*ceParams]{
+	ID:   "fairmp.CrossEntropyGrad",
+	Name: func(p *ceParams) string { return fmt.Sprintf("CrossEntropyGrad(%d rows)", len(p.idx)) },
+	Sig:  func(*ceParams) opkit.Sig { return opkit.Sig{In: []int{2, 0}, Out: 2} },
+	Shape: func(p *ceParams, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{p.n, p.c}, p.logits(in[0])
+	},
+	Hash: func(p *ceParams, h opkit.Hasher) { h.U64(p.key) },
+	F32:  ceGradFwd[float32],
+	F64:  ceGradFwd[float64],
+	Keep: true,
 }
 
-var _ G.UsePreallocDoer = (*ceGradOp)(nil)
-
-func (op *ceGradOp) Arity() int { return 2 }
-func (op *ceGradOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
-}
-func (op *ceGradOp) String() string { return fmt.Sprintf("CrossEntropyGrad(%d rows)", len(op.ce.idx)) }
-func (op *ceGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.ce.n, op.ce.c}, nil
-}
-func (op *ceGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "fairmp.CrossEntropyGrad")
-	op.ce.WriteHash(h)
-}
-func (op *ceGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *ceGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-
-func (op *ceGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
-	}
-	z, err := op.ce.checkInput(inputs[0])
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.Scalar(inputs[1])
-	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %w", op, err)
-	}
-	out := op.Get(prealloc, z.Dtype(), op.ce.n, op.ce.c)
-	scale := g / float64(len(op.ce.idx))
-	switch zs := z.Data().(type) {
-	case []float64:
-		ceGrad(out.Data().([]float64), zs, op.ce.labels, op.ce.idx, op.ce.c, scale, op.ce.unique)
-	case []float32:
-		ceGrad(out.Data().([]float32), zs, op.ce.labels, op.ce.idx, op.ce.c, scale, op.ce.unique)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, z.Dtype())
-	}
-	return out, nil
+func ceGradFwd[T float32 | float64](p *ceParams, a opkit.Args[T]) error {
+	scale := float64(a.In[1][0]) / float64(len(p.idx))
+	ceGrad(a.Out, a.In[0], p.labels, p.idx, p.c, scale, p.unique)
+	return nil
 }
 
 func ceGrad[T float32 | float64](out, z []T, labels, idx []int, c int, scale float64, unique bool) {
