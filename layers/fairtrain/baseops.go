@@ -2,11 +2,9 @@ package fairtrain
 
 import (
 	"fmt"
-	"hash"
 	"hash/fnv"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	G "gorgonia.org/gorgonia"
@@ -33,6 +31,19 @@ func f64s(d *tensor.Dense) []float64 {
 		return out
 	}
 	return nil
+}
+
+// asF64 returns x as float64 values: x itself in float64, a converted
+// copy in float32 (f64s for a forward's input).
+func asF64[T float32 | float64](x []T) []float64 {
+	if s, ok := any(x).([]float64); ok {
+		return s
+	}
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // denseOf returns a new r × c dense of dtype dt holding vals.
@@ -75,7 +86,7 @@ func BCEWithLogitsSoft(a *G.Node, targets []float64) (*G.Node, error) {
 		opkit.WriteF64(h, t)
 	}
 	op.key = h.Sum64()
-	return G.ApplyOp(op, a)
+	return opkit.Apply(bceSpec, op, a)
 }
 
 // ---------------------------------------------------------------------
@@ -120,31 +131,57 @@ func Covariance(z *G.Node, s []float64, positive int) (*G.Node, error) {
 		op.sc[i] = v - mean
 	}
 	op.key = h.Sum64()
-	return G.ApplyOp(op, z)
+	return opkit.Apply(covSpec, op, z)
 }
 
+// covOp holds Covariance's parameters.
 type covOp struct {
-	opkit.Pure
 	n, c, pos int
 	sc        []float64 // centred scores
 	key       uint64
 }
 
-func (op *covOp) Arity() int                { return 1 }
-func (op *covOp) Type() hm.Type             { return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a')) }
-func (op *covOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *covOp) String() string            { return fmt.Sprintf("Covariance(%d×%d)", op.n, op.c) }
-func (op *covOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.ScalarShape(), nil
+func (op *covOp) hash(h opkit.Hasher) {
+	h.Int(op.n, op.c, op.pos)
+	h.U64(op.key)
 }
-func (op *covOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.Covariance")
-	opkit.WriteU64(h, uint64(op.n))
-	opkit.WriteU64(h, uint64(op.c))
-	opkit.WriteU64(h, uint64(op.pos))
-	opkit.WriteU64(h, op.key)
+
+var covSpec = &opkit.Spec[*covOp]{
+	ID:   "fairmp.fair.Covariance",
+	Name: func(op *covOp) string { return fmt.Sprintf("Covariance(%d×%d)", op.n, op.c) },
+	Sig:  scalarSig[*covOp],
+	Shape: func(op *covOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.ScalarShape(), logitsShape(in[0], op.n, op.c)
+	},
+	Hash: (*covOp).hash,
+	F32:  covFwd[float32],
+	F64:  covFwd[float64],
+	Grad: func(o *opkit.Op[*covOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(covGradSpec, o.P, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
 }
-func (op *covOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
+
+func covFwd[T float32 | float64](op *covOp, a opkit.Args[T]) error {
+	p, _ := op.probs(asF64(a.In[0]))
+	a.Out[0] = T(math.Abs(op.cov(p)))
+	return nil
+}
+
+var covGradSpec = &opkit.Spec[*covOp]{
+	ID:   "fairmp.fair.CovarianceGrad",
+	Name: func(*covOp) string { return "CovarianceGrad" },
+	Sig:  lossGradSig[*covOp],
+	Shape: func(op *covOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.n, op.c}, logitsShape(in[0], op.n, op.c)
+	},
+	Hash: (*covOp).hash,
+	F32:  covGradFwd[float32],
+	F64:  covGradFwd[float64],
+}
 
 // probs returns p_i = softmax(z_i)[pos] and the rows' softmax.
 func (op *covOp) probs(z []float64) (p, sm []float64) {
@@ -166,59 +203,9 @@ func (op *covOp) cov(p []float64) float64 {
 	return s / float64(op.n)
 }
 
-func (op *covOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	z, err := opkit.CheckMatrix(op, inputs[0], op.n, op.c)
-	if err != nil {
-		return nil, err
-	}
-	p, _ := op.probs(f64s(z))
-	return scalarValue(z.Dtype(), math.Abs(op.cov(p))), nil
-}
-
-func (op *covOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&covGradOp{f: op}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
-}
-
-type covGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f *covOp
-}
-
-func (op *covGradOp) Arity() int { return 2 }
-func (op *covGradOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
-}
-func (op *covGradOp) String() string { return "CovarianceGrad" }
-func (op *covGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.f.n, op.f.c}, nil
-}
-func (op *covGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.CovarianceGrad")
-	op.f.WriteHash(h)
-}
-func (op *covGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *covGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
-	}
-	f := op.f
-	z, err := opkit.CheckMatrix(op, inputs[0], f.n, f.c)
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.Scalar(inputs[1])
-	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %w", op, err)
-	}
-	p, sm := f.probs(f64s(z))
+func covGradFwd[T float32 | float64](f *covOp, a opkit.Args[T]) error {
+	g := float64(a.In[1][0])
+	p, sm := f.probs(asF64(a.In[0]))
 	cv := f.cov(p)
 	sign := 0.0
 	switch {
@@ -227,7 +214,7 @@ func (op *covGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	case cv < 0:
 		sign = -1
 	}
-	out := make([]float64, f.n*f.c)
+	out := a.Out
 	for i := 0; i < f.n; i++ {
 		dp := g * sign * f.sc[i] / float64(f.n)
 		row := sm[i*f.c : (i+1)*f.c]
@@ -236,10 +223,10 @@ func (op *covGradOp) Do(inputs ...G.Value) (G.Value, error) {
 			if j == f.pos {
 				e = 1
 			}
-			out[i*f.c+j] = dp * p[i] * (e - row[j])
+			out[i*f.c+j] = T(dp * p[i] * (e - row[j]))
 		}
 	}
-	return denseOf(z.Dtype(), out, f.n, f.c), nil
+	return nil
 }
 
 // ---------------------------------------------------------------------
@@ -259,42 +246,47 @@ func NegCosine(a, b *G.Node) (*G.Node, error) {
 	if len(sa) != 2 || !sa.Eq(sb) || a.Dtype() != b.Dtype() || opkit.CheckFloat(a.Dtype()) != nil {
 		return nil, fmt.Errorf("fairtrain: NegCosine: inputs %s and %s, want float matrices of one shape and dtype", opkit.DescribeNode(a), opkit.DescribeNode(b))
 	}
-	return G.ApplyOp(&cosOp{m: sa[0], k: sa[1]}, a, b)
+	return opkit.Apply(cosSpec, cosOp{m: sa[0], k: sa[1]}, a, b)
 }
 
 const cosEps = 1e-8
 
-type cosOp struct {
-	opkit.Pure
-	m, k int
+// cosOp holds NegCosine's parameters.
+type cosOp struct{ m, k int }
+
+// shape is the shape rule of NegCosine and its gradients: two m × k
+// inputs (and a scalar).
+func (op cosOp) shape(in []tensor.Shape) error { return twoShapes(in, op.m, op.k) }
+
+// twoShapes checks that the first two input shapes are r × c.
+func twoShapes(in []tensor.Shape, r, c int) error {
+	if err := logitsShape(in[0], r, c); err != nil {
+		return err
+	}
+	return logitsShape(in[1], r, c)
 }
 
-func (op *cosOp) Arity() int { return 2 }
-func (op *cosOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), opkit.MatrixType(), hm.TypeVariable('a'))
-}
-func (op *cosOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
-func (op *cosOp) String() string            { return fmt.Sprintf("NegCosine(%d×%d)", op.m, op.k) }
-func (op *cosOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.ScalarShape(), nil
-}
-func (op *cosOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.NegCosine")
-	opkit.WriteU64(h, uint64(op.m))
-	opkit.WriteU64(h, uint64(op.k))
-}
-func (op *cosOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *cosOp) inputs(vs []G.Value) ([]float64, []float64, tensor.Dtype, error) {
-	a, err := opkit.CheckMatrix(op, vs[0], op.m, op.k)
-	if err != nil {
-		return nil, nil, tensor.Dtype{}, err
-	}
-	b, err := opkit.CheckMatrix(op, vs[1], op.m, op.k)
-	if err != nil {
-		return nil, nil, tensor.Dtype{}, err
-	}
-	return f64s(a), f64s(b), a.Dtype(), nil
+var cosSpec = &opkit.Spec[cosOp]{
+	ID:   "fairmp.fair.NegCosine",
+	Name: func(op cosOp) string { return fmt.Sprintf("NegCosine(%d×%d)", op.m, op.k) },
+	Sig:  func(cosOp) opkit.Sig { return opkit.Sig{In: []int{2, 2}, Out: 0} },
+	Shape: func(op cosOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.ScalarShape(), op.shape(in)
+	},
+	Hash: func(op cosOp, h opkit.Hasher) { h.Int(op.m, op.k) },
+	F32:  cosFwd[float32],
+	F64:  cosFwd[float64],
+	Grad: func(o *opkit.Op[cosOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		da, err := opkit.Apply(cosGradSpec, cosGradOp{f: o.P, wrt: 0}, inputs[0], inputs[1], grad)
+		if err != nil {
+			return nil, err
+		}
+		db, err := opkit.Apply(cosGradSpec, cosGradOp{f: o.P, wrt: 1}, inputs[0], inputs[1], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{da, db}, nil
+	},
 }
 
 // rowStats returns a_i·b_i, max(‖a_i‖, eps) and max(‖b_i‖, eps).
@@ -307,75 +299,44 @@ func rowStats(a, b []float64) (dot, na, nb float64) {
 	return dot, math.Max(math.Sqrt(na), cosEps), math.Max(math.Sqrt(nb), cosEps)
 }
 
-func (op *cosOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
-	}
-	a, b, dt, err := op.inputs(inputs)
-	if err != nil {
-		return nil, err
-	}
+func cosFwd[T float32 | float64](op cosOp, x opkit.Args[T]) error {
+	a, b := asF64(x.In[0]), asF64(x.In[1])
 	s := 0.0
 	for i := 0; i < op.m; i++ {
 		dot, na, nb := rowStats(a[i*op.k:(i+1)*op.k], b[i*op.k:(i+1)*op.k])
 		s += dot / (na * nb)
 	}
-	return scalarValue(dt, -s/float64(op.m)), nil
-}
-
-func (op *cosOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	da, err := G.ApplyOp(&cosGradOp{f: op, wrt: 0}, inputs[0], inputs[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := G.ApplyOp(&cosGradOp{f: op, wrt: 1}, inputs[0], inputs[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{da, db}, nil
+	x.Out[0] = T(-s / float64(op.m))
+	return nil
 }
 
 // cosGradOp is the gradient of NegCosine with respect to input wrt:
 // ∂cos/∂a = b/(‖a‖‖b‖) − cos·a/‖a‖² (with the clamped norms; the second
 // term vanishes where the norm is clamped).
 type cosGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f   *cosOp
+	f   cosOp
 	wrt int
 }
 
-func (op *cosGradOp) Arity() int { return 3 }
-func (op *cosGradOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
+var cosGradSpec = &opkit.Spec[cosGradOp]{
+	ID:   "fairmp.fair.NegCosineGrad",
+	Name: func(op cosGradOp) string { return fmt.Sprintf("NegCosineGrad(%d)", op.wrt) },
+	Sig:  func(cosGradOp) opkit.Sig { return opkit.Sig{In: []int{2, 2, 0}, Out: 2} },
+	Shape: func(op cosGradOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.f.m, op.f.k}, op.f.shape(in)
+	},
+	Hash: func(op cosGradOp, h opkit.Hasher) { h.Int(op.wrt, op.f.m, op.f.k) },
+	F32:  cosGradFwd[float32],
+	F64:  cosGradFwd[float64],
 }
-func (op *cosGradOp) String() string { return fmt.Sprintf("NegCosineGrad(%d)", op.wrt) }
-func (op *cosGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.f.m, op.f.k}, nil
-}
-func (op *cosGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.NegCosineGrad")
-	opkit.WriteU64(h, uint64(op.wrt))
-	op.f.WriteHash(h)
-}
-func (op *cosGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *cosGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 3 {
-		return nil, fmt.Errorf("%v: %d inputs, want 3", op, len(inputs))
-	}
-	a, b, dt, err := op.f.inputs(inputs[:2])
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.Scalar(inputs[2])
-	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %w", op, err)
-	}
+
+func cosGradFwd[T float32 | float64](op cosGradOp, x opkit.Args[T]) error {
+	a, b := asF64(x.In[0]), asF64(x.In[1])
+	g := float64(x.In[2][0])
 	m, k := op.f.m, op.f.k
 	if op.wrt == 1 {
 		a, b = b, a // cos is symmetric: differentiate with respect to the first argument
 	}
-	out := make([]float64, m*k)
 	scale := -g / float64(m)
 	for i := 0; i < m; i++ {
 		ai, bi := a[i*k:(i+1)*k], b[i*k:(i+1)*k]
@@ -387,10 +348,10 @@ func (op *cosGradOp) Do(inputs ...G.Value) (G.Value, error) {
 			if !clamped {
 				d -= c * ai[j] / (na * na)
 			}
-			out[i*k+j] = scale * d
+			x.Out[i*k+j] = T(scale * d)
 		}
 	}
-	return denseOf(dt, out, m, k), nil
+	return nil
 }
 
 // ---------------------------------------------------------------------
@@ -404,53 +365,49 @@ func StopGradient(x *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("fairtrain: StopGradient: input %s, want a float matrix", opkit.DescribeNode(x))
 	}
 	s := x.Shape()
-	return G.ApplyOp(&stopOp{r: s[0], c: s[1], id: opIDs.Add(1)}, x)
+	return opkit.Apply(stopSpec, stopOp{r: s[0], c: s[1], id: opIDs.Add(1)}, x)
 }
 
+// stopOp holds StopGradient's parameters; with zero set it is its
+// gradient, which outputs zeros.
 type stopOp struct {
-	opkit.Pure
 	r, c int
 	id   uint64
-	zero bool // the gradient op: outputs zeros
+	zero bool
 }
 
-func (op *stopOp) Arity() int                { return 1 }
-func (op *stopOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *stopOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *stopOp) String() string {
-	if op.zero {
-		return fmt.Sprintf("ZeroGrad#%d", op.id)
-	}
-	return fmt.Sprintf("StopGradient#%d", op.id)
+var stopSpec = &opkit.Spec[stopOp]{
+	ID: "fairmp.fair.StopGradient",
+	Name: func(op stopOp) string {
+		if op.zero {
+			return fmt.Sprintf("ZeroGrad#%d", op.id)
+		}
+		return fmt.Sprintf("StopGradient#%d", op.id)
+	},
+	Sig: func(stopOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(op stopOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.r, op.c}, logitsShape(in[0], op.r, op.c)
+	},
+	Hash: func(op stopOp, h opkit.Hasher) { h.Bool(op.zero); h.U64(op.id) },
+	F32:  stopFwd[float32],
+	F64:  stopFwd[float64],
+	Grad: func(o *opkit.Op[stopOp], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		p := o.P
+		p.zero = true
+		z, err := o.Apply(p, grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{z}, nil
+	},
 }
-func (op *stopOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.r, op.c}, nil
-}
-func (op *stopOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.StopGradient")
-	opkit.WriteBool(h, op.zero)
-	opkit.WriteU64(h, op.id)
-}
-func (op *stopOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *stopOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
+
+// stopFwd copies its input (zero: leaves the fresh output zero).
+func stopFwd[T float32 | float64](op stopOp, a opkit.Args[T]) error {
+	if !op.zero {
+		copy(a.Out, a.In[0])
 	}
-	x, err := opkit.CheckMatrix(op, inputs[0], op.r, op.c)
-	if err != nil {
-		return nil, err
-	}
-	if op.zero {
-		return opkit.Alloc(x.Dtype(), op.r, op.c), nil
-	}
-	return x.Clone().(*tensor.Dense), nil
-}
-func (op *stopOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	z, err := G.ApplyOp(&stopOp{r: op.r, c: op.c, id: op.id, zero: true}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{z}, nil
+	return nil
 }
 
 // ---------------------------------------------------------------------
@@ -466,89 +423,78 @@ func phaseSelect(phase *layers.Phase, eval, train *G.Node) (*G.Node, error) {
 	if len(se) != 2 || !se.Eq(st) || eval.Dtype() != train.Dtype() {
 		return nil, fmt.Errorf("fairtrain: phase switch: %s and %s, want matrices of one shape and dtype", opkit.DescribeNode(eval), opkit.DescribeNode(train))
 	}
-	return G.ApplyOp(&selectOp{phase: phase, r: se[0], c: se[1], id: opIDs.Add(1)}, eval, train)
+	return opkit.Apply(selectSpec, &selectOp{phase: phase, r: se[0], c: se[1], id: opIDs.Add(1)}, eval, train)
 }
 
+// selectOp holds phaseSelect's parameters.
 type selectOp struct {
-	opkit.Pure
 	phase *layers.Phase
 	r, c  int
 	id    uint64
 }
 
-func (op *selectOp) Arity() int                { return 2 }
-func (op *selectOp) Type() hm.Type             { return opkit.FnType(2) }
-func (op *selectOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
-func (op *selectOp) String() string            { return fmt.Sprintf("PhaseSelect#%d", op.id) }
-func (op *selectOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.r, op.c}, nil
-}
-func (op *selectOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.PhaseSelect")
-	opkit.WriteU64(h, op.id)
-}
-func (op *selectOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *selectOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
-	}
-	k := 0
+// chosen returns the input the phase selects: 1 (train) in training.
+func (op *selectOp) chosen() int {
 	if op.phase.Training() {
-		k = 1
+		return 1
 	}
-	x, err := opkit.CheckMatrix(op, inputs[k], op.r, op.c)
-	if err != nil {
-		return nil, err
-	}
-	return x.Clone().(*tensor.Dense), nil
+	return 0
 }
-func (op *selectOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	out := make(G.Nodes, 2)
-	for k := range out {
-		d, err := G.ApplyOp(&maskOp{sel: op, k: k}, grad)
-		if err != nil {
-			return nil, err
+
+var selectSpec = &opkit.Spec[*selectOp]{
+	ID:   "fairmp.fair.PhaseSelect",
+	Name: func(op *selectOp) string { return fmt.Sprintf("PhaseSelect#%d", op.id) },
+	Sig:  func(*selectOp) opkit.Sig { return opkit.Mats(2) },
+	Shape: func(op *selectOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.r, op.c}, twoShapes(in, op.r, op.c)
+	},
+	Hash: func(op *selectOp, h opkit.Hasher) { h.U64(op.id) },
+	F32: func(op *selectOp, a opkit.Args[float32]) error {
+		copy(a.Out, a.In[op.chosen()])
+		return nil
+	},
+	F64: func(op *selectOp, a opkit.Args[float64]) error {
+		copy(a.Out, a.In[op.chosen()])
+		return nil
+	},
+	Grad: func(o *opkit.Op[*selectOp], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		out := make(G.Nodes, 2)
+		for k := range out {
+			d, err := opkit.Apply(maskSpec, maskOp{sel: o.P, k: k}, grad)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = d
 		}
-		out[k] = d
-	}
-	return out, nil
+		return out, nil
+	},
 }
 
 // maskOp passes the gradient to input k of its selectOp when k is the
 // input that op's phase chose, and zeros otherwise.
 type maskOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
 	sel *selectOp
 	k   int
 }
 
-func (op *maskOp) Arity() int     { return 1 }
-func (op *maskOp) Type() hm.Type  { return opkit.FnType(1) }
-func (op *maskOp) String() string { return fmt.Sprintf("PhaseMask#%d(%d)", op.sel.id, op.k) }
-func (op *maskOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.sel.r, op.sel.c}, nil
-}
-func (op *maskOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.PhaseMask")
-	opkit.WriteU64(h, op.sel.id)
-	opkit.WriteU64(h, uint64(op.k))
-}
-func (op *maskOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *maskOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	g, err := opkit.CheckMatrix(op, inputs[0], op.sel.r, op.sel.c)
-	if err != nil {
-		return nil, err
-	}
-	chosen := 0
-	if op.sel.phase.Training() {
-		chosen = 1
-	}
-	if chosen != op.k {
-		return opkit.Alloc(g.Dtype(), op.sel.r, op.sel.c), nil
-	}
-	return g.Clone().(*tensor.Dense), nil
+var maskSpec = &opkit.Spec[maskOp]{
+	ID:   "fairmp.fair.PhaseMask",
+	Name: func(op maskOp) string { return fmt.Sprintf("PhaseMask#%d(%d)", op.sel.id, op.k) },
+	Sig:  func(maskOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(op maskOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.sel.r, op.sel.c}, logitsShape(in[0], op.sel.r, op.sel.c)
+	},
+	Hash: func(op maskOp, h opkit.Hasher) { h.U64(op.sel.id); h.Int(op.k) },
+	F32: func(op maskOp, a opkit.Args[float32]) error {
+		if op.sel.chosen() == op.k {
+			copy(a.Out, a.In[0])
+		}
+		return nil
+	},
+	F64: func(op maskOp, a opkit.Args[float64]) error {
+		if op.sel.chosen() == op.k {
+			copy(a.Out, a.In[0])
+		}
+		return nil
+	},
 }

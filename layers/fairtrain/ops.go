@@ -2,12 +2,10 @@ package fairtrain
 
 import (
 	"fmt"
-	"hash"
 	"hash/fnv"
 	"math"
 	"sync/atomic"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -75,7 +73,7 @@ func DPGap(logits *G.Node, sens []int, idx []int, positive int) (*G.Node, error)
 		opkit.WriteU64(h, uint64(grp[k]))
 	}
 	op.key = h.Sum64()
-	return G.ApplyOp(op, logits)
+	return opkit.Apply(dpGapSpec, op, logits)
 }
 
 // groupsOf returns the group of each idx entry (−1 for unknown) and the
@@ -114,44 +112,55 @@ func groupsOf(sens, idx []int, n int) ([]int, []int, error) {
 	return grp, counts, nil
 }
 
+// dpGapOp holds DPGap's parameters (dpGapSpec).
 type dpGapOp struct {
-	opkit.Pure
 	n, c, pos int
 	rows, grp []int // rows of z in the gap and their groups
 	counts    []int
 	key       uint64
 }
 
-func (op *dpGapOp) Arity() int                { return 1 }
-func (op *dpGapOp) Type() hm.Type             { return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a')) }
-func (op *dpGapOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *dpGapOp) String() string {
-	return fmt.Sprintf("DPGap(%d rows, %d groups)", len(op.rows), len(op.counts))
+// logitsShape is the shape rule's check of the n × c logits.
+func logitsShape(s tensor.Shape, n, c int) error {
+	if s[0] != n || s[1] != c {
+		return fmt.Errorf("input shape %v, want %d × %d", s, n, c)
+	}
+	return nil
 }
-func (op *dpGapOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
-func (op *dpGapOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.DPGap")
-	opkit.WriteU64(h, op.key)
-}
-func (op *dpGapOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
-func (op *dpGapOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	z, err := opkit.CheckMatrix(op, inputs[0], op.n, op.c)
-	if err != nil {
-		return nil, err
-	}
-	var means []float64
-	switch zs := z.Data().(type) {
-	case []float64:
-		means = groupMeans(op, zs)
-	case []float32:
-		means = groupMeans(op, zs)
-	}
+// scalarSig is the signature of a loss: a matrix to a scalar.
+func scalarSig[P any](P) opkit.Sig { return opkit.Sig{In: []int{2}, Out: 0} }
+
+// lossGradSig is the signature of a loss's gradient: (input, scalar
+// gradient) to a matrix.
+func lossGradSig[P any](P) opkit.Sig { return opkit.Sig{In: []int{2, 0}, Out: 2} }
+
+var dpGapSpec = &opkit.Spec[*dpGapOp]{
+	ID: "fairmp.fair.DPGap",
+	Name: func(op *dpGapOp) string {
+		return fmt.Sprintf("DPGap(%d rows, %d groups)", len(op.rows), len(op.counts))
+	},
+	Sig: scalarSig[*dpGapOp],
+	Shape: func(op *dpGapOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.ScalarShape(), logitsShape(in[0], op.n, op.c)
+	},
+	Hash: func(op *dpGapOp, h opkit.Hasher) { h.U64(op.key) },
+	F32:  dpGapFwd[float32],
+	F64:  dpGapFwd[float64],
+	Grad: func(o *opkit.Op[*dpGapOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(dpGapGradSpec, o.P, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
+}
+
+func dpGapFwd[T float32 | float64](op *dpGapOp, a opkit.Args[T]) error {
+	means := groupMeans(op, a.In[0])
 	hi, lo := argMaxMin(means)
-	return scalarValue(z.Dtype(), means[hi]-means[lo]), nil
+	a.Out[0] = T(means[hi] - means[lo])
+	return nil
 }
 
 func groupMeans[T float32 | float64](op *dpGapOp, z []T) []float64 {
@@ -181,55 +190,23 @@ func argMaxMin(v []float64) (hi, lo int) {
 	return hi, lo
 }
 
-func (op *dpGapOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&dpGapGradOp{f: op}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
-}
-
-// dpGapGradOp computes grad · ∂DPGap/∂z from (z, grad).
-type dpGapGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f *dpGapOp
-}
-
-func (op *dpGapGradOp) Arity() int { return 2 }
-func (op *dpGapGradOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
-}
-func (op *dpGapGradOp) String() string { return "DPGapGrad" }
-func (op *dpGapGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.f.n, op.f.c}, nil
-}
-func (op *dpGapGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.DPGapGrad")
-	op.f.WriteHash(h)
-}
-func (op *dpGapGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *dpGapGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
-	}
-	z, err := opkit.CheckMatrix(op, inputs[0], op.f.n, op.f.c)
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.Scalar(inputs[1])
-	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %w", op, err)
-	}
-	out := opkit.Alloc(z.Dtype(), op.f.n, op.f.c)
-	switch zs := z.Data().(type) {
-	case []float64:
-		dpGapGrad(op.f, out.Data().([]float64), zs, g)
-	case []float32:
-		dpGapGrad(op.f, out.Data().([]float32), zs, g)
-	}
-	return out, nil
+// dpGapGradSpec computes grad · ∂DPGap/∂z from (z, grad).
+var dpGapGradSpec = &opkit.Spec[*dpGapOp]{
+	ID:   "fairmp.fair.DPGapGrad",
+	Name: func(*dpGapOp) string { return "DPGapGrad" },
+	Sig:  lossGradSig[*dpGapOp],
+	Shape: func(op *dpGapOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.n, op.c}, logitsShape(in[0], op.n, op.c)
+	},
+	Hash: func(op *dpGapOp, h opkit.Hasher) { h.U64(op.key) },
+	F32: func(op *dpGapOp, a opkit.Args[float32]) error {
+		dpGapGrad(op, a.Out, a.In[0], float64(a.In[1][0]))
+		return nil
+	},
+	F64: func(op *dpGapOp, a opkit.Args[float64]) error {
+		dpGapGrad(op, a.Out, a.In[0], a.In[1][0])
+		return nil
+	},
 }
 
 func dpGapGrad[T float32 | float64](f *dpGapOp, out, z []T, g float64) {
@@ -290,45 +267,57 @@ func BCEWithLogits(a *G.Node, targets []int) (*G.Node, error) {
 		opkit.WriteU64(h, uint64(t))
 	}
 	op.key = h.Sum64()
-	return G.ApplyOp(op, a)
+	return opkit.Apply(bceSpec, op, a)
 }
 
+// bceOp holds BCEWithLogits's (and BCEWithLogitsSoft's) parameters.
 type bceOp struct {
-	opkit.Pure
 	y   []float64
 	key uint64
 }
 
-func (op *bceOp) Arity() int                { return 1 }
-func (op *bceOp) Type() hm.Type             { return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a')) }
-func (op *bceOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *bceOp) String() string            { return fmt.Sprintf("BCEWithLogits(%d)", len(op.y)) }
-func (op *bceOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.ScalarShape(), nil
+var bceSpec = &opkit.Spec[*bceOp]{
+	ID:   "fairmp.fair.BCEWithLogits",
+	Name: func(op *bceOp) string { return fmt.Sprintf("BCEWithLogits(%d)", len(op.y)) },
+	Sig:  scalarSig[*bceOp],
+	Shape: func(op *bceOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.ScalarShape(), logitsShape(in[0], len(op.y), 1)
+	},
+	Hash: func(op *bceOp, h opkit.Hasher) { h.Int(len(op.y)); h.U64(op.key) },
+	F32:  bceFwd[float32],
+	F64:  bceFwd[float64],
+	Grad: func(o *opkit.Op[*bceOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(bceGradSpec, o.P, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
 }
-func (op *bceOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.BCEWithLogits")
-	opkit.WriteU64(h, uint64(len(op.y)))
-	opkit.WriteU64(h, op.key)
-}
-func (op *bceOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
-func (op *bceOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
+func bceFwd[T float32 | float64](op *bceOp, a opkit.Args[T]) error {
+	a.Out[0] = T(bceLoss(a.In[0], op.y))
+	return nil
+}
+
+var bceGradSpec = &opkit.Spec[*bceOp]{
+	ID:   "fairmp.fair.BCEWithLogitsGrad",
+	Name: func(*bceOp) string { return "BCEWithLogitsGrad" },
+	Sig:  lossGradSig[*bceOp],
+	Shape: func(op *bceOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{len(op.y), 1}, logitsShape(in[0], len(op.y), 1)
+	},
+	Hash: func(op *bceOp, h opkit.Hasher) { h.Int(len(op.y)); h.U64(op.key) },
+	F32:  bceGradFwd[float32],
+	F64:  bceGradFwd[float64],
+}
+
+func bceGradFwd[T float32 | float64](op *bceOp, a opkit.Args[T]) error {
+	scale := float64(a.In[1][0]) / float64(len(op.y))
+	for k, v := range a.In[0] {
+		a.Out[k] = T(scale * (sigmoid(float64(v)) - op.y[k]))
 	}
-	a, err := opkit.CheckMatrix(op, inputs[0], len(op.y), 1)
-	if err != nil {
-		return nil, err
-	}
-	var l float64
-	switch as := a.Data().(type) {
-	case []float64:
-		l = bceLoss(as, op.y)
-	case []float32:
-		l = bceLoss(as, op.y)
-	}
-	return scalarValue(a.Dtype(), l), nil
+	return nil
 }
 
 func bceLoss[T float32 | float64](a []T, y []float64) float64 {
@@ -349,68 +338,10 @@ func sigmoid(x float64) float64 {
 	return e / (1 + e)
 }
 
-func (op *bceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&bceGradOp{f: op}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
-}
-
-type bceGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f *bceOp
-}
-
-func (op *bceGradOp) Arity() int { return 2 }
-func (op *bceGradOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
-}
-func (op *bceGradOp) String() string { return "BCEWithLogitsGrad" }
-func (op *bceGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{len(op.f.y), 1}, nil
-}
-func (op *bceGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.BCEWithLogitsGrad")
-	op.f.WriteHash(h)
-}
-func (op *bceGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *bceGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
-	}
-	m := len(op.f.y)
-	a, err := opkit.CheckMatrix(op, inputs[0], m, 1)
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.Scalar(inputs[1])
-	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %w", op, err)
-	}
-	out := opkit.Alloc(a.Dtype(), m, 1)
-	scale := g / float64(m)
-	switch as := a.Data().(type) {
-	case []float64:
-		o := out.Data().([]float64)
-		for k, v := range as {
-			o[k] = scale * (sigmoid(v) - op.f.y[k])
-		}
-	case []float32:
-		o := out.Data().([]float32)
-		for k, v := range as {
-			o[k] = float32(scale * (sigmoid(float64(v)) - op.f.y[k]))
-		}
-	}
-	return out, nil
-}
-
 // ---------------------------------------------------------------------
 // capture: identity that keeps a float64 copy of its input's last value.
 
 type captureOp struct {
-	opkit.Pure
 	r, c int
 	id   uint64
 	buf  []float64
@@ -419,7 +350,7 @@ type captureOp struct {
 func capture(x *G.Node) (*G.Node, *captureOp, error) {
 	s := x.Shape()
 	op := &captureOp{r: s[0], c: s[1], id: opIDs.Add(1), buf: make([]float64, s[0]*s[1])}
-	out, err := G.ApplyOp(op, x)
+	out, err := opkit.Apply(captureSpec, op, x)
 	return out, op, err
 }
 
@@ -436,36 +367,25 @@ func (op *captureOp) copyTo(pin *G.Node) {
 	}
 }
 
-func (op *captureOp) Arity() int                { return 1 }
-func (op *captureOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *captureOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *captureOp) String() string            { return fmt.Sprintf("Capture#%d", op.id) }
-func (op *captureOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.r, op.c}, nil
+var captureSpec = &opkit.Spec[*captureOp]{
+	ID:   "fairmp.fair.Capture",
+	Name: func(op *captureOp) string { return fmt.Sprintf("Capture#%d", op.id) },
+	Sig:  func(*captureOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(op *captureOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.r, op.c}, logitsShape(in[0], op.r, op.c)
+	},
+	Hash: func(op *captureOp, h opkit.Hasher) { h.U64(op.id) },
+	F32:  captureFwd[float32],
+	F64:  captureFwd[float64],
+	Grad: func(_ *opkit.Op[*captureOp], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		return G.Nodes{grad}, nil
+	},
 }
-func (op *captureOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.Capture")
-	opkit.WriteU64(h, op.id)
-}
-func (op *captureOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *captureOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
+
+func captureFwd[T float32 | float64](op *captureOp, a opkit.Args[T]) error {
+	for i, v := range a.In[0] {
+		op.buf[i] = float64(v)
 	}
-	x, err := opkit.CheckMatrix(op, inputs[0], op.r, op.c)
-	if err != nil {
-		return nil, err
-	}
-	switch xs := x.Data().(type) {
-	case []float64:
-		copy(op.buf, xs)
-	case []float32:
-		for i, v := range xs {
-			op.buf[i] = float64(v)
-		}
-	}
-	return x.Clone().(*tensor.Dense), nil
-}
-func (op *captureOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	return G.Nodes{grad}, nil
+	copy(a.Out, a.In[0])
+	return nil
 }
