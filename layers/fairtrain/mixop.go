@@ -2,11 +2,9 @@ package fairtrain
 
 import (
 	"fmt"
-	"hash"
 	"math"
 	"math/rand"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -79,48 +77,65 @@ func gammaSample(rng *rand.Rand, k float64) float64 {
 	}
 }
 
-// mixOp maps the n × c logits z to the 2m × c matrix whose first m rows
-// are the mixed logits λ z[i0_k] + (1−λ) z[i1_k] and whose last m rows are
-// the path directions z[i0_k] − z[i1_k], for a fresh draw of the sampler
-// on every forward run. It is linear in z; its gradient (mixTOp) applies
-// the transpose of the same run's map.
+// mixOp holds the parameters of the op (mixSpec) that maps the n × c
+// logits z to the 2m × c matrix whose first m rows are the mixed logits
+// λ z[i0_k] + (1−λ) z[i1_k] and whose last m rows are the path directions
+// z[i0_k] − z[i1_k], for a fresh draw of the sampler on every forward run.
+// It is linear in z; its gradient (mixTSpec) applies the transpose of the
+// same run's map.
 type mixOp struct {
-	opkit.Pure
 	s    *mixSampler
 	n, c int
 	id   uint64
 }
 
-func (op *mixOp) Arity() int                { return 1 }
-func (op *mixOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *mixOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *mixOp) String() string            { return fmt.Sprintf("Mixup#%d(m=%d)", op.id, op.s.m) }
-func (op *mixOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{2 * op.s.m, op.c}, nil
+var mixSpec = &opkit.Spec[*mixOp]{
+	ID:   "fairmp.fair.Mixup",
+	Name: func(op *mixOp) string { return fmt.Sprintf("Mixup#%d(m=%d)", op.id, op.s.m) },
+	Sig:  func(*mixOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(op *mixOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{2 * op.s.m, op.c}, logitsShape(in[0], op.n, op.c)
+	},
+	Hash: func(op *mixOp, h opkit.Hasher) { h.U64(op.id) },
+	F32: func(op *mixOp, a opkit.Args[float32]) error {
+		op.s.draw()
+		mixForward(op.s, op.c, a.Out, a.In[0])
+		return nil
+	},
+	F64: func(op *mixOp, a opkit.Args[float64]) error {
+		op.s.draw()
+		mixForward(op.s, op.c, a.Out, a.In[0])
+		return nil
+	},
+	Grad: func(o *opkit.Op[*mixOp], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(mixTSpec, o.P, grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
 }
-func (op *mixOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.Mixup")
-	opkit.WriteU64(h, op.id)
-}
-func (op *mixOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
-func (op *mixOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
+// mixTSpec applies the transpose of the latest forward run's mixing map
+// to the 2m × c gradient.
+var mixTSpec = &opkit.Spec[*mixOp]{
+	ID:   "fairmp.fair.MixupT",
+	Name: func(op *mixOp) string { return fmt.Sprintf("MixupT#%d", op.id) },
+	Sig:  func(*mixOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(op *mixOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.n, op.c}, logitsShape(in[0], 2*op.s.m, op.c)
+	},
+	Hash: func(op *mixOp, h opkit.Hasher) { h.U64(op.id) },
+	F32:  mixTFwd[float32],
+	F64:  mixTFwd[float64],
+}
+
+func mixTFwd[T float32 | float64](op *mixOp, a opkit.Args[T]) error {
+	if op.s.draws == 0 {
+		return fmt.Errorf("gradient before any forward run")
 	}
-	z, err := opkit.CheckMatrix(op, inputs[0], op.n, op.c)
-	if err != nil {
-		return nil, err
-	}
-	op.s.draw()
-	out := opkit.Alloc(z.Dtype(), 2*op.s.m, op.c)
-	switch zs := z.Data().(type) {
-	case []float64:
-		mixForward(op.s, op.c, out.Data().([]float64), zs)
-	case []float32:
-		mixForward(op.s, op.c, out.Data().([]float32), zs)
-	}
-	return out, nil
+	mixBackward(op.s, op.c, a.Out, a.In[0])
+	return nil
 }
 
 func mixForward[T float32 | float64](s *mixSampler, c int, out, z []T) {
@@ -135,55 +150,6 @@ func mixForward[T float32 | float64](s *mixSampler, c int, out, z []T) {
 			dir[j] = a[j] - b[j]
 		}
 	}
-}
-
-func (op *mixOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&mixTOp{f: op}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
-}
-
-// mixTOp applies the transpose of the latest forward run's mixing map to
-// the 2m × c gradient.
-type mixTOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f *mixOp
-}
-
-func (op *mixTOp) Arity() int       { return 1 }
-func (op *mixTOp) Type() hm.Type    { return opkit.FnType(1) }
-func (op *mixTOp) String() string   { return fmt.Sprintf("MixupT#%d", op.f.id) }
-func (op *mixTOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *mixTOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.MixupT")
-	opkit.WriteU64(h, op.f.id)
-}
-func (op *mixTOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.f.n, op.f.c}, nil
-}
-func (op *mixTOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	s := op.f.s
-	if s.draws == 0 {
-		return nil, fmt.Errorf("%v: gradient before any forward run", op)
-	}
-	g, err := opkit.CheckMatrix(op, inputs[0], 2*s.m, op.f.c)
-	if err != nil {
-		return nil, err
-	}
-	out := opkit.Alloc(g.Dtype(), op.f.n, op.f.c)
-	switch gs := g.Data().(type) {
-	case []float64:
-		mixBackward(s, op.f.c, out.Data().([]float64), gs)
-	case []float32:
-		mixBackward(s, op.f.c, out.Data().([]float32), gs)
-	}
-	return out, nil
 }
 
 func mixBackward[T float32 | float64](s *mixSampler, c int, out, g []T) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
@@ -137,7 +138,7 @@ func mixupSlope(z *G.Node, s *mixSampler, n, pos int) (*G.Node, error) {
 	if pos >= c {
 		return nil, fmt.Errorf("positive class %d, want a class in [0, %d)", pos, c)
 	}
-	mixed, err := G.ApplyOp(&mixOp{s: s, n: n, c: c, id: opIDs.Add(1)}, z)
+	mixed, err := opkit.Apply(mixSpec, &mixOp{s: s, n: n, c: c, id: opIDs.Add(1)}, z)
 	if err != nil {
 		return nil, err
 	}
