@@ -46,6 +46,13 @@ func asF64[T float32 | float64](x []T) []float64 {
 	return out
 }
 
+// putF64 writes vals into out, converted to out's element type.
+func putF64[T float32 | float64](out []T, vals []float64) {
+	for i, v := range vals {
+		out[i] = T(v)
+	}
+}
+
 // denseOf returns a new r × c dense of dtype dt holding vals.
 func denseOf(dt tensor.Dtype, vals []float64, r, c int) *tensor.Dense {
 	out := opkit.Alloc(dt, r, c)

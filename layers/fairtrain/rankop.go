@@ -2,10 +2,8 @@ package fairtrain
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/par"
 	G "gorgonia.org/gorgonia"
@@ -369,108 +367,74 @@ func (r *ranker) node(z *G.Node) (*G.Node, error) {
 	if s[0] != r.n {
 		return nil, fmt.Errorf("fairtrain: RankingLoss: outputs %s for %d nodes of features, want one row per node", opkit.DescribeNode(z), r.n)
 	}
-	return G.ApplyOp(&rankOp{r: r, n: s[0], c: s[1], id: opIDs.Add(1)}, z)
+	return opkit.Apply(rankSpec, &rankOp{r: r, n: s[0], c: s[1], id: opIDs.Add(1)}, z)
 }
 
+// rankOp holds the ranking loss op's parameters.
 type rankOp struct {
-	opkit.Pure
 	r    *ranker
 	n, c int
 	id   uint64
 }
 
-func (op *rankOp) Arity() int                { return 1 }
-func (op *rankOp) Type() hm.Type             { return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a')) }
-func (op *rankOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *rankOp) String() string {
-	return fmt.Sprintf("RankingLoss#%d(m=%d, k=%d)", op.id, len(op.r.nodes), op.r.k)
+var rankSpec = &opkit.Spec[*rankOp]{
+	ID: "fairmp.fair.RankingLoss",
+	Name: func(op *rankOp) string {
+		return fmt.Sprintf("RankingLoss#%d(m=%d, k=%d)", op.id, len(op.r.nodes), op.r.k)
+	},
+	Sig: scalarSig[*rankOp],
+	Shape: func(op *rankOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.ScalarShape(), logitsShape(in[0], op.n, op.c)
+	},
+	Hash: func(op *rankOp, h opkit.Hasher) { h.U64(op.id) },
+	F32:  rankFwd[float32],
+	F64:  rankFwd[float64],
+	Grad: func(o *opkit.Op[*rankOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(rankGradSpec, o.P, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
 }
-func (op *rankOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
-func (op *rankOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.RankingLoss")
-	opkit.WriteU64(h, op.id)
-}
-func (op *rankOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
-func (op *rankOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	z, err := opkit.CheckMatrix(op, inputs[0], op.n, op.c)
-	if err != nil {
-		return nil, err
-	}
+func rankFwd[T float32 | float64](op *rankOp, a opkit.Args[T]) error {
 	if !op.r.on {
 		op.r.ok = false
-		return scalarValue(z.Dtype(), 0), nil
+		a.Out[0] = 0
+		return nil
 	}
-	switch zs := z.Data().(type) {
-	case []float64:
-		forward(op.r, zs, op.c)
-	case []float32:
-		forward(op.r, zs, op.c)
-	}
-	return scalarValue(z.Dtype(), op.r.loss), nil
+	forward(op.r, a.In[0], op.c)
+	a.Out[0] = T(op.r.loss)
+	return nil
 }
 
-func (op *rankOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&rankGradOp{f: op}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
+// rankGradSpec computes grad · ∂L/∂z from (z, grad), with the lists of
+// the forward run on the same z (recomputed if z changed since).
+var rankGradSpec = &opkit.Spec[*rankOp]{
+	ID:   "fairmp.fair.RankingLossGrad",
+	Name: func(op *rankOp) string { return fmt.Sprintf("RankingLossGrad#%d", op.id) },
+	Sig:  lossGradSig[*rankOp],
+	Shape: func(op *rankOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.n, op.c}, logitsShape(in[0], op.n, op.c)
+	},
+	Hash: func(op *rankOp, h opkit.Hasher) { h.U64(op.id) },
+	F32:  rankGradFwd[float32],
+	F64:  rankGradFwd[float64],
 }
 
-// rankGradOp computes grad · ∂L/∂z from (z, grad), with the lists of the
-// forward run on the same z (recomputed if z changed since).
-type rankGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f *rankOp
-}
-
-func (op *rankGradOp) Arity() int { return 2 }
-func (op *rankGradOp) Type() hm.Type {
-	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
-}
-func (op *rankGradOp) String() string { return fmt.Sprintf("RankingLossGrad#%d", op.f.id) }
-func (op *rankGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.f.n, op.f.c}, nil
-}
-func (op *rankGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.RankingLossGrad")
-	op.f.WriteHash(h)
-}
-func (op *rankGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *rankGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
+func rankGradFwd[T float32 | float64](f *rankOp, a opkit.Args[T]) error {
+	if !f.r.on {
+		return nil // the fresh output's zeros
 	}
-	f := op.f
-	z, err := opkit.CheckMatrix(op, inputs[0], f.n, f.c)
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.Scalar(inputs[1])
-	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %w", op, err)
+	zs := a.In[0]
+	if !sameRun(f.r, zs, f.c) {
+		forward(f.r, zs, f.c)
 	}
 	out := make([]float64, f.n*f.c)
-	if f.r.on {
-		switch zs := z.Data().(type) {
-		case []float64:
-			if !sameRun(f.r, zs, f.c) {
-				forward(f.r, zs, f.c)
-			}
-		case []float32:
-			if !sameRun(f.r, zs, f.c) {
-				forward(f.r, zs, f.c)
-			}
-		}
-		f.r.grad(out, g)
-	}
-	return denseOf(z.Dtype(), out, f.n, f.c), nil
+	f.r.grad(out, float64(a.In[1][0]))
+	putF64(a.Out, out)
+	return nil
 }
 
 // RankingNDCG returns REDRESS's measure of individual fairness (Dong et
