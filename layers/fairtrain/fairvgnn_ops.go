@@ -2,10 +2,8 @@ package fairtrain
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -32,52 +30,52 @@ func maskColumns(x, m *G.Node) (*G.Node, error) {
 	if len(sx) != 2 || len(sm) != 2 || sm[0] != 1 || sm[1] != sx[1] || x.Dtype() != m.Dtype() || opkit.CheckFloat(x.Dtype()) != nil {
 		return nil, fmt.Errorf("fairtrain: maskColumns: features %s and mask %s, want a float n × d matrix and a 1 × d mask of its dtype", opkit.DescribeNode(x), opkit.DescribeNode(m))
 	}
-	return G.ApplyOp(&colMaskOp{n: sx[0], d: sx[1]}, x, m)
+	return opkit.Apply(colMaskSpec, colMaskOp{n: sx[0], d: sx[1]}, x, m)
 }
 
-type colMaskOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
-	n, d int
+// colMaskOp holds maskColumns' parameters.
+type colMaskOp struct{ n, d int }
+
+// shape checks (x, m[, g]): n × d features, a 1 × d mask and an n × d
+// gradient.
+func (op colMaskOp) shape(in []tensor.Shape) error {
+	want := []tensor.Shape{{op.n, op.d}, {1, op.d}, {op.n, op.d}}
+	for k, s := range in {
+		if !s.Eq(want[k]) {
+			return fmt.Errorf("input %d shape %v, want %v", k, s, want[k])
+		}
+	}
+	return nil
 }
 
-func (op *colMaskOp) Arity() int                { return 2 }
-func (op *colMaskOp) Type() hm.Type             { return opkit.FnType(2) }
-func (op *colMaskOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
-func (op *colMaskOp) String() string            { return fmt.Sprintf("MaskColumns(%d×%d)", op.n, op.d) }
-func (op *colMaskOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.n, op.d}, nil
-}
-func (op *colMaskOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.MaskColumns")
-	opkit.WriteU64(h, uint64(op.n))
-	opkit.WriteU64(h, uint64(op.d))
-}
-func (op *colMaskOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *colMaskOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 2 {
-		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
-	}
-	x, err := opkit.CheckMatrix(op, inputs[0], op.n, op.d)
-	if err != nil {
-		return nil, err
-	}
-	m, err := opkit.CheckMatrix(op, inputs[1], 1, op.d)
-	if err != nil {
-		return nil, err
-	}
-	if x.Dtype() != m.Dtype() {
-		return nil, fmt.Errorf("%v: features %v, mask %v: want one dtype", op, x.Dtype(), m.Dtype())
-	}
-	out := op.Get(nil, x.Dtype(), op.n, op.d)
-	switch o := out.Data().(type) {
-	case []float64:
-		scaleColumns(o, x.Data().([]float64), m.Data().([]float64))
-	case []float32:
-		scaleColumns(o, x.Data().([]float32), m.Data().([]float32))
-	}
-	return out, nil
+var colMaskSpec = &opkit.Spec[colMaskOp]{
+	ID:   "fairmp.fair.MaskColumns",
+	Name: func(op colMaskOp) string { return fmt.Sprintf("MaskColumns(%d×%d)", op.n, op.d) },
+	Sig:  func(colMaskOp) opkit.Sig { return opkit.Mats(2) },
+	Shape: func(op colMaskOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.n, op.d}, op.shape(in)
+	},
+	Hash: func(op colMaskOp, h opkit.Hasher) { h.Int(op.n, op.d) },
+	F32: func(_ colMaskOp, a opkit.Args[float32]) error {
+		scaleColumns(a.Out, a.In[0], a.In[1])
+		return nil
+	},
+	F64: func(_ colMaskOp, a opkit.Args[float64]) error {
+		scaleColumns(a.Out, a.In[0], a.In[1])
+		return nil
+	},
+	Grad: func(o *opkit.Op[colMaskOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		dx, err := opkit.Apply(colMaskGradSpec, colMaskGradOp{f: o.P, wrt: 0}, inputs[0], inputs[1], grad)
+		if err != nil {
+			return nil, err
+		}
+		dm, err := opkit.Apply(colMaskGradSpec, colMaskGradOp{f: o.P, wrt: 1}, inputs[0], inputs[1], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dx, dm}, nil
+	},
+	Keep: true,
 }
 
 // scaleColumns writes x with column j scaled by m[j] into out (rows of
@@ -92,80 +90,38 @@ func scaleColumns[T float32 | float64](out, x, m []T) {
 	}
 }
 
-func (op *colMaskOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(&colMaskGradOp{f: op, wrt: 0}, inputs[0], inputs[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	dm, err := G.ApplyOp(&colMaskGradOp{f: op, wrt: 1}, inputs[0], inputs[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx, dm}, nil
-}
-
 // colMaskGradOp is maskColumns' gradient with respect to input wrt (0:
 // the features, 1: the mask), from the inputs (x, m, g).
 type colMaskGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f   *colMaskOp
+	f   colMaskOp
 	wrt int
 }
 
-func (op *colMaskGradOp) Arity() int     { return 3 }
-func (op *colMaskGradOp) Type() hm.Type  { return opkit.FnType(3) }
-func (op *colMaskGradOp) String() string { return fmt.Sprintf("MaskColumnsGrad(%d)", op.wrt) }
-func (op *colMaskGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.wrt == 0 {
-		return tensor.Shape{op.f.n, op.f.d}, nil
-	}
-	return tensor.Shape{1, op.f.d}, nil
-}
-func (op *colMaskGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.MaskColumnsGrad")
-	opkit.WriteU64(h, uint64(op.wrt))
-	op.f.WriteHash(h)
-}
-func (op *colMaskGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *colMaskGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 3 {
-		return nil, fmt.Errorf("%v: %d inputs, want 3", op, len(inputs))
-	}
-	n, d := op.f.n, op.f.d
-	x, err := opkit.CheckMatrix(op, inputs[0], n, d)
-	if err != nil {
-		return nil, err
-	}
-	m, err := opkit.CheckMatrix(op, inputs[1], 1, d)
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.CheckMatrix(op, inputs[2], n, d)
-	if err != nil {
-		return nil, err
-	}
-	if x.Dtype() != m.Dtype() || x.Dtype() != g.Dtype() {
-		return nil, fmt.Errorf("%v: inputs of dtypes %v, %v, %v: want one dtype", op, x.Dtype(), m.Dtype(), g.Dtype())
-	}
-	if op.wrt == 0 {
-		out := opkit.Alloc(x.Dtype(), n, d)
-		switch o := out.Data().(type) {
-		case []float64:
-			scaleColumns(o, g.Data().([]float64), m.Data().([]float64))
-		case []float32:
-			scaleColumns(o, g.Data().([]float32), m.Data().([]float32))
+var colMaskGradSpec = &opkit.Spec[colMaskGradOp]{
+	ID:   "fairmp.fair.MaskColumnsGrad",
+	Name: func(op colMaskGradOp) string { return fmt.Sprintf("MaskColumnsGrad(%d)", op.wrt) },
+	Sig:  func(colMaskGradOp) opkit.Sig { return opkit.Mats(3) },
+	Shape: func(op colMaskGradOp, in []tensor.Shape) (tensor.Shape, error) {
+		if op.wrt == 0 {
+			return tensor.Shape{op.f.n, op.f.d}, op.f.shape(in)
 		}
-		return out, nil
+		return tensor.Shape{1, op.f.d}, op.f.shape(in)
+	},
+	Hash: func(op colMaskGradOp, h opkit.Hasher) { h.Int(op.wrt, op.f.n, op.f.d) },
+	F32:  colMaskGradFwd[float32],
+	F64:  colMaskGradFwd[float64],
+}
+
+func colMaskGradFwd[T float32 | float64](op colMaskGradOp, a opkit.Args[T]) error {
+	x, m, g := a.In[0], a.In[1], a.In[2]
+	if op.wrt == 0 {
+		scaleColumns(a.Out, g, m)
+		return nil
 	}
-	sums := make([]float64, d)
-	switch xs := x.Data().(type) {
-	case []float64:
-		columnDots(sums, xs, g.Data().([]float64))
-	case []float32:
-		columnDots(sums, xs, g.Data().([]float32))
-	}
-	return denseOf(x.Dtype(), sums, 1, d), nil
+	sums := make([]float64, op.f.d)
+	columnDots(sums, x, g)
+	putF64(a.Out, sums)
+	return nil
 }
 
 // columnDots adds Σ_i a_ij b_ij to sums[j] (rows of len(sums)), in
@@ -206,66 +162,58 @@ func keepProbs(theta, noise *G.Node, tau float64) (*G.Node, error) {
 	if !(tau > 0) || math.IsInf(tau, 0) {
 		return nil, fmt.Errorf("fairtrain: keepProbs: temperature %v, want a finite τ > 0", tau)
 	}
-	op := &keepOp{d: s[0], invT: 1 / tau}
+	op := keepOp{d: s[0], invT: 1 / tau}
 	if noise == nil {
 		op.invT = 1
-		return G.ApplyOp(op, theta)
+		return opkit.Apply(keepSpec, op, theta)
 	}
 	if sn := noise.Shape(); len(sn) != 2 || sn[0] != 1 || sn[1] != s[0] || noise.Dtype() != theta.Dtype() {
 		return nil, fmt.Errorf("fairtrain: keepProbs: noise %s, want a 1 × %d matrix of the generator's dtype", opkit.DescribeNode(noise), s[0])
 	}
 	op.noisy = true
-	return G.ApplyOp(op, theta, noise)
+	return opkit.Apply(keepSpec, op, theta, noise)
 }
 
+// keepOp holds keepProbs' parameters.
 type keepOp struct {
-	opkit.Pure
 	d     int
 	invT  float64
 	noisy bool
 }
 
-func (op *keepOp) arity() int {
+func (op keepOp) arity() int {
 	if op.noisy {
 		return 2
 	}
 	return 1
 }
-func (op *keepOp) Arity() int    { return op.arity() }
-func (op *keepOp) Type() hm.Type { return opkit.FnType(op.arity()) }
-func (op *keepOp) DiffWRT(inputs int) []bool {
-	if op.noisy {
-		return []bool{true, false}
-	}
-	return []bool{true}
-}
-func (op *keepOp) String() string { return fmt.Sprintf("KeepProbs(%d, 1/τ=%g)", op.d, op.invT) }
-func (op *keepOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{1, op.d}, nil
-}
-func (op *keepOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.KeepProbs")
-	opkit.WriteU64(h, uint64(op.d))
-	opkit.WriteF64(h, op.invT)
-	opkit.WriteBool(h, op.noisy)
-}
-func (op *keepOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
 
-// probs returns the keep probabilities of the inputs (θ[, noise]) and
-// their dtype.
-func (op *keepOp) probs(inputs []G.Value) ([]float64, tensor.Dtype, error) {
-	th, err := opkit.CheckMatrix(op, inputs[0], op.d, 2)
-	if err != nil {
-		return nil, tensor.Dtype{}, err
+// shape checks (θ[, noise][, g]): d × 2 logits, then 1 × d matrices.
+func (op keepOp) shape(in []tensor.Shape) error {
+	for k, s := range in {
+		want := tensor.Shape{1, op.d}
+		if k == 0 {
+			want = tensor.Shape{op.d, 2}
+		}
+		if !s.Eq(want) {
+			return fmt.Errorf("input %d shape %v, want %v", k, s, want)
+		}
 	}
-	t := f64s(th)
+	return nil
+}
+
+func (op keepOp) hash(h opkit.Hasher) {
+	h.Int(op.d)
+	h.F64(op.invT)
+	h.Bool(op.noisy)
+}
+
+// probs returns the keep probabilities of the inputs (θ[, noise]).
+func keepProbsOf[T float32 | float64](op keepOp, in [][]T) []float64 {
+	t := asF64(in[0])
 	var l []float64
 	if op.noisy {
-		nd, err := opkit.CheckMatrix(op, inputs[1], 1, op.d)
-		if err != nil {
-			return nil, tensor.Dtype{}, err
-		}
-		l = f64s(nd)
+		l = asF64(in[1])
 	}
 	p := make([]float64, op.d)
 	for j := range p {
@@ -275,70 +223,68 @@ func (op *keepOp) probs(inputs []G.Value) ([]float64, tensor.Dtype, error) {
 		}
 		p[j] = keepProb(t[2*j], t[2*j+1], noise, op.invT)
 	}
-	return p, th.Dtype(), nil
+	return p
 }
 
-func (op *keepOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != op.arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), op.arity())
-	}
-	p, dt, err := op.probs(inputs)
-	if err != nil {
-		return nil, err
-	}
-	return denseOf(dt, p, 1, op.d), nil
+var keepSpec = &opkit.Spec[keepOp]{
+	ID:   "fairmp.fair.KeepProbs",
+	Name: func(op keepOp) string { return fmt.Sprintf("KeepProbs(%d, 1/τ=%g)", op.d, op.invT) },
+	Sig:  func(op keepOp) opkit.Sig { return opkit.Mats(op.arity()) },
+	Shape: func(op keepOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{1, op.d}, op.shape(in)
+	},
+	Hash: keepOp.hash,
+	F32: func(op keepOp, a opkit.Args[float32]) error {
+		putF64(a.Out, keepProbsOf(op, a.In))
+		return nil
+	},
+	F64: func(op keepOp, a opkit.Args[float64]) error {
+		putF64(a.Out, keepProbsOf(op, a.In))
+		return nil
+	},
+	DiffWRT: func(op keepOp, _ int) []bool {
+		if op.noisy {
+			return []bool{true, false}
+		}
+		return []bool{true}
+	},
+	Grad: func(o *opkit.Op[keepOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		dt, err := opkit.Apply(keepGradSpec, o.P, append(append(G.Nodes(nil), inputs...), grad)...)
+		if err != nil {
+			return nil, err
+		}
+		if o.P.noisy {
+			return G.Nodes{dt, nil}, nil
+		}
+		return G.Nodes{dt}, nil
+	},
 }
 
-func (op *keepOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dt, err := G.ApplyOp(&keepGradOp{f: op}, append(append(G.Nodes(nil), inputs...), grad)...)
-	if err != nil {
-		return nil, err
-	}
-	if op.noisy {
-		return G.Nodes{dt, nil}, nil
-	}
-	return G.Nodes{dt}, nil
+// keepGradSpec is keepProbs' gradient with respect to θ, from the
+// inputs (θ[, noise], g).
+var keepGradSpec = &opkit.Spec[keepOp]{
+	ID:   "fairmp.fair.KeepProbsGrad",
+	Name: func(keepOp) string { return "KeepProbsGrad" },
+	Sig:  func(op keepOp) opkit.Sig { return opkit.Mats(op.arity() + 1) },
+	Shape: func(op keepOp, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{op.d, 2}, op.shape(in)
+	},
+	Hash: keepOp.hash,
+	F32:  keepGradFwd[float32],
+	F64:  keepGradFwd[float64],
 }
 
-// keepGradOp is keepProbs' gradient with respect to θ, from the inputs
-// (θ[, noise], g).
-type keepGradOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	f *keepOp
-}
-
-func (op *keepGradOp) Arity() int     { return op.f.arity() + 1 }
-func (op *keepGradOp) Type() hm.Type  { return opkit.FnType(op.f.arity() + 1) }
-func (op *keepGradOp) String() string { return "KeepProbsGrad" }
-func (op *keepGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.f.d, 2}, nil
-}
-func (op *keepGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.KeepProbsGrad")
-	op.f.WriteHash(h)
-}
-func (op *keepGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *keepGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	k := op.f.arity()
-	if len(inputs) != k+1 {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), k+1)
-	}
-	p, dt, err := op.f.probs(inputs[:k])
-	if err != nil {
-		return nil, err
-	}
-	gd, err := opkit.CheckMatrix(op, inputs[k], 1, op.f.d)
-	if err != nil {
-		return nil, err
-	}
-	g := f64s(gd)
-	out := make([]float64, 2*op.f.d)
+func keepGradFwd[T float32 | float64](op keepOp, a opkit.Args[T]) error {
+	k := op.arity()
+	p := keepProbsOf(op, a.In[:k])
+	g := asF64(a.In[k])
+	out := make([]float64, 2*op.d)
 	for j, pj := range p {
-		v := g[j] * pj * (1 - pj) * op.f.invT
+		v := g[j] * pj * (1 - pj) * op.invT
 		out[2*j], out[2*j+1] = v, -v
 	}
-	return denseOf(dt, out, op.f.d, 2), nil
+	putF64(a.Out, out)
+	return nil
 }
 
 // ---------------------------------------------------------------------
@@ -357,78 +303,64 @@ func halfMSE(a *G.Node) (*G.Node, error) {
 	if len(s) != 2 || s[1] != 1 || s[0] < 1 || opkit.CheckFloat(a.Dtype()) != nil {
 		return nil, fmt.Errorf("fairtrain: halfMSE: logits %s, want a float m × 1 matrix", opkit.DescribeNode(a))
 	}
-	return G.ApplyOp(&halfMSEOp{m: s[0]}, a)
+	return opkit.Apply(halfMSESpec, halfMSEOp{m: s[0]}, a)
 }
 
+// halfMSEOp holds halfMSE's parameters; with grad set it is its
+// gradient (inputs a, g).
 type halfMSEOp struct {
-	opkit.Pure
 	m    int
-	grad bool // the gradient op: inputs (a, g)
+	grad bool
 }
 
-func (op *halfMSEOp) Arity() int {
-	if op.grad {
-		return 2
-	}
-	return 1
+var halfMSESpec = &opkit.Spec[halfMSEOp]{
+	ID: "fairmp.fair.HalfMSE",
+	Name: func(op halfMSEOp) string {
+		if op.grad {
+			return fmt.Sprintf("HalfMSEGrad(%d)", op.m)
+		}
+		return fmt.Sprintf("HalfMSE(%d)", op.m)
+	},
+	Sig: func(op halfMSEOp) opkit.Sig {
+		if op.grad {
+			return lossGradSig(op)
+		}
+		return scalarSig(op)
+	},
+	Shape: func(op halfMSEOp, in []tensor.Shape) (tensor.Shape, error) {
+		if op.grad {
+			return tensor.Shape{op.m, 1}, logitsShape(in[0], op.m, 1)
+		}
+		return tensor.ScalarShape(), logitsShape(in[0], op.m, 1)
+	},
+	Hash:    func(op halfMSEOp, h opkit.Hasher) { h.Int(op.m); h.Bool(op.grad) },
+	F32:     halfMSEFwd[float32],
+	F64:     halfMSEFwd[float64],
+	DiffWRT: func(halfMSEOp, int) []bool { return []bool{true} },
+	Grad: func(o *opkit.Op[halfMSEOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := o.Apply(halfMSEOp{m: o.P.m, grad: true}, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
 }
-func (op *halfMSEOp) Type() hm.Type {
-	if op.grad {
-		return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'), opkit.MatrixType())
-	}
-	return hm.NewFnType(opkit.MatrixType(), hm.TypeVariable('a'))
-}
-func (op *halfMSEOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *halfMSEOp) String() string {
-	if op.grad {
-		return fmt.Sprintf("HalfMSEGrad(%d)", op.m)
-	}
-	return fmt.Sprintf("HalfMSE(%d)", op.m)
-}
-func (op *halfMSEOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.grad {
-		return tensor.Shape{op.m, 1}, nil
-	}
-	return tensor.ScalarShape(), nil
-}
-func (op *halfMSEOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.HalfMSE")
-	opkit.WriteU64(h, uint64(op.m))
-	opkit.WriteBool(h, op.grad)
-}
-func (op *halfMSEOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *halfMSEOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), op.Arity())
-	}
-	ad, err := opkit.CheckMatrix(op, inputs[0], op.m, 1)
-	if err != nil {
-		return nil, err
-	}
-	a := f64s(ad)
+
+func halfMSEFwd[T float32 | float64](op halfMSEOp, x opkit.Args[T]) error {
+	a := asF64(x.In[0])
 	if !op.grad {
 		s := 0.0
 		for _, v := range a {
 			e := sigmoid(v) - 0.5
 			s += e * e
 		}
-		return scalarValue(ad.Dtype(), s/float64(op.m)), nil
+		x.Out[0] = T(s / float64(op.m))
+		return nil
 	}
-	g, err := opkit.Scalar(inputs[1])
-	if err != nil {
-		return nil, fmt.Errorf("%v: gradient: %w", op, err)
-	}
-	out := make([]float64, op.m)
+	g := float64(x.In[1][0])
 	for k, v := range a {
 		p := sigmoid(v)
-		out[k] = g * 2 * (p - 0.5) * p * (1 - p) / float64(op.m)
+		x.Out[k] = T(g * 2 * (p - 0.5) * p * (1 - p) / float64(op.m))
 	}
-	return denseOf(ad.Dtype(), out, op.m, 1), nil
-}
-func (op *halfMSEOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&halfMSEOp{m: op.m, grad: true}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
+	return nil
 }
