@@ -2,11 +2,9 @@ package fairtrain
 
 import (
 	"fmt"
-	"hash"
 	"math/rand"
 	"sync/atomic"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
@@ -206,7 +204,7 @@ func (f *viewFlow) Dropout(h layers.Value, rate float64, seed int64) (layers.Val
 	if s.rate != rate || s.seed != seed {
 		return layers.Value{}, fmt.Errorf("fairtrain: fairvgnn: dropout %d of the body has rate %v and seed %d in one view, %v and %d in another", k, rate, seed, s.rate, s.seed)
 	}
-	y, err := G.ApplyOp(&viewDropOp{s: s, phase: f.r.task.Phase, shape: x.Shape().Clone(), id: viewDropIDs.Add(1)}, x)
+	y, err := opkit.Apply(viewDropSpec, &viewDropOp{s: s, phase: f.r.task.Phase, shape: x.Shape().Clone(), id: viewDropIDs.Add(1)}, x)
 	if err != nil {
 		return layers.Value{}, fmt.Errorf("fairtrain: fairvgnn: %w", err)
 	}
@@ -303,12 +301,11 @@ func (m *hopStep) Compute(f layers.Flow, x layers.Value) (layers.Value, error) {
 
 var viewDropIDs atomic.Uint64
 
-// viewDropOp is inverted dropout with the shared mask s in training (the
-// identity in evaluation): each run of the op takes the mask of its run,
-// drawing it when it is the first of the views to run.
+// viewDropOp holds the state of an inverted dropout with the shared
+// mask s in training (the identity in evaluation): each run of the op
+// (viewDropSpec) takes the mask of its run, drawing it when it is the
+// first of the views to run.
 type viewDropOp struct {
-	opkit.Buf // the output, kept between runs
-	opkit.Pure
 	s      *sharedDrop
 	phase  *layers.Phase
 	shape  tensor.Shape
@@ -317,32 +314,37 @@ type viewDropOp struct {
 	masked bool // the latest run applied the mask
 }
 
-func (op *viewDropOp) Arity() int                { return 1 }
-func (op *viewDropOp) Type() hm.Type             { return hm.NewFnType(opkit.MatrixType(), opkit.MatrixType()) }
-func (op *viewDropOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *viewDropOp) String() string {
-	return fmt.Sprintf("SharedDropout(p=%g,seed=%d)#%d", op.s.rate, op.s.seed, op.id)
-}
-func (op *viewDropOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape.Clone(), nil }
-func (op *viewDropOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.SharedDropout")
-	opkit.WriteU64(h, op.id)
-}
-func (op *viewDropOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *viewDropOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
+// viewDropShape is the shape rule of the shared dropout and its
+// gradient: the input's shape, the one the op was built for.
+func viewDropShape(op *viewDropOp, in []tensor.Shape) (tensor.Shape, error) {
+	if !in[0].Eq(op.shape) {
+		return nil, fmt.Errorf("input shape %v, want %v", in[0], op.shape)
+	}
+	return in[0], nil
 }
 
-func (op *viewDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	x, err := opkit.Dense(inputs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	out := op.Get(prealloc, x.Dtype(), x.Shape()...)
+var viewDropSpec = &opkit.Spec[*viewDropOp]{
+	ID: "fairmp.fair.SharedDropout",
+	Name: func(op *viewDropOp) string {
+		return fmt.Sprintf("SharedDropout(p=%g,seed=%d)#%d", op.s.rate, op.s.seed, op.id)
+	},
+	Sig:   func(*viewDropOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: viewDropShape,
+	Hash:  func(op *viewDropOp, h opkit.Hasher) { h.U64(op.id) },
+	F32:   viewDropFwd[float32],
+	F64:   viewDropFwd[float64],
+	Grad: func(o *opkit.Op[*viewDropOp], _ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		d, err := opkit.Apply(viewDropGradSpec, o.P, grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{d}, nil
+	},
+	Keep: true,
+}
+
+func viewDropFwd[T float32 | float64](op *viewDropOp, a opkit.Args[T]) error {
+	x := a.Dense[0]
 	op.masked = op.phase.Training()
 	if op.masked {
 		op.runs++
@@ -350,17 +352,17 @@ func (op *viewDropOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Valu
 			op.s.draw(x.Dtype(), x.Shape().TotalSize())
 		}
 		if op.runs != op.s.drawn {
-			return nil, fmt.Errorf("%v: run %d of the op, mask %d drawn: the views ran out of step", op, op.runs, op.s.drawn)
+			return fmt.Errorf("run %d of the op, mask %d drawn: the views ran out of step", op.runs, op.s.drawn)
 		}
 	}
-	return out, op.apply(out, x)
+	return op.apply(a.OutDense, x)
 }
 
 // apply writes x times the mask (x itself when the latest run was not
 // masked) into out.
 func (op *viewDropOp) apply(out, x *tensor.Dense) error {
 	if op.masked && len(op.s.keep) != x.Shape().TotalSize() {
-		return fmt.Errorf("%v: %d elements, the mask has %d", op, x.Shape().TotalSize(), len(op.s.keep))
+		return fmt.Errorf("%d elements, the mask has %d", x.Shape().TotalSize(), len(op.s.keep))
 	}
 	switch xs := x.Data().(type) {
 	case []float64:
@@ -378,7 +380,7 @@ func (op *viewDropOp) apply(out, x *tensor.Dense) error {
 		}
 		applyMask(o, xs, op.s.keep, &op.s.tab32)
 	default:
-		return fmt.Errorf("%v: dtype %v, want float32 or float64", op, x.Dtype())
+		return fmt.Errorf("dtype %v, want float32 or float64", x.Dtype())
 	}
 	return nil
 }
@@ -392,45 +394,19 @@ func applyMask[T float32 | float64](out, x []T, keep []uint8, tab *[2]T) {
 	}
 }
 
-func (op *viewDropOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&viewDropGradOp{d: op}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
-}
-
-// viewDropGradOp is viewDropOp's gradient: the gradient times the mask
-// of the op's latest run.
-type viewDropGradOp struct {
-	opkit.Buf
-	opkit.NoDiff
-	opkit.Pure
-	d *viewDropOp
-}
-
-func (op *viewDropGradOp) Arity() int     { return 1 }
-func (op *viewDropGradOp) Type() hm.Type  { return hm.NewFnType(opkit.MatrixType(), opkit.MatrixType()) }
-func (op *viewDropGradOp) String() string { return fmt.Sprintf("SharedDropoutGrad#%d", op.d.id) }
-func (op *viewDropGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return op.d.shape.Clone(), nil
-}
-func (op *viewDropGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.SharedDropoutGrad")
-	opkit.WriteU64(h, op.d.id)
-}
-func (op *viewDropGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *viewDropGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, inputs...)
-}
-func (op *viewDropGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
-	}
-	g, err := opkit.Dense(inputs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	out := op.Get(prealloc, g.Dtype(), g.Shape()...)
-	return out, op.d.apply(out, g)
+// viewDropGradSpec is the shared dropout's gradient: the gradient times
+// the mask of the op's latest run.
+var viewDropGradSpec = &opkit.Spec[*viewDropOp]{
+	ID:    "fairmp.fair.SharedDropoutGrad",
+	Name:  func(op *viewDropOp) string { return fmt.Sprintf("SharedDropoutGrad#%d", op.id) },
+	Sig:   func(*viewDropOp) opkit.Sig { return opkit.Mats(1) },
+	Shape: viewDropShape,
+	Hash:  func(op *viewDropOp, h opkit.Hasher) { h.U64(op.id) },
+	F32: func(op *viewDropOp, a opkit.Args[float32]) error {
+		return op.apply(a.OutDense, a.Dense[0])
+	},
+	F64: func(op *viewDropOp, a opkit.Args[float64]) error {
+		return op.apply(a.OutDense, a.Dense[0])
+	},
+	Keep: true,
 }
