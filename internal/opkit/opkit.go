@@ -96,15 +96,6 @@ func Alloc(dt tensor.Dtype, shape ...int) *tensor.Dense {
 	return tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
 }
 
-// Reuse returns prealloc as a dense tensor if it has the wanted dtype and
-// shape, else a new one.
-func Reuse(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
-	if d, ok := prealloc.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(tensor.Shape(shape)) && !d.IsMaterializable() {
-		return d
-	}
-	return Alloc(dt, shape...)
-}
-
 // Buf keeps an op's output between runs of a tape machine. A tape
 // machine's Reset drops its registers, so after it every op would
 // allocate (and the runtime zero) a fresh output each run: on a graph of
@@ -426,23 +417,6 @@ func DenseInputs(op fmt.Stringer, want int, inputs []G.Value) ([]*tensor.Dense, 
 		ds[k], sh[k] = d, [2]int{r, c}
 	}
 	return ds, sh, nil
-}
-
-// CheckMatrix returns v as a dense r × c float32 or float64 matrix, or an
-// error naming op.
-func CheckMatrix(op fmt.Stringer, v G.Value, r, c int) (*tensor.Dense, error) {
-	d, err := Dense(v)
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	rr, cc, err := Shape2(d)
-	if err != nil || rr != r || cc != c {
-		return nil, fmt.Errorf("%v: input shape %v, want %d × %d", op, d.Shape(), r, c)
-	}
-	if d.Dtype() != tensor.Float64 && d.Dtype() != tensor.Float32 {
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, d.Dtype())
-	}
-	return d, nil
 }
 
 // SelectionGap is ΔDP of the argmax decisions on the nodes idx: the

@@ -53,20 +53,6 @@ func putF64[T float32 | float64](out []T, vals []float64) {
 	}
 }
 
-// denseOf returns a new r × c dense of dtype dt holding vals.
-func denseOf(dt tensor.Dtype, vals []float64, r, c int) *tensor.Dense {
-	out := opkit.Alloc(dt, r, c)
-	switch o := out.Data().(type) {
-	case []float64:
-		copy(o, vals)
-	case []float32:
-		for i, v := range vals {
-			o[i] = float32(v)
-		}
-	}
-	return out
-}
-
 // ---------------------------------------------------------------------
 // BCEWithLogitsSoft
 

@@ -2,10 +2,8 @@ package fairtrain
 
 import (
 	"fmt"
-	"hash"
 	"reflect"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
@@ -232,89 +230,83 @@ func maskRows(w, m *G.Node) (*G.Node, error) {
 	if len(sw) != 2 || len(sm) != 2 || sm[0] != 1 || sm[1] != sw[0] || w.Dtype() != m.Dtype() || opkit.CheckFloat(w.Dtype()) != nil {
 		return nil, fmt.Errorf("fairtrain: maskRows: weight %s and mask %s, want a float d × k matrix and a 1 × d mask of its dtype", opkit.DescribeNode(w), opkit.DescribeNode(m))
 	}
-	return G.ApplyOp(&rowMaskOp{d: sw[0], k: sw[1], grad: -1}, w, m)
+	return opkit.Apply(rowMaskSpec, rowMaskOp{d: sw[0], k: sw[1], grad: -1}, w, m)
 }
 
-// rowMaskOp is maskRows (grad < 0) or its gradient with respect to input
-// grad (0: the weight, 1: the mask), from the inputs (w, m, g).
+// rowMaskOp holds the parameters of maskRows (grad < 0) or of its
+// gradient with respect to input grad (0: the weight, 1: the mask), from
+// the inputs (w, m, g).
 type rowMaskOp struct {
-	opkit.Pure
 	d, k int
 	grad int
 }
 
-func (op *rowMaskOp) Arity() int {
-	if op.grad < 0 {
-		return 2
-	}
-	return 3
-}
-func (op *rowMaskOp) Type() hm.Type { return opkit.FnType(op.Arity()) }
-func (op *rowMaskOp) DiffWRT(inputs int) []bool {
-	if op.grad >= 0 {
-		return make([]bool, inputs)
-	}
-	return []bool{true, true}
-}
-func (op *rowMaskOp) String() string {
-	if op.grad >= 0 {
-		return fmt.Sprintf("MaskRowsGrad(%d)", op.grad)
-	}
-	return fmt.Sprintf("MaskRows(%d×%d)", op.d, op.k)
-}
-func (op *rowMaskOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.grad == 1 {
-		return tensor.Shape{1, op.d}, nil
-	}
-	return tensor.Shape{op.d, op.k}, nil
-}
-func (op *rowMaskOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fair.MaskRows")
-	opkit.WriteU64(h, uint64(op.d))
-	opkit.WriteU64(h, uint64(op.k))
-	opkit.WriteU64(h, uint64(op.grad+1))
-}
-func (op *rowMaskOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-
-func (op *rowMaskOp) Do(inputs ...G.Value) (G.Value, error) {
-	if len(inputs) != op.Arity() {
-		return nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), op.Arity())
-	}
-	w, err := opkit.CheckMatrix(op, inputs[0], op.d, op.k)
-	if err != nil {
-		return nil, err
-	}
-	m, err := opkit.CheckMatrix(op, inputs[1], 1, op.d)
-	if err != nil {
-		return nil, err
-	}
-	src := w // the forward pass scales w's rows, the weight's gradient g's
-	if op.grad >= 0 {
-		if src, err = opkit.CheckMatrix(op, inputs[2], op.d, op.k); err != nil {
+var rowMaskSpec = &opkit.Spec[rowMaskOp]{
+	ID: "fairmp.fair.MaskRows",
+	Name: func(op rowMaskOp) string {
+		if op.grad >= 0 {
+			return fmt.Sprintf("MaskRowsGrad(%d)", op.grad)
+		}
+		return fmt.Sprintf("MaskRows(%d×%d)", op.d, op.k)
+	},
+	Sig: func(op rowMaskOp) opkit.Sig {
+		if op.grad < 0 {
+			return opkit.Mats(2)
+		}
+		return opkit.Mats(3)
+	},
+	Shape: func(op rowMaskOp, in []tensor.Shape) (tensor.Shape, error) {
+		want := []tensor.Shape{{op.d, op.k}, {1, op.d}, {op.d, op.k}}
+		for k, s := range in {
+			if !s.Eq(want[k]) {
+				return nil, fmt.Errorf("input %d shape %v, want %v", k, s, want[k])
+			}
+		}
+		if op.grad == 1 {
+			return tensor.Shape{1, op.d}, nil
+		}
+		return tensor.Shape{op.d, op.k}, nil
+	},
+	Hash: func(op rowMaskOp, h opkit.Hasher) { h.Int(op.d, op.k, op.grad+1) },
+	F32:  rowMaskFwd[float32],
+	F64:  rowMaskFwd[float64],
+	DiffWRT: func(op rowMaskOp, n int) []bool {
+		if op.grad >= 0 {
+			return make([]bool, n)
+		}
+		return []bool{true, true}
+	},
+	Grad: func(o *opkit.Op[rowMaskOp], inputs G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+		op := o.P
+		if op.grad >= 0 {
+			return nil, fmt.Errorf("%v: not differentiable (second-order gradients are not implemented)", o)
+		}
+		dw, err := o.Apply(rowMaskOp{d: op.d, k: op.k, grad: 0}, inputs[0], inputs[1], grad)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if w.Dtype() != m.Dtype() || src.Dtype() != w.Dtype() {
-		return nil, fmt.Errorf("%v: inputs of dtypes %v, %v, %v: want one dtype", op, w.Dtype(), m.Dtype(), src.Dtype())
+		dm, err := o.Apply(rowMaskOp{d: op.d, k: op.k, grad: 1}, inputs[0], inputs[1], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dw, dm}, nil
+	},
+}
+
+func rowMaskFwd[T float32 | float64](op rowMaskOp, a opkit.Args[T]) error {
+	w, m := a.In[0], a.In[1]
+	src := w // the forward pass scales w's rows, the weight's gradient g's
+	if op.grad >= 0 {
+		src = a.In[2]
 	}
 	if op.grad == 1 {
 		sums := make([]float64, op.d)
-		switch ws := w.Data().(type) {
-		case []float64:
-			rowDots(sums, ws, src.Data().([]float64))
-		case []float32:
-			rowDots(sums, ws, src.Data().([]float32))
-		}
-		return denseOf(w.Dtype(), sums, 1, op.d), nil
+		rowDots(sums, w, src)
+		putF64(a.Out, sums)
+		return nil
 	}
-	out := opkit.Alloc(w.Dtype(), op.d, op.k)
-	switch o := out.Data().(type) {
-	case []float64:
-		scaleRows(o, src.Data().([]float64), m.Data().([]float64))
-	case []float32:
-		scaleRows(o, src.Data().([]float32), m.Data().([]float32))
-	}
-	return out, nil
+	scaleRows(a.Out, src, m)
+	return nil
 }
 
 // scaleRows writes x with row j scaled by m[j] into out (len(m) rows).
@@ -339,19 +331,4 @@ func rowDots[T float32 | float64](sums []float64, a, b []T) {
 		}
 		sums[j] = s
 	}
-}
-
-func (op *rowMaskOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if op.grad >= 0 {
-		return nil, fmt.Errorf("%v: not differentiable (second-order gradients are not implemented)", op)
-	}
-	dw, err := G.ApplyOp(&rowMaskOp{d: op.d, k: op.k, grad: 0}, inputs[0], inputs[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	dm, err := G.ApplyOp(&rowMaskOp{d: op.d, k: op.k, grad: 1}, inputs[0], inputs[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dw, dm}, nil
 }
