@@ -1,6 +1,27 @@
-// Package opkit holds small helpers shared by fairmp's custom gorgonia ops:
-// type signatures, access to a value's backing slice, and output
-// allocation. It is internal: the ops themselves are the public surface.
+// Package opkit is where fairmp's custom gorgonia ops are declared, and
+// the helpers they share. It is internal: the ops themselves are the
+// public surface.
+//
+// # Declaring an op
+//
+// An op is a [Spec] (its name, signature, shape rule, hashed fields, a
+// forward pass for float32 and float64, an optional gradient builder and
+// whether it keeps its output buffer) and a value of its parameters;
+// [Apply] puts it into a graph. [Op] implements gorgonia's Op, SDOp and
+// UsePreallocDoer once for every Spec: the input count, element types and
+// shapes are checked there, at graph construction and on every run, and
+// wrong inputs are errors wrapping [ErrInput], never panics. A gradient
+// that is built from an op of the same spec uses [Op.Apply]; code that
+// needs to recognise an op in a graph uses [ParamsOf].
+//
+// # Helpers
+//
+// [Buf] keeps an op's output between runs of a tape machine
+// ([ReleaseGraph] drops the kept buffers); [SoftmaxRow], [MeanCE],
+// [Dropout] and [Argmax] are the one row softmax, cross-entropy, dropout
+// mask and argmax of fairmp's ops, kernels and predictions. FnType, Pure,
+// NoDiff, InputShapes and DenseInputs remain for the ops of fmp and
+// internal/pprop that are not yet declared as a Spec.
 package opkit
 
 import (
