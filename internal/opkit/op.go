@@ -323,9 +323,6 @@ func (o *Op[P]) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, err
 				return nil, fmt.Errorf("%v: input %d shape %v, want a scalar: %w", o, k, v.Shape(), ErrInput)
 			}
 			sh[k] = tensor.ScalarShape()
-			if d, ok := v.(*tensor.Dense); ok {
-				ds[k] = d
-			}
 			continue
 		}
 		d, err := Dense(v)
