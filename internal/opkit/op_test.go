@@ -210,6 +210,12 @@ func TestOpErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "shapes (2, 3) and (3, 2) differ")
 	_, err = Apply(dotSpec, 1, x)
 	assert.Error(t, err)
+	vec := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("v"))
+	_, err = Apply(scaleSpec, 2, vec)
+	assert.Error(t, err, "a vector for a matrix input")
+	x32 := G.NewMatrix(g, tensor.Float32, G.WithShape(2, 3), G.WithName("x32"))
+	_, err = Apply(dotSpec, 1, x, x32)
+	assert.Error(t, err, "two element types")
 
 	// Not differentiable: NoDiff's answers.
 	assert.Equal(t, []bool{false, false}, grad.DiffWRT(2))
