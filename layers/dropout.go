@@ -77,21 +77,11 @@ func dropMask[T float32 | float64](d *dropState) *[]T {
 // sameShape is the shape rule of the element-wise ops of one input.
 func sameShape[P any](_ P, in []tensor.Shape) (tensor.Shape, error) { return in[0], nil }
 
-// dimsSig is the signature of an element-wise op on tensors of dims
-// dimensions (arity inputs).
-func dimsSig(dims, arity int) opkit.Sig {
-	in := make([]int, arity)
-	for i := range in {
-		in[i] = dims
-	}
-	return opkit.Sig{In: in, Out: dims}
-}
-
 // dropoutSpec is Dropout: its gradient multiplies by the same run's mask.
 var dropoutSpec = &opkit.Spec[*dropState]{
 	ID:    "fairmp.Dropout",
 	Name:  func(d *dropState) string { return fmt.Sprintf("Dropout(p=%g,seed=%d)", d.p, d.seed) },
-	Sig:   func(d *dropState) opkit.Sig { return dimsSig(d.dims, 1) },
+	Sig:   func(d *dropState) opkit.Sig { return opkit.Same(d.dims, 1) },
 	Shape: sameShape[*dropState],
 	Hash: func(d *dropState, h opkit.Hasher) {
 		h.F64(d.p)
@@ -132,7 +122,7 @@ func dropoutFwd[T float32 | float64](d *dropState, a opkit.Args[T]) error {
 var maskMulSpec = &opkit.Spec[*dropState]{
 	ID:    "fairmp.DropoutMask",
 	Name:  func(d *dropState) string { return fmt.Sprintf("DropoutMask#%d", d.id) },
-	Sig:   func(d *dropState) opkit.Sig { return dimsSig(d.dims, 1) },
+	Sig:   func(d *dropState) opkit.Sig { return opkit.Same(d.dims, 1) },
 	Shape: sameShape[*dropState],
 	Hash:  func(d *dropState, h opkit.Hasher) { h.U64(d.id) },
 	F32:   maskMulFwd[float32],

@@ -63,19 +63,44 @@ type Spec[P any] struct {
 }
 
 // Sig is an op's signature: the number of dimensions of each input and
-// of its output, 0 for a scalar. All share one element type.
+// of its output, 0 for a scalar. All share one element type. In is read,
+// never written: Same shares it between ops.
 type Sig struct {
 	In  []int
 	Out int
 }
 
-// Mats returns the signature of an op from n matrices to a matrix.
-func Mats(n int) Sig {
-	in := make([]int, n)
-	for i := range in {
-		in[i] = 2
+// Same returns the signature of an op from n tensors of dims dimensions
+// to one of dims dimensions.
+func Same(dims, n int) Sig {
+	if dims < len(sameIn) && n < len(sameIn[dims]) {
+		return Sig{In: sameIn[dims][n], Out: dims}
 	}
-	return Sig{In: in, Out: 2}
+	return Sig{In: repeat(dims, n), Out: dims}
+}
+
+// Mats returns the signature of an op from n matrices to a matrix.
+func Mats(n int) Sig { return Same(2, n) }
+
+// sameIn[d][n] is Same(d, n)'s In for small d and n: built once, so that
+// an op's Sig allocates nothing on every run.
+var sameIn = func() [][][]int {
+	t := make([][][]int, 5)
+	for d := range t {
+		t[d] = make([][]int, 8)
+		for n := range t[d] {
+			t[d][n] = repeat(d, n)
+		}
+	}
+	return t
+}()
+
+func repeat(v, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
 }
 
 // Args is what a forward pass receives: the inputs' contiguous data (a

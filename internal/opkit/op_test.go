@@ -259,3 +259,12 @@ func TestParamsOf(t *testing.T) {
 	_, ok = ParamsOf(scaleSpec, New(dotGradSpec, 2))
 	assert.False(t, ok, "same parameter type, other spec")
 }
+
+// TestSame: the signatures from the shared table and beyond it.
+func TestSame(t *testing.T) {
+	assert.Equal(t, Sig{In: []int{2, 2, 2}, Out: 2}, Mats(3))
+	assert.Equal(t, Sig{In: []int{1}, Out: 1}, Same(1, 1))
+	assert.Equal(t, Sig{In: []int{3, 3, 3, 3, 3, 3, 3, 3, 3}, Out: 3}, Same(3, 9))
+	assert.Equal(t, Sig{In: []int{7, 7}, Out: 7}, Same(7, 2))
+	assert.Empty(t, Mats(0).In)
+}
