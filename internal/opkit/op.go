@@ -330,6 +330,7 @@ func (o *Op[P]) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, err
 	}
 	ds := make([]*tensor.Dense, len(inputs))
 	sh := make([]tensor.Shape, len(inputs))
+	dims := make([]int, 2*len(inputs)) // the matrix inputs' shapes
 	var dt tensor.Dtype
 	for k, v := range inputs {
 		if v == nil {
@@ -360,7 +361,8 @@ func (o *Op[P]) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, err
 			if err != nil {
 				return nil, fmt.Errorf("%v: input %d: %w: %w", o, k, ErrInput, err)
 			}
-			sh[k] = tensor.Shape{r, c}
+			dims[2*k], dims[2*k+1] = r, c
+			sh[k] = dims[2*k : 2*k+2 : 2*k+2]
 		} else {
 			if len(d.Shape()) != sig.In[k] {
 				return nil, fmt.Errorf("%v: input %d shape %v, want %d dimensions: %w", o, k, d.Shape(), sig.In[k], ErrInput)
