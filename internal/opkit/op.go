@@ -31,12 +31,13 @@ type Spec[P any] struct {
 	// begin with it. Nil: ID.
 	Name func(p P) string
 	// Sig returns the number of dimensions of each input and of the
-	// output (0 for a scalar); its length of In is the op's arity.
+	// output (0 for a scalar); the length of In is the op's arity.
 	Sig func(p P) Sig
 	// Shape returns the output shape from the input shapes, or an error
 	// for inputs the op cannot take. It receives exactly Arity shapes,
 	// each with the number of dimensions Sig gives (in Do, a matrix input
-	// held as a vector of n elements is n × 1, as Shape2 reads it).
+	// held as a vector of n elements is n × 1, as Shape2 reads it). It
+	// may return one of them but must not keep or change them.
 	Shape func(p P, in []tensor.Shape) (tensor.Shape, error)
 	// Hash writes every field of p that changes the op's result (gorgonia
 	// merges two nodes whose ops hash alike and whose inputs are the
