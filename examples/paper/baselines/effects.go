@@ -87,7 +87,7 @@ func seedsWord(n int) string {
 // effectTable writes the rows as the table "effect net of the backbone".
 func effectTable(w io.Writer, o *options, rows []paired.Row, note string) {
 	fmt.Fprintf(w, "\nEffect net of the backbone: each method minus the plain %s run of the same split and seed (FMP and the thresholds post-process that run; FairGNN, NIFTY and FairVGNN build their encoder on the same kind; a pre-processing method trains it on its data), test points, mean over %s; [95%% paired bootstrap interval]: the test nodes resampled within each group, the same nodes for both runs and every seed, %d resamples (symmetric interval). Resolved (bold): the interval excludes 0. FMP's decomposition, on its trained backbone: propagation alone (λf 0 at the λs chosen) minus plain, and the fairness step (the λf chosen) minus propagation alone.\n\n",
-		o.backbone, seedsWord(o.seeds), metrics.DefaultBootstrapConfig().Resamples)
+		o.st.Backbone, seedsWord(o.seeds), metrics.DefaultBootstrapConfig().Resamples)
 	paired.WriteTable(w, rows)
 	if slices.Contains(o.methods, methodThresholds) {
 		fmt.Fprintln(w, "\nThe thresholds' AUC is that of their decisions (their probabilities are 0 or 1), not of a score: its fall says they rank nodes by decision alone.")

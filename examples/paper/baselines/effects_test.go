@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/internal/paired"
+	"github.com/fairmp/fairmp/internal/protocol"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,7 +74,7 @@ func TestEffectsWithoutPropagationRun(t *testing.T) {
 		p1[i] = 0.2 + 0.6*float64(p.ds.Labels[i])
 	}
 	pr := probsOf(p1)
-	o := &options{methods: []string{"plain", "fmp"}, backbone: "gcn", seeds: 1}
+	o := &options{methods: []string{"plain", "fmp"}, st: protocol.Settings{Backbone: "gcn"}, seeds: 1}
 	rows, note, err := effects(o, p, [][]outcome{{{method: "plain", probs: pr}, {method: "fmp", probs: pr}}})
 	require.NoError(t, err)
 	require.Len(t, rows, 1)
@@ -101,10 +102,10 @@ func TestMethodWeightsFlag(t *testing.T) {
 	o, err := parseFlags([]string{"-methods", "regularizer", "-method-weights", "regularizer=0.5"}, &log)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"plain", "regularizer"}, o.methods)
-	assert.Contains(t, protocol(o), "-method-weights regularizer=0.5")
+	assert.Contains(t, runProtocol(o), "-method-weights regularizer=0.5")
 	o, err = parseFlags(nil, &log)
 	require.NoError(t, err)
-	assert.NotContains(t, protocol(o), "-method-weights", "runs saved before the flag still merge")
+	assert.NotContains(t, runProtocol(o), "-method-weights", "runs saved before the flag still merge")
 }
 
 // TestSelectFlag: -select chooses the epoch every training keeps, is part
@@ -115,11 +116,11 @@ func TestSelectFlag(t *testing.T) {
 	o, err := parseFlags([]string{"-select", "auc"}, &log)
 	require.NoError(t, err)
 	assert.Equal(t, train.SelectValAUC, trainConfig(o).Select)
-	assert.Contains(t, protocol(o), "-select auc")
+	assert.Contains(t, runProtocol(o), "-select auc")
 	o, err = parseFlags(nil, &log)
 	require.NoError(t, err)
 	assert.Equal(t, train.SelectBestVal, trainConfig(o).Select)
-	assert.NotContains(t, protocol(o), "-select", "runs saved before the flag still merge")
+	assert.NotContains(t, runProtocol(o), "-select", "runs saved before the flag still merge")
 	_, err = parseFlags([]string{"-select", "f1"}, &log)
 	assert.ErrorContains(t, err, `-select: selection "f1", want one of acc, auc, loss, last`)
 }
