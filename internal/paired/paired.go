@@ -35,6 +35,15 @@ var (
 	Keys   = [NumMeasures]string{"accuracy", "auc", "dp", "eo"}
 )
 
+// Rows of FMP's decomposition: FMP − backbone = (propagation −
+// backbone) + (fairness step), each on the same trained backbone:
+// propagation alone is FMP at the λs chosen with λf 0, the fairness step
+// the chosen λf against it.
+const (
+	RowPropagation = "fmp: propagation (λf 0)"
+	RowFairStep    = "fmp: fairness step"
+)
+
 // Row is one row of an effect table: the seed mean of Method − Against
 // on each measure, with its paired bootstrap interval (fractions;
 // Undefined where the measure is undefined for some run).

@@ -6,7 +6,8 @@
 // -include-sens, -no-scale and -train-labels. A command reads its flags
 // into a [Settings], and -protocol NAME fills every one of them the
 // command line did not give from the preset ([Lookup], [Preset.For],
-// [Apply]): explicit flags override the preset. [Help] lists the presets
+// [Apply]): explicit flags override the preset. [LoadPreset] loads a
+// data set scaled or not (-no-scale). [Help] lists the presets
 // and what each sets, [Settings.Flags] records a run's protocol, and
 // [Settings.Configure] builds the backbone's configuration.
 //
@@ -25,6 +26,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 )
@@ -345,4 +347,19 @@ func CapTrain(train, labels []int, n int) []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// LoadPreset loads a preset data set (datasets.Presets) as datasets.Load
+// does, with its own scaling (min-max to [−1, 1]; pokec_z's and
+// pokec_n's none), or unscaled (scale false: -no-scale).
+func LoadPreset(dir, name string, opts datasets.Options, scale bool) (*datasets.Dataset, error) {
+	if c, err := datasets.FairGNNPreset(name); err == nil {
+		c.Options, c.MinMaxScale = opts, c.MinMaxScale && scale
+		return datasets.LoadFairGNN(dir, c)
+	}
+	if c, err := datasets.NIFTYPreset(name); err == nil {
+		c.Options, c.MinMaxScale = opts, c.MinMaxScale && scale
+		return datasets.LoadNIFTY(dir, c)
+	}
+	return datasets.Load(dir, name, opts)
 }

@@ -10,13 +10,6 @@ import (
 	"github.com/fairmp/fairmp/metrics"
 )
 
-// Rows of FMP's decomposition: FMP − plain = (propagation − plain) +
-// (fairness step), each on the same trained backbone.
-const (
-	rowPropagation = "fmp: propagation (λf 0)"
-	rowFairStep    = "fmp: fairness step"
-)
-
 // effects returns the effect table's rows: every method of o but plain
 // against the plain run of the same seed (the backbone it
 // post-processes, or of the kind its encoder is built on, or trained on
@@ -61,7 +54,7 @@ func effects(o *options, p *problem, all [][]outcome) ([]paired.Row, string, err
 			runs = append(runs, outs[k].prop)
 		}
 		if prop != nil {
-			rows = append(rows, paired.Row{Method: rowPropagation, Against: methodPlain}, paired.Row{Method: rowFairStep, Against: rowPropagation})
+			rows = append(rows, paired.Row{Method: paired.RowPropagation, Against: methodPlain}, paired.Row{Method: paired.RowFairStep, Against: paired.RowPropagation})
 			pairs = append(pairs, paired.Pairing{A: prop, B: idx[plain]}, paired.Pairing{A: idx[k], B: prop})
 		}
 	}

@@ -49,8 +49,8 @@ func TestEffectTable(t *testing.T) {
 		assert.Len(t, strings.Split(r, " | "), 7, r)
 	}
 	assert.True(t, strings.HasPrefix(rows[1], "| fmp | plain | "), rows[1])
-	assert.True(t, strings.HasPrefix(rows[2], "| "+rowPropagation+" | plain | "), rows[2])
-	assert.True(t, strings.HasPrefix(rows[3], "| "+rowFairStep+" | "+rowPropagation+" | "), rows[3])
+	assert.True(t, strings.HasPrefix(rows[2], "| "+paired.RowPropagation+" | plain | "), rows[2])
+	assert.True(t, strings.HasPrefix(rows[3], "| "+paired.RowFairStep+" | "+paired.RowPropagation+" | "), rows[3])
 	assert.True(t, strings.HasPrefix(rows[4], "| thresholds | plain | "), rows[4])
 	zero := "+0.00 [+0.00, +0.00]"
 	assert.Equal(t, "| regularizer | plain | "+strings.Repeat(zero+" | ", 4)+"none |", rows[5])

@@ -315,7 +315,7 @@ func load(o *options) (*problem, error) {
 	}
 	opts := datasets.DefaultOptions()
 	opts.IncludeSens = o.st.IncludeSens
-	ds, err := loadPreset(o.data, o.dataset, opts, !o.st.NoScale)
+	ds, err := protocol.LoadPreset(o.data, o.dataset, opts, !o.st.NoScale)
 	if err != nil {
 		return nil, err
 	}
@@ -1034,19 +1034,4 @@ func fromPreset(o *options, flag string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (-protocol %s sets -%s; give -%s with another value to override it)", o.protocolName, flag, flag)
-}
-
-// loadPreset loads a preset data set as datasets.Load does, with its
-// own scaling (min-max to [−1, 1], none for pokec_z and pokec_n) or
-// unscaled (scale false: -no-scale).
-func loadPreset(dir, name string, opts datasets.Options, scale bool) (*datasets.Dataset, error) {
-	if c, err := datasets.FairGNNPreset(name); err == nil {
-		c.Options, c.MinMaxScale = opts, c.MinMaxScale && scale
-		return datasets.LoadFairGNN(dir, c)
-	}
-	if c, err := datasets.NIFTYPreset(name); err == nil {
-		c.Options, c.MinMaxScale = opts, c.MinMaxScale && scale
-		return datasets.LoadNIFTY(dir, c)
-	}
-	return datasets.Load(dir, name, opts)
 }
