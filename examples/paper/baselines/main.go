@@ -9,12 +9,17 @@
 // sees, as the share of other nodes with a known group falls.
 //
 // Beside the table of means it prints each method's effect net of its
-// backbone (effects.go): the method minus the plain run of the same
+// backbone (effects.go, with package internal/paired): the method minus the plain run of the same
 // backbone kind, split and seed, on accuracy, AUC, ΔDP and ΔEO, averaged
 // over seeds, with a paired bootstrap interval (both runs on the same
 // resampled test nodes), resolved only where the interval excludes 0;
 // FMP's row is split into propagation alone (λf 0) and the fairness
 // step. The plain run is therefore always among -methods.
+//
+// -protocol NAME sets the flags of a reference repository's training
+// protocol that are not given (the table is package internal/protocol's;
+// -h lists it), and the table's Protocol line and the run CSV record
+// the protocol a run used.
 //
 // See README.md beside this file for the questions, the commands and the
 // results.
