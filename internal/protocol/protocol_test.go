@@ -2,8 +2,10 @@ package protocol
 
 import (
 	"math"
+	"os"
 	"testing"
 
+	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
@@ -101,4 +103,29 @@ func TestCapTrain(t *testing.T) {
 	// A class with fewer than n/2 nodes gives all it has.
 	got = CapTrain(train, labels, 10)
 	assert.Len(t, got, 8)
+}
+
+// LoadPreset scales as datasets.Load does, or not: NBA's features lie in
+// [−1, 1] scaled and beyond unscaled.
+func TestLoadPresetScaling(t *testing.T) {
+	dir := os.Getenv("FAIRMP_DATA")
+	if dir == "" {
+		t.Skip("FAIRMP_DATA is not set")
+	}
+	maxAbs := func(scale bool) float64 {
+		ds, err := LoadPreset(dir, "nba", datasets.DefaultOptions(), scale)
+		require.NoError(t, err)
+		m := 0.0
+		for _, v := range ds.Features {
+			m = max(m, math.Abs(v))
+		}
+		return m
+	}
+	assert.LessOrEqual(t, maxAbs(true), 1.0)
+	assert.Greater(t, maxAbs(false), 1.0)
+	want, err := datasets.Load(dir, "nba", datasets.DefaultOptions())
+	require.NoError(t, err)
+	got, err := LoadPreset(dir, "nba", datasets.DefaultOptions(), true)
+	require.NoError(t, err)
+	assert.Equal(t, want.Features, got.Features, "scaled is datasets.Load's")
 }
