@@ -143,6 +143,7 @@ var presets = []Preset{
 		Differs: []string{
 			"the repository keeps the epoch of lowest validation ΔDP + ΔEO among those above a validation accuracy and AUC set per data set (--acc, --roc); fairmp offers no such selection: the preset keeps the highest validation AUC",
 			"on NBA the repository's validation nodes are its test nodes (test_idx=True); fairmp keeps the data set's split",
+			"the repository draws its label_number training nodes without regard to class; -train-labels draws half of each class",
 			"fairmp's GCN ends in a convolution to the classes where the repository's body ends in a convolution to 128 and a Linear head (one linear map after another: the same function class)",
 		},
 	},
