@@ -179,6 +179,8 @@ func TestProtocolFlag(t *testing.T) {
 	assert.Nil(t, o.settings(o.kind).Overrides, "the preset's fields go with its own backbone")
 	assert.Equal(t, 15, o.train.SelectAfter)
 	assert.Equal(t, 1000, o.train.Epochs)
+	_, err = parseFlags(append(append([]string{}, base...), "-protocol", "nifty", "-backbone", "sgc"), &bytes.Buffer{})
+	assert.NoError(t, err, "the preset's -hidden and -dropout are not forced on a kind without them")
 
 	for _, c := range []struct {
 		args []string

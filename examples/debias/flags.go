@@ -577,8 +577,11 @@ func (o *options) applyProtocol(name string, set map[string]bool, backbone *stri
 	o.train.Epochs, o.train.Adam.LR, o.train.Adam.WeightDecay, o.dropout = s.Epochs, s.LR, s.WeightDecay, s.Dropout
 	*selection, o.train.SelectAfter = s.Select.Word(), s.SelectAfter
 	*includeSens, *noScale, o.trainLabels = s.IncludeSens, s.NoScale, s.TrainLabels
-	for _, f := range []string{"backbone", "hidden", "lr", "epochs"} {
+	for _, f := range []string{"backbone", "lr", "epochs"} {
 		set[f] = true
+	}
+	if k, err := layers.LookupKind(s.Backbone); err == nil && k.HasHidden() {
+		set["hidden"] = true // (-hidden of a kind without one is refused)
 	}
 	o.protocol = name
 	return nil

@@ -205,22 +205,24 @@ func Lookup(name string) (Preset, error) {
 }
 
 // Apply sets every field of s whose flag is not in given to p's value:
-// the flags given override the preset. The backbone's Overrides come
-// with the preset's backbone alone.
+// the flags given override the preset. The backbone's Overrides and its
+// dropout describe the preset's model: they come with the preset's
+// backbone alone (a -backbone given keeps its kind's own dropout unless
+// -dropout is given too).
 func Apply(s *Settings, p Settings, given map[string]bool) {
-	if !given[FlagBackbone] {
-		s.Backbone, s.Overrides = p.Backbone, maps.Clone(p.Overrides)
-	}
 	set := func(flag string, f func()) {
 		if !given[flag] {
 			f()
 		}
 	}
+	if !given[FlagBackbone] {
+		s.Backbone, s.Overrides = p.Backbone, maps.Clone(p.Overrides)
+		set(FlagDropout, func() { s.Dropout = p.Dropout })
+	}
 	set(FlagHidden, func() { s.Hidden = p.Hidden })
 	set(FlagEpochs, func() { s.Epochs = p.Epochs })
 	set(FlagLR, func() { s.LR = p.LR })
 	set(FlagWeightDecay, func() { s.WeightDecay = p.WeightDecay })
-	set(FlagDropout, func() { s.Dropout = p.Dropout })
 	set(FlagSelect, func() { s.Select, s.SelectAfter = p.Select, p.SelectAfter })
 	set(FlagIncludeSens, func() { s.IncludeSens = p.IncludeSens })
 	set(FlagNoScale, func() { s.NoScale = p.NoScale })

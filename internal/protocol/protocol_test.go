@@ -50,7 +50,8 @@ func TestApply(t *testing.T) {
 	Apply(&s, p.For("bail"), map[string]bool{"backbone": true})
 	assert.Equal(t, "gcn", s.Backbone)
 	assert.Nil(t, s.Overrides)
-	assert.Contains(t, s.Flags(), "-backbone gcn -hidden 16 -epochs 300 -lr 0.001 -weight-decay 1e-05 -dropout 0 -select loss -include-sens -train-labels 100")
+	assert.True(t, math.IsNaN(s.Dropout), "the preset's dropout is its model's")
+	assert.Contains(t, s.Flags(), "-backbone gcn -hidden 16 -epochs 300 -lr 0.001 -weight-decay 1e-05 -dropout the backbone's own -select loss -include-sens -train-labels 100")
 }
 
 // NIFTY's backbone is one GCN convolution and a linear head with the
