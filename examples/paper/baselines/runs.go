@@ -136,7 +136,7 @@ func loadRuns(o *options) ([][]outcome, error) {
 			path := runPath(o, m, s)
 			b, err := os.ReadFile(path)
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("-merge: no saved run of %s on seed %d (%s): run it first with the same -dataset, -backbone, -include-sens, -train-labels and -out, -methods %s -first-seed %d -seeds 1", m, s, path, m, s)
+				return nil, fmt.Errorf("-merge: no saved run of %s on seed %d (%s): run it first with the same -dataset, -backbone, -include-sens, -train-labels, -protocol and -out, -methods %s -first-seed %d -seeds 1", m, s, path, m, s)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("-merge: %w", err)
