@@ -167,7 +167,7 @@ Flags:
 		noScale   = fs.Bool(protocol.FlagNoScale, false, "keep the features as they are, each value within ±1.84e19 for -dtype float32 and ±1.34e154 for float64, whose squares are finite (default: min-max scale each to [-1, 1]; a preset's own scaling, pokec_z and pokec_n none)")
 		proto     = fs.String("protocol", "", "a reference repository's training protocol, which sets -backbone (and its fields), -hidden, -epochs, -lr, -weight-decay, -dropout, -select, -include-sens, -no-scale and -train-labels unless given, with no backbone search: "+strings.Join(protocol.Names(), ", ")+" (-h lists what each sets)")
 		dropout   = fs.String(protocol.FlagDropout, "", "dropout of the backbone, for a kind that has one (default: the kind's own, 0.5 for gcn; the search tries only kinds that have one)")
-		compare   = fs.String("compare", "", "comma-separated methods to compare with their backbone instead of one run: fmp, thresholds, "+strings.Join(compareTrained(), ", ")+" (each trained, or post-processing, the -backbone of the same seed; see above)")
+		compare   = fs.String("compare", "", "comma-separated methods to compare with their backbone instead of one run: fmp, thresholds, "+strings.Join(compareTrained(), ", ")+" (FMP and the thresholds post-process the backbone of the same seed, the others train the -backbone kind; with -seeds; see above)")
 		fracs     = fs.String("split-fractions", "0.5,0.25,0.25", "train,val,test fractions of the labelled nodes, when there is no split file or column")
 		seed      = fs.Int64("seed", 1, "seed of the model (initialisation, dropout) and of the random split")
 		hidden    = fs.Int("hidden", 64, "hidden width (GAT: heads × per-head width, 4 × 16 by default; SGC has none)")
