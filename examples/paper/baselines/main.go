@@ -313,6 +313,9 @@ func load(o *options) (*problem, error) {
 		if o.st.IncludeSens {
 			return nil, fmt.Errorf("-include-sens: the generated graph has no sensitive feature column%s", fromPreset(o, protocol.FlagIncludeSens))
 		}
+		if o.st.NoScale {
+			return nil, fmt.Errorf("-no-scale: the generated graph's features are generated as they are, never scaled; leave -no-scale out")
+		}
 		return &problem{ds: ds, sensCol: -1}, nil
 	}
 	if o.data == "" {

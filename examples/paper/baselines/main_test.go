@@ -270,6 +270,7 @@ func TestProtocolPreset(t *testing.T) {
 	assert.ErrorContains(t, run([]string{"-protocol", "pyg"}, io.Discard, io.Discard), `-protocol: protocol "pyg", want one of nifty, fairgnn, fairvgnn, edits, fmp`)
 	assert.ErrorContains(t, run([]string{"-backbone", "sgc", "-dropout", "0.2"}, io.Discard, io.Discard), "-dropout 0.2: the sgc backbone has no dropout")
 	assert.ErrorContains(t, run([]string{"-protocol", "nifty", "-n", "100"}, io.Discard, io.Discard), "-protocol nifty sets -include-sens")
+	assert.ErrorContains(t, run([]string{"-no-scale", "-n", "100"}, io.Discard, io.Discard), "-no-scale: the generated graph")
 
 	// The table and the CSV say which protocol ran.
 	dir := t.TempDir()
