@@ -208,3 +208,13 @@ func TestHelpProtocolAndCompare(t *testing.T) {
 		assert.Contains(t, stderr, s)
 	}
 }
+
+// -train-labels keeps that many training nodes, half of each class, for
+// every run.
+func TestTrainLabelsFlag(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tl")
+	code, stdout, stderr := runCmd("-dataset", "synthetic", "-synthetic-nodes", "200", "-epochs", "3", "-train-labels", "20", "-compare", "thresholds", "-seeds", "1", "-q", "-out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, ", 20 training nodes, ")
+	assert.Contains(t, stdout, "-train-labels 20")
+}
