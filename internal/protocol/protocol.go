@@ -122,14 +122,13 @@ var oneConvLinear = map[string]any{"layers": 1, "activation": identity, "mode": 
 var presets = []Preset{
 	{
 		Name: "nifty", Repository: "chirag126/nifty",
-		Model: "vanilla \"GCN\": one GCNConv (d → 16) then a Linear (16 → 1), no activation or dropout",
+		Model: "vanilla \"GCN\": one GCNConv (d → 16) then a Linear (16 → 1, Xavier-initialised), no activation or dropout",
 		Settings: Settings{Backbone: "jknet", Overrides: oneConvLinear, Hidden: 16, Epochs: 300, LR: 1e-3, WeightDecay: 1e-5,
 			Dropout: 0, Select: train.SelectValLoss, IncludeSens: true},
 		TrainLabels: map[string]int{"bail": 100, "credit": 6000, "german": 100},
-		Source:      "nifty_sota_gnn.py (arguments, training loop, lowest validation loss), models/gcn.py, utils.py (load_bail, load_credit, load_german: label_number, min-max scaling but the sensitive column)",
+		Source:      "nifty_sota_gnn.py (arguments, training loop, lowest validation loss), models/gcn.py (Xavier-uniform Linear, zero bias), utils.py (load_bail, load_credit, load_german: label_number, min-max scaling but the sensitive column)",
 		Differs: []string{
 			"the repository's head is one logit with BCE; fairmp's has two logits with cross-entropy (the same decision function, another parametrisation under Adam)",
-			"the repository initialises the Linear with PyTorch's default (Kaiming-uniform, a = √5); fairmp's JKNet head is Glorot-uniform",
 		},
 	},
 	{
