@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gorgonia.org/tensor"
@@ -16,6 +18,7 @@ import (
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
+	"github.com/fairmp/fairmp/internal/protocol"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
 
@@ -45,6 +48,20 @@ type options struct {
 	set      map[string]bool // the flags given
 	method   fairness.Method // -method of the in-training or architecture stage (nil: plain training), with -method-weight
 	pre      fairness.Pre    // -method naming a pre-processing method (nil: none)
+	// protocol is -protocol's preset name ("": none); overrides the
+	// fields of the backbone's configuration it fixes (with its own
+	// backbone alone), dropout -dropout (NaN: the backbone's own),
+	// trainLabels -train-labels (0: every training node) and noScale
+	// -no-scale.
+	protocol    string
+	overrides   map[string]any
+	dropout     float64
+	trainLabels int
+	noScale     bool
+	// compare lists -compare's methods (nil: no comparison), run on
+	// -seeds seeds from -seed.
+	compare []string
+	seeds   int
 	// degreeGroups, when > 0, makes the groups that many degree groups
 	// instead of the sensitive attribute (-degree-groups).
 	degreeGroups int
@@ -130,9 +147,15 @@ majority rate (everything written, the rows marked; 5 before 6 before 3).
 -out and -export never name an input's folder, its parents, or the
 current folder (symlinks and .. resolved).
 
+-compare METHODS trains the backbone and each method on -seeds seeds and
+writes each method's effect net of its backbone (method − backbone, paired
+bootstrap intervals) to stdout and -out (compare.md, compare.csv,
+compare_runs.csv) instead of the one-run outputs.
+
 Flags:
 `)
 		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\n-protocol presets (every flag they set can be given to override it):\n%s", protocol.Help())
 	}
 	def := datasets.DefaultFilesConfig()
 	tr := train.DefaultConfig()
@@ -141,7 +164,10 @@ Flags:
 		cats      = fs.String("categorical", "", "comma-separated columns of categories (text or numbers) to one-hot encode: a feature column per level, named column=level")
 		maxLevels = fs.Int("max-levels", def.MaxLevels, "most levels a -categorical column may have")
 		comma     = fs.String("comma", "", "node table delimiter: comma, tab, semicolon or pipe (default: tab for .tsv/.tab or a header with tabs, else comma)")
-		noScale   = fs.Bool("no-scale", false, "keep the features as they are, each value within ±1.84e19 for -dtype float32 and ±1.34e154 for float64, whose squares are finite (default: min-max scale each to [-1, 1])")
+		noScale   = fs.Bool(protocol.FlagNoScale, false, "keep the features as they are, each value within ±1.84e19 for -dtype float32 and ±1.34e154 for float64, whose squares are finite (default: min-max scale each to [-1, 1]; a preset's own scaling, pokec_z and pokec_n none)")
+		proto     = fs.String("protocol", "", "a reference repository's training protocol, which sets -backbone (and its fields), -hidden, -epochs, -lr, -weight-decay, -dropout, -select, -include-sens, -no-scale and -train-labels unless given, with no backbone search: "+strings.Join(protocol.Names(), ", ")+" (-h lists what each sets)")
+		dropout   = fs.String(protocol.FlagDropout, "", "dropout of the backbone, for a kind that has one (default: the kind's own, 0.5 for gcn; the search tries only kinds that have one)")
+		compare   = fs.String("compare", "", "comma-separated methods to compare with their backbone instead of one run: fmp, thresholds, "+strings.Join(compareTrained(), ", ")+" (FMP and the thresholds post-process the backbone of the same seed, the others train the -backbone kind; with -seeds; see above)")
 		fracs     = fs.String("split-fractions", "0.5,0.25,0.25", "train,val,test fractions of the labelled nodes, when there is no split file or column")
 		seed      = fs.Int64("seed", 1, "seed of the model (initialisation, dropout) and of the random split")
 		hidden    = fs.Int("hidden", 64, "hidden width (GAT: heads × per-head width, 4 × 16 by default; SGC has none)")
@@ -169,6 +195,8 @@ Flags:
 	fs.StringVar(&o.files.NodesFormat, "nodes-format", "", "node table format: csv or parquet (default: parquet for names ending in .parquet, else csv)")
 	fs.StringVar(&o.files.EdgesFormat, "edges-format", "", "edge list format: csv (text lines) or parquet (default: parquet for names ending in .parquet, else csv)")
 	fs.StringVar(&o.files.Split, "split", "", "split file {\"train\": [...], \"val\": [...], \"test\": [...]} of 0-based rows (optional)")
+	fs.IntVar(&o.trainLabels, protocol.FlagTrainLabels, 0, "keep this many of the split's training nodes, half of each class where it has them, drawn with seed 20 whatever -seed (the reference codes' label_number: NIFTY 100 on Bail, 6000 on Credit); 0 keeps them all")
+	fs.IntVar(&o.seeds, "seeds", 5, "with -compare: seeds -seed, -seed+1, ... each method and its backbone run on")
 	fs.IntVar(&o.degreeGroups, "degree-groups", 0, "make the groups N groups of nodes by degree (quantiles of the labelled nodes' degrees, nodes of one degree together; RawlsGCN's degree fairness) instead of the sensitive attribute, for FMP, the thresholds, every criterion and the intervals; -sens is still read (a feature with -include-sens); 0: the sensitive attribute")
 	fs.StringVar(&o.dataset, "dataset", "", "a preset instead of files: "+strings.Join(datasets.Presets, ", ")+", or synthetic (generated)")
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder of the presets' folders (default $FAIRMP_DATA)")
@@ -227,6 +255,20 @@ Flags:
 		set[f.Name] = true
 		o.flagsUsed = append(o.flagsUsed, [2]string{f.Name, f.Value.String()})
 	})
+	o.dropout = math.NaN()
+	if *dropout != "" {
+		v, err := strconv.ParseFloat(*dropout, 64)
+		if err != nil || !(v >= 0 && v < 1) {
+			return nil, badInput("-dropout %q, want a probability in [0, 1)", *dropout)
+		}
+		o.dropout = v
+	}
+	if *proto != "" {
+		if err := o.applyProtocol(*proto, set, backbone, hidden, selection, dataFlags, noScale); err != nil {
+			return nil, err
+		}
+	}
+	o.noScale = *noScale
 	if !set["backbone"] {
 		*backbone = defaultBackbone
 	}
@@ -245,6 +287,8 @@ Flags:
 	}
 	o.files.Options = def.Options
 	o.files.Options.MinGroupSize, o.files.Options.MergeSmallGroups = *minGroup, *merge
+	// A preset reads -include-sens too (the files' loader below as well).
+	o.files.Options.IncludeSens = *dataFlags
 	if files {
 		base := def
 		base.Options = o.files.Options
@@ -339,6 +383,9 @@ Flags:
 	if _, err := k.Configure(1, 2, o.model); err != nil {
 		return nil, badInput("-backbone %s -hidden %d: %v", k.Name(), *hidden, err)
 	}
+	if _, err := o.settings(k).Configure(1, 2, o.model); err != nil {
+		return nil, badInput("%v", err)
+	}
 	switch {
 	case o.train.Epochs < 1:
 		return nil, badInput("-epochs %d, want ≥ 1", o.train.Epochs)
@@ -400,7 +447,7 @@ Flags:
 	}
 	if o.modelFile != "" {
 		var training []string
-		for _, f := range []string{"backbone", "search-budget", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
+		for _, f := range []string{"backbone", "search-budget", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "dropout", "train-labels", "lambda-f", "lambda-s", "k", "tau", "criterion", "bound", "max-acc-loss", "randomize", "objective"} {
 			if set[f] {
 				training = append(training, "-"+f)
 			}
@@ -410,6 +457,12 @@ Flags:
 		}
 	}
 	if err := o.scores.check(set); err != nil {
+		return nil, err
+	}
+	if o.trainLabels < 0 || o.trainLabels == 1 {
+		return nil, badInput("-train-labels %d, want 0 (all) or at least 2 (one of each class)", o.trainLabels)
+	}
+	if err := o.compareFlags(*compare, set, *hidden); err != nil {
 		return nil, err
 	}
 	if o.rule, err = cli.Rule(cli.RuleFlags{Criterion: *criterion, MaxAccLoss: *maxLoss, Bound: *bound, SetMaxAccLoss: set["max-acc-loss"], SetBound: set["bound"]}); err != nil {
@@ -502,4 +555,44 @@ func methodLabel(m fairness.Method) string {
 		return fmt.Sprintf("%s (weight %g)", m.Name(), w.Weight())
 	}
 	return m.Name()
+}
+
+// applyProtocol fills the flags not given (set) from the preset named
+// name (-protocol) on o's data set, and marks -backbone, -hidden, -lr and
+// -epochs given: the preset fixes them, so nothing is searched. The
+// flag variables are parseFlags' own.
+func (o *options) applyProtocol(name string, set map[string]bool, backbone *string, hidden *int, selection *string, includeSens, noScale *bool) error {
+	pr, err := protocol.Lookup(name)
+	if err != nil {
+		return badInput("-protocol: %v", err)
+	}
+	if o.modelFile != "" || o.scores.file != "" {
+		return badInput("-protocol %s is a training protocol, and -model and -scores train nothing; leave -protocol out", name)
+	}
+	sel, _ := train.ParseSelection(*selection) // a wrong word given is refused below
+	s := protocol.Settings{Backbone: *backbone, Hidden: *hidden, Epochs: o.train.Epochs, LR: o.train.Adam.LR, WeightDecay: o.train.Adam.WeightDecay,
+		Dropout: o.dropout, Select: sel, IncludeSens: *includeSens, NoScale: *noScale, TrainLabels: o.trainLabels}
+	protocol.Apply(&s, pr.For(o.dataset), set)
+	*backbone, o.overrides, *hidden = s.Backbone, s.Overrides, s.Hidden
+	o.train.Epochs, o.train.Adam.LR, o.train.Adam.WeightDecay, o.dropout = s.Epochs, s.LR, s.WeightDecay, s.Dropout
+	*selection, o.train.SelectAfter = s.Select.Word(), s.SelectAfter
+	*includeSens, *noScale, o.trainLabels = s.IncludeSens, s.NoScale, s.TrainLabels
+	for _, f := range []string{"backbone", "lr", "epochs"} {
+		set[f] = true
+	}
+	if k, err := layers.LookupKind(s.Backbone); err == nil && k.HasHidden() {
+		set["hidden"] = true // (-hidden of a kind without one is refused)
+	}
+	o.protocol = name
+	return nil
+}
+
+// settings returns the protocol's settings of kind k: its fields the
+// preset fixes (with the preset's own backbone alone) and -dropout.
+func (o *options) settings(k *layers.Kind) protocol.Settings {
+	s := protocol.Settings{Backbone: k.Name(), Hidden: o.model.Hidden, Dropout: o.dropout}
+	if o.protocol != "" && k.Name() == o.backbone {
+		s.Overrides = o.overrides
+	}
+	return s
 }

@@ -142,6 +142,22 @@
 //	// sign: write the model with the private key
 //	err = modelio.SaveWith(w, m, modelio.SaveConfig{Features: &schema, SigningKey: priv})
 //
+// -protocol NAME (nifty, fairgnn, fairvgnn, edits, fmp) sets the flags of
+// a reference repository's training protocol that are not given
+// (-backbone with the fields of its configuration the protocol fixes,
+// -hidden, -epochs, -lr, -weight-decay, -dropout, -select, -include-sens,
+// -no-scale, -train-labels); nothing is searched then. -h lists the
+// presets (package internal/protocol).
+//
+// -compare METHODS -seeds N replaces the one run: on each seed from
+// -seed it trains the backbone and runs each method (FMP and the
+// thresholds on that backbone, a trained method on the same kind, a
+// pre-processing method's backbone on its data), and writes the table of
+// method − backbone (accuracy, AUC, ΔDP, ΔEO; paired bootstrap
+// intervals, resolved where they exclude 0; FMP's decomposition as rows;
+// package internal/paired) to stdout and to -out as compare.md,
+// compare.csv and compare_runs.csv.
+//
 // The backbone: unless -backbone, -lr and -epochs are all given, the
 // ones left out are chosen on the validation nodes (gcn, sgc, mlp × lr
 // 0.01, 0.001, up to 1000 epochs with early stopping, within

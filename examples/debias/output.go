@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -62,6 +63,15 @@ func writeMetrics(path string, o *options, r *result) error {
 			"thresholds": map[string]any{"randomized": o.randomize, "objective": o.objective.String()},
 			"min_group":  o.files.Options.MinGroupSize, "merge_small_groups": o.files.Options.MergeSmallGroups, "degree_groups": o.degreeGroups,
 			"lambda_f": o.lambdaF, "lambda_s": o.lambdaS, "k": o.fmp.K, "tau": o.fmp.Temperature,
+		}
+		if o.protocol != "" {
+			doc["settings"].(map[string]any)["protocol"] = o.protocol
+		}
+		if o.trainLabels > 0 {
+			doc["settings"].(map[string]any)["train_labels"] = o.trainLabels
+		}
+		if !math.IsNaN(o.dropout) {
+			doc["settings"].(map[string]any)["dropout"] = o.dropout
 		}
 		scoreSettings(o, doc["settings"].(map[string]any))
 	}

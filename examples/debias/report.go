@@ -419,6 +419,9 @@ func buildReport(o *options, r *result, rates []methodRates, groupsSVG []byte) (
 	default:
 		d.Settings = append(d.Settings, [2]string{"backbone", fmt.Sprintf("%s (%s training), %d epochs, learning rate %g, hidden %d, %s, seed %d",
 			o.backbone, methodName(o), o.train.Epochs, o.train.Adam.LR, o.model.Hidden, o.model.Dtype, o.model.Seed)})
+		if o.protocol != "" {
+			d.Settings = append(d.Settings, [2]string{"protocol", o.protocolLine()})
+		}
 		if s := r.search; s != nil {
 			c := s.Chosen
 			d.Settings = append(d.Settings, [2]string{"backbone search", fmt.Sprintf("chose %s at lr %g (validation accuracy %.2f%% at epoch %d; the more frequent class scores %.2f%%) among %d tried: %s",

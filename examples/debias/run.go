@@ -18,6 +18,7 @@ import (
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/protocol"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
@@ -333,7 +334,7 @@ func loadData(o *options) (*datasets.Dataset, error) {
 		c.N = o.synthN
 		ds, err = datasets.Synthetic(c)
 	case o.dataset != "":
-		ds, err = datasets.Load(o.data, o.dataset, o.files.Options)
+		ds, err = protocol.LoadPreset(o.data, o.dataset, o.files.Options, !o.noScale)
 	default:
 		ds, err = datasets.LoadFiles(o.files)
 	}
@@ -523,6 +524,12 @@ func execute(o *options, stdout, stderr io.Writer) (err error) {
 		if err := checkSplitGroups(ds); err != nil {
 			return err
 		}
+	}
+	if o.trainLabels > 0 {
+		ds.Split.Train = protocol.CapTrain(ds.Split.Train, ds.Labels, o.trainLabels)
+	}
+	if o.compare != nil {
+		return runCompare(od, o, ds, stdout, stderr)
 	}
 	var r *result
 	if o.scores.file != "" {

@@ -30,7 +30,7 @@ type scoresOptions struct {
 }
 
 // scoreFlags are the flags that train a backbone, which -scores replaces.
-var scoreFlags = []string{"backbone", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "model"}
+var scoreFlags = []string{"backbone", "method", "method-weight", "hidden", "dtype", "epochs", "lr", "weight-decay", "dropout", "train-labels", "model"}
 
 // checkScores checks the -scores flags against the others.
 func (s scoresOptions) check(set map[string]bool) error {

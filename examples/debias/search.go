@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/protocol"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
@@ -85,6 +86,11 @@ func newSearchPlan(set map[string]bool, k *layers.Kind, lr float64, epochs, hidd
 			}
 			if set["hidden"] && !sk.HasHidden() {
 				continue // -hidden asks for a hidden layer
+			}
+			if set["dropout"] {
+				if _, err := (protocol.Settings{Backbone: name, Dropout: 0}).Configure(1, 2, layers.DefaultOptions()); err != nil {
+					continue // -dropout asks for a kind with dropout
+				}
 			}
 			p.kinds = append(p.kinds, sk)
 		}
@@ -254,9 +260,11 @@ func trainOne(o *options, ds *datasets.Dataset, k *layers.Kind, lr float64, p se
 	if k.HasHidden() {
 		opts.Hidden = p.hidden
 	}
-	cfg, err := k.Configure(ds.NumFeatures, ds.NumClasses(), opts)
+	st := o.settings(k)
+	st.Hidden = opts.Hidden
+	cfg, err := st.Configure(ds.NumFeatures, ds.NumClasses(), opts)
 	if err != nil {
-		return nil, c, inputError{fmt.Errorf("-backbone %s: %w", k.Name(), err)}
+		return nil, c, inputError{err}
 	}
 	tc := o.train
 	tc.Adam.LR, tc.Epochs, tc.Patience = lr, p.epochs, patienceAt(p.patience, lr, p.epochs)

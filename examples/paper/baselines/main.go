@@ -9,12 +9,17 @@
 // sees, as the share of other nodes with a known group falls.
 //
 // Beside the table of means it prints each method's effect net of its
-// backbone (effects.go): the method minus the plain run of the same
+// backbone (effects.go, with package internal/paired): the method minus the plain run of the same
 // backbone kind, split and seed, on accuracy, AUC, ΔDP and ΔEO, averaged
 // over seeds, with a paired bootstrap interval (both runs on the same
 // resampled test nodes), resolved only where the interval excludes 0;
 // FMP's row is split into propagation alone (λf 0) and the fairness
 // step. The plain run is therefore always among -methods.
+//
+// -protocol NAME sets the flags of a reference repository's training
+// protocol that are not given (the table is package internal/protocol's;
+// -h lists it), and the table's Protocol line and the run CSV record
+// the protocol a run used.
 //
 // See README.md beside this file for the questions, the commands and the
 // results.
@@ -24,6 +29,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +47,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
+	"github.com/fairmp/fairmp/internal/protocol"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/fairness"
@@ -56,7 +63,9 @@ import (
 
 func main() {
 	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); errors.Is(err, flag.ErrHelp) {
+		return
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "baselines:", err)
 		os.Exit(2)
 	}
@@ -82,45 +91,58 @@ const (
 )
 
 type options struct {
-	data, dataset, backbone, out string
-	methods                      []string
-	seeds                        int
-	firstSeed                    int64
-	epochs, hidden, synthN       int
-	includeSens                  bool
-	known                        []float64
-	knownNodes                   []int
-	trainLabels                  int
-	saveSplit                    string
-	fairgnnAlpha, fairgnnBeta    float64
-	fairgnnHidden                int
-	estEpochs                    int
-	curveFMP                     fmp.Config
-	merge                        bool
-	editsThreshold               float64
-	weights                      map[string]float64 // -method-weights
-	selection                    train.Selection    // -select
+	data, dataset, out string
+	methods            []string
+	seeds              int
+	firstSeed          int64
+	synthN             int
+	// st is the training protocol: -backbone, -hidden, -epochs, -lr,
+	// -weight-decay, -dropout, -select, -include-sens, -no-scale and
+	// -train-labels, filled from -protocol's preset where not given.
+	st                        protocol.Settings
+	protocolName              string // -protocol ("": none)
+	known                     []float64
+	knownNodes                []int
+	saveSplit                 string
+	fairgnnAlpha, fairgnnBeta float64
+	fairgnnHidden             int
+	estEpochs                 int
+	curveFMP                  fmp.Config
+	merge                     bool
+	editsThreshold            float64
+	weights                   map[string]float64 // -method-weights
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("baselines", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "baselines compares FMP with the fair GNNs users compare it with, on one data set and one protocol (see README.md).\n\nFlags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\n-protocol presets (every flag they set can be given to override it):\n%s", protocol.Help())
+	}
 	o := &options{}
+	tr := train.DefaultConfig()
 	fs.StringVar(&o.data, "data", os.Getenv("FAIRMP_DATA"), "folder holding the data sets (default $FAIRMP_DATA)")
 	fs.StringVar(&o.dataset, "dataset", "synthetic", `"synthetic" (generated, -n nodes) or a datasets preset ("nba", "bail", "credit", ...)`)
 	fs.IntVar(&o.synthN, "n", 2000, "nodes of the generated graph")
-	fs.StringVar(&o.backbone, "backbone", "gcn", "backbone kind: "+strings.Join(layers.BackboneNames(), ", "))
+	fs.StringVar(&o.protocolName, "protocol", "", "a reference repository's training protocol, which sets the flags below it names unless given: "+strings.Join(protocol.Names(), ", ")+" (-h lists what each sets)")
+	fs.StringVar(&o.st.Backbone, protocol.FlagBackbone, "gcn", "backbone kind: "+strings.Join(layers.BackboneNames(), ", "))
 	all := append(append([]string{methodPlain, methodFMP, methodThresholds}, trainedMethods()...), fairness.Names(fairness.StagePre)...)
 	methods := fs.String("methods", "plain,fmp,thresholds,fairgnn,nifty", "comma-separated methods: "+strings.Join(all, ", "))
 	fs.IntVar(&o.seeds, "seeds", 5, "seeds per method")
 	fs.Int64Var(&o.firstSeed, "first-seed", 1, "first seed")
 	fs.Float64Var(&o.editsThreshold, "edits-threshold", preprocess.DefaultEDITSConfig().Threshold, "EDITS' threshold factor r: an edge whose weight changed by more than r times the largest change is removed or added (the authors' GCN values: 0.012 Bail, 0.02 Credit, 0.25 German)")
-	fs.IntVar(&o.epochs, "epochs", 300, "training epochs")
-	fs.IntVar(&o.hidden, "hidden", 64, "hidden width of the backbone")
-	fs.BoolVar(&o.includeSens, "include-sens", false, "keep the sensitive attribute among the features (NIFTY's protocol; counterfactual unfairness is then about the features)")
+	fs.IntVar(&o.st.Epochs, protocol.FlagEpochs, 300, "training epochs")
+	fs.IntVar(&o.st.Hidden, protocol.FlagHidden, 64, "hidden width of the backbone")
+	fs.Float64Var(&o.st.LR, protocol.FlagLR, tr.Adam.LR, "Adam learning rate")
+	fs.Float64Var(&o.st.WeightDecay, protocol.FlagWeightDecay, tr.Adam.WeightDecay, "Adam weight decay")
+	dropout := fs.String(protocol.FlagDropout, "", "dropout of the backbone, for a kind that has one (default: the kind's own, 0.5 for gcn)")
+	fs.BoolVar(&o.st.NoScale, protocol.FlagNoScale, false, "leave the features unscaled (default: the preset's own scaling: every feature column min-max scaled to [-1, 1] over all nodes, pokec_z's and pokec_n's left as they are; a sensitive column kept with -include-sens is never scaled)")
+	fs.BoolVar(&o.st.IncludeSens, protocol.FlagIncludeSens, false, "keep the sensitive attribute among the features (NIFTY's protocol; counterfactual unfairness is then about the features)")
 	known := fs.String("known", "", "comma-separated shares of non-test nodes whose group is known (e.g. 1,0.3,0.1,0.01): draw the missing-attribute curve instead of the table")
 	knownNodes := fs.String("known-nodes", "", "comma-separated numbers of non-test nodes whose group is known (FairGNN's NBA protocol: 50), instead of -known's shares")
-	fs.IntVar(&o.trainLabels, "train-labels", 0, "keep this many of the split's training nodes, half of each class where it has them, drawn with seed 20 for every run (the reference code's label_number: NIFTY 100 on Bail, 6000 on Credit; FairGNN 100 on NBA); 0 keeps them all")
+	fs.IntVar(&o.st.TrainLabels, protocol.FlagTrainLabels, 0, "keep this many of the split's training nodes, half of each class where it has them, drawn with seed 20 for every run (the reference code's label_number: NIFTY 100 on Bail, 6000 on Credit; FairGNN 100 on NBA); 0 keeps them all")
 	fs.Float64Var(&o.fairgnnAlpha, "fairgnn-alpha", fairtrain.DefaultFairGNNConfig().Alpha, "FairGNN's covariance weight α")
 	fs.Float64Var(&o.fairgnnBeta, "fairgnn-beta", fairtrain.DefaultFairGNNConfig().Beta, "FairGNN's adversary weight β")
 	fs.IntVar(&o.fairgnnHidden, "fairgnn-hidden", fairtrain.DefaultFairGNNConfig().Hidden, "FairGNN's representation width")
@@ -134,7 +156,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.saveSplit, "save-split", "", "write the split the runs use (after -train-labels) to this JSON file, {\"train\", \"val\", \"test\"} lists of 0-based rows, for another implementation to train on the same nodes")
 	// Paired effects (issue 56): every method is measured against the
 	// plain run of its backbone, which -methods then always includes.
-	sel := fs.String("select", "acc", "the epoch each training keeps, chosen on the validation nodes: "+strings.Join(train.SelectionWords(), ", ")+" (accuracy, AUC, loss, or the last epoch; the reference codes differ: NIFTY's and FairGNN's keep by validation AUC or loss, FMP's by accuracy)")
+	sel := fs.String(protocol.FlagSelect, "acc", "the epoch each training keeps, chosen on the validation nodes: "+strings.Join(train.SelectionWords(), ", ")+" (accuracy, AUC, loss, or the last epoch; the reference codes differ: NIFTY's and FairGNN's keep by validation AUC or loss, FMP's by accuracy)")
 	weights := fs.String("method-weights", "", "comma-separated NAME=W: the fairness weight of a method of -methods (regularizer, adversary, mixup: α; nifty: λ; ...; fairgnn's β is -fairgnn-beta); default: each method's own")
 	err := fs.Parse(args)
 	if err != nil {
@@ -170,16 +192,37 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		// Every method's effect is its difference from this run.
 		o.methods = append([]string{methodPlain}, o.methods...)
 	}
-	if o.selection, err = train.ParseSelection(*sel); err != nil {
+	if o.st.Select, err = train.ParseSelection(*sel); err != nil {
 		return nil, fmt.Errorf("-select: %w", err)
+	}
+	o.st.Dropout = math.NaN()
+	if *dropout != "" {
+		if o.st.Dropout, err = strconv.ParseFloat(*dropout, 64); err != nil || !(o.st.Dropout >= 0 && o.st.Dropout < 1) {
+			return nil, fmt.Errorf("-dropout %q, want a probability in [0, 1)", *dropout)
+		}
+	}
+	if o.protocolName != "" {
+		pr, err := protocol.Lookup(o.protocolName)
+		if err != nil {
+			return nil, fmt.Errorf("-protocol: %w", err)
+		}
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		protocol.Apply(&o.st, pr.For(o.dataset), given)
+	}
+	if !(o.st.LR > 0) || !(o.st.WeightDecay >= 0) {
+		return nil, fmt.Errorf("-lr %v, -weight-decay %v: want a learning rate > 0 and a decay >= 0", o.st.LR, o.st.WeightDecay)
 	}
 	if o.weights, err = parseWeights(*weights, o.methods); err != nil {
 		return nil, err
 	}
-	if k, err := layers.LookupKind(o.backbone); err != nil {
+	if k, err := layers.LookupKind(o.st.Backbone); err != nil {
 		return nil, fmt.Errorf("-backbone: %w", err)
 	} else if k.Wraps() || k.Composite() {
-		return nil, fmt.Errorf("-backbone %q, want one of %s", o.backbone, strings.Join(layers.BackboneNames(), ", "))
+		return nil, fmt.Errorf("-backbone %q, want one of %s", o.st.Backbone, strings.Join(layers.BackboneNames(), ", "))
+	}
+	if _, err := o.st.Configure(2, 2, layers.DefaultOptions()); err != nil {
+		return nil, err
 	}
 	if *known != "" {
 		ks, err := cli.ParseFloats(*known, 0)
@@ -205,11 +248,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			o.knownNodes = append(o.knownNodes, k)
 		}
 	}
-	if o.trainLabels < 0 || o.trainLabels == 1 {
-		return nil, fmt.Errorf("-train-labels %d: want 0 (all) or at least 2 (one of each class)", o.trainLabels)
+	if o.st.TrainLabels < 0 || o.st.TrainLabels == 1 {
+		return nil, fmt.Errorf("-train-labels %d: want 0 (all) or at least 2 (one of each class)", o.st.TrainLabels)
 	}
-	if o.seeds < 1 || o.epochs < 1 || o.hidden < 1 {
-		return nil, fmt.Errorf("-seeds %d, -epochs %d, -hidden %d: want all >= 1", o.seeds, o.epochs, o.hidden)
+	if o.seeds < 1 || o.st.Epochs < 1 || o.st.Hidden < 1 {
+		return nil, fmt.Errorf("-seeds %d, -epochs %d, -hidden %d: want all >= 1", o.seeds, o.st.Epochs, o.st.Hidden)
 	}
 	return o, nil
 }
@@ -267,8 +310,11 @@ func load(o *options) (*problem, error) {
 		if err != nil {
 			return nil, err
 		}
-		if o.includeSens {
-			return nil, fmt.Errorf("-include-sens: the generated graph has no sensitive feature column")
+		if o.st.IncludeSens {
+			return nil, fmt.Errorf("-include-sens: the generated graph has no sensitive feature column%s", fromPreset(o, protocol.FlagIncludeSens))
+		}
+		if o.st.NoScale {
+			return nil, fmt.Errorf("-no-scale: the generated graph's features are generated as they are, never scaled; leave -no-scale out")
 		}
 		return &problem{ds: ds, sensCol: -1}, nil
 	}
@@ -276,13 +322,13 @@ func load(o *options) (*problem, error) {
 		return nil, fmt.Errorf("no data folder: set -data or $FAIRMP_DATA")
 	}
 	opts := datasets.DefaultOptions()
-	opts.IncludeSens = o.includeSens
-	ds, err := datasets.Load(o.data, o.dataset, opts)
+	opts.IncludeSens = o.st.IncludeSens
+	ds, err := protocol.LoadPreset(o.data, o.dataset, opts, !o.st.NoScale)
 	if err != nil {
 		return nil, err
 	}
 	p := &problem{ds: ds, sensCol: -1}
-	if o.includeSens {
+	if o.st.IncludeSens {
 		col := sensColumn(o.dataset)
 		p.sensCol = slices.Index(ds.FeatureNames, col)
 		if p.sensCol < 0 {
@@ -290,27 +336,6 @@ func load(o *options) (*problem, error) {
 		}
 	}
 	return p, nil
-}
-
-// capTrain keeps n of the training nodes train: n/2 of each of the two
-// classes, or all of a class with fewer, drawn with the reference code's
-// split seed (20) whatever the run's seed, so that every run and method
-// trains on the same nodes (NIFTY's code: at most label_number/2 per
-// class; FairGNN's draws label_number nodes without regard to class).
-func capTrain(train, labels []int, n int) []int {
-	byClass := map[int][]int{}
-	for _, i := range train {
-		byClass[labels[i]] = append(byClass[labels[i]], i)
-	}
-	rng := rand.New(rand.NewSource(20))
-	var out []int
-	for _, c := range []int{0, 1} {
-		idx := byClass[c]
-		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
-		out = append(out, idx[:min(n/2, len(idx))]...)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // writeSplit writes sp as split.json does: 0-based rows per part.
@@ -344,18 +369,15 @@ func task(p *problem) (*train.Task, error) {
 	return &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: ds.NumClasses(), Phase: layers.NewPhase()}, nil
 }
 
-// backbone returns the backbone configuration of the protocol.
+// backbone returns the backbone configuration of the protocol (SGC with
+// K = 2).
 func backbone(o *options, p *problem, seed int64) (layers.Config, error) {
-	k, _ := layers.LookupKind(o.backbone)
-	opt := layers.Options{Dtype: tensor.Float64, Seed: seed}
-	if k.HasHidden() {
-		opt.Hidden = o.hidden
-	}
-	cfg, err := k.Configure(p.ds.NumFeatures, p.ds.NumClasses(), opt)
+	cfg, err := o.st.Configure(p.ds.NumFeatures, p.ds.NumClasses(), layers.Options{Dtype: tensor.Float64, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
-	if o.backbone == "sgc" {
+	if o.st.Backbone == "sgc" {
+		k, _ := layers.LookupKind(o.st.Backbone)
 		return k.Override(cfg, map[string]any{"k": 2})
 	}
 	return cfg, nil
@@ -395,7 +417,8 @@ type outcome struct {
 
 func trainConfig(o *options) train.Config {
 	tc := train.DefaultConfig()
-	tc.Epochs, tc.Select = o.epochs, o.selection
+	tc.Epochs, tc.Select, tc.SelectAfter = o.st.Epochs, o.st.Select, o.st.SelectAfter
+	tc.Adam.LR, tc.Adam.WeightDecay = o.st.LR, o.st.WeightDecay
 	return tc
 }
 
@@ -530,8 +553,8 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 		if oc.iv, err = metrics.Bootstrap(probs, ds.NumClasses(), ds.Labels, ds.Sens, ds.Split.Test, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig()); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Fprintf(log, "seed %d %-10s acc %6.2f ΔDP %6.2f ΔEO %6.2f CF %6.2f instab %6.2f %6.1fs %s\n", seed, name,
-			metrics.Percent(oc.report.Accuracy), metrics.Percent(oc.report.DemographicParity), metrics.Percent(oc.report.EqualOpportunity),
+		fmt.Fprintf(log, "seed %d %-10s acc %6.2f AUC %6.2f ΔDP %6.2f ΔEO %6.2f CF %6.2f instab %6.2f %6.1fs %s\n", seed, name,
+			metrics.Percent(oc.report.Accuracy), metrics.Percent(oc.report.AUC), metrics.Percent(oc.report.DemographicParity), metrics.Percent(oc.report.EqualOpportunity),
 			metrics.Percent(oc.stab.Unfairness.Point), metrics.Percent(oc.stab.Instability.Point), secs, setting)
 		outs = append(outs, oc)
 	}
@@ -550,7 +573,8 @@ func setup(p *problem, t *train.Task, sens []int) fairness.Setup {
 // table writes the methods' means over seeds.
 func table(w io.Writer, o *options, p *problem, all [][]outcome) error {
 	fmt.Fprintf(w, "%s, backbone %s, %d seeds (%d–%d), %d epochs, %d training nodes; test %%: accuracy, ΔDP, ΔEO with the 95%% bootstrap interval of the seed mean over the %d test nodes (metrics.BootstrapMean); counterfactual unfairness (CF) and instability: mean over seeds [mean of the runs' 95%% intervals]; seconds a run (FMP and thresholds: the plain run's training plus the post-processing)\n\n",
-		o.dataset, o.backbone, o.seeds, o.firstSeed, o.firstSeed+int64(o.seeds)-1, o.epochs, len(p.ds.Split.Train), len(p.ds.Split.Test))
+		o.dataset, o.st.Backbone, o.seeds, o.firstSeed, o.firstSeed+int64(o.seeds)-1, o.st.Epochs, len(p.ds.Split.Train), len(p.ds.Split.Test))
+	fmt.Fprintf(w, "Protocol: %s\n\n", protocolLine(o))
 	fmt.Fprintln(w, "| method | accuracy | ΔDP | ΔEO | CF unfairness | instability | s a run | settings chosen |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for k, name := range o.methods {
@@ -617,24 +641,39 @@ func trivialRuns(w io.Writer, o *options, all [][]outcome) error {
 }
 
 // csvHeader begins the run CSV: -out replaces only a file that begins
-// with it (cli.ReplaceFile).
-const csvHeader = "method,seed,accuracy,dp,eo,acc_lo,acc_hi,dp_lo,dp_hi,eo_lo,eo_hi,cf,cf_lo,cf_hi,instability,inst_lo,inst_hi,seconds,setting"
+// with csvMark, its columns before the protocol (cli.ReplaceFile), so
+// that a CSV written before the column is replaced too.
+const (
+	csvMark   = "method,seed,accuracy,dp,eo,acc_lo,acc_hi,dp_lo,dp_hi,eo_lo,eo_hi,cf,cf_lo,cf_hi,instability,inst_lo,inst_hi,seconds,setting"
+	csvHeader = csvMark + ",protocol"
+)
 
-// writeCSV writes one line per run, whole or not at all.
-func writeCSV(path string, all [][]outcome) error {
+// protocolLine says the run's protocol: -protocol's name, when given,
+// and the flags' values.
+func protocolLine(o *options) string {
+	if o.protocolName == "" {
+		return o.st.Flags()
+	}
+	return "-protocol " + o.protocolName + ": " + o.st.Flags()
+}
+
+// writeCSV writes one line per run, whole or not at all; the last
+// column is the protocol (protocolLine).
+func writeCSV(path string, o *options, all [][]outcome) error {
 	var f bytes.Buffer
 	fmt.Fprintln(&f, csvHeader)
+	proto := protocolLine(o)
 	for _, runs := range all {
 		for _, r := range runs {
-			fmt.Fprintf(&f, "%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%q\n", r.method, r.seed,
+			fmt.Fprintf(&f, "%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%q,%q\n", r.method, r.seed,
 				100*r.report.Accuracy, 100*r.report.DemographicParity, 100*r.report.EqualOpportunity,
 				100*r.iv.Accuracy.Lo, 100*r.iv.Accuracy.Hi, 100*r.iv.DemographicParity.Lo, 100*r.iv.DemographicParity.Hi,
 				100*r.iv.EqualOpportunity.Lo, 100*r.iv.EqualOpportunity.Hi,
 				100*r.stab.Unfairness.Point, 100*r.stab.Unfairness.Lo, 100*r.stab.Unfairness.Hi,
-				100*r.stab.Instability.Point, 100*r.stab.Instability.Lo, 100*r.stab.Instability.Hi, r.seconds, r.setting)
+				100*r.stab.Instability.Point, 100*r.stab.Instability.Lo, 100*r.stab.Instability.Hi, r.seconds, r.setting, proto)
 		}
 	}
-	return cli.ReplaceFile(path, f.Bytes(), []byte(csvHeader+"\n"))
+	return cli.ReplaceFile(path, f.Bytes(), []byte(csvMark))
 }
 
 // knownSens returns the attribute with the groups of the test nodes and
@@ -843,7 +882,7 @@ func softmax(z *tensor.Dense) []float64 {
 // curveTable writes the curve's means over seeds.
 func curveTable(w io.Writer, o *options, p *problem, pts []curvePoint) {
 	fmt.Fprintf(w, "%s, backbone %s, %d seeds, %d epochs, %d training nodes; FMP with λs %g, λf %g on the trained backbone's logits; FairGNN α %g, β %g: test %% (mean ± std over seeds) on the %d test nodes, whose groups no method sees; \"known\" is the share of the other nodes whose group the methods are given; est. acc: the estimator's accuracy on the test nodes' groups\n\n",
-		o.dataset, o.backbone, o.seeds, o.epochs, len(p.ds.Split.Train), o.curveFMP.LambdaS, o.curveFMP.LambdaF, o.fairgnnAlpha, o.fairgnnBeta, len(p.ds.Split.Test))
+		o.dataset, o.st.Backbone, o.seeds, o.st.Epochs, len(p.ds.Split.Train), o.curveFMP.LambdaS, o.curveFMP.LambdaF, o.fairgnnAlpha, o.fairgnnBeta, len(p.ds.Split.Test))
 	fmt.Fprintln(w, "| known | method | accuracy | ΔDP | ΔEO | est. acc |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	type key struct {
@@ -924,8 +963,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.trainLabels > 0 {
-		p.ds.Split.Train = capTrain(p.ds.Split.Train, p.ds.Labels, o.trainLabels)
+	if o.st.TrainLabels > 0 {
+		p.ds.Split.Train = protocol.CapTrain(p.ds.Split.Train, p.ds.Labels, o.st.TrainLabels)
 	}
 	if o.saveSplit != "" {
 		if err := writeSplit(o.saveSplit, p.ds.Split); err != nil {
@@ -982,7 +1021,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
-		if err := writeCSV(filepath.Join(o.out, runName(o)+"_runs.csv"), all); err != nil {
+		if err := writeCSV(filepath.Join(o.out, runName(o)+"_runs.csv"), o, all); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
 		if err := writeEffectsCSV(filepath.Join(o.out, runName(o)+"_effects.csv"), rows, len(all)); err != nil {
@@ -994,4 +1033,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	effectTable(stdout, o, rows, note)
 	return nil
+}
+
+// fromPreset says, for an error about flag, that -protocol set it, when
+// it did: " (-protocol nifty sets -include-sens; give -include-sens=false)".
+func fromPreset(o *options, flag string) string {
+	if o.protocolName == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (-protocol %s sets -%s; give -%s with another value to override it)", o.protocolName, flag, flag)
 }

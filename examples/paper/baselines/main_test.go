@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"math"
 	"os"
@@ -12,6 +13,9 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/cli"
+	"github.com/fairmp/fairmp/internal/protocol"
+	"github.com/fairmp/fairmp/layers"
+	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,23 +63,6 @@ func TestRealNBA(t *testing.T) {
 	assert.Contains(t, out.String(), "| nifty |")
 }
 
-func TestCapTrain(t *testing.T) {
-	labels := []int{0, 1, 0, 1, 0, 0, 0, 1, -1, 0}
-	train := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	got := capTrain(train, labels, 4)
-	require.Len(t, got, 4)
-	per := map[int]int{}
-	for _, i := range got {
-		assert.Contains(t, train, i)
-		per[labels[i]]++
-	}
-	assert.Equal(t, map[int]int{0: 2, 1: 2}, per, "half of each class")
-	assert.Equal(t, got, capTrain(train, labels, 4), "the same nodes on every call")
-	// A class with fewer than n/2 nodes gives all it has.
-	got = capTrain(train, labels, 10)
-	assert.Len(t, got, 8)
-}
-
 func TestProtocolFlags(t *testing.T) {
 	var out, log bytes.Buffer
 	require.NoError(t, run([]string{"-n", "200", "-seeds", "1", "-epochs", "5", "-methods", "plain", "-train-labels", "20"}, &out, &log))
@@ -90,7 +77,7 @@ func TestProtocolFlags(t *testing.T) {
 }
 
 func TestCurveTableWarnsOfAOneGroupEstimator(t *testing.T) {
-	o := &options{dataset: "d", backbone: "gcn", seeds: 1, epochs: 1}
+	o := &options{dataset: "d", st: protocol.Settings{Backbone: "gcn", Epochs: 1}, seeds: 1}
 	p, err := load(&options{dataset: "synthetic", synthN: 200})
 	require.NoError(t, err)
 	pts := []curvePoint{
@@ -242,4 +229,67 @@ func TestOutReplacesOnlyItsOwnFiles(t *testing.T) {
 	b, _ = os.ReadFile(gob)
 	assert.Equal(t, mine, b)
 	assert.ErrorContains(t, run(append(args, "-out", real, "-merge"), &out, &log), "is not a run saved by baselines -out")
+}
+
+// -protocol fills the flags not given from the preset, explicit flags
+// win, and the run's table and CSV record the protocol.
+func TestProtocolPreset(t *testing.T) {
+	var log bytes.Buffer
+	o, err := parseFlags([]string{"-protocol", "nifty", "-dataset", "bail", "-epochs", "7"}, &log)
+	require.NoError(t, err)
+	assert.Equal(t, "jknet", o.st.Backbone)
+	assert.Equal(t, 16, o.st.Hidden)
+	assert.Equal(t, 7, o.st.Epochs, "-epochs given")
+	assert.Equal(t, 100, o.st.TrainLabels)
+	assert.True(t, o.st.IncludeSens)
+	assert.Equal(t, train.SelectValLoss, trainConfig(o).Select)
+	assert.Equal(t, 1e-5, trainConfig(o).Adam.WeightDecay)
+	assert.Contains(t, runName(o), "_protocol-nifty")
+	assert.Contains(t, runProtocol(o), "-dropout 0")
+	cfg, err := backbone(o, &problem{ds: &datasets.Dataset{NumFeatures: 3, Labels: []int{0, 1}}}, 1)
+	require.NoError(t, err)
+	jk, ok := cfg.(layers.JKNetConfig)
+	require.True(t, ok, "%T", cfg)
+	assert.Equal(t, 1, jk.Layers)
+
+	o, err = parseFlags([]string{"-protocol", "fmp", "-lr", "0.01"}, &log)
+	require.NoError(t, err)
+	assert.Equal(t, "mlp", o.st.Backbone)
+	assert.Equal(t, 0.01, trainConfig(o).Adam.LR)
+	assert.Equal(t, train.SelectLast, trainConfig(o).Select)
+
+	for name, args := range map[string][]string{
+		"unknown":      {"-protocol", "pyg"},
+		"dropout":      {"-dropout", "1.5"},
+		"sgc dropout":  {"-backbone", "sgc", "-dropout", "0.2"},
+		"lr":           {"-lr", "0"},
+		"include-sens": {"-protocol", "nifty", "-n", "100"},
+	} {
+		assert.Error(t, run(args, io.Discard, io.Discard), name)
+	}
+	assert.ErrorContains(t, run([]string{"-protocol", "pyg"}, io.Discard, io.Discard), `-protocol: protocol "pyg", want one of nifty, fairgnn, fairvgnn, edits, fmp`)
+	assert.ErrorContains(t, run([]string{"-backbone", "sgc", "-dropout", "0.2"}, io.Discard, io.Discard), "-dropout 0.2: the sgc backbone has no dropout")
+	assert.ErrorContains(t, run([]string{"-protocol", "nifty", "-n", "100"}, io.Discard, io.Discard), "-protocol nifty sets -include-sens")
+	assert.ErrorContains(t, run([]string{"-no-scale", "-n", "100"}, io.Discard, io.Discard), "-no-scale: the generated graph")
+
+	// The table and the CSV say which protocol ran.
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"-n", "200", "-seeds", "1", "-methods", "plain", "-protocol", "fmp", "-epochs", "5", "-out", dir}, &out, &log))
+	assert.Contains(t, out.String(), "Protocol: -protocol fmp: -backbone mlp -hidden 64 -epochs 5 -lr 0.001 -weight-decay 0 -dropout 0 -select last")
+	b, err := os.ReadFile(filepath.Join(dir, "synthetic_mlp_protocol-fmp_runs.csv"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), csvHeader+"\n"), string(b))
+	assert.Contains(t, string(b), `"-protocol fmp: -backbone mlp`)
+}
+
+// -h lists every preset and what it sets.
+func TestHelpListsPresets(t *testing.T) {
+	var log bytes.Buffer
+	_, err := parseFlags([]string{"-h"}, &log)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	for _, n := range protocol.Names() {
+		assert.Contains(t, log.String(), "\n  "+n+" (")
+	}
+	assert.Contains(t, log.String(), "-protocol string")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,15 +39,33 @@ type savedRun struct {
 	PropProbs []float64
 }
 
-// protocol names the flags, beyond those in runName, that change a
+// runProtocol names the flags, beyond those in runName, that change a
 // run's outcome.
-func protocol(o *options) string {
+func runProtocol(o *options) string {
 	s := fmt.Sprintf("-n %d -epochs %d -hidden %d -edits-threshold %v -fairgnn-alpha %v -fairgnn-beta %v -fairgnn-hidden %d -estimator-epochs %d",
-		o.synthN, o.epochs, o.hidden, o.editsThreshold, o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs)
-	if o.selection != train.SelectBestVal {
+		o.synthN, o.st.Epochs, o.st.Hidden, o.editsThreshold, o.fairgnnAlpha, o.fairgnnBeta, o.fairgnnHidden, o.estEpochs)
+	if o.st.Select != train.SelectBestVal {
 		// Only when not the default, so that runs saved before the flag
 		// still merge.
-		s += " -select " + o.selection.Word()
+		s += " -select " + o.st.Select.Word()
+	}
+	// The flags below, only when not their default, so that runs saved
+	// before them still merge.
+	tr := train.DefaultConfig()
+	if o.st.LR != tr.Adam.LR || o.st.WeightDecay != tr.Adam.WeightDecay {
+		s += fmt.Sprintf(" -lr %v -weight-decay %v", o.st.LR, o.st.WeightDecay)
+	}
+	if !math.IsNaN(o.st.Dropout) {
+		s += fmt.Sprintf(" -dropout %v", o.st.Dropout)
+	}
+	if o.st.SelectAfter > 0 {
+		s += fmt.Sprintf(" (selected after epoch %d)", o.st.SelectAfter)
+	}
+	if o.st.NoScale {
+		s += " -no-scale"
+	}
+	if len(o.st.Overrides) > 0 {
+		s += " " + o.st.Flags() // the backbone's fields a preset fixes
 	}
 	if len(o.weights) > 0 {
 		// Only when given, so that runs saved before the flag still merge.
@@ -63,12 +82,15 @@ func protocol(o *options) string {
 
 // runName is the stem of -out's files for o's data set and protocol.
 func runName(o *options) string {
-	name := o.dataset + "_" + o.backbone
-	if o.includeSens {
+	name := o.dataset + "_" + o.st.Backbone
+	if o.st.IncludeSens {
 		name += "_with_sens"
 	}
-	if o.trainLabels > 0 {
-		name += fmt.Sprintf("_train%d", o.trainLabels)
+	if o.st.TrainLabels > 0 {
+		name += fmt.Sprintf("_train%d", o.st.TrainLabels)
+	}
+	if o.protocolName != "" {
+		name += "_protocol-" + o.protocolName
 	}
 	return name
 }
@@ -94,7 +116,7 @@ func saveRuns(o *options, outs []outcome) error {
 		}
 		var b bytes.Buffer
 		b.Write(runMagic)
-		if err := gob.NewEncoder(&b).Encode(savedRun{protocol(o), r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting, r.prop}); err != nil {
+		if err := gob.NewEncoder(&b).Encode(savedRun{runProtocol(o), r.method, r.seed, r.probs, r.report, r.iv, r.stab, r.seconds, r.setting, r.prop}); err != nil {
 			return fmt.Errorf("%s seed %d: %w", r.method, r.seed, err)
 		}
 		if err := cli.ReplaceFile(path, b.Bytes(), runMagic); err != nil {
@@ -114,7 +136,7 @@ func loadRuns(o *options) ([][]outcome, error) {
 			path := runPath(o, m, s)
 			b, err := os.ReadFile(path)
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("-merge: no saved run of %s on seed %d (%s): run it first with the same -dataset, -backbone, -include-sens, -train-labels and -out, -methods %s -first-seed %d -seeds 1", m, s, path, m, s)
+				return nil, fmt.Errorf("-merge: no saved run of %s on seed %d (%s): run it first with the same -dataset, -backbone, -include-sens, -train-labels, -protocol and -out, -methods %s -first-seed %d -seeds 1", m, s, path, m, s)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("-merge: %w", err)
@@ -126,8 +148,8 @@ func loadRuns(o *options) ([][]outcome, error) {
 			if err := gob.NewDecoder(bytes.NewReader(b[len(runMagic):])).Decode(&r); err != nil {
 				return nil, fmt.Errorf("-merge: %s: %w", path, err)
 			}
-			if r.Protocol != protocol(o) {
-				return nil, fmt.Errorf("-merge: %s was run with %s, not %s: give the flags it was run with, or another -out", path, r.Protocol, protocol(o))
+			if r.Protocol != runProtocol(o) {
+				return nil, fmt.Errorf("-merge: %s was run with %s, not %s: give the flags it was run with, or another -out", path, r.Protocol, runProtocol(o))
 			}
 			if r.Method != m || r.Seed != s {
 				return nil, fmt.Errorf("-merge: %s holds %s on seed %d, not %s on seed %d", path, r.Method, r.Seed, m, s)
