@@ -2,7 +2,10 @@ package fmp
 
 import (
 	"fmt"
+	"hash"
 	"math"
+
+	"github.com/chewxy/hm"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -34,21 +37,78 @@ type Audit struct {
 
 // ForwardAudit builds the layer on x like Forward and returns the auditing
 // nodes. Output is the node Forward would return. The baseline costs K
-// more sparse products (shared with the output's first one).
+// more sparse products.
 func (l *Layer) ForwardAudit(x *G.Node) (*Audit, error) {
-	tr, err := l.build(x, true)
+	out, op, err := l.forward(x)
 	if err != nil {
 		return nil, err
 	}
-	a := &Audit{Output: tr.out, Baseline: tr.base, Dual: tr.dual, ds: l.ds, sens: l.sens}
+	a := &Audit{Output: out, Baseline: out, ds: l.ds, sens: l.sens}
+	if op != nil {
+		if a.Baseline, err = l.propagation(x); err != nil {
+			return nil, fmt.Errorf("fmp: Layer.ForwardAudit: %w", err)
+		}
+		if a.Dual, err = G.ApplyOp(&dualOp{fwd: op}, out); err != nil {
+			return nil, fmt.Errorf("fmp: Layer.ForwardAudit: %w", err)
+		}
+	}
 	// Read the values into our own registers: a TapeMachine reuses the
 	// registers of intermediate nodes.
-	G.Read(tr.out, &a.outV)
-	G.Read(tr.base, &a.baseV)
-	if tr.dual != nil {
-		G.Read(tr.dual, &a.dualV)
+	G.Read(a.Output, &a.outV)
+	G.Read(a.Baseline, &a.baseV)
+	if a.Dual != nil {
+		G.Read(a.Dual, &a.dualV)
 	}
 	return a, nil
+}
+
+// dualOp reads the final dual u^K of its input's fused op (fwd) from the
+// run that computed that input: the loop's trace of the dual, as a node.
+type dualOp struct {
+	opkit.NoDiff
+	opkit.Pure
+	fwd *stepsOp
+}
+
+func (o *dualOp) Arity() int    { return 1 }
+func (o *dualOp) Type() hm.Type { return opkit.FnType(1) }
+func (o *dualOp) String() string {
+	return "Dual" + o.fwd.String()
+}
+func (o *dualOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.InputShapes(in, 1, "FMPDual")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{o.fwd.ds.Rows(), s[0][1]}, nil
+}
+func (o *dualOp) WriteHash(h hash.Hash) {
+	fmt.Fprint(h, "fairmp.fmp.Dual")
+	o.fwd.WriteHash(h)
+}
+func (o *dualOp) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
+
+func (o *dualOp) Do(inputs ...G.Value) (G.Value, error) {
+	in, _, err := opkit.DenseInputs(o, 1, inputs)
+	if err != nil {
+		return nil, err
+	}
+	switch in[0].Dtype() {
+	case tensor.Float64:
+		return lastDual(o.fwd.s64, in[0].Dtype())
+	default:
+		return lastDual(o.fwd.s32, in[0].Dtype())
+	}
+}
+
+// lastDual copies the last dual of a completed run.
+func lastDual[T float32 | float64](s *fusedState[T], dt tensor.Dtype) (G.Value, error) {
+	if s == nil || !s.ok {
+		return nil, fmt.Errorf("fmp: the audit's dual: the FMP op has not run")
+	}
+	u := s.u[len(s.u)-1]
+	rows := len(u) / s.c
+	return tensor.New(tensor.WithShape(rows, s.c), tensor.WithBacking(append([]T(nil), u...)), tensor.Of(dt)), nil
 }
 
 // AuditReport is the outcome of an audit, in float64.

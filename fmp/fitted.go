@@ -75,31 +75,11 @@ func (f *Fitted) Validate() error {
 // Fit runs the layer's K steps on x as Apply does and returns F^K and the
 // duals it took (the layer's state on its graph; see Fitted).
 func (l *Layer) Fit(x *tensor.Dense) (*tensor.Dense, *Fitted, error) {
-	if err := l.checkApply(x, "Fit"); err != nil {
+	out, duals, err := l.apply(x, "Fit")
+	if err != nil {
 		return nil, nil, err
 	}
-	n, c := x.Shape()[0], x.Shape()[1]
-	out := tensor.New(tensor.WithShape(n, c), tensor.Of(x.Dtype()))
-	fit := &Fitted{Config: l.cfg, Counts: append([]int(nil), l.ds.Counts()...), Classes: c}
-	switch xs := x.Data().(type) {
-	case []float64:
-		applySteps(l, xs, out.Data().([]float64), n, c, l.adj.MulDense64, &fit.Duals)
-	case []float32:
-		applySteps(l, xs, out.Data().([]float32), n, c, l.adj.MulDense32, &fit.Duals)
-	}
-	if allDualsZero(fit.Duals) {
-		fit.Duals = nil
-	}
-	return out, fit, nil
-}
-
-func allDualsZero(us [][]float64) bool {
-	for _, u := range us {
-		if !allZero(u) {
-			return false
-		}
-	}
-	return true
+	return out, &Fitted{Config: l.cfg, Counts: append([]int(nil), l.ds.Counts()...), Classes: x.Shape()[1], Duals: duals}, nil
 }
 
 // Apply runs the K steps with the fitted duals on the graph of adj (the
@@ -182,33 +162,16 @@ func (f *Fitted) apply(adj *graph.Matrix, sens []int, x *tensor.Dense, trace boo
 			xs[i] = float64(v)
 		}
 	}
-	gamma := f.Config.Gamma()
-	scale, invT := gamma/f.Config.Temperature, 1/f.Config.Temperature
-	fk := append([]float64(nil), xs...)
-	xagg := make([]float64, n*c)
-	grad := make([]float64, n*c)
+	p := &loop{adj: adj, ds: ds, rows: rows, n: n, k: f.Config.K, gamma: f.Config.Gamma(), temp: f.Config.Temperature,
+		fixed: f.Duals, zero: len(f.Duals) == 0}
+	var st fusedState[float64]
+	st.reset(n, c, p.k, rows, 1)
 	var states [][]float64
-	for k := 0; k < f.Config.K; k++ {
-		if trace {
-			states = append(states, append([]float64(nil), fk...))
-		}
-		// X_agg = γX + (1−γ)ÃF, then F = X_agg − γ∇(F, u_k).
-		if gamma == 1 {
-			copy(xagg, xs)
-		} else {
-			adj.MulDense64(xagg, fk, c)
-			for i, v := range xagg {
-				xagg[i] = xs[i]*gamma + v*(1-gamma)
-			}
-		}
-		if len(f.Duals) == 0 || allZero(f.Duals[k]) {
-			copy(fk, xagg)
-			continue
-		}
-		gradKernel(ds, rows, n, fk, f.Duals[k], grad, c, scale, invT, nil)
-		for i, v := range grad {
-			fk[i] = xagg[i] - v
-		}
+	var step func(int, []float64)
+	if trace {
+		step = func(_ int, fk []float64) { states = append(states, append([]float64(nil), fk...)) }
 	}
-	return states, tensor.New(tensor.WithShape(n, c), tensor.WithBacking(fk)), nil
+	out := make([]float64, n*c)
+	runSteps(p, &st, xs, out, c, false, step)
+	return states, tensor.New(tensor.WithShape(n, c), tensor.WithBacking(out)), nil
 }

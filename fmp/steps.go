@@ -8,7 +8,8 @@ import (
 
 // Steps is FMP's K steps split into work on each node and one sum over
 // the nodes per step, for engines that hold the nodes apart: Layer.Apply
-// computes the same on one machine, and package fmp/fmpbeam runs it on
+// computes the same on one machine (its loop is written with the same
+// row primitives), and package fmp/fmpbeam runs it on
 // Apache Beam. A node needs its own row of X_trans, of F and of ÃF (the
 // sparse product, the engine's), its group, and the dual u (R × c), which
 // every node of a step shares. With u = 0 before the first step, step k
@@ -124,10 +125,7 @@ func (s *Steps) Aggregate(out, x, af []float64) {
 		copy(out, x)
 		return
 	}
-	g, om := s.gamma, 1-s.gamma
-	for j := range out {
-		out[j] = x[j]*g + af[j]*om
-	}
+	aggregateRow(out, x, af, s.gamma)
 }
 
 // Descend writes a node's xagg − γ∇(f, u) into out: the gradient step of
@@ -143,10 +141,7 @@ func (s *Steps) Descend(out, xagg, f []float64, group int, u []float64) {
 	}
 	p, g := a[c:2*c], a[2*c:]
 	opkit.SoftmaxRow(f, p, s.invT)
-	jvpRow(p, a[:c], s.scale, g)
-	for j, v := range g {
-		out[j] = xagg[j] - v
-	}
+	descendRow(out, xagg, p, a[:c], s.scale, g)
 }
 
 // Probs writes SF(f̄/τ), a node's term of its group's sum S_g, into p.
