@@ -80,9 +80,8 @@
 // paper's primal-dual iteration: propagation with a skip connection, then
 // a closed-form gradient step that pulls the groups' mean predicted
 // probabilities together, with a dual variable projected onto an l∞
-// ball. The steps are custom ops ([FairGrad], [GroupGap], [ProjectLinf])
-// whose derivatives are again ops, so training gradients flow through all
-// K steps.
+// ball. The K steps are one op with a hand-written backward, so training
+// gradients flow through all of them (as Config.TrainMode says).
 //
 // The knobs ([Config]; [DefaultConfig] holds the defaults):
 //
@@ -162,8 +161,8 @@
 //
 // # Errors
 //
-// Constructors (NewDeltaS, New, On, NewModel, FairGrad, GroupGap,
-// ProjectLinf, Forward, ForwardAudit, Explain, NewFrontier) validate their
+// Constructors (NewDeltaS, New, On, NewModel, Forward, ForwardAudit,
+// Explain, NewFrontier) validate their
 // inputs (config fields, shapes, dtypes, group ids, the propagation
 // matrix, the phase, the graph of a backbone) and return errors naming
 // the node or field and what was expected; sentinels [ErrNotPropagation]

@@ -16,30 +16,21 @@ import (
 
 // stepsOp is FMP's K steps at λf > 0 (Layer.Forward) as one gorgonia op
 // with a hand-written backward (stepsBackOp), as the λf = 0 path is one
-// op (internal/pprop). Built from separate nodes a step is a sparse
-// product, two scalings, an addition, two FairGrad ops, a GroupGap, an
-// addition, a projection and two subtractions, each allocating and
-// walking an n × c matrix, with three row softmaxes (the two FairGrad ops
-// hold separate caches) and as many again in the backward pass.
-//
-// The op does a step in two passes over the rows. Pass A runs on each
+// op (internal/pprop). Its forward is the package's one loop (runSteps,
+// loop.go): a step is two passes over the rows. Pass A runs on each
 // block of rows right after the sparse product computes it: X_agg, the
 // softmax S = SF(F/τ) when a dual is about, F̄ = X_agg − γ∇(F, u) and
 // SF(F̄/τ). Then the groups' sums Δs·SF(F̄/τ) (blocks of 2048 rows added
-// in block order, as GroupGap adds them), the dual ascent and the l∞
-// projection on the small R × c dual. Pass B writes F' = X_agg − γ∇(F, u')
-// with the kept S and takes the next step's softmax of F' while the row
-// is in cache. Every value is rounded where the separate nodes round it
-// (X_agg as γX + (1−γ)ÃF, each ∇ to the element type before the
-// subtraction, the dual's sums as GroupGap's): the output equals the
-// composition's bit for bit in float64 and float32 (TestStepsOpBitIdentical).
+// in block order), the dual ascent and the l∞ projection on the small
+// R × c dual. Pass B writes F' = X_agg − γ∇(F, u') with the kept S and
+// takes the next step's softmax of F' while the row is in cache.
 //
 // The forward keeps, per step, S and SF(F̄/τ) (float64) and the duals
-// before and after the projection: the backward needs no softmax. It
-// needs one product with Ãᵀ per step, as the composition's backward does.
-// Like the propagation op, the op keeps its last input and output: an
-// evaluation pass and the next training step see the same logits when the
-// backbone has no dropout, and the second run copies the output.
+// before and after the projection: the backward needs no softmax, and
+// one product with Ãᵀ per step. Like the propagation op, the op keeps its
+// last input and output: an evaluation pass and the next training step
+// see the same logits when the backbone has no dropout, and the second
+// run copies the output.
 type stepsOp struct {
 	opkit.Pure
 	out       opkit.Buf
@@ -195,9 +186,8 @@ func sameBitsT[T float32 | float64](a, b []T) bool {
 // phase changed since). Per step, in reverse: the dual's gradient
 // (EndToEnd only: ∂⟨W, ∇(F, u')⟩/∂u' summed over the nodes, masked by the
 // projection), then one pass over the rows for F̄'s, F's and X_agg's
-// gradients, then the product with Ãᵀ. The sums are in another order
-// than gorgonia's reverse mode adds the composition's: the gradients agree
-// to rounding (TestStepsOpGradients), not bit for bit.
+// gradients, then the product with Ãᵀ. It is checked against central
+// differences of a dense reference (TestStepsOpFiniteDifferences).
 type stepsBackOp struct {
 	opkit.NoDiff // never differentiated
 	opkit.Pure
