@@ -157,6 +157,16 @@ func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T,
 	}
 }
 
+// mulThenT is graph.Matrix.MulDenseThen32/64 for either element type.
+func mulThenT[T float32 | float64](a *graph.Matrix, out, x []T, c int, then func(lo, hi int)) {
+	switch o := any(out).(type) {
+	case []float64:
+		a.MulDenseThen64(o, any(x).([]float64), c, then)
+	case []float32:
+		a.MulDenseThen32(o, any(x).([]float32), c, then)
+	}
+}
+
 // sameBitsT reports whether a and b hold the same bits.
 func sameBitsT[T float32 | float64](a, b []T) bool {
 	if len(a) != len(b) {

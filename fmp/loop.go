@@ -3,14 +3,16 @@ package fmp
 import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/pprop"
 )
 
 // loop is FMP's K steps, the one forward loop of the package: the fused
-// op's forward (stepsOp, Layer.Forward), Layer.Apply, Layer.Record,
+// op's forward (stepsOp, Layer.Forward), Layer.Apply, Layer.Fit,
 // Fitted.Apply and Fitted.Trace, and the audit all run it (runSteps). It
 // is written in terms of the row primitives that Steps, the per-node form
-// for distributed engines, also uses (aggregateRow, descendRow and
-// projKernel), so a step has one definition.
+// for distributed engines, also uses (pprop.AggregateRow, descendRow and
+// projKernel; step 1 is internal/pprop's Step and AggregateRow, which the
+// λf = 0 op runs too), so a step has one definition.
 //
 // The dual policy is a parameter:
 //
@@ -104,27 +106,6 @@ func (s *fusedState[T]) sfbAt(k int) []float64 {
 	return s.sfb[k%len(s.sfb)]
 }
 
-// mulThenT is graph.Matrix.MulDenseThen32/64 for either element type.
-func mulThenT[T float32 | float64](a *graph.Matrix, out, x []T, c int, then func(lo, hi int)) {
-	switch o := any(out).(type) {
-	case []float64:
-		a.MulDenseThen64(o, any(x).([]float64), c, then)
-	case []float32:
-		a.MulDenseThen32(o, any(x).([]float32), c, then)
-	}
-}
-
-// aggregateRow writes step 1 for one node, X_agg = γ·x + (1−γ)·af (af:
-// its row of ÃF), into out, which may be x or af. Each product is rounded
-// to the element type before the sum (explicit conversions keep the
-// compiler from fusing a multiply and an add).
-func aggregateRow[T float32 | float64](out, x, af []T, gamma float64) {
-	g, cm := T(gamma), T(1-gamma)
-	for j, v := range af {
-		out[j] = T(x[j]*g) + T(v*cm)
-	}
-}
-
 // descendRow writes the gradient step of steps 2 and 5 for one node,
 // out = xagg − γ∇(f, u) with s = SF(f/τ) and a = (Δsᵀu)_i its row of U,
 // scale = γ/τ: the term is rounded to the element type (into d) before
@@ -165,19 +146,16 @@ func runSteps[T float32 | float64](p *loop, s *fusedState[T], x, out []T, c int,
 		needSF := ascent && (!ukZero || endToEnd) && !s.sfOK[k]
 		passA := func(lo, hi int) {
 			if two {
-				passA2(p, s, x, cur, uk, ukZero, needSF, ascent, k, lo, hi)
+				passA2(p, s, cur, uk, ukZero, needSF, ascent, k, lo, hi)
+				return
+			}
+			if !ascent {
 				return
 			}
 			a := make([]float64, c)
 			d := make([]T, c)
 			for i := lo; i < hi; i++ {
 				xa := s.xagg[i*c : (i+1)*c : (i+1)*c]
-				if p.gamma != 1 {
-					aggregateRow(xa, x[i*c:(i+1)*c:(i+1)*c], xa, p.gamma)
-				}
-				if !ascent {
-					continue
-				}
 				fi := cur[i*c : (i+1)*c : (i+1)*c]
 				si := sf[i*c : (i+1)*c : (i+1)*c]
 				if needSF {
@@ -197,7 +175,7 @@ func runSteps[T float32 | float64](p *loop, s *fusedState[T], x, out []T, c int,
 			copy(s.xagg, x)
 			forBlocks(n, func(_, lo, hi int) { passA(lo, hi) })
 		} else {
-			mulThenT(p.adj, s.xagg, cur, c, passA)
+			pprop.Step(p.adj, s.xagg, cur, x, c, p.gamma, passA)
 		}
 		if needSF {
 			s.sfOK[k] = true
@@ -287,9 +265,11 @@ func runSteps[T float32 | float64](p *loop, s *fusedState[T], x, out []T, c int,
 // general loop's operations in the same order on scalars (as
 // kernels.go's two-class kernels), so the results are the same bits
 // (TestTwoClassPathsBitIdentical).
-func passA2[T float32 | float64](p *loop, s *fusedState[T], x, cur, uk []T, ukZero, needSF, ascent bool, k, lo, hi int) {
+func passA2[T float32 | float64](p *loop, s *fusedState[T], cur, uk []T, ukZero, needSF, ascent bool, k, lo, hi int) {
+	if !ascent {
+		return
+	}
 	ds := p.ds
-	g, cm := T(p.gamma), T(1-p.gamma)
 	invT, scale := 1/p.temp, p.gamma/p.temp
 	sf, sfb := s.sfAt(k), s.sfbAt(k)
 	var u0, u1 float64
@@ -299,14 +279,6 @@ func passA2[T float32 | float64](p *loop, s *fusedState[T], x, cur, uk []T, ukZe
 	var d [2]T
 	for i := lo; i < hi; i++ {
 		xa := s.xagg[2*i : 2*i+2 : 2*i+2]
-		if p.gamma != 1 {
-			xs := x[2*i : 2*i+2 : 2*i+2]
-			xa[0] = T(xs[0]*g) + T(xa[0]*cm)
-			xa[1] = T(xs[1]*g) + T(xa[1]*cm)
-		}
-		if !ascent {
-			continue
-		}
 		var s0, s1 float64
 		if needSF {
 			s0, s1 = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)

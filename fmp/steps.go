@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/pprop"
 )
 
 // Steps is FMP's K steps split into work on each node and one sum over
@@ -125,7 +126,7 @@ func (s *Steps) Aggregate(out, x, af []float64) {
 		copy(out, x)
 		return
 	}
-	aggregateRow(out, x, af, s.gamma)
+	pprop.AggregateRow(out, x, af, s.gamma)
 }
 
 // Descend writes a node's xagg − γ∇(f, u) into out: the gradient step of
