@@ -72,7 +72,7 @@ func applyLoop[T float32 | float64](p *loop, x, out []T, c int) [][]float64 {
 	return duals
 }
 
-// checkApply checks Apply's and Fit's input.
+// checkApply checks Apply's and Record's input.
 func (l *Layer) checkApply(x *tensor.Dense, fn string) error {
 	if x == nil {
 		return fmt.Errorf("fmp: Layer.%s: nil input", fn)

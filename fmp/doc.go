@@ -26,7 +26,7 @@
 //	a gorgonia graph of your own               New(...).Forward(node)
 //	a graph held apart (a distributed engine)  NewSteps: the per-node steps and the sum per step
 //	a question: what did the attribute change? Explain(logits, ...), or Model.ForwardAudit
-//	new nodes arriving after training          Model.Fit before saving, then package fmp/score:
+//	new nodes arriving after training          Model.Record before saving, then package fmp/score:
 //	                                           the fitted duals on the new nodes' neighbourhood
 //
 // # New nodes
@@ -35,9 +35,9 @@
 // probabilities, so "FMP's score of a node that arrived after training"
 // has two meanings: FMP run again over the grown graph (every score may
 // move), or the duals chosen on the training graph applied to the new
-// nodes ([Fitted]: a node's score then depends only on its K-hop
+// nodes ([Recorded]: a node's score then depends only on its K-hop
 // neighbourhood, and an old node keeps its score where its neighbourhood
-// did not change). [Model.Fit] records the duals; model files keep them;
+// did not change). [Model.Record] records the duals; model files keep them;
 // package fmp/score applies either meaning to any nodes of any graph, on
 // their receptive field.
 //

@@ -7,8 +7,8 @@ import (
 )
 
 // loop is FMP's K steps, the one forward loop of the package: the fused
-// op's forward (stepsOp, Layer.Forward), Layer.Apply, Layer.Fit,
-// Fitted.Apply and Fitted.Trace, and the audit all run it (runSteps). It
+// op's forward (stepsOp, Layer.Forward), Layer.Apply, Layer.Record,
+// Recorded.Apply and Recorded.Trace, and the audit all run it (runSteps). It
 // is written in terms of the row primitives that Steps, the per-node form
 // for distributed engines, also uses (pprop.AggregateRow, descendRow and
 // projKernel; step 1 is internal/pprop's Step and AggregateRow, which the
@@ -18,13 +18,13 @@ import (
 //
 //   - ascent (fixed == nil, zero false): the paper's steps 2–4, projected
 //     dual ascent from u⁰ = 0, as in training and evaluation;
-//   - recorded duals (fixed != nil): u after step k is fixed[k] (Fitted's
+//   - recorded duals (fixed != nil): u after step k is fixed[k] (Recorded's
 //     duals), so a step is step 1 and step 5 alone;
 //   - zero (zero true): u ≡ 0, the propagation alone (λf = 0, or
 //     InferenceOnly while training).
 //
 // The Δs is a parameter too (rows × n): a DeltaS's for a layer, the one
-// that a Fitted's group sizes give on another graph for Fitted.Apply, and
+// that a Recorded's group sizes give on another graph for Recorded.Apply, and
 // soft memberships' (NewSoftDeltaS) as any other.
 type loop struct {
 	adj                    *graph.Matrix

@@ -92,7 +92,7 @@ type Model struct {
 	gr       *graph.Graph
 	prop     layers.Propagation
 	phase    *layers.Phase
-	fitted   *Fitted // nil until Fit
+	recorded *Recorded // nil until Record
 }
 
 var (
@@ -164,7 +164,7 @@ func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phas
 // Config returns the FMP layer's configuration.
 func (m *Model) Config() Config { return m.layer.cfg }
 
-// Fit records the FMP layer's duals on the model's graph (see Fitted):
+// Record records the FMP layer's duals on the model's graph (see Recorded):
 // it computes the backbone's logits on every node from the features x
 // (layer by layer, layers.LayerwiseLogits, with the parameters' current
 // values) and runs the layer on them. Call it on the trained model, with
@@ -172,23 +172,23 @@ func (m *Model) Config() Config { return m.layer.cfg }
 // fmp/score applies them to nodes that arrive later. It returns an error
 // for a backbone that is not declared in a Flow's primitives
 // (layers.BlockModel) or features that do not match the graph.
-func (m *Model) Fit(x features.Source) error {
+func (m *Model) Record(x features.Source) error {
 	bm, ok := m.backbone.(layers.BlockModel)
 	if !ok {
-		return fmt.Errorf("fmp: Model.Fit: the %T backbone has no Compute (layers.BlockModel): its logits cannot be computed outside its gorgonia graph", m.backbone)
+		return fmt.Errorf("fmp: Model.Record: the %T backbone has no Compute (layers.BlockModel): its logits cannot be computed outside its gorgonia graph", m.backbone)
 	}
 	if x == nil || x.Rows() != m.gr.N() {
-		return fmt.Errorf("fmp: Model.Fit: features for %d nodes, the model's graph has %d", rowsOf(x), m.gr.N())
+		return fmt.Errorf("fmp: Model.Record: features for %d nodes, the model's graph has %d", rowsOf(x), m.gr.N())
 	}
 	z, err := layers.LayerwiseLogits(bm, bm.Matrix(), x)
 	if err != nil {
-		return fmt.Errorf("fmp: Model.Fit: %w", err)
+		return fmt.Errorf("fmp: Model.Record: %w", err)
 	}
-	_, f, err := m.layer.Fit(z)
+	_, f, err := m.layer.Record(z)
 	if err != nil {
-		return fmt.Errorf("fmp: Model.Fit: %w", err)
+		return fmt.Errorf("fmp: Model.Record: %w", err)
 	}
-	m.fitted = f
+	m.recorded = f
 	return nil
 }
 
@@ -199,9 +199,9 @@ func rowsOf(x features.Source) int {
 	return x.Rows()
 }
 
-// Fitted returns the duals Fit recorded (or a model file held), nil
+// Recorded returns the duals Record recorded (or a model file held), nil
 // before.
-func (m *Model) Fitted() *Fitted { return m.fitted }
+func (m *Model) Recorded() *Recorded { return m.recorded }
 
 // OnConfig returns what On was given: the propagation and the FMP
 // layer's configuration. On(m.Backbone(), gr, sens, m.OnConfig(), phase)
@@ -261,7 +261,7 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 	}
 	l.SetPhase(m.phase)
 	c := *m
-	c.layer, c.fitted = l, nil // the duals were fitted for m's setting
+	c.layer, c.recorded = l, nil // the duals were recorded for m's setting
 	return &c, nil
 }
 
@@ -306,35 +306,35 @@ var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[Saved, *Model]{
 		if err != nil {
 			return nil, err
 		}
-		m.fitted = s.Fitted
+		m.recorded = s.Recorded
 		return m, nil
 	},
-	Config: func(m *Model) Saved { return Saved{OnConfig: m.OnConfig(), Fitted: m.fitted} },
+	Config: func(m *Model) Saved { return Saved{OnConfig: m.OnConfig(), Recorded: m.recorded} },
 })
 
 // Saved is what a model file records of a Model besides its backbone
-// (modelio.File's WrapperConfig, in JSON): its OnConfig and, after Fit,
+// (modelio.File's WrapperConfig, in JSON): its OnConfig and, after Record,
 // its duals. A program that runs a saved model itself decodes it
 // (package fmp/score does).
 type Saved struct {
 	OnConfig
-	Fitted *Fitted `json:"fitted,omitempty"`
+	Recorded *Recorded `json:"fitted,omitempty"`
 }
 
-// Validate checks both parts, and that the duals were fitted with the
+// Validate checks both parts, and that the duals were recorded with the
 // FMP configuration recorded.
 func (s Saved) Validate() error {
 	if err := s.OnConfig.Validate(); err != nil {
 		return err
 	}
-	if s.Fitted == nil {
+	if s.Recorded == nil {
 		return nil
 	}
-	if err := s.Fitted.Validate(); err != nil {
+	if err := s.Recorded.Validate(); err != nil {
 		return err
 	}
-	if s.Fitted.Config != s.FMP {
-		return fmt.Errorf("fmp: the fitted duals were computed with another FMP setting than the model's")
+	if s.Recorded.Config != s.FMP {
+		return fmt.Errorf("fmp: the recorded duals were computed with another FMP setting than the model's")
 	}
 	return nil
 }

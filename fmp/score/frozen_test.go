@@ -29,7 +29,7 @@ func frozenModel(t *testing.T, d *datasets.Dataset, lambdaS float64) *fmp.Model 
 	require.NoError(t, err)
 	x, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
 	require.NoError(t, err)
-	require.NoError(t, m.Fit(x))
+	require.NoError(t, m.Record(x))
 	return m
 }
 
@@ -84,7 +84,7 @@ func TestFrozen(t *testing.T) {
 }
 
 // naiveFrozen computes the frozen semantics densely: the backbone over
-// the whole grown graph, the base graph's FMP states from Fitted.Trace,
+// the whole grown graph, the base graph's FMP states from Recorded.Trace,
 // then for the new nodes K steps F_i ← γz_i + (1−γ)Σ_j Ã_ij F_j −
 // γ∇(F_i, u_k), with F_j the base state for an old j.
 func naiveFrozen(t *testing.T, m *fmp.Model, d *datasets.Dataset, x0 *features.Dense, gg *graph.Graph, x *features.Dense, sens, fresh []int) []float64 {
@@ -94,7 +94,7 @@ func naiveFrozen(t *testing.T, m *fmp.Model, d *datasets.Dataset, x0 *features.D
 	require.NoError(t, err)
 	z0, err := layers.LayerwiseLogits(bm, a0, x0)
 	require.NoError(t, err)
-	fit := m.Fitted()
+	fit := m.Recorded()
 	states, _, err := fit.Trace(a0, d.Sens, z0)
 	require.NoError(t, err)
 	a, err := layers.DefaultPropagation().Matrix(gg)
