@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
@@ -81,6 +82,11 @@ func TestOnEveryBackbone(t *testing.T) {
 				want, err := train.Predict(m, task, nil)
 				require.NoError(t, err)
 				var buf bytes.Buffer
+				assert.ErrorIs(t, modelio.Save(&buf, m), fmp.ErrNotRecorded, "saving before Record")
+				buf.Reset()
+				xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+				require.NoError(t, err)
+				require.NoError(t, m.Record(xs))
 				require.NoError(t, modelio.Save(&buf, m))
 				_, task2 := onBackbone(t, name, ds, dt, fmp.DefaultConfig()) // a fresh graph and phase
 				g2 := G.NewGraph()

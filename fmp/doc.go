@@ -37,9 +37,10 @@
 // move), or the duals chosen on the training graph applied to the new
 // nodes ([Recorded]: a node's score then depends only on its K-hop
 // neighbourhood, and an old node keeps its score where its neighbourhood
-// did not change). [Model.Record] records the duals; model files keep them;
-// package fmp/score applies either meaning to any nodes of any graph, on
-// their receptive field.
+// did not change). [Model.Record] records the duals; model files keep them
+// (saving a Model whose duals are not recorded is refused:
+// [ErrNotRecorded]); package fmp/score applies either meaning to any nodes
+// of any graph, on their receptive field.
 //
 // # FMP on a model
 //

@@ -2,6 +2,8 @@ package fmp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
@@ -313,12 +315,29 @@ var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[Saved, *Model]{
 })
 
 // Saved is what a model file records of a Model besides its backbone
-// (modelio.File's WrapperConfig, in JSON): its OnConfig and, after Record,
-// its duals. A program that runs a saved model itself decodes it
-// (package fmp/score does).
+// (modelio.File's WrapperConfig, in JSON): its OnConfig and its duals
+// (Model.Record). A program that runs a saved model itself decodes it
+// (package fmp/score does). Files written before the duals were required
+// may lack them: they load, and fmp/score scores them with Recompute.
 type Saved struct {
 	OnConfig
 	Recorded *Recorded `json:"fitted,omitempty"`
+}
+
+// ErrNotRecorded is returned when saving a Model whose duals were not
+// recorded (Model.Record), or were dropped by Model.WithFMP: the file
+// would not let nodes that arrive later be scored with the training
+// graph's duals.
+var ErrNotRecorded = errors.New("the FMP model's duals are not recorded: call Model.Record with the features on the trained model, with the setting chosen, before saving it")
+
+// MarshalJSON encodes s for a model file, refusing (ErrNotRecorded) a
+// Saved without duals: saving a model is where they are needed.
+func (s Saved) MarshalJSON() ([]byte, error) {
+	if s.Recorded == nil {
+		return nil, fmt.Errorf("fmp: saving: %w", ErrNotRecorded)
+	}
+	type plain Saved // without this method
+	return json.Marshal(plain(s))
 }
 
 // Validate checks both parts, and that the duals were recorded with the

@@ -10,6 +10,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -161,10 +162,9 @@ func TestFrozenErrors(t *testing.T) {
 	_, err = fz.Score([]int{200})
 	assert.ErrorContains(t, err, "nodes[0] = 200")
 
-	rc := score.DefaultConfig()
-	rc.FMP = score.Recompute
-	r, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, false))), rc)
-	require.NoError(t, err)
-	_, err = r.Freeze(context.Background(), d.Graph, x0, d.Sens)
-	assert.ErrorIs(t, err, score.ErrNotFitted)
+	// An FMP model without its duals, which Freeze cannot keep, is refused
+	// when saved (it used to reach Freeze, which returned ErrNotFitted).
+	var unrecorded bytes.Buffer
+	err = modelio.SaveWith(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
+	assert.ErrorIs(t, err, fmp.ErrNotRecorded)
 }

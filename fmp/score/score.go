@@ -142,8 +142,10 @@ func (c Config) Validate() error {
 }
 
 // ErrNotFitted is returned by Open for an fmp model file without fitted
-// duals under Fitted semantics: the model was saved without
-// fmp.Model.Record. Record and save it again, or score with Recompute.
+// duals under Fitted semantics: a file written before saving an fmp model
+// required them (modelio.Save now refuses one, fmp.ErrNotRecorded).
+// Record the duals (fmp.Model.Record) and save it again, or score with
+// Recompute.
 var ErrNotFitted = errors.New("score: the fmp model file records no fitted duals")
 
 // Scorer scores nodes with one model file. It is immutable and safe for

@@ -231,8 +231,11 @@ func TestScoreFMP(t *testing.T) {
 
 func TestScoreErrors(t *testing.T) {
 	d := small(t, 200, 3)
-	_, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, false))), score.DefaultConfig())
-	assert.ErrorIs(t, err, score.ErrNotFitted)
+	// An FMP model without its duals is refused when saved (it used to
+	// reach Open, which returned ErrNotFitted).
+	var unrecorded bytes.Buffer
+	err := modelio.SaveWith(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
+	assert.ErrorIs(t, err, fmp.ErrNotRecorded)
 
 	s, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, true))), score.DefaultConfig())
 	require.NoError(t, err)
