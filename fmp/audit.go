@@ -31,7 +31,7 @@ type Audit struct {
 	Dual *G.Node
 
 	outV, baseV, dualV G.Value
-	ds                 *DeltaS
+	ds                 *deltaS
 	sens               []int
 }
 

@@ -94,7 +94,7 @@ func BenchmarkPokecTrainStepFMPK10_64(b *testing.B) { benchTrainStep(b, tensor.F
 func BenchmarkFMPOps(b *testing.B) {
 	d, adj := pokecShaped(b)
 	n, c := d.N(), 2
-	ds, err := NewDeltaS(d.Sens, false)
+	ds, err := newDeltaS(d.Sens, false)
 	require.NoError(b, err)
 	f := make([]float64, n*c)
 	for i := range f {

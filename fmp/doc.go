@@ -162,7 +162,7 @@
 //
 // # Errors
 //
-// Constructors (NewDeltaS, New, On, NewModel, Forward, ForwardAudit,
+// Constructors (New, NewSoft, On, NewModel, Forward, ForwardAudit,
 // Explain, NewFrontier) validate their
 // inputs (config fields, shapes, dtypes, group ids, the propagation
 // matrix, the phase, the graph of a backbone) and return errors naming

@@ -36,7 +36,7 @@ type stepsOp struct {
 	out       opkit.Buf
 	loop      *loop // the forward loop's setting (ascent, endToEnd = !constDual)
 	adj       *graph.Matrix
-	ds        *DeltaS
+	ds        *deltaS
 	k         int
 	gamma     float64
 	beta, rad float64

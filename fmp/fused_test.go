@@ -120,7 +120,7 @@ func TestStepsOpMatchesNaive(t *testing.T) {
 				if sc.training {
 					cfg.LambdaF = 0 // u ≡ 0 while training
 				}
-				wantF, us := naiveFMP(a, xv, n, sc.c, d, rows, cfg, l.DeltaS().NormSq(), nil)
+				wantF, us := naiveFMP(a, xv, n, sc.c, d, rows, cfg, l.groupContrast().NormSq(), nil)
 				gotF, gotDX := runLayer(t, adj, sens, sc.cfg, sc.training, dt, xv, wv, sc.c)
 				atol, rtol := 1e-10, 1e-9
 				if dt == tensor.Float32 {
@@ -168,7 +168,7 @@ func TestStepsOpFiniteDifferences(t *testing.T) {
 			t.Run(sc.name+"/"+dt.String(), func(t *testing.T) {
 				l, err := New(adj, sens, sc.cfg)
 				require.NoError(t, err)
-				normSq := l.DeltaS().NormSq()
+				normSq := l.groupContrast().NormSq()
 				cfg := sc.cfg
 				var frozen [][]float64
 				switch {

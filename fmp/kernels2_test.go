@@ -54,7 +54,7 @@ func twoClassBitIdentical[T float32 | float64](t *testing.T, dt tensor.Dtype) {
 			}
 			ph := layers.NewPhase()
 			ph.SetTraining(mode == "InferenceOnly-train")
-			run := func(ds *DeltaS) (f, dx []T) {
+			run := func(ds *deltaS) (f, dx []T) {
 				l := newChecked(adj, sens, ds, cfg)
 				op := newStepsOp(l, cfg.TrainMode != EndToEnd, ph)
 				back := &stepsBackOp{fwd: op, at: adj.Transpose()}

@@ -166,7 +166,7 @@ func (c Config) String() string {
 type Layer struct {
 	cfg   Config
 	adj   *graph.Matrix
-	ds    *DeltaS
+	ds    *deltaS
 	sens  []int
 	phase *layers.Phase
 	// phaseSet records a SetPhase call: an InferenceOnly layer whose
@@ -184,7 +184,8 @@ type Layer struct {
 // not a normalised propagation matrix of a graph (ErrNotPropagation: it
 // must be D̂^-½(A + wI)D̂^-½ of an unweighted graph, as
 // graph.NormalizedAdjacency and graph.GCNNorm with Normalize build it), or
-// sens is not a valid attribute (see NewDeltaS).
+// sens is not a valid attribute: group ids 0..G−1 (G ≥ 2) without an empty
+// group, −1 for unknown.
 func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -199,7 +200,7 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	if err := checkPropagation(adj); err != nil {
 		return nil, fmt.Errorf("fmp: New: adjacency: %w", err)
 	}
-	ds, err := NewDeltaS(sens, cfg.PerGroupRows)
+	ds, err := newDeltaS(sens, cfg.PerGroupRows)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +209,7 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 
 // newChecked builds a layer from a checked adjacency, a sensitive
 // attribute (not copied) and its group contrast, and a valid cfg.
-func newChecked(adj *graph.Matrix, sens []int, ds *DeltaS, cfg Config) *Layer {
+func newChecked(adj *graph.Matrix, sens []int, ds *deltaS, cfg Config) *Layer {
 	l := &Layer{cfg: cfg, adj: adj, ds: ds, sens: sens}
 	l.beta, l.rad = dualStep(cfg, ds.NormSq())
 	return l
@@ -235,8 +236,8 @@ func (l *Layer) SetPhase(p *layers.Phase) { l.phase, l.phaseSet = p, true }
 // Config returns the layer's settings.
 func (l *Layer) Config() Config { return l.cfg }
 
-// DeltaS returns the layer's group-contrast matrix.
-func (l *Layer) DeltaS() *DeltaS { return l.ds }
+// groupContrast returns the layer's group-contrast matrix.
+func (l *Layer) groupContrast() *deltaS { return l.ds }
 
 // DualStep returns the dual step size β and the l∞ radius of the dual
 // that the layer's scaling gives.
@@ -315,12 +316,15 @@ func (l *Layer) propagation(x *G.Node) (*G.Node, error) {
 	return pprop.Apply(l.adj, x, l.cfg.Gamma(), l.cfg.K)
 }
 
-// NewSoft is New for soft group memberships (see NewSoftDeltaS): p[i] is
-// the probability that node i is in group 1 (NaN: left out), for example
-// the estimates of a sensitive-attribute estimator where the group is
-// unknown and 0 or 1 where it is known. The layer's SensitiveAttribute
-// for audits is the rounding of p (−1 where NaN). It returns New's errors
-// and NewSoftDeltaS's.
+// NewSoft is New for soft group memberships: p[i] is the probability that
+// node i is in group 1 (NaN: left out), for example the estimates of a
+// sensitive-attribute estimator where the group is unknown and 0 or 1
+// where it is known. Each node counts in group 1 with weight p_i and in
+// group 0 with weight 1 − p_i: with W₁ = Σ p_i and W₀ = Σ (1 − p_i),
+// Δs_i = p_i/W₁ − (1 − p_i)/W₀, which is New's binary Δs for p in {0, 1}.
+// The layer's SensitiveAttribute for audits is the rounding of p (−1
+// where NaN). It returns New's errors, and an error for a value of p
+// outside [0, 1] that is not NaN or a group of total weight below 1/2.
 func NewSoft(adj *graph.Matrix, p []float64, cfg Config) (*Layer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -338,7 +342,7 @@ func NewSoft(adj *graph.Matrix, p []float64, cfg Config) (*Layer, error) {
 	if err := checkPropagation(adj); err != nil {
 		return nil, fmt.Errorf("fmp: NewSoft: adjacency: %w", err)
 	}
-	ds, err := NewSoftDeltaS(p)
+	ds, err := newSoftDeltaS(p)
 	if err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func TestLayerMatchesNaive(t *testing.T) {
 					l, err := New(adj, sens, lc.cfg)
 					require.NoError(t, err)
 					l.SetPhase(nil)
-					wantF, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
+					wantF, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.groupContrast().NormSq(), nil)
 					g := G.NewGraph()
 					x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
 					tr, err := l.ForwardAudit(x)
@@ -202,7 +202,7 @@ func TestLayerMatchesNaive(t *testing.T) {
 							testutil.AllClose(t, "u^K", testutil.ToF64(uv), us[len(us)-1], 1e-10, 1e-9)
 						}
 						num := testutil.NumGrad(func() float64 {
-							f, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
+							f, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.groupContrast().NormSq(), nil)
 							return dot(f, wv)
 						}, xv, 1e-6)
 						testutil.AllClose(t, "d/dX", dx, num, 1e-7, 1e-5)
@@ -337,17 +337,17 @@ func TestLayerGradientThroughMLPWeights(t *testing.T) {
 		grads, err := G.Grad(cost, W1, W2)
 		require.NoError(t, err)
 		testutil.Run(t, g)
-		_, us0 := naiveFMP(a, mlp(), n, c, d, rows, cfg, l.DeltaS().NormSq(), nil)
+		_, us0 := naiveFMP(a, mlp(), n, c, d, rows, cfg, l.groupContrast().NormSq(), nil)
 		binds, free := false, false
 		for _, u := range us0 {
 			for _, v := range u {
-				clipped := math.Abs(v) == 0.0925/l.DeltaS().NormSq()
+				clipped := math.Abs(v) == 0.0925/l.groupContrast().NormSq()
 				binds = binds || clipped
 				free = free || !clipped
 			}
 		}
 		if !binds || !free {
-			t.Logf("duals %v radius %v", us0, 0.0925/l.DeltaS().NormSq())
+			t.Logf("duals %v radius %v", us0, 0.0925/l.groupContrast().NormSq())
 			t.Fatalf("%v: the test needs a binding projection", mode)
 		}
 		var frozen [][]float64
@@ -355,7 +355,7 @@ func TestLayerGradientThroughMLPWeights(t *testing.T) {
 			frozen = us0
 		}
 		loss := func() float64 {
-			f, _ := naiveFMP(a, mlp(), n, c, d, rows, cfg, l.DeltaS().NormSq(), frozen)
+			f, _ := naiveFMP(a, mlp(), n, c, d, rows, cfg, l.groupContrast().NormSq(), frozen)
 			return dot(f, wv)
 		}
 		testutil.AllClose(t, mode.String()+" d/dW1", testutil.ToF64(grads[0].Value()), testutil.NumGrad(loss, w1, 1e-6), 1e-7, 1e-5)

@@ -23,9 +23,9 @@ import (
 //   - zero (zero true): u ≡ 0, the propagation alone (λf = 0, or
 //     InferenceOnly while training).
 //
-// The Δs is a parameter too (rows × n): a DeltaS's for a layer, the one
+// The Δs is a parameter too (rows × n): a deltaS's for a layer, the one
 // that a Recorded's group sizes give on another graph for Recorded.Apply, and
-// soft memberships' (NewSoftDeltaS) as any other.
+// soft memberships' (NewSoft) as any other.
 type loop struct {
 	adj                    *graph.Matrix
 	ds                     []float64 // Δs, rows × n, row-major

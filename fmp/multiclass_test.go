@@ -64,7 +64,7 @@ func TestLayerClassesFiniteDifferences(t *testing.T) {
 			wv := testutil.RandSlice(rng, n*c, -1, 1)
 			l, err := New(adj, sens, lc.cfg)
 			require.NoError(t, err)
-			normSq := l.DeltaS().NormSq()
+			normSq := l.groupContrast().NormSq()
 			want, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, normSq, nil)
 			if clipped, free := projected(us, lc.cfg, normSq); clipped > 0 && free > 0 {
 				mixed++
@@ -144,7 +144,7 @@ func TestApplyClasses(t *testing.T) {
 					G.Read(out, &fv)
 					testutil.Run(t, g)
 					assert.Equal(t, fv.Data(), got.Data(), "Apply differs from Forward")
-					want, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
+					want, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.groupContrast().NormSq(), nil)
 					atol, rtol := testutil.Tol(dt)
 					testutil.AllClose(t, "Apply vs naive", testutil.ToF64(got), want, atol, rtol)
 				})

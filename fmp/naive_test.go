@@ -169,9 +169,9 @@ func randSens(rng *rand.Rand, n, groups int, unknown float64) []int {
 	}
 }
 
-func mustDelta(t testing.TB, sens []int, perGroup bool) *DeltaS {
+func mustDelta(t testing.TB, sens []int, perGroup bool) *deltaS {
 	t.Helper()
-	ds, err := NewDeltaS(sens, perGroup)
+	ds, err := newDeltaS(sens, perGroup)
 	require.NoError(t, err)
 	return ds
 }
@@ -259,8 +259,8 @@ func TestBinaryPerGroupReducesToPaper(t *testing.T) {
 
 func TestNewDeltaSErrors(t *testing.T) {
 	for _, sens := range [][]int{nil, {0, 0, -1}, {0, 2, 2, 0}, {0, 1, -2}, {-1, -1}} {
-		if _, err := NewDeltaS(sens, false); err == nil {
-			t.Errorf("NewDeltaS(%v) accepted", sens)
+		if _, err := newDeltaS(sens, false); err == nil {
+			t.Errorf("newDeltaS(%v) accepted", sens)
 		}
 	}
 }
@@ -269,7 +269,7 @@ func TestNewDeltaSErrors(t *testing.T) {
 type opCase struct {
 	n, c       int
 	f, u, w    []float64
-	ds         *DeltaS
+	ds         *deltaS
 	rows       int
 	d          []float64
 	fScale     float64
@@ -281,7 +281,7 @@ type opCase struct {
 
 func newOpCase(rng *rand.Rand, dc deltaCase, n, c int, fScale float64) opCase {
 	sens := randSens(rng, n, dc.groups, 0.2)
-	ds, _ := NewDeltaS(sens, dc.perGroup)
+	ds, _ := newDeltaS(sens, dc.perGroup)
 	rows, d := naiveDelta(sens, dc.perGroup)
 	return opCase{n: n, c: c, ds: ds, rows: rows, d: d, name: dc.name,
 		f: testutil.RandSlice(rng, n*c, -fScale, fScale),

@@ -25,7 +25,7 @@ import (
 // starts as X_trans; after K steps F is Layer.Apply's output up to the
 // order in which the engine sums (ÃF and S).
 //
-// The group contrast Δs (see DeltaS) enters through the groups' sizes
+// The group contrast Δs (see deltaS) enters through the groups' sizes
 // alone: the sum over the nodes Δs·SF(F̄) is Σ_g Δs_g·S_g, with Δs_g the
 // value of Δs for a node of group g. A Steps is immutable and safe for
 // concurrent use.
@@ -77,7 +77,7 @@ func NewSteps(cfg Config, counts []int) (*Steps, error) {
 // contrast returns the rows of Δs and their value for a node of each
 // group (rows × groups, row-major) for groups of the given sizes: the
 // paper's single row for two groups unless perGroup, else one row per
-// group (see DeltaS).
+// group (see deltaS).
 func contrast(counts []int, perGroup bool) (int, []float64) {
 	g := len(counts)
 	if g == 2 && !perGroup {
@@ -110,7 +110,7 @@ func (s *Steps) Rows() int { return s.rows }
 // Groups returns G, the number of groups: the sums S are G × c.
 func (s *Steps) Groups() int { return s.groups }
 
-// NormSq returns ‖Δs‖², from the groups' sizes (DeltaS.NormSq up to
+// NormSq returns ‖Δs‖², from the groups' sizes (the Δs of New, up to
 // rounding).
 func (s *Steps) NormSq() float64 { return s.normSq }
 
