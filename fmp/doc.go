@@ -19,7 +19,7 @@
 //
 //	you have                                   use
 //	features and a graph, no model yet         NewModel (the paper's MLP → FMP) or On(backbone, ...),
-//	                                           trained with FitTwoStage, then NewFrontier to choose λf
+//	                                           trained with Model.FitTwoStage, then NewFrontier to choose λf
 //	a trained model (any layers.Model)         On(trained, ...), then NewFrontier: no retraining
 //	logits from anywhere (another framework,   NewLogitsFrontier to choose λf on validation nodes,
 //	a mini-batch model, a file)                then New(...).Apply(logits): plain arrays, any size
@@ -54,7 +54,7 @@
 // configuration; Model's kind, "fmp", is a wrapper, see
 // [layers.DeclareWrapper]).
 //
-// The recommended workflow has two stages: [FitTwoStage] trains the
+// The recommended workflow has two stages: [Model.FitTwoStage] trains the
 // backbone with λf = 0 (so that best-validation selection judges
 // propagation-only accuracy), then [NewFrontier] evaluates a grid of
 // settings (λf, and optionally λs, K, τ) on the trained backbone's

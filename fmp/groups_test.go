@@ -78,7 +78,7 @@ func TestFrontierManyGroups(t *testing.T) {
 	for _, fracs := range [][]float64{{0.4, 0.35, 0.25}, {0.3, 0.3, 0.2, 0.2}} {
 		ds := manyGroups(t, fracs)
 		m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
-		_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(30))
+		_, err := m.FitTwoStage(context.Background(), task, fastConfig(30))
 		require.NoError(t, err)
 		for _, c := range metrics.Criteria() {
 			name := fmt.Sprintf("%d groups, %s", len(fracs), c.Name())
@@ -116,7 +116,7 @@ func TestFrontierManyGroups(t *testing.T) {
 func TestLogitsFrontierManyGroups(t *testing.T) {
 	ds := manyGroups(t, []float64{0.4, 0.35, 0.25})
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
+	_, err := m.FitTwoStage(context.Background(), task, fastConfig(20))
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1, 3}
@@ -142,7 +142,7 @@ func TestLogitsFrontierManyGroups(t *testing.T) {
 func TestFrontierUndefinedCriterion(t *testing.T) {
 	ds := manyGroups(t, []float64{0.6, 0.4})
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
+	_, err := m.FitTwoStage(context.Background(), task, fastConfig(20))
 	require.NoError(t, err)
 	var test []int
 	for _, i := range ds.Split.Test {

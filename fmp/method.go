@@ -53,7 +53,7 @@ func (c OnConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Se
 	if err != nil {
 		return nil, err
 	}
-	res, err := FitTwoStage(ctx, m, s.Task, tc)
+	res, err := m.FitTwoStage(ctx, s.Task, tc)
 	if err != nil {
 		return nil, err
 	}

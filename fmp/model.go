@@ -272,8 +272,8 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 // selection picks the epoch on propagation-only accuracy) with train.Fit,
 // and returns the result; m itself, which shares the trained backbone,
 // is then the debiased model. To choose λf on validation data instead of
-// keeping m's, follow with Frontier.
-func FitTwoStage(ctx context.Context, m *Model, task *train.Task, tc train.Config) (*train.Result, error) {
+// keeping m's, follow with NewFrontier.
+func (m *Model) FitTwoStage(ctx context.Context, task *train.Task, tc train.Config) (*train.Result, error) {
 	base := m.Config()
 	base.LambdaF = 0
 	bm, err := m.WithFMP(base)
@@ -282,7 +282,7 @@ func FitTwoStage(ctx context.Context, m *Model, task *train.Task, tc train.Confi
 	}
 	res, err := train.Fit(ctx, bm, task, tc)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: FitTwoStage: %w", err)
+		return nil, fmt.Errorf("fmp: Model.FitTwoStage: %w", err)
 	}
 	return res, nil
 }
