@@ -14,13 +14,13 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Audit holds the nodes of an auditing forward pass built by
-// Layer.ForwardAudit: the layer's output, the output of the same K steps
+// auditNodes holds the nodes of an auditing forward pass built by
+// Layer.forwardAudit: the layer's output, the output of the same K steps
 // with the sensitive-attribute steps removed (u ≡ 0), and the final dual.
 // The sensitive attribute enters FMP only through steps 2–5, so the
 // difference of the two outputs is exactly its influence on each node. Run
 // the graph once (any VM), then call Report.
-type Audit struct {
+type auditNodes struct {
 	// Output is F^K (n × c).
 	Output *G.Node
 	// Baseline is F^K with u ≡ 0: propagation only (n × c).
@@ -35,21 +35,21 @@ type Audit struct {
 	sens               []int
 }
 
-// ForwardAudit builds the layer on x like Forward and returns the auditing
+// forwardAudit builds the layer on x like Forward and returns the auditing
 // nodes. Output is the node Forward would return. The baseline costs K
 // more sparse products.
-func (l *Layer) ForwardAudit(x *G.Node) (*Audit, error) {
+func (l *Layer) forwardAudit(x *G.Node) (*auditNodes, error) {
 	out, op, err := l.forward(x)
 	if err != nil {
 		return nil, err
 	}
-	a := &Audit{Output: out, Baseline: out, ds: l.ds, sens: l.sens}
+	a := &auditNodes{Output: out, Baseline: out, ds: l.ds, sens: l.sens}
 	if op != nil {
 		if a.Baseline, err = l.propagation(x); err != nil {
-			return nil, fmt.Errorf("fmp: Layer.ForwardAudit: %w", err)
+			return nil, fmt.Errorf("fmp: Explain: %w", err)
 		}
 		if a.Dual, err = G.ApplyOp(&dualOp{fwd: op}, out); err != nil {
-			return nil, fmt.Errorf("fmp: Layer.ForwardAudit: %w", err)
+			return nil, fmt.Errorf("fmp: Explain: %w", err)
 		}
 	}
 	// Read the values into our own registers: a TapeMachine reuses the
@@ -141,24 +141,24 @@ func (r *AuditReport) NodeInfluence(i int) []float64 { return r.Influence[i*r.C 
 
 // Report computes the audit from the values of the last run. It returns
 // an error if the graph has not been run.
-func (a *Audit) Report() (*AuditReport, error) {
+func (a *auditNodes) Report() (*AuditReport, error) {
 	if a.outV == nil || a.baseV == nil || (a.Dual != nil && a.dualV == nil) {
-		return nil, fmt.Errorf("fmp: Audit.Report: no values; run the graph first")
+		return nil, fmt.Errorf("fmp: Explain: no values; run the graph first")
 	}
 	out, err := toF64(a.outV)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: output: %w", err)
+		return nil, fmt.Errorf("fmp: Explain: output: %w", err)
 	}
 	base, err := toF64(a.baseV)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: baseline: %w", err)
+		return nil, fmt.Errorf("fmp: Explain: baseline: %w", err)
 	}
 	n := a.ds.N()
 	c := len(out) / n
 	dual := make([]float64, a.ds.Rows()*c) // λf = 0: u ≡ 0, no dual node
 	if a.Dual != nil {
 		if dual, err = toF64(a.dualV); err != nil {
-			return nil, fmt.Errorf("fmp: Audit.Report: dual: %w", err)
+			return nil, fmt.Errorf("fmp: Explain: dual: %w", err)
 		}
 	}
 	r := &AuditReport{N: n, C: c, Output: out, Baseline: base, Dual: dual, DualRows: a.ds.Rows(),
@@ -255,7 +255,7 @@ func Explain(xTrans *tensor.Dense, adj *graph.Matrix, sens []int, cfg Config) (*
 	l.SetPhase(nil)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, xTrans.Dtype(), G.WithShape(xTrans.Shape()...), G.WithName("X_trans"), G.WithValue(xTrans))
-	a, err := l.ForwardAudit(x)
+	a, err := l.forwardAudit(x)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func TestForwardAuditOutputIsForward(t *testing.T) {
 	l.SetPhase(nil)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
-	a, err := l.ForwardAudit(x)
+	a, err := l.forwardAudit(x)
 	require.NoError(t, err)
 	if _, err := a.Report(); err == nil {
 		t.Error("Report before running returned no error")

@@ -25,7 +25,7 @@
 //	a mini-batch model, a file)                then New(...).Apply(logits): plain arrays, any size
 //	a gorgonia graph of your own               New(...).Forward(node)
 //	a graph held apart (a distributed engine)  NewSteps: the per-node steps and the sum per step
-//	a question: what did the attribute change? Explain(logits, ...), or Model.ForwardAudit
+//	a question: what did the attribute change? Explain(the backbone's logits, ...)
 //	new nodes arriving after training          Model.Record before saving, then package fmp/score:
 //	                                           the fitted duals on the new nodes' neighbourhood
 //
@@ -153,21 +153,21 @@
 //
 // # Auditing
 //
-// The sensitive attribute enters only in the fairness steps.
-// [Layer.ForwardAudit] builds, in the same graph, the output and the
-// output of the same K steps without them; [Audit.Report] gives both, the
-// per-node influence (their difference), the final dual and the per-group
-// mean probability shifts. [Explain] does all of it for fixed logits: no
-// training, no model.
+// The sensitive attribute enters only in the fairness steps. [Explain]
+// runs FMP once on a backbone's logits (a trained model's:
+// Model.Backbone's output; no retraining) and returns an [AuditReport]:
+// the output and the output of the same K steps without the fairness
+// steps, the per-node influence (their difference), the final dual and
+// the per-group mean probability shifts.
 //
 // # Errors
 //
-// Constructors (New, NewSoft, On, NewModel, Forward, ForwardAudit,
-// Explain, NewFrontier) validate their
-// inputs (config fields, shapes, dtypes, group ids, the propagation
-// matrix, the phase, the graph of a backbone) and return errors naming
-// the node or field and what was expected; sentinels [ErrNotPropagation]
-// and [ErrNoPhase], and [train.ErrPhaseMismatch] from NewFrontier, can be
+// Constructors (New, NewSoft, On, NewModel, Forward, Explain,
+// NewFrontier) validate their inputs (config fields, shapes, dtypes,
+// group ids, the propagation matrix, the phase, the graph of a backbone)
+// and return errors naming the node or field and what was expected;
+// sentinels [ErrNotPropagation], [ErrNoPhase] and [ErrNotRecorded] (from
+// saving a Model), and [train.ErrPhaseMismatch] from NewFrontier, can be
 // tested with errors.Is. The ops never panic inside a VM. Nothing in this
 // package panics on user input.
 package fmp

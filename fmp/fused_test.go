@@ -136,7 +136,7 @@ func TestStepsOpMatchesNaive(t *testing.T) {
 				l.SetPhase(ph)
 				g := G.NewGraph()
 				x := G.NewMatrix(g, dt, G.WithShape(n, sc.c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, sc.c)))
-				au, err := l.ForwardAudit(x)
+				au, err := l.forwardAudit(x)
 				require.NoError(t, err)
 				testutil.Run(t, g)
 				rep, err := au.Report()

@@ -183,7 +183,7 @@ func TestLayerMatchesNaive(t *testing.T) {
 					wantF, us := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.groupContrast().NormSq(), nil)
 					g := G.NewGraph()
 					x := G.NewMatrix(g, dt, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(dt, xv, n, c)))
-					tr, err := l.ForwardAudit(x)
+					tr, err := l.forwardAudit(x)
 					require.NoError(t, err)
 					var fv, uv G.Value
 					G.Read(tr.Output, &fv)

@@ -241,16 +241,6 @@ func (m *Model) Forward(x *G.Node) (*G.Node, error) {
 	return m.layer.Forward(h)
 }
 
-// ForwardAudit is Forward returning the auditing nodes (see
-// Layer.ForwardAudit); its Output is the model's logits.
-func (m *Model) ForwardAudit(x *G.Node) (*Audit, error) {
-	h, err := m.backbone.Forward(x)
-	if err != nil {
-		return nil, err
-	}
-	return m.layer.ForwardAudit(h)
-}
-
 // WithFMP returns a model that shares m's backbone (the same parameter
 // nodes: no copy, no retraining) and applies an FMP layer configured by
 // cfg on the same graph, propagation and sensitive attribute, with the
