@@ -27,7 +27,7 @@
 //	a graph held apart (a distributed engine)  NewSteps: the per-node steps and the sum per step
 //	a question: what did the attribute change? Explain(the backbone's logits, ...)
 //	new nodes arriving after training          Model.Record before saving, then package fmp/score:
-//	                                           the fitted duals on the new nodes' neighbourhood
+//	                                           the recorded duals on the new nodes' neighbourhood
 //
 // # New nodes
 //
