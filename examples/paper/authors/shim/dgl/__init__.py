@@ -2,6 +2,8 @@
 dgl.from_scipy, dgl.remove_self_loop, dgl.add_self_loop, DGLGraph.to /
 number_of_edges / number_of_nodes / in_degrees / out_degrees, and
 dgl.nn.pytorch.GraphConv (norm='both'). DGL is not installable here (no PyPI).
+FairGNN (EnyanDai/FairGNN, DGL 0.4.3) builds its graph with the old mutable API:
+DGLGraph() then G.from_scipy_sparse_matrix(A) (one edge u->v per stored non-zero).
 
 Semantics checked against DGL 1.0:
 - from_scipy(A): one directed edge u->v per stored non-zero A[u, v] (values ignored).
@@ -14,11 +16,16 @@ import torch
 
 
 class DGLGraph(object):
-    def __init__(self, src, dst, num_nodes):
-        self.src = src
-        self.dst = dst
+    def __init__(self, src=None, dst=None, num_nodes=0):
+        self.src = src if src is not None else torch.zeros(0, dtype=torch.int64)
+        self.dst = dst if dst is not None else torch.zeros(0, dtype=torch.int64)
         self._n = int(num_nodes)
         self._adj = None
+
+    def from_scipy_sparse_matrix(self, sp_mat):
+        """DGL 0.4's in-place constructor: replaces the graph by from_scipy(sp_mat)."""
+        g = from_scipy(sp_mat)
+        self.src, self.dst, self._n, self._adj = g.src, g.dst, g._n, None
 
     def number_of_nodes(self):
         return self._n
