@@ -90,9 +90,11 @@ type EstimatorConfig struct {
 	// Hidden is its hidden width (for kinds that have one). Default 128
 	// (the reference code's --hidden).
 	Hidden int
-	// Epochs is the number of training steps (> 0). Default 300: the
-	// reference code pre-trains its estimator in a script that is not
-	// released, so this is the library's protocol.
+	// Epochs is the number of training steps (> 0). Default 300, the
+	// library's protocol: the reference code pre-trains its estimator in
+	// its own script (src/train_sens.py, 800 epochs, kept at the best
+	// group accuracy on its validation nodes, which on NBA are the test
+	// nodes), whose selection on test nodes fairmp does not copy.
 	Epochs int
 	// Adam configures its optimiser. Default lr 1e-3, weight decay 1e-5.
 	Adam train.AdamConfig
