@@ -53,7 +53,7 @@ func TestApplyIsForward(t *testing.T) {
 				testutil.Run(t, g)
 				assert.Equal(t, fv.Data(), got.Data(), "Apply differs from Forward")
 
-				want, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.DeltaS().NormSq(), nil)
+				want, _ := naiveFMP(a, xv, n, c, d, rows, lc.cfg, l.groupContrast().NormSq(), nil)
 				atol, rtol := testutil.Tol(dt)
 				testutil.AllClose(t, "Apply vs naive", testutil.ToF64(got), want, atol, rtol)
 			})

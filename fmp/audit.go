@@ -2,7 +2,10 @@ package fmp
 
 import (
 	"fmt"
+	"hash"
 	"math"
+
+	"github.com/chewxy/hm"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -11,13 +14,13 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Audit holds the nodes of an auditing forward pass built by
-// Layer.ForwardAudit: the layer's output, the output of the same K steps
+// auditNodes holds the nodes of an auditing forward pass built by
+// Layer.forwardAudit: the layer's output, the output of the same K steps
 // with the sensitive-attribute steps removed (u ≡ 0), and the final dual.
 // The sensitive attribute enters FMP only through steps 2–5, so the
 // difference of the two outputs is exactly its influence on each node. Run
 // the graph once (any VM), then call Report.
-type Audit struct {
+type auditNodes struct {
 	// Output is F^K (n × c).
 	Output *G.Node
 	// Baseline is F^K with u ≡ 0: propagation only (n × c).
@@ -28,27 +31,84 @@ type Audit struct {
 	Dual *G.Node
 
 	outV, baseV, dualV G.Value
-	ds                 *DeltaS
+	ds                 *deltaS
 	sens               []int
 }
 
-// ForwardAudit builds the layer on x like Forward and returns the auditing
+// forwardAudit builds the layer on x like Forward and returns the auditing
 // nodes. Output is the node Forward would return. The baseline costs K
-// more sparse products (shared with the output's first one).
-func (l *Layer) ForwardAudit(x *G.Node) (*Audit, error) {
-	tr, err := l.build(x, true)
+// more sparse products.
+func (l *Layer) forwardAudit(x *G.Node) (*auditNodes, error) {
+	out, op, err := l.forward(x)
 	if err != nil {
 		return nil, err
 	}
-	a := &Audit{Output: tr.out, Baseline: tr.base, Dual: tr.dual, ds: l.ds, sens: l.sens}
+	a := &auditNodes{Output: out, Baseline: out, ds: l.ds, sens: l.sens}
+	if op != nil {
+		if a.Baseline, err = l.propagation(x); err != nil {
+			return nil, fmt.Errorf("fmp: Explain: %w", err)
+		}
+		if a.Dual, err = G.ApplyOp(&dualOp{fwd: op}, out); err != nil {
+			return nil, fmt.Errorf("fmp: Explain: %w", err)
+		}
+	}
 	// Read the values into our own registers: a TapeMachine reuses the
 	// registers of intermediate nodes.
-	G.Read(tr.out, &a.outV)
-	G.Read(tr.base, &a.baseV)
-	if tr.dual != nil {
-		G.Read(tr.dual, &a.dualV)
+	G.Read(a.Output, &a.outV)
+	G.Read(a.Baseline, &a.baseV)
+	if a.Dual != nil {
+		G.Read(a.Dual, &a.dualV)
 	}
 	return a, nil
+}
+
+// dualOp reads the final dual u^K of its input's fused op (fwd) from the
+// run that computed that input: the loop's trace of the dual, as a node.
+type dualOp struct {
+	opkit.NoDiff
+	opkit.Pure
+	fwd *stepsOp
+}
+
+func (o *dualOp) Arity() int    { return 1 }
+func (o *dualOp) Type() hm.Type { return opkit.FnType(1) }
+func (o *dualOp) String() string {
+	return "Dual" + o.fwd.String()
+}
+func (o *dualOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.InputShapes(in, 1, "FMPDual")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{o.fwd.ds.Rows(), s[0][1]}, nil
+}
+func (o *dualOp) WriteHash(h hash.Hash) {
+	fmt.Fprint(h, "fairmp.fmp.Dual")
+	o.fwd.WriteHash(h)
+}
+func (o *dualOp) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
+
+func (o *dualOp) Do(inputs ...G.Value) (G.Value, error) {
+	in, _, err := opkit.DenseInputs(o, 1, inputs)
+	if err != nil {
+		return nil, err
+	}
+	switch in[0].Dtype() {
+	case tensor.Float64:
+		return lastDual(o.fwd.s64, in[0].Dtype())
+	default:
+		return lastDual(o.fwd.s32, in[0].Dtype())
+	}
+}
+
+// lastDual copies the last dual of a completed run.
+func lastDual[T float32 | float64](s *fusedState[T], dt tensor.Dtype) (G.Value, error) {
+	if s == nil || !s.ok {
+		return nil, fmt.Errorf("fmp: the audit's dual: the FMP op has not run")
+	}
+	u := s.u[len(s.u)-1]
+	rows := len(u) / s.c
+	return tensor.New(tensor.WithShape(rows, s.c), tensor.WithBacking(append([]T(nil), u...)), tensor.Of(dt)), nil
 }
 
 // AuditReport is the outcome of an audit, in float64.
@@ -81,24 +141,24 @@ func (r *AuditReport) NodeInfluence(i int) []float64 { return r.Influence[i*r.C 
 
 // Report computes the audit from the values of the last run. It returns
 // an error if the graph has not been run.
-func (a *Audit) Report() (*AuditReport, error) {
+func (a *auditNodes) Report() (*AuditReport, error) {
 	if a.outV == nil || a.baseV == nil || (a.Dual != nil && a.dualV == nil) {
-		return nil, fmt.Errorf("fmp: Audit.Report: no values; run the graph first")
+		return nil, fmt.Errorf("fmp: Explain: no values; run the graph first")
 	}
 	out, err := toF64(a.outV)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: output: %w", err)
+		return nil, fmt.Errorf("fmp: Explain: output: %w", err)
 	}
 	base, err := toF64(a.baseV)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: Audit.Report: baseline: %w", err)
+		return nil, fmt.Errorf("fmp: Explain: baseline: %w", err)
 	}
 	n := a.ds.N()
 	c := len(out) / n
 	dual := make([]float64, a.ds.Rows()*c) // λf = 0: u ≡ 0, no dual node
 	if a.Dual != nil {
 		if dual, err = toF64(a.dualV); err != nil {
-			return nil, fmt.Errorf("fmp: Audit.Report: dual: %w", err)
+			return nil, fmt.Errorf("fmp: Explain: dual: %w", err)
 		}
 	}
 	r := &AuditReport{N: n, C: c, Output: out, Baseline: base, Dual: dual, DualRows: a.ds.Rows(),
@@ -195,7 +255,7 @@ func Explain(xTrans *tensor.Dense, adj *graph.Matrix, sens []int, cfg Config) (*
 	l.SetPhase(nil)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, xTrans.Dtype(), G.WithShape(xTrans.Shape()...), G.WithName("X_trans"), G.WithValue(xTrans))
-	a, err := l.ForwardAudit(x)
+	a, err := l.forwardAudit(x)
 	if err != nil {
 		return nil, err
 	}

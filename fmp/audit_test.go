@@ -38,10 +38,10 @@ func TestAuditReport(t *testing.T) {
 		}
 		r64 = rep
 		l, _ := New(adj, sens, cfg)
-		wantF, us := naiveFMP(a, xv, n, c, d, rows, cfg, l.DeltaS().NormSq(), nil)
+		wantF, us := naiveFMP(a, xv, n, c, d, rows, cfg, l.groupContrast().NormSq(), nil)
 		cfg0 := cfg
 		cfg0.LambdaF = 0
-		wantB, _ := naiveFMP(a, xv, n, c, d, rows, cfg0, l.DeltaS().NormSq(), nil)
+		wantB, _ := naiveFMP(a, xv, n, c, d, rows, cfg0, l.groupContrast().NormSq(), nil)
 		testutil.AllClose(t, "output", rep.Output, wantF, 1e-10, 1e-9)
 		testutil.AllClose(t, "baseline", rep.Baseline, wantB, 1e-10, 1e-9)
 		testutil.AllClose(t, "dual", rep.Dual, us[len(us)-1], 1e-10, 1e-9)
@@ -93,7 +93,7 @@ func TestForwardAuditOutputIsForward(t *testing.T) {
 	l.SetPhase(nil)
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(n, c), G.WithName("X"), G.WithValue(testutil.Tensor(tensor.Float64, xv, n, c)))
-	a, err := l.ForwardAudit(x)
+	a, err := l.forwardAudit(x)
 	require.NoError(t, err)
 	if _, err := a.Report(); err == nil {
 		t.Error("Report before running returned no error")

@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
@@ -75,12 +76,17 @@ func TestOnEveryBackbone(t *testing.T) {
 		for _, dt := range testutil.Dtypes {
 			t.Run(name+"/"+dt.String(), func(t *testing.T) {
 				m, task := onBackbone(t, name, ds, dt, fmp.DefaultConfig())
-				res, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
+				res, err := m.FitTwoStage(context.Background(), task, fastConfig(20))
 				require.NoError(t, err)
 				assert.Less(t, res.Last.CE, res.History[0].CE, "training lowers the loss")
 				want, err := train.Predict(m, task, nil)
 				require.NoError(t, err)
 				var buf bytes.Buffer
+				assert.ErrorIs(t, modelio.Save(&buf, m), fmp.ErrNotRecorded, "saving before Record")
+				buf.Reset()
+				xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+				require.NoError(t, err)
+				require.NoError(t, m.Record(xs))
 				require.NoError(t, modelio.Save(&buf, m))
 				_, task2 := onBackbone(t, name, ds, dt, fmp.DefaultConfig()) // a fresh graph and phase
 				g2 := G.NewGraph()
@@ -107,7 +113,7 @@ func TestFrontierPointsAreModels(t *testing.T) {
 	ds := smallSynthetic(t)
 	for _, dt := range testutil.Dtypes {
 		m, task := onBackbone(t, "gcn", ds, dt, fmp.DefaultConfig())
-		_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(30))
+		_, err := m.FitTwoStage(context.Background(), task, fastConfig(30))
 		require.NoError(t, err)
 		fc := fmp.DefaultFrontierConfig()
 		fc.LambdaF = []float64{0, 0.5, 2, 8}
@@ -183,7 +189,7 @@ func TestTwoStageDebiases(t *testing.T) {
 	ds, err := datasets.Synthetic(c)
 	require.NoError(t, err)
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err = fmp.FitTwoStage(context.Background(), m, task, fastConfig(60))
+	_, err = m.FitTwoStage(context.Background(), task, fastConfig(60))
 	require.NoError(t, err)
 	plain := m.Config()
 	plain.LambdaF = 0
@@ -253,7 +259,7 @@ func TestOnGuardRails(t *testing.T) {
 func TestFrontierRuleNotMet(t *testing.T) {
 	ds := smallSynthetic(t)
 	m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
+	_, err := m.FitTwoStage(context.Background(), task, fastConfig(20))
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1}

@@ -45,7 +45,7 @@ func TestKeptBuffersChangeNothing(t *testing.T) {
 					tc.Epochs, tc.Adam.LR = 5, 0.01
 					var res *train.Result
 					if mode == "FitTwoStage" {
-						res, err = fmp.FitTwoStage(context.Background(), m, task, tc)
+						res, err = m.FitTwoStage(context.Background(), task, tc)
 					} else {
 						res, err = train.Fit(context.Background(), m, task, tc)
 					}

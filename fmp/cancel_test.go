@@ -25,10 +25,10 @@ func TestCancelStopsFMP(t *testing.T) {
 	cancel()
 	tc := train.DefaultConfig()
 	tc.Epochs = 5
-	_, err := fmp.FitTwoStage(done, m, task, tc)
+	_, err := m.FitTwoStage(done, task, tc)
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
 
-	_, err = fmp.FitTwoStage(context.Background(), m, task, tc)
+	_, err = m.FitTwoStage(context.Background(), task, tc)
 	require.NoError(t, err)
 	_, err = fmp.NewFrontier(done, m, task, fmp.DefaultFrontierConfig())
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)

@@ -8,7 +8,7 @@ import (
 
 var deltaIDs atomic.Uint64
 
-// DeltaS is the group-contrast matrix Δs (R × n) of FMP, built from a
+// deltaS is the group-contrast matrix Δs (R × n) of FMP, built from a
 // sensitive attribute. (Δs·SF(F)) is an R × c matrix of differences of
 // mean predicted probabilities between groups: the quantity FMP drives
 // towards zero.
@@ -30,9 +30,9 @@ var deltaIDs atomic.Uint64
 // primal-dual iterations differ (a 1 × c dual against a 2 × c one), which
 // is why the binary attribute uses the paper's single row by default.
 //
-// A DeltaS is immutable and safe for concurrent use. Its ID identifies it
+// A deltaS is immutable and safe for concurrent use. Its ID identifies it
 // in op hashes.
-type DeltaS struct {
+type deltaS struct {
 	rows, n int
 	d64     []float64 // rows × n, row-major
 	groups  int
@@ -42,23 +42,23 @@ type DeltaS struct {
 	id      uint64
 }
 
-// NewDeltaS builds Δs from sens, the sensitive group of each node (0, 1,
+// newDeltaS builds Δs from sens, the sensitive group of each node (0, 1,
 // ..., G−1; −1 = unknown, masked out). Every group value from 0 to the
 // largest one must have at least one member, and at least two groups must
 // be present. With exactly two groups the binary (paper) form is used
 // unless perGroup is true; with three or more the per-group form is used.
 //
-// NewDeltaS returns an error for values below −1, for an empty group, and
+// newDeltaS returns an error for values below −1, for an empty group, and
 // for fewer than two groups.
-func NewDeltaS(sens []int, perGroup bool) (*DeltaS, error) {
+func newDeltaS(sens []int, perGroup bool) (*deltaS, error) {
 	n := len(sens)
 	if n == 0 {
-		return nil, fmt.Errorf("fmp: NewDeltaS: empty sensitive attribute")
+		return nil, fmt.Errorf("fmp: the sensitive attribute: empty sensitive attribute")
 	}
 	maxG := -1
 	for i, s := range sens {
 		if s < -1 {
-			return nil, fmt.Errorf("fmp: NewDeltaS: sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", i, s)
+			return nil, fmt.Errorf("fmp: the sensitive attribute: sens[%d] = %d, want a group id ≥ 0 or −1 (unknown)", i, s)
 		}
 		if s > maxG {
 			maxG = s
@@ -66,10 +66,10 @@ func NewDeltaS(sens []int, perGroup bool) (*DeltaS, error) {
 	}
 	groups := maxG + 1
 	if groups < 2 {
-		return nil, fmt.Errorf("fmp: NewDeltaS: %d known group(s), want at least 2", groups)
+		return nil, fmt.Errorf("fmp: the sensitive attribute: %d known group(s), want at least 2", groups)
 	}
 	if groups > n {
-		return nil, fmt.Errorf("fmp: NewDeltaS: largest group id %d exceeds the %d nodes", maxG, n)
+		return nil, fmt.Errorf("fmp: the sensitive attribute: largest group id %d exceeds the %d nodes", maxG, n)
 	}
 	counts := make([]int, groups)
 	known := 0
@@ -81,10 +81,10 @@ func NewDeltaS(sens []int, perGroup bool) (*DeltaS, error) {
 	}
 	for g, c := range counts {
 		if c == 0 {
-			return nil, fmt.Errorf("fmp: NewDeltaS: group %d has no known member (group ids must be 0..%d without gaps)", g, maxG)
+			return nil, fmt.Errorf("fmp: the sensitive attribute: group %d has no known member (group ids must be 0..%d without gaps)", g, maxG)
 		}
 	}
-	ds := &DeltaS{n: n, groups: groups, counts: counts, known: known, id: deltaIDs.Add(1)}
+	ds := &deltaS{n: n, groups: groups, counts: counts, known: known, id: deltaIDs.Add(1)}
 	rows, coef := contrast(counts, perGroup)
 	ds.rows = rows
 	ds.d64 = make([]float64, rows*n)
@@ -102,33 +102,33 @@ func NewDeltaS(sens []int, perGroup bool) (*DeltaS, error) {
 
 // Rows returns R, the number of rows of Δs (1 for the binary form, G for
 // the per-group form); the dual u is R × c.
-func (d *DeltaS) Rows() int { return d.rows }
+func (d *deltaS) Rows() int { return d.rows }
 
 // N returns the number of nodes (columns of Δs).
-func (d *DeltaS) N() int { return d.n }
+func (d *deltaS) N() int { return d.n }
 
 // Groups returns G, the number of group values.
-func (d *DeltaS) Groups() int { return d.groups }
+func (d *deltaS) Groups() int { return d.groups }
 
 // Counts returns the number of known members of each group. Do not modify.
-func (d *DeltaS) Counts() []int { return d.counts }
+func (d *deltaS) Counts() []int { return d.counts }
 
 // Known returns the number of nodes whose group is known.
-func (d *DeltaS) Known() int { return d.known }
+func (d *deltaS) Known() int { return d.known }
 
 // PerGroup reports whether Δs has one row per group (false: the binary
 // single row of the paper).
-func (d *DeltaS) PerGroup() bool { return d.rows > 1 }
+func (d *deltaS) PerGroup() bool { return d.rows > 1 }
 
 // NormSq returns ‖Δs‖², the squared spectral norm (largest eigenvalue of
 // Δs Δsᵀ). For the binary form it is 1/n₀ + 1/n₁.
-func (d *DeltaS) NormSq() float64 { return d.normSq }
+func (d *deltaS) NormSq() float64 { return d.normSq }
 
 // ID returns the identity used in op hashes.
-func (d *DeltaS) ID() uint64 { return d.id }
+func (d *deltaS) ID() uint64 { return d.id }
 
 // Row returns row r of Δs in float64. Do not modify.
-func (d *DeltaS) Row(r int) []float64 { return d.d64[r*d.n : (r+1)*d.n] }
+func (d *deltaS) Row(r int) []float64 { return d.d64[r*d.n : (r+1)*d.n] }
 
 // spectralNormSq returns the largest eigenvalue of M Mᵀ for the rows × n
 // matrix m: that of its small rows × rows Gram matrix.
@@ -192,7 +192,7 @@ func largestEigen(a []float64, rows int) float64 {
 	return best
 }
 
-// NewSoftDeltaS builds the binary Δs from soft group memberships: p[i] is
+// newSoftDeltaS builds the binary Δs from soft group memberships: p[i] is
 // the probability that node i is in group 1 (1 or 0 where the group is
 // known, an estimate elsewhere, such as FairGNN's estimator gives;
 // fairtrain.EstimateSens), or NaN for a node left out. With W₁ = Σ p_i
@@ -203,15 +203,15 @@ func largestEigen(a []float64, rows int) float64 {
 // so (Δs·SF(F))_j is the difference of the groups' weighted mean
 // probabilities of class j, each node counting in group 1 with weight
 // p_i and in group 0 with weight 1 − p_i. With p in {0, 1} (and NaN for
-// unknown) it is NewDeltaS's binary form exactly. Counts reports the
+// unknown) it is newDeltaS's binary form exactly. Counts reports the
 // rounded weights W₀, W₁ and Known the nodes not left out.
 //
-// NewSoftDeltaS returns an error for an empty p, a value outside [0, 1]
+// newSoftDeltaS returns an error for an empty p, a value outside [0, 1]
 // that is not NaN, or a group of total weight below 1/2.
-func NewSoftDeltaS(p []float64) (*DeltaS, error) {
+func newSoftDeltaS(p []float64) (*deltaS, error) {
 	n := len(p)
 	if n == 0 {
-		return nil, fmt.Errorf("fmp: NewSoftDeltaS: empty memberships")
+		return nil, fmt.Errorf("fmp: NewSoft: empty memberships")
 	}
 	var w0, w1 float64
 	known := 0
@@ -220,16 +220,16 @@ func NewSoftDeltaS(p []float64) (*DeltaS, error) {
 			continue
 		}
 		if v < 0 || v > 1 {
-			return nil, fmt.Errorf("fmp: NewSoftDeltaS: p[%d] = %v, want a probability in [0, 1] or NaN (left out)", i, v)
+			return nil, fmt.Errorf("fmp: NewSoft: p[%d] = %v, want a probability in [0, 1] or NaN (left out)", i, v)
 		}
 		w0 += 1 - v
 		w1 += v
 		known++
 	}
 	if w0 < 0.5 || w1 < 0.5 {
-		return nil, fmt.Errorf("fmp: NewSoftDeltaS: group weights %.3g (group 0) and %.3g (group 1), want both ≥ 1/2: the memberships put (almost) every node in one group", w0, w1)
+		return nil, fmt.Errorf("fmp: NewSoft: group weights %.3g (group 0) and %.3g (group 1), want both ≥ 1/2: the memberships put (almost) every node in one group", w0, w1)
 	}
-	ds := &DeltaS{n: n, rows: 1, groups: 2, counts: []int{int(math.Round(w0)), int(math.Round(w1))}, known: known, id: deltaIDs.Add(1)}
+	ds := &deltaS{n: n, rows: 1, groups: 2, counts: []int{int(math.Round(w0)), int(math.Round(w1))}, known: known, id: deltaIDs.Add(1)}
 	ds.d64 = make([]float64, n)
 	for i, v := range p {
 		if math.IsNaN(v) {

@@ -19,15 +19,15 @@
 //
 //	you have                                   use
 //	features and a graph, no model yet         NewModel (the paper's MLP → FMP) or On(backbone, ...),
-//	                                           trained with FitTwoStage, then NewFrontier to choose λf
+//	                                           trained with Model.FitTwoStage, then NewFrontier to choose λf
 //	a trained model (any layers.Model)         On(trained, ...), then NewFrontier: no retraining
 //	logits from anywhere (another framework,   NewLogitsFrontier to choose λf on validation nodes,
 //	a mini-batch model, a file)                then New(...).Apply(logits): plain arrays, any size
 //	a gorgonia graph of your own               New(...).Forward(node)
 //	a graph held apart (a distributed engine)  NewSteps: the per-node steps and the sum per step
-//	a question: what did the attribute change? Explain(logits, ...), or Model.ForwardAudit
-//	new nodes arriving after training          Model.Fit before saving, then package fmp/score:
-//	                                           the fitted duals on the new nodes' neighbourhood
+//	a question: what did the attribute change? Explain(the backbone's logits, ...)
+//	new nodes arriving after training          Model.Record before saving, then package fmp/score:
+//	                                           the recorded duals on the new nodes' neighbourhood
 //
 // # New nodes
 //
@@ -35,11 +35,12 @@
 // probabilities, so "FMP's score of a node that arrived after training"
 // has two meanings: FMP run again over the grown graph (every score may
 // move), or the duals chosen on the training graph applied to the new
-// nodes ([Fitted]: a node's score then depends only on its K-hop
+// nodes ([Recorded]: a node's score then depends only on its K-hop
 // neighbourhood, and an old node keeps its score where its neighbourhood
-// did not change). [Model.Fit] records the duals; model files keep them;
-// package fmp/score applies either meaning to any nodes of any graph, on
-// their receptive field.
+// did not change). [Model.Record] records the duals; model files keep them
+// (saving a Model whose duals are not recorded is refused:
+// [ErrNotRecorded]); package fmp/score applies either meaning to any nodes
+// of any graph, on their receptive field.
 //
 // # FMP on a model
 //
@@ -53,7 +54,7 @@
 // configuration; Model's kind, "fmp", is a wrapper, see
 // [layers.DeclareWrapper]).
 //
-// The recommended workflow has two stages: [FitTwoStage] trains the
+// The recommended workflow has two stages: [Model.FitTwoStage] trains the
 // backbone with λf = 0 (so that best-validation selection judges
 // propagation-only accuracy), then [NewFrontier] evaluates a grid of
 // settings (λf, and optionally λs, K, τ) on the trained backbone's
@@ -80,9 +81,8 @@
 // paper's primal-dual iteration: propagation with a skip connection, then
 // a closed-form gradient step that pulls the groups' mean predicted
 // probabilities together, with a dual variable projected onto an l∞
-// ball. The steps are custom ops ([FairGrad], [GroupGap], [ProjectLinf])
-// whose derivatives are again ops, so training gradients flow through all
-// K steps.
+// ball. The K steps are one op with a hand-written backward, so training
+// gradients flow through all of them (as Config.TrainMode says).
 //
 // The knobs ([Config]; [DefaultConfig] holds the defaults):
 //
@@ -153,21 +153,21 @@
 //
 // # Auditing
 //
-// The sensitive attribute enters only in the fairness steps.
-// [Layer.ForwardAudit] builds, in the same graph, the output and the
-// output of the same K steps without them; [Audit.Report] gives both, the
-// per-node influence (their difference), the final dual and the per-group
-// mean probability shifts. [Explain] does all of it for fixed logits: no
-// training, no model.
+// The sensitive attribute enters only in the fairness steps. [Explain]
+// runs FMP once on a backbone's logits (a trained model's:
+// Model.Backbone's output; no retraining) and returns an [AuditReport]:
+// the output and the output of the same K steps without the fairness
+// steps, the per-node influence (their difference), the final dual and
+// the per-group mean probability shifts.
 //
 // # Errors
 //
-// Constructors (NewDeltaS, New, On, NewModel, FairGrad, GroupGap,
-// ProjectLinf, Forward, ForwardAudit, Explain, NewFrontier) validate their
-// inputs (config fields, shapes, dtypes, group ids, the propagation
-// matrix, the phase, the graph of a backbone) and return errors naming
-// the node or field and what was expected; sentinels [ErrNotPropagation]
-// and [ErrNoPhase], and [train.ErrPhaseMismatch] from NewFrontier, can be
+// Constructors (New, NewSoft, On, NewModel, Forward, Explain,
+// NewFrontier) validate their inputs (config fields, shapes, dtypes,
+// group ids, the propagation matrix, the phase, the graph of a backbone)
+// and return errors naming the node or field and what was expected;
+// sentinels [ErrNotPropagation], [ErrNoPhase] and [ErrNotRecorded] (from
+// saving a Model), and [train.ErrPhaseMismatch] from NewFrontier, can be
 // tested with errors.Is. The ops never panic inside a VM. Nothing in this
 // package panics on user input.
 package fmp

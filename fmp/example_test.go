@@ -76,7 +76,7 @@ func ExampleOn() {
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 100, 0.01
-	if _, err := fmp.FitTwoStage(context.Background(), model, task, tc); err != nil {
+	if _, err := model.FitTwoStage(context.Background(), task, tc); err != nil {
 		panic(err)
 	}
 	testDP := func(m layers.Model) float64 {
@@ -119,7 +119,7 @@ func ExampleNewFrontier() {
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
 	tc := train.DefaultConfig()
 	tc.Epochs, tc.Adam.LR = 100, 0.01
-	if _, err := fmp.FitTwoStage(context.Background(), model, task, tc); err != nil {
+	if _, err := model.FitTwoStage(context.Background(), task, tc); err != nil {
 		panic(err)
 	}
 	fc := fmp.DefaultFrontierConfig()             // 20 values of λf

@@ -399,7 +399,7 @@ func (l *Layer) with(c Config) (*Layer, error) {
 	ds := l.ds
 	if c.PerGroupRows != l.cfg.PerGroupRows {
 		var err error
-		if ds, err = NewDeltaS(l.sens, c.PerGroupRows); err != nil {
+		if ds, err = newDeltaS(l.sens, c.PerGroupRows); err != nil {
 			return nil, err
 		}
 	}

@@ -16,35 +16,27 @@ import (
 
 // stepsOp is FMP's K steps at λf > 0 (Layer.Forward) as one gorgonia op
 // with a hand-written backward (stepsBackOp), as the λf = 0 path is one
-// op (internal/pprop). Built from separate nodes a step is a sparse
-// product, two scalings, an addition, two FairGrad ops, a GroupGap, an
-// addition, a projection and two subtractions, each allocating and
-// walking an n × c matrix, with three row softmaxes (the two FairGrad ops
-// hold separate caches) and as many again in the backward pass.
-//
-// The op does a step in two passes over the rows. Pass A runs on each
+// op (internal/pprop). Its forward is the package's one loop (runSteps,
+// loop.go): a step is two passes over the rows. Pass A runs on each
 // block of rows right after the sparse product computes it: X_agg, the
 // softmax S = SF(F/τ) when a dual is about, F̄ = X_agg − γ∇(F, u) and
 // SF(F̄/τ). Then the groups' sums Δs·SF(F̄/τ) (blocks of 2048 rows added
-// in block order, as GroupGap adds them), the dual ascent and the l∞
-// projection on the small R × c dual. Pass B writes F' = X_agg − γ∇(F, u')
-// with the kept S and takes the next step's softmax of F' while the row
-// is in cache. Every value is rounded where the separate nodes round it
-// (X_agg as γX + (1−γ)ÃF, each ∇ to the element type before the
-// subtraction, the dual's sums as GroupGap's): the output equals the
-// composition's bit for bit in float64 and float32 (TestStepsOpBitIdentical).
+// in block order), the dual ascent and the l∞ projection on the small
+// R × c dual. Pass B writes F' = X_agg − γ∇(F, u') with the kept S and
+// takes the next step's softmax of F' while the row is in cache.
 //
 // The forward keeps, per step, S and SF(F̄/τ) (float64) and the duals
-// before and after the projection: the backward needs no softmax. It
-// needs one product with Ãᵀ per step, as the composition's backward does.
-// Like the propagation op, the op keeps its last input and output: an
-// evaluation pass and the next training step see the same logits when the
-// backbone has no dropout, and the second run copies the output.
+// before and after the projection: the backward needs no softmax, and
+// one product with Ãᵀ per step. Like the propagation op, the op keeps its
+// last input and output: an evaluation pass and the next training step
+// see the same logits when the backbone has no dropout, and the second
+// run copies the output.
 type stepsOp struct {
 	opkit.Pure
 	out       opkit.Buf
+	loop      *loop // the forward loop's setting (ascent, endToEnd = !constDual)
 	adj       *graph.Matrix
-	ds        *DeltaS
+	ds        *deltaS
 	k         int
 	gamma     float64
 	beta, rad float64
@@ -55,28 +47,10 @@ type stepsOp struct {
 	s64       *fusedState[float64]
 }
 
-// fusedState is what a forward run keeps for the backward pass and the
-// memo.
-type fusedState[T float32 | float64] struct {
-	n, c     int
-	ok       bool // a forward run completed
-	training bool // the phase of that run (InferenceOnly)
-	memoOK   bool // out holds that run's output
-	in, out  []T  // its input (always) and output (when buffers are kept)
-	sf       [][]float64
-	sfOK     []bool
-	sfb      [][]float64
-	u        [][]T // u[k]: the dual before step k (u[0] = 0); u[K] the last
-	uZero    []bool
-	ubar     [][]T
-	xagg, f  []T
-	gap      []T
-	// backward scratch
-	w, d, p, t []T
-}
-
 func newStepsOp(l *Layer, constDual bool, phase *layers.Phase) *stepsOp {
-	return &stepsOp{adj: l.adj, ds: l.ds, k: l.cfg.K, gamma: l.cfg.Gamma(), beta: l.beta, rad: l.rad,
+	p := loopFor(l)
+	p.endToEnd = !constDual
+	return &stepsOp{loop: p, adj: l.adj, ds: l.ds, k: l.cfg.K, gamma: l.cfg.Gamma(), beta: l.beta, rad: l.rad,
 		temp: l.cfg.Temperature, constDual: constDual, phase: phase}
 }
 
@@ -156,26 +130,31 @@ func (o *stepsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	return G.Nodes{dx}, nil
 }
 
-// reset sizes the state for n × c inputs and K steps.
-func (s *fusedState[T]) reset(n, c, k, rows int) {
-	if s.n == n && s.c == c && len(s.sf) == k && len(s.ubar) == k && (k == 0 || len(s.u[0]) == rows*c) {
+// fusedForward runs the K steps on x into out (runSteps), keeping what the
+// backward needs in s, or copies the kept output of the last run when x
+// and the phase are that run's.
+func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T, c int) {
+	n, rows, K := o.ds.N(), o.ds.Rows(), o.k
+	training := o.phase.Training() // InferenceOnly's training passes: u ≡ 0
+	if s.ok && s.memoOK && opkit.KeepingBuffers() && s.training == training && s.n == n && s.c == c && sameBitsT(x, s.in) {
+		copy(out, s.out)
 		return
 	}
-	*s = fusedState[T]{n: n, c: c}
-	s.in = make([]T, n*c)
-	s.sf, s.sfb = make([][]float64, k), make([][]float64, k)
-	s.sfOK = make([]bool, k)
-	for i := range s.sf {
-		s.sf[i], s.sfb[i] = make([]float64, n*c), make([]float64, n*c)
+	s.reset(n, c, K, rows, K)
+	s.ok, s.memoOK = false, false
+	if len(s.in) != len(x) {
+		s.in = make([]T, len(x))
 	}
-	s.u, s.uZero, s.ubar = make([][]T, k+1), make([]bool, k+1), make([][]T, k)
-	for i := range s.u {
-		s.u[i] = make([]T, rows*c)
+	copy(s.in, x)
+	runSteps(o.loop, s, x, out, c, training, nil)
+	s.ok, s.training = true, training
+	if opkit.KeepingBuffers() {
+		if len(s.out) != len(out) {
+			s.out = make([]T, len(out))
+		}
+		copy(s.out, out)
+		s.memoOK = true
 	}
-	for i := range s.ubar {
-		s.ubar[i] = make([]T, rows*c)
-	}
-	s.xagg, s.f, s.gap = make([]T, n*c), make([]T, n*c), make([]T, rows*c)
 }
 
 // mulThenT is graph.Matrix.MulDenseThen32/64 for either element type.
@@ -185,166 +164,6 @@ func mulThenT[T float32 | float64](a *graph.Matrix, out, x []T, c int, then func
 		a.MulDenseThen64(o, any(x).([]float64), c, then)
 	case []float32:
 		a.MulDenseThen32(o, any(x).([]float32), c, then)
-	}
-}
-
-// fusedForward runs the K steps on x into out, keeping what the backward
-// needs in s.
-func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T, c int) {
-	n, rows, K := o.ds.N(), o.ds.Rows(), o.k
-	training := o.phase.Training() // InferenceOnly's training passes: u ≡ 0
-	if s.ok && s.memoOK && opkit.KeepingBuffers() && s.training == training && s.n == n && s.c == c && sameBitsT(x, s.in) {
-		copy(out, s.out)
-		return
-	}
-	s.reset(n, c, K, rows)
-	s.ok, s.memoOK = false, false
-	clear(s.sfOK)
-	copy(s.in, x)
-	ds := o.ds.d64
-	g, cm := T(o.gamma), T(1-o.gamma)
-	invT := 1 / o.temp
-	scale := o.gamma / o.temp // ∇_τ's factor γ/τ
-	endToEnd := !o.constDual
-	clear(s.u[0])
-	s.uZero[0] = true
-	cur := x                   // F_k
-	two := rows == 1 && c == 2 // the binary attribute and two classes: scalar loops
-	for k := 0; k < K; k++ {
-		uk, ukZero := s.u[k], s.uZero[k]
-		sf, sfb := s.sf[k], s.sfb[k]
-		// S is needed in pass A when the dual is not zero (step 2) and, in
-		// EndToEnd, by the backward pass whatever the dual (∂∇/∂u).
-		// Pass B of the previous step may have taken it already.
-		needSF := !training && (!ukZero || endToEnd) && !s.sfOK[k]
-		passA := func(lo, hi int) {
-			if two {
-				passA2(o, s, x, cur, uk, ukZero, needSF, training, k, lo, hi)
-				return
-			}
-			a := make([]float64, c)
-			d := make([]T, c)
-			for i := lo; i < hi; i++ {
-				xa := s.xagg[i*c : (i+1)*c : (i+1)*c]
-				if o.gamma != 1 {
-					xs := x[i*c : (i+1)*c : (i+1)*c]
-					for j, v := range xa {
-						xa[j] = T(xs[j]*g) + T(v*cm)
-					}
-				}
-				if training {
-					continue
-				}
-				fi := cur[i*c : (i+1)*c : (i+1)*c]
-				si := sf[i*c : (i+1)*c : (i+1)*c]
-				if needSF {
-					opkit.SoftmaxRow(fi, si, invT)
-				}
-				// Step 2: F̄ = X_agg − γ∇(F, u), into d (xagg where the
-				// term is zero: F̄ = X_agg − 0 bit for bit).
-				fb := xa
-				if !ukZero && expandRow(ds, rows, n, i, uk, c, a) {
-					jvpRow(si, a, scale, d)
-					for j, v := range d {
-						d[j] = xa[j] - v
-					}
-					fb = d
-				}
-				opkit.SoftmaxRow(fb, sfb[i*c:(i+1)*c:(i+1)*c], invT)
-			}
-		}
-		if o.gamma == 1 {
-			copy(s.xagg, x)
-			forBlocks(n, func(_, lo, hi int) { passA(lo, hi) })
-		} else {
-			mulThenT(o.adj, s.xagg, cur, c, passA)
-		}
-		if needSF {
-			s.sfOK[k] = true
-		}
-		dst := s.f
-		if k == K-1 {
-			dst = out
-		}
-		if training {
-			// InferenceOnly while training: u ≡ 0, F' = X_agg.
-			copy(dst, s.xagg)
-			clear(s.u[k+1])
-			s.uZero[k+1] = true
-			cur = dst
-			continue
-		}
-		// Steps 3 and 4: ū = u + β Δs SF(F̄/τ) (the sum as GroupGap's;
-		// the first step's ū is the sum alone), u' = proj(ū).
-		gapKernel[T](ds, rows, n, nil, nil, s.gap, c, o.beta, invT, sfb)
-		ub := s.ubar[k]
-		if k == 0 {
-			copy(ub, s.gap)
-		} else {
-			for j, v := range uk {
-				ub[j] = v + s.gap[j]
-			}
-		}
-		u1 := s.u[k+1]
-		projKernel(ub, u1, o.rad)
-		u1Zero := allZero(u1)
-		s.uZero[k+1] = u1Zero
-		// Pass B: step 5, F' = X_agg − γ∇(F, u'), and the next step's S.
-		haveSF := s.sfOK[k]
-		nextSF := k+1 < K && (!u1Zero || endToEnd)
-		var sfNext []float64
-		if nextSF {
-			sfNext = s.sf[k+1]
-		}
-		if u1Zero && !nextSF {
-			copy(dst, s.xagg)
-		} else {
-			forBlocks(n, func(_, lo, hi int) {
-				if two {
-					passB2(o, s, cur, dst, u1, u1Zero, haveSF, nextSF, k, lo, hi)
-					return
-				}
-				a := make([]float64, c)
-				d := make([]T, c)
-				for i := lo; i < hi; i++ {
-					xa := s.xagg[i*c : (i+1)*c : (i+1)*c]
-					fo := dst[i*c : (i+1)*c : (i+1)*c]
-					if !u1Zero && expandRow(ds, rows, n, i, u1, c, a) {
-						si := sf[i*c : (i+1)*c : (i+1)*c]
-						if !haveSF {
-							opkit.SoftmaxRow(cur[i*c:(i+1)*c:(i+1)*c], si, invT)
-						}
-						jvpRow(si, a, scale, d)
-						for j, v := range d {
-							fo[j] = xa[j] - v
-						}
-					} else {
-						if !haveSF && endToEnd {
-							opkit.SoftmaxRow(cur[i*c:(i+1)*c:(i+1)*c], sf[i*c:(i+1)*c:(i+1)*c], invT)
-						}
-						copy(fo, xa)
-					}
-					if nextSF {
-						opkit.SoftmaxRow(fo, sfNext[i*c:(i+1)*c:(i+1)*c], invT)
-					}
-				}
-			})
-			if !haveSF && (!u1Zero || endToEnd) {
-				s.sfOK[k] = true
-			}
-		}
-		if nextSF {
-			s.sfOK[k+1] = true
-		}
-		cur = dst
-	}
-	s.ok, s.training = true, training
-	if opkit.KeepingBuffers() {
-		if len(s.out) != len(out) {
-			s.out = make([]T, len(out))
-		}
-		copy(s.out, out)
-		s.memoOK = true
 	}
 }
 
@@ -377,9 +196,8 @@ func sameBitsT[T float32 | float64](a, b []T) bool {
 // phase changed since). Per step, in reverse: the dual's gradient
 // (EndToEnd only: ∂⟨W, ∇(F, u')⟩/∂u' summed over the nodes, masked by the
 // projection), then one pass over the rows for F̄'s, F's and X_agg's
-// gradients, then the product with Ãᵀ. The sums are in another order
-// than gorgonia's reverse mode adds the composition's: the gradients agree
-// to rounding (TestStepsOpGradients), not bit for bit.
+// gradients, then the product with Ãᵀ. It is checked against central
+// differences of a dense reference (TestStepsOpFiniteDifferences).
 type stepsBackOp struct {
 	opkit.NoDiff // never differentiated
 	opkit.Pure
@@ -453,7 +271,6 @@ func fusedBackward[T float32 | float64](o *stepsBackOp, s *fusedState[T], x, dy,
 	ds := f.ds.d64
 	gamma := f.gamma
 	gT, cmT := T(gamma), T(1-gamma)
-	invT := 1 / f.temp
 	scale := gamma / f.temp                // ∇_τ's factor
 	backScale := gamma / (f.temp * f.temp) // ∂∇_τ/∂F's factor
 	betaScale := f.beta / f.temp           // d/dF̄ of β Δs SF(F̄/τ) is β∇_τ
@@ -475,9 +292,9 @@ func fusedBackward[T float32 | float64](o *stepsBackOp, s *fusedState[T], x, dy,
 			// ∂L/∂u' += (γ/τ) Δs·J(S)(−W); ∂L/∂ū = the projection's mask.
 			clear(part)
 			if rows == 1 && c == 2 {
-				gapParts2(ds, n, nil, w, part, invT, sf)
+				gapParts2(ds, n, w, part, sf)
 			} else {
-				gapParts(ds, rows, n, nil, w, part, c, invT, sf)
+				gapParts(ds, rows, n, w, part, c, sf)
 			}
 			rt := T(f.rad)
 			nz := false
@@ -615,87 +432,6 @@ func gradBackRow[T float32 | float64](s, a []float64, w []T, h []float64) {
 	}
 	for j := range h {
 		h[j] -= t
-	}
-}
-
-// passA2 is pass A of fusedForward for one row of Δs and two classes:
-// the general loop's operations in the same order on scalars (as
-// kernels.go's two-class kernels), so the results are the same bits.
-func passA2[T float32 | float64](o *stepsOp, s *fusedState[T], x, cur, uk []T, ukZero, needSF, training bool, k, lo, hi int) {
-	ds := o.ds.d64
-	g, cm := T(o.gamma), T(1-o.gamma)
-	invT, scale := 1/o.temp, o.gamma/o.temp
-	sf, sfb := s.sf[k], s.sfb[k]
-	var u0, u1 float64
-	if !ukZero {
-		u0, u1 = float64(uk[0]), float64(uk[1])
-	}
-	var d [2]T
-	for i := lo; i < hi; i++ {
-		xa := s.xagg[2*i : 2*i+2 : 2*i+2]
-		if o.gamma != 1 {
-			xs := x[2*i : 2*i+2 : 2*i+2]
-			xa[0] = T(xs[0]*g) + T(xa[0]*cm)
-			xa[1] = T(xs[1]*g) + T(xa[1]*cm)
-		}
-		if training {
-			continue
-		}
-		var s0, s1 float64
-		if needSF {
-			s0, s1 = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
-			sf[2*i], sf[2*i+1] = s0, s1
-		} else {
-			s0, s1 = sf[2*i], sf[2*i+1]
-		}
-		fb0, fb1 := xa[0], xa[1]
-		if !ukZero {
-			if a0, a1 := rowA2(ds[i], u0, u1); a0 != 0 || a1 != 0 {
-				jvp2(s0, s1, a0, a1, scale, d[:])
-				fb0, fb1 = xa[0]-d[0], xa[1]-d[1]
-			}
-		}
-		sfb[2*i], sfb[2*i+1] = opkit.Softmax2(float64(fb0), float64(fb1), invT)
-	}
-}
-
-// passB2 is pass B of fusedForward for one row of Δs and two classes.
-func passB2[T float32 | float64](o *stepsOp, s *fusedState[T], cur, dst, u1 []T, u1Zero, haveSF, nextSF bool, k, lo, hi int) {
-	ds := o.ds.d64
-	invT, scale := 1/o.temp, o.gamma/o.temp
-	endToEnd := !o.constDual
-	sf := s.sf[k]
-	var sfNext []float64
-	if nextSF {
-		sfNext = s.sf[k+1]
-	}
-	var v0, v1 float64
-	if !u1Zero {
-		v0, v1 = float64(u1[0]), float64(u1[1])
-	}
-	var d [2]T
-	for i := lo; i < hi; i++ {
-		xa := s.xagg[2*i : 2*i+2 : 2*i+2]
-		fo := dst[2*i : 2*i+2 : 2*i+2]
-		var a0, a1 float64
-		if !u1Zero {
-			a0, a1 = rowA2(ds[i], v0, v1)
-		}
-		if a0 != 0 || a1 != 0 {
-			if !haveSF {
-				sf[2*i], sf[2*i+1] = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
-			}
-			jvp2(sf[2*i], sf[2*i+1], a0, a1, scale, d[:])
-			fo[0], fo[1] = xa[0]-d[0], xa[1]-d[1]
-		} else {
-			if !haveSF && endToEnd {
-				sf[2*i], sf[2*i+1] = opkit.Softmax2(float64(cur[2*i]), float64(cur[2*i+1]), invT)
-			}
-			fo[0], fo[1] = xa[0], xa[1]
-		}
-		if nextSF {
-			sfNext[2*i], sfNext[2*i+1] = opkit.Softmax2(float64(fo[0]), float64(fo[1]), invT)
-		}
 	}
 }
 

@@ -45,9 +45,11 @@ func TestLayerManyGroups(t *testing.T) {
 			cfg.LambdaF, cfg.LambdaS = lf, 0
 			l, err := fmp.New(graph.NormalizedAdjacency(ds.Graph), ds.Sens, cfg)
 			require.NoError(t, err)
-			require.Equal(t, G, l.DeltaS().Rows(), "one Δs row per group")
-			out, err := l.Apply(x)
+			out, rec, err := l.Record(x)
 			require.NoError(t, err)
+			if lf > 0 {
+				require.Len(t, rec.Duals[0], G*2, "one Δs row per group: the dual is G × c")
+			}
 			f := out.Data().([]float64)
 			mean := make([]float64, G)
 			cnt := make([]float64, G)
@@ -76,7 +78,7 @@ func TestFrontierManyGroups(t *testing.T) {
 	for _, fracs := range [][]float64{{0.4, 0.35, 0.25}, {0.3, 0.3, 0.2, 0.2}} {
 		ds := manyGroups(t, fracs)
 		m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
-		_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(30))
+		_, err := m.FitTwoStage(context.Background(), task, fastConfig(30))
 		require.NoError(t, err)
 		for _, c := range metrics.Criteria() {
 			name := fmt.Sprintf("%d groups, %s", len(fracs), c.Name())
@@ -114,7 +116,7 @@ func TestFrontierManyGroups(t *testing.T) {
 func TestLogitsFrontierManyGroups(t *testing.T) {
 	ds := manyGroups(t, []float64{0.4, 0.35, 0.25})
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
+	_, err := m.FitTwoStage(context.Background(), task, fastConfig(20))
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1, 3}
@@ -140,7 +142,7 @@ func TestLogitsFrontierManyGroups(t *testing.T) {
 func TestFrontierUndefinedCriterion(t *testing.T) {
 	ds := manyGroups(t, []float64{0.6, 0.4})
 	m, task := onBackbone(t, "mlp", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
+	_, err := m.FitTwoStage(context.Background(), task, fastConfig(20))
 	require.NoError(t, err)
 	var test []int
 	for _, i := range ds.Split.Test {

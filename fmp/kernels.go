@@ -1,11 +1,6 @@
 package fmp
 
-import (
-	"math"
-
-	"github.com/fairmp/fairmp/internal/opkit"
-	"github.com/fairmp/fairmp/internal/par"
-)
+import "github.com/fairmp/fairmp/internal/par"
 
 // The kernels below compute, row by row, expressions of the row-softmax
 // Jacobian J_i = diag(s_i) − s_i s_iᵀ, s_i = SF(F)_i. Arithmetic is done in
@@ -76,70 +71,16 @@ func jvpRow[T float32 | float64](s, v []float64, scale float64, out []T) {
 	}
 }
 
-// gradKernel: out = scale · (U ⊙ S − rowsum(U ⊙ S) ⊙ S), U = Δsᵀu,
-// S = SF(F·invT).
-func gradKernel[T float32 | float64](ds []float64, rows, n int, f, u, out []T, c int, scale, invT float64, sm []float64) {
-	if rows == 1 && c == 2 {
-		gradKernel2(ds, n, f, u, out, scale, invT, sm)
-		return
-	}
-	forBlocks(n, func(_, lo, hi int) {
-		s := make([]float64, c)
-		a := make([]float64, c)
-		for i := lo; i < hi; i++ {
-			o := out[i*c : (i+1)*c]
-			if !expandRow(ds, rows, n, i, u, c, a) {
-				clear(o)
-				continue
-			}
-			s = softmaxOf(f, i, c, s, invT, sm)
-			jvpRow(s, a, scale, o)
-		}
-	})
-}
-
-// gradBackKernel: the gradient with respect to F of ⟨W, ∇(F, u)⟩:
-// out_i = scale · J(s_i)·h_i, h = W ⊙ U − rowsum(W ⊙ S) ⊙ U − rowsum(U ⊙ S) ⊙ W,
-// S = SF(F·invT).
-func gradBackKernel[T float32 | float64](ds []float64, rows, n int, f, u, w, out []T, c int, scale, invT float64, sm []float64) {
-	if rows == 1 && c == 2 {
-		gradBackKernel2(ds, n, f, u, w, out, scale, invT, sm)
-		return
-	}
-	forBlocks(n, func(_, lo, hi int) {
-		s := make([]float64, c)
-		a := make([]float64, c)
-		h := make([]float64, c)
-		for i := lo; i < hi; i++ {
-			o := out[i*c : (i+1)*c]
-			if !expandRow(ds, rows, n, i, u, c, a) {
-				clear(o)
-				continue
-			}
-			s = softmaxOf(f, i, c, s, invT, sm)
-			wi := w[i*c : (i+1)*c]
-			ws, as := 0.0, 0.0
-			for j := range s {
-				ws += float64(wi[j]) * s[j]
-				as += a[j] * s[j]
-			}
-			for j := range h {
-				h[j] = float64(wi[j])*a[j] - ws*a[j] - as*float64(wi[j])
-			}
-			jvpRow(s, h, scale, o)
-		}
-	})
-}
-
-// gapKernel: out = scale · Δs·V where V_i = s_i (w == nil) or
-// V_i = J(s_i)·W_i (w != nil), s_i = SF(F·invT)_i. out is rows × c.
-func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c int, scale, invT float64, sm []float64) {
+// gapKernel: out = scale · Δs·S for the softmaxes sm (n × c, row i
+// s_i = SF(F̄/τ)_i): the dual's steps 3, summed over fixed row blocks in
+// block order. out is rows × c.
+func gapKernel[T float32 | float64](ds []float64, rows, n int, out []T, c int, scale float64, sm []float64) {
 	nb := numBlocks(n)
 	part := make([]float64, nb*rows*c)
 	if rows == 1 && c == 2 {
-		gapParts2(ds, n, f, w, part, invT, sm)
+		gapParts2[T](ds, n, nil, part, sm)
 	} else {
-		gapParts(ds, rows, n, f, w, part, c, invT, sm)
+		gapParts[T](ds, rows, n, nil, part, c, sm)
 	}
 	for k := range out {
 		sum := 0.0
@@ -151,11 +92,11 @@ func gapKernel[T float32 | float64](ds []float64, rows, n int, f, w, out []T, c 
 }
 
 // gapParts writes each row block's Σ_i Δs[r,i]·V_i into its rows × c
-// slice of part (gapKernel's partial sums).
-func gapParts[T float32 | float64](ds []float64, rows, n int, f, w []T, part []float64, c int, invT float64, sm []float64) {
+// slice of part, where V_i = s_i (w == nil) or V_i = J(s_i)·W_i
+// (w != nil), s_i the row of sm.
+func gapParts[T float32 | float64](ds []float64, rows, n int, w []T, part []float64, c int, sm []float64) {
 	forBlocks(n, func(b, lo, hi int) {
 		p := part[b*rows*c : (b+1)*rows*c]
-		s := make([]float64, c)
 		v := make([]float64, c)
 		for i := lo; i < hi; i++ {
 			any := false
@@ -168,7 +109,7 @@ func gapParts[T float32 | float64](ds []float64, rows, n int, f, w []T, part []f
 			if !any {
 				continue
 			}
-			s = softmaxOf(f, i, c, s, invT, sm)
+			s := sm[i*c : (i+1)*c : (i+1)*c]
 			vi := s
 			if w != nil {
 				wi := w[i*c : (i+1)*c]
@@ -209,14 +150,6 @@ func rowA2(d, u0, u1 float64) (a0, a1 float64) {
 	return a0, a1
 }
 
-// softmax2Of is softmaxOf for two classes.
-func softmax2Of[T float32 | float64](f []T, i int, invT float64, sm []float64) (s0, s1 float64) {
-	if sm != nil {
-		return sm[2*i], sm[2*i+1]
-	}
-	return opkit.Softmax2(float64(f[2*i]), float64(f[2*i+1]), invT)
-}
-
 // jvp2 is jvpRow for two classes.
 func jvp2[T float32 | float64](s0, s1, v0, v1, scale float64, out []T) {
 	t := 0.0
@@ -226,47 +159,8 @@ func jvp2[T float32 | float64](s0, s1, v0, v1, scale float64, out []T) {
 	out[1] = T(scale * s1 * (v1 - t))
 }
 
-func gradKernel2[T float32 | float64](ds []float64, n int, f, u, out []T, scale, invT float64, sm []float64) {
-	u0, u1 := float64(u[0]), float64(u[1])
-	forBlocks(n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			o := out[2*i : 2*i+2 : 2*i+2]
-			a0, a1 := rowA2(ds[i], u0, u1)
-			if a0 == 0 && a1 == 0 {
-				o[0], o[1] = 0, 0
-				continue
-			}
-			s0, s1 := softmax2Of(f, i, invT, sm)
-			jvp2(s0, s1, a0, a1, scale, o)
-		}
-	})
-}
-
-func gradBackKernel2[T float32 | float64](ds []float64, n int, f, u, w, out []T, scale, invT float64, sm []float64) {
-	u0, u1 := float64(u[0]), float64(u[1])
-	forBlocks(n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			o := out[2*i : 2*i+2 : 2*i+2]
-			a0, a1 := rowA2(ds[i], u0, u1)
-			if a0 == 0 && a1 == 0 {
-				o[0], o[1] = 0, 0
-				continue
-			}
-			s0, s1 := softmax2Of(f, i, invT, sm)
-			w0, w1 := float64(w[2*i]), float64(w[2*i+1])
-			ws, as := 0.0, 0.0
-			ws += w0 * s0
-			as += a0 * s0
-			ws += w1 * s1
-			as += a1 * s1
-			h0 := w0*a0 - ws*a0 - as*w0
-			h1 := w1*a1 - ws*a1 - as*w1
-			jvp2(s0, s1, h0, h1, scale, o)
-		}
-	})
-}
-
-func gapParts2[T float32 | float64](ds []float64, n int, f, w []T, part []float64, invT float64, sm []float64) {
+// gapParts2 is gapParts for one row of Δs and two classes.
+func gapParts2[T float32 | float64](ds []float64, n int, w []T, part []float64, sm []float64) {
 	forBlocks(n, func(b, lo, hi int) {
 		p0, p1 := 0.0, 0.0
 		for i := lo; i < hi; i++ {
@@ -274,7 +168,7 @@ func gapParts2[T float32 | float64](ds []float64, n int, f, w []T, part []float6
 			if d == 0 {
 				continue
 			}
-			v0, v1 := softmax2Of(f, i, invT, sm)
+			v0, v1 := sm[2*i], sm[2*i+1]
 			if w != nil {
 				w0, w1 := float64(w[2*i]), float64(w[2*i+1])
 				t := 0.0
@@ -301,106 +195,5 @@ func projKernel[T float32 | float64](x, out []T, r float64) {
 		default:
 			out[i] = v
 		}
-	}
-}
-
-// projMaskKernel: out = w where |x| < r, else 0.
-func projMaskKernel[T float32 | float64](x, w, out []T, r float64) {
-	rt := T(r)
-	for i, v := range x {
-		if v < rt && v > -rt {
-			out[i] = w[i]
-		} else {
-			out[i] = 0
-		}
-	}
-}
-
-// softmaxOf returns row i of SF(F·invT): the row of sm when sm holds the
-// whole matrix's (a softmaxCache's), else s filled by opkit.SoftmaxRow.
-func softmaxOf[T float32 | float64](f []T, i, c int, s []float64, invT float64, sm []float64) []float64 {
-	if sm != nil {
-		return sm[i*c : (i+1)*c : (i+1)*c]
-	}
-	opkit.SoftmaxRow(f[i*c:(i+1)*c], s[:c], invT)
-	return s[:c]
-}
-
-// softmaxCache keeps SF(F·invT) of the last F that one family of ops saw
-// (an op and the ops its SymDiff builds on the same first input: FairGrad
-// forward, its F-gradient and its u-gradient all read the softmax of the
-// same F). The input's bits are kept and compared, so a hit is the same
-// computation: every row by opkit.SoftmaxRow, as the kernels would. Ops
-// run one at a time, as the machine runs them.
-type softmaxCache struct {
-	in32 []float32
-	in64 []float64
-	invT float64
-	c    int
-	s    []float64
-	ok   bool
-}
-
-// get returns SF(f·invT) for the n × c matrix f, computed or kept.
-func get[T float32 | float64](sc *softmaxCache, f []T, c int, invT float64) []float64 {
-	if sc == nil {
-		return nil
-	}
-	if sc.ok && sc.invT == invT && sc.c == c && sameBits(sc, f) {
-		return sc.s
-	}
-	n := len(f) / c
-	if cap(sc.s) < len(f) {
-		sc.s = make([]float64, len(f))
-	}
-	sc.s = sc.s[:len(f)]
-	out := sc.s
-	forBlocks(n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			opkit.SoftmaxRow(f[i*c:(i+1)*c], out[i*c:(i+1)*c], invT)
-		}
-	})
-	switch x := any(f).(type) {
-	case []float32:
-		sc.in32 = append(sc.in32[:0], x...)
-		sc.in64 = sc.in64[:0]
-	case []float64:
-		sc.in64 = append(sc.in64[:0], x...)
-		sc.in32 = sc.in32[:0]
-	}
-	sc.invT, sc.c, sc.ok = invT, c, true
-	return sc.s
-}
-
-func sameBits[T float32 | float64](sc *softmaxCache, f []T) bool {
-	switch x := any(f).(type) {
-	case []float32:
-		if len(sc.in32) != len(x) {
-			return false
-		}
-		for i, v := range x {
-			if math.Float32bits(v) != math.Float32bits(sc.in32[i]) {
-				return false
-			}
-		}
-		return true
-	case []float64:
-		if len(sc.in64) != len(x) {
-			return false
-		}
-		for i, v := range x {
-			if math.Float64bits(v) != math.Float64bits(sc.in64[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// release drops the kept matrices.
-func (sc *softmaxCache) release() {
-	if sc != nil {
-		*sc = softmaxCache{}
 	}
 }

@@ -7,69 +7,70 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gorgonia.org/tensor"
+
+	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/testutil"
+	"github.com/fairmp/fairmp/layers"
 )
 
-// The two-class kernels of the binary attribute (rows == 1, c == 2) must
-// give the general kernels' bits. The general path is reached with a
-// second row of Δs that is zero everywhere: it adds nothing to any
-// expression (a zero Δs entry is skipped), and the first row's results
-// are the binary ones.
-func TestKernels2BitIdentical(t *testing.T) {
-	t.Run("float64", func(t *testing.T) { kernels2BitIdentical[float64](t) })
-	t.Run("float32", func(t *testing.T) { kernels2BitIdentical[float32](t) })
+// The two-class paths of the binary attribute (rows == 1, c == 2: the
+// loop's passA2 and passB2, the backward's back2, gapParts2) must give the
+// general paths' bits. The general path is reached with a second row of
+// Δs that is zero everywhere: it adds nothing to any expression (a zero Δs
+// entry is skipped), and the first row's results are the binary ones.
+func TestTwoClassPathsBitIdentical(t *testing.T) {
+	t.Run("float64", func(t *testing.T) { twoClassBitIdentical[float64](t, tensor.Float64) })
+	t.Run("float32", func(t *testing.T) { twoClassBitIdentical[float32](t, tensor.Float32) })
 }
 
-func kernels2BitIdentical[T float32 | float64](t *testing.T) {
+func twoClassBitIdentical[T float32 | float64](t *testing.T, dt tensor.Dtype) {
 	rng := rand.New(rand.NewSource(7))
 	const n = 5000 // more than two row blocks
-	special := []float64{0, math.Copysign(0, -1), 1e-300, -1e-30, 40, -40, 1e3, math.Inf(1), math.NaN()}
+	special := []float64{0, math.Copysign(0, -1), 1e-300, -1e-30, 40, -40, 1e3}
 	val := func() float64 {
 		if rng.Intn(50) == 0 {
 			return special[rng.Intn(len(special))]
 		}
 		return rng.NormFloat64() * 3
 	}
-	f, w := make([]T, 2*n), make([]T, 2*n)
-	for i := range f {
-		f[i], w[i] = T(val()), T(val())
+	xv, wv := make([]float64, 2*n), make([]float64, 2*n)
+	for i := range xv {
+		xv[i], wv[i] = val(), val()
 	}
-	ds := make([]float64, n)
-	for i := range ds {
-		switch rng.Intn(4) {
-		case 0: // unknown group
-		case 1:
-			ds[i] = -1.0 / 3000
-		default:
-			ds[i] = 1.0 / 2000
-		}
-	}
-	ds2 := append(append([]float64{}, ds...), make([]float64, n)...)
-	for _, u := range [][]T{{0.3, -0.3}, {0, 0}, {T(math.Copysign(0, -1)), 2}, {1e-20, -5}} {
-		u2 := append(append([]T{}, u...), 7, -7)
-		for _, cached := range []bool{false, true} {
-			var sm []float64
-			if cached {
-				sm = make([]float64, 2*n)
-				for i := 0; i < n; i++ {
-					sm[2*i], sm[2*i+1] = softmax2Of(f, i, 2, nil)
-				}
+	sens := randSens(rng, n, 2, 0.25)
+	ds1 := mustDelta(t, sens, false)
+	ds2 := *ds1
+	ds2.rows, ds2.id = 2, deltaIDs.Add(1)
+	ds2.d64 = append(append([]float64{}, ds1.d64...), make([]float64, n)...)
+	adj := graph.NormalizedAdjacency(randomGraph(t, rng, n, 3*n))
+	for _, mode := range []string{"EndToEnd", "ConstantDual", "InferenceOnly-train", "InferenceOnly-eval"} {
+		for _, lambdaS := range []float64{0, 1} {
+			cfg := DefaultConfig()
+			cfg.K, cfg.LambdaS = 4, lambdaS
+			cfg.TrainMode = map[string]TrainMode{"EndToEnd": EndToEnd, "ConstantDual": ConstantDual}[mode]
+			if mode[0] == 'I' {
+				cfg.TrainMode = InferenceOnly
 			}
-			got, want := make([]T, 2*n), make([]T, 2*n)
-			gradKernel(ds, 1, n, f, u, got, 2, 0.7, 2, sm)
-			gradKernel(ds2, 2, n, f, u2, want, 2, 0.7, 2, sm)
-			requireSameBits(t, want, got, "FairGrad u %v cached %v", u, cached)
-
-			gradBackKernel(ds, 1, n, f, u, w, got, 2, 0.7, 2, sm)
-			gradBackKernel(ds2, 2, n, f, u2, w, want, 2, 0.7, 2, sm)
-			requireSameBits(t, want, got, "FairGradBackF u %v cached %v", u, cached)
+			ph := layers.NewPhase()
+			ph.SetTraining(mode == "InferenceOnly-train")
+			run := func(ds *deltaS) (f, dx []T) {
+				l := newChecked(adj, sens, ds, cfg)
+				op := newStepsOp(l, cfg.TrainMode != EndToEnd, ph)
+				back := &stepsBackOp{fwd: op, at: adj.Transpose()}
+				x := testutil.Tensor(dt, xv, n, 2)
+				fv, err := op.Do(x)
+				require.NoError(t, err)
+				dv, err := back.Do(x, testutil.Tensor(dt, wv, n, 2))
+				require.NoError(t, err)
+				return fv.Data().([]T), dv.Data().([]T)
+			}
+			f1, d1 := run(ds1)
+			f2, d2 := run(&ds2)
+			requireSameBits(t, f2, f1, "F^K %s λs=%v", mode, lambdaS)
+			requireSameBits(t, d2, d1, "dX %s λs=%v", mode, lambdaS)
+			assert.NotEqual(t, make([]T, 2*n), f1)
 		}
-	}
-	for _, ww := range [][]T{nil, w} {
-		got, want := make([]T, 2), make([]T, 4)
-		gapKernel(ds, 1, n, f, ww, got, 2, 1.5, 2, nil)
-		gapKernel(ds2, 2, n, f, ww, want, 2, 1.5, 2, nil)
-		requireSameBits(t, want[:2], got, "GroupGap w %v", ww != nil)
-		assert.Equal(t, []T{0, 0}, want[2:], "the zero row's gap")
 	}
 }
 

@@ -6,10 +6,10 @@ import (
 	"math"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/pprop"
 	"github.com/fairmp/fairmp/layers"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Scaling selects the dual step size β and the l∞ radius of the dual (see
@@ -166,7 +166,7 @@ func (c Config) String() string {
 type Layer struct {
 	cfg   Config
 	adj   *graph.Matrix
-	ds    *DeltaS
+	ds    *deltaS
 	sens  []int
 	phase *layers.Phase
 	// phaseSet records a SetPhase call: an InferenceOnly layer whose
@@ -174,14 +174,6 @@ type Layer struct {
 	phaseSet bool
 	beta     float64
 	rad      float64
-	// composed builds Forward's K steps at λf > 0 from the separate ops
-	// (ops.go) instead of the fused stepsOp: the tests set it to check
-	// that the two give the same values and gradients.
-	composed bool
-	// noSoftmaxCache computes the softmax anew in every op and step
-	// instead of sharing it between the ops that read the same F: the
-	// tests set it to check that the caches change nothing.
-	noSoftmaxCache bool
 }
 
 // New returns an FMP layer for the normalised adjacency adj (n × n,
@@ -192,7 +184,8 @@ type Layer struct {
 // not a normalised propagation matrix of a graph (ErrNotPropagation: it
 // must be D̂^-½(A + wI)D̂^-½ of an unweighted graph, as
 // graph.NormalizedAdjacency and graph.GCNNorm with Normalize build it), or
-// sens is not a valid attribute (see NewDeltaS).
+// sens is not a valid attribute: group ids 0..G−1 (G ≥ 2) without an empty
+// group, −1 for unknown.
 func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -207,7 +200,7 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 	if err := checkPropagation(adj); err != nil {
 		return nil, fmt.Errorf("fmp: New: adjacency: %w", err)
 	}
-	ds, err := NewDeltaS(sens, cfg.PerGroupRows)
+	ds, err := newDeltaS(sens, cfg.PerGroupRows)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +209,7 @@ func New(adj *graph.Matrix, sens []int, cfg Config) (*Layer, error) {
 
 // newChecked builds a layer from a checked adjacency, a sensitive
 // attribute (not copied) and its group contrast, and a valid cfg.
-func newChecked(adj *graph.Matrix, sens []int, ds *DeltaS, cfg Config) *Layer {
+func newChecked(adj *graph.Matrix, sens []int, ds *deltaS, cfg Config) *Layer {
 	l := &Layer{cfg: cfg, adj: adj, ds: ds, sens: sens}
 	l.beta, l.rad = dualStep(cfg, ds.NormSq())
 	return l
@@ -243,8 +236,8 @@ func (l *Layer) SetPhase(p *layers.Phase) { l.phase, l.phaseSet = p, true }
 // Config returns the layer's settings.
 func (l *Layer) Config() Config { return l.cfg }
 
-// DeltaS returns the layer's group-contrast matrix.
-func (l *Layer) DeltaS() *DeltaS { return l.ds }
+// groupContrast returns the layer's group-contrast matrix.
+func (l *Layer) groupContrast() *deltaS { return l.ds }
 
 // DualStep returns the dual step size β and the l∞ radius of the dual
 // that the layer's scaling gives.
@@ -255,71 +248,50 @@ func (l *Layer) DualStep() (beta, radius float64) { return l.beta, l.rad }
 // Config.TrainMode says (DESIGN.md, "The K steps as one op"). It
 // returns an error if x does not have n rows and at least 2 columns.
 func (l *Layer) Forward(x *G.Node) (*G.Node, error) {
-	tr, err := l.build(x, false)
-	if err != nil {
-		return nil, err
-	}
-	return tr.out, nil
+	out, _, err := l.forward(x)
+	return out, err
 }
 
 // ErrNoPhase is returned by Layer.Forward for an InferenceOnly layer whose
 // SetPhase was never called.
 var ErrNoPhase = errors.New("InferenceOnly training needs the model's *layers.Phase: call SetPhase with it (SetPhase(nil) for a layer used in evaluation only)")
 
-type trace struct {
-	out, base, dual *G.Node
-}
-
 func (l *Layer) checkInput(x *G.Node) error {
-	if err := checkNode(x, "Layer.Forward", "X_trans"); err != nil {
-		return err
+	if x == nil {
+		return fmt.Errorf("fmp: Layer.Forward: nil X_trans node")
+	}
+	if err := opkit.CheckFloat(x.Dtype()); err != nil {
+		return fmt.Errorf("fmp: Layer.Forward: X_trans %q (node %d): %w", x.Name(), x.ID(), err)
 	}
 	s := x.Shape()
-	if s[0] != l.ds.N() || s[1] < 2 {
+	if len(s) != 2 || s[0] != l.ds.N() || s[1] < 2 {
 		return fmt.Errorf("fmp: Layer.Forward: X_trans %q (node %d) has shape %v, want (%d, c) with c ≥ 2", x.Name(), x.ID(), s, l.ds.N())
 	}
 	return nil
 }
 
-func scalar(dt tensor.Dtype, v float64) *G.Node {
-	if dt == tensor.Float32 {
-		return G.NewConstant(float32(v))
-	}
-	return G.NewConstant(v)
-}
-
-// build unrolls the K steps. With baseline, it also builds the same K
-// steps with u ≡ 0 (propagation only).
-func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
+// forward builds the K steps on x: at λf > 0 the fused op (returned too,
+// for the audit's dual), at λf = 0 the propagation op, whose values and
+// gradients are those of the K steps with u ≡ 0 (every fairness step adds
+// exactly zero), or x itself when there is no propagation either.
+func (l *Layer) forward(x *G.Node) (out *G.Node, op *stepsOp, err error) {
 	if err := l.checkInput(x); err != nil {
-		return tr, err
+		return nil, nil, err
 	}
 	if l.cfg.TrainMode == InferenceOnly && !l.phaseSet {
-		return tr, fmt.Errorf("fmp: Layer.Forward: %w", ErrNoPhase)
+		return nil, nil, fmt.Errorf("fmp: Layer.Forward: %w", ErrNoPhase)
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("fmp: Layer.Forward: building the graph: %v", r)
 		}
 	}()
-	dt := x.Dtype()
-	gamma := l.cfg.Gamma()
-	if l.rad == 0 && !baseline && gamma != 1 {
-		// λf = 0: the projection keeps u ≡ 0, so every fairness step adds
-		// exactly zero; the output is the propagation alone, built as one
-		// op (the same values and gradients, bit for bit, as the separate
-		// nodes below, without their allocations).
-		f, err := pprop.Apply(l.adj, x, gamma, l.cfg.K)
-		if err != nil {
-			return tr, err
-		}
-		tr.out, tr.base = f, f
-		return tr, nil
+	if l.rad == 0 {
+		out, err = l.propagation(x)
+		return out, nil, err
 	}
-	// In the InferenceOnly mode the dual is zero, with a zero gradient,
-	// while training: no gradient flows through it, so it is a constant of
-	// the backward pass as in ConstantDual (the same gradients, without
-	// the dual's backward ops).
+	// In the InferenceOnly mode the dual is zero while training: no
+	// gradient flows through it, as in ConstantDual.
 	constDual := l.cfg.TrainMode == ConstantDual || l.cfg.TrainMode == InferenceOnly
 	var phase *layers.Phase
 	if l.cfg.TrainMode == InferenceOnly {
@@ -328,108 +300,31 @@ func (l *Layer) build(x *G.Node, baseline bool) (tr trace, err error) {
 			phase = &layers.Phase{} // evaluation; keeps the op's hash distinct
 		}
 	}
-	if !baseline && l.rad != 0 && !l.composed {
-		// λf > 0: the K steps as one op with a hand-written backward (the
-		// same values, bit for bit, as the nodes below; see stepsOp).
-		if tr.out, err = G.ApplyOp(newStepsOp(l, constDual, phase), x); err != nil {
-			return tr, err
-		}
-		return tr, nil
+	op = newStepsOp(l, constDual, phase)
+	if out, err = G.ApplyOp(op, x); err != nil {
+		return nil, nil, err
 	}
-	var gx, oneMinus *G.Node
-	if gamma != 1 {
-		if gx, err = G.Mul(x, scalar(dt, gamma)); err != nil {
-			return tr, err
-		}
-		oneMinus = scalar(dt, 1-gamma)
-	}
-	// propagate returns X_agg = γX + (1−γ)ÃF (X itself when γ = 1).
-	propagate := func(f *G.Node) (*G.Node, error) {
-		if gamma == 1 {
-			return x, nil
-		}
-		af, err := layers.SpMM(l.adj, f)
-		if err != nil {
-			return nil, err
-		}
-		af, err = G.Mul(af, oneMinus)
-		if err != nil {
-			return nil, err
-		}
-		return G.Add(gx, af)
-	}
-	f := x
-	var u *G.Node // nil: u = 0
-	if l.rad == 0 {
-		// λf = 0: the projection keeps u ≡ 0, so every fairness step adds
-		// exactly zero; build the propagation alone (the same values and
-		// gradients, without the fairness ops' work).
-		for k := 0; k < l.cfg.K; k++ {
-			if f, err = propagate(f); err != nil {
-				return tr, err
-			}
-		}
-		tr.out, tr.base = f, f // tr.dual stays nil: u ≡ 0
-		return tr, nil
-	}
-	for k := 0; k < l.cfg.K; k++ {
-		xagg, err := propagate(f)
-		if err != nil {
-			return tr, err
-		}
-		// Step 2: F̄ = X_agg − γ∇(F, u); ∇(F, 0) = 0 exactly.
-		fbar := xagg
-		if u != nil {
-			d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, temp: l.cfg.Temperature, constDual: constDual, noCache: l.noSoftmaxCache}, f, u)
-			if err != nil {
-				return tr, err
-			}
-			if fbar, err = G.Sub(xagg, d); err != nil {
-				return tr, err
-			}
-		}
-		// Step 3: ū = u + β Δs SF(F̄).
-		ubar, err := G.ApplyOp(&gapOp{ds: l.ds, scale: l.beta, temp: l.cfg.Temperature, phase: phase, noCache: l.noSoftmaxCache}, fbar)
-		if err != nil {
-			return tr, err
-		}
-		if u != nil {
-			if ubar, err = G.Add(u, ubar); err != nil {
-				return tr, err
-			}
-		}
-		// Step 4: projection onto the l∞ ball.
-		if u, err = G.ApplyOp(&projOp{r: l.rad, phase: phase}, ubar); err != nil {
-			return tr, err
-		}
-		// Step 5: F = X_agg − γ∇(F, u).
-		d, err := G.ApplyOp(&gradOp{ds: l.ds, scale: gamma, temp: l.cfg.Temperature, constDual: constDual, noCache: l.noSoftmaxCache}, f, u)
-		if err != nil {
-			return tr, err
-		}
-		if f, err = G.Sub(xagg, d); err != nil {
-			return tr, err
-		}
-	}
-	tr.out, tr.dual = f, u
-	if baseline {
-		b := x
-		for k := 0; k < l.cfg.K; k++ {
-			if b, err = propagate(b); err != nil {
-				return tr, err
-			}
-		}
-		tr.base = b
-	}
-	return tr, nil
+	return out, op, nil
 }
 
-// NewSoft is New for soft group memberships (see NewSoftDeltaS): p[i] is
-// the probability that node i is in group 1 (NaN: left out), for example
-// the estimates of a sensitive-attribute estimator where the group is
-// unknown and 0 or 1 where it is known. The layer's SensitiveAttribute
-// for audits is the rounding of p (−1 where NaN). It returns New's errors
-// and NewSoftDeltaS's.
+// propagation builds the K steps with u ≡ 0: the propagation op
+// (internal/pprop), or x itself when λs = 0.
+func (l *Layer) propagation(x *G.Node) (*G.Node, error) {
+	if l.cfg.Gamma() == 1 {
+		return x, nil
+	}
+	return pprop.Apply(l.adj, x, l.cfg.Gamma(), l.cfg.K)
+}
+
+// NewSoft is New for soft group memberships: p[i] is the probability that
+// node i is in group 1 (NaN: left out), for example the estimates of a
+// sensitive-attribute estimator where the group is unknown and 0 or 1
+// where it is known. Each node counts in group 1 with weight p_i and in
+// group 0 with weight 1 − p_i: with W₁ = Σ p_i and W₀ = Σ (1 − p_i),
+// Δs_i = p_i/W₁ − (1 − p_i)/W₀, which is New's binary Δs for p in {0, 1}.
+// The layer's SensitiveAttribute for audits is the rounding of p (−1
+// where NaN). It returns New's errors, and an error for a value of p
+// outside [0, 1] that is not NaN or a group of total weight below 1/2.
 func NewSoft(adj *graph.Matrix, p []float64, cfg Config) (*Layer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -447,7 +342,7 @@ func NewSoft(adj *graph.Matrix, p []float64, cfg Config) (*Layer, error) {
 	if err := checkPropagation(adj); err != nil {
 		return nil, fmt.Errorf("fmp: NewSoft: adjacency: %w", err)
 	}
-	ds, err := NewSoftDeltaS(p)
+	ds, err := newSoftDeltaS(p)
 	if err != nil {
 		return nil, err
 	}

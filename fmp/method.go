@@ -32,7 +32,7 @@ func (c OnConfig) WithWeight(w float64) fairness.Method { c.FMP.LambdaF = w; ret
 // Fit builds the backbone (any declared kind) in s.Task's graph, puts FMP
 // on it with c (On, on s.Graph with the groups s.Sens), trains it the
 // recommended way (FitTwoStage: the backbone with λf = 0, then c's λf on
-// top) and records the duals on s.Task's features (Model.Fit), so that
+// top) and records the duals on s.Task's features (Model.Record), so that
 // the model can be saved and score new nodes. To choose λf on validation
 // data instead of keeping c's, build the model with On and use Frontier.
 func (c OnConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Setup, tc train.Config) (*fairness.Fitted, error) {
@@ -53,7 +53,7 @@ func (c OnConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Se
 	if err != nil {
 		return nil, err
 	}
-	res, err := FitTwoStage(ctx, m, s.Task, tc)
+	res, err := m.FitTwoStage(ctx, s.Task, tc)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (c OnConfig) Fit(ctx context.Context, backbone layers.Config, s fairness.Se
 	if err != nil {
 		return nil, fmt.Errorf("fmp: Fit: %w", err)
 	}
-	if err := m.Fit(src); err != nil {
+	if err := m.Record(src); err != nil {
 		return nil, err
 	}
 	return &fairness.Fitted{Model: m, Result: res}, nil

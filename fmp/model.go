@@ -2,6 +2,8 @@ package fmp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
@@ -92,7 +94,7 @@ type Model struct {
 	gr       *graph.Graph
 	prop     layers.Propagation
 	phase    *layers.Phase
-	fitted   *Fitted // nil until Fit
+	recorded *Recorded // nil until Record
 }
 
 var (
@@ -164,7 +166,7 @@ func NewModel(g *G.ExprGraph, gr *graph.Graph, sens []int, cfg ModelConfig, phas
 // Config returns the FMP layer's configuration.
 func (m *Model) Config() Config { return m.layer.cfg }
 
-// Fit records the FMP layer's duals on the model's graph (see Fitted):
+// Record records the FMP layer's duals on the model's graph (see Recorded):
 // it computes the backbone's logits on every node from the features x
 // (layer by layer, layers.LayerwiseLogits, with the parameters' current
 // values) and runs the layer on them. Call it on the trained model, with
@@ -172,23 +174,23 @@ func (m *Model) Config() Config { return m.layer.cfg }
 // fmp/score applies them to nodes that arrive later. It returns an error
 // for a backbone that is not declared in a Flow's primitives
 // (layers.BlockModel) or features that do not match the graph.
-func (m *Model) Fit(x features.Source) error {
+func (m *Model) Record(x features.Source) error {
 	bm, ok := m.backbone.(layers.BlockModel)
 	if !ok {
-		return fmt.Errorf("fmp: Model.Fit: the %T backbone has no Compute (layers.BlockModel): its logits cannot be computed outside its gorgonia graph", m.backbone)
+		return fmt.Errorf("fmp: Model.Record: the %T backbone has no Compute (layers.BlockModel): its logits cannot be computed outside its gorgonia graph", m.backbone)
 	}
 	if x == nil || x.Rows() != m.gr.N() {
-		return fmt.Errorf("fmp: Model.Fit: features for %d nodes, the model's graph has %d", rowsOf(x), m.gr.N())
+		return fmt.Errorf("fmp: Model.Record: features for %d nodes, the model's graph has %d", rowsOf(x), m.gr.N())
 	}
 	z, err := layers.LayerwiseLogits(bm, bm.Matrix(), x)
 	if err != nil {
-		return fmt.Errorf("fmp: Model.Fit: %w", err)
+		return fmt.Errorf("fmp: Model.Record: %w", err)
 	}
-	_, f, err := m.layer.Fit(z)
+	_, f, err := m.layer.Record(z)
 	if err != nil {
-		return fmt.Errorf("fmp: Model.Fit: %w", err)
+		return fmt.Errorf("fmp: Model.Record: %w", err)
 	}
-	m.fitted = f
+	m.recorded = f
 	return nil
 }
 
@@ -199,9 +201,9 @@ func rowsOf(x features.Source) int {
 	return x.Rows()
 }
 
-// Fitted returns the duals Fit recorded (or a model file held), nil
+// Recorded returns the duals Record recorded (or a model file held), nil
 // before.
-func (m *Model) Fitted() *Fitted { return m.fitted }
+func (m *Model) Recorded() *Recorded { return m.recorded }
 
 // OnConfig returns what On was given: the propagation and the FMP
 // layer's configuration. On(m.Backbone(), gr, sens, m.OnConfig(), phase)
@@ -239,16 +241,6 @@ func (m *Model) Forward(x *G.Node) (*G.Node, error) {
 	return m.layer.Forward(h)
 }
 
-// ForwardAudit is Forward returning the auditing nodes (see
-// Layer.ForwardAudit); its Output is the model's logits.
-func (m *Model) ForwardAudit(x *G.Node) (*Audit, error) {
-	h, err := m.backbone.Forward(x)
-	if err != nil {
-		return nil, err
-	}
-	return m.layer.ForwardAudit(h)
-}
-
 // WithFMP returns a model that shares m's backbone (the same parameter
 // nodes: no copy, no retraining) and applies an FMP layer configured by
 // cfg on the same graph, propagation and sensitive attribute, with the
@@ -261,7 +253,7 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 	}
 	l.SetPhase(m.phase)
 	c := *m
-	c.layer, c.fitted = l, nil // the duals were fitted for m's setting
+	c.layer, c.recorded = l, nil // the duals were recorded for m's setting
 	return &c, nil
 }
 
@@ -270,8 +262,8 @@ func (m *Model) WithFMP(cfg Config) (*Model, error) {
 // selection picks the epoch on propagation-only accuracy) with train.Fit,
 // and returns the result; m itself, which shares the trained backbone,
 // is then the debiased model. To choose λf on validation data instead of
-// keeping m's, follow with Frontier.
-func FitTwoStage(ctx context.Context, m *Model, task *train.Task, tc train.Config) (*train.Result, error) {
+// keeping m's, follow with NewFrontier.
+func (m *Model) FitTwoStage(ctx context.Context, task *train.Task, tc train.Config) (*train.Result, error) {
 	base := m.Config()
 	base.LambdaF = 0
 	bm, err := m.WithFMP(base)
@@ -280,7 +272,7 @@ func FitTwoStage(ctx context.Context, m *Model, task *train.Task, tc train.Confi
 	}
 	res, err := train.Fit(ctx, bm, task, tc)
 	if err != nil {
-		return nil, fmt.Errorf("fmp: FitTwoStage: %w", err)
+		return nil, fmt.Errorf("fmp: Model.FitTwoStage: %w", err)
 	}
 	return res, nil
 }
@@ -306,35 +298,52 @@ var kindFMP = layers.MustDeclareWrapper(layers.WrapperSpec[Saved, *Model]{
 		if err != nil {
 			return nil, err
 		}
-		m.fitted = s.Fitted
+		m.recorded = s.Recorded
 		return m, nil
 	},
-	Config: func(m *Model) Saved { return Saved{OnConfig: m.OnConfig(), Fitted: m.fitted} },
+	Config: func(m *Model) Saved { return Saved{OnConfig: m.OnConfig(), Recorded: m.recorded} },
 })
 
 // Saved is what a model file records of a Model besides its backbone
-// (modelio.File's WrapperConfig, in JSON): its OnConfig and, after Fit,
-// its duals. A program that runs a saved model itself decodes it
-// (package fmp/score does).
+// (modelio.File's WrapperConfig, in JSON): its OnConfig and its duals
+// (Model.Record). A program that runs a saved model itself decodes it
+// (package fmp/score does). Files written before the duals were required
+// may lack them: they load, and fmp/score scores them with Recompute.
 type Saved struct {
 	OnConfig
-	Fitted *Fitted `json:"fitted,omitempty"`
+	Recorded *Recorded `json:"fitted,omitempty"`
 }
 
-// Validate checks both parts, and that the duals were fitted with the
+// ErrNotRecorded is returned when saving a Model whose duals were not
+// recorded (Model.Record), or were dropped by Model.WithFMP: the file
+// would not let nodes that arrive later be scored with the training
+// graph's duals.
+var ErrNotRecorded = errors.New("the FMP model's duals are not recorded: call Model.Record with the features on the trained model, with the setting chosen, before saving it")
+
+// MarshalJSON encodes s for a model file, refusing (ErrNotRecorded) a
+// Saved without duals: saving a model is where they are needed.
+func (s Saved) MarshalJSON() ([]byte, error) {
+	if s.Recorded == nil {
+		return nil, fmt.Errorf("fmp: saving: %w", ErrNotRecorded)
+	}
+	type plain Saved // without this method
+	return json.Marshal(plain(s))
+}
+
+// Validate checks both parts, and that the duals were recorded with the
 // FMP configuration recorded.
 func (s Saved) Validate() error {
 	if err := s.OnConfig.Validate(); err != nil {
 		return err
 	}
-	if s.Fitted == nil {
+	if s.Recorded == nil {
 		return nil
 	}
-	if err := s.Fitted.Validate(); err != nil {
+	if err := s.Recorded.Validate(); err != nil {
 		return err
 	}
-	if s.Fitted.Config != s.FMP {
-		return fmt.Errorf("fmp: the fitted duals were computed with another FMP setting than the model's")
+	if s.Recorded.Config != s.FMP {
+		return fmt.Errorf("fmp: the recorded duals were computed with another FMP setting than the model's")
 	}
 	return nil
 }

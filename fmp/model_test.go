@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -84,6 +85,11 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		testutil.AllClose(t, "model = FMP(MLP)", vals[0], rep.Output, 10*atol, 10*rtol)
 
 		var buf bytes.Buffer
+		assert.ErrorIs(t, modelio.Save(&buf, m), fmp.ErrNotRecorded, "saving before Record")
+		buf.Reset()
+		xs, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
+		require.NoError(t, err)
+		require.NoError(t, m.Record(xs))
 		if err := modelio.Save(&buf, m); err != nil {
 			t.Fatal(err)
 		}

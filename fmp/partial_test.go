@@ -15,7 +15,7 @@ import (
 // TestDeltaSUnknownNodes: nodes whose group is unknown (−1) get Δs = 0,
 // and the groups' sizes count the known nodes alone.
 func TestDeltaSUnknownNodes(t *testing.T) {
-	ds, err := NewDeltaS([]int{1, 0, -1, 1, 0, 0}, false)
+	ds, err := newDeltaS([]int{1, 0, -1, 1, 0, 0}, false)
 	require.NoError(t, err)
 	testutil.AllClose(t, "Δs", ds.Row(0), []float64{0.5, -1.0 / 3, 0, 0.5, -1.0 / 3, -1.0 / 3}, 1e-15, 0)
 	assert.Equal(t, []int{3, 2}, ds.Counts())
@@ -24,15 +24,15 @@ func TestDeltaSUnknownNodes(t *testing.T) {
 }
 
 func TestSoftDeltaS(t *testing.T) {
-	// Hard memberships (NaN unknown) give NewDeltaS's row exactly.
-	hard, err := NewSoftDeltaS([]float64{1, 0, math.NaN(), 1, 0, 0})
+	// Hard memberships (NaN unknown) give newDeltaS's row exactly.
+	hard, err := newSoftDeltaS([]float64{1, 0, math.NaN(), 1, 0, 0})
 	require.NoError(t, err)
-	bin, err := NewDeltaS([]int{1, 0, -1, 1, 0, 0}, false)
+	bin, err := newDeltaS([]int{1, 0, -1, 1, 0, 0}, false)
 	require.NoError(t, err)
 	assert.Equal(t, bin.Row(0), hard.Row(0))
 	assert.Equal(t, bin.NormSq(), hard.NormSq())
 	// Soft: p = (1, 0, 0.5, 0.25): W₁ = 1.75, W₀ = 2.25.
-	soft, err := NewSoftDeltaS([]float64{1, 0, 0.5, 0.25})
+	soft, err := newSoftDeltaS([]float64{1, 0, 0.5, 0.25})
 	require.NoError(t, err)
 	want := []float64{1 / 1.75, -1 / 2.25, 0.5/1.75 - 0.5/2.25, 0.25/1.75 - 0.75/2.25}
 	testutil.AllClose(t, "soft Δs", soft.Row(0), want, 1e-15, 0)
@@ -44,9 +44,9 @@ func TestSoftDeltaS(t *testing.T) {
 	}
 	assert.InDelta(t, (0.9+0.3+0.1)/1.75-(0.2+0.3+0.3)/2.25, dot, 1e-15)
 
-	_, err = NewSoftDeltaS([]float64{1, 1.2})
+	_, err = newSoftDeltaS([]float64{1, 1.2})
 	assert.ErrorContains(t, err, "p[1] = 1.2")
-	_, err = NewSoftDeltaS([]float64{1, 1, 0.9})
+	_, err = newSoftDeltaS([]float64{1, 1, 0.9})
 	assert.ErrorContains(t, err, "want both ≥ 1/2")
 }
 

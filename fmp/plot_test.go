@@ -24,7 +24,7 @@ import (
 func TestFrontierWriteSVG(t *testing.T) {
 	ds := smallSynthetic(t)
 	m, task := onBackbone(t, "gcn", ds, tensor.Float64, fmp.DefaultConfig())
-	_, err := fmp.FitTwoStage(context.Background(), m, task, fastConfig(20))
+	_, err := m.FitTwoStage(context.Background(), task, fastConfig(20))
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 0.5, 2}

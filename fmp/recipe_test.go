@@ -38,7 +38,7 @@ func TestREADMERecipe(t *testing.T) {
 	model, err := fmp.On(gcn, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), phase)
 	require.NoError(t, err)
 	task := &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}
-	_, err = fmp.FitTwoStage(context.Background(), model, task, train.DefaultConfig())
+	_, err = model.FitTwoStage(context.Background(), task, train.DefaultConfig())
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS = []float64{0, 1}

@@ -4,11 +4,13 @@ import (
 	"fmt"
 
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/pprop"
 )
 
 // Steps is FMP's K steps split into work on each node and one sum over
 // the nodes per step, for engines that hold the nodes apart: Layer.Apply
-// computes the same on one machine, and package fmp/fmpbeam runs it on
+// computes the same on one machine (its loop is written with the same
+// row primitives), and package fmp/fmpbeam runs it on
 // Apache Beam. A node needs its own row of X_trans, of F and of ÃF (the
 // sparse product, the engine's), its group, and the dual u (R × c), which
 // every node of a step shares. With u = 0 before the first step, step k
@@ -23,7 +25,7 @@ import (
 // starts as X_trans; after K steps F is Layer.Apply's output up to the
 // order in which the engine sums (ÃF and S).
 //
-// The group contrast Δs (see DeltaS) enters through the groups' sizes
+// The group contrast Δs (see deltaS) enters through the groups' sizes
 // alone: the sum over the nodes Δs·SF(F̄) is Σ_g Δs_g·S_g, with Δs_g the
 // value of Δs for a node of group g. A Steps is immutable and safe for
 // concurrent use.
@@ -75,7 +77,7 @@ func NewSteps(cfg Config, counts []int) (*Steps, error) {
 // contrast returns the rows of Δs and their value for a node of each
 // group (rows × groups, row-major) for groups of the given sizes: the
 // paper's single row for two groups unless perGroup, else one row per
-// group (see DeltaS).
+// group (see deltaS).
 func contrast(counts []int, perGroup bool) (int, []float64) {
 	g := len(counts)
 	if g == 2 && !perGroup {
@@ -108,7 +110,7 @@ func (s *Steps) Rows() int { return s.rows }
 // Groups returns G, the number of groups: the sums S are G × c.
 func (s *Steps) Groups() int { return s.groups }
 
-// NormSq returns ‖Δs‖², from the groups' sizes (DeltaS.NormSq up to
+// NormSq returns ‖Δs‖², from the groups' sizes (the Δs of New, up to
 // rounding).
 func (s *Steps) NormSq() float64 { return s.normSq }
 
@@ -124,10 +126,7 @@ func (s *Steps) Aggregate(out, x, af []float64) {
 		copy(out, x)
 		return
 	}
-	g, om := s.gamma, 1-s.gamma
-	for j := range out {
-		out[j] = x[j]*g + af[j]*om
-	}
+	pprop.AggregateRow(out, x, af, s.gamma)
 }
 
 // Descend writes a node's xagg − γ∇(f, u) into out: the gradient step of
@@ -143,10 +142,7 @@ func (s *Steps) Descend(out, xagg, f []float64, group int, u []float64) {
 	}
 	p, g := a[c:2*c], a[2*c:]
 	opkit.SoftmaxRow(f, p, s.invT)
-	jvpRow(p, a[:c], s.scale, g)
-	for j, v := range g {
-		out[j] = xagg[j] - v
-	}
+	descendRow(out, xagg, p, a[:c], s.scale, g)
 }
 
 // Probs writes SF(f̄/τ), a node's term of its group's sum S_g, into p.

@@ -1118,7 +1118,7 @@ func nonNil(s []string) []string {
 }
 
 // keepModel makes m the model model.fmp records, with what scoring it
-// later needs: for an fmp model its duals on this graph (fmp.Model.Fit,
+// later needs: for an fmp model its duals on this graph (fmp.Model.Record,
 // the fitted semantics of -fmp-scoring), and its decisions' baseline on
 // the validation nodes (metrics.NewBaseline; with three classes or more,
 // every class's), which drift is measured against.
@@ -1128,7 +1128,7 @@ func keepModel(r *result, m layers.Model, ds *datasets.Dataset, probs []float64)
 		if err != nil {
 			return err
 		}
-		if err := fm.Fit(x); err != nil {
+		if err := fm.Record(x); err != nil {
 			return err
 		}
 	}

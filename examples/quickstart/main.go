@@ -80,7 +80,7 @@ var models = []model{
 			return fmp.NewModel(t.Graph, ds.Graph, ds.Sens, fmp.DefaultModelConfig(ds.NumFeatures, t.Classes), t.Phase)
 		},
 		fit: func(ctx context.Context, m layers.Model, t *train.Task, tc train.Config) (*train.Result, error) {
-			return fmp.FitTwoStage(ctx, m.(*fmp.Model), t, tc)
+			return m.(*fmp.Model).FitTwoStage(ctx, t, tc)
 		},
 	},
 }

@@ -132,7 +132,7 @@ func buildFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Fit(xs); err != nil {
+	if err := m.Record(xs); err != nil {
 		return nil, err
 	}
 	pred, err := train.Predict(m, task, nil)

@@ -61,7 +61,7 @@ func TestServesMethodModels(t *testing.T) {
 			require.NoError(t, err)
 			xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
 			require.NoError(t, err)
-			require.NoError(t, fm.Fit(xs))
+			require.NoError(t, fm.Record(xs))
 			schema := ds.Schema()
 			var buf bytes.Buffer
 			require.NoError(t, modelio.SaveWith(&buf, fm, modelio.SaveConfig{Features: &schema}))

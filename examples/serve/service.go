@@ -256,7 +256,7 @@ func openModel(o *options) (*score.Scorer, string, error) {
 	case errors.Is(err, modelio.ErrSignature):
 		return nil, "", badInput("-model %s: %v: -trusted-keys lists the keys a model file must be signed by (sign it with modelio.SaveConfig.SigningKey, or leave -trusted-keys out for a file you trust)", o.model, err)
 	case errors.Is(err, score.ErrNotFitted):
-		return nil, "", badInput("-model %s: %v: serve applies FMP's duals fitted on the training graph to new nodes; fit them (fmp.Model.Fit) and save the model again", o.model, err)
+		return nil, "", badInput("-model %s: %v: serve applies FMP's duals fitted on the training graph to new nodes; fit them (fmp.Model.Record) and save the model again", o.model, err)
 	case err != nil:
 		return nil, "", badInput("-model %s: %v", o.model, err)
 	}

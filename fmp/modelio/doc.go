@@ -29,7 +29,7 @@
 // header alone (kind, dtype, graph, schema, baseline), to load new data
 // the model's way before loading the model (datasets.FilesConfig.Schema).
 // An fmp model's file also keeps the duals FMP fitted on its graph
-// (fmp.Model.Fit), which package fmp/score applies to new nodes;
+// (fmp.Model.Record), which package fmp/score applies to new nodes;
 // [File.Backbone] builds a file's backbone for programs that run it
 // themselves.
 //

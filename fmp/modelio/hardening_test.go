@@ -33,6 +33,7 @@ func savedFMP(t testing.TB) ([]byte, *problem.Problem) {
 	fc.FMP.LambdaF = 16
 	fm, err := fmp.On(gcn, p.Graph, alternating(p.N), fc, nil)
 	require.NoError(t, err)
+	require.NoError(t, recordFMP(fm, p))
 	var buf bytes.Buffer
 	require.NoError(t, saveUntrained(&buf, fm))
 	return buf.Bytes(), p

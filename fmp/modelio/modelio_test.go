@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	G "gorgonia.org/gorgonia"
@@ -74,8 +75,26 @@ var roundTripModels = map[string]func(g *G.ExprGraph, p *problem.Problem, dt ten
 		}
 		fc := fmp.DefaultOnConfig()
 		fc.FMP.K, fc.FMP.LambdaF = 3, 1
-		return fmp.On(gcn, p.Graph, alternating(p.N), fc, ph)
+		m, err := fmp.On(gcn, p.Graph, alternating(p.N), fc, ph)
+		if err != nil {
+			return nil, err
+		}
+		return m, recordFMP(m, p)
 	},
+}
+
+// recordFMP records an fmp model's duals on p's features (a model file
+// needs them: fmp.ErrNotRecorded); other models pass.
+func recordFMP(m layers.Model, p *problem.Problem) error {
+	fm, ok := m.(*fmp.Model)
+	if !ok {
+		return nil
+	}
+	x, err := features.NewDense(p.X, p.N, p.D)
+	if err != nil {
+		return err
+	}
+	return fm.Record(x)
 }
 
 // alternating returns a sensitive attribute of n nodes in groups 0, 1, 0, ...
@@ -105,6 +124,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if _, err := train.Fit(context.Background(), m, task, fastTrain(15)); err != nil {
 				t.Fatal(err)
 			}
+			require.NoError(t, recordFMP(m, p), "the trained model's duals")
 			want, err := train.Predict(m, task, nil)
 			require.NoError(t, err)
 			var buf bytes.Buffer
@@ -310,6 +330,7 @@ func TestLoadSensitiveAttribute(t *testing.T) {
 	cfg := fmp.DefaultModelConfig(p.D, p.C)
 	m, err := fmp.NewModel(g, p.Graph, sens, cfg, nil)
 	require.NoError(t, err)
+	require.NoError(t, recordFMP(m, p))
 	var buf bytes.Buffer
 	require.NoError(t, saveUntrained(&buf, m))
 	data := buf.Bytes()

@@ -87,6 +87,7 @@ func TestLoadStepLimit(t *testing.T) {
 	require.NoError(t, err)
 	fm, err := fmp.On(mlp, p.Graph, alternating(p.N), fmp.DefaultOnConfig(), nil)
 	require.NoError(t, err)
+	require.NoError(t, recordFMP(fm, p))
 	for name, c := range map[string]struct {
 		m    layers.Model
 		edit func(h map[string]any)

@@ -56,7 +56,7 @@ func benchSetup(b *testing.B) {
 			benchErr = err
 			return
 		}
-		if benchErr = m.Fit(x0); benchErr != nil {
+		if benchErr = m.Record(x0); benchErr != nil {
 			return
 		}
 		var buf bytes.Buffer

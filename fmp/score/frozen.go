@@ -62,7 +62,7 @@ func (s *Scorer) Freeze(ctx context.Context, g *graph.Graph, x features.Source, 
 		return nil, fmt.Errorf("score: Freeze: %w", err)
 	}
 	if s.on != nil && s.fitted == nil {
-		return nil, fmt.Errorf("%w: Freeze keeps FMP's fitted states (call fmp.Model.Fit before saving)", ErrNotFitted)
+		return nil, fmt.Errorf("%w: Freeze keeps FMP's fitted states (call fmp.Model.Record before saving)", ErrNotFitted)
 	}
 	all := make([]int, g.N())
 	for i := range all {

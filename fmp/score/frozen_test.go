@@ -10,6 +10,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/fairmp/fairmp/fmp"
+	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
@@ -29,7 +30,7 @@ func frozenModel(t *testing.T, d *datasets.Dataset, lambdaS float64) *fmp.Model 
 	require.NoError(t, err)
 	x, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
 	require.NoError(t, err)
-	require.NoError(t, m.Fit(x))
+	require.NoError(t, m.Record(x))
 	return m
 }
 
@@ -84,7 +85,7 @@ func TestFrozen(t *testing.T) {
 }
 
 // naiveFrozen computes the frozen semantics densely: the backbone over
-// the whole grown graph, the base graph's FMP states from Fitted.Trace,
+// the whole grown graph, the base graph's FMP states from Recorded.Trace,
 // then for the new nodes K steps F_i ← γz_i + (1−γ)Σ_j Ã_ij F_j −
 // γ∇(F_i, u_k), with F_j the base state for an old j.
 func naiveFrozen(t *testing.T, m *fmp.Model, d *datasets.Dataset, x0 *features.Dense, gg *graph.Graph, x *features.Dense, sens, fresh []int) []float64 {
@@ -94,7 +95,7 @@ func naiveFrozen(t *testing.T, m *fmp.Model, d *datasets.Dataset, x0 *features.D
 	require.NoError(t, err)
 	z0, err := layers.LayerwiseLogits(bm, a0, x0)
 	require.NoError(t, err)
-	fit := m.Fitted()
+	fit := m.Recorded()
 	states, _, err := fit.Trace(a0, d.Sens, z0)
 	require.NoError(t, err)
 	a, err := layers.DefaultPropagation().Matrix(gg)
@@ -161,10 +162,9 @@ func TestFrozenErrors(t *testing.T) {
 	_, err = fz.Score([]int{200})
 	assert.ErrorContains(t, err, "nodes[0] = 200")
 
-	rc := score.DefaultConfig()
-	rc.FMP = score.Recompute
-	r, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, false))), rc)
-	require.NoError(t, err)
-	_, err = r.Freeze(context.Background(), d.Graph, x0, d.Sens)
-	assert.ErrorIs(t, err, score.ErrNotFitted)
+	// An FMP model without its duals, which Freeze cannot keep, is refused
+	// when saved (it used to reach Freeze, which returned ErrNotFitted).
+	var unrecorded bytes.Buffer
+	err = modelio.SaveWith(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
+	assert.ErrorIs(t, err, fmp.ErrNotRecorded)
 }

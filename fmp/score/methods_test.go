@@ -85,7 +85,7 @@ func TestScoreMethodModels(t *testing.T) {
 		oc.FMP.LambdaF, oc.FMP.K = 4, 3
 		fm, err := fmp.On(enc, d.Graph, d.Sens, oc, task.Phase)
 		require.NoError(t, err, name)
-		require.NoError(t, fm.Fit(x0), name)
+		require.NoError(t, fm.Record(x0), name)
 		buf.Reset()
 		require.NoError(t, modelio.Save(&buf, fm), name)
 		fs, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
@@ -93,7 +93,7 @@ func TestScoreMethodModels(t *testing.T) {
 		assert.True(t, fs.FMP())
 		fgot, err := fs.Score(context.Background(), gg, x, sens, nodes)
 		require.NoError(t, err, name)
-		f, err := fm.Fitted().Apply(a, sens, z)
+		f, err := fm.Recorded().Apply(a, sens, z)
 		require.NoError(t, err)
 		testutil.AllClose(t, name+" under FMP", fgot.Probs, pick(softmaxRows(testutil.ToF64(f), 2), 2, nodes), 1e-13, 1e-12)
 	}

@@ -21,7 +21,7 @@
 // meanings are offered (Config.FMP):
 //
 //   - Fitted (the default): the duals recorded on the training graph
-//     (fmp.Model.Fit, kept in the model file) are applied to the new
+//     (fmp.Model.Record, kept in the model file) are applied to the new
 //     nodes, as per-group thresholds chosen on validation are applied to
 //     new people. A node's score depends only on its (hops + K)-hop ball;
 //     an old node whose ball did not change keeps its score.
@@ -142,8 +142,10 @@ func (c Config) Validate() error {
 }
 
 // ErrNotFitted is returned by Open for an fmp model file without fitted
-// duals under Fitted semantics: the model was saved without
-// fmp.Model.Fit. Fit and save it again, or score with Recompute.
+// duals under Fitted semantics: a file written before saving an fmp model
+// required them (modelio.Save now refuses one, fmp.ErrNotRecorded).
+// Record the duals (fmp.Model.Record) and save it again, or score with
+// Recompute.
 var ErrNotFitted = errors.New("score: the fmp model file records no fitted duals")
 
 // Scorer scores nodes with one model file. It is immutable and safe for
@@ -158,7 +160,7 @@ type Scorer struct {
 	hops   int // the backbone's
 	prop   *layers.Propagation
 	on     *fmp.OnConfig // nil without FMP
-	fitted *fmp.Fitted
+	fitted *fmp.Recorded
 }
 
 // Open reads and verifies a model file (modelio.Read: checksum, with
@@ -209,9 +211,9 @@ func Open(r io.Reader, cfg Config) (*Scorer, error) {
 		if err := json.Unmarshal(f.WrapperConfig, &saved); err != nil {
 			return nil, fmt.Errorf("score: the fmp model's configuration: %w", err)
 		}
-		s.on, s.fitted = &saved.OnConfig, saved.Fitted
+		s.on, s.fitted = &saved.OnConfig, saved.Recorded
 		if cfg.FMP == Fitted && s.fitted == nil {
-			return nil, fmt.Errorf("%w: call fmp.Model.Fit on the trained model before saving it (debias does), or score with Recompute (the whole graph's cost)", ErrNotFitted)
+			return nil, fmt.Errorf("%w: call fmp.Model.Record on the trained model before saving it (debias does), or score with Recompute (the whole graph's cost)", ErrNotFitted)
 		}
 	}
 	return s, nil

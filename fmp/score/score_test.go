@@ -162,7 +162,7 @@ func fmpModel(t *testing.T, d *datasets.Dataset, fit bool) *fmp.Model {
 	if fit {
 		x, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
 		require.NoError(t, err)
-		require.NoError(t, m.Fit(x))
+		require.NoError(t, m.Record(x))
 	}
 	return m
 }
@@ -190,7 +190,7 @@ func TestScoreFMP(t *testing.T) {
 	require.NoError(t, err)
 	z, err := layers.LayerwiseLogits(gcn, a, x)
 	require.NoError(t, err)
-	f, err := m.Fitted().Apply(a, sens, z)
+	f, err := m.Recorded().Apply(a, sens, z)
 	require.NoError(t, err)
 	testutil.AllClose(t, "fitted", got.Probs, pick(softmaxRows(testutil.ToF64(f), 2), 2, nodes), 1e-13, 1e-12)
 
@@ -231,8 +231,11 @@ func TestScoreFMP(t *testing.T) {
 
 func TestScoreErrors(t *testing.T) {
 	d := small(t, 200, 3)
-	_, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, false))), score.DefaultConfig())
-	assert.ErrorIs(t, err, score.ErrNotFitted)
+	// An FMP model without its duals is refused when saved (it used to
+	// reach Open, which returned ErrNotFitted).
+	var unrecorded bytes.Buffer
+	err := modelio.SaveWith(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
+	assert.ErrorIs(t, err, fmp.ErrNotRecorded)
 
 	s, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, true))), score.DefaultConfig())
 	require.NoError(t, err)

@@ -16,6 +16,10 @@
 // ((G_K + G_{K−1}) + …) + G₁ (gorgonia's ReduceAdd order) scaled by γ,
 // plus Ãᵀ·((1−γ)·G₁). So replacing the nodes by the op changes no
 // result; the tests check it against the unfused graph bit for bit.
+//
+// Step (and its row form AggregateRow) is the propagation step itself:
+// the op runs it, and so do package fmp's one loop of FMP's K steps (step
+// 1) and its per-node Steps, so the step has one definition.
 package pprop
 
 import (
@@ -204,6 +208,41 @@ func (o *op) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{dx}, nil
 }
 
+// Step computes step 1 of FMP and one step of the recurrence,
+// xagg = γ·x + (1−γ)·(a·f) (x, f and xagg n × c, row-major), and calls
+// then(lo, hi), when not nil, on each block of rows of xagg right after
+// computing it, while its rows are in cache (graph.Matrix.MulDenseThen32/64:
+// blocks are disjoint, cover every row once and run concurrently). It is
+// the one definition of the propagation step: this package's op and
+// package fmp's loop both call it. xagg must be distinct from f and x.
+func Step[T float32 | float64](a *graph.Matrix, xagg, f, x []T, c int, gamma float64, then func(lo, hi int)) {
+	block := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			AggregateRow(xagg[i*c:(i+1)*c:(i+1)*c], x[i*c:(i+1)*c:(i+1)*c], xagg[i*c:(i+1)*c:(i+1)*c], gamma)
+		}
+		if then != nil {
+			then(lo, hi)
+		}
+	}
+	switch o := any(xagg).(type) {
+	case []float64:
+		a.MulDenseThen64(o, any(f).([]float64), c, block)
+	case []float32:
+		a.MulDenseThen32(o, any(f).([]float32), c, block)
+	}
+}
+
+// AggregateRow writes one node's step, out = γ·x + (1−γ)·af (af: its row
+// of a·f), into out, which may be x or af. Each product is rounded to the
+// element type before the sum (explicit conversions keep the compiler
+// from fusing a multiply and an add).
+func AggregateRow[T float32 | float64](out, x, af []T, gamma float64) {
+	g, cm := T(gamma), T(1-gamma)
+	for j, v := range af {
+		out[j] = T(x[j]*g) + T(v*cm)
+	}
+}
+
 // mulThen computes out = a·x and calls then on each block of rows of out
 // right after the product computes it (graph.Matrix.MulDenseThen32/64).
 func mulThen[T float32 | float64](a *graph.Matrix, out, x []T, c int, then func(lo, hi int)) {
@@ -231,13 +270,7 @@ func run[T float32 | float64](o *op, x, out, t0, t1, t2 []T, c int) {
 			} else if s%2 == 0 {
 				dst = t1
 			}
-			mulThen(o.a, dst, prev, c, func(lo, hi int) {
-				d, xs := dst[lo*c:hi*c], x[lo*c:hi*c]
-				xs = xs[:len(d)]
-				for i, v := range d {
-					d[i] = T(xs[i]*g) + T(v*cm)
-				}
-			})
+			Step(o.a, dst, prev, x, c, o.gamma, nil)
 			prev = dst
 		}
 		return

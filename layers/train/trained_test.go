@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -24,7 +23,7 @@ func TestTrained(t *testing.T) {
 	}
 	tc := train.DefaultConfig()
 	tc.Epochs = 2
-	_, err := fmp.FitTwoStage(context.Background(), m, task, tc)
+	_, err := m.FitTwoStage(context.Background(), task, tc)
 	require.NoError(t, err)
 	tr, err := train.Trained(m)
 	require.NoError(t, err)

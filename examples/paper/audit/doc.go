@@ -1,8 +1,9 @@
 // Command audit is the FMP paper's transparency probe. It trains
 // MLP → FMP (default: the generated biased graph of datasets.Synthetic;
 // -data/-dataset for a real one), then, from ONE forward pass of the
-// trained model (fmp's ForwardAudit, which also runs the same K steps with
-// the sensitive-attribute steps removed, u ≡ 0), prints:
+// trained model's backbone and fmp.Explain on its logits (which also runs
+// the same K steps with the sensitive-attribute steps removed, u ≡ 0),
+// prints:
 //
 //   - test accuracy, ΔDP and ΔEO without and with the sensitive steps
 //     (through the metrics package),

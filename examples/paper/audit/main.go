@@ -94,12 +94,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-// auditable is an FMP model that can build fmp's auditing pass.
-type auditable interface {
-	layers.Model
-	ForwardAudit(x *G.Node) (*fmp.Audit, error)
-	Layer() *fmp.Layer
-}
 
 func run(args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
@@ -142,9 +136,10 @@ func audit(o *options, ds *datasets.Dataset, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// 2. One forward pass, in a fresh graph holding only the forward
-	// computation, with the trained parameters: fmp's ForwardAudit builds
-	// the output and the same K steps with the sensitive steps removed.
+	// 2. One forward pass of the backbone, in a fresh graph holding only
+	// the forward computation, with the trained parameters; then fmp's
+	// Explain on its logits runs the model's FMP and the same K steps with
+	// the sensitive steps removed.
 	q, err := exp.NewProblem(ds, o.spec.Dtype)
 	if err != nil {
 		return err
@@ -153,23 +148,25 @@ func audit(o *options, ds *datasets.Dataset, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, ok := built.(auditable)
+	m, ok := built.(*fmp.Model)
 	if !ok {
-		return fmt.Errorf("model %T has no ForwardAudit", built)
+		return fmt.Errorf("model %T is not an FMP model", built)
 	}
 	if err := train.SetParams(m, values(trained.Model)); err != nil {
 		return err
 	}
-	a, err := m.ForwardAudit(q.Task.X)
+	h, err := m.Backbone().Forward(q.Task.X)
 	if err != nil {
 		return err
 	}
+	var logits G.Value
+	G.Read(h, &logits)
 	vm := G.NewTapeMachine(q.Task.Graph)
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
 		return fmt.Errorf("audit forward pass: %w", err)
 	}
-	rep, err := a.Report()
+	rep, err := fmp.Explain(logits.(*tensor.Dense), m.Matrix(), m.SensitiveAttribute(), m.Config())
 	if err != nil {
 		return err
 	}

@@ -649,7 +649,7 @@ func timeTrainer(o options, d *data, res *Result) error {
 	if fm, ok := m.(*fmp.Model); ok && o.model == "fmp-default" {
 		// The recommended way (fmp.FitTwoStage): the backbone trained
 		// through propagation alone, λf = 0.
-		_, err = fmp.FitTwoStage(context.Background(), fm, task, cfg)
+		_, err = fm.FitTwoStage(context.Background(), task, cfg)
 	} else {
 		_, err = train.Fit(context.Background(), m, task, cfg)
 	}

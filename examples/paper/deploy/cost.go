@@ -151,7 +151,7 @@ func runCost(o *options, stdout, progress io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := m.Fit(xOld); err != nil {
+		if err := m.Record(xOld); err != nil {
 			return err
 		}
 		var buf bytes.Buffer

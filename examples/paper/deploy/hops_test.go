@@ -20,13 +20,13 @@ import (
 	"github.com/fairmp/fairmp/layers"
 )
 
-// TestFittedLambdaS0NeedsBackboneHopsOnly is the evidence for the cost
+// TestRecordedLambdaS0NeedsBackboneHopsOnly is the evidence for the cost
 // finding of the README: with λs = 0 FMP does not propagate, so the
 // fitted scores of new nodes computed on the backbone's 2-hop ball alone
 // are score.Scorer.Score's. When the study found it, Score computed on a
 // (2 + K)-hop ball (here the whole graph); fmp/score now uses the
 // backbone's hops at λs 0, so Score's field is that ball.
-func TestFittedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
+func TestRecordedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
 	full, err := datasets.Synthetic(datasets.DefaultSyntheticConfig())
 	require.NoError(t, err)
 	w, err := draw(full, 0.8, 1)
@@ -43,8 +43,8 @@ func TestFittedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
 	require.NoError(t, err)
 	xOld, err := features.NewDense(w.old.Features, w.old.N(), w.old.NumFeatures)
 	require.NoError(t, err)
-	require.NoError(t, m.Fit(xOld))
-	require.NotEmpty(t, m.Fitted().Duals)
+	require.NoError(t, m.Record(xOld))
+	require.NotEmpty(t, m.Recorded().Duals)
 	var buf bytes.Buffer
 	require.NoError(t, modelio.SaveWith(&buf, m, modelio.DefaultSaveConfig()))
 	s, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
@@ -71,7 +71,7 @@ func TestFittedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
 	for r, i := range ball {
 		sb[r], row[i] = full.Sens[i], r
 	}
-	f, err := m.Fitted().Apply(adj, sb, z)
+	f, err := m.Recorded().Apply(adj, sb, z)
 	require.NoError(t, err)
 	d := f.Data().([]float64)
 	for k, i := range nodes {

@@ -176,7 +176,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 	if err != nil {
 		return nil, err
 	}
-	if err := chosen.Fit(xOld); err != nil {
+	if err := chosen.Record(xOld); err != nil {
 		return nil, err
 	}
 
@@ -296,7 +296,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 		return nil, err
 	}
 	abMax := maxDiff(sc[mRecompute].newProbs, sc[mFitted].newProbs)
-	atBound, err := dualsAtBound(chosen.Fitted())
+	atBound, err := dualsAtBound(chosen.Recorded())
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +430,7 @@ func (ev evalInputs) fill(r *runResult, newProbs, oldTestProbs, valProbs []float
 // of the dual ("k/K"): where every dual is on it, the fitted shift of a
 // node's logits does not depend on the groups' sizes, and recompute and
 // fitted agree.
-func dualsAtBound(f *fmp.Fitted) (string, error) {
+func dualsAtBound(f *fmp.Recorded) (string, error) {
 	if f == nil {
 		return "", fmt.Errorf("the FMP model was not fitted")
 	}

@@ -280,7 +280,7 @@ func oneGraph(o *options, c int, seed int64) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := fmp.FitTwoStage(context.Background(), fm.fmp, fm.task, tc); err != nil {
+	if _, err := fm.fmp.FitTwoStage(context.Background(), fm.task, tc); err != nil {
 		return nil, fmt.Errorf("fmp: %w", err)
 	}
 	fc := fmp.DefaultFrontierConfig()

@@ -155,7 +155,7 @@ type Outcome struct {
 // keeping the probabilities (Outcome.Probs).
 //
 // FMP in InferenceOnly mode (the default) with best-validation selection
-// is trained with fmp.FitTwoStage: with λf = 0, so that the epoch is
+// is trained with fmp.Model.FitTwoStage: with λf = 0, so that the epoch is
 // selected on the propagation-only validation accuracy, and then debiased
 // at inference with s.FMP, sharing the trained backbone. (Selecting on accuracy measured with debiasing on
 // favours the epochs where debiasing changes least; with last-epoch
@@ -172,7 +172,7 @@ func Run(p *Problem, s Spec, o TrainOptions) (*Outcome, error) {
 	var res *train.Result
 	switch {
 	case twoStage:
-		res, err = fmp.FitTwoStage(context.Background(), m.(*fmp.Model), p.Task, tc)
+		res, err = m.(*fmp.Model).FitTwoStage(context.Background(), p.Task, tc)
 	case o.Select == train.SelectLast:
 		res, err = trainLast(m, p.Task, tc)
 	default:

@@ -56,10 +56,10 @@ func fittedConfigs() map[string]fmp.Config {
 	return map[string]fmp.Config{"default λf 4": base, "λs 0": noProp, "τ 0.3": hot, "per-group rows": per, "λf 0": zero}
 }
 
-// TestFittedOnItsGraphIsApply: the fitted duals applied on the graph they
+// TestRecordedOnItsGraphIsApply: the fitted duals applied on the graph they
 // were fitted on give Layer.Apply's output (float64 and float32 layers,
 // two and three groups, every scaling knob).
-func TestFittedOnItsGraphIsApply(t *testing.T) {
+func TestRecordedOnItsGraphIsApply(t *testing.T) {
 	for _, groups := range []int{2, 3} {
 		g, sens, x := fittedCase(t, 120, groups, int64(groups))
 		adj := graph.NormalizedAdjacency(g)
@@ -70,9 +70,9 @@ func TestFittedOnItsGraphIsApply(t *testing.T) {
 				xt := testutil.Tensor(dt, x, g.N(), 2)
 				want, err := l.Apply(xt)
 				require.NoError(t, err)
-				got, fit, err := l.Fit(xt)
+				got, fit, err := l.Record(xt)
 				require.NoError(t, err)
-				assert.Equal(t, testutil.ToF64(want), testutil.ToF64(got), "%d groups, %s, %v: Fit's output is Apply's", groups, name, dt)
+				assert.Equal(t, testutil.ToF64(want), testutil.ToF64(got), "%d groups, %s, %v: Record's output is Apply's", groups, name, dt)
 				if cfg.LambdaF == 0 {
 					assert.Empty(t, fit.Duals, "λf = 0 has zero duals")
 				} else {
@@ -90,17 +90,17 @@ func TestFittedOnItsGraphIsApply(t *testing.T) {
 	}
 }
 
-// TestFittedIsLocal: a node's fitted output depends only on its K-hop
+// TestRecordedIsLocal: a node's fitted output depends only on its K-hop
 // ball: computed on the ball (graph.GCNNormOf) it is what the whole graph
 // gives, and adding nodes and edges farther than K hops changes nothing.
-func TestFittedIsLocal(t *testing.T) {
+func TestRecordedIsLocal(t *testing.T) {
 	g, sens, x := fittedCase(t, 300, 2, 5)
 	cfg := fmp.DefaultConfig()
 	cfg.LambdaF, cfg.K = 4, 3
 	adj := graph.NormalizedAdjacency(g)
 	l, err := fmp.New(adj, sens, cfg)
 	require.NoError(t, err)
-	_, fit, err := l.Fit(testutil.Tensor(tensor.Float64, x, g.N(), 2))
+	_, fit, err := l.Record(testutil.Tensor(tensor.Float64, x, g.N(), 2))
 	require.NoError(t, err)
 	whole, err := fit.Apply(adj, sens, testutil.Tensor(tensor.Float64, x, g.N(), 2))
 	require.NoError(t, err)
@@ -127,13 +127,13 @@ func TestFittedIsLocal(t *testing.T) {
 	}
 }
 
-func TestFittedErrors(t *testing.T) {
+func TestRecordedErrors(t *testing.T) {
 	g, sens, x := fittedCase(t, 40, 2, 1)
 	adj := graph.NormalizedAdjacency(g)
 	cfg := fmp.DefaultConfig()
 	l, err := fmp.New(adj, sens, cfg)
 	require.NoError(t, err)
-	_, fit, err := l.Fit(testutil.Tensor(tensor.Float64, x, g.N(), 2))
+	_, fit, err := l.Record(testutil.Tensor(tensor.Float64, x, g.N(), 2))
 	require.NoError(t, err)
 	xt := testutil.Tensor(tensor.Float64, x, g.N(), 2)
 	bad := append([]int(nil), sens...)
@@ -151,33 +151,33 @@ func TestFittedErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "want n × n")
 }
 
-// TestModelFitSaveLoad: a Model's Fit records the duals of its layer on
+// TestModelRecordSaveLoad: a Model's Record records the duals of its layer on
 // the backbone's logits; a model file keeps them; WithFMP drops them (they
 // belong to another setting).
-func TestModelFitSaveLoad(t *testing.T) {
+func TestModelRecordSaveLoad(t *testing.T) {
 	d := smallSynthetic(t)
 	g := G.NewGraph()
 	cfg := fmp.DefaultModelConfig(d.NumFeatures, 2)
 	cfg.FMP.LambdaF = 3
 	m, err := fmp.NewModel(g, d.Graph, d.Sens, cfg, nil)
 	require.NoError(t, err)
-	assert.Nil(t, m.Fitted())
+	assert.Nil(t, m.Recorded())
 	x, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
 	require.NoError(t, err)
-	require.NoError(t, m.Fit(x))
-	require.NotNil(t, m.Fitted())
-	require.Len(t, m.Fitted().Duals, cfg.FMP.K)
-	assert.Equal(t, cfg.FMP, m.Fitted().Config)
+	require.NoError(t, m.Record(x))
+	require.NotNil(t, m.Recorded())
+	require.Len(t, m.Recorded().Duals, cfg.FMP.K)
+	assert.Equal(t, cfg.FMP, m.Recorded().Config)
 
 	var buf bytes.Buffer
 	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true}))
 	got, err := modelio.Load(bytes.NewReader(buf.Bytes()), G.NewGraph(), modelio.Env{Graph: d.Graph, Sens: d.Sens})
 	require.NoError(t, err)
-	assert.Equal(t, m.Fitted(), got.(*fmp.Model).Fitted())
+	assert.Equal(t, m.Recorded(), got.(*fmp.Model).Recorded())
 
 	other, err := m.WithFMP(fmp.DefaultConfig())
 	require.NoError(t, err)
-	assert.Nil(t, other.Fitted())
+	assert.Nil(t, other.Recorded())
 
-	assert.ErrorContains(t, m.Fit(nil), "features for 0 nodes")
+	assert.ErrorContains(t, m.Record(nil), "features for 0 nodes")
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 )
 
-// Fitted is an FMP layer's state after a run on a graph: the dual of each
+// Recorded is an FMP layer's state after a run on a graph: the dual of each
 // of its K steps and the sizes of the groups it was computed with. It is
 // what FMP keeps of the training graph for nodes that arrive later, as
 // per-group thresholds keep their thresholds.
@@ -21,15 +21,15 @@ import (
 //
 //   - recompute: run the layer over the whole grown graph (Layer.Apply);
 //     the duals follow the grown graph, and the old nodes' scores move;
-//   - fitted: keep the duals of the training graph (Layer.Fit) and run
-//     the K steps with them (Fitted.Apply): a node's output depends only
+//   - fitted: keep the duals of the training graph (Layer.Record) and run
+//     the K steps with them (Recorded.Apply): a node's output depends only
 //     on the backbone's logits within K hops of it, so a new node costs
 //     its receptive field, and an old node whose K-hop neighbourhood did
 //     not change keeps its score.
 //
-// Model files record a Model's Fitted (Model.Fit); package fmp/score
+// Model files record a Model's Recorded (Model.Record); package fmp/score
 // applies it to new nodes.
-type Fitted struct {
+type Recorded struct {
 	// Config is the layer's configuration.
 	Config Config `json:"config"`
 	// Counts are the known members of each group 0..G−1 on the graph
@@ -44,62 +44,42 @@ type Fitted struct {
 }
 
 // Validate checks the configuration, the groups and the duals' shapes
-// and values (Fitted comes from model files).
-func (f *Fitted) Validate() error {
+// and values (Recorded comes from model files).
+func (f *Recorded) Validate() error {
 	if err := f.Config.Validate(); err != nil {
-		return fmt.Errorf("fmp: Fitted: %w", err)
+		return fmt.Errorf("fmp: Recorded: %w", err)
 	}
 	if f.Classes < 2 {
-		return fmt.Errorf("fmp: Fitted: %d classes, want ≥ 2", f.Classes)
+		return fmt.Errorf("fmp: Recorded: %d classes, want ≥ 2", f.Classes)
 	}
 	if _, err := NewSteps(f.Config, f.Counts); err != nil {
-		return fmt.Errorf("fmp: Fitted: %w", err)
+		return fmt.Errorf("fmp: Recorded: %w", err)
 	}
 	rows, _ := contrast(f.Counts, f.Config.PerGroupRows)
 	if len(f.Duals) != 0 && len(f.Duals) != f.Config.K {
-		return fmt.Errorf("fmp: Fitted: %d duals for K = %d steps, want K (or none: every dual zero)", len(f.Duals), f.Config.K)
+		return fmt.Errorf("fmp: Recorded: %d duals for K = %d steps, want K (or none: every dual zero)", len(f.Duals), f.Config.K)
 	}
 	for k, u := range f.Duals {
 		if len(u) != rows*f.Classes {
-			return fmt.Errorf("fmp: Fitted: dual %d has %d values, want %d × %d", k, len(u), rows, f.Classes)
+			return fmt.Errorf("fmp: Recorded: dual %d has %d values, want %d × %d", k, len(u), rows, f.Classes)
 		}
 		for _, v := range u {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("fmp: Fitted: dual %d holds %v, want finite values", k, v)
+				return fmt.Errorf("fmp: Recorded: dual %d holds %v, want finite values", k, v)
 			}
 		}
 	}
 	return nil
 }
 
-// Fit runs the layer's K steps on x as Apply does and returns F^K and the
-// duals it took (the layer's state on its graph; see Fitted).
-func (l *Layer) Fit(x *tensor.Dense) (*tensor.Dense, *Fitted, error) {
-	if err := l.checkApply(x, "Fit"); err != nil {
+// Record runs the layer's K steps on x as Apply does and returns F^K and the
+// duals it took (the layer's state on its graph; see Recorded).
+func (l *Layer) Record(x *tensor.Dense) (*tensor.Dense, *Recorded, error) {
+	out, duals, err := l.apply(x, "Record")
+	if err != nil {
 		return nil, nil, err
 	}
-	n, c := x.Shape()[0], x.Shape()[1]
-	out := tensor.New(tensor.WithShape(n, c), tensor.Of(x.Dtype()))
-	fit := &Fitted{Config: l.cfg, Counts: append([]int(nil), l.ds.Counts()...), Classes: c}
-	switch xs := x.Data().(type) {
-	case []float64:
-		applySteps(l, xs, out.Data().([]float64), n, c, l.adj.MulDense64, &fit.Duals)
-	case []float32:
-		applySteps(l, xs, out.Data().([]float32), n, c, l.adj.MulDense32, &fit.Duals)
-	}
-	if allDualsZero(fit.Duals) {
-		fit.Duals = nil
-	}
-	return out, fit, nil
-}
-
-func allDualsZero(us [][]float64) bool {
-	for _, u := range us {
-		if !allZero(u) {
-			return false
-		}
-	}
-	return true
+	return out, &Recorded{Config: l.cfg, Counts: append([]int(nil), l.ds.Counts()...), Classes: x.Shape()[1], Duals: duals}, nil
 }
 
 // Apply runs the K steps with the fitted duals on the graph of adj (the
@@ -118,7 +98,7 @@ func allDualsZero(us [][]float64) bool {
 //
 // It returns an error for shapes that do not match or a group id the fit
 // did not see.
-func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.Dense, error) {
+func (f *Recorded) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.Dense, error) {
 	_, out, err := f.apply(adj, sens, x, false)
 	return out, err
 }
@@ -127,13 +107,13 @@ func (f *Fitted) Apply(adj *graph.Matrix, sens []int, x *tensor.Dense) (*tensor.
 // (n × c, row-major; states[0] is x in float64), for k = 0..K−1. A
 // program that keeps a graph's FMP fixed while nodes join it (package
 // fmp/score's Frozen) runs the new nodes' steps against these.
-func (f *Fitted) Trace(adj *graph.Matrix, sens []int, x *tensor.Dense) (states [][]float64, out *tensor.Dense, err error) {
+func (f *Recorded) Trace(adj *graph.Matrix, sens []int, x *tensor.Dense) (states [][]float64, out *tensor.Dense, err error) {
 	return f.apply(adj, sens, x, true)
 }
 
 // Dual returns the dual of step k (R × c, row-major), zeros when every
 // dual is zero.
-func (f *Fitted) Dual(k int) []float64 {
+func (f *Recorded) Dual(k int) []float64 {
 	if len(f.Duals) == 0 {
 		rows, _ := contrast(f.Counts, f.Config.PerGroupRows)
 		return make([]float64, rows*f.Classes)
@@ -141,24 +121,24 @@ func (f *Fitted) Dual(k int) []float64 {
 	return f.Duals[k]
 }
 
-func (f *Fitted) apply(adj *graph.Matrix, sens []int, x *tensor.Dense, trace bool) ([][]float64, *tensor.Dense, error) {
+func (f *Recorded) apply(adj *graph.Matrix, sens []int, x *tensor.Dense, trace bool) ([][]float64, *tensor.Dense, error) {
 	if err := f.Validate(); err != nil {
 		return nil, nil, err
 	}
 	if adj == nil || x == nil {
-		return nil, nil, fmt.Errorf("fmp: Fitted.Apply: nil matrix or logits")
+		return nil, nil, fmt.Errorf("fmp: Recorded.Apply: nil matrix or logits")
 	}
 	if err := opkit.CheckFloat(x.Dtype()); err != nil {
-		return nil, nil, fmt.Errorf("fmp: Fitted.Apply: %w", err)
+		return nil, nil, fmt.Errorf("fmp: Recorded.Apply: %w", err)
 	}
 	r, cc := adj.Dims()
 	s := x.Shape()
 	if r != cc || len(s) != 2 || s[0] != r || s[1] != f.Classes || len(sens) != r {
-		return nil, nil, fmt.Errorf("fmp: Fitted.Apply: matrix %d × %d, logits %v, %d groups given, want n × n, (n, %d) and n", r, cc, s, len(sens), f.Classes)
+		return nil, nil, fmt.Errorf("fmp: Recorded.Apply: matrix %d × %d, logits %v, %d groups given, want n × n, (n, %d) and n", r, cc, s, len(sens), f.Classes)
 	}
 	for i, g := range sens {
 		if g < -1 || g >= len(f.Counts) {
-			return nil, nil, fmt.Errorf("fmp: Fitted.Apply: node %d is in group %d; the fit saw groups 0..%d (−1: unknown)", i, g, len(f.Counts)-1)
+			return nil, nil, fmt.Errorf("fmp: Recorded.Apply: node %d is in group %d; the fit saw groups 0..%d (−1: unknown)", i, g, len(f.Counts)-1)
 		}
 	}
 	rows, coef := contrast(f.Counts, f.Config.PerGroupRows)
@@ -182,33 +162,16 @@ func (f *Fitted) apply(adj *graph.Matrix, sens []int, x *tensor.Dense, trace boo
 			xs[i] = float64(v)
 		}
 	}
-	gamma := f.Config.Gamma()
-	scale, invT := gamma/f.Config.Temperature, 1/f.Config.Temperature
-	fk := append([]float64(nil), xs...)
-	xagg := make([]float64, n*c)
-	grad := make([]float64, n*c)
+	p := &loop{adj: adj, ds: ds, rows: rows, n: n, k: f.Config.K, gamma: f.Config.Gamma(), temp: f.Config.Temperature,
+		fixed: f.Duals, zero: len(f.Duals) == 0}
+	var st fusedState[float64]
+	st.reset(n, c, p.k, rows, 1)
 	var states [][]float64
-	for k := 0; k < f.Config.K; k++ {
-		if trace {
-			states = append(states, append([]float64(nil), fk...))
-		}
-		// X_agg = γX + (1−γ)ÃF, then F = X_agg − γ∇(F, u_k).
-		if gamma == 1 {
-			copy(xagg, xs)
-		} else {
-			adj.MulDense64(xagg, fk, c)
-			for i, v := range xagg {
-				xagg[i] = xs[i]*gamma + v*(1-gamma)
-			}
-		}
-		if len(f.Duals) == 0 || allZero(f.Duals[k]) {
-			copy(fk, xagg)
-			continue
-		}
-		gradKernel(ds, rows, n, fk, f.Duals[k], grad, c, scale, invT, nil)
-		for i, v := range grad {
-			fk[i] = xagg[i] - v
-		}
+	var step func(int, []float64)
+	if trace {
+		step = func(_ int, fk []float64) { states = append(states, append([]float64(nil), fk...)) }
 	}
-	return states, tensor.New(tensor.WithShape(n, c), tensor.WithBacking(fk)), nil
+	out := make([]float64, n*c)
+	runSteps(p, &st, xs, out, c, false, step)
+	return states, tensor.New(tensor.WithShape(n, c), tensor.WithBacking(out)), nil
 }
