@@ -218,7 +218,7 @@ func TestStepsOpRunsInAnyOrder(t *testing.T) {
 				ph := layers.NewPhase()
 				l.SetPhase(ph)
 				op := newStepsOp(l, mode != EndToEnd, ph)
-				back := &stepsBackOp{fwd: op, at: adj.Transpose()}
+				back := opkit.New(stepsBackSpec, stepsBack{fwd: op.P, at: adj.Transpose()})
 				x1 := testutil.Tensor(tensor.Float64, testutil.RandSlice(rng, n*c, -2, 2), n, c)
 				x2 := testutil.Tensor(tensor.Float64, testutil.RandSlice(rng, n*c, -2, 2), n, c)
 				dy := testutil.Tensor(tensor.Float64, testutil.RandSlice(rng, n*c, -1, 1), n, c)

@@ -61,6 +61,10 @@ type Spec[P any] struct {
 	// into the tape machine's preallocated register; without it every run
 	// allocates a zeroed output.
 	Keep bool
+	// Release drops what p keeps between runs besides the op's output
+	// (scratch buffers, state), when ReleaseGraph releases the op. Nil:
+	// p keeps nothing.
+	Release func(p P)
 }
 
 // Sig is an op's signature: the number of dimensions of each input and
@@ -245,6 +249,15 @@ func (o *Op[P]) WriteHash(h hash.Hash) {
 	hh.Str(o.spec.ID)
 	if o.spec.Hash != nil {
 		o.spec.Hash(o.P, hh)
+	}
+}
+
+// ReleaseBuffers drops the kept output and what the spec's Release
+// drops (Releaser).
+func (o *Op[P]) ReleaseBuffers() {
+	o.Buf.ReleaseBuffers()
+	if o.spec.Release != nil {
+		o.spec.Release(o.P)
 	}
 }
 
