@@ -51,8 +51,14 @@ type Spec[P any] struct {
 	// Grad builds the gradients of op's inputs (one node per input, nil
 	// where DiffWRT is false) from the inputs, the output and the
 	// output's gradient; op.P holds the parameters and op.Apply builds
-	// another op of the same spec. Nil: the op is not differentiable (as
-	// NoDiff).
+	// another op of the same spec. Nil: the op is not differentiable (a
+	// backward op, or one whose output is a constant of training such as
+	// a mask): it still is an SDOp, with no differentiable input, which
+	// is what gorgonia's analysis needs to skip it; an op that is not one
+	// makes every later gorgonia.Grad in the same graph fail ("being
+	// unable to differentiate ... would leave a portion of the graph
+	// unreachable"), so that a second model could not be trained in a
+	// graph where a first one was.
 	Grad func(op *Op[P], inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	// DiffWRT reports which of n inputs are differentiable. Nil: every
 	// input when Grad is set, none otherwise.
@@ -154,7 +160,11 @@ func (h Hasher) F64s(v []float64) {
 // Bool writes booleans.
 func (h Hasher) Bool(v ...bool) {
 	for _, b := range v {
-		WriteBool(h.h, b)
+		if b {
+			h.h.Write([]byte{1})
+		} else {
+			h.h.Write([]byte{0})
+		}
 	}
 }
 
@@ -175,7 +185,6 @@ func (h Hasher) U64(v ...uint64) {
 // P holds its parameters; an op value belongs to one node (its output
 // buffer is its own).
 type Op[P any] struct {
-	Pure
 	Buf
 	spec *Spec[P]
 	P    P
@@ -214,6 +223,16 @@ func ParamsOf[P any](s *Spec[P], op G.Op) (P, bool) {
 // ErrInput is wrapped by the errors of an op given inputs it cannot take
 // (count, element type or shape).
 var ErrInput = errors.New("wrong op input")
+
+// ReturnsPtr returns false: the op allocates its output or writes into
+// a preallocated one.
+func (o *Op[P]) ReturnsPtr() bool { return false }
+
+// CallsExtern returns false: the op calls no external code.
+func (o *Op[P]) CallsExtern() bool { return false }
+
+// OverwritesInput returns -1: the op overwrites no input.
+func (o *Op[P]) OverwritesInput() int { return -1 }
 
 // Arity returns the number of inputs.
 func (o *Op[P]) Arity() int { return len(o.spec.Sig(o.P).In) }

@@ -217,7 +217,7 @@ func TestOpErrors(t *testing.T) {
 	_, err = Apply(dotSpec, 1, x, x32)
 	assert.Error(t, err, "two element types")
 
-	// Not differentiable: NoDiff's answers.
+	// Not differentiable: no differentiable input, SymDiff an error.
 	assert.Equal(t, []bool{false, false}, grad.DiffWRT(2))
 	_, err = grad.SymDiff(nil, nil, nil)
 	assert.ErrorIs(t, err, errNoDiff)
