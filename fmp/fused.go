@@ -117,17 +117,18 @@ func state[T float32 | float64](p *steps) *fusedState[T] {
 }
 
 func stepsFwd[T float32 | float64](p *steps, a opkit.Args[T]) error {
-	fusedForward(p, state[T](p), a.In[0], a.Out, a.Shape[0][1])
+	fusedForward(p, state[T](p), a.In[0], a.Out, a.Shape[0][1], a.KeepBuffers)
 	return nil
 }
 
 // fusedForward runs the K steps on x into out (runSteps), keeping what the
 // backward needs in s, or copies the kept output of the last run when x
-// and the phase are that run's.
-func fusedForward[T float32 | float64](o *steps, s *fusedState[T], x, out []T, c int) {
+// and the phase are that run's. The output is kept (and copied) only when
+// keep is set: the op keeps buffers (opkit.Args.KeepBuffers).
+func fusedForward[T float32 | float64](o *steps, s *fusedState[T], x, out []T, c int, keep bool) {
 	n, rows, K := o.ds.N(), o.ds.Rows(), o.k
 	training := o.phase.Training() // InferenceOnly's training passes: u ≡ 0
-	if s.ok && s.memoOK && opkit.KeepingBuffers() && s.training == training && s.n == n && s.c == c && sameBitsT(x, s.in) {
+	if s.ok && s.memoOK && keep && s.training == training && s.n == n && s.c == c && sameBitsT(x, s.in) {
 		copy(out, s.out)
 		return
 	}
@@ -139,7 +140,7 @@ func fusedForward[T float32 | float64](o *steps, s *fusedState[T], x, out []T, c
 	copy(s.in, x)
 	runSteps(o.loop, s, x, out, c, training, nil)
 	s.ok, s.training = true, training
-	if opkit.KeepingBuffers() {
+	if keep {
 		if len(s.out) != len(out) {
 			s.out = make([]T, len(out))
 		}
@@ -212,18 +213,19 @@ var stepsBackSpec = &opkit.Spec[stepsBack]{
 }
 
 func stepsBackFwd[T float32 | float64](p stepsBack, a opkit.Args[T]) error {
-	fusedBackward(p, state[T](p.fwd), a.In[0], a.In[1], a.Out, a.Shape[0][1])
+	fusedBackward(p, state[T](p.fwd), a.In[0], a.In[1], a.Out, a.Shape[0][1], a.KeepBuffers)
 	return nil
 }
 
-// fusedBackward writes dX for x and dY = dy into dx.
-func fusedBackward[T float32 | float64](o stepsBack, s *fusedState[T], x, dy, dx []T, c int) {
+// fusedBackward writes dX for x and dY = dy into dx (keep: the op keeps
+// buffers, for the forward run it may redo).
+func fusedBackward[T float32 | float64](o stepsBack, s *fusedState[T], x, dy, dx []T, c int, keep bool) {
 	f := o.fwd
 	n, rows, K := f.ds.N(), f.ds.Rows(), f.k
 	training := f.phase.Training()
 	if !s.ok || s.training != training || s.n != n || s.c != c || !sameBitsT(x, s.in) {
 		// Another run came between the forward pass and this one: redo it.
-		fusedForward(f, s, x, make([]T, n*c), c)
+		fusedForward(f, s, x, make([]T, n*c), c, keep)
 	}
 	if len(s.w) != n*c {
 		s.w, s.d, s.p, s.t = make([]T, n*c), make([]T, n*c), make([]T, n*c), make([]T, n*c)

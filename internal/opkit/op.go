@@ -126,6 +126,10 @@ type Args[T float32 | float64] struct {
 	OutShape tensor.Shape
 	// OutDense is the output tensor (nil for a scalar output).
 	OutDense *tensor.Dense
+	// KeepBuffers reports whether the op keeps buffers between runs
+	// (Buf.KeepsBuffers): a forward that keeps more than its output
+	// (scratch, a memo of the last run) keeps it only then.
+	KeepBuffers bool
 }
 
 // Hasher writes an op's fields to its hash (see Spec.Hash).
@@ -193,6 +197,8 @@ type Op[P any] struct {
 var (
 	_ G.SDOp            = (*Op[int])(nil)
 	_ G.UsePreallocDoer = (*Op[int])(nil)
+	_ Keeper            = (*Op[int])(nil)
+	_ Releaser          = (*Op[int])(nil)
 )
 
 // New returns the op of spec s with parameters p.
@@ -277,6 +283,15 @@ func (o *Op[P]) ReleaseBuffers() {
 	o.Buf.ReleaseBuffers()
 	if o.spec.Release != nil {
 		o.spec.Release(o.P)
+	}
+}
+
+// KeepBuffers switches the reuse of the op's buffers on or off (Keeper);
+// off also drops what ReleaseBuffers drops.
+func (o *Op[P]) KeepBuffers(on bool) {
+	o.Buf.KeepBuffers(on)
+	if !on {
+		o.ReleaseBuffers()
 	}
 }
 
@@ -430,7 +445,7 @@ func run[P any, T float32 | float64](o *Op[P], f func(P, Args[T]) error, inputs 
 		var z T
 		return nil, fmt.Errorf("%v: no %T forward: %w", o, z, ErrInput)
 	}
-	a := Args[T]{In: make([][]T, len(inputs)), Shape: sh, Dense: ds, OutShape: outShape, OutDense: out}
+	a := Args[T]{In: make([][]T, len(inputs)), Shape: sh, Dense: ds, OutShape: outShape, OutDense: out, KeepBuffers: o.KeepsBuffers()}
 	for k, v := range inputs {
 		if len(sh[k]) != 0 {
 			a.In[k] = ds[k].Data().([]T)

@@ -17,7 +17,9 @@
 // # Helpers
 //
 // [Buf] keeps an op's output between runs of a tape machine
-// ([ReleaseGraph] drops the kept buffers); [SoftmaxRow], [MeanCE],
+// ([ReleaseGraph] drops the kept buffers; [KeepBuffersIn] switches the
+// reuse off for tests, and [FollowBuffers] extends that to the ops added
+// since); [SoftmaxRow], [MeanCE],
 // [Dropout] and [Argmax] are the one row softmax, cross-entropy, dropout
 // mask and argmax of fairmp's ops, kernels and predictions. WriteU64 and
 // WriteF64 write integers and floats to a hash, as Hasher does, for keys
@@ -31,7 +33,6 @@ import (
 	"hash"
 	"math"
 	"math/rand"
-	"sync/atomic"
 
 	"github.com/fairmp/fairmp/internal/par"
 	G "gorgonia.org/gorgonia"
@@ -86,7 +87,14 @@ func Alloc(dt tensor.Dtype, shape ...int) *tensor.Dense {
 // machines do not run concurrently. Ops built by SymDiff or ApplyOp are
 // distinct values, each with its own Buf; never share one op value
 // between two nodes.
-type Buf struct{ t *tensor.Dense }
+//
+// KeepBuffers switches the reuse off (every Get without a fitting
+// prealloc allocates, as before Buf), for tests that check that reuse
+// changes no result; KeepBuffersIn switches every op of a graph.
+type Buf struct {
+	t     *tensor.Dense
+	fresh bool // reuse switched off
+}
 
 // Get returns prealloc when it is a dense tensor of dtype dt and the
 // given shape (the machine's register, whose previous value is dead),
@@ -96,7 +104,7 @@ func (b *Buf) Get(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense
 	if d, ok := prealloc.(*tensor.Dense); ok && fits(d, dt, shape) {
 		return d
 	}
-	if !keepBuffers.Load() {
+	if b.fresh {
 		return Alloc(dt, shape...)
 	}
 	if b.t != nil && fits(b.t, dt, shape) {
@@ -106,15 +114,48 @@ func (b *Buf) Get(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense
 	return b.t
 }
 
-var keepBuffers = func() *atomic.Bool { var b atomic.Bool; b.Store(true); return &b }()
+// KeepBuffers switches the reuse on (the default) or off; off drops the
+// kept buffer.
+func (b *Buf) KeepBuffers(on bool) {
+	b.fresh = !on
+	if !on {
+		b.t = nil
+	}
+}
 
-// KeepBuffers switches Buf's reuse on (the default) or off (every Get
-// without a fitting prealloc allocates, as before Buf) and returns the
-// previous setting: for tests that check that reuse changes no result.
-func KeepBuffers(on bool) bool { return keepBuffers.Swap(on) }
+// KeepsBuffers reports whether the reuse is on (see KeepBuffers).
+func (b *Buf) KeepsBuffers() bool { return !b.fresh }
 
-// KeepingBuffers reports whether Buf reuses buffers (see KeepBuffers).
-func KeepingBuffers() bool { return keepBuffers.Load() }
+// Keeper is an op whose buffer reuse can be switched (see Buf).
+type Keeper interface {
+	KeepBuffers(on bool)
+	KeepsBuffers() bool
+}
+
+// KeepBuffersIn switches the buffer reuse of every op of g (ops that
+// implement Keeper) on or off. Ops added to g later have it on: code
+// that adds ops to a graph the caller switched off (a trainer's
+// gradients) switches them with FollowBuffers.
+func KeepBuffersIn(g *G.ExprGraph, on bool) {
+	for _, n := range g.AllNodes() {
+		if k, ok := n.Op().(Keeper); ok {
+			k.KeepBuffers(on)
+		}
+	}
+}
+
+// FollowBuffers switches the reuse of every op of g off when it is off
+// for some op of g: after KeepBuffersIn(g, false), the ops added since
+// (a gradient's, a new forward's) are switched off too. Call it after
+// adding ops to a graph, before compiling a machine.
+func FollowBuffers(g *G.ExprGraph) {
+	for _, n := range g.AllNodes() {
+		if k, ok := n.Op().(Keeper); ok && !k.KeepsBuffers() {
+			KeepBuffersIn(g, false)
+			return
+		}
+	}
+}
 
 // ReleaseBuffers drops the kept buffer (the next Get allocates). Ops
 // that embed a Buf get the method, and ReleaseGraph calls it.

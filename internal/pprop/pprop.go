@@ -142,21 +142,28 @@ func (o *op) release() {
 }
 
 // fwd runs the recurrence (or its adjoint) on a.In[0] into a.Out, or
-// copies the memo's output when the input is the memo's.
+// copies the memo's output when the input is the memo's. The scratch
+// and the memo are kept only when the op keeps buffers.
 func fwd[T float32 | float64](o *op, a opkit.Args[T]) error {
 	n, c := a.Shape[0][0], a.Shape[0][1]
 	x, out := a.In[0], a.Out
 	dt := a.OutDense.Dtype()
-	if !o.back && o.memoOK && opkit.KeepingBuffers() {
+	keep := a.KeepBuffers
+	if !o.back && o.memoOK && keep {
 		mi, mo := o.memoIn.Get(nil, dt, n, c), o.memoOut.Get(nil, dt, n, c)
 		if sameBits(x, mi.Data().([]T)) {
 			copy(out, mo.Data().([]T))
 			return nil
 		}
 	}
-	t0, t1, t2 := o.tmp[0].Get(nil, dt, n, c), o.tmp[1].Get(nil, dt, n, c), o.tmp[2].Get(nil, dt, n, c)
-	run(o, x, out, t0.Data().([]T), t1.Data().([]T), t2.Data().([]T), c)
-	if !o.back && opkit.KeepingBuffers() {
+	scratch := func(b *opkit.Buf) []T {
+		if keep {
+			return b.Get(nil, dt, n, c).Data().([]T)
+		}
+		return make([]T, n*c)
+	}
+	run(o, x, out, scratch(&o.tmp[0]), scratch(&o.tmp[1]), scratch(&o.tmp[2]), c)
+	if !o.back && keep {
 		copy(o.memoIn.Get(nil, dt, n, c).Data().([]T), x)
 		copy(o.memoOut.Get(nil, dt, n, c).Data().([]T), out)
 		o.memoOK = true
