@@ -18,10 +18,10 @@
 //
 // [Buf] keeps an op's output between runs of a tape machine
 // ([ReleaseGraph] drops the kept buffers; [KeepBuffersIn] switches the
-// reuse off for tests, and [FollowBuffers] extends that to the ops added
-// since); [SoftmaxRow], [MeanCE],
-// [Dropout] and [Argmax] are the one row softmax, cross-entropy, dropout
-// mask and argmax of fairmp's ops, kernels and predictions. WriteU64 and
+// reuse of a graph's ops off, for tests, and [FollowBuffers] extends
+// that to the ops added since); [SoftmaxRow], [MeanCE], [Dropout] and
+// [Argmax] are the one row softmax, cross-entropy, dropout mask and
+// argmax of fairmp's ops, kernels and predictions. WriteU64 and
 // WriteF64 write integers and floats to a hash, as Hasher does, for keys
 // computed outside an op.
 package opkit
