@@ -2,10 +2,7 @@ package fmp
 
 import (
 	"fmt"
-	"hash"
 	"math"
-
-	"github.com/chewxy/hm"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -48,7 +45,7 @@ func (l *Layer) forwardAudit(x *G.Node) (*auditNodes, error) {
 		if a.Baseline, err = l.propagation(x); err != nil {
 			return nil, fmt.Errorf("fmp: Explain: %w", err)
 		}
-		if a.Dual, err = G.ApplyOp(&dualOp{fwd: op}, out); err != nil {
+		if a.Dual, err = opkit.Apply(dualSpec, op.P, out); err != nil {
 			return nil, fmt.Errorf("fmp: Explain: %w", err)
 		}
 	}
@@ -62,53 +59,33 @@ func (l *Layer) forwardAudit(x *G.Node) (*auditNodes, error) {
 	return a, nil
 }
 
-// dualOp reads the final dual u^K of its input's fused op (fwd) from the
-// run that computed that input: the loop's trace of the dual, as a node.
-type dualOp struct {
-	opkit.NoDiff
-	opkit.Pure
-	fwd *stepsOp
+// dualSpec reads the final dual u^K of its input's fused op (the *steps
+// of the op that computed the input) from the run that computed that
+// input: the loop's trace of the dual, as a node. It is never
+// differentiated.
+var dualSpec = &opkit.Spec[*steps]{
+	ID:   "fairmp.fmp.Dual",
+	Name: func(p *steps) string { return "Dual" + p.String() },
+	Sig:  func(*steps) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(p *steps, in []tensor.Shape) (tensor.Shape, error) {
+		return tensor.Shape{p.ds.Rows(), in[0][1]}, nil
+	},
+	Hash: (*steps).hash,
+	F32:  func(p *steps, a opkit.Args[float32]) error { return lastDual(p.s32, a.Out) },
+	F64:  func(p *steps, a opkit.Args[float64]) error { return lastDual(p.s64, a.Out) },
 }
 
-func (o *dualOp) Arity() int    { return 1 }
-func (o *dualOp) Type() hm.Type { return opkit.FnType(1) }
-func (o *dualOp) String() string {
-	return "Dual" + o.fwd.String()
-}
-func (o *dualOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.InputShapes(in, 1, "FMPDual")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Shape{o.fwd.ds.Rows(), s[0][1]}, nil
-}
-func (o *dualOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fmp.Dual")
-	o.fwd.WriteHash(h)
-}
-func (o *dualOp) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
-
-func (o *dualOp) Do(inputs ...G.Value) (G.Value, error) {
-	in, _, err := opkit.DenseInputs(o, 1, inputs)
-	if err != nil {
-		return nil, err
-	}
-	switch in[0].Dtype() {
-	case tensor.Float64:
-		return lastDual(o.fwd.s64, in[0].Dtype())
-	default:
-		return lastDual(o.fwd.s32, in[0].Dtype())
-	}
-}
-
-// lastDual copies the last dual of a completed run.
-func lastDual[T float32 | float64](s *fusedState[T], dt tensor.Dtype) (G.Value, error) {
+// lastDual copies the last dual of a completed run into out.
+func lastDual[T float32 | float64](s *fusedState[T], out []T) error {
 	if s == nil || !s.ok {
-		return nil, fmt.Errorf("fmp: the audit's dual: the FMP op has not run")
+		return fmt.Errorf("fmp: the audit's dual: the FMP op has not run")
 	}
 	u := s.u[len(s.u)-1]
-	rows := len(u) / s.c
-	return tensor.New(tensor.WithShape(rows, s.c), tensor.WithBacking(append([]T(nil), u...)), tensor.Of(dt)), nil
+	if len(u) != len(out) {
+		return fmt.Errorf("fmp: the audit's dual: the FMP op's last run has %d dual entries, want %d", len(u), len(out))
+	}
+	copy(out, u)
+	return nil
 }
 
 // AuditReport is the outcome of an audit, in float64.

@@ -2,10 +2,8 @@ package fmp
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -14,8 +12,9 @@ import (
 	"github.com/fairmp/fairmp/layers"
 )
 
-// stepsOp is FMP's K steps at λf > 0 (Layer.Forward) as one gorgonia op
-// with a hand-written backward (stepsBackOp), as the λf = 0 path is one
+// steps is FMP's K steps at λf > 0 (Layer.Forward) as one gorgonia op,
+// stepsSpec's (its parameters and the state its runs keep), with a
+// hand-written backward (stepsBackSpec), as the λf = 0 path is one
 // op (internal/pprop). Its forward is the package's one loop (runSteps,
 // loop.go): a step is two passes over the rows. Pass A runs on each
 // block of rows right after the sparse product computes it: X_agg, the
@@ -31,9 +30,7 @@ import (
 // last input and output: an evaluation pass and the next training step
 // see the same logits when the backbone has no dropout, and the second
 // run copies the output.
-type stepsOp struct {
-	opkit.Pure
-	out       opkit.Buf
+type steps struct {
 	loop      *loop // the forward loop's setting (ascent, endToEnd = !constDual)
 	adj       *graph.Matrix
 	ds        *deltaS
@@ -47,96 +44,91 @@ type stepsOp struct {
 	s64       *fusedState[float64]
 }
 
+// stepsOp is the op of stepsSpec: its parameters and state are a *steps.
+type stepsOp = opkit.Op[*steps]
+
 func newStepsOp(l *Layer, constDual bool, phase *layers.Phase) *stepsOp {
 	p := loopFor(l)
 	p.endToEnd = !constDual
-	return &stepsOp{loop: p, adj: l.adj, ds: l.ds, k: l.cfg.K, gamma: l.cfg.Gamma(), beta: l.beta, rad: l.rad,
-		temp: l.cfg.Temperature, constDual: constDual, phase: phase}
+	return opkit.New(stepsSpec, &steps{loop: p, adj: l.adj, ds: l.ds, k: l.cfg.K, gamma: l.cfg.Gamma(), beta: l.beta, rad: l.rad,
+		temp: l.cfg.Temperature, constDual: constDual, phase: phase})
 }
 
-var (
-	_ G.SDOp            = (*stepsOp)(nil)
-	_ G.UsePreallocDoer = (*stepsOp)(nil)
-)
+var stepsSpec = &opkit.Spec[*steps]{
+	ID:    "fairmp.fmp.Steps",
+	Name:  (*steps).String,
+	Sig:   func(*steps) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(p *steps, in []tensor.Shape) (tensor.Shape, error) { return p.shape(in[0]) },
+	Hash:  (*steps).hash,
+	F32:   stepsFwd[float32],
+	F64:   stepsFwd[float64],
+	Grad: func(op *stepsOp, inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+		dx, err := opkit.Apply(stepsBackSpec, stepsBack{fwd: op.P, at: op.P.adj.Transpose()}, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dx}, nil
+	},
+	Keep:    true,
+	Release: func(p *steps) { p.s32, p.s64 = nil, nil },
+}
 
-func (o *stepsOp) Arity() int    { return 1 }
-func (o *stepsOp) Type() hm.Type { return opkit.FnType(1) }
-func (o *stepsOp) String() string {
-	s := fmt.Sprintf("FMPSteps(A#%d, Δs#%d, K=%d, γ=%g, β=%g, r=%g, τ=%g, constDual=%v", o.adj.ID(), o.ds.ID(), o.k, o.gamma, o.beta, o.rad, o.temp, o.constDual)
-	if o.phase != nil {
-		s += fmt.Sprintf(", off while training %p", o.phase)
+func (p *steps) String() string {
+	s := fmt.Sprintf("FMPSteps(A#%d, Δs#%d, K=%d, γ=%g, β=%g, r=%g, τ=%g, constDual=%v", p.adj.ID(), p.ds.ID(), p.k, p.gamma, p.beta, p.rad, p.temp, p.constDual)
+	if p.phase != nil {
+		s += fmt.Sprintf(", off while training %p", p.phase)
 	}
 	return s + ")"
 }
-func (o *stepsOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *stepsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.InputShapes(in, 1, "FMPSteps")
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
+
+// hash writes the fields that change the steps' result.
+func (p *steps) hash(h opkit.Hasher) {
+	h.U64(p.adj.ID(), p.ds.ID())
+	h.Int(p.k)
+	h.F64(p.gamma, p.beta, p.rad, p.temp)
+	h.Bool(p.constDual)
+	h.Str(fmt.Sprintf("%p", p.phase))
 }
-func (o *stepsOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fmp.Steps")
-	opkit.WriteU64(h, o.adj.ID())
-	opkit.WriteU64(h, o.ds.ID())
-	opkit.WriteU64(h, uint64(o.k))
-	for _, v := range []float64{o.gamma, o.beta, o.rad, o.temp} {
-		opkit.WriteF64(h, v)
+
+// shape checks an input shape, n × c with c ≥ 2, and returns it.
+func (p *steps) shape(s tensor.Shape) (tensor.Shape, error) {
+	if s[0] != p.ds.N() || s[1] < 2 {
+		return nil, fmt.Errorf("input shape %v, want (%d, c ≥ 2)", s, p.ds.N())
 	}
-	opkit.WriteBool(h, o.constDual)
-	fmt.Fprintf(h, "%p", o.phase)
+	return s, nil
 }
-func (o *stepsOp) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
 
-// ReleaseBuffers drops the kept output and state (opkit.Releaser).
-func (o *stepsOp) ReleaseBuffers() { o.out.ReleaseBuffers(); o.s32, o.s64 = nil, nil }
-
-func (o *stepsOp) Do(inputs ...G.Value) (G.Value, error) { return o.UsePreallocDo(nil, inputs...) }
-
-func (o *stepsOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(o, 1, inputs)
-	if err != nil {
-		return nil, err
-	}
-	n, c := sh[0][0], sh[0][1]
-	if n != o.ds.N() || c < 2 {
-		return nil, fmt.Errorf("%v: input shape %v, want (%d, c ≥ 2)", o, sh[0], o.ds.N())
-	}
-	out := o.out.Get(prealloc, in[0].Dtype(), n, c)
-	switch x := in[0].Data().(type) {
-	case []float64:
-		if o.s64 == nil {
-			o.s64 = &fusedState[float64]{}
+// state returns the steps' state for element type T, made when missing.
+func state[T float32 | float64](p *steps) *fusedState[T] {
+	var s any
+	switch any(T(0)).(type) {
+	case float64:
+		if p.s64 == nil {
+			p.s64 = &fusedState[float64]{}
 		}
-		fusedForward(o, o.s64, x, out.Data().([]float64), c)
-	case []float32:
-		if o.s32 == nil {
-			o.s32 = &fusedState[float32]{}
+		s = p.s64
+	default:
+		if p.s32 == nil {
+			p.s32 = &fusedState[float32]{}
 		}
-		fusedForward(o, o.s32, x, out.Data().([]float32), c)
+		s = p.s32
 	}
-	return out, nil
+	return s.(*fusedState[T])
 }
 
-func (o *stepsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: SymDiff with %d inputs, want 1", o, len(inputs))
-	}
-	dx, err := G.ApplyOp(&stepsBackOp{fwd: o, at: o.adj.Transpose()}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx}, nil
+func stepsFwd[T float32 | float64](p *steps, a opkit.Args[T]) error {
+	fusedForward(p, state[T](p), a.In[0], a.Out, a.Shape[0][1], a.KeepBuffers)
+	return nil
 }
 
 // fusedForward runs the K steps on x into out (runSteps), keeping what the
 // backward needs in s, or copies the kept output of the last run when x
-// and the phase are that run's.
-func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T, c int) {
+// and the phase are that run's. The output is kept (and copied) only when
+// keep is set: the op keeps buffers (opkit.Args.KeepBuffers).
+func fusedForward[T float32 | float64](o *steps, s *fusedState[T], x, out []T, c int, keep bool) {
 	n, rows, K := o.ds.N(), o.ds.Rows(), o.k
 	training := o.phase.Training() // InferenceOnly's training passes: u ≡ 0
-	if s.ok && s.memoOK && opkit.KeepingBuffers() && s.training == training && s.n == n && s.c == c && sameBitsT(x, s.in) {
+	if s.ok && s.memoOK && keep && s.training == training && s.n == n && s.c == c && sameBitsT(x, s.in) {
 		copy(out, s.out)
 		return
 	}
@@ -148,7 +140,7 @@ func fusedForward[T float32 | float64](o *stepsOp, s *fusedState[T], x, out []T,
 	copy(s.in, x)
 	runSteps(o.loop, s, x, out, c, training, nil)
 	s.ok, s.training = true, training
-	if opkit.KeepingBuffers() {
+	if keep {
 		if len(s.out) != len(out) {
 			s.out = make([]T, len(out))
 		}
@@ -191,79 +183,49 @@ func sameBitsT[T float32 | float64](a, b []T) bool {
 	return true
 }
 
-// stepsBackOp is stepsOp's gradient with respect to X: inputs X and dY.
-// It reads the state the forward run kept (recomputing it if X or the
+// stepsBack is the parameters of stepsBackSpec, stepsSpec's gradient
+// with respect to X: inputs X and dY. It reads the state the forward run kept (recomputing it if X or the
 // phase changed since). Per step, in reverse: the dual's gradient
 // (EndToEnd only: ∂⟨W, ∇(F, u')⟩/∂u' summed over the nodes, masked by the
 // projection), then one pass over the rows for F̄'s, F's and X_agg's
 // gradients, then the product with Ãᵀ. It is checked against central
 // differences of a dense reference (TestStepsOpFiniteDifferences).
-type stepsBackOp struct {
-	opkit.NoDiff // never differentiated
-	opkit.Pure
-	out opkit.Buf
-	fwd *stepsOp
+type stepsBack struct {
+	fwd *steps
 	at  *graph.Matrix // Ãᵀ
 }
 
-var _ G.UsePreallocDoer = (*stepsBackOp)(nil)
-
-func (o *stepsBackOp) Arity() int    { return 2 }
-func (o *stepsBackOp) Type() hm.Type { return opkit.FnType(2) }
-func (o *stepsBackOp) String() string {
-	return "Back" + o.fwd.String()
-}
-func (o *stepsBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.InputShapes(in, 2, "FMPStepsBack")
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
-func (o *stepsBackOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.fmp.StepsBack")
-	o.fwd.WriteHash(h)
-}
-func (o *stepsBackOp) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
-
-// ReleaseBuffers drops the kept output (opkit.Releaser).
-func (o *stepsBackOp) ReleaseBuffers() { o.out.ReleaseBuffers() }
-
-func (o *stepsBackOp) Do(inputs ...G.Value) (G.Value, error) { return o.UsePreallocDo(nil, inputs...) }
-
-func (o *stepsBackOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(o, 2, inputs)
-	if err != nil {
-		return nil, err
-	}
-	n, c := sh[0][0], sh[0][1]
-	if n != o.fwd.ds.N() || c < 2 || sh[1] != sh[0] {
-		return nil, fmt.Errorf("%v: input shapes %v and %v, want (%d, c ≥ 2) twice", o, sh[0], sh[1], o.fwd.ds.N())
-	}
-	out := o.out.Get(prealloc, in[0].Dtype(), n, c)
-	switch x := in[0].Data().(type) {
-	case []float64:
-		if o.fwd.s64 == nil {
-			o.fwd.s64 = &fusedState[float64]{}
+// stepsBackSpec is never differentiated (no Grad).
+var stepsBackSpec = &opkit.Spec[stepsBack]{
+	ID:   "fairmp.fmp.StepsBack",
+	Name: func(p stepsBack) string { return "Back" + p.fwd.String() },
+	Sig:  func(stepsBack) opkit.Sig { return opkit.Mats(2) },
+	Shape: func(p stepsBack, in []tensor.Shape) (tensor.Shape, error) {
+		if !in[1].Eq(in[0]) {
+			return nil, fmt.Errorf("input shapes %v and %v, want (%d, c ≥ 2) twice", in[0], in[1], p.fwd.ds.N())
 		}
-		fusedBackward(o, o.fwd.s64, x, in[1].Data().([]float64), out.Data().([]float64), c)
-	case []float32:
-		if o.fwd.s32 == nil {
-			o.fwd.s32 = &fusedState[float32]{}
-		}
-		fusedBackward(o, o.fwd.s32, x, in[1].Data().([]float32), out.Data().([]float32), c)
-	}
-	return out, nil
+		return p.fwd.shape(in[0])
+	},
+	Hash: func(p stepsBack, h opkit.Hasher) { p.fwd.hash(h) },
+	F32:  stepsBackFwd[float32],
+	F64:  stepsBackFwd[float64],
+	Keep: true,
 }
 
-// fusedBackward writes dX for x and dY = dy into dx.
-func fusedBackward[T float32 | float64](o *stepsBackOp, s *fusedState[T], x, dy, dx []T, c int) {
+func stepsBackFwd[T float32 | float64](p stepsBack, a opkit.Args[T]) error {
+	fusedBackward(p, state[T](p.fwd), a.In[0], a.In[1], a.Out, a.Shape[0][1], a.KeepBuffers)
+	return nil
+}
+
+// fusedBackward writes dX for x and dY = dy into dx (keep: the op keeps
+// buffers, for the forward run it may redo).
+func fusedBackward[T float32 | float64](o stepsBack, s *fusedState[T], x, dy, dx []T, c int, keep bool) {
 	f := o.fwd
 	n, rows, K := f.ds.N(), f.ds.Rows(), f.k
 	training := f.phase.Training()
 	if !s.ok || s.training != training || s.n != n || s.c != c || !sameBitsT(x, s.in) {
 		// Another run came between the forward pass and this one: redo it.
-		fusedForward(f, s, x, make([]T, n*c), c)
+		fusedForward(f, s, x, make([]T, n*c), c, keep)
 	}
 	if len(s.w) != n*c {
 		s.w, s.d, s.p, s.t = make([]T, n*c), make([]T, n*c), make([]T, n*c), make([]T, n*c)
@@ -438,7 +400,7 @@ func gradBackRow[T float32 | float64](s, a []float64, w []T, h []float64) {
 // back2 is the row pass of fusedBackward for one row of Δs and two
 // classes (pr: the block's partial sums of Δs·J(S)·∂L/∂F̄, nil when not
 // needed).
-func back2[T float32 | float64](o *stepsBackOp, s *fusedState[T], w, dx []T, dg []float64, u1, uk []T, u1Zero, ukZero, dual bool, k int, pr []float64, lo, hi int) {
+func back2[T float32 | float64](o stepsBack, s *fusedState[T], w, dx []T, dg []float64, u1, uk []T, u1Zero, ukZero, dual bool, k int, pr []float64, lo, hi int) {
 	f := o.fwd
 	ds := f.ds.d64
 	gamma := f.gamma

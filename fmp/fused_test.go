@@ -210,7 +210,6 @@ func TestStepsOpRunsInAnyOrder(t *testing.T) {
 	for _, mode := range []TrainMode{EndToEnd, ConstantDual, InferenceOnly} {
 		for _, keep := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%v/keep=%v", mode, keep), func(t *testing.T) {
-				defer opkit.KeepBuffers(opkit.KeepBuffers(keep))
 				cfg := DefaultConfig()
 				cfg.TrainMode, cfg.K = mode, 3
 				l, err := New(adj, sens, cfg)
@@ -218,7 +217,9 @@ func TestStepsOpRunsInAnyOrder(t *testing.T) {
 				ph := layers.NewPhase()
 				l.SetPhase(ph)
 				op := newStepsOp(l, mode != EndToEnd, ph)
-				back := &stepsBackOp{fwd: op, at: adj.Transpose()}
+				back := opkit.New(stepsBackSpec, stepsBack{fwd: op.P, at: adj.Transpose()})
+				op.KeepBuffers(keep)
+				back.KeepBuffers(keep)
 				x1 := testutil.Tensor(tensor.Float64, testutil.RandSlice(rng, n*c, -2, 2), n, c)
 				x2 := testutil.Tensor(tensor.Float64, testutil.RandSlice(rng, n*c, -2, 2), n, c)
 				dy := testutil.Tensor(tensor.Float64, testutil.RandSlice(rng, n*c, -1, 1), n, c)

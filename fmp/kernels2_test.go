@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 )
@@ -57,7 +58,7 @@ func twoClassBitIdentical[T float32 | float64](t *testing.T, dt tensor.Dtype) {
 			run := func(ds *deltaS) (f, dx []T) {
 				l := newChecked(adj, sens, ds, cfg)
 				op := newStepsOp(l, cfg.TrainMode != EndToEnd, ph)
-				back := &stepsBackOp{fwd: op, at: adj.Transpose()}
+				back := opkit.New(stepsBackSpec, stepsBack{fwd: op.P, at: adj.Transpose()})
 				x := testutil.Tensor(dt, xv, n, 2)
 				fv, err := op.Do(x)
 				require.NoError(t, err)

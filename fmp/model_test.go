@@ -284,7 +284,7 @@ func TestOnHonoursPropagation(t *testing.T) {
 // graph and refused ops that are not symbolic-differentiation ops
 // ("being unable to differentiate FairGradBackF ... would leave a
 // portion of the graph unreachable"); the backward ops now declare that
-// no input of theirs is differentiable (opkit.NoDiff).
+// no input of theirs is differentiable (a Spec without Grad).
 func TestSecondModelInTheSameGraph(t *testing.T) {
 	d := smallSynthetic(t)
 	g := G.NewGraph()

@@ -51,8 +51,14 @@ type Spec[P any] struct {
 	// Grad builds the gradients of op's inputs (one node per input, nil
 	// where DiffWRT is false) from the inputs, the output and the
 	// output's gradient; op.P holds the parameters and op.Apply builds
-	// another op of the same spec. Nil: the op is not differentiable (as
-	// NoDiff).
+	// another op of the same spec. Nil: the op is not differentiable (a
+	// backward op, or one whose output is a constant of training such as
+	// a mask): it still is an SDOp, with no differentiable input, which
+	// is what gorgonia's analysis needs to skip it; an op that is not one
+	// makes every later gorgonia.Grad in the same graph fail ("being
+	// unable to differentiate ... would leave a portion of the graph
+	// unreachable"), so that a second model could not be trained in a
+	// graph where a first one was.
 	Grad func(op *Op[P], inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	// DiffWRT reports which of n inputs are differentiable. Nil: every
 	// input when Grad is set, none otherwise.
@@ -61,6 +67,10 @@ type Spec[P any] struct {
 	// into the tape machine's preallocated register; without it every run
 	// allocates a zeroed output.
 	Keep bool
+	// Release drops what p keeps between runs besides the op's output
+	// (scratch buffers, state), when ReleaseGraph releases the op. Nil:
+	// p keeps nothing.
+	Release func(p P)
 }
 
 // Sig is an op's signature: the number of dimensions of each input and
@@ -116,6 +126,10 @@ type Args[T float32 | float64] struct {
 	OutShape tensor.Shape
 	// OutDense is the output tensor (nil for a scalar output).
 	OutDense *tensor.Dense
+	// KeepBuffers reports whether the op keeps buffers between runs
+	// (Buf.KeepsBuffers): a forward that keeps more than its output
+	// (scratch, a memo of the last run) keeps it only then.
+	KeepBuffers bool
 }
 
 // Hasher writes an op's fields to its hash (see Spec.Hash).
@@ -150,7 +164,11 @@ func (h Hasher) F64s(v []float64) {
 // Bool writes booleans.
 func (h Hasher) Bool(v ...bool) {
 	for _, b := range v {
-		WriteBool(h.h, b)
+		if b {
+			h.h.Write([]byte{1})
+		} else {
+			h.h.Write([]byte{0})
+		}
 	}
 }
 
@@ -171,7 +189,6 @@ func (h Hasher) U64(v ...uint64) {
 // P holds its parameters; an op value belongs to one node (its output
 // buffer is its own).
 type Op[P any] struct {
-	Pure
 	Buf
 	spec *Spec[P]
 	P    P
@@ -180,6 +197,8 @@ type Op[P any] struct {
 var (
 	_ G.SDOp            = (*Op[int])(nil)
 	_ G.UsePreallocDoer = (*Op[int])(nil)
+	_ Keeper            = (*Op[int])(nil)
+	_ Releaser          = (*Op[int])(nil)
 )
 
 // New returns the op of spec s with parameters p.
@@ -210,6 +229,16 @@ func ParamsOf[P any](s *Spec[P], op G.Op) (P, bool) {
 // ErrInput is wrapped by the errors of an op given inputs it cannot take
 // (count, element type or shape).
 var ErrInput = errors.New("wrong op input")
+
+// ReturnsPtr returns false: the op allocates its output or writes into
+// a preallocated one.
+func (o *Op[P]) ReturnsPtr() bool { return false }
+
+// CallsExtern returns false: the op calls no external code.
+func (o *Op[P]) CallsExtern() bool { return false }
+
+// OverwritesInput returns -1: the op overwrites no input.
+func (o *Op[P]) OverwritesInput() int { return -1 }
 
 // Arity returns the number of inputs.
 func (o *Op[P]) Arity() int { return len(o.spec.Sig(o.P).In) }
@@ -245,6 +274,24 @@ func (o *Op[P]) WriteHash(h hash.Hash) {
 	hh.Str(o.spec.ID)
 	if o.spec.Hash != nil {
 		o.spec.Hash(o.P, hh)
+	}
+}
+
+// ReleaseBuffers drops the kept output and what the spec's Release
+// drops (Releaser).
+func (o *Op[P]) ReleaseBuffers() {
+	o.Buf.ReleaseBuffers()
+	if o.spec.Release != nil {
+		o.spec.Release(o.P)
+	}
+}
+
+// KeepBuffers switches the reuse of the op's buffers on or off (Keeper);
+// off also drops what ReleaseBuffers drops.
+func (o *Op[P]) KeepBuffers(on bool) {
+	o.Buf.KeepBuffers(on)
+	if !on {
+		o.ReleaseBuffers()
 	}
 }
 
@@ -398,7 +445,7 @@ func run[P any, T float32 | float64](o *Op[P], f func(P, Args[T]) error, inputs 
 		var z T
 		return nil, fmt.Errorf("%v: no %T forward: %w", o, z, ErrInput)
 	}
-	a := Args[T]{In: make([][]T, len(inputs)), Shape: sh, Dense: ds, OutShape: outShape, OutDense: out}
+	a := Args[T]{In: make([][]T, len(inputs)), Shape: sh, Dense: ds, OutShape: outShape, OutDense: out, KeepBuffers: o.KeepsBuffers()}
 	for k, v := range inputs {
 		if len(sh[k]) != 0 {
 			a.In[k] = ds[k].Data().([]T)

@@ -217,7 +217,7 @@ func TestOpErrors(t *testing.T) {
 	_, err = Apply(dotSpec, 1, x, x32)
 	assert.Error(t, err, "two element types")
 
-	// Not differentiable: NoDiff's answers.
+	// Not differentiable: no differentiable input, SymDiff an error.
 	assert.Equal(t, []bool{false, false}, grad.DiffWRT(2))
 	_, err = grad.SymDiff(nil, nil, nil)
 	assert.ErrorIs(t, err, errNoDiff)
@@ -267,4 +267,81 @@ func TestSame(t *testing.T) {
 	assert.Equal(t, Sig{In: []int{3, 3, 3, 3, 3, 3, 3, 3, 3}, Out: 3}, Same(3, 9))
 	assert.Equal(t, Sig{In: []int{7, 7}, Out: 7}, Same(7, 2))
 	assert.Empty(t, Mats(0).In)
+}
+
+// keepProbe records what its op's forward and Release see.
+type keepProbe struct {
+	keep     bool // the last run's Args.KeepBuffers
+	released int  // calls of Release
+}
+
+var probeSpec = &Spec[*keepProbe]{
+	ID:    "opkit.test.Probe",
+	Sig:   func(*keepProbe) Sig { return Mats(1) },
+	Shape: func(_ *keepProbe, in []tensor.Shape) (tensor.Shape, error) { return in[0], nil },
+	F32:   probeFwd[float32],
+	F64:   probeFwd[float64],
+	Keep:  true,
+	Release: func(p *keepProbe) {
+		p.released++
+	},
+}
+
+func probeFwd[T float32 | float64](p *keepProbe, a Args[T]) error {
+	p.keep = a.KeepBuffers
+	copy(a.Out, a.In[0])
+	return nil
+}
+
+// TestKeepBuffersIn: KeepBuffersIn switches the reuse of every op of a
+// graph (off: every run a fresh output, Args.KeepBuffers false, the
+// spec's Release called); FollowBuffers switches the ops added since
+// when some op is off, and leaves a graph whose ops are all on alone;
+// ReleaseGraph calls Release.
+func TestKeepBuffersIn(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewMatrix(g, tensor.Float64, G.WithShape(1, 2), G.WithName("x"))
+	xv := testutil.Tensor(tensor.Float64, []float64{1, 2}, 1, 2)
+	p := &keepProbe{}
+	y, err := Apply(probeSpec, p, x)
+	require.NoError(t, err)
+	op := y.Op().(*Op[*keepProbe])
+	runTwice := func(o G.Op) (G.Value, G.Value) {
+		a, err := o.Do(xv)
+		require.NoError(t, err)
+		b, err := o.Do(xv)
+		require.NoError(t, err)
+		return a, b
+	}
+
+	a, b := runTwice(op)
+	assert.Same(t, a, b, "on by default")
+	assert.True(t, p.keep)
+	FollowBuffers(g)
+	assert.True(t, op.KeepsBuffers(), "FollowBuffers on a graph all on")
+
+	KeepBuffersIn(g, false)
+	assert.False(t, op.KeepsBuffers())
+	assert.Equal(t, 1, p.released, "switching off releases")
+	a, b = runTwice(op)
+	assert.NotSame(t, a, b, "off: fresh outputs")
+	assert.False(t, p.keep)
+	assert.Equal(t, []float64{1, 2}, testutil.ToF64(b))
+
+	z, err := Apply(scaleSpec, 3, y)
+	require.NoError(t, err)
+	zop := z.Op().(*Op[float64])
+	assert.True(t, zop.KeepsBuffers(), "an op added later starts on")
+	FollowBuffers(g)
+	assert.False(t, zop.KeepsBuffers(), "FollowBuffers switches it off")
+	assert.Equal(t, 2, p.released, "and the others off again")
+
+	KeepBuffersIn(g, true)
+	assert.True(t, op.KeepsBuffers())
+	assert.True(t, zop.KeepsBuffers())
+	a, b = runTwice(op)
+	assert.Same(t, a, b)
+	assert.True(t, p.keep)
+	ReleaseGraph(g)
+	assert.Equal(t, 3, p.released, "ReleaseGraph releases")
 }

@@ -17,11 +17,13 @@
 // # Helpers
 //
 // [Buf] keeps an op's output between runs of a tape machine
-// ([ReleaseGraph] drops the kept buffers); [SoftmaxRow], [MeanCE],
-// [Dropout] and [Argmax] are the one row softmax, cross-entropy, dropout
-// mask and argmax of fairmp's ops, kernels and predictions. FnType, Pure,
-// NoDiff, InputShapes and DenseInputs remain for the ops of fmp and
-// internal/pprop that are not yet declared as a Spec.
+// ([ReleaseGraph] drops the kept buffers; [KeepBuffersIn] switches the
+// reuse of a graph's ops off, for tests, and [FollowBuffers] extends
+// that to the ops added since); [SoftmaxRow], [MeanCE], [Dropout] and
+// [Argmax] are the one row softmax, cross-entropy, dropout mask and
+// argmax of fairmp's ops, kernels and predictions. WriteU64 and
+// WriteF64 write integers and floats to a hash, as Hasher does, for keys
+// computed outside an op.
 package opkit
 
 import (
@@ -29,32 +31,13 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 	"math/rand"
-	"sync/atomic"
 
-	"github.com/chewxy/hm"
 	"github.com/fairmp/fairmp/internal/par"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
-
-// MatrixType returns a fresh hm type for a 2-d tensor with element type
-// variable 'a'. Ops must build a new type on every Type() call.
-func MatrixType() hm.Type {
-	return &G.TensorType{Dims: 2, Of: hm.TypeVariable('a')}
-}
-
-// FnType returns a fresh function type taking arity matrices of the same
-// element type and returning a matrix of that type.
-func FnType(arity int) hm.Type {
-	ts := make([]hm.Type, arity+1)
-	for i := range ts {
-		ts[i] = MatrixType()
-	}
-	return hm.NewFnType(ts...)
-}
 
 // Dense returns v as a dense tensor with contiguous, materialised backing.
 // Views (from Slice) are copied.
@@ -67,34 +50,6 @@ func Dense(v G.Value) (*tensor.Dense, error) {
 		return d.Materialize().(*tensor.Dense), nil
 	}
 	return d, nil
-}
-
-// F64 returns the float64 backing slice of a dense value, or an error for
-// another element type.
-func F64(v G.Value) ([]float64, error) {
-	d, err := Dense(v)
-	if err != nil {
-		return nil, err
-	}
-	s, ok := d.Data().([]float64)
-	if !ok {
-		return nil, fmt.Errorf("want float64 data, got %v", d.Dtype())
-	}
-	return s, nil
-}
-
-// F32 returns the float32 backing slice of a dense value, or an error for
-// another element type.
-func F32(v G.Value) ([]float32, error) {
-	d, err := Dense(v)
-	if err != nil {
-		return nil, err
-	}
-	s, ok := d.Data().([]float32)
-	if !ok {
-		return nil, fmt.Errorf("want float32 data, got %v", d.Dtype())
-	}
-	return s, nil
 }
 
 // Shape2 returns the rows and columns of a 2-d value; a 1-d value of
@@ -132,7 +87,14 @@ func Alloc(dt tensor.Dtype, shape ...int) *tensor.Dense {
 // machines do not run concurrently. Ops built by SymDiff or ApplyOp are
 // distinct values, each with its own Buf; never share one op value
 // between two nodes.
-type Buf struct{ t *tensor.Dense }
+//
+// KeepBuffers switches the reuse off (every Get without a fitting
+// prealloc allocates, as before Buf), for tests that check that reuse
+// changes no result; KeepBuffersIn switches every op of a graph.
+type Buf struct {
+	t     *tensor.Dense
+	fresh bool // reuse switched off
+}
 
 // Get returns prealloc when it is a dense tensor of dtype dt and the
 // given shape (the machine's register, whose previous value is dead),
@@ -142,7 +104,7 @@ func (b *Buf) Get(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense
 	if d, ok := prealloc.(*tensor.Dense); ok && fits(d, dt, shape) {
 		return d
 	}
-	if !keepBuffers.Load() {
+	if b.fresh {
 		return Alloc(dt, shape...)
 	}
 	if b.t != nil && fits(b.t, dt, shape) {
@@ -152,15 +114,48 @@ func (b *Buf) Get(prealloc G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense
 	return b.t
 }
 
-var keepBuffers = func() *atomic.Bool { var b atomic.Bool; b.Store(true); return &b }()
+// KeepBuffers switches the reuse on (the default) or off; off drops the
+// kept buffer.
+func (b *Buf) KeepBuffers(on bool) {
+	b.fresh = !on
+	if !on {
+		b.t = nil
+	}
+}
 
-// KeepBuffers switches Buf's reuse on (the default) or off (every Get
-// without a fitting prealloc allocates, as before Buf) and returns the
-// previous setting: for tests that check that reuse changes no result.
-func KeepBuffers(on bool) bool { return keepBuffers.Swap(on) }
+// KeepsBuffers reports whether the reuse is on (see KeepBuffers).
+func (b *Buf) KeepsBuffers() bool { return !b.fresh }
 
-// KeepingBuffers reports whether Buf reuses buffers (see KeepBuffers).
-func KeepingBuffers() bool { return keepBuffers.Load() }
+// Keeper is an op whose buffer reuse can be switched (see Buf).
+type Keeper interface {
+	KeepBuffers(on bool)
+	KeepsBuffers() bool
+}
+
+// KeepBuffersIn switches the buffer reuse of every op of g (ops that
+// implement Keeper) on or off. Ops added to g later have it on: code
+// that adds ops to a graph the caller switched off (a trainer's
+// gradients) switches them with FollowBuffers.
+func KeepBuffersIn(g *G.ExprGraph, on bool) {
+	for _, n := range g.AllNodes() {
+		if k, ok := n.Op().(Keeper); ok {
+			k.KeepBuffers(on)
+		}
+	}
+}
+
+// FollowBuffers switches the reuse of every op of g off when it is off
+// for some op of g: after KeepBuffersIn(g, false), the ops added since
+// (a gradient's, a new forward's) are switched off too. Call it after
+// adding ops to a graph, before compiling a machine.
+func FollowBuffers(g *G.ExprGraph) {
+	for _, n := range g.AllNodes() {
+		if k, ok := n.Op().(Keeper); ok && !k.KeepsBuffers() {
+			KeepBuffersIn(g, false)
+			return
+		}
+	}
+}
 
 // ReleaseBuffers drops the kept buffer (the next Get allocates). Ops
 // that embed a Buf get the method, and ReleaseGraph calls it.
@@ -191,15 +186,6 @@ func CheckFloat(dt tensor.Dtype) error {
 		return fmt.Errorf("want float32 or float64, got %v", dt)
 	}
 	return nil
-}
-
-// Hash32 returns the 32-bit FNV-1a hash of what write writes: the
-// Hashcode of an op from its WriteHash method (op.Hashcode() is
-// opkit.Hash32(op.WriteHash)).
-func Hash32(write func(hash.Hash)) uint32 {
-	h := fnv.New32a()
-	write(h)
-	return h.Sum32()
 }
 
 // DescribeNode names a node for error messages: its name, id, dtype and
@@ -340,39 +326,6 @@ func softmaxGeneral[T float32 | float64](x []T, p []float64, invT float64) {
 	}
 }
 
-// Pure is embedded by fairmp's custom ops: they allocate their output
-// (or write into a preallocated one), call no external code and
-// overwrite no input, which is what these three methods tell gorgonia.
-type Pure struct{}
-
-// ReturnsPtr returns false.
-func (Pure) ReturnsPtr() bool { return false }
-
-// CallsExtern returns false.
-func (Pure) CallsExtern() bool { return false }
-
-// OverwritesInput returns -1 (none).
-func (Pure) OverwritesInput() int { return -1 }
-
-// NoDiff is embedded by the ops that gorgonia never differentiates: the
-// backward ops (second-order gradients are not implemented) and the
-// ops whose output is a constant of training (a mask). It makes them
-// symbolic-differentiation ops with no differentiable input, which is
-// what gorgonia's analysis needs to skip them: an op that is not one
-// makes every later gorgonia.Grad in the same graph fail ("being unable
-// to differentiate ... would leave a portion of the graph unreachable"),
-// so that a second model could not be trained in a graph where a first
-// one was.
-type NoDiff struct{}
-
-// DiffWRT reports no input as differentiable.
-func (NoDiff) DiffWRT(inputs int) []bool { return make([]bool, inputs) }
-
-// SymDiff returns an error: the op has no derivative here.
-func (NoDiff) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, errNoDiff
-}
-
 var errNoDiff = errors.New("opkit: the op is not differentiable (second-order gradients are not implemented)")
 
 // WriteU64 writes v to h, little-endian.
@@ -384,61 +337,6 @@ func WriteU64(h hash.Hash, v uint64) {
 
 // WriteF64 writes the bits of v to h.
 func WriteF64(h hash.Hash, v float64) { WriteU64(h, math.Float64bits(v)) }
-
-// WriteBool writes one byte, 1 for true, to h.
-func WriteBool(h hash.Hash, v bool) {
-	if v {
-		h.Write([]byte{1})
-	} else {
-		h.Write([]byte{0})
-	}
-}
-
-// InputShapes checks that an op's InferShape received want matrix
-// shapes and returns them. Errors name the op (name).
-func InputShapes(in []G.DimSizer, want int, name string) ([]tensor.Shape, error) {
-	if len(in) != want {
-		return nil, fmt.Errorf("%s: %d inputs, want %d", name, len(in), want)
-	}
-	out := make([]tensor.Shape, want)
-	for k, d := range in {
-		s, ok := d.(tensor.Shape)
-		if !ok || len(s) != 2 {
-			return nil, fmt.Errorf("%s: input %d shape %v, want a matrix", name, k, d)
-		}
-		out[k] = s
-	}
-	return out, nil
-}
-
-// DenseInputs materialises the inputs, checks they are matrices of one
-// float dtype, and returns them with their shapes. Errors name op and
-// the input.
-func DenseInputs(op fmt.Stringer, want int, inputs []G.Value) ([]*tensor.Dense, [][2]int, error) {
-	if len(inputs) != want {
-		return nil, nil, fmt.Errorf("%v: %d inputs, want %d", op, len(inputs), want)
-	}
-	ds := make([]*tensor.Dense, want)
-	sh := make([][2]int, want)
-	for k, v := range inputs {
-		d, err := Dense(v)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
-		}
-		if err := CheckFloat(d.Dtype()); err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
-		}
-		if k > 0 && d.Dtype() != ds[0].Dtype() {
-			return nil, nil, fmt.Errorf("%v: input %d is %v, input 0 is %v", op, k, d.Dtype(), ds[0].Dtype())
-		}
-		r, c, err := Shape2(d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%v: input %d: %w", op, k, err)
-		}
-		ds[k], sh[k] = d, [2]int{r, c}
-	}
-	return ds, sh, nil
-}
 
 // SelectionGap is ΔDP of the argmax decisions on the nodes idx: the
 // largest minus the smallest rate at which a group's nodes are predicted

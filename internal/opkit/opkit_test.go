@@ -127,17 +127,6 @@ func TestMeanCEParallelSameSum(t *testing.T) {
 	assert.Equal(t, math.Float64bits(total/float64(len(idx))), math.Float64bits(MeanCE(z, labels, idx, c)))
 }
 
-func TestInputShapes(t *testing.T) {
-	got, err := InputShapes([]G.DimSizer{tensor.Shape{3, 2}, tensor.Shape{2, 5}}, 2, "Op")
-	require.NoError(t, err)
-	assert.Equal(t, []tensor.Shape{{3, 2}, {2, 5}}, got)
-
-	_, err = InputShapes([]G.DimSizer{tensor.Shape{3, 2}}, 2, "Op")
-	assert.EqualError(t, err, "Op: 1 inputs, want 2")
-	_, err = InputShapes([]G.DimSizer{tensor.Shape{3, 2}, tensor.Shape{4}}, 2, "Op")
-	assert.EqualError(t, err, "Op: input 1 shape (4), want a matrix")
-}
-
 // TestDropout: the mask holds 0 or 1/(1−p); with x, out is x·mask from
 // the same draws as the mask alone; the same seed draws the same mask.
 func TestDropout(t *testing.T) {

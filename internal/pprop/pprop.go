@@ -24,10 +24,8 @@ package pprop
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -57,18 +55,17 @@ func Apply(a *graph.Matrix, x *G.Node, gamma float64, k int) (*G.Node, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("pprop: K = %d, want ≥ 1", k)
 	}
-	return G.ApplyOp(&op{a: a, gamma: gamma, k: k}, x)
+	return opkit.Apply(propSpec, &op{a: a, gamma: gamma, k: k}, x)
 }
 
-// op is the forward recurrence (back false: input X) or its adjoint
-// (back true: input dY, output dX).
+// op is the parameters of the forward recurrence (propSpec, back false:
+// input X) or of its adjoint (propBackSpec, back true: input dY, output
+// dX), and the buffers its runs keep.
 type op struct {
-	opkit.Pure
 	a     *graph.Matrix
 	gamma float64
 	k     int
 	back  bool
-	out   opkit.Buf
 	tmp   [3]opkit.Buf
 	// memo holds the last forward run's input and output (forward op
 	// only): a run whose input equals it bit for bit copies the output
@@ -80,13 +77,40 @@ type op struct {
 	memoOK          bool
 }
 
-var (
-	_ G.SDOp            = (*op)(nil)
-	_ G.UsePreallocDoer = (*op)(nil)
-)
+// propSpec is the forward recurrence; its gradient is propBackSpec's op.
+var propSpec = &opkit.Spec[*op]{
+	ID:    "fairmp.pprop",
+	Name:  (*op).String,
+	Sig:   func(*op) opkit.Sig { return opkit.Mats(1) },
+	Shape: (*op).shape,
+	Hash:  (*op).hash,
+	F32:   fwd[float32],
+	F64:   fwd[float64],
+	Grad: func(o *opkit.Op[*op], inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+		dx, err := opkit.Apply(propBackSpec, &op{a: o.P.a.Transpose(), gamma: o.P.gamma, k: o.P.k, back: true}, grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dx}, nil
+	},
+	Keep:    true,
+	Release: (*op).release,
+}
 
-func (o *op) Arity() int    { return 1 }
-func (o *op) Type() hm.Type { return opkit.FnType(1) }
+// propBackSpec is the adjoint recurrence, never differentiated (no
+// second-order gradient).
+var propBackSpec = &opkit.Spec[*op]{
+	ID:      "fairmp.pprop.Back",
+	Name:    (*op).String,
+	Sig:     func(*op) opkit.Sig { return opkit.Mats(1) },
+	Shape:   (*op).shape,
+	Hash:    (*op).hash,
+	F32:     fwd[float32],
+	F64:     fwd[float64],
+	Keep:    true,
+	Release: (*op).release,
+}
+
 func (o *op) String() string {
 	name := "Propagate"
 	if o.back {
@@ -94,118 +118,82 @@ func (o *op) String() string {
 	}
 	return fmt.Sprintf("%s(A#%d, γ=%g, K=%d)", name, o.a.ID(), o.gamma, o.k)
 }
-func (o *op) DiffWRT(int) []bool { return []bool{!o.back} }
-func (o *op) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("%v: %d inputs, want 1", o, len(in))
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok || len(s) != 2 {
-		return nil, fmt.Errorf("%v: input shape %v, want a matrix", o, in[0])
-	}
-	return s.Clone(), nil
-}
-func (o *op) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.pprop")
-	opkit.WriteU64(h, o.a.ID())
-	opkit.WriteF64(h, o.gamma)
-	opkit.WriteU64(h, uint64(o.k))
-	opkit.WriteBool(h, o.back)
-}
-func (o *op) Hashcode() uint32 { return opkit.Hash32(o.WriteHash) }
 
-// ReleaseBuffers drops the kept buffers and the memo (opkit.Releaser).
-func (o *op) ReleaseBuffers() {
-	for _, b := range []*opkit.Buf{&o.out, &o.tmp[0], &o.tmp[1], &o.tmp[2], &o.memoIn, &o.memoOut} {
+func (o *op) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if _, cols := o.a.Dims(); in[0][0] != cols {
+		return nil, fmt.Errorf("input shape %v, want %d rows", in[0], cols)
+	}
+	return in[0], nil
+}
+
+func (o *op) hash(h opkit.Hasher) {
+	h.U64(o.a.ID())
+	h.F64(o.gamma)
+	h.Int(o.k)
+	h.Bool(o.back)
+}
+
+// release drops the kept scratch buffers and the memo.
+func (o *op) release() {
+	for _, b := range []*opkit.Buf{&o.tmp[0], &o.tmp[1], &o.tmp[2], &o.memoIn, &o.memoOut} {
 		b.ReleaseBuffers()
 	}
 	o.memoOK = false
 }
-func (o *op) Do(inputs ...G.Value) (G.Value, error) {
-	return o.UsePreallocDo(nil, inputs...)
-}
 
-func (o *op) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(o, 1, inputs)
-	if err != nil {
-		return nil, err
-	}
-	n, c := sh[0][0], sh[0][1]
-	if _, cols := o.a.Dims(); n != cols {
-		return nil, fmt.Errorf("%v: input shape %v, want %d rows", o, sh[0], cols)
-	}
-	dt := in[0].Dtype()
-	out := o.out.Get(prealloc, dt, n, c)
-	if !o.back && o.memoOK && opkit.KeepingBuffers() {
+// fwd runs the recurrence (or its adjoint) on a.In[0] into a.Out, or
+// copies the memo's output when the input is the memo's. The scratch
+// and the memo are kept only when the op keeps buffers.
+func fwd[T float32 | float64](o *op, a opkit.Args[T]) error {
+	n, c := a.Shape[0][0], a.Shape[0][1]
+	x, out := a.In[0], a.Out
+	dt := a.OutDense.Dtype()
+	keep := a.KeepBuffers
+	if !o.back && o.memoOK && keep {
 		mi, mo := o.memoIn.Get(nil, dt, n, c), o.memoOut.Get(nil, dt, n, c)
-		if sameBits(in[0].Data(), mi.Data()) {
-			copyData(out.Data(), mo.Data())
-			return out, nil
+		if sameBits(x, mi.Data().([]T)) {
+			copy(out, mo.Data().([]T))
+			return nil
 		}
 	}
-	t0, t1, t2 := o.tmp[0].Get(nil, dt, n, c), o.tmp[1].Get(nil, dt, n, c), o.tmp[2].Get(nil, dt, n, c)
-	switch x := in[0].Data().(type) {
-	case []float64:
-		run(o, x, out.Data().([]float64), t0.Data().([]float64), t1.Data().([]float64), t2.Data().([]float64), c)
-	case []float32:
-		run(o, x, out.Data().([]float32), t0.Data().([]float32), t1.Data().([]float32), t2.Data().([]float32), c)
+	scratch := func(b *opkit.Buf) []T {
+		if keep {
+			return b.Get(nil, dt, n, c).Data().([]T)
+		}
+		return make([]T, n*c)
 	}
-	if !o.back && opkit.KeepingBuffers() {
-		copyData(o.memoIn.Get(nil, dt, n, c).Data(), in[0].Data())
-		copyData(o.memoOut.Get(nil, dt, n, c).Data(), out.Data())
+	run(o, x, out, scratch(&o.tmp[0]), scratch(&o.tmp[1]), scratch(&o.tmp[2]), c)
+	if !o.back && keep {
+		copy(o.memoIn.Get(nil, dt, n, c).Data().([]T), x)
+		copy(o.memoOut.Get(nil, dt, n, c).Data().([]T), out)
 		o.memoOK = true
 	}
-	return out, nil
+	return nil
 }
 
-// sameBits reports whether two float32 or float64 slices of one type and
-// length hold the same bits (NaN equal to itself, −0 not +0).
-func sameBits(a, b any) bool {
-	switch x := a.(type) {
+// sameBits reports whether two slices hold the same bits (NaN equal to
+// itself, −0 not +0).
+func sameBits[T float32 | float64](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	switch x := any(a).(type) {
 	case []float32:
-		y := b.([]float32)
-		if len(x) != len(y) {
-			return false
-		}
+		y := any(b).([]float32)
 		for i, v := range x {
 			if math.Float32bits(v) != math.Float32bits(y[i]) {
 				return false
 			}
 		}
-		return true
 	case []float64:
-		y := b.([]float64)
-		if len(x) != len(y) {
-			return false
-		}
+		y := any(b).([]float64)
 		for i, v := range x {
 			if math.Float64bits(v) != math.Float64bits(y[i]) {
 				return false
 			}
 		}
-		return true
 	}
-	return false
-}
-
-func copyData(dst, src any) {
-	switch d := dst.(type) {
-	case []float32:
-		copy(d, src.([]float32))
-	case []float64:
-		copy(d, src.([]float64))
-	}
-}
-
-func (o *op) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if o.back {
-		return nil, fmt.Errorf("%v: no second-order gradient", o)
-	}
-	dx, err := G.ApplyOp(&op{a: o.a.Transpose(), gamma: o.gamma, k: o.k, back: true}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx}, nil
+	return true
 }
 
 // Step computes step 1 of FMP and one step of the recurrence,

@@ -427,7 +427,7 @@ func TestRankingNDCG(t *testing.T) {
 
 // TestSecondModelAfterREDRESS: a model trains in the gorgonia graph where
 // REDRESS trained one: its backward op declares that gorgonia never
-// differentiates it (opkit.NoDiff), as every backward op must, or every
+// differentiates it (a Spec without Grad), as every backward op must, or every
 // later Grad in the graph fails.
 func TestSecondModelAfterREDRESS(t *testing.T) {
 	ds := biased(t, 60)

@@ -215,6 +215,7 @@ func (ev *evaluators) get(model layers.Model, task *Task) (*evaluator, bool, err
 	if err != nil {
 		return nil, false, err
 	}
+	opkit.FollowBuffers(task.Graph) // a new forward's ops reuse buffers as the graph's do
 	e := &evaluator{g: task.Graph, x: task.X, out: new(G.Value)}
 	e.m = G.NewTapeMachine(task.Graph.SubgraphRoots(G.Read(logits, e.out)))
 	if cache {

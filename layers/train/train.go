@@ -398,6 +398,7 @@ func NewTrainer(model layers.Model, task *Task, cfg Config) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: gradients: %w", err)
 	}
+	opkit.FollowBuffers(task.Graph) // the gradients' ops reuse buffers as the graph's do
 	if tr.adam, err = NewAdam(cfg.Adam, params); err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
