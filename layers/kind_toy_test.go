@@ -158,8 +158,12 @@ func TestToyKind(t *testing.T) {
 	for _, wrap := range []bool{false, true} {
 		saved := m
 		if wrap {
-			saved, err = fmp.On(m, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), task.Phase)
+			fm, err := fmp.On(m, ds.Graph, ds.Sens, fmp.DefaultOnConfig(), task.Phase)
 			require.NoError(t, err)
+			xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
+			require.NoError(t, err)
+			require.NoError(t, fm.Record(xs), "a model file keeps FMP's recorded duals")
+			saved = fm
 		}
 		var buf bytes.Buffer
 		require.NoError(t, modelio.Save(&buf, saved))
