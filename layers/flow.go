@@ -59,19 +59,52 @@ func (v Value) Cols() int { return v.cols }
 // v has the rows of block Level−1's targets (the batch's nodes at 0).
 func (v Value) Level() int { return v.level }
 
-// Hop configures one propagation step, act(Ã·h + Bias): Ã is the flow's
-// propagation matrix for the step (the whole graph's, or a sampled block).
+// Hop configures one propagation step, act(agg(h) + Bias): agg is Aggr
+// over the flow's propagation matrix Ã for the step (the whole graph's,
+// or a sampled block).
 type Hop struct {
+	// Aggr is the aggregation over row i of Ã: by default the product
+	// Ã·h; AggrMean and AggrMax reduce over the row's entries (its
+	// in-neighbours), ignoring their values.
+	Aggr Aggr
 	// Bias, if not nil, is a 1 × cols parameter added after the product.
 	Bias *G.Node
 	// Act is applied after the bias; the zero Activation applies none.
 	Act Activation
 	// EdgeDropout drops each stored entry of Ã with this probability in
 	// training (APPNP's edge dropout, see EdgeDropoutSpMM), with the
-	// masks seeded by Seed. It must be 0 with Bias or Act.
+	// masks seeded by Seed. It must be 0 with Bias, Act or an Aggr
+	// other than AggrSum.
 	EdgeDropout float64
 	Seed        int64
 }
+
+// Aggr is how a hop aggregates the rows of h over row i of the step's
+// matrix Ã (see Hop). The aggregation is a field of the hop, not a
+// primitive of its own, because it is the one thing that varies between
+// hops: the matrix, the bias, the activation, the checks and the count
+// of hops stay those of Propagate, and a flow that implements Propagate
+// sees every aggregation in one place.
+type Aggr string
+
+const (
+	// AggrSum is Ã·h: the sum over row i's entries weighted by their
+	// values (GCN's normalised sum; GIN's sum when Ã is the adjacency,
+	// Propagation{} without self-loops or normalisation). It is the zero
+	// value.
+	AggrSum Aggr = ""
+	// AggrMean is the mean of h_j over the entries j of row i, their
+	// values ignored (PyG's aggr="mean": with Propagation{}, the mean
+	// over the in-neighbours, without a self-loop). On a sampled block,
+	// it is the mean over the sampled neighbours, as in PyG's
+	// NeighborLoader. A row without entries (an isolated node) gives 0.
+	AggrMean Aggr = "mean"
+	// AggrMax is the element-wise maximum of h_j over the entries j of
+	// row i, their values ignored (PyG's aggr="max"); 0 for a row
+	// without entries. Its gradient goes to the first entry j (in column
+	// order) that attains the maximum.
+	AggrMax Aggr = "max"
+)
 
 // Flow is the set of primitives a model's computation is written in
 // (BlockModel.Compute). Each method returns a new Value and leaves its
@@ -85,7 +118,7 @@ type Flow interface {
 	// h.Cols()), b a 1 × out parameter or nil, act the zero Activation
 	// for none.
 	Dense(h Value, w, b *G.Node, act Activation) (Value, error)
-	// Propagate returns one hop, act(Ã·h + bias) (see Hop).
+	// Propagate returns one hop, act(agg(h) + bias) (see Hop).
 	Propagate(h Value, p Hop) (Value, error)
 	// Activate applies act element-wise.
 	Activate(h Value, act Activation) (Value, error)
@@ -94,8 +127,13 @@ type Flow interface {
 	// evaluation and outside gorgonia.
 	Dropout(h Value, rate float64, seed int64) (Value, error)
 	// Combine returns Σ coef[i]·vs[i] (equal widths): APPNP's mix of the
-	// propagated and the teleport terms, or a sum of terms.
+	// propagated and the teleport terms, or a sum of terms. A learnable
+	// coefficient is a Scale of the term before Combine: GIN's
+	// (1+ε)·h + Σ_j h_j is Combine([1, 1, 1], h, Scale(h, ε), Σ_j h_j).
 	Combine(coef []float64, vs ...Value) (Value, error)
+	// Scale returns s·h for a 1 × 1 parameter s: a learnable
+	// coefficient (GIN's ε).
+	Scale(h Value, s *G.Node) (Value, error)
 	// Jump aggregates the values of several layers as jumping-knowledge
 	// networks do: side by side (JKConcat) or their element-wise
 	// maximum (JKMax, equal widths).
