@@ -63,10 +63,28 @@ func (v Value) Level() int { return v.level }
 // over the flow's propagation matrix Ã for the step (the whole graph's,
 // or a sampled block).
 type Hop struct {
-	// Aggr is the aggregation over row i of Ã: by default the product
-	// Ã·h; AggrMean and AggrMax reduce over the row's entries (its
-	// in-neighbours), ignoring their values.
-	Aggr Aggr
+	// Aggr is how row i of Ã aggregates the rows of h, as PyG's aggr
+	// names it:
+	//
+	//   - "" (the default) or "sum": the product Ã·h, the sum over row
+	//     i's entries weighted by their values (GCN's normalised sum;
+	//     GIN's sum when Ã is the adjacency, Propagation{} without
+	//     self-loops or normalisation);
+	//   - "mean": the mean of h_j over the entries j of row i, their
+	//     values ignored (PyG's aggr="mean": with Propagation{}, the mean
+	//     over the in-neighbours, without a self-loop); on a sampled
+	//     block, the mean over the sampled neighbours, as with PyG's
+	//     NeighborLoader;
+	//   - "max": the element-wise maximum of h_j over the entries j of
+	//     row i, their values ignored (PyG's aggr="max"); its gradient
+	//     goes to the first entry j (in column order) that attains it.
+	//
+	// A row without entries (an isolated node) gives 0 for the three.
+	// The aggregation is a field of the hop, not a primitive of its own:
+	// it is the one thing that varies between hops, and the matrix, the
+	// bias, the activation, the checks and the count of hops stay
+	// Propagate's.
+	Aggr string
 	// Bias, if not nil, is a 1 × cols parameter added after the product.
 	Bias *G.Node
 	// Act is applied after the bias; the zero Activation applies none.
@@ -74,37 +92,10 @@ type Hop struct {
 	// EdgeDropout drops each stored entry of Ã with this probability in
 	// training (APPNP's edge dropout, see EdgeDropoutSpMM), with the
 	// masks seeded by Seed. It must be 0 with Bias, Act or an Aggr
-	// other than AggrSum.
+	// other than the sum.
 	EdgeDropout float64
 	Seed        int64
 }
-
-// Aggr is how a hop aggregates the rows of h over row i of the step's
-// matrix Ã (see Hop). The aggregation is a field of the hop, not a
-// primitive of its own, because it is the one thing that varies between
-// hops: the matrix, the bias, the activation, the checks and the count
-// of hops stay those of Propagate, and a flow that implements Propagate
-// sees every aggregation in one place.
-type Aggr string
-
-const (
-	// AggrSum is Ã·h: the sum over row i's entries weighted by their
-	// values (GCN's normalised sum; GIN's sum when Ã is the adjacency,
-	// Propagation{} without self-loops or normalisation). It is the zero
-	// value.
-	AggrSum Aggr = ""
-	// AggrMean is the mean of h_j over the entries j of row i, their
-	// values ignored (PyG's aggr="mean": with Propagation{}, the mean
-	// over the in-neighbours, without a self-loop). On a sampled block,
-	// it is the mean over the sampled neighbours, as in PyG's
-	// NeighborLoader. A row without entries (an isolated node) gives 0.
-	AggrMean Aggr = "mean"
-	// AggrMax is the element-wise maximum of h_j over the entries j of
-	// row i, their values ignored (PyG's aggr="max"); 0 for a row
-	// without entries. Its gradient goes to the first entry j (in column
-	// order) that attains the maximum.
-	AggrMax Aggr = "max"
-)
 
 // Flow is the set of primitives a model's computation is written in
 // (BlockModel.Compute). Each method returns a new Value and leaves its

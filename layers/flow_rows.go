@@ -17,7 +17,7 @@ type rowFlow[T float32 | float64] struct {
 	adj *graph.Matrix
 	n   int
 	gat *spkern.GATCSR
-	// means holds the meanMatrix of adj (AggrMean).
+	// means holds the meanMatrix of adj (Aggr "mean").
 	means map[*graph.Matrix]*graph.Matrix
 }
 

@@ -97,7 +97,7 @@ func TestLibraryKinds(t *testing.T) {
 			assert.Equal(t, got, ps, "%s %v: Params and the built model's learnables", name, set)
 		}
 	}
-	names := KindNames()
+	names := kindNames()
 	assert.IsIncreasing(t, names, "sorted")
 	for name := range want {
 		assert.Contains(t, names, name)

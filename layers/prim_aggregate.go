@@ -20,7 +20,7 @@ import (
 
 // meanMatrix returns the matrix with a's entries, each of row i's
 // replaced by 1/(the number of entries of row i): its product with h is
-// the mean of h over each row's entries (AggrMean). A row without
+// the mean of h over each row's entries (aggrMean). A row without
 // entries stays empty, so that its mean is 0.
 func meanMatrix(a *graph.Matrix) (*graph.Matrix, error) {
 	rows, cols := a.Dims()
@@ -39,11 +39,18 @@ func meanMatrix(a *graph.Matrix) (*graph.Matrix, error) {
 	return m, nil
 }
 
-// aggMatrix returns the matrix a hop multiplies by: a for AggrSum, its
-// meanMatrix for AggrMean (kept in *cache, one per matrix). It is not
-// called for AggrMax.
-func aggMatrix(cache *map[*graph.Matrix]*graph.Matrix, a *graph.Matrix, aggr Aggr) (*graph.Matrix, error) {
-	if aggr != AggrMean {
+// Hop.Aggr's values (checkHop also takes "sum" for aggrSum).
+const (
+	aggrSum  = ""
+	aggrMean = "mean"
+	aggrMax  = "max"
+)
+
+// aggMatrix returns the matrix a hop multiplies by: a for the sum, its
+// meanMatrix for the mean (kept in *cache, one per matrix). For the
+// maximum it returns a, whose entries maxRows reads.
+func aggMatrix(cache *map[*graph.Matrix]*graph.Matrix, a *graph.Matrix, aggr string) (*graph.Matrix, error) {
+	if aggr != aggrMean {
 		return a, nil
 	}
 	if m, ok := (*cache)[a]; ok {
@@ -116,7 +123,7 @@ func maxRowsGrad[T float32 | float64](a *graph.Matrix, dx, x, dy []T, cols int) 
 	}
 }
 
-// maxAgg returns the node of maxRows over a's rows of x (AggrMax).
+// maxAgg returns the node of maxRows over a's rows of x (aggrMax).
 func maxAgg(a *graph.Matrix, x *G.Node) (*G.Node, error) {
 	if err := checkSpMM(a, x); err != nil {
 		return nil, fmt.Errorf("layers: max aggregation: %w", err)

@@ -21,11 +21,11 @@ func (f *countFlow) Propagate(h Value, p Hop) (Value, error) {
 
 func checkHop(h Value, p Hop) error {
 	switch p.Aggr {
-	case AggrSum, AggrMean, AggrMax:
+	case aggrSum, "sum", aggrMean, aggrMax:
 	default:
-		return fmt.Errorf("%w: Propagate: Aggr = %q, want %q (the weighted sum), %q or %q", ErrFlow, p.Aggr, AggrSum, AggrMean, AggrMax)
+		return fmt.Errorf("%w: Propagate: Aggr = %q, want \"sum\" (or \"\"), %q or %q", ErrFlow, p.Aggr, aggrMean, aggrMax)
 	}
-	if p.EdgeDropout > 0 && p.Aggr != AggrSum {
+	if p.EdgeDropout > 0 && p.Aggr != aggrSum && p.Aggr != "sum" {
 		return fmt.Errorf("%w: Propagate: EdgeDropout with Aggr = %q: edge dropout applies to the weighted sum only", ErrFlow, p.Aggr)
 	}
 	if !(p.EdgeDropout >= 0 && p.EdgeDropout < 1) {
@@ -74,7 +74,7 @@ func (f *nodeFlow) Propagate(h Value, p Hop) (Value, error) {
 		return Value{}, err
 	}
 	var y *G.Node
-	if p.Aggr == AggrMax {
+	if p.Aggr == aggrMax {
 		y, err = maxAgg(a, x)
 		if err == nil && p.Bias != nil {
 			y, err = addRowBias(y, p.Bias)
@@ -124,7 +124,7 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	}
 	cols := h.cols
 	out := make([]T, f.n*cols)
-	if p.Aggr == AggrMax {
+	if p.Aggr == aggrMax {
 		t, err := f.all(in, cols)
 		if err != nil {
 			return Value{}, err

@@ -24,9 +24,9 @@ type SAGEConfig struct {
 	// Propagation the matrix whose entries are the neighbours. Default
 	// Propagation{}: the adjacency, without self-loops.
 	StackConfig
-	// Aggr is AggrMean (PyG's default, "mean") or AggrMax ("max").
-	// Default AggrMean.
-	Aggr Aggr `json:"aggr"`
+	// Aggr is "mean" (PyG's default) or "max" (see Hop.Aggr). Default
+	// "mean".
+	Aggr string `json:"aggr"`
 	// Bias adds lin_l's bias to every layer. Default true.
 	Bias bool `json:"bias"`
 }
@@ -37,7 +37,7 @@ type SAGEConfig struct {
 func DefaultSAGEConfig(in, classes int) SAGEConfig {
 	s := defaultStack("sage", in, classes)
 	s.Propagation = Propagation{}
-	return SAGEConfig{StackConfig: s, Aggr: AggrMean, Bias: true}
+	return SAGEConfig{StackConfig: s, Aggr: aggrMean, Bias: true}
 }
 
 // Validate checks every field.
@@ -45,8 +45,8 @@ func (c SAGEConfig) Validate() error {
 	if err := c.StackConfig.Validate(); err != nil {
 		return err
 	}
-	if c.Aggr != AggrMean && c.Aggr != AggrMax {
-		return fmt.Errorf("Aggr = %q, want %q or %q", c.Aggr, AggrMean, AggrMax)
+	if c.Aggr != aggrMean && c.Aggr != aggrMax {
+		return fmt.Errorf("Aggr = %q, want %q or %q", c.Aggr, aggrMean, aggrMax)
 	}
 	return nil
 }
@@ -167,7 +167,7 @@ func (m *SAGE) Compute(f Flow, x Value) (Value, error) {
 	for l := range m.lins {
 		lin, root := m.lins[l], m.roots[l]
 		var agg Value
-		if in, out := lin.W.Shape()[0], lin.W.Shape()[1]; m.cfg.Aggr == AggrMax || in <= out {
+		if in, out := lin.W.Shape()[0], lin.W.Shape()[1]; m.cfg.Aggr == aggrMax || in <= out {
 			if agg, err = f.Propagate(h, Hop{Aggr: m.cfg.Aggr}); err == nil {
 				agg, err = f.Dense(agg, lin.W, lin.B, Activation{})
 			}

@@ -19,7 +19,7 @@ import (
 // aggNaive returns, for the dense n × n adjacency a, row i's mean or
 // element-wise maximum of the rows j of h (width cols) with a[i, j] ≠ 0,
 // by loops; 0 for a row without neighbours.
-func aggNaive(a []float64, n int, h []float64, cols int, aggr Aggr) []float64 {
+func aggNaive(a []float64, n int, h []float64, cols int, aggr string) []float64 {
 	out := make([]float64, n*cols)
 	for i := 0; i < n; i++ {
 		for c := 0; c < cols; c++ {
@@ -34,9 +34,9 @@ func aggNaive(a []float64, n int, h []float64, cols int, aggr Aggr) []float64 {
 			}
 			switch {
 			case cnt == 0:
-			case aggr == AggrMean:
+			case aggr == aggrMean:
 				out[i*cols+c] = sum / float64(cnt)
-			case aggr == AggrMax:
+			case aggr == aggrMax:
 				out[i*cols+c] = best
 			}
 		}
@@ -115,14 +115,14 @@ func TestSAGE(t *testing.T) {
 	a := denseNorm(p.Graph, false, false, false)
 	for _, c := range []struct {
 		layers, hidden int
-		aggr           Aggr
+		aggr           string
 		bias           bool
 		act            Activation
 	}{
-		{2, 5, AggrMean, true, ReLU()},  // layer 0 aggregates first (4 → 5)
-		{2, 3, AggrMean, false, ELU(1)}, // layer 0 transforms first (4 → 3)
-		{3, 5, AggrMax, true, LeakyReLU(0.2)},
-		{1, 5, AggrMax, false, ReLU()},
+		{2, 5, aggrMean, true, ReLU()},  // layer 0 aggregates first (4 → 5)
+		{2, 3, aggrMean, false, ELU(1)}, // layer 0 transforms first (4 → 3)
+		{3, 5, aggrMax, true, LeakyReLU(0.2)},
+		{1, 5, aggrMax, false, ReLU()},
 	} {
 		cfg := DefaultSAGEConfig(p.D, p.C)
 		cfg.Layers, cfg.Hidden, cfg.Aggr, cfg.Bias, cfg.Activation = c.layers, c.hidden, c.aggr, c.bias, c.act
@@ -177,9 +177,9 @@ func TestAggrHandComputed(t *testing.T) {
 	mean := []float64{3, 4, -2, 2, 3, 4, 0, 0} // 1: (row 0 + row 2)/2
 	maxs := []float64{3, 4, 1, 6, 3, 4, 0, 0}  // 1: max of rows 0 and 2
 	for _, c := range []struct {
-		aggr Aggr
+		aggr string
 		want []float64
-	}{{AggrMean, mean}, {AggrMax, maxs}} {
+	}{{aggrMean, mean}, {aggrMax, maxs}} {
 		for _, dt := range testutil.Dtypes {
 			cfg := DefaultSAGEConfig(2, 2)
 			cfg.Layers, cfg.Aggr, cfg.Dtype = 1, c.aggr, dt

@@ -116,10 +116,10 @@ func (m *SGC) Compute(f Flow, x Value) (Value, error) {
 	return f.Dense(h, m.lin.W, m.lin.B, Activation{})
 }
 
-// propagateConst returns Ã·x (maxRows of x for AggrMax) for an n × d
+// propagateConst returns Ã·x (maxRows of x for aggrMax) for an n × d
 // float32 or float64 value x
 // (Forward's folding of a propagation of the constant input).
-func propagateConst(a *graph.Matrix, x G.Value, aggr Aggr) (*tensor.Dense, error) {
+func propagateConst(a *graph.Matrix, x G.Value, aggr string) (*tensor.Dense, error) {
 	d, err := opkit.Dense(x)
 	if err != nil {
 		return nil, err
@@ -131,13 +131,13 @@ func propagateConst(a *graph.Matrix, x G.Value, aggr Aggr) (*tensor.Dense, error
 	out := opkit.Alloc(d.Dtype(), n, c)
 	switch xd := d.Data().(type) {
 	case []float64:
-		if aggr == AggrMax {
+		if aggr == aggrMax {
 			maxRows(a, out.Data().([]float64), xd, c)
 		} else {
 			a.MulDense64(out.Data().([]float64), xd, c)
 		}
 	case []float32:
-		if aggr == AggrMax {
+		if aggr == aggrMax {
 			maxRows(a, out.Data().([]float32), xd, c)
 		} else {
 			a.MulDense32(out.Data().([]float32), xd, c)

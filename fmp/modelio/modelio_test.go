@@ -62,7 +62,7 @@ var roundTripModels = map[string]func(g *G.ExprGraph, p *problem.Problem, dt ten
 	},
 	"sage": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultSAGEConfig(p.D, p.C)
-		c.Hidden, c.Aggr, c.Dtype = 8, layers.AggrMax, dt
+		c.Hidden, c.Aggr, c.Dtype = 8, "max", dt
 		return layers.NewSAGE(g, p.Graph, c, ph)
 	},
 	"gin": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {

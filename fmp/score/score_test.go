@@ -113,7 +113,7 @@ func TestScoreIsTheWholeGraphsOutput(t *testing.T) {
 		},
 		"sage-max": func(g *G.ExprGraph) (layers.Model, error) {
 			c := layers.DefaultSAGEConfig(d.NumFeatures, 2)
-			c.Aggr = layers.AggrMax
+			c.Aggr = "max"
 			return layers.NewSAGE(g, d.Graph, c, nil)
 		},
 		"gin": func(g *G.ExprGraph) (layers.Model, error) {

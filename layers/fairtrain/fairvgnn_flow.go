@@ -149,7 +149,7 @@ func (f *viewFlow) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (l
 }
 
 func (f *viewFlow) Propagate(h layers.Value, hop layers.Hop) (layers.Value, error) {
-	if hop.Aggr != layers.AggrSum {
+	if hop.Aggr != "" && hop.Aggr != "sum" {
 		return layers.Value{}, fmt.Errorf("fairtrain: fairvgnn: the view's flow has no %s aggregation", hop.Aggr)
 	}
 	if v, _ := h.Payload().(viewVal); v.pending {

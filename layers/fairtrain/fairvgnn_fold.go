@@ -89,10 +89,10 @@ func (p *foldProbe) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (
 	return p.other(w.Shape()[1], h.Level(), h), nil
 }
 func (p *foldProbe) Propagate(h layers.Value, hop layers.Hop) (layers.Value, error) {
-	if hop.Aggr != layers.AggrSum {
+	if hop.Aggr != "" && hop.Aggr != "sum" {
 		p.wide = true // the view's flow and the fold take the weighted sum only
 	}
-	if tagOf(h) == probePending && hop.EdgeDropout == 0 && hop.Aggr == layers.AggrSum {
+	if tagOf(h) == probePending && hop.EdgeDropout == 0 && (hop.Aggr == "" || hop.Aggr == "sum") {
 		p.folds++
 		return layers.NewValue(probeOther, h.Cols(), h.Level()+1), nil
 	}

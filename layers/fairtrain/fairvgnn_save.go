@@ -129,7 +129,7 @@ func (f *maskFlow) Propagate(h layers.Value, p layers.Hop) (layers.Value, error)
 	if perChannel(h) && (p.Bias != nil || p.Act != (layers.Activation{})) {
 		return layers.Value{}, fmt.Errorf("a propagation with a bias or an activation reads the features")
 	}
-	if perChannel(h) && p.Aggr == layers.AggrMax {
+	if perChannel(h) && p.Aggr == "max" {
 		return layers.Value{}, fmt.Errorf("a max aggregation reads the features")
 	}
 	return layers.NewValue(perChannel(h), h.Cols(), h.Level()+1), nil

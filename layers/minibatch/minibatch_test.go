@@ -56,7 +56,7 @@ func configs(in, classes int, dt tensor.Dtype) []layers.Config {
 	sage := layers.DefaultSAGEConfig(in, classes)
 	sage.Dropout, sage.Dtype, sage.Hidden = 0, dt, 16
 	sageMax := sage
-	sageMax.Aggr, sageMax.Layers = layers.AggrMax, 3
+	sageMax.Aggr, sageMax.Layers = "max", 3
 	sageNarrow := sage // in > hidden: W_l before the mean
 	sageNarrow.Hidden = 3
 	gin := layers.DefaultGINConfig(in, classes)
