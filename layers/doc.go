@@ -54,6 +54,11 @@
 //     computed per edge in memory O(edges × heads), never n × n; and the
 //     two-layer GAT of Veličković et al. (Heads × Hidden with ELU, then
 //     one head). [GATConv.Attention] exposes the coefficients.
+//   - [SAGE]: PyG's SAGEConv stacked (Hamilton et al.): W_l·agg(h) + b +
+//     W_r·h, agg the mean (PyG's default) or the maximum over each node's
+//     in-neighbours ([Hop].Aggr), without self-loops.
+//   - [GIN]: PyG's GINConv with train_eps stacked (Xu et al.):
+//     MLP((1+ε)·h + Σ_j h_j), ε learnable per layer ([Flow].Scale).
 //
 // Every model and layer is built with one signature, NewX(g, gr, cfg,
 // phase): the gorgonia graph it is built in, the graph it propagates over
