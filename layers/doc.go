@@ -38,10 +38,10 @@
 //
 //   - [Linear], [MLP]: x·W + b; stacks with ReLU, ELU or LeakyReLU and
 //     dropout.
-//   - [GCNConv], [GCN]: PyG's GCNConv (linear, propagation with Ã, bias)
-//     and a stack of them (Kipf & Welling); [Propagation] selects improved,
-//     self-loops and normalisation as PyG's gcn_norm, and, for every
-//     propagating kind but GAT, RawlsGCN's doubly stochastic rescaling.
+//   - [GCN]: a stack of PyG's GCNConv (linear, propagation with Ã,
+//     bias; Kipf & Welling); [Propagation] selects improved, self-loops
+//     and normalisation as PyG's gcn_norm, and, for every propagating
+//     kind but GAT, RawlsGCN's doubly stochastic rescaling.
 //   - [SGC]: (Ã^K X)·W + b; Ã^K X is computed once, when the gorgonia
 //     graph is built (see [Forward]).
 //   - [APPNP]: an MLP followed by K steps Z ← (1−α)ÃZ + αH, with optional
