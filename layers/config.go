@@ -40,7 +40,7 @@ type Base struct {
 	Name string `json:"name"`
 	// In is the number of input features; Out the output width: for a
 	// model, the number of classes (the width of its logits); for a layer
-	// (LinearConfig, GCNConvConfig, GATConvConfig), the width it outputs
+	// (LinearConfig, GATConvConfig), the width it outputs
 	// (per head for GAT). Model files record Out as "classes".
 	In  int `json:"in"`
 	Out int `json:"classes"`

@@ -38,10 +38,10 @@
 //
 //   - [Linear], [MLP]: x·W + b; stacks with ReLU, ELU or LeakyReLU and
 //     dropout.
-//   - [GCNConv], [GCN]: PyG's GCNConv (linear, propagation with Ã, bias)
-//     and a stack of them (Kipf & Welling); [Propagation] selects improved,
-//     self-loops and normalisation as PyG's gcn_norm, and, for every
-//     propagating kind but GAT, RawlsGCN's doubly stochastic rescaling.
+//   - [GCN]: a stack of PyG's GCNConv (linear, propagation with Ã,
+//     bias; Kipf & Welling); [Propagation] selects improved, self-loops
+//     and normalisation as PyG's gcn_norm, and, for every propagating
+//     kind but GAT, RawlsGCN's doubly stochastic rescaling.
 //   - [SGC]: (Ã^K X)·W + b; Ã^K X is computed once, when the gorgonia
 //     graph is built (see [Forward]).
 //   - [APPNP]: an MLP followed by K steps Z ← (1−α)ÃZ + αH, with optional
@@ -54,6 +54,11 @@
 //     computed per edge in memory O(edges × heads), never n × n; and the
 //     two-layer GAT of Veličković et al. (Heads × Hidden with ELU, then
 //     one head). [GATConv.Attention] exposes the coefficients.
+//   - [SAGE]: PyG's SAGEConv stacked (Hamilton et al.): W_l·agg(h) + b +
+//     W_r·h, agg the mean (PyG's default) or the maximum over each node's
+//     in-neighbours ([Hop].Aggr), without self-loops.
+//   - [GIN]: PyG's GINConv with train_eps stacked (Xu et al.):
+//     MLP((1+ε)·h + Σ_j h_j), ε learnable per layer ([Flow].Scale).
 //
 // Every model and layer is built with one signature, NewX(g, gr, cfg,
 // phase): the gorgonia graph it is built in, the graph it propagates over

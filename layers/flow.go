@@ -59,16 +59,40 @@ func (v Value) Cols() int { return v.cols }
 // v has the rows of block Level−1's targets (the batch's nodes at 0).
 func (v Value) Level() int { return v.level }
 
-// Hop configures one propagation step, act(Ã·h + Bias): Ã is the flow's
-// propagation matrix for the step (the whole graph's, or a sampled block).
+// Hop configures one propagation step, act(agg(h) + Bias): agg is Aggr
+// over the flow's propagation matrix Ã for the step (the whole graph's,
+// or a sampled block).
 type Hop struct {
+	// Aggr is how row i of Ã aggregates the rows of h, as PyG's aggr
+	// names it:
+	//
+	//   - "" (the default) or "sum": the product Ã·h, the sum over row
+	//     i's entries weighted by their values (GCN's normalised sum;
+	//     GIN's sum when Ã is the adjacency, Propagation{} without
+	//     self-loops or normalisation);
+	//   - "mean": the mean of h_j over the entries j of row i, their
+	//     values ignored (PyG's aggr="mean": with Propagation{}, the mean
+	//     over the in-neighbours, without a self-loop); on a sampled
+	//     block, the mean over the sampled neighbours, as with PyG's
+	//     NeighborLoader;
+	//   - "max": the element-wise maximum of h_j over the entries j of
+	//     row i, their values ignored (PyG's aggr="max"); its gradient
+	//     goes to the first entry j (in column order) that attains it.
+	//
+	// A row without entries (an isolated node) gives 0 for the three.
+	// The aggregation is a field of the hop, not a primitive of its own:
+	// it is the one thing that varies between hops, and the matrix, the
+	// bias, the activation, the checks and the count of hops stay
+	// Propagate's.
+	Aggr string
 	// Bias, if not nil, is a 1 × cols parameter added after the product.
 	Bias *G.Node
 	// Act is applied after the bias; the zero Activation applies none.
 	Act Activation
 	// EdgeDropout drops each stored entry of Ã with this probability in
 	// training (APPNP's edge dropout, see EdgeDropoutSpMM), with the
-	// masks seeded by Seed. It must be 0 with Bias or Act.
+	// masks seeded by Seed. It must be 0 with Bias, Act or an Aggr
+	// other than the sum.
 	EdgeDropout float64
 	Seed        int64
 }
@@ -85,7 +109,7 @@ type Flow interface {
 	// h.Cols()), b a 1 × out parameter or nil, act the zero Activation
 	// for none.
 	Dense(h Value, w, b *G.Node, act Activation) (Value, error)
-	// Propagate returns one hop, act(Ã·h + bias) (see Hop).
+	// Propagate returns one hop, act(agg(h) + bias) (see Hop).
 	Propagate(h Value, p Hop) (Value, error)
 	// Activate applies act element-wise.
 	Activate(h Value, act Activation) (Value, error)
@@ -94,8 +118,13 @@ type Flow interface {
 	// evaluation and outside gorgonia.
 	Dropout(h Value, rate float64, seed int64) (Value, error)
 	// Combine returns Σ coef[i]·vs[i] (equal widths): APPNP's mix of the
-	// propagated and the teleport terms, or a sum of terms.
+	// propagated and the teleport terms, or a sum of terms. A learnable
+	// coefficient is a Scale of the term before Combine: GIN's
+	// (1+ε)·h + Σ_j h_j is Combine([1, 1, 1], h, Scale(h, ε), Σ_j h_j).
 	Combine(coef []float64, vs ...Value) (Value, error)
+	// Scale returns s·h for a 1 × 1 parameter s: a learnable
+	// coefficient (GIN's ε).
+	Scale(h Value, s *G.Node) (Value, error)
 	// Jump aggregates the values of several layers as jumping-knowledge
 	// networks do: side by side (JKConcat) or their element-wise
 	// maximum (JKMax, equal widths).

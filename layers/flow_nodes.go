@@ -23,6 +23,7 @@ type nodeFlow struct {
 	where  string
 	g      *G.ExprGraph
 	gat    map[*graph.Matrix]*spkern.GATCSR
+	means  map[*graph.Matrix]*graph.Matrix // meanMatrix of each hop's matrix
 }
 
 // nodeVal is a nodeFlow's payload: a node, or (with fold) a constant

@@ -17,6 +17,8 @@ type rowFlow[T float32 | float64] struct {
 	adj *graph.Matrix
 	n   int
 	gat *spkern.GATCSR
+	// means holds the meanMatrix of adj (Aggr "mean").
+	means map[*graph.Matrix]*graph.Matrix
 }
 
 // rows is a rowFlow's payload.

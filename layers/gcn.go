@@ -42,12 +42,12 @@ var kindGCN = MustDeclare(KindSpec[GCNConfig, *GCN]{
 	Propagation: func(c GCNConfig) Propagation { return c.Propagation },
 })
 
-// GCN is a stack of GCNConv layers sharing one propagation matrix.
+// GCN is a stack of graph convolutions (PyG's GCNConv) sharing one propagation matrix.
 type GCN struct {
 	cfg   GCNConfig
 	phase *Phase
 	gr    *graph.Graph
-	convs []*GCNConv
+	convs []*gcnConv
 	seeds []int64
 }
 
@@ -77,8 +77,8 @@ func NewGCN(g *G.ExprGraph, gr *graph.Graph, cfg GCNConfig, phase *Phase) (*GCN,
 }
 
 // gcnStack builds depth convolutions in → hidden → … → out.
-func gcnStack(g *G.ExprGraph, name string, in, hidden, out, depth int, bias bool, dt tensor.Dtype, a *graph.Matrix, rng *rand.Rand) ([]*GCNConv, error) {
-	convs := make([]*GCNConv, depth)
+func gcnStack(g *G.ExprGraph, name string, in, hidden, out, depth int, bias bool, dt tensor.Dtype, a *graph.Matrix, rng *rand.Rand) ([]*gcnConv, error) {
+	convs := make([]*gcnConv, depth)
 	for l := range convs {
 		i, o := hidden, hidden
 		if l == 0 {
@@ -87,7 +87,7 @@ func gcnStack(g *G.ExprGraph, name string, in, hidden, out, depth int, bias bool
 		if l == depth-1 {
 			o = out
 		}
-		cc := GCNConvConfig{Base: Base{Name: fmt.Sprintf("%s.%d", name, l), In: i, Out: o, Dtype: dt}, Bias: bias}
+		cc := gcnConvConfig{Base: Base{Name: fmt.Sprintf("%s.%d", name, l), In: i, Out: o, Dtype: dt}, Bias: bias}
 		var err error
 		if convs[l], err = newGCNConv(g, cc, a, rng); err != nil {
 			return nil, err

@@ -170,71 +170,34 @@ func (p Propagation) normOptions() graph.NormOptions {
 	return graph.NormOptions{AddSelfLoops: p.AddSelfLoops, SelfLoopWeight: w, Normalize: p.Normalize}
 }
 
-// GCNConvConfig configures one graph convolution Ã·(x·W) + b (PyG's
-// GCNConv).
-type GCNConvConfig struct {
+// gcnConvConfig configures one graph convolution Ã·(x·W) + b (PyG's
+// GCNConv): a layer of GCN and JKNet.
+type gcnConvConfig struct {
 	// Base names the parameters (Name+".W", Name+".b"), gives the input
 	// and output widths In and Out, the Dtype, and the Seed of W's
 	// Glorot-uniform initialisation.
 	Base
-	// Propagation builds Ã from the graph (NewGCNConv only).
-	Propagation Propagation `json:"propagation"`
-	// Bias adds a learnable bias after the propagation. Default true.
-	Bias bool `json:"bias"`
+	// Bias adds a learnable bias after the propagation.
+	Bias bool
 }
 
-// DefaultGCNConvConfig returns an in → out convolution with PyG's
-// defaults (self-loops, normalisation, bias), float64, seed 1, named "gcnconv".
-func DefaultGCNConvConfig(in, out int) GCNConvConfig {
-	return GCNConvConfig{Base: DefaultBase("gcnconv", in, out), Propagation: DefaultPropagation(), Bias: true}
-}
-
-// Validate checks every field.
-func (c GCNConvConfig) Validate() error {
-	if err := c.Base.Validate(); err != nil {
-		return err
-	}
-	return c.Propagation.Validate()
-}
-
-// GCNConv is a graph convolution: linear transform without bias, sparse
+// gcnConv is a graph convolution: linear transform without bias, sparse
 // propagation with Ã, then the bias (PyG's order).
-type GCNConv struct {
-	cfg GCNConvConfig
+type gcnConv struct {
+	cfg gcnConvConfig
 	a   *graph.Matrix
-	gr  *graph.Graph // nil when built from a matrix
-	lin *Linear      // bias-free
+	lin *Linear // bias-free
 	B   *G.Node
 }
 
-// NewGCNConv builds Ã from gr with cfg.Propagation and adds the layer's
-// parameters to g. The layer has no dropout: phase is not used (it may be
-// nil). It returns an error for an invalid configuration, a nil graph or
-// a name already used in g.
-func NewGCNConv(g *G.ExprGraph, gr *graph.Graph, cfg GCNConvConfig, _ *Phase) (*GCNConv, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
-	}
-	a, err := cfg.Propagation.Matrix(gr)
-	if err != nil {
-		return nil, fmt.Errorf("layers: NewGCNConv %q: %w", cfg.Name, err)
-	}
-	l, err := newGCNConv(g, cfg, a, rand.New(rand.NewSource(cfg.Seed)))
-	if err != nil {
-		return nil, err
-	}
-	l.gr = gr
-	return l, nil
-}
-
-func newGCNConv(g *G.ExprGraph, cfg GCNConvConfig, a *graph.Matrix, rng *rand.Rand) (*GCNConv, error) {
+func newGCNConv(g *G.ExprGraph, cfg gcnConvConfig, a *graph.Matrix, rng *rand.Rand) (*gcnConv, error) {
 	if a == nil {
 		return nil, fmt.Errorf("layers: GCNConv %q: nil propagation matrix", cfg.Name)
 	}
 	if r, c := a.Dims(); r != c {
 		return nil, fmt.Errorf("layers: GCNConv %q: propagation matrix is %d × %d, want square", cfg.Name, r, c)
 	}
-	l := &GCNConv{cfg: cfg, a: a}
+	l := &gcnConv{cfg: cfg, a: a}
 	var err error
 	if l.lin, err = newLinear(g, cfg.Name, cfg.In, cfg.Out, false, cfg.Dtype, rng, LinearConfig{}); err != nil {
 		return nil, err
@@ -247,53 +210,19 @@ func newGCNConv(g *G.ExprGraph, cfg GCNConvConfig, a *graph.Matrix, rng *rand.Ra
 	return l, nil
 }
 
-// Config returns the layer's configuration.
-func (l *GCNConv) Config() GCNConvConfig { return l.cfg }
-
-// Matrix returns the propagation matrix Ã.
-func (l *GCNConv) Matrix() *graph.Matrix { return l.a }
-
 // Learnables returns W and, with bias, b.
-func (l *GCNConv) Learnables() G.Nodes {
+func (l *gcnConv) Learnables() G.Nodes {
 	if l.B == nil {
 		return G.Nodes{l.lin.W}
 	}
 	return G.Nodes{l.lin.W, l.B}
 }
 
-// Forward returns Ã·(x·W) + b for an n × In node x.
-func (l *GCNConv) Forward(x *G.Node) (*G.Node, error) { return l.forwardWith(l.a, x) }
-
-// forwardWith is Forward with the propagation matrix a (a sampled block,
-// for ForwardBlocks).
-func (l *GCNConv) forwardWith(a *graph.Matrix, x *G.Node) (*G.Node, error) {
-	return l.forwardAct(a, x, false)
-}
-
-// forwardAct is forwardWith followed by a ReLU when relu is set: the
-// product, the bias and the ReLU as one op (spmmBiasAct).
-func (l *GCNConv) forwardAct(a *graph.Matrix, x *G.Node, relu bool) (*G.Node, error) {
-	h, err := l.lin.Forward(x)
-	if err != nil {
-		return nil, err
-	}
-	if h, err = spmmBiasAct(a, h, l.B, relu); err != nil {
-		return nil, fmt.Errorf("layers: GCNConv %q: %w", l.cfg.Name, err)
-	}
-	return h, nil
-}
-
 // compute is the convolution in a Flow's primitives: act(Ã·(h·W) + b).
-func (l *GCNConv) compute(f Flow, h Value, act Activation) (Value, error) {
+func (l *gcnConv) compute(f Flow, h Value, act Activation) (Value, error) {
 	h, err := f.Dense(h, l.lin.W, nil, Activation{})
 	if err != nil {
 		return Value{}, err
 	}
 	return f.Propagate(h, Hop{Bias: l.B, Act: act})
 }
-
-// Graph returns the graph the layer was built on (nil when it was built
-// from a matrix).
-func (l *GCNConv) Graph() *graph.Graph { return l.gr }
-
-var _ GraphModel = (*GCNConv)(nil)

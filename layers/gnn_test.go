@@ -69,17 +69,17 @@ func TestGCN(t *testing.T) {
 	}
 }
 
-// TestGCNConv checks a single GCNConv (linear, propagate, bias, PyG's
-// order) against its naive version.
+// TestGCNConv checks a single graph convolution (linear, propagate,
+// bias, PyG's GCNConv order), a one-layer GCN, against its naive version.
 func TestGCNConv(t *testing.T) {
 	p := problem.New(t, 12, 15, 3, 2, 20, 0.5)
 	a := denseNorm(p.Graph, false, true, true)
 	checkModel(t, modelCase{
 		name: "conv",
 		build: func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, phase *Phase) (Model, error) {
-			cfg := DefaultGCNConvConfig(p.D, p.C)
-			cfg.Dtype = dt
-			return NewGCNConv(g, p.Graph, cfg, nil)
+			cfg := DefaultGCNConfig(p.D, p.C)
+			cfg.Layers, cfg.Dtype = 1, dt
+			return NewGCN(g, p.Graph, cfg, nil)
 		},
 		naive: func(p *problem.Problem, params [][]float64) []float64 {
 			z, _, _ := gcnLayerNaive(a, p.N, p.X, p.D, params, true)

@@ -74,12 +74,12 @@ var kindJKNET = MustDeclare(KindSpec[JKNetConfig, *JKNet]{
 	Propagation: func(c JKNetConfig) Propagation { return c.Propagation },
 })
 
-// JKNet is a stack of GCNConv layers with jumping-knowledge aggregation.
+// JKNet is a stack of graph convolutions (PyG's GCNConv) with jumping-knowledge aggregation.
 type JKNet struct {
 	cfg   JKNetConfig
 	phase *Phase
 	gr    *graph.Graph
-	convs []*GCNConv
+	convs []*gcnConv
 	out   *Linear
 	seeds []int64
 }

@@ -78,7 +78,7 @@ type KindSpec[C Config, M Model] struct {
 // parameters of its own to the backbone's as far as model files are
 // concerned: a file records the wrapper's configuration, the backbone's
 // kind and configuration, and the backbone's parameters.
-type WrapperSpec[C Validator, M Wrapper] struct {
+type WrapperSpec[C validator, M Wrapper] struct {
 	// Name, Title and Summary are as in KindSpec.
 	Name, Title, Summary string
 	// Wrap builds the wrapper on a backbone already built, on the graph
@@ -90,8 +90,8 @@ type WrapperSpec[C Validator, M Wrapper] struct {
 	Config func(m M) C
 }
 
-// Validator is a configuration that can check itself.
-type Validator interface {
+// validator is a configuration that can check itself (a wrapper's).
+type validator interface {
 	Validate() error
 }
 
@@ -211,7 +211,7 @@ func MustDeclare[C Config, M Model](s KindSpec[C, M]) *Kind { return must(Declar
 
 // DeclareWrapper adds a wrapper kind to the registry; see Declare for its
 // errors.
-func DeclareWrapper[C Validator, M Wrapper](s WrapperSpec[C, M]) (*Kind, error) {
+func DeclareWrapper[C validator, M Wrapper](s WrapperSpec[C, M]) (*Kind, error) {
 	if s.Wrap == nil || s.Config == nil {
 		return nil, fmt.Errorf("layers: DeclareWrapper %q: Wrap and Config must both be set", s.Name)
 	}
@@ -273,7 +273,7 @@ func must(k *Kind, err error) *Kind {
 
 // MustDeclareWrapper is DeclareWrapper for package-level declarations: it
 // panics where DeclareWrapper returns an error.
-func MustDeclareWrapper[C Validator, M Wrapper](s WrapperSpec[C, M]) *Kind {
+func MustDeclareWrapper[C validator, M Wrapper](s WrapperSpec[C, M]) *Kind {
 	return must(DeclareWrapper(s))
 }
 
@@ -328,7 +328,7 @@ func LookupKind(name string) (*Kind, error) {
 	k, ok := registry.byName[name]
 	registry.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownKind, name, strings.Join(KindNames(), ", "))
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownKind, name, strings.Join(kindNames(), ", "))
 	}
 	return k, nil
 }
@@ -393,8 +393,8 @@ func BackboneNames() []string {
 	return ns
 }
 
-// KindNames returns the names of Kinds, in the same order.
-func KindNames() []string {
+// kindNames returns the names of Kinds, in the same order.
+func kindNames() []string {
 	var ns []string
 	for _, k := range Kinds() {
 		ns = append(ns, k.name)

@@ -21,6 +21,7 @@ func TestLibraryKinds(t *testing.T) {
 	}{
 		"mlp": {"MLP", true, true}, "gcn": {"GCN", true, true}, "sgc": {"SGC", true, false},
 		"appnp": {"APPNP", true, true}, "gat": {"GAT", true, true}, "jknet": {"JKNet", true, true},
+		"sage": {"GraphSAGE", true, true}, "gin": {"GIN", true, true},
 	}
 	for name, w := range want {
 		k, err := LookupKind(name)
@@ -77,7 +78,7 @@ func TestLibraryKinds(t *testing.T) {
 		require.NoError(t, err)
 		gr, err := graph.FromEdges(3, [][2]int{{0, 1}, {1, 2}})
 		require.NoError(t, err)
-		for _, set := range []map[string]any{nil, {"hidden": 5}, {"layers": 3}, {"bias": false}, {"heads": 3}, {"mode": "max"}} {
+		for _, set := range []map[string]any{nil, {"hidden": 5}, {"layers": 3}, {"bias": false}, {"heads": 3}, {"mode": "max"}, {"aggr": "max"}} {
 			cfg, err := k.Configure(7, 3, DefaultOptions())
 			require.NoError(t, err)
 			if set != nil {
@@ -96,7 +97,7 @@ func TestLibraryKinds(t *testing.T) {
 			assert.Equal(t, got, ps, "%s %v: Params and the built model's learnables", name, set)
 		}
 	}
-	names := KindNames()
+	names := kindNames()
 	assert.IsIncreasing(t, names, "sorted")
 	for name := range want {
 		assert.Contains(t, names, name)

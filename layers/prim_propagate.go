@@ -20,6 +20,14 @@ func (f *countFlow) Propagate(h Value, p Hop) (Value, error) {
 }
 
 func checkHop(h Value, p Hop) error {
+	switch p.Aggr {
+	case aggrSum, "sum", aggrMean, aggrMax:
+	default:
+		return fmt.Errorf("%w: Propagate: Aggr = %q, want \"sum\" (or \"\"), %q or %q", ErrFlow, p.Aggr, aggrMean, aggrMax)
+	}
+	if p.EdgeDropout > 0 && p.Aggr != aggrSum && p.Aggr != "sum" {
+		return fmt.Errorf("%w: Propagate: EdgeDropout with Aggr = %q: edge dropout applies to the weighted sum only", ErrFlow, p.Aggr)
+	}
 	if !(p.EdgeDropout >= 0 && p.EdgeDropout < 1) {
 		return fmt.Errorf("%w: Propagate: EdgeDropout = %v, want 0 <= p < 1", ErrFlow, p.EdgeDropout)
 	}
@@ -40,7 +48,9 @@ func checkHop(h Value, p Hop) error {
 }
 
 // Propagate is SpMM (EdgeDropoutSpMM with edge dropout), with the bias
-// and a ReLU fused into the product (spmmBiasAct).
+// and a ReLU fused into the product (spmmBiasAct); the mean is SpMM with
+// the matrix's meanMatrix, the maximum maxAgg then the bias and the
+// activation.
 func (f *nodeFlow) Propagate(h Value, p Hop) (Value, error) {
 	if err := checkHop(h, p); err != nil {
 		return Value{}, err
@@ -49,8 +59,11 @@ func (f *nodeFlow) Propagate(h Value, p Hop) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
+	if a, err = aggMatrix(&f.means, a, p.Aggr); err != nil {
+		return Value{}, err
+	}
 	if nv := h.v.(nodeVal); nv.konst != nil && p.EdgeDropout == 0 && p.Bias == nil && p.Act == (Activation{}) {
-		d, err := propagateConst(a, nv.konst)
+		d, err := propagateConst(a, nv.konst, p.Aggr)
 		if err != nil {
 			return Value{}, fmt.Errorf("layers: Propagate: %w", err)
 		}
@@ -61,7 +74,15 @@ func (f *nodeFlow) Propagate(h Value, p Hop) (Value, error) {
 		return Value{}, err
 	}
 	var y *G.Node
-	if p.EdgeDropout > 0 {
+	if p.Aggr == aggrMax {
+		y, err = maxAgg(a, x)
+		if err == nil && p.Bias != nil {
+			y, err = addRowBias(y, p.Bias)
+		}
+		if err == nil && p.Act != (Activation{}) {
+			y, err = Activate(y, p.Act)
+		}
+	} else if p.EdgeDropout > 0 {
 		y, err = EdgeDropoutSpMM(a, x, p.EdgeDropout, p.Seed, f.phase)
 	} else {
 		relu := p.Act == ReLU()
@@ -76,10 +97,10 @@ func (f *nodeFlow) Propagate(h Value, p Hop) (Value, error) {
 	return f.val(y, h.cols, h.level+1), nil
 }
 
-// Propagate multiplies by the whole graph's matrix. Of a Dense without
-// bias or activation on the input features held as one slice, it takes
-// (Ã·X)·W a chunk of rows at a time (one n × out buffer); otherwise
-// Ã·(h·W).
+// Propagate multiplies by the whole graph's matrix (its meanMatrix for
+// the mean). Of a Dense without bias or activation on the input features
+// held as one slice, it takes (Ã·X)·W a chunk of rows at a time (one
+// n × out buffer); otherwise Ã·(h·W). The maximum is maxRows.
 func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	if err := checkHop(h, p); err != nil {
 		return Value{}, err
@@ -91,6 +112,10 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
+	adj, err := aggMatrix(&f.means, f.adj, p.Aggr)
+	if err != nil {
+		return Value{}, err
+	}
 	var bias []T
 	if p.Bias != nil {
 		if bias, err = denseBias[T](p.Bias); err != nil {
@@ -99,6 +124,15 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	}
 	cols := h.cols
 	out := make([]T, f.n*cols)
+	if p.Aggr == aggrMax {
+		t, err := f.all(in, cols)
+		if err != nil {
+			return Value{}, err
+		}
+		maxRows(adj, out, t, cols)
+		f.finish(out, bias, cols, p.Act)
+		return valueOf(&rows[T]{data: out}, cols), nil
+	}
 	if pd := in.pre; pd != nil && pd.in.src && pd.in.data != nil && in.data == nil {
 		xs, d, k := pd.in.data, pd.w, pd.w.in
 		buf := make([]T, chunkRows*k)
@@ -107,9 +141,9 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 			ax := buf[:(hi-lo)*k]
 			switch a := any(ax).(type) {
 			case []float32:
-				f.adj.MulDenseRows32(a, any(xs).([]float32), k, lo, hi)
+				adj.MulDenseRows32(a, any(xs).([]float32), k, lo, hi)
 			case []float64:
-				f.adj.MulDenseRows64(a, any(xs).([]float64), k, lo, hi)
+				adj.MulDenseRows64(a, any(xs).([]float64), k, lo, hi)
 			}
 			y := out[lo*cols : hi*cols]
 			d.apply(ax, y, hi-lo, false)
@@ -121,7 +155,7 @@ func (f *rowFlow[T]) Propagate(h Value, p Hop) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	mul(f.adj, out, t, cols)
+	mul(adj, out, t, cols)
 	f.finish(out, bias, cols, p.Act)
 	return valueOf(&rows[T]{data: out}, cols), nil
 }

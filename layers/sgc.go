@@ -116,9 +116,10 @@ func (m *SGC) Compute(f Flow, x Value) (Value, error) {
 	return f.Dense(h, m.lin.W, m.lin.B, Activation{})
 }
 
-// propagateConst returns Ã·x for an n × d float32 or float64 value x
+// propagateConst returns Ã·x (maxRows of x for aggrMax) for an n × d
+// float32 or float64 value x
 // (Forward's folding of a propagation of the constant input).
-func propagateConst(a *graph.Matrix, x G.Value) (*tensor.Dense, error) {
+func propagateConst(a *graph.Matrix, x G.Value, aggr string) (*tensor.Dense, error) {
 	d, err := opkit.Dense(x)
 	if err != nil {
 		return nil, err
@@ -130,9 +131,17 @@ func propagateConst(a *graph.Matrix, x G.Value) (*tensor.Dense, error) {
 	out := opkit.Alloc(d.Dtype(), n, c)
 	switch xd := d.Data().(type) {
 	case []float64:
-		a.MulDense64(out.Data().([]float64), xd, c)
+		if aggr == aggrMax {
+			maxRows(a, out.Data().([]float64), xd, c)
+		} else {
+			a.MulDense64(out.Data().([]float64), xd, c)
+		}
 	case []float32:
-		a.MulDense32(out.Data().([]float32), xd, c)
+		if aggr == aggrMax {
+			maxRows(a, out.Data().([]float32), xd, c)
+		} else {
+			a.MulDense32(out.Data().([]float32), xd, c)
+		}
 	default:
 		return nil, fmt.Errorf("dtype %v, want float32 or float64", d.Dtype())
 	}

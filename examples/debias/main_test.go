@@ -209,7 +209,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", append(append([]string{}, in...), "-bogus"), "flag provided but not defined: -bogus"},
 		{"no input", []string{"-q"}, "no input: give -nodes and -edges"},
 		{"no label", []string{"-nodes", in[1], "-edges", in[3], "-sens", "group"}, "-label and -sens"},
-		{"backbone", with("-backbone", "resnet"), `-backbone "resnet", want one of appnp, gat, gcn, jknet, mlp, sgc`},
+		{"backbone", with("-backbone", "resnet"), `-backbone "resnet", want one of appnp, gat, gcn, gin, jknet, mlp, sage, sgc`},
 		{"backbone fmp", with("-backbone", "fmp"), `-backbone "fmp", want one of`},
 		{"hidden without one", append(with("-backbone", "sgc"), "-hidden", "32"), `-hidden 32: the sgc backbone has no hidden layer`},
 		{"gat hidden", append(with("-backbone", "gat"), "-hidden", "30"), `not a multiple of its 4 heads`},

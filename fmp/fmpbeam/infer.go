@@ -18,7 +18,8 @@ import (
 // Compute, written once in a layers.Flow's primitives) laid out as
 // transforms by beamFlow, the Beam implementation of the primitives:
 // Dense is a ParDo with the weights read by name from the model side
-// input, Propagate a sparse product (PropagateChain), Combine and Jump a
+// input, Propagate a sparse product (PropagateChain; the mean and the
+// maximum by the same two shuffles), Scale a ParDo, Combine and Jump a
 // group by block, and Attend a GAT layer's exchange of messages. The
 // arithmetic is layers.LayerwiseLogits's in float64, up to the order of
 // the sums.
@@ -259,10 +260,11 @@ func (f *beamFlow) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (l
 	return f.out(beam.ParDo(f.s, &denseFn{W: w.Name(), B: name(b), Act: act}, f.pcol(h), f.side), out, h.Level()), nil
 }
 
-// propagate is one hop over the matrix, which it passes on to the next.
-func (f *beamFlow) propagate(x beam.PCollection) beam.PCollection {
+// propagate is one hop over the matrix, which it passes on to the next,
+// with the aggregation aggr (layers.Hop.Aggr).
+func (f *beamFlow) propagate(x beam.PCollection, aggr string) beam.PCollection {
 	var ax beam.PCollection
-	ax, f.adj = PropagateChain(f.s, f.lay, fmt.Sprintf("infer.%s.%d", f.kind, f.hop), f.adj, x)
+	ax, f.adj = aggregateChain(f.s, f.lay, fmt.Sprintf("infer.%s.%d", f.kind, f.hop), aggr, f.adj, x)
 	f.hop++
 	return ax
 }
@@ -271,11 +273,18 @@ func (f *beamFlow) Propagate(h layers.Value, p layers.Hop) (layers.Value, error)
 	if !f.adj.IsValid() {
 		return layers.Value{}, fmt.Errorf("%w: the %s model propagates: give its matrix (BuildMatrix with Model.Norm)", layers.ErrFlow, f.kind)
 	}
-	if pd, ok := h.Payload().(*pending); ok && pd.in <= pd.out {
-		ax := f.propagate(pd.x)
+	switch p.Aggr {
+	case "", "sum", "mean", "max":
+	default:
+		return layers.Value{}, fmt.Errorf("%w: Propagate: Aggr = %q, want \"sum\" (or \"\"), \"mean\" or \"max\"", layers.ErrFlow, p.Aggr)
+	}
+	// The mean and the sum are linear: a pending x·W is applied after
+	// the hop when it is the narrower side; the maximum is not.
+	if pd, ok := h.Payload().(*pending); ok && pd.in <= pd.out && p.Aggr != "max" {
+		ax := f.propagate(pd.x, p.Aggr)
 		return f.out(beam.ParDo(f.s, &denseFn{W: pd.w, B: name(p.Bias), Act: p.Act}, ax, f.side), h.Cols(), h.Level()+1), nil
 	}
-	ax := f.propagate(f.pcol(h))
+	ax := f.propagate(f.pcol(h), p.Aggr)
 	if p.Bias != nil || p.Act != (layers.Activation{}) {
 		ax = beam.ParDo(f.s, &biasActFn{B: name(p.Bias), Act: p.Act}, ax, f.side)
 	}
@@ -287,6 +296,36 @@ func (f *beamFlow) Activate(h layers.Value, act layers.Activation) (layers.Value
 		return h, nil
 	}
 	return f.out(beam.ParDo(f.s, &biasActFn{Act: act}, f.pcol(h), f.side), h.Cols(), h.Level()), nil
+}
+
+// Scale multiplies a block's rows by the 1 × 1 parameter s (scaleFn).
+func (f *beamFlow) Scale(h layers.Value, s *G.Node) (layers.Value, error) {
+	if s == nil || s.Dims() != 2 || s.Shape()[0] != 1 || s.Shape()[1] != 1 {
+		return layers.Value{}, fmt.Errorf("%w: Scale: coefficient %q, want a 1 × 1 parameter", layers.ErrFlow, name(s))
+	}
+	return f.out(beam.ParDo(f.s, &scaleFn{S: s.Name()}, f.pcol(h), f.side), h.Cols(), h.Level()), nil
+}
+
+// scaleFn multiplies a block's rows by the 1 × 1 parameter named S.
+type scaleFn struct{ S string }
+
+func (f *scaleFn) ProcessElement(b int64, x Rows, model []byte) (int64, Rows, error) {
+	m, err := modelOf(model)
+	if err != nil {
+		return 0, Rows{}, err
+	}
+	s, err := m.vector(f.S)
+	if err != nil {
+		return 0, Rows{}, err
+	}
+	if len(s) != 1 {
+		return 0, Rows{}, fmt.Errorf("fmpbeam: coefficient %q has %d values, want 1", f.S, len(s))
+	}
+	y := Rows{Lo: x.Lo, N: x.N, C: x.C, V: make([]float64, len(x.V))}
+	for i, v := range x.V {
+		y.V[i] = s[0] * v
+	}
+	return b, y, nil
 }
 
 // Dropout is the identity: the pipeline evaluates.
@@ -590,6 +629,7 @@ func (f *gatAttendFn) ProcessElement(ctx context.Context, b int64, msgs func(*Me
 func init() {
 	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&denseFn{})
 	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&biasActFn{})
+	register.DoFn3x3[int64, Rows, []byte, int64, Rows, error](&scaleFn{})
 	register.DoFn2x3[int64, func(*Rows) bool, int64, Rows, error](&combineFn{})
 	register.DoFn2x2[int64, Rows, int64, Rows](&tagFn{})
 	register.DoFn3x3[context.Context, int64, func(*Rows) bool, int64, Rows, error](&jumpFn{})

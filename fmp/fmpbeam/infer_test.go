@@ -38,8 +38,17 @@ func kindConfigs(in, classes int) map[string]layers.Config {
 	jk.Hidden = 8
 	jkMax := jk
 	jkMax.Mode, jkMax.Layers = layers.JKMax, 3
+	sage := layers.DefaultSAGEConfig(in, classes) // in < hidden: the mean of X first
+	sage.Hidden = 32
+	sageNarrow := layers.DefaultSAGEConfig(in, classes) // in > hidden: X·W_l first
+	sageNarrow.Hidden = 3
+	sageMax := sage
+	sageMax.Aggr, sageMax.Layers = "max", 3
+	gin := layers.DefaultGINConfig(in, classes)
+	gin.Hidden = 8
 	return map[string]layers.Config{"mlp": mlp, "gcn": gcn, "gcn-narrow": gcnNarrow, "sgc": sgc, "appnp": appnp,
-		"gat": gat, "gat-2x3": gat2, "jknet": jk, "jknet-max": jkMax}
+		"gat": gat, "gat-2x3": gat2, "jknet": jk, "jknet-max": jkMax,
+		"sage": sage, "sage-narrow": sageNarrow, "sage-max": sageMax, "gin": gin}
 }
 
 // initModel builds a model of cfg on the data set with its seeded

@@ -60,7 +60,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 // on that graph.
 func TestFileBackbone(t *testing.T) {
 	p := problem.New(t, 2, 80, 5, 2, 240, 0.8)
-	for _, kind := range []string{"gcn", "gat", "appnp", "jknet", "sgc", "mlp", "fmp"} {
+	for _, kind := range []string{"gcn", "gat", "appnp", "jknet", "sgc", "mlp", "sage", "gin", "fmp"} {
 		g := G.NewGraph()
 		m, err := roundTripModels[kind](g, p, testutil.Dtypes[0], nil)
 		require.NoError(t, err, kind)

@@ -5,7 +5,7 @@
 // for the format). Both go through the registry of model kinds in package
 // layers ([layers.Declare]): every kind declared there, the library's
 // and the user's own, saves and loads with no code here. The kinds of
-// package layers (mlp, gcn, sgc, appnp, gat, jknet), fmp's wrapper kind
+// package layers (mlp, gcn, sgc, appnp, gat, jknet, sage, gin), fmp's wrapper kind
 // and layers/fairtrain's encoder (what FairGNN, NIFTY and FairVGNN
 // train) are always known: a program that only loads a model file
 // imports this package alone. A kind of the user's own is known once the package

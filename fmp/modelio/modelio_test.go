@@ -61,6 +61,16 @@ var roundTripModels = map[string]func(g *G.ExprGraph, p *problem.Problem, dt ten
 		c.Hidden, c.Layers, c.Mode, c.Dtype = 8, 3, layers.JKMax, dt
 		return layers.NewJKNet(g, p.Graph, c, ph)
 	},
+	"sage": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultSAGEConfig(p.D, p.C)
+		c.Hidden, c.Aggr, c.Dtype = 8, "max", dt
+		return layers.NewSAGE(g, p.Graph, c, ph)
+	},
+	"gin": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
+		c := layers.DefaultGINConfig(p.D, p.C)
+		c.Hidden, c.Layers, c.Dtype = 8, 3, dt
+		return layers.NewGIN(g, p.Graph, c, ph)
+	},
 	"encoder": func(g *G.ExprGraph, p *problem.Problem, dt tensor.Dtype, ph *layers.Phase) (layers.Model, error) {
 		c := layers.DefaultAPPNPConfig(p.D, 6)
 		c.Name, c.Hidden, c.K, c.Dtype, c.Seed = "enc", 8, 2, dt, 4

@@ -108,6 +108,17 @@ func TestScoreIsTheWholeGraphsOutput(t *testing.T) {
 		"mlp": func(g *G.ExprGraph) (layers.Model, error) {
 			return layers.NewMLP(g, nil, layers.DefaultMLPConfig(d.NumFeatures, 2), nil)
 		},
+		"sage": func(g *G.ExprGraph) (layers.Model, error) {
+			return layers.NewSAGE(g, d.Graph, layers.DefaultSAGEConfig(d.NumFeatures, 2), nil)
+		},
+		"sage-max": func(g *G.ExprGraph) (layers.Model, error) {
+			c := layers.DefaultSAGEConfig(d.NumFeatures, 2)
+			c.Aggr = "max"
+			return layers.NewSAGE(g, d.Graph, c, nil)
+		},
+		"gin": func(g *G.ExprGraph) (layers.Model, error) {
+			return layers.NewGIN(g, d.Graph, layers.DefaultGINConfig(d.NumFeatures, 2), nil)
+		},
 	}
 	nodes := []int{d.N() + 3, 5, d.N() + 19}
 	for kind, build := range builders {

@@ -390,6 +390,7 @@ func (f *inputFlow) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (
 func (f *inputFlow) Propagate(h layers.Value, p layers.Hop) (layers.Value, error) {
 	return layers.NewValue(perChannel(h), h.Cols(), h.Level()+1), nil
 }
+func (f *inputFlow) Scale(h layers.Value, s *G.Node) (layers.Value, error) { return h, nil }
 func (f *inputFlow) Activate(h layers.Value, act layers.Activation) (layers.Value, error) {
 	return h, nil
 }

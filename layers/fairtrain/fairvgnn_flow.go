@@ -147,6 +147,9 @@ func (f *viewFlow) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (l
 }
 
 func (f *viewFlow) Propagate(h layers.Value, hop layers.Hop) (layers.Value, error) {
+	if hop.Aggr != "" && hop.Aggr != "sum" {
+		return layers.Value{}, fmt.Errorf("fairtrain: fairvgnn: the view's flow has no %s aggregation", hop.Aggr)
+	}
 	if v, _ := h.Payload().(viewVal); v.pending {
 		ax, err := f.p.propagatedX(f.r)
 		if err != nil {
@@ -213,6 +216,9 @@ func (f *viewFlow) Dropout(h layers.Value, rate float64, seed int64) (layers.Val
 
 func (f *viewFlow) Combine(coef []float64, vs ...layers.Value) (layers.Value, error) {
 	return layers.Value{}, fmt.Errorf("fairtrain: fairvgnn: the view's flow has no Combine")
+}
+func (f *viewFlow) Scale(h layers.Value, s *G.Node) (layers.Value, error) {
+	return layers.Value{}, fmt.Errorf("fairtrain: fairvgnn: the view's flow has no Scale")
 }
 func (f *viewFlow) Jump(mode layers.JKMode, vs ...layers.Value) (layers.Value, error) {
 	return layers.Value{}, fmt.Errorf("fairtrain: fairvgnn: the view's flow has no Jump")

@@ -87,11 +87,18 @@ func (p *foldProbe) Dense(h layers.Value, w, b *G.Node, act layers.Activation) (
 	return p.other(w.Shape()[1], h.Level(), h), nil
 }
 func (p *foldProbe) Propagate(h layers.Value, hop layers.Hop) (layers.Value, error) {
-	if tagOf(h) == probePending && hop.EdgeDropout == 0 {
+	if hop.Aggr != "" && hop.Aggr != "sum" {
+		p.wide = true // the view's flow and the fold take the weighted sum only
+	}
+	if tagOf(h) == probePending && hop.EdgeDropout == 0 && (hop.Aggr == "" || hop.Aggr == "sum") {
 		p.folds++
 		return layers.NewValue(probeOther, h.Cols(), h.Level()+1), nil
 	}
 	return p.other(h.Cols(), h.Level()+1, h), nil
+}
+func (p *foldProbe) Scale(h layers.Value, s *G.Node) (layers.Value, error) {
+	p.wide = true
+	return p.other(h.Cols(), h.Level(), h), nil
 }
 func (p *foldProbe) Activate(h layers.Value, act layers.Activation) (layers.Value, error) {
 	return p.other(h.Cols(), h.Level(), h), nil

@@ -129,8 +129,14 @@ func (f *maskFlow) Propagate(h layers.Value, p layers.Hop) (layers.Value, error)
 	if perChannel(h) && (p.Bias != nil || p.Act != (layers.Activation{})) {
 		return layers.Value{}, fmt.Errorf("a propagation with a bias or an activation reads the features")
 	}
+	if perChannel(h) && p.Aggr == "max" {
+		return layers.Value{}, fmt.Errorf("a max aggregation reads the features")
+	}
 	return layers.NewValue(perChannel(h), h.Cols(), h.Level()+1), nil
 }
+
+// Scale keeps the scaling of the channels.
+func (f *maskFlow) Scale(h layers.Value, s *G.Node) (layers.Value, error) { return h, nil }
 
 func (f *maskFlow) Activate(h layers.Value, act layers.Activation) (layers.Value, error) {
 	if perChannel(h) {

@@ -53,7 +53,15 @@ func configs(in, classes int, dt tensor.Dtype) []layers.Config {
 	jk.Dropout, jk.Dtype, jk.Hidden = 0, dt, 16
 	jkMax := jk
 	jkMax.Mode, jkMax.Layers = layers.JKMax, 3
-	return []layers.Config{mlp, gcn, gcn3, sgc, appnp, elu, gat, gat2, jk, jkMax}
+	sage := layers.DefaultSAGEConfig(in, classes)
+	sage.Dropout, sage.Dtype, sage.Hidden = 0, dt, 16
+	sageMax := sage
+	sageMax.Aggr, sageMax.Layers = "max", 3
+	sageNarrow := sage // in > hidden: W_l before the mean
+	sageNarrow.Hidden = 3
+	gin := layers.DefaultGINConfig(in, classes)
+	gin.Dropout, gin.Dtype, gin.Hidden = 0, dt, 16
+	return []layers.Config{mlp, gcn, gcn3, sgc, appnp, elu, gat, gat2, jk, jkMax, sage, sageMax, sageNarrow, gin}
 }
 
 // fullLogits is the full-batch model's evaluation output with params.
@@ -289,5 +297,5 @@ func TestConfigAndTaskErrors(t *testing.T) {
 
 func TestNoBlocksKind(t *testing.T) {
 	_, err := Hops(flatkind.Config{Base: layers.DefaultBase("flat", 3, 2)})
-	assert.ErrorContains(t, err, "flat-test models do not run on sampled blocks yet (those that do: appnp, gat, gcn, jknet, mlp, sgc)")
+	assert.ErrorContains(t, err, "flat-test models do not run on sampled blocks yet (those that do: appnp, gat, gcn, gin, jknet, mlp, sage, sgc)")
 }
