@@ -180,11 +180,11 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/blas"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	// Ctrl-C stops a training, a frontier or a scoring at its next
 	// epoch, setting or stage, with exit status 1 and nothing half
 	// written (outputs are written atomically at the end).

@@ -89,7 +89,7 @@ var imports = map[string]string{
 	"features":    module + "/graph/features",
 	"sample":      module + "/graph/sample",
 	"layers":      module + "/layers",
-	"blas":        module + "/layers/blas",
+	"blas":        module + "/internal/blas",
 	"fairness":    module + "/layers/fairness",
 	"fairtrain":   module + "/layers/fairtrain",
 	"minibatch":   module + "/layers/minibatch",

@@ -38,13 +38,13 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/fmp/fmpbeam"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/cli"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/metrics"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	o := define(flag.CommandLine)
 	flag.Parse()
 	o.set = visited(flag.CommandLine)
