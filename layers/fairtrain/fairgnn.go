@@ -333,7 +333,7 @@ func (a *fairAdversary) build(z *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("fairtrain: fairgnn: no representation of %d rows from the encoder", a.n)
 	}
 	a.dt = z.Dtype()
-	cov, err := Covariance(z, a.score, a.cfg.Positive)
+	cov, err := covariance(z, a.score, a.cfg.Positive)
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
@@ -350,7 +350,7 @@ func (a *fairAdversary) build(z *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
-	bce, err := BCEWithLogitsSoft(logit, a.score)
+	bce, err := bceWithLogitsSoft(logit, a.score)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +390,7 @@ func (a *fairAdversary) buildTrainer() error {
 	if err != nil {
 		return fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
-	bce, err := BCEWithLogitsSoft(logit, a.score)
+	bce, err := bceWithLogitsSoft(logit, a.score)
 	if err != nil {
 		return err
 	}

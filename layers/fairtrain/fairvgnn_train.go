@@ -335,7 +335,7 @@ func (r *vgnnRun) buildDiscriminator(s fairness.Setup, known []int) (*vgnnPhase,
 		if err != nil {
 			return fail(err)
 		}
-		bce, err := BCEWithLogits(a, targets)
+		bce, err := bceWithLogits(a, targets)
 		if err != nil {
 			return nil, err
 		}
