@@ -14,6 +14,7 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -258,9 +259,9 @@ func TestFrontierRuleNotMet(t *testing.T) {
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1}
 	fc.LambdaS = []float64{0}
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0) // exact parity: not reached
+	fc.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0) // exact parity: not reached
 	f, err := fmp.NewFrontier(context.Background(), m, task, fc)
-	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.ErrorIs(t, err, selection.ErrNoCandidate)
 	require.NotNil(t, f, "the frontier is returned with the error")
 	assert.Len(t, f.Points, 2)
 	assert.False(t, f.Met())
@@ -280,12 +281,12 @@ func TestFrontierRuleNotMet(t *testing.T) {
 	z, err := train.Logits(m.Backbone(), task)
 	require.NoError(t, err)
 	lf, err := fmp.NewLogitsFrontier(context.Background(), z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
-	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.ErrorIs(t, err, selection.ErrNoCandidate)
 	require.NotNil(t, lf)
 	assert.Equal(t, f.Points, lf.Points)
 	assert.Equal(t, -1, lf.Chosen)
 
-	fc.Rule = metrics.DefaultRule()
+	fc.Rule = selection.DefaultRule()
 	fc.LambdaS = []float64{0, 1} // the reference (λs 1, λf 0) among the points
 	f, err = fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)

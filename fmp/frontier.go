@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"gorgonia.org/tensor"
 )
 
@@ -28,10 +29,10 @@ type FrontierConfig struct {
 	// rule's fairness criterion (any metrics.Criterion: ΔDP, the DP
 	// ratio, ΔEO, equalized odds, ...), judged for c classes (the worst
 	// class's one-vs-rest value, FrontierPoint.ValClasses) when the task
-	// has more than two. Default metrics.DefaultRule():
+	// has more than two. Default selection.DefaultRule():
 	// the lowest validation ΔDP within one accuracy point of the model
 	// without debiasing (λf = 0).
-	Rule metrics.Rule
+	Rule selection.Rule
 	// Test, if not empty, are nodes on which every point is also
 	// evaluated, for reporting only: the choice uses the validation nodes
 	// (the task's Val) alone.
@@ -46,11 +47,11 @@ type FrontierConfig struct {
 
 // DefaultFrontierConfig returns a 20-point λf grid (0, 0.25, 0.5, 0.75,
 // 1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16), the
-// model's other settings, and metrics.DefaultRule().
+// model's other settings, and selection.DefaultRule().
 func DefaultFrontierConfig() FrontierConfig {
 	return FrontierConfig{
 		LambdaF: []float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16},
-		Rule:    metrics.DefaultRule(),
+		Rule:    selection.DefaultRule(),
 	}
 }
 
@@ -106,9 +107,9 @@ type FrontierPoint struct {
 
 // Candidate returns what rule r judges of the point on validation: its
 // accuracy and its value of r's criterion, for c classes
-// (metrics.Rule.ClassCandidate of ValClasses) when the task has more
-// than two, binary (metrics.Rule.Candidate of Val) otherwise.
-func (p FrontierPoint) Candidate(r metrics.Rule) metrics.Candidate {
+// (selection.Rule.ClassCandidate of ValClasses) when the task has more
+// than two, binary (selection.Rule.Candidate of Val) otherwise.
+func (p FrontierPoint) Candidate(r selection.Rule) selection.Candidate {
 	if p.ValClasses != nil {
 		return r.ClassCandidate(*p.ValClasses)
 	}
@@ -127,7 +128,7 @@ type Frontier struct {
 	// met the rule (see NewFrontier): Best is then the Reference.
 	Chosen int
 	// Rule is the rule used.
-	Rule  metrics.Rule
+	Rule  selection.Rule
 	model *Model
 }
 
@@ -196,14 +197,14 @@ func (f *Frontier) Model() (*Model, error) {
 // It returns an error for an invalid cfg, a task whose Phase is not the
 // model's or without validation nodes, a failing forward pass, metrics
 // that cannot be computed (a group without validation nodes, for
-// instance), or no point meeting the rule (metrics.ErrNoCandidate).
+// instance), or no point meeting the rule (selection.ErrNoCandidate).
 //
 // Cancelling ctx stops it before the next setting with an error wrapping
 // ctx.Err().
 //
 // When no point meets the rule, nothing is lost: it returns the Frontier
 // (every point evaluated, Chosen −1, Best and Model the Reference) together
-// with the error wrapping metrics.ErrNoCandidate, so that a caller can keep
+// with the error wrapping selection.ErrNoCandidate, so that a caller can keep
 // the reference, show what is reachable and say so (Frontier.Diagnostics).
 func NewFrontier(ctx context.Context, m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, error) {
 	if err := cfg.Validate(); err != nil {
@@ -345,12 +346,12 @@ func frontier(ctx context.Context, xt *tensor.Dense, adj *graph.Matrix, proto *L
 		}
 		f.Points = append(f.Points, p)
 	}
-	cands := make([]metrics.Candidate, len(f.Points))
+	cands := make([]selection.Candidate, len(f.Points))
 	for i, p := range f.Points {
 		cands[i] = p.Candidate(cfg.Rule)
 	}
-	if f.Chosen, err = metrics.Choose(cands, f.Reference.Candidate(cfg.Rule), cfg.Rule); err != nil {
-		if errors.Is(err, metrics.ErrNoCandidate) {
+	if f.Chosen, err = selection.Choose(cands, f.Reference.Candidate(cfg.Rule), cfg.Rule); err != nil {
+		if errors.Is(err, selection.ErrNoCandidate) {
 			f.Chosen = -1
 			return f, fmt.Errorf("fmp: %s: %w", fn, err)
 		}

@@ -6,9 +6,7 @@
 // differences and ratios, between groups and to the overall value
 // ([Frame], fairlearn's MetricFrame); an [Evaluate] helper that computes
 // the usual ones from predicted probabilities on a node subset; bootstrap
-// intervals for all of them ([Bootstrap], [BootstrapFrame]); and the
-// selection rules ([Rule], [Choose]) by which FMP's frontier and the
-// per-group thresholds choose a setting on validation data; and
+// intervals for all of them ([Bootstrap], [BootstrapFrame]); and
 // [ChangeRate], the share of decisions two predictions disagree on, behind
 // NIFTY's counterfactual unfairness and instability (package
 // layers/perturb makes the predictions).
@@ -108,12 +106,11 @@
 //
 // # Choosing
 //
-// A [Rule] chooses one of several candidates (FMP settings, per-group
-// thresholds) by a criterion: the fairest value within an accuracy loss of
-// a reference ([FairestWithin], for example the lowest ΔEO within one
-// point), or the highest accuracy whose criterion meets a bound
-// ([MostAccurateWithin], for example DP ratio ≥ 0.8). A candidate whose
-// criterion is undefined is never chosen.
+// Package metrics/selection chooses one of several candidates (FMP
+// settings, per-group thresholds) by a criterion of this package: the
+// fairest value within an accuracy loss of a reference (for example the
+// lowest ΔEO within one point), or the highest accuracy whose criterion
+// meets a bound (for example DP ratio ≥ 0.8).
 //
 // # Errors
 //

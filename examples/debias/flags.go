@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
@@ -51,7 +52,7 @@ type options struct {
 	// Debiasing.
 	lambdaF, lambdaS []float64
 	fmp              fmp.Config
-	rule             metrics.Rule
+	rule             selection.Rule
 	// Per-group thresholds.
 	randomize bool
 	objective postprocess.Objective

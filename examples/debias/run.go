@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -708,7 +709,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	}
 	begin = time.Now()
 	f, err := fmp.NewFrontier(o.ctx, fm, task, fc)
-	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
+	if err != nil && (f == nil || !errors.Is(err, selection.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}
 	// No setting met the rule: the frontier's reference (λs 0, λf 0: the
@@ -754,7 +755,7 @@ func (r *result) finish(o *options, probs []float64) error {
 		occ.Rule = o.rule
 		off, err := postprocess.FitClassOffsets(probs, c, ds.Labels, ds.Sens, ds.Split.Val, occ)
 		switch {
-		case errors.Is(err, metrics.ErrNoCandidate):
+		case errors.Is(err, selection.ErrNoCandidate):
 			r.thNote = fmt.Sprintf("per-group class offsets: %v", err)
 			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "offsets",
 				Message: fmt.Sprintf("no per-group class offsets met the rule (%s) on the validation nodes: the table has no offsets row", o.rule),
@@ -777,7 +778,7 @@ func (r *result) finish(o *options, probs []float64) error {
 		thc := postprocess.DefaultThresholdsConfig()
 		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
 		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
-		if errors.Is(err, metrics.ErrNoCandidate) {
+		if errors.Is(err, selection.ErrNoCandidate) {
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
 			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "thresholds",
 				Message: fmt.Sprintf("no per-group thresholds met the rule (%s) on the validation nodes: the table has no thresholds row", o.rule),

@@ -98,6 +98,7 @@ var imports = map[string]string{
 	"postprocess": module + "/layers/postprocess",
 	"train":       module + "/layers/train",
 	"metrics":     module + "/metrics",
+	"selection":   module + "/metrics/selection",
 	"G":           "gorgonia.org/gorgonia",
 	"tensor":      "gorgonia.org/tensor",
 }

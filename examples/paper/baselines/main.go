@@ -50,6 +50,7 @@ import (
 	"github.com/fairmp/fairmp/layers/preprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -450,7 +451,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			}
 			fc := fmp.DefaultFrontierConfig()
 			fc.LambdaS = []float64{0, 1}
-			fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
+			fc.Rule = selection.Rule{MaxAccuracyLoss: 0.01}
 			f, err := fmp.NewFrontier(context.Background(), fm, plainTask, fc)
 			if err != nil {
 				return nil, fmt.Errorf("fmp: %w", err)
@@ -478,7 +479,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			}
 			p1 := pred.Column(1)
 			c := postprocess.DefaultThresholdsConfig()
-			c.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
+			c.Rule = selection.Rule{MaxAccuracyLoss: 0.01}
 			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
 			if err != nil {
 				return nil, fmt.Errorf("thresholds: %w", err)
