@@ -130,7 +130,7 @@ type Config struct {
 // model.
 func DefaultConfig(model layers.Config) Config {
 	sc := sample.DefaultConfig()
-	if h, err := Hops(model); err == nil && h > 0 {
+	if h, err := hops(model); err == nil && h > 0 {
 		sc.Fanouts = make([]int, h)
 		for i := range sc.Fanouts {
 			sc.Fanouts[i] = 10
