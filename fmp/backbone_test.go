@@ -14,6 +14,7 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
 	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -272,7 +273,7 @@ func TestFrontierRuleNotMet(t *testing.T) {
 	assert.Equal(t, f.Reference.Config, chosen.Config())
 	d := f.Diagnostics()
 	require.Len(t, d, 1)
-	assert.Equal(t, metrics.RuleNotMet, d[0].Code)
+	assert.Equal(t, diagnose.RuleNotMet, d[0].Code)
 	assert.Equal(t, "fmp", d[0].Subject)
 	assert.Contains(t, d[0].Message, "no FMP setting met the rule (highest validation accuracy with ΔDP ≤ 0%)")
 	assert.Contains(t, d[0].Message, "the most accurate setting (λs 0, λf ")

@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
 	"github.com/fairmp/fairmp/metrics/selection"
 	"gorgonia.org/tensor"
 )
@@ -145,11 +146,11 @@ func (f *Frontier) Best() FrontierPoint {
 func (f *Frontier) Met() bool { return f.Chosen >= 0 }
 
 // Diagnostics returns what a reader of the frontier's result should know:
-// a metrics.RuleNotMet diagnostic when no point met the rule (the
+// a diagnose.RuleNotMet diagnostic when no point met the rule (the
 // Reference was kept), naming the most accurate and the fairest settings
 // reached on validation, so that the rule can be loosened knowingly; nil
 // otherwise.
-func (f *Frontier) Diagnostics() []metrics.Diagnostic {
+func (f *Frontier) Diagnostics() []diagnose.Diagnostic {
 	if f.Met() || len(f.Points) == 0 {
 		return nil
 	}
@@ -168,8 +169,8 @@ func (f *Frontier) Diagnostics() []metrics.Diagnostic {
 	if fair >= 0 {
 		reach += fmt.Sprintf(", the fairest (λs %g, λf %g) %s %s", f.Points[fair].Config.LambdaS, f.Points[fair].Config.LambdaF, crit.Title(), f.Rule.FormatValue(fairV))
 	}
-	return []metrics.Diagnostic{{
-		Code:    metrics.RuleNotMet,
+	return []diagnose.Diagnostic{{
+		Code:    diagnose.RuleNotMet,
 		Subject: "fmp",
 		Message: fmt.Sprintf("no FMP setting met the rule (%s) on the validation nodes: the reference (λf 0) was kept; %s", f.Rule, reach),
 		Advice:  "loosen the rule (a larger accuracy loss, a looser bound, another criterion) or widen the λf grid; the frontier's points show what each setting reaches",

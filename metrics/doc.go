@@ -91,7 +91,7 @@
 // (a TPR without positives is refused too, where fairlearn gives 0), and
 // a silent 0 would make that group the worst and set the F1 difference
 // by a convention, not a measurement. The package has no warning channel
-// on results ([DiagnoseReport]'s diagnostics are computed apart), so a
+// on results (package metrics/diagnose computes diagnostics apart), so a
 // warned 0 could not be kept either. To get sklearn's value, choose it:
 // NewFrame("f1", F1ZeroDivision(0), ...) is MetricFrame(f1_score) with
 // zero_division=0 (or 1), and the group's Count says why. AUC is the area under

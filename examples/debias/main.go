@@ -165,7 +165,7 @@
 // every debiased result is not above the majority rate: the low end of
 // its test accuracy's 95% bootstrap interval (or, without test nodes,
 // its validation accuracy) is at or below the accuracy of predicting the
-// more frequent class for every node (metrics.NotAboveMajority), so
+// more frequent class for every node (diagnose.NotAboveMajority), so
 // that the test nodes do not show it to beat a constant; every output is
 // written and the rows are marked "not above the majority rate" with the
 // numbers compared. When several apply, 5 comes before 6, and 6 before 3.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
 	"github.com/fairmp/fairmp/metrics/selection"
 )
 
@@ -16,7 +17,7 @@ import (
 // and the message says why when the data say it (a class no offset can
 // select in a group, group sizes that admit no common rate, the accuracy
 // bound).
-const ParityNotReached metrics.DiagnosticCode = "parity-not-reached"
+const ParityNotReached diagnose.Code = "parity-not-reached"
 
 // ClassOffsetsConfig configures FitClassOffsets.
 type ClassOffsetsConfig struct {
@@ -83,14 +84,14 @@ type ClassOffsets struct {
 	// improved nothing (false: Sweeps stopped the search).
 	Sweeps    int  `json:"sweeps"`
 	Converged bool `json:"converged"`
-	diags     []metrics.Diagnostic
+	diags     []diagnose.Diagnostic
 }
 
 // Diagnostics returns what a reader of the fit should know: a
 // ParityNotReached diagnostic when the rule's criterion is not at parity
 // on the validation nodes (a difference above 0, a ratio below 1), with
 // the reasons the data show; nil otherwise.
-func (o *ClassOffsets) Diagnostics() []metrics.Diagnostic { return o.diags }
+func (o *ClassOffsets) Diagnostics() []diagnose.Diagnostic { return o.diags }
 
 // Decide returns every node's class under the offsets, from probs (n × c
 // row-major, P(y = k) of node i at i·c + k) and sens (n groups; −1
@@ -568,7 +569,7 @@ func (s *offsetSearch) move(g, k int, cur state) (state, bool) {
 
 // diagnose says why the fitted offsets are not at parity, when they are
 // not.
-func (s *offsetSearch) diagnose(o *ClassOffsets, cur state) []metrics.Diagnostic {
+func (s *offsetSearch) diagnose(o *ClassOffsets, cur state) []diagnose.Diagnostic {
 	crit := s.cfg.Rule.Criterion
 	parity := 0.0
 	if crit.IsRatio() {
@@ -620,7 +621,7 @@ func (s *offsetSearch) diagnose(o *ClassOffsets, cur state) []metrics.Diagnostic
 	if len(why) == 0 {
 		why = append(why, "the coordinate search found no single group-and-class move that improves it (a local optimum, or the discreteness of the validation nodes)")
 	}
-	return []metrics.Diagnostic{{
+	return []diagnose.Diagnostic{{
 		Code:    ParityNotReached,
 		Subject: "class-offsets",
 		Message: fmt.Sprintf("%s is %s on the validation nodes, not parity: %s", crit.Title(), fmtCand(s.cfg.Rule, cur.cand), strings.Join(why, "; ")),
