@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/valauc"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
@@ -625,7 +626,7 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 	if len(task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, task.Labels, task.Val, task.Classes)
 		if r.auc {
-			st.ValAUC, _ = train.ValAUC(z, task.Labels, task.Val, task.Classes)
+			st.ValAUC, _ = valauc.Of(z, task.Labels, task.Val, task.Classes)
 		}
 		if task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, task.Sens, task.Val, task.Classes)

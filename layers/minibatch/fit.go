@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/fairmp/fairmp/internal/valauc"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -623,7 +624,7 @@ func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int, withAUC bool) (a
 	}
 	acc, loss = opkit.EvalIdx(z, lab, local, c)
 	if withAUC {
-		auc, _ = train.ValAUC(z, lab, local, c)
+		auc, _ = valauc.Of(z, lab, local, c)
 	}
 	if sens != nil {
 		sl := make([]int, len(idx))
