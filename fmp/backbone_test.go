@@ -83,7 +83,7 @@ func TestOnEveryBackbone(t *testing.T) {
 				want, err := train.Predict(m, task, nil)
 				require.NoError(t, err)
 				var buf bytes.Buffer
-				require.NoError(t, modelio.Save(&buf, m))
+				require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()))
 				_, task2 := onBackbone(t, name, ds, dt, fmp.DefaultConfig()) // a fresh graph and phase
 				g2 := G.NewGraph()
 				x2, err := train.FeatureNode(g2, dt, ds.Features, ds.N(), ds.NumFeatures, "x")

@@ -162,7 +162,7 @@ func TestToyKind(t *testing.T) {
 			require.NoError(t, err)
 		}
 		var buf bytes.Buffer
-		require.NoError(t, modelio.Save(&buf, saved))
+		require.NoError(t, modelio.Save(&buf, saved, modelio.DefaultSaveConfig()))
 		task2 := toyTask(t, ds)
 		loaded, err := modelio.Load(&buf, task2.Graph, modelio.Env{Graph: ds.Graph, Phase: task2.Phase, Sens: ds.Sens})
 		require.NoError(t, err, "wrapped in FMP: %v", wrap)

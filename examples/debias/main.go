@@ -140,7 +140,7 @@
 //	// keep priv secret; publish the key file:
 //	err = os.WriteFile("trusted.pub", []byte(hex.EncodeToString(pub)+"\n"), 0o644)
 //	// sign: write the model with the private key
-//	err = modelio.SaveWith(w, m, modelio.SaveConfig{Features: &schema, SigningKey: priv})
+//	err = modelio.Save(w, m, modelio.SaveConfig{Features: &schema, SigningKey: priv})
 //
 // The backbone: unless -backbone, -lr and -epochs are all given, the
 // ones left out are chosen on the validation nodes (gcn, sgc, mlp × lr

@@ -1182,7 +1182,7 @@ func writeAll(od *outDir, o *options, r *result) error {
 	if r.model != nil {
 		schema := r.ds.Schema()
 		cfg := modelio.SaveConfig{Features: &schema, Baseline: r.baseline, Nodes: r.nodes}
-		if err := writeFile(od.path("model.fmp"), func(w io.Writer) error { return modelio.SaveWith(w, r.model, cfg) }); err != nil {
+		if err := writeFile(od.path("model.fmp"), func(w io.Writer) error { return modelio.Save(w, r.model, cfg) }); err != nil {
 			return err
 		}
 	}

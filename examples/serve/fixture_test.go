@@ -179,7 +179,7 @@ func buildFixture() (*fixture, error) {
 		{&f.noScaling, "noscaling.fmp", modelio.SaveConfig{Features: &noScale}},
 	} {
 		var buf bytes.Buffer
-		if err := modelio.SaveWith(&buf, m, s.cfg); err != nil {
+		if err := modelio.Save(&buf, m, s.cfg); err != nil {
 			return nil, err
 		}
 		*s.path = filepath.Join(dir, s.name)

@@ -53,7 +53,7 @@ func jobData(t *testing.T, ds *datasets.Dataset) (string, []byte, layers.Config,
 	_, err = train.Fit(context.Background(), m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.Save(&buf, m))
+	require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.fmp"), buf.Bytes(), 0o644))
 	var params []*tensor.Dense
 	for _, p := range m.Learnables() {

@@ -64,7 +64,7 @@ func TestLoadOntoAnyGraph(t *testing.T) {
 			onA, err := train.Predict(m, task, nil)
 			require.NoError(t, err)
 			var buf bytes.Buffer
-			require.NoError(t, modelio.Save(&buf, m), kind)
+			require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()), kind)
 
 			taskU := newTask(t, u, dt, layers.NewPhase())
 			env := modelio.Env{Graph: u.Graph, Phase: taskU.Phase, Sens: alternating(u.N)}

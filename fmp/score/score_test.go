@@ -55,7 +55,7 @@ func grow(t *testing.T, d *datasets.Dataset, extra int) (*graph.Graph, *features
 func save(t *testing.T, m layers.Model) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true}))
 	return buf.Bytes()
 }
 

@@ -439,7 +439,7 @@ func TestHarness(t *testing.T) {
 		"",
 		"```go", // 16: broken: f is not defined
 		"rep, _ := metrics.Evaluate(nil, 2, ds.Labels, ds.Sens, nil, metrics.DefaultOptions())",
-		"check(modelio.Save(f, nil))",
+		"check(modelio.Save(f, nil, modelio.DefaultSaveConfig()))",
 		"```",
 		"",
 		"```go", // 21: declarations, not gofmt-formatted

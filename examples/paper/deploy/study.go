@@ -206,7 +206,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 			return nil, err
 		}
 		var buf bytes.Buffer
-		if err := modelio.SaveWith(&buf, model, modelio.SaveConfig{Features: &schema, Baseline: &bl}); err != nil {
+		if err := modelio.Save(&buf, model, modelio.SaveConfig{Features: &schema, Baseline: &bl}); err != nil {
 			return nil, err
 		}
 		return buf.Bytes(), nil

@@ -268,7 +268,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		var b bytes.Buffer
-		if err := modelio.Save(&b, model); err != nil {
+		if err := modelio.Save(&b, model, modelio.DefaultSaveConfig()); err != nil {
 			return err
 		}
 		return cli.ReplaceFile(filepath.Join(o.out, "model.fmp"), b.Bytes(), nil) // (-out is ours: ClaimDir)

@@ -60,7 +60,7 @@ func testFiles(t *testing.T) (string, []string) {
 	require.NoError(t, err)
 	f, err := os.Create(filepath.Join(dir, "model.fmp"))
 	require.NoError(t, err)
-	require.NoError(t, modelio.SaveWith(f, m, modelio.SaveConfig{Untrained: true}))
+	require.NoError(t, modelio.Save(f, m, modelio.SaveConfig{Untrained: true}))
 	require.NoError(t, f.Close())
 
 	return dir, []string{"-model", dir + "/model.fmp", "-nodes", dir + "/nodes-*.txt", "-edges", dir + "/edges-*.txt",
