@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/opkit"
-	"github.com/fairmp/fairmp/layers/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

@@ -15,6 +15,8 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -82,12 +84,12 @@ func TestOnEveryBackbone(t *testing.T) {
 				want, err := train.Predict(m, task, nil)
 				require.NoError(t, err)
 				var buf bytes.Buffer
-				assert.ErrorIs(t, modelio.Save(&buf, m), fmp.ErrNotRecorded, "saving before Record")
+				assert.ErrorIs(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()), fmp.ErrNotRecorded, "saving before Record")
 				buf.Reset()
 				xs, err := features.NewDense(ds.Features, ds.N(), ds.NumFeatures)
 				require.NoError(t, err)
 				require.NoError(t, m.Record(xs))
-				require.NoError(t, modelio.Save(&buf, m))
+				require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()))
 				_, task2 := onBackbone(t, name, ds, dt, fmp.DefaultConfig()) // a fresh graph and phase
 				g2 := G.NewGraph()
 				x2, err := train.FeatureNode(g2, dt, ds.Features, ds.N(), ds.NumFeatures, "x")
@@ -264,9 +266,9 @@ func TestFrontierRuleNotMet(t *testing.T) {
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1}
 	fc.LambdaS = []float64{0}
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0) // exact parity: not reached
+	fc.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0) // exact parity: not reached
 	f, err := fmp.NewFrontier(context.Background(), m, task, fc)
-	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.ErrorIs(t, err, selection.ErrNoCandidate)
 	require.NotNil(t, f, "the frontier is returned with the error")
 	assert.Len(t, f.Points, 2)
 	assert.False(t, f.Met())
@@ -277,7 +279,7 @@ func TestFrontierRuleNotMet(t *testing.T) {
 	assert.Equal(t, f.Reference.Config, chosen.Config())
 	d := f.Diagnostics()
 	require.Len(t, d, 1)
-	assert.Equal(t, metrics.RuleNotMet, d[0].Code)
+	assert.Equal(t, diagnose.RuleNotMet, d[0].Code)
 	assert.Equal(t, "fmp", d[0].Subject)
 	assert.Contains(t, d[0].Message, "no FMP setting met the rule (highest validation accuracy with ΔDP ≤ 0%)")
 	assert.Contains(t, d[0].Message, "the most accurate setting (λs 0, λf ")
@@ -286,12 +288,12 @@ func TestFrontierRuleNotMet(t *testing.T) {
 	z, err := train.Logits(m.Backbone(), task)
 	require.NoError(t, err)
 	lf, err := fmp.NewLogitsFrontier(context.Background(), z, m.Matrix(), ds.Sens, ds.Labels, ds.Split.Val, m.Config(), fc)
-	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.ErrorIs(t, err, selection.ErrNoCandidate)
 	require.NotNil(t, lf)
 	assert.Equal(t, f.Points, lf.Points)
 	assert.Equal(t, -1, lf.Chosen)
 
-	fc.Rule = metrics.DefaultRule()
+	fc.Rule = selection.DefaultRule()
 	fc.LambdaS = []float64{0, 1} // the reference (λs 1, λf 0) among the points
 	f, err = fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)

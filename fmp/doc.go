@@ -59,7 +59,7 @@
 // propagation-only accuracy), then [NewFrontier] evaluates a grid of
 // settings (λf, and optionally λs, K, τ) on the trained backbone's
 // logits, from one forward pass of the backbone, and chooses one by a
-// [metrics.Rule] stated by the user on any criterion: the fairest
+// [selection.Rule] stated by the user on any criterion: the fairest
 // validation value within a given accuracy loss (the lowest ΔDP within one
 // point, say), or the highest validation accuracy whose criterion meets a
 // bound (a DP ratio of at least 0.8, say). FMP's term equalises the

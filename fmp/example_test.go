@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -122,9 +123,9 @@ func ExampleNewFrontier() {
 	if _, err := model.FitTwoStage(context.Background(), task, tc); err != nil {
 		panic(err)
 	}
-	fc := fmp.DefaultFrontierConfig()             // 20 values of λf
-	fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.02} // lowest validation ΔDP within 2 points
-	fc.Test = ds.Split.Test                       // reported, never used to choose
+	fc := fmp.DefaultFrontierConfig()               // 20 values of λf
+	fc.Rule = selection.Rule{MaxAccuracyLoss: 0.02} // lowest validation ΔDP within 2 points
+	fc.Test = ds.Split.Test                         // reported, never used to choose
 	frontier, err := fmp.NewFrontier(context.Background(), model, task, fc)
 	if err != nil {
 		panic(err)

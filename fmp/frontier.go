@@ -10,6 +10,8 @@ import (
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"gorgonia.org/tensor"
 )
 
@@ -28,10 +30,10 @@ type FrontierConfig struct {
 	// rule's fairness criterion (any metrics.Criterion: ΔDP, the DP
 	// ratio, ΔEO, equalized odds, ...), judged for c classes (the worst
 	// class's one-vs-rest value, FrontierPoint.ValClasses) when the task
-	// has more than two. Default metrics.DefaultRule():
+	// has more than two. Default selection.DefaultRule():
 	// the lowest validation ΔDP within one accuracy point of the model
 	// without debiasing (λf = 0).
-	Rule metrics.Rule
+	Rule selection.Rule
 	// Test, if not empty, are nodes on which every point is also
 	// evaluated, for reporting only: the choice uses the validation nodes
 	// (the task's Val) alone.
@@ -46,11 +48,11 @@ type FrontierConfig struct {
 
 // DefaultFrontierConfig returns a 20-point λf grid (0, 0.25, 0.5, 0.75,
 // 1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16), the
-// model's other settings, and metrics.DefaultRule().
+// model's other settings, and selection.DefaultRule().
 func DefaultFrontierConfig() FrontierConfig {
 	return FrontierConfig{
 		LambdaF: []float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16},
-		Rule:    metrics.DefaultRule(),
+		Rule:    selection.DefaultRule(),
 	}
 }
 
@@ -106,9 +108,9 @@ type FrontierPoint struct {
 
 // Candidate returns what rule r judges of the point on validation: its
 // accuracy and its value of r's criterion, for c classes
-// (metrics.Rule.ClassCandidate of ValClasses) when the task has more
-// than two, binary (metrics.Rule.Candidate of Val) otherwise.
-func (p FrontierPoint) Candidate(r metrics.Rule) metrics.Candidate {
+// (selection.Rule.ClassCandidate of ValClasses) when the task has more
+// than two, binary (selection.Rule.Candidate of Val) otherwise.
+func (p FrontierPoint) Candidate(r selection.Rule) selection.Candidate {
 	if p.ValClasses != nil {
 		return r.ClassCandidate(*p.ValClasses)
 	}
@@ -127,7 +129,7 @@ type Frontier struct {
 	// met the rule (see NewFrontier): Best is then the Reference.
 	Chosen int
 	// Rule is the rule used.
-	Rule  metrics.Rule
+	Rule  selection.Rule
 	model *Model
 }
 
@@ -144,11 +146,11 @@ func (f *Frontier) Best() FrontierPoint {
 func (f *Frontier) Met() bool { return f.Chosen >= 0 }
 
 // Diagnostics returns what a reader of the frontier's result should know:
-// a metrics.RuleNotMet diagnostic when no point met the rule (the
+// a diagnose.RuleNotMet diagnostic when no point met the rule (the
 // Reference was kept), naming the most accurate and the fairest settings
 // reached on validation, so that the rule can be loosened knowingly; nil
 // otherwise.
-func (f *Frontier) Diagnostics() []metrics.Diagnostic {
+func (f *Frontier) Diagnostics() []diagnose.Diagnostic {
 	if f.Met() || len(f.Points) == 0 {
 		return nil
 	}
@@ -167,8 +169,8 @@ func (f *Frontier) Diagnostics() []metrics.Diagnostic {
 	if fair >= 0 {
 		reach += fmt.Sprintf(", the fairest (λs %g, λf %g) %s %s", f.Points[fair].Config.LambdaS, f.Points[fair].Config.LambdaF, crit.Title(), f.Rule.FormatValue(fairV))
 	}
-	return []metrics.Diagnostic{{
-		Code:    metrics.RuleNotMet,
+	return []diagnose.Diagnostic{{
+		Code:    diagnose.RuleNotMet,
 		Subject: "fmp",
 		Message: fmt.Sprintf("no FMP setting met the rule (%s) on the validation nodes: the reference (λf 0) was kept; %s", f.Rule, reach),
 		Advice:  "loosen the rule (a larger accuracy loss, a looser bound, another criterion) or widen the λf grid; the frontier's points show what each setting reaches",
@@ -196,14 +198,14 @@ func (f *Frontier) Model() (*Model, error) {
 // It returns an error for an invalid cfg, a task whose Phase is not the
 // model's or without validation nodes, a failing forward pass, metrics
 // that cannot be computed (a group without validation nodes, for
-// instance), or no point meeting the rule (metrics.ErrNoCandidate).
+// instance), or no point meeting the rule (selection.ErrNoCandidate).
 //
 // Cancelling ctx stops it before the next setting with an error wrapping
 // ctx.Err().
 //
 // When no point meets the rule, nothing is lost: it returns the Frontier
 // (every point evaluated, Chosen −1, Best and Model the Reference) together
-// with the error wrapping metrics.ErrNoCandidate, so that a caller can keep
+// with the error wrapping selection.ErrNoCandidate, so that a caller can keep
 // the reference, show what is reachable and say so (Frontier.Diagnostics).
 func NewFrontier(ctx context.Context, m *Model, task *train.Task, cfg FrontierConfig) (*Frontier, error) {
 	if err := cfg.Validate(); err != nil {
@@ -345,12 +347,12 @@ func frontier(ctx context.Context, xt *tensor.Dense, adj *graph.Matrix, proto *L
 		}
 		f.Points = append(f.Points, p)
 	}
-	cands := make([]metrics.Candidate, len(f.Points))
+	cands := make([]selection.Candidate, len(f.Points))
 	for i, p := range f.Points {
 		cands[i] = p.Candidate(cfg.Rule)
 	}
-	if f.Chosen, err = metrics.Choose(cands, f.Reference.Candidate(cfg.Rule), cfg.Rule); err != nil {
-		if errors.Is(err, metrics.ErrNoCandidate) {
+	if f.Chosen, err = selection.Choose(cands, f.Reference.Candidate(cfg.Rule), cfg.Rule); err != nil {
+		if errors.Is(err, selection.ErrNoCandidate) {
 			f.Chosen = -1
 			return f, fmt.Errorf("fmp: %s: %w", fn, err)
 		}

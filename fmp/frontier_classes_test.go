@@ -10,6 +10,7 @@ import (
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
@@ -43,7 +44,7 @@ func classLogits(t *testing.T) (*datasets.Dataset, *tensor.Dense) {
 // against the rest but not for c classes, so the rule (most accurate
 // with ΔDP ≤ 0.15) must choose λf 4, not the more accurate λf 1; every point's
 // c-class reports are those of metrics.EvaluateClasses on the layer built
-// separately with its setting, and the choice is metrics.Choose over the
+// separately with its setting, and the choice is selection.Choose over the
 // c-class candidates. Before the frontier used the c-class criteria it
 // chose λf 1.
 func TestFrontierClassesRule(t *testing.T) {
@@ -51,7 +52,7 @@ func TestFrontierClassesRule(t *testing.T) {
 	adj := graph.NormalizedAdjacency(ds.Graph)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1, 4, 16}
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.15)
+	fc.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0.15)
 	fc.Test = ds.Split.Test
 	bc := metrics.DefaultBootstrapConfig()
 	bc.Resamples = 100
@@ -67,7 +68,7 @@ func TestFrontierClassesRule(t *testing.T) {
 
 	opt := metrics.DefaultOptions()
 	opt.AllowUndefined = true
-	cands := make([]metrics.Candidate, len(f.Points))
+	cands := make([]selection.Candidate, len(f.Points))
 	for i, p := range f.Points {
 		require.NotNil(t, p.ValClasses, "%v", p.Config)
 		require.NotNil(t, p.TestClasses, "%v", p.Config)
@@ -86,17 +87,17 @@ func TestFrontierClassesRule(t *testing.T) {
 		assert.Equal(t, tv.DemographicParity, p.TestClassIntervals.Criteria[metrics.DPDifference].Point)
 		cands[i] = fc.Rule.ClassCandidate(v)
 	}
-	want, err := metrics.Choose(cands, fc.Rule.ClassCandidate(*f.Reference.ValClasses), fc.Rule)
+	want, err := selection.Choose(cands, fc.Rule.ClassCandidate(*f.Reference.ValClasses), fc.Rule)
 	require.NoError(t, err)
 	assert.Equal(t, want, f.Chosen)
 	assert.LessOrEqual(t, f.Best().ValClasses.DemographicParity, 0.15)
 	// One class against the rest, every point meets the bound and the
 	// most accurate (λf 1) would be chosen; for three classes only λf ≥ 4.
-	binary := make([]metrics.Candidate, len(f.Points))
+	binary := make([]selection.Candidate, len(f.Points))
 	for i, p := range f.Points {
 		binary[i] = fc.Rule.Candidate(p.Val)
 	}
-	old, err := metrics.Choose(binary, fc.Rule.Candidate(f.Reference.Val), fc.Rule)
+	old, err := selection.Choose(binary, fc.Rule.Candidate(f.Reference.Val), fc.Rule)
 	require.NoError(t, err)
 	assert.Equal(t, 1, old)
 	assert.Equal(t, 2, f.Chosen)
@@ -109,9 +110,9 @@ func TestFrontierClassesNotMet(t *testing.T) {
 	ds, z := classLogits(t)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 0.25}
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.001)
+	fc.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0.001)
 	f, err := fmp.NewLogitsFrontier(context.Background(), z, graph.NormalizedAdjacency(ds.Graph), ds.Sens, ds.Labels, ds.Split.Val, fmp.DefaultConfig(), fc)
-	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.ErrorIs(t, err, selection.ErrNoCandidate)
 	d := f.Diagnostics()
 	require.Len(t, d, 1)
 	best := math.Min(f.Points[0].ValClasses.DemographicParity, f.Points[1].ValClasses.DemographicParity)

@@ -11,6 +11,7 @@ import (
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
@@ -84,7 +85,7 @@ func TestFrontierManyGroups(t *testing.T) {
 			name := fmt.Sprintf("%d groups, %s", len(fracs), c.Name())
 			fc := fmp.DefaultFrontierConfig()
 			fc.LambdaF = []float64{0, 0.5, 1, 2, 4}
-			fc.Rule = metrics.FairestWithin(c, 0.05)
+			fc.Rule = selection.FairestWithin(c, 0.05)
 			fc.Test = ds.Split.Test
 			bc := metrics.DefaultBootstrapConfig()
 			bc.Resamples = 100
@@ -120,7 +121,7 @@ func TestLogitsFrontierManyGroups(t *testing.T) {
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 1, 3}
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPRatio, 0.5)
+	fc.Rule = selection.MostAccurateWithin(metrics.DPRatio, 0.5)
 	a, err := fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
 	z, err := train.Logits(m.Backbone(), task)

@@ -85,12 +85,12 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		testutil.AllClose(t, "model = FMP(MLP)", vals[0], rep.Output, 10*atol, 10*rtol)
 
 		var buf bytes.Buffer
-		assert.ErrorIs(t, modelio.Save(&buf, m), fmp.ErrNotRecorded, "saving before Record")
+		assert.ErrorIs(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()), fmp.ErrNotRecorded, "saving before Record")
 		buf.Reset()
 		xs, err := features.NewDense(d.Features, d.N(), d.NumFeatures)
 		require.NoError(t, err)
 		require.NoError(t, m.Record(xs))
-		if err := modelio.Save(&buf, m); err != nil {
+		if err := modelio.Save(&buf, m, modelio.DefaultSaveConfig()); err != nil {
 			t.Fatal(err)
 		}
 		g2 := G.NewGraph()
@@ -108,7 +108,7 @@ func TestModelTrainSaveLoad(t *testing.T) {
 		require.NoError(t, err)
 		testutil.AllClose(t, "loaded model logits", evalLogits(t, g2, out2)[0], vals[0], 0, 0)
 		// Loading without the graph is an error.
-		if err := modelio.Save(&buf, m); err != nil {
+		if err := modelio.Save(&buf, m, modelio.DefaultSaveConfig()); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := modelio.Load(&buf, G.NewGraph(), modelio.Env{}); err == nil {

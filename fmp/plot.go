@@ -8,6 +8,7 @@ import (
 
 	"github.com/fairmp/fairmp/internal/svgplot"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 // PlotConfig configures [Frontier.WriteSVG].
@@ -200,13 +201,13 @@ func (f *Frontier) WriteSVG(w io.Writer, cfg PlotConfig) error {
 		}
 		if part != "test" {
 			switch rule := f.Rule; rule.Goal {
-			case metrics.MostAccurate:
+			case selection.MostAccurate:
 				op := "≤"
 				if crit.IsRatio() {
 					op = "≥"
 				}
 				p.Lines = []svgplot.RefLine{{Vertical: true, At: scale * rule.Bound, Label: fmt.Sprintf("rule: %s %s %.4g", crit.Title(), op, scale*rule.Bound)}}
-			case metrics.Fairest:
+			case selection.Fairest:
 				floor := 100 * (f.Reference.Val.Accuracy - rule.MaxAccuracyLoss)
 				p.Lines = []svgplot.RefLine{{At: floor, Label: fmt.Sprintf("rule: accuracy ≥ %.4g", floor)}}
 			}

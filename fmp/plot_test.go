@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/tensor"
@@ -29,7 +30,7 @@ func TestFrontierWriteSVG(t *testing.T) {
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaF = []float64{0, 0.5, 2}
 	fc.LambdaS = []float64{0, 1}
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.3)
+	fc.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0.3)
 	fc.Test = ds.Split.Test
 	f, err := fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
@@ -55,7 +56,7 @@ func TestFrontierWriteSVG(t *testing.T) {
 	assert.Contains(t, svg, ">ΔDP (%)<")
 
 	// Another criterion: its axis, and its limit for a bound rule.
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPRatio, 0.05)
+	fc.Rule = selection.MostAccurateWithin(metrics.DPRatio, 0.05)
 	f, err = fmp.NewFrontier(context.Background(), m, task, fc)
 	require.NoError(t, err)
 	a.Reset()
@@ -66,9 +67,9 @@ func TestFrontierWriteSVG(t *testing.T) {
 	}
 
 	// No setting meets the rule: the reference is kept, and said so.
-	fc.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
+	fc.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0)
 	f, err = fmp.NewFrontier(context.Background(), m, task, fc)
-	require.ErrorIs(t, err, metrics.ErrNoCandidate)
+	require.ErrorIs(t, err, selection.ErrNoCandidate)
 	a.Reset()
 	require.NoError(t, f.WriteSVG(&a, pc))
 	assert.Contains(t, a.String(), "no setting met the rule: λ")
@@ -84,7 +85,7 @@ func TestFrontierWriteSVG(t *testing.T) {
 // than there is room for beside the points.
 func crowdedFrontier() *fmp.Frontier {
 	lf := []float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16}
-	f := &fmp.Frontier{Rule: metrics.FairestWithin(metrics.DPDifference, 0.01), Chosen: 3}
+	f := &fmp.Frontier{Rule: selection.FairestWithin(metrics.DPDifference, 0.01), Chosen: 3}
 	for k, ls := range []float64{0, 1} {
 		for i, v := range lf {
 			rep := func(shift float64) metrics.Report {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -42,7 +43,7 @@ func TestREADMERecipe(t *testing.T) {
 	require.NoError(t, err)
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS = []float64{0, 1}
-	fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
+	fc.Rule = selection.Rule{MaxAccuracyLoss: 0.01}
 	fc.Test = ds.Split.Test
 	frontier, err := fmp.NewFrontier(context.Background(), model, task, fc)
 	require.NoError(t, err)

@@ -170,7 +170,7 @@ func TestModelRecordSaveLoad(t *testing.T) {
 	assert.Equal(t, cfg.FMP, m.Recorded().Config)
 
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true}))
 	got, err := modelio.Load(bytes.NewReader(buf.Bytes()), G.NewGraph(), modelio.Env{Graph: d.Graph, Sens: d.Sens})
 	require.NoError(t, err)
 	assert.Equal(t, m.Recorded(), got.(*fmp.Model).Recorded())

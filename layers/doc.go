@@ -16,14 +16,13 @@
 //   - layers/perturb: counterfactual unfairness and instability of any
 //     trained model;
 //   - layers/postprocess: post-processing of a trained model's
-//     probabilities (per-group thresholds);
-//   - layers/blas: the BLAS that gorgonia's dense products run on.
+//     probabilities (per-group thresholds).
 //
 // FMP itself, the fair message-passing layer, is package fmp; the
 // criteria (accuracy, ΔDP, ΔEO) are package metrics. Importing layers
 // changes no process-wide state: the training and prediction entry points
 // install fairmp's BLAS the first time they run, unless the program chose
-// one (blas.Use, or gorgonia.Use; see package layers/blas).
+// one (gorgonia.Use).
 //
 // # Models
 //

@@ -166,7 +166,7 @@ func TestToyKind(t *testing.T) {
 			saved = fm
 		}
 		var buf bytes.Buffer
-		require.NoError(t, modelio.Save(&buf, saved))
+		require.NoError(t, modelio.Save(&buf, saved, modelio.DefaultSaveConfig()))
 		task2 := toyTask(t, ds)
 		loaded, err := modelio.Load(&buf, task2.Graph, modelio.Env{Graph: ds.Graph, Phase: task2.Phase, Sens: ds.Sens})
 		require.NoError(t, err, "wrapped in FMP: %v", wrap)

@@ -18,7 +18,7 @@ import (
 // whether it is a ratio. Everything that lists, parses, computes, prints
 // or compares criteria goes through that declaration: [Criteria],
 // [ParseCriterion], [Criterion.Of], [Criterion.Better], [Criterion.Meets],
-// the selection rules ([Rule]), the bootstrap intervals ([Intervals]),
+// the selection rules (package metrics/selection), the bootstrap intervals ([Intervals]),
 // FMP's frontier and the per-group thresholds.
 //
 // The zero value is [DPDifference].

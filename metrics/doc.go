@@ -6,9 +6,7 @@
 // differences and ratios, between groups and to the overall value
 // ([Frame], fairlearn's MetricFrame); an [Evaluate] helper that computes
 // the usual ones from predicted probabilities on a node subset; bootstrap
-// intervals for all of them ([Bootstrap], [BootstrapFrame]); and the
-// selection rules ([Rule], [Choose]) by which FMP's frontier and the
-// per-group thresholds choose a setting on validation data; and
+// intervals for all of them ([Bootstrap], [BootstrapFrame]); and
 // [ChangeRate], the share of decisions two predictions disagree on, behind
 // NIFTY's counterfactual unfairness and instability (package
 // layers/perturb makes the predictions).
@@ -93,7 +91,7 @@
 // (a TPR without positives is refused too, where fairlearn gives 0), and
 // a silent 0 would make that group the worst and set the F1 difference
 // by a convention, not a measurement. The package has no warning channel
-// on results ([DiagnoseReport]'s diagnostics are computed apart), so a
+// on results (package metrics/diagnose computes diagnostics apart), so a
 // warned 0 could not be kept either. To get sklearn's value, choose it:
 // NewFrame("f1", F1ZeroDivision(0), ...) is MetricFrame(f1_score) with
 // zero_division=0 (or 1), and the group's Count says why. AUC is the area under
@@ -108,12 +106,11 @@
 //
 // # Choosing
 //
-// A [Rule] chooses one of several candidates (FMP settings, per-group
-// thresholds) by a criterion: the fairest value within an accuracy loss of
-// a reference ([FairestWithin], for example the lowest ΔEO within one
-// point), or the highest accuracy whose criterion meets a bound
-// ([MostAccurateWithin], for example DP ratio ≥ 0.8). A candidate whose
-// criterion is undefined is never chosen.
+// Package metrics/selection chooses one of several candidates (FMP
+// settings, per-group thresholds) by a criterion of this package: the
+// fairest value within an accuracy loss of a reference (for example the
+// lowest ΔEO within one point), or the highest accuracy whose criterion
+// meets a bound (for example DP ratio ≥ 0.8).
 //
 // # Errors
 //

@@ -466,3 +466,33 @@ func keepUndefined(opt Options, list *[]Undefined, dst *float64, metric string, 
 	*list = append(*list, Undefined{Metric: metric, Reason: undefinedReason(err), Cause: cause})
 	return nil
 }
+
+// MajorityRate returns the accuracy of predicting the more frequent
+// class for every evaluated node of a binary report, and false for a
+// report of more classes or without evaluated nodes.
+func (r Report) MajorityRate() (float64, bool) {
+	o := r.Overall
+	if r.Classes != 2 || o.Count == 0 {
+		return 0, false
+	}
+	pos := float64(o.Positives) / float64(o.Count)
+	return math.Max(pos, 1-pos), true
+}
+
+// Title is the title of the undefined metric ("ΔEO" for
+// "equal_opportunity"), as tables print it.
+func (u Undefined) Title() string {
+	metric := u.Metric
+	for k, n := range reportJSONNames {
+		if n == metric {
+			return reportCriteria[k].Title()
+		}
+	}
+	switch metric {
+	case "f1":
+		return "F1"
+	case "auc":
+		return "AUC"
+	}
+	return metric
+}

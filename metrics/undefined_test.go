@@ -130,32 +130,6 @@ func TestBootstrapAllowUndefined(t *testing.T) {
 	assert.InDelta(t, iv.DemographicParity.Point, back.DemographicParity.Point, 0)
 }
 
-// TestDiagnoseUndefined: each undefined metric of a report is one
-// UndefinedMetric diagnostic naming the metric and the group by its name.
-func TestDiagnoseUndefined(t *testing.T) {
-	p, labels, sens := undefinedCase()
-	opt := DefaultOptions()
-	opt.AllowUndefined = true
-	r, err := EvaluateBinary(p, labels, sens, nil, opt)
-	require.NoError(t, err)
-	cfg := DefaultDiagnoseConfig()
-	cfg.GroupNames = []string{"north", "south"}
-	ds, err := DiagnoseReport(r, "fmp", cfg)
-	require.NoError(t, err)
-	var found []Diagnostic
-	for _, d := range ds {
-		if d.Code == UndefinedMetric {
-			found = append(found, d)
-		}
-	}
-	require.Len(t, found, 1)
-	assert.Equal(t, "fmp", found[0].Subject)
-	assert.Contains(t, found[0].Message, "ΔEOdds is undefined")
-	assert.Contains(t, found[0].Message, `group "south"`)
-	assert.NotContains(t, found[0].Message, "group 1")
-	assert.Contains(t, found[0].Advice, "n/a")
-}
-
 // TestNoGroups: a report without groups (built by hand) gives an error
 // for every criterion, not a panic.
 func TestNoGroups(t *testing.T) {

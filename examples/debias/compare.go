@@ -17,6 +17,7 @@ import (
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 // -compare METHODS: each method and its own backbone on the same split
@@ -188,7 +189,7 @@ func compareSeed(o *options, ds *datasets.Dataset, seed int64, stderr io.Writer)
 			fc := fmp.DefaultFrontierConfig()
 			fc.LambdaF, fc.LambdaS, fc.Rule = o.lambdaF, o.lambdaS, o.rule
 			f, ferr := fmp.NewFrontier(o.ctx, fm, bf.task, fc)
-			if ferr != nil && (f == nil || !errors.Is(ferr, metrics.ErrNoCandidate)) {
+			if ferr != nil && (f == nil || !errors.Is(ferr, selection.ErrNoCandidate)) {
 				return nil, fmt.Errorf("-compare fmp, seed %d: %w", seed, ferr)
 			}
 			chosen, err := f.Model()
@@ -223,7 +224,7 @@ func compareSeed(o *options, ds *datasets.Dataset, seed int64, stderr io.Writer)
 			thc := postprocess.DefaultThresholdsConfig()
 			thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
 			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
-			if errors.Is(err, metrics.ErrNoCandidate) {
+			if errors.Is(err, selection.ErrNoCandidate) {
 				return nil, badInput("-compare thresholds, seed %d: no per-group thresholds met the rule (%s) on the validation nodes: loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion), or add -randomize", seed, o.rule)
 			}
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
@@ -68,7 +69,7 @@ type options struct {
 	// Debiasing.
 	lambdaF, lambdaS []float64
 	fmp              fmp.Config
-	rule             metrics.Rule
+	rule             selection.Rule
 	// Per-group thresholds.
 	randomize bool
 	objective postprocess.Objective

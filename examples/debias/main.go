@@ -140,7 +140,7 @@
 //	// keep priv secret; publish the key file:
 //	err = os.WriteFile("trusted.pub", []byte(hex.EncodeToString(pub)+"\n"), 0o644)
 //	// sign: write the model with the private key
-//	err = modelio.SaveWith(w, m, modelio.SaveConfig{Features: &schema, SigningKey: priv})
+//	err = modelio.Save(w, m, modelio.SaveConfig{Features: &schema, SigningKey: priv})
 //
 // -protocol NAME (nifty, fairgnn, fairvgnn, edits, fmp) sets the flags of
 // a reference repository's training protocol that are not given
@@ -181,7 +181,7 @@
 // every debiased result is not above the majority rate: the low end of
 // its test accuracy's 95% bootstrap interval (or, without test nodes,
 // its validation accuracy) is at or below the accuracy of predicting the
-// more frequent class for every node (metrics.NotAboveMajority), so
+// more frequent class for every node (diagnose.NotAboveMajority), so
 // that the test nodes do not show it to beat a constant; every output is
 // written and the rows are marked "not above the majority rate" with the
 // numbers compared. When several apply, 5 comes before 6, and 6 before 3.
@@ -196,11 +196,11 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/blas"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	// Ctrl-C stops a training, a frontier or a scoring at its next
 	// epoch, setting or stage, with exit status 1 and nothing half
 	// written (outputs are written atomically at the end).

@@ -13,6 +13,7 @@ import (
 	"github.com/fairmp/fairmp/fmp/score"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
 )
 
 //go:embed report.html.tmpl
@@ -85,7 +86,7 @@ type reportData struct {
 	Rows        []reportRow
 	IntervalsOn string
 	Notes       []string
-	Diagnostics []metrics.Diagnostic
+	Diagnostics []diagnose.Diagnostic
 	Frontier    template.HTML
 	GroupsSVG   template.HTML
 	GroupRates  []reportRateRow

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/metrics/diagnose"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -36,13 +37,13 @@ func TestFmtPct(t *testing.T) {
 func TestMarksOf(t *testing.T) {
 	all := metrics.Report{Classes: 2, Accuracy: 0.7, Overall: metrics.GroupStats{Count: 100, Selected: 100, Positives: 70}}
 	none := metrics.Report{Classes: 2, Accuracy: 0.3, Overall: metrics.GroupStats{Count: 100, Selected: 0, Positives: 70}}
-	assert.Equal(t, []string{"trivial: selects every node", "not above the majority rate: accuracy 70.00% ≤ 70.00%", "rule not met"}, marksOf([]metrics.Diagnostic{
-		{Code: metrics.RuleNotMet, Subject: "fmp"},
-		{Code: metrics.BelowMajority, Subject: "fmp"},
-		{Code: metrics.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
+	assert.Equal(t, []string{"trivial: selects every node", "not above the majority rate: accuracy 70.00% ≤ 70.00%", "rule not met"}, marksOf([]diagnose.Diagnostic{
+		{Code: diagnose.RuleNotMet, Subject: "fmp"},
+		{Code: diagnose.BelowMajority, Subject: "fmp"},
+		{Code: diagnose.TrivialSelection, Subject: "fmp", Message: "it selects every node (100.00% selected)"},
 	}, all, nil))
-	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]metrics.Diagnostic{{Code: metrics.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}, none, nil))
-	assert.Empty(t, marksOf([]metrics.Diagnostic{{Code: metrics.SmallGroup, Subject: "backbone"}}, all, nil))
+	assert.Equal(t, []string{"trivial: selects no node"}, marksOf([]diagnose.Diagnostic{{Code: diagnose.TrivialSelection, Subject: "thresholds", Message: "it selects no node (0.00% selected)"}}, none, nil))
+	assert.Empty(t, marksOf([]diagnose.Diagnostic{{Code: diagnose.SmallGroup, Subject: "backbone"}}, all, nil))
 }
 
 // Issue 53 A7: a row at 70.40% against a 70.00% majority was marked
@@ -51,7 +52,7 @@ func TestMarksOf(t *testing.T) {
 // reaching down to it.
 func TestMajorityMarkSaysWhatItChecks(t *testing.T) {
 	rep := metrics.Report{Classes: 2, Accuracy: 0.704, Overall: metrics.GroupStats{Count: 500, Selected: 300, Positives: 350}}
-	d := []metrics.Diagnostic{{Code: metrics.BelowMajority, Subject: "fmp"}}
+	d := []diagnose.Diagnostic{{Code: diagnose.BelowMajority, Subject: "fmp"}}
 	assert.Equal(t, []string{"not above the majority rate: accuracy 70.40%, but its 95% interval [67.80, 72.90] reaches 70.00%"},
 		marksOf(d, rep, &metrics.Interval{Point: 0.704, Lo: 0.678, Hi: 0.729}))
 	rep.Accuracy = 0.69

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairmp/fairmp/metrics/diagnose"
+	"github.com/fairmp/fairmp/metrics/selection"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -62,7 +64,7 @@ type method struct {
 	// Marks say why the row is not a result to read as one: "trivial:
 	// selects every node" (its parity is by triviality), "not above the
 	// majority rate: ..." (the low end of its accuracy's 95% interval is
-	// at or below the majority-class rate, metrics.NotAboveMajority: the
+	// at or below the majority-class rate, diagnose.NotAboveMajority: the
 	// test nodes do not show it to beat a constant prediction), "rule
 	// not met" (no setting met the rule: FMP's row is its reference).
 	// From the test nodes' diagnostics (the validation nodes', by the
@@ -104,8 +106,8 @@ type result struct {
 	stderrWarnings []string
 	training       map[string]any
 	// diagnostics are what a careful analyst would say before anyone
-	// reads the table (metrics.Diagnostic), in the command's words.
-	diagnostics []metrics.Diagnostic
+	// reads the table (diagnose.Diagnostic), in the command's words.
+	diagnostics []diagnose.Diagnostic
 	// search is what the backbone search tried and chose (nil without
 	// one).
 	search *searchRecord
@@ -115,7 +117,7 @@ type result struct {
 	belowAdvice string
 	// ruleDiagnostics are the methods' RuleNotMet diagnostics other than
 	// the frontier's (the thresholds').
-	ruleDiagnostics []metrics.Diagnostic
+	ruleDiagnostics []diagnose.Diagnostic
 }
 
 // ruleNotMet is execute's error when a method found no setting that meets
@@ -186,7 +188,7 @@ func (r *result) trivialResults() []string { return r.markedResults("trivial") }
 func (r *result) notMet() []string {
 	var out []string
 	for _, d := range r.diagnostics {
-		if d.Code == metrics.RuleNotMet {
+		if d.Code == diagnose.RuleNotMet {
 			out = append(out, d.Subject)
 		}
 	}
@@ -198,11 +200,11 @@ func (r *result) notMet() []string {
 // the majority-class rate, a trivial selection, small groups, a rare
 // class).
 func (r *result) diagnose() error {
-	cfg := metrics.DefaultDiagnoseConfig()
+	cfg := diagnose.DefaultConfig()
 	for g := 0; g < groups(r.ds); g++ {
 		cfg.GroupNames = append(cfg.GroupNames, groupName(r.ds, g))
 	}
-	ds, err := metrics.DiagnoseFeatures(r.ds.Features, r.ds.NumFeatures, r.ds.FeatureNames, r.ds.Sens, cfg)
+	ds, err := diagnose.Features(r.ds.Features, r.ds.NumFeatures, r.ds.FeatureNames, r.ds.Sens, cfg)
 	if err != nil {
 		return err
 	}
@@ -211,7 +213,7 @@ func (r *result) diagnose() error {
 		r.diagnostics = append(r.diagnostics, r.frontier.Diagnostics()...)
 	}
 	r.diagnostics = append(r.diagnostics, r.ruleDiagnostics...)
-	var per []metrics.Diagnostic
+	var per []diagnose.Diagnostic
 	for _, me := range r.methods {
 		rep, acc := me.Test, (*metrics.Interval)(nil)
 		if rep != nil && me.TestCI != nil {
@@ -223,13 +225,13 @@ func (r *result) diagnose() error {
 		if rep == nil {
 			continue
 		}
-		d, err := metrics.DiagnoseReportWithin(*rep, acc, me.Name, cfg)
+		d, err := diagnose.Report(*rep, acc, me.Name, cfg)
 		if err != nil {
 			return err
 		}
 		me.Marks = marksOf(append(d, r.ruleOf(me.Name)...), *rep, acc)
 		for k := range d {
-			if d[k].Code == metrics.BelowMajority && r.belowAdvice != "" {
+			if d[k].Code == diagnose.BelowMajority && r.belowAdvice != "" {
 				d[k].Advice = r.belowAdvice
 			}
 		}
@@ -245,10 +247,10 @@ func (r *result) diagnose() error {
 // ruleOf returns the RuleNotMet diagnostics about the method named name
 // among those diagnose has gathered (the frontier's for fmp, the
 // thresholds' own).
-func (r *result) ruleOf(name string) []metrics.Diagnostic {
-	var out []metrics.Diagnostic
+func (r *result) ruleOf(name string) []diagnose.Diagnostic {
+	var out []diagnose.Diagnostic
 	for _, d := range r.diagnostics {
-		if d.Subject == name && d.Code == metrics.RuleNotMet {
+		if d.Subject == name && d.Code == diagnose.RuleNotMet {
 			out = append(out, d)
 		}
 	}
@@ -259,10 +261,10 @@ func (r *result) ruleOf(name string) []metrics.Diagnostic {
 // rep (see method.Marks), the trivial mark first: rep's selections say
 // which way a selection is trivial, rep's accuracy and its interval acc
 // (nil: none) what the majority mark checked.
-func marksOf(ds []metrics.Diagnostic, rep metrics.Report, acc *metrics.Interval) []string {
+func marksOf(ds []diagnose.Diagnostic, rep metrics.Report, acc *metrics.Interval) []string {
 	marks := []string{}
 	for _, d := range ds {
-		if d.Code == metrics.TrivialSelection {
+		if d.Code == diagnose.TrivialSelection {
 			what := "every node"
 			if o := rep.Overall; 2*o.Selected < o.Count {
 				what = "no node"
@@ -271,12 +273,12 @@ func marksOf(ds []metrics.Diagnostic, rep metrics.Report, acc *metrics.Interval)
 		}
 	}
 	for _, d := range ds {
-		if d.Code == metrics.BelowMajority {
+		if d.Code == diagnose.BelowMajority {
 			marks = append(marks, majorityMark(rep, acc))
 		}
 	}
 	for _, d := range ds {
-		if d.Code == metrics.RuleNotMet {
+		if d.Code == diagnose.RuleNotMet {
 			marks = append(marks, "rule not met")
 		}
 	}
@@ -284,7 +286,7 @@ func marksOf(ds []metrics.Diagnostic, rep metrics.Report, acc *metrics.Interval)
 }
 
 // majorityMark words the mark of a row not above the majority rate as
-// what metrics.NotAboveMajority checked: the accuracy at or below the
+// what diagnose.NotAboveMajority checked: the accuracy at or below the
 // rate, or its interval reaching down to it.
 func majorityMark(rep metrics.Report, acc *metrics.Interval) string {
 	major, _ := rep.MajorityRate()
@@ -297,8 +299,8 @@ func majorityMark(rep metrics.Report, acc *metrics.Interval) string {
 // sameSaidOnce merges diagnostics that say the same thing of several
 // methods (a small group, a metric undefined for want of positive labels)
 // into one whose subject names them all, in order.
-func sameSaidOnce(ds []metrics.Diagnostic) []metrics.Diagnostic {
-	var out []metrics.Diagnostic
+func sameSaidOnce(ds []diagnose.Diagnostic) []diagnose.Diagnostic {
+	var out []diagnose.Diagnostic
 	subjects := map[int][]string{}
 	seen := map[[3]string]int{}
 	for _, d := range ds {
@@ -715,7 +717,7 @@ func trainAndDebias(o *options, ds *datasets.Dataset, stderr io.Writer) (*result
 	}
 	begin = time.Now()
 	f, err := fmp.NewFrontier(o.ctx, fm, task, fc)
-	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
+	if err != nil && (f == nil || !errors.Is(err, selection.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}
 	// No setting met the rule: the frontier's reference (λs 0, λf 0: the
@@ -761,9 +763,9 @@ func (r *result) finish(o *options, probs []float64) error {
 		occ.Rule = o.rule
 		off, err := postprocess.FitClassOffsets(probs, c, ds.Labels, ds.Sens, ds.Split.Val, occ)
 		switch {
-		case errors.Is(err, metrics.ErrNoCandidate):
+		case errors.Is(err, selection.ErrNoCandidate):
 			r.thNote = fmt.Sprintf("per-group class offsets: %v", err)
-			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "offsets",
+			r.ruleDiagnostics = append(r.ruleDiagnostics, diagnose.Diagnostic{Code: diagnose.RuleNotMet, Subject: "offsets",
 				Message: fmt.Sprintf("no per-group class offsets met the rule (%s) on the validation nodes: the table has no offsets row", o.rule),
 				Advice:  "loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion)"})
 		case err != nil:
@@ -784,9 +786,9 @@ func (r *result) finish(o *options, probs []float64) error {
 		thc := postprocess.DefaultThresholdsConfig()
 		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
 		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
-		if errors.Is(err, metrics.ErrNoCandidate) {
+		if errors.Is(err, selection.ErrNoCandidate) {
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
-			r.ruleDiagnostics = append(r.ruleDiagnostics, metrics.Diagnostic{Code: metrics.RuleNotMet, Subject: "thresholds",
+			r.ruleDiagnostics = append(r.ruleDiagnostics, diagnose.Diagnostic{Code: diagnose.RuleNotMet, Subject: "thresholds",
 				Message: fmt.Sprintf("no per-group thresholds met the rule (%s) on the validation nodes: the table has no thresholds row", o.rule),
 				Advice:  "loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion), or add -randomize"})
 		} else if err != nil {
@@ -1187,7 +1189,7 @@ func writeAll(od *outDir, o *options, r *result) error {
 	if r.model != nil {
 		schema := r.ds.Schema()
 		cfg := modelio.SaveConfig{Features: &schema, Baseline: r.baseline, Nodes: r.nodes}
-		if err := writeFile(od.path("model.fmp"), func(w io.Writer) error { return modelio.SaveWith(w, r.model, cfg) }); err != nil {
+		if err := writeFile(od.path("model.fmp"), func(w io.Writer) error { return modelio.Save(w, r.model, cfg) }); err != nil {
 			return err
 		}
 	}

@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/npy"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/metrics"
 )
 
 // scoresOptions are the -scores flags: another model's per-node scores,
@@ -291,7 +291,7 @@ func debiasScores(o *options, ds *datasets.Dataset, stderr io.Writer) (*result, 
 	zt := tensor.New(tensor.WithShape(n, c), tensor.WithBacking(append([]float64(nil), z...)))
 	begin := time.Now()
 	f, err := fmp.NewLogitsFrontier(o.ctx, zt, adj, ds.Sens, ds.Labels, ds.Split.Val, base, fc)
-	if err != nil && (f == nil || !errors.Is(err, metrics.ErrNoCandidate)) {
+	if err != nil && (f == nil || !errors.Is(err, selection.ErrNoCandidate)) {
 		return nil, fmt.Errorf("FMP frontier: %w", err)
 	}
 	// No setting met the rule: as trainAndDebias, the reference (the

@@ -30,8 +30,8 @@ import (
 	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
@@ -179,7 +179,7 @@ func buildFixture() (*fixture, error) {
 		{&f.noScaling, "noscaling.fmp", modelio.SaveConfig{Features: &noScale}},
 	} {
 		var buf bytes.Buffer
-		if err := modelio.SaveWith(&buf, m, s.cfg); err != nil {
+		if err := modelio.Save(&buf, m, s.cfg); err != nil {
 			return nil, err
 		}
 		*s.path = filepath.Join(dir, s.name)

@@ -49,7 +49,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/blas"
 )
 
 func main() {

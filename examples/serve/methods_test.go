@@ -64,7 +64,7 @@ func TestServesMethodModels(t *testing.T) {
 			require.NoError(t, fm.Record(xs))
 			schema := ds.Schema()
 			var buf bytes.Buffer
-			require.NoError(t, modelio.SaveWith(&buf, fm, modelio.SaveConfig{Features: &schema}))
+			require.NoError(t, modelio.Save(&buf, fm, modelio.SaveConfig{Features: &schema}))
 			fc := *f
 			fc.model, fc.keyFile = filepath.Join(t.TempDir(), "model.fmp"), ""
 			require.NoError(t, os.WriteFile(fc.model, buf.Bytes(), 0o644))
@@ -112,7 +112,7 @@ func TestServesThreeClasses(t *testing.T) {
 	require.NoError(t, err)
 	schema := ds.Schema()
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, fit.Model, modelio.SaveConfig{Features: &schema}))
+	require.NoError(t, modelio.Save(&buf, fit.Model, modelio.SaveConfig{Features: &schema}))
 	fc := *f
 	fc.model, fc.keyFile = filepath.Join(t.TempDir(), "model.fmp"), ""
 	require.NoError(t, os.WriteFile(fc.model, buf.Bytes(), 0o644))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/fairmp/fairmp/metrics/selection"
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/internal/opkit"
@@ -22,7 +23,7 @@ import (
 // one worker per setting assembles them in node order and calls
 // metrics.Evaluate, the in-memory function itself. That worker holds
 // 8·(C + 2) bytes per evaluated node (16 MB per million at C = 2). The
-// points are then gathered and metrics.Choose applies the rule.
+// points are then gathered and selection.Choose applies the rule.
 
 // Point is one setting's metrics on the validation and the test nodes.
 type Point struct {
@@ -47,8 +48,8 @@ type Result struct {
 	// Chosen indexes Points; Rule is the rule that chose it (nil without
 	// a frontier). Chosen is −1 when no point met the rule: the reference
 	// is then the output (as fmp.Frontier keeps it).
-	Chosen int           `json:"chosen"`
-	Rule   *metrics.Rule `json:"rule,omitempty"`
+	Chosen int             `json:"chosen"`
+	Rule   *selection.Rule `json:"rule,omitempty"`
 	// Setting is Chosen's (or the kept reference's) index among the
 	// settings the FMP run computed (its columns in FMP's output).
 	Setting int `json:"-"`
@@ -99,7 +100,7 @@ type Plan struct {
 	// point).
 	Reference int
 	// Rule chooses among the points.
-	Rule metrics.Rule
+	Rule selection.Rule
 }
 
 // NewPlan lays out the settings of one FMP setting (frontier nil) or of
@@ -249,13 +250,13 @@ func (f *chooseFn) ProcessElement(_ int64, points func(*Point) bool) (Result, er
 	ref := byIndex[1+f.Plan.Reference]
 	rule := f.Plan.Rule
 	r.Reference, r.Rule = &ref, &rule
-	cands := make([]metrics.Candidate, len(r.Points))
+	cands := make([]selection.Candidate, len(r.Points))
 	for i, p := range r.Points {
 		cands[i] = rule.Candidate(p.Val)
 	}
 	var err error
-	if r.Chosen, err = metrics.Choose(cands, rule.Candidate(ref.Val), rule); err != nil {
-		if errors.Is(err, metrics.ErrNoCandidate) {
+	if r.Chosen, err = selection.Choose(cands, rule.Candidate(ref.Val), rule); err != nil {
+		if errors.Is(err, selection.ErrNoCandidate) {
 			// As fmp.NewLogitsFrontier: nothing chosen, the reference kept.
 			r.Chosen, r.Setting = -1, f.Plan.Reference
 			return r, nil

@@ -61,7 +61,7 @@ func initModel(t *testing.T, cfg layers.Config, ds *datasets.Dataset) ([]byte, [
 	m, err := k.Build(G.NewGraph(), ds.Graph, cfg, nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true})) // weights drawn, not trained: the pipeline checks arithmetic
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true})) // weights drawn, not trained: the pipeline checks arithmetic
 	var params []*tensor.Dense
 	for _, p := range m.Learnables() {
 		params = append(params, p.Value().(*tensor.Dense))

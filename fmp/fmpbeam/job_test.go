@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -52,7 +53,7 @@ func jobData(t *testing.T, ds *datasets.Dataset) (string, []byte, layers.Config,
 	_, err = train.Fit(context.Background(), m, &train.Task{Graph: g, X: x, Labels: ds.Labels, Train: ds.Split.Train, Val: ds.Split.Val, Classes: 2, Phase: phase}, tc)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.Save(&buf, m))
+	require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.fmp"), buf.Bytes(), 0o644))
 	var params []*tensor.Dense
 	for _, p := range m.Learnables() {
@@ -234,11 +235,11 @@ func TestJobRuleNotMet(t *testing.T) {
 	dir, model, cfg, params := jobData(t, ds)
 	out := t.TempDir()
 	j := testJob(dir, out)
-	j.Frontier.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
+	j.Frontier.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0)
 	runJob(t, j, model)
 
 	z, adj, fr, err := inMemory(t, ds, dir, cfg, params, j)
-	require.ErrorIs(t, err, metrics.ErrNoCandidate, "the test's rule must be one no setting meets")
+	require.ErrorIs(t, err, selection.ErrNoCandidate, "the test's rule must be one no setting meets")
 
 	b, err := os.ReadFile(filepath.Join(out, "metrics.json"))
 	require.NoError(t, err)

@@ -12,10 +12,10 @@ import (
 
 	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/problem"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,7 +64,7 @@ func TestLoadOntoAnyGraph(t *testing.T) {
 			onA, err := train.Predict(m, task, nil)
 			require.NoError(t, err)
 			var buf bytes.Buffer
-			require.NoError(t, modelio.Save(&buf, m), kind)
+			require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()), kind)
 
 			taskU := newTask(t, u, dt, layers.NewPhase())
 			env := modelio.Env{Graph: u.Graph, Phase: taskU.Phase, Sens: alternating(u.N)}

@@ -18,7 +18,7 @@ import (
 	"github.com/fairmp/fairmp/metrics"
 )
 
-// TestBaselineRoundTrip: a baseline given to SaveWith comes back from
+// TestBaselineRoundTrip: a baseline given to Save comes back from
 // ReadHeader and Read as it was; a file whose baseline is not as Save
 // writes it is refused.
 func TestBaselineRoundTrip(t *testing.T) {
@@ -35,7 +35,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	b, err := metrics.NewBaseline(probs, 2, p.Labels, sens, nil, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Baseline: &b, Untrained: true}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Baseline: &b, Untrained: true}))
 	h, err := modelio.ReadHeader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
 	require.NotNil(t, h.Baseline)
@@ -52,7 +52,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	assert.ErrorIs(t, err, modelio.ErrFormat)
 
 	b.Level = 0
-	assert.ErrorContains(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Baseline: &b, Untrained: true}), "SaveConfig.Baseline")
+	assert.ErrorContains(t, modelio.Save(&buf, m, modelio.SaveConfig{Baseline: &b, Untrained: true}), "SaveConfig.Baseline")
 }
 
 // TestFileBackbone: the backbone a File builds on a one-node graph gives,
@@ -65,7 +65,7 @@ func TestFileBackbone(t *testing.T) {
 		m, err := roundTripModels[kind](g, p, testutil.Dtypes[0], nil)
 		require.NoError(t, err, kind)
 		var buf bytes.Buffer
-		require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true}), kind)
+		require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true}), kind)
 		f, err := modelio.Read(bytes.NewReader(buf.Bytes()))
 		require.NoError(t, err, kind)
 		one, err := graph.FromEdges(1, nil)

@@ -22,7 +22,7 @@
 //	if err != nil { ... }
 //	pred, err := train.Predict(m, task, nil)
 //
-// [SaveWith] also records the feature schema the model was trained on
+// [Save] also records the feature schema the model was trained on
 // ([features.Schema]: column names, order, scaling) and the model's
 // decisions on its validation nodes ([metrics.Baseline], what drift is
 // measured against), and can sign the file; [ReadHeader] reads a file's

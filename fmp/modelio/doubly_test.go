@@ -37,7 +37,7 @@ func TestDoublyStochasticRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		_, err = train.Fit(context.Background(), m, task, fastTrain(2))
 		require.NoError(t, err)
-		require.NoError(t, modelio.Save(&plain, m))
+		require.NoError(t, modelio.Save(&plain, m, modelio.DefaultSaveConfig()))
 		assert.NotContains(t, plain.String(), "doubly_stochastic", name)
 		assert.NotContains(t, plain.String(), "sinkhorn", name)
 
@@ -51,7 +51,7 @@ func TestDoublyStochasticRoundTrip(t *testing.T) {
 		want, err := train.Predict(m, task, nil)
 		require.NoError(t, err)
 		var buf bytes.Buffer
-		require.NoError(t, modelio.Save(&buf, m))
+		require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()))
 		assert.Contains(t, buf.String(), `"doubly_stochastic":true,"sinkhorn":{"tol":0.000001,"max_iter":1000}`, name)
 
 		task2 := newTask(t, p, tensor.Float64, layers.NewPhase())

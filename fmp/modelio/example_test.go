@@ -47,7 +47,7 @@ func ExampleLoad() {
 	}
 	var file bytes.Buffer
 	schema := ds.Schema()
-	if err := modelio.SaveWith(&file, gcn, modelio.SaveConfig{Features: &schema}); err != nil {
+	if err := modelio.Save(&file, gcn, modelio.SaveConfig{Features: &schema}); err != nil {
 		log.Fatal(err)
 	}
 

@@ -201,7 +201,7 @@ func TestCorruptHeaderIsCorrupt(t *testing.T) {
 	var buf bytes.Buffer
 	m, err := modelio.Load(bytes.NewReader(data), G.NewGraph(), modelio.Env{Graph: p.Graph})
 	require.NoError(t, err)
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true, Features: testSchema()}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true, Features: testSchema()}))
 	data = buf.Bytes()
 	nl := bytes.IndexByte(data, '\n')
 	checked := 0

@@ -125,7 +125,7 @@ type Env struct {
 	TrustedKeys []ed25519.PublicKey
 }
 
-// SaveConfig configures SaveWith.
+// SaveConfig configures Save.
 type SaveConfig struct {
 	// Features, if not nil, is the feature schema the model was trained
 	// on (datasets.Dataset.Schema: names, order, scaling); the file
@@ -152,7 +152,7 @@ type SaveConfig struct {
 	// Env.TrustedKeys checks it.
 	SigningKey ed25519.PrivateKey
 	// Untrained allows saving a model whose parameters are still those
-	// its configuration initialises (train.Trained); without it SaveWith
+	// its configuration initialises (train.Trained); without it Save
 	// refuses one (train.ErrUntrained): a model saved before training is
 	// almost always a mistake.
 	Untrained bool
@@ -180,15 +180,12 @@ func (c SaveConfig) Validate() error {
 }
 
 // Save writes m's kind, configuration and parameters to w in the format
-// described above (SaveWith with DefaultSaveConfig).
-func Save(w io.Writer, m layers.Model) error { return SaveWith(w, m, DefaultSaveConfig()) }
-
-// SaveWith writes m to w with cfg's feature schema and signature. It
-// returns an error for an invalid cfg, a model (or, for a wrapper such as
+// described above, with cfg's feature schema, drift baseline and
+// signature (DefaultSaveConfig: none of them). It returns an error for an invalid cfg, a model (or, for a wrapper such as
 // an fmp.Model, a backbone) of no kind declared in package layers,
 // parameters that are not finite dense float values of one dtype, a
 // schema whose width is not the model's input width, or a failed write.
-func SaveWith(w io.Writer, m layers.Model, cfg SaveConfig) error {
+func Save(w io.Writer, m layers.Model, cfg SaveConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

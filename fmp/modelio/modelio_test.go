@@ -138,7 +138,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			want, err := train.Predict(m, task, nil)
 			require.NoError(t, err)
 			var buf bytes.Buffer
-			if err := modelio.Save(&buf, m); err != nil {
+			if err := modelio.Save(&buf, m, modelio.DefaultSaveConfig()); err != nil {
 				t.Fatalf("%s: %v", kind, err)
 			}
 			task2 := newTask(t, p, dt, layers.NewPhase())
@@ -277,7 +277,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	type plain struct{ layers.Model }
 	var buf bytes.Buffer
-	assert.ErrorIs(t, modelio.Save(&buf, plain{nil}), modelio.ErrUnknownKind, "saving a model of no declared kind")
+	assert.ErrorIs(t, modelio.Save(&buf, plain{nil}, modelio.DefaultSaveConfig()), modelio.ErrUnknownKind, "saving a model of no declared kind")
 	assert.Zero(t, buf.Len(), "nothing written")
 }
 
@@ -373,7 +373,7 @@ func TestLoadSensitiveAttribute(t *testing.T) {
 // saveUntrained saves a model that was never trained: the format tests
 // need files, not trained models.
 func saveUntrained(w io.Writer, m layers.Model) error {
-	return modelio.SaveWith(w, m, modelio.SaveConfig{Untrained: true})
+	return modelio.Save(w, m, modelio.SaveConfig{Untrained: true})
 }
 
 // TestSaveRefusesUntrained: saving a model whose parameters are its
@@ -384,12 +384,12 @@ func TestSaveRefusesUntrained(t *testing.T) {
 	task := newTask(t, p, tensor.Float64, layers.NewPhase())
 	m, err := layers.NewMLP(task.Graph, nil, layers.DefaultMLPConfig(p.D, p.C), task.Phase)
 	require.NoError(t, err)
-	err = modelio.Save(io.Discard, m)
+	err = modelio.Save(io.Discard, m, modelio.DefaultSaveConfig())
 	assert.ErrorIs(t, err, train.ErrUntrained)
 	assert.ErrorContains(t, err, "SaveConfig.Untrained")
 	_, err = train.Fit(context.Background(), m, task, fastTrain(2))
 	require.NoError(t, err)
-	assert.NoError(t, modelio.Save(io.Discard, m))
+	assert.NoError(t, modelio.Save(io.Discard, m, modelio.DefaultSaveConfig()))
 }
 
 // TestRead: Read gives every kind's configuration and parameters as Save

@@ -100,7 +100,7 @@ func TestSaveNodes(t *testing.T) {
 	rec, err := modelio.NewNodes(p.N, ids, p.Train, p.Val, p.Test)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Nodes: rec}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Nodes: rec}))
 
 	h, err := modelio.ReadHeader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestSaveNodes(t *testing.T) {
 
 	// A file without the record (Save) reads with none.
 	var plain bytes.Buffer
-	require.NoError(t, modelio.Save(&plain, m))
+	require.NoError(t, modelio.Save(&plain, m, modelio.DefaultSaveConfig()))
 	f, err = modelio.Read(bytes.NewReader(plain.Bytes()))
 	require.NoError(t, err)
 	assert.Nil(t, f.Nodes)
@@ -150,7 +150,7 @@ func TestSaveNodes(t *testing.T) {
 	// A record of another node count than the model's graph is refused.
 	short, err := modelio.NewNodes(3, nil, nil, nil, nil)
 	require.NoError(t, err)
-	assert.ErrorContains(t, modelio.SaveWith(&bytes.Buffer{}, m, modelio.SaveConfig{Nodes: short}), "records 3 nodes, the model's graph has 30")
+	assert.ErrorContains(t, modelio.Save(&bytes.Buffer{}, m, modelio.SaveConfig{Nodes: short}), "records 3 nodes, the model's graph has 30")
 }
 
 // BenchmarkNewNodes1M: recording a graph of 1M nodes by id (the cost

@@ -145,7 +145,7 @@ func TestSignedFiles(t *testing.T) {
 		var buf bytes.Buffer
 		cfg := modelio.DefaultSaveConfig()
 		cfg.SigningKey, cfg.Untrained = key, true
-		require.NoError(t, modelio.SaveWith(&buf, m, cfg))
+		require.NoError(t, modelio.Save(&buf, m, cfg))
 		return buf.Bytes()
 	}
 	signed := sign(priv)
@@ -171,7 +171,7 @@ func TestSignedFiles(t *testing.T) {
 	assert.ErrorIs(t, err, modelio.ErrSignature)
 	cfg := modelio.DefaultSaveConfig()
 	cfg.SigningKey, cfg.Untrained = priv[:10], true
-	assert.ErrorContains(t, modelio.SaveWith(io.Discard, m, cfg), "want an ed25519 private key")
+	assert.ErrorContains(t, modelio.Save(io.Discard, m, cfg), "want an ed25519 private key")
 }
 
 // The file records the feature schema the model was trained on, and
@@ -183,7 +183,7 @@ func TestFeatureSchema(t *testing.T) {
 	schema := &features.Schema{Names: []string{"a", "b", "c", "d"}, Scaling: &features.MinMax{Min: []float64{0, 1, 2, 3}, Max: []float64{1, 2, 3, 4}}}
 	var buf bytes.Buffer
 	cfg := modelio.SaveConfig{Features: schema, Untrained: true}
-	require.NoError(t, modelio.SaveWith(&buf, m, cfg))
+	require.NoError(t, modelio.Save(&buf, m, cfg))
 	h, err := modelio.ReadHeader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
 	assert.Equal(t, schema, h.Features)
@@ -197,7 +197,7 @@ func TestFeatureSchema(t *testing.T) {
 	assert.NoError(t, err)
 
 	cfg.Features = &features.Schema{Names: []string{"a"}}
-	assert.ErrorContains(t, modelio.SaveWith(io.Discard, m, cfg), "the feature schema has 1 columns, the model takes 4")
+	assert.ErrorContains(t, modelio.Save(io.Discard, m, cfg), "the feature schema has 1 columns, the model takes 4")
 	short := withHeader(t, buf.Bytes(), func(h map[string]any) {
 		f := h["features"].(map[string]any)
 		f["names"] = []string{"a", "b"}
@@ -219,7 +219,7 @@ func TestFeatureSchema(t *testing.T) {
 	cat := &features.Schema{Names: []string{"a", "job=x", "job=y", "d"}, Categorical: []features.Categorical{{Column: "job", Levels: []string{"x", "y"}}}}
 	buf.Reset()
 	cfg.Features = cat
-	require.NoError(t, modelio.SaveWith(&buf, m, cfg))
+	require.NoError(t, modelio.Save(&buf, m, cfg))
 	h, err = modelio.ReadHeader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
 	assert.Equal(t, cat, h.Features)

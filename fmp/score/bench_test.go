@@ -148,7 +148,7 @@ func BenchmarkScoreGCN(b *testing.B) {
 }
 
 func modelioSave(w *bytes.Buffer, m layers.Model) error {
-	return modelio.SaveWith(w, m, modelio.SaveConfig{Untrained: true})
+	return modelio.Save(w, m, modelio.SaveConfig{Untrained: true})
 }
 
 // modelioRead returns the backbone of the fmp model file b.

@@ -12,7 +12,7 @@ import (
 // no drift baseline. Record one when saving: metrics.NewBaseline on the
 // validation nodes (with its GroupNames set and RecordFeatures called on
 // the training nodes' features), passed as modelio.SaveConfig.Baseline to
-// modelio.SaveWith (modelio.Save records none; debias -model-out does).
+// modelio.Save (modelio.DefaultSaveConfig records none; debias -model-out does).
 var ErrNoBaseline = errors.New("score: the model file records no drift baseline")
 
 // Drift compares the nodes out scored with the baseline the model file
@@ -38,7 +38,7 @@ func (s *Scorer) Drift(out *Scores, labels, sens []int, x features.Source) (metr
 func (s *Scorer) DriftWith(out *Scores, labels, sens []int, x features.Source, opt metrics.Options, cfg metrics.BootstrapConfig) (metrics.Drift, error) {
 	b := s.header.Baseline
 	if b == nil {
-		return metrics.Drift{}, fmt.Errorf("%w: save the model with modelio.SaveWith and SaveConfig.Baseline (metrics.NewBaseline on the validation nodes, GroupNames set, RecordFeatures on the training nodes)", ErrNoBaseline)
+		return metrics.Drift{}, fmt.Errorf("%w: save the model with modelio.Save and SaveConfig.Baseline (metrics.NewBaseline on the validation nodes, GroupNames set, RecordFeatures on the training nodes)", ErrNoBaseline)
 	}
 	if out == nil || len(out.Nodes) == 0 {
 		return metrics.Drift{}, errors.New("score: Drift: no scores, want Score's output")

@@ -46,7 +46,7 @@ func TestScorerDriftThreeClasses(t *testing.T) {
 	require.NoError(t, err)
 	b.GroupNames, b.ClassNames = []string{"Male", "Female"}, []string{"low", "mid", "high"}
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true, Baseline: &b}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true, Baseline: &b}))
 	s, err := score.Open(&buf, score.DefaultConfig())
 	require.NoError(t, err)
 	require.NotNil(t, s.Header().Baseline)
@@ -70,7 +70,7 @@ func TestScorerDriftThreeClasses(t *testing.T) {
 	old, err := metrics.NewBaseline(bin, 2, d.Labels, d.Sens, d.Split.Val, metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
 	require.NoError(t, err)
 	buf.Reset()
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true, Baseline: &old}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true, Baseline: &old}))
 	s, err = score.Open(&buf, score.DefaultConfig())
 	require.NoError(t, err)
 	_, err = s.Drift(val, labels, d.Sens, nil)

@@ -47,7 +47,7 @@ func TestScorerDrift(t *testing.T) {
 	b.GroupNames = []string{"Male", "Female"}
 	require.NoError(t, b.RecordFeatures(d.Features, d.NumFeatures, nil, d.Split.Train))
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true, Baseline: &b}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true, Baseline: &b}))
 	s, err := score.Open(&buf, score.DefaultConfig())
 	require.NoError(t, err)
 

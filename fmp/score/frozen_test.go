@@ -165,6 +165,6 @@ func TestFrozenErrors(t *testing.T) {
 	// An FMP model without its duals, which Freeze cannot keep, is refused
 	// when saved (it used to reach Freeze, which returned ErrNotFitted).
 	var unrecorded bytes.Buffer
-	err = modelio.SaveWith(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
+	err = modelio.Save(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
 	assert.ErrorIs(t, err, fmp.ErrNotRecorded)
 }

@@ -62,7 +62,7 @@ func TestScoreMethodModels(t *testing.T) {
 		}
 		enc := m.(*fairtrain.Encoder)
 		var buf bytes.Buffer
-		require.NoError(t, modelio.Save(&buf, enc), name)
+		require.NoError(t, modelio.Save(&buf, enc, modelio.DefaultSaveConfig()), name)
 		s, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
 		require.NoError(t, err, name)
 		assert.Equal(t, 2, s.Hops(), "%s: a two-layer GCN body and a head", name)
@@ -87,7 +87,7 @@ func TestScoreMethodModels(t *testing.T) {
 		require.NoError(t, err, name)
 		require.NoError(t, fm.Record(x0), name)
 		buf.Reset()
-		require.NoError(t, modelio.Save(&buf, fm), name)
+		require.NoError(t, modelio.Save(&buf, fm, modelio.DefaultSaveConfig()), name)
 		fs, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
 		require.NoError(t, err, name)
 		assert.True(t, fs.FMP())

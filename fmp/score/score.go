@@ -55,7 +55,7 @@
 //	fmt.Println(d)                       // warnings, then notes
 //
 // The file records a baseline when it is saved with one
-// (modelio.SaveWith, SaveConfig.Baseline: metrics.NewBaseline on the
+// (modelio.Save, SaveConfig.Baseline: metrics.NewBaseline on the
 // validation nodes, its GroupNames set, Baseline.RecordFeatures on the
 // training nodes); without it Drift returns ErrNoBaseline.
 //

@@ -55,7 +55,7 @@ func grow(t *testing.T, d *datasets.Dataset, extra int) (*graph.Graph, *features
 func save(t *testing.T, m layers.Model) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.SaveConfig{Untrained: true}))
+	require.NoError(t, modelio.Save(&buf, m, modelio.SaveConfig{Untrained: true}))
 	return buf.Bytes()
 }
 
@@ -245,7 +245,7 @@ func TestScoreErrors(t *testing.T) {
 	// An FMP model without its duals is refused when saved (it used to
 	// reach Open, which returned ErrNotFitted).
 	var unrecorded bytes.Buffer
-	err := modelio.SaveWith(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
+	err := modelio.Save(&unrecorded, fmpModel(t, d, false), modelio.SaveConfig{Untrained: true})
 	assert.ErrorIs(t, err, fmp.ErrNotRecorded)
 
 	s, err := score.Open(bytes.NewReader(save(t, fmpModel(t, d, true))), score.DefaultConfig())

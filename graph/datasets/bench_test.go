@@ -26,7 +26,7 @@ func BenchmarkSimilarityEdges(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := SimilarityEdges(x, n, d, 0.7); err != nil {
+		if _, err := similarityEdges(x, n, d, 0.7); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -121,7 +121,7 @@
 // ids exceed 2^53). Rows are nodes, in file order.
 //
 // A NIFTY data set without its edges file gets NIFTY's feature-similarity
-// graph ([SimilarityEdges]): it reproduces the shipped bail_edges.txt and
+// graph (similarityEdges): it reproduces the shipped bail_edges.txt and
 // credit_edges.txt exactly, in seconds.
 //
 // The split comes from split.json in the data set's folder

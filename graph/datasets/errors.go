@@ -57,8 +57,8 @@ func rowErr(file string, row, col int, format string, args ...any) *FileError {
 	return &FileError{File: file, Line: row, Column: col, Rows: true, Msg: fmt.Sprintf(format, args...)}
 }
 
-// IsFileError reports whether err is (or wraps) a *FileError.
-func IsFileError(err error) bool {
+// isFileError reports whether err is (or wraps) a *FileError.
+func isFileError(err error) bool {
 	var fe *FileError
 	return errors.As(err, &fe)
 }

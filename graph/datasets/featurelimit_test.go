@@ -20,7 +20,7 @@ func loadErr(t *testing.T, c FilesConfig, dir string) (*Dataset, string) {
 	if err == nil {
 		return ds, ""
 	}
-	assert.True(t, IsFileError(err), "%v is not a *FileError", err)
+	assert.True(t, isFileError(err), "%v is not a *FileError", err)
 	return nil, strings.ReplaceAll(err.Error(), dir, "F")
 }
 

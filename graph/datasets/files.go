@@ -132,14 +132,14 @@ var (
 	FeatureLimit32 = math.Sqrt(math.MaxFloat32)
 )
 
-// DefaultMissing is the default FilesConfig.Missing.
-var DefaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
+// defaultMissing is the default FilesConfig.Missing.
+var defaultMissing = []string{"", "NA", "N/A", "NaN", "null", "None", "?"}
 
 // DefaultFilesConfig returns a FilesConfig with the defaults: min-max
-// scaling, DefaultMissing, DefaultOptions. The paths and the label and
+// scaling, defaultMissing, DefaultOptions. The paths and the label and
 // sensitive columns are left for the caller.
 func DefaultFilesConfig() FilesConfig {
-	return FilesConfig{MinMaxScale: true, Classes: 2, MaxLevels: 50, Missing: append([]string(nil), DefaultMissing...), Options: DefaultOptions()}
+	return FilesConfig{MinMaxScale: true, Classes: 2, MaxLevels: 50, Missing: append([]string(nil), defaultMissing...), Options: DefaultOptions()}
 }
 
 // Validate checks that the paths and the columns are set, the columns

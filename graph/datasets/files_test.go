@@ -154,7 +154,7 @@ func TestLoadFilesErrors(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.True(t, IsFileError(err), "%v is not a *FileError", err)
+			assert.True(t, isFileError(err), "%v is not a *FileError", err)
 			assert.Contains(t, strings.ReplaceAll(err.Error(), dir, "F"), tc.want)
 		})
 	}

@@ -30,7 +30,7 @@ func FuzzReadTable(f *testing.F) {
 		}
 		tb, err := readTable(bytes.NewReader(data), nil, "fuzz.csv", spec)
 		if err != nil {
-			if !IsFileError(err) {
+			if !isFileError(err) {
 				t.Fatalf("error %v is not a FileError", err)
 			}
 			return
@@ -63,7 +63,7 @@ func FuzzParseRowEdges(f *testing.F) {
 		}
 		edges, err := parseRowEdges(bytes.NewReader(data), "fuzz_edges.txt", n)
 		if err != nil {
-			if !IsFileError(err) {
+			if !isFileError(err) {
 				t.Fatalf("error %v is not a FileError", err)
 			}
 			return
@@ -84,7 +84,7 @@ func FuzzParseIDEdges(f *testing.F) {
 		index := map[idKey]int{{mag: 17}: 0, {mag: 18}: 1, {mag: 18, neg: true}: 2, {mag: 1<<64 - 1}: 3}
 		edges, err := parseIDEdges(bytes.NewReader(data), "fuzz_relationship.txt", index)
 		if err != nil {
-			if !IsFileError(err) {
+			if !isFileError(err) {
 				t.Fatalf("error %v is not a FileError", err)
 			}
 			return
@@ -105,7 +105,7 @@ func FuzzParseSplitFile(f *testing.F) {
 		labels := []int{0, 1, 1, -1, 0}
 		s, err := parseSplitFile(data, "split.json", len(labels), labels)
 		if err != nil {
-			if !IsFileError(err) {
+			if !isFileError(err) {
 				t.Fatalf("error %v is not a FileError", err)
 			}
 			return
@@ -164,7 +164,7 @@ func FuzzLoadFiles(f *testing.F) {
 		dir := writeFiles(t, files)
 		ds, err := LoadFairGNN(dir, fgConfig())
 		if err != nil {
-			if !IsFileError(err) {
+			if !isFileError(err) {
 				t.Fatalf("error %v is not a FileError", err)
 			}
 			return
@@ -196,7 +196,7 @@ func FuzzLoadUserFiles(f *testing.F) {
 		}
 		ds, err := LoadFiles(c)
 		if err != nil {
-			if !IsFileError(err) {
+			if !isFileError(err) {
 				t.Fatalf("error %v is not a FileError", err)
 			}
 			return

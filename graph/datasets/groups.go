@@ -161,9 +161,9 @@ func (e *SmallGroupError) Error() string {
 // free text) rather than a few rare values.
 func (e *SmallGroupError) Mostly() bool { return 2*e.Total > e.Labelled }
 
-// OtherGroup is the name of the group that Options.MergeSmallGroups makes
+// otherGroup is the name of the group that Options.MergeSmallGroups makes
 // of the small groups.
-const OtherGroup = "other"
+const otherGroup = "other"
 
 // sensSpec is how a loader turns sensitive columns into groups.
 type sensSpec struct {
@@ -265,10 +265,10 @@ func (s sensSpec) minSize(sens []int, names []string, labels []int) ([]int, []st
 			out = append(out, names[g])
 		}
 	}
-	other := OtherGroup
+	other := otherGroup
 	for _, v := range out {
 		if v == other {
-			other = "(" + OtherGroup + ")"
+			other = "(" + otherGroup + ")"
 		}
 	}
 	out = append(out, other)

@@ -134,7 +134,7 @@ type FairGNNConfig struct {
 // node, a header line, no id column) and, optionally, <File>_edges.txt
 // (one edge per line: two 0-based row indices, possibly written as
 // floats such as 8.380000000000000000e+02). Without the edges file the
-// graph is built from feature similarity (SimilarityEdges with
+// graph is built from feature similarity (similarityEdges with
 // Threshold) over every column except the label and the Drop columns
 // (the sensitive column included, after SensMap, unscaled), as NIFTY does.
 type NIFTYConfig struct {
@@ -427,7 +427,7 @@ func LoadNIFTY(dir string, c NIFTYConfig) (*Dataset, error) {
 		if t.rows < 2 {
 			return nil, fileErr(csvPath, 0, 0, "1 row and no edge file %s: want at least 2 rows to build a similarity graph", edgePath)
 		}
-		if edges, err = SimilarityEdges(x, t.rows, len(cols), c.Threshold); err != nil {
+		if edges, err = similarityEdges(x, t.rows, len(cols), c.Threshold); err != nil {
 			return nil, err
 		}
 	} else {
@@ -562,7 +562,7 @@ func loadSplit(folder string, ds *Dataset, o Options) (Split, error) {
 		if err == nil {
 			return parseSplitFile(b, p, ds.N(), ds.Labels)
 		}
-		if IsFileError(err) && !errors.Is(err, fs.ErrNotExist) {
+		if isFileError(err) && !errors.Is(err, fs.ErrNotExist) {
 			return Split{}, err
 		}
 		if !errors.Is(err, fs.ErrNotExist) {

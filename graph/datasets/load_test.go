@@ -183,7 +183,7 @@ func TestLoadErrors(t *testing.T) {
 		dir := writeFiles(t, c.files)
 		_, err := LoadFairGNN(dir, fgConfig())
 		want := strings.ReplaceAll(c.want, "F/", dir+"/")
-		if err == nil || !strings.Contains(err.Error(), want) || !IsFileError(err) {
+		if err == nil || !strings.Contains(err.Error(), want) || !isFileError(err) {
 			t.Errorf("%s: error %v, want a FileError containing %q", c.name, err, want)
 		}
 		if c.name == "missing csv" && !errors.Is(err, fs.ErrNotExist) {

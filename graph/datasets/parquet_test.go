@@ -131,7 +131,7 @@ func TestParquetErrors(t *testing.T) {
 			tc.edit(&c)
 			_, err := LoadFiles(c)
 			require.Error(t, err)
-			assert.True(t, IsFileError(err), "%v", err)
+			assert.True(t, isFileError(err), "%v", err)
 			assert.Contains(t, strings.ReplaceAll(err.Error(), dir, "F"), tc.want)
 		})
 	}

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/internal/par"
 )
 
-// SimilarityEdges builds NIFTY's feature-similarity edges over the n rows
+// similarityEdges builds NIFTY's feature-similarity edges over the n rows
 // of the row-major n × d matrix x: with sim(i, j) = 1/(1 + ‖x_i − x_j‖₂),
 // node i is linked to every j ≠ i whose similarity exceeds threshold times
 // the largest similarity of i to any other node. The result lists the
@@ -19,16 +18,16 @@ import (
 // parallel in fixed blocks, and the result does not depend on the number
 // of workers. It returns an error if n < 2, d < 1, len(x) != n·d, x holds
 // a non-finite value, or threshold is not in [0, 1].
-func SimilarityEdges(x []float64, n, d int, threshold float64) ([][2]int, error) {
+func similarityEdges(x []float64, n, d int, threshold float64) ([][2]int, error) {
 	if n < 2 || d < 1 || len(x) != n*d {
-		return nil, fmt.Errorf("datasets: SimilarityEdges: %d values for %d × %d rows × columns, want n >= 2, d >= 1 and n·d values", len(x), n, d)
+		return nil, fmt.Errorf("datasets: similarityEdges: %d values for %d × %d rows × columns, want n >= 2, d >= 1 and n·d values", len(x), n, d)
 	}
 	if !(threshold >= 0 && threshold <= 1) {
-		return nil, fmt.Errorf("datasets: SimilarityEdges: threshold = %v, want a value in [0, 1]", threshold)
+		return nil, fmt.Errorf("datasets: similarityEdges: threshold = %v, want a value in [0, 1]", threshold)
 	}
 	for k, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("datasets: SimilarityEdges: x[%d] (row %d, column %d) = %v, want a finite value", k, k/d, k%d, v)
+			return nil, fmt.Errorf("datasets: similarityEdges: x[%d] (row %d, column %d) = %v, want a finite value", k, k/d, k%d, v)
 		}
 	}
 	const block = 64
@@ -80,13 +79,4 @@ func SimilarityEdges(x []float64, n, d int, threshold float64) ([][2]int, error)
 		edges = append(edges, p...)
 	}
 	return edges, nil
-}
-
-// SimilarityGraph is graph.FromEdges over SimilarityEdges.
-func SimilarityGraph(x []float64, n, d int, threshold float64) (*graph.Graph, error) {
-	e, err := SimilarityEdges(x, n, d, threshold)
-	if err != nil {
-		return nil, err
-	}
-	return graph.FromEdges(n, e)
 }

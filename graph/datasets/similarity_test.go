@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fairmp/fairmp/graph"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,29 +58,31 @@ func TestSimilarityEdgesMatchesNaive(t *testing.T) {
 				x[k] = rng.NormFloat64()
 			}
 		}
-		got, err := SimilarityEdges(x, c.n, c.d, c.th)
+		got, err := similarityEdges(x, c.n, c.d, c.th)
 		require.NoError(t, err)
 		want := naiveSimilarity(x, c.n, c.d, c.th)
 		if len(want) == 0 || !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: %d pairs, naive %d", c, len(got), len(want))
 		}
 	}
-	// SimilarityGraph symmetrises: on 1-d points 0, 1, 3 with threshold
-	// 0.9, 0 → {1}, 1 → {0}, 3 → {1}: edges {0,1}, {1,2}.
-	g, err := SimilarityGraph([]float64{0, 1, 3}, 3, 1, 0.9)
+	// The graph over the edges symmetrises: on 1-d points 0, 1, 3 with
+	// threshold 0.9, 0 → {1}, 1 → {0}, 3 → {1}: edges {0,1}, {1,2}.
+	e, err := similarityEdges([]float64{0, 1, 3}, 3, 1, 0.9)
+	require.NoError(t, err)
+	g, err := graph.FromEdges(3, e)
 	if err != nil || !reflect.DeepEqual(g.Edges(), [][2]int{{0, 1}, {1, 2}}) {
-		t.Errorf("SimilarityGraph: %v, %v", g, err)
+		t.Errorf("graph over similarityEdges: %v, %v", g, err)
 	}
-	if _, err := SimilarityGraph([]float64{0}, 1, 1, 0.9); err == nil {
+	if _, err := similarityEdges([]float64{0}, 1, 1, 0.9); err == nil {
 		t.Error("no error for a single row")
 	}
-	if _, err := SimilarityEdges([]float64{1, math.NaN()}, 2, 1, 0.5); err == nil {
+	if _, err := similarityEdges([]float64{1, math.NaN()}, 2, 1, 0.5); err == nil {
 		t.Error("no error for NaN")
 	}
-	if _, err := SimilarityEdges([]float64{1, 2}, 2, 1, 1.5); err == nil {
+	if _, err := similarityEdges([]float64{1, 2}, 2, 1, 1.5); err == nil {
 		t.Error("no error for threshold 1.5")
 	}
-	if _, err := SimilarityEdges([]float64{1, 2, 3}, 2, 1, 0.5); err == nil {
+	if _, err := similarityEdges([]float64{1, 2, 3}, 2, 1, 0.5); err == nil {
 		t.Error("no error for 3 values for 2 × 1")
 	}
 }

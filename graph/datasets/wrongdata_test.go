@@ -67,7 +67,7 @@ func TestLoadFilesWrongData(t *testing.T) {
 			}
 			require.Error(t, err)
 			var small *SmallGroupError
-			assert.True(t, IsFileError(err) || errors.As(err, &small), "%v is not a *FileError or a *SmallGroupError", err)
+			assert.True(t, isFileError(err) || errors.As(err, &small), "%v is not a *FileError or a *SmallGroupError", err)
 			assert.Contains(t, strings.ReplaceAll(err.Error(), dir, "F"), tc.want)
 		})
 	}

@@ -272,7 +272,7 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add(b[:len(b)/2])
-	f.Add([]byte(Magic))
+	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "x.fmx")
 		if err := os.WriteFile(p, data, 0o644); err != nil {

@@ -10,17 +10,17 @@ import (
 
 // Format constants (see the package doc).
 const (
-	// Magic is the first 8 bytes of every feature file.
-	Magic = "FAIRMPX1"
-	// Version is the format version this package writes and reads.
-	Version = 1
-	// ElemFloat32 is the element-type code of little-endian float32.
-	ElemFloat32 = 1
-	// HeaderSize is the size of the header in bytes; the values start at
+	// magic is the first 8 bytes of every feature file.
+	magic = "FAIRMPX1"
+	// version is the format version this package writes and reads.
+	version = 1
+	// elemFloat32 is the element-type code of little-endian float32.
+	elemFloat32 = 1
+	// headerSize is the size of the header in bytes; the values start at
 	// this offset.
-	HeaderSize = 64
-	// TrailerSize is the size of the trailer (the data CRC-32C) in bytes.
-	TrailerSize = 4
+	headerSize = 64
+	// trailerSize is the size of the trailer (the data CRC-32C) in bytes.
+	trailerSize = 4
 )
 
 // castagnoli is the CRC-32C table of the header and data checksums.
@@ -34,18 +34,18 @@ func fileSize(rows, cols uint64) (int, error) {
 		return 0, fmt.Errorf("%d × %d values, want rows >= 1 and cols >= 1", rows, cols)
 	}
 	const maxInt = uint64(math.MaxInt)
-	if rows > maxInt/cols || rows*cols > (maxInt-HeaderSize-TrailerSize)/4 {
+	if rows > maxInt/cols || rows*cols > (maxInt-headerSize-trailerSize)/4 {
 		return 0, fmt.Errorf("%d × %d float32 values exceed the %d bytes addressable on this machine", rows, cols, maxInt)
 	}
-	return HeaderSize + 4*int(rows*cols) + TrailerSize, nil
+	return headerSize + 4*int(rows*cols) + trailerSize, nil
 }
 
 // encodeHeader returns the 64-byte header of a rows × cols file.
 func encodeHeader(rows, cols int) []byte {
-	h := make([]byte, HeaderSize)
-	copy(h, Magic)
-	binary.LittleEndian.PutUint32(h[8:], Version)
-	binary.LittleEndian.PutUint32(h[12:], ElemFloat32)
+	h := make([]byte, headerSize)
+	copy(h, magic)
+	binary.LittleEndian.PutUint32(h[8:], version)
+	binary.LittleEndian.PutUint32(h[12:], elemFloat32)
 	binary.LittleEndian.PutUint64(h[16:], uint64(rows))
 	binary.LittleEndian.PutUint64(h[24:], uint64(cols))
 	binary.LittleEndian.PutUint32(h[60:], crc32.Checksum(h[:60], castagnoli))
@@ -55,22 +55,22 @@ func encodeHeader(rows, cols int) []byte {
 // decodeHeader checks a header read from a file of the given size and
 // returns its shape. h holds the file's first min(size, 64) bytes.
 func decodeHeader(h []byte, size int64) (rows, cols int, err error) {
-	if len(h) < len(Magic) || string(h[:len(Magic)]) != Magic {
-		m := h[:min(len(h), len(Magic))]
-		return 0, 0, fmt.Errorf("starts with %q, want the magic %q: not a fairmp feature file", m, Magic)
+	if len(h) < len(magic) || string(h[:len(magic)]) != magic {
+		m := h[:min(len(h), len(magic))]
+		return 0, 0, fmt.Errorf("starts with %q, want the magic %q: not a fairmp feature file", m, magic)
 	}
-	if len(h) < HeaderSize {
-		return 0, 0, fmt.Errorf("file is %d bytes, want at least the %d-byte header: truncated", size, HeaderSize)
+	if len(h) < headerSize {
+		return 0, 0, fmt.Errorf("file is %d bytes, want at least the %d-byte header: truncated", size, headerSize)
 	}
 	stored, computed := binary.LittleEndian.Uint32(h[60:]), crc32.Checksum(h[:60], castagnoli)
 	if stored != computed {
 		return 0, 0, fmt.Errorf("header checksum mismatch: stored CRC-32C %08x, computed %08x over bytes 0..59: the header is corrupted", stored, computed)
 	}
-	if v := binary.LittleEndian.Uint32(h[8:]); v != Version {
-		return 0, 0, fmt.Errorf("format version %d, want %d (this package reads version %d only)", v, Version, Version)
+	if v := binary.LittleEndian.Uint32(h[8:]); v != version {
+		return 0, 0, fmt.Errorf("format version %d, want %d (this package reads version %d only)", v, version, version)
 	}
-	if e := binary.LittleEndian.Uint32(h[12:]); e != ElemFloat32 {
-		return 0, 0, fmt.Errorf("element type %d, want %d (float32)", e, ElemFloat32)
+	if e := binary.LittleEndian.Uint32(h[12:]); e != elemFloat32 {
+		return 0, 0, fmt.Errorf("element type %d, want %d (float32)", e, elemFloat32)
 	}
 	if !bytes.Equal(h[32:60], make([]byte, 28)) {
 		return 0, 0, fmt.Errorf("reserved header bytes 32..59 are not zero")
@@ -85,7 +85,7 @@ func decodeHeader(h []byte, size int64) (rows, cols int, err error) {
 		if size > int64(want) {
 			what = "extra bytes at the end"
 		}
-		return 0, 0, fmt.Errorf("file is %d bytes, want %d (%d-byte header + %d × %d × 4 data bytes + %d-byte trailer): %s", size, want, HeaderSize, r, c, TrailerSize, what)
+		return 0, 0, fmt.Errorf("file is %d bytes, want %d (%d-byte header + %d × %d × 4 data bytes + %d-byte trailer): %s", size, want, headerSize, r, c, trailerSize, what)
 	}
 	return int(r), int(c), nil
 }

@@ -46,7 +46,7 @@ func readHeader(f *os.File) (rows, cols int, size int64, err error) {
 	if !st.Mode().IsRegular() {
 		return 0, 0, 0, fmt.Errorf("not a regular file (mode %v)", st.Mode())
 	}
-	h := make([]byte, min(size, HeaderSize))
+	h := make([]byte, min(size, headerSize))
 	if _, err := f.ReadAt(h, 0); err != nil {
 		return 0, 0, 0, err
 	}
@@ -69,7 +69,7 @@ func openRead(path string) (*Matrix, error) {
 	data := make([]float32, rows*cols)
 	c := newChecker()
 	buf := make([]byte, 1<<16)
-	off := int64(HeaderSize)
+	off := int64(headerSize)
 	for pos := 0; pos < len(data); {
 		b := buf[:4*min(len(buf)/4, len(data)-pos)]
 		if _, err := f.ReadAt(b, off); err != nil {
@@ -82,7 +82,7 @@ func openRead(path string) (*Matrix, error) {
 		pos += len(b) / 4
 		off += int64(len(b))
 	}
-	var t [TrailerSize]byte
+	var t [trailerSize]byte
 	if _, err := f.ReadAt(t[:], off); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading the trailer at byte %d: %w", off, err)
 	}

@@ -25,7 +25,7 @@ func TestOpenMaps(t *testing.T) {
 	require.NoError(t, err)
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], math.Float32bits(42.5))
-	_, err = f.WriteAt(b[:], HeaderSize+4*7)
+	_, err = f.WriteAt(b[:], headerSize+4*7)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	assert.Equal(t, float32(42.5), m.Data()[7], "Data is a view of the file")

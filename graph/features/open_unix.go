@@ -37,16 +37,16 @@ func open(path string) (*Matrix, error) {
 	}
 	unmap := func() error { return syscall.Munmap(b) }
 	nv := rows * cols
-	// The mapping starts on a page boundary and HeaderSize is a multiple
+	// The mapping starts on a page boundary and headerSize is a multiple
 	// of 4, so the values are aligned for float32; check anyway.
-	if uintptr(unsafe.Pointer(&b[HeaderSize]))%unsafe.Alignof(float32(0)) != 0 {
+	if uintptr(unsafe.Pointer(&b[headerSize]))%unsafe.Alignof(float32(0)) != 0 {
 		_ = unmap()
 		return nil, fmt.Errorf("mapping at %p is not aligned for float32", &b[0])
 	}
-	if err := verify(b[HeaderSize:HeaderSize+4*nv], b[HeaderSize+4*nv:], cols); err != nil {
+	if err := verify(b[headerSize:headerSize+4*nv], b[headerSize+4*nv:], cols); err != nil {
 		_ = unmap()
 		return nil, err
 	}
-	data := unsafe.Slice((*float32)(unsafe.Pointer(&b[HeaderSize])), nv)
+	data := unsafe.Slice((*float32)(unsafe.Pointer(&b[headerSize])), nv)
 	return &Matrix{path: path, rows: rows, cols: cols, data: data, unmap: unmap}, nil
 }

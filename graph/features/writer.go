@@ -130,7 +130,7 @@ func (w *Writer) Close() error {
 		_ = w.Abort()
 		return fmt.Errorf("features: Close %s: %d of the %d rows given to Create were written; the file was not created (temporary file removed)", w.path, w.written, w.rows)
 	}
-	var t [TrailerSize]byte
+	var t [trailerSize]byte
 	binary.LittleEndian.PutUint32(t[:], w.crc)
 	_, err := w.bw.Write(t[:])
 	if err == nil {

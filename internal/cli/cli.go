@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 // SplitList splits a comma-separated flag value into its trimmed, nonempty
@@ -86,29 +87,29 @@ type RuleFlags struct {
 // Rule builds the rule the flags ask for: the most accurate within
 // -bound when it is set, the fairest within -max-acc-loss otherwise. Its
 // errors name the flags.
-func Rule(f RuleFlags) (metrics.Rule, error) {
+func Rule(f RuleFlags) (selection.Rule, error) {
 	crit, err := metrics.ParseCriterion(f.Criterion)
 	if err != nil {
-		return metrics.Rule{}, fmt.Errorf("-criterion %q, want one of %s", f.Criterion, strings.Join(metrics.CriterionNames(), ", "))
+		return selection.Rule{}, fmt.Errorf("-criterion %q, want one of %s", f.Criterion, strings.Join(metrics.CriterionNames(), ", "))
 	}
 	switch {
 	case f.SetBound && f.SetMaxAccLoss:
-		return metrics.Rule{}, errors.New("-bound and -max-acc-loss are two rules, want one: the fairest within an accuracy loss, or the most accurate within a bound")
+		return selection.Rule{}, errors.New("-bound and -max-acc-loss are two rules, want one: the fairest within an accuracy loss, or the most accurate within a bound")
 	case f.SetBound && crit.IsRatio():
 		if !(f.Bound > 0 && f.Bound <= 1) {
-			return metrics.Rule{}, fmt.Errorf("-bound %v for -criterion %s, want the smallest allowed ratio in (0, 1], e.g. 0.8", f.Bound, crit)
+			return selection.Rule{}, fmt.Errorf("-bound %v for -criterion %s, want the smallest allowed ratio in (0, 1], e.g. 0.8", f.Bound, crit)
 		}
-		return metrics.MostAccurateWithin(crit, f.Bound), nil
+		return selection.MostAccurateWithin(crit, f.Bound), nil
 	case f.SetBound:
 		if !(f.Bound >= 0 && f.Bound <= 100) {
-			return metrics.Rule{}, fmt.Errorf("-bound %v for -criterion %s, want the largest allowed difference in points, in [0, 100]", f.Bound, crit)
+			return selection.Rule{}, fmt.Errorf("-bound %v for -criterion %s, want the largest allowed difference in points, in [0, 100]", f.Bound, crit)
 		}
-		return metrics.MostAccurateWithin(crit, f.Bound/100), nil
+		return selection.MostAccurateWithin(crit, f.Bound/100), nil
 	}
 	if !(f.MaxAccLoss > 0 && f.MaxAccLoss < 50) {
-		return metrics.Rule{}, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 50): 1 is one point", f.MaxAccLoss)
+		return selection.Rule{}, fmt.Errorf("-max-acc-loss %v, want accuracy points in (0, 50): 1 is one point", f.MaxAccLoss)
 	}
-	return metrics.FairestWithin(crit, f.MaxAccLoss/100), nil
+	return selection.FairestWithin(crit, f.MaxAccLoss/100), nil
 }
 
 // TrustedKeys reads the files of a -trusted-keys flag: comma-separated

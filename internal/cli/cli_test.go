@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -46,13 +47,13 @@ func TestLists(t *testing.T) {
 func TestRule(t *testing.T) {
 	r, err := Rule(RuleFlags{Criterion: "dp", MaxAccLoss: 1})
 	require.NoError(t, err)
-	assert.Equal(t, metrics.FairestWithin(metrics.DPDifference, 0.01), r)
+	assert.Equal(t, selection.FairestWithin(metrics.DPDifference, 0.01), r)
 	r, err = Rule(RuleFlags{Criterion: "eo", Bound: 5, SetBound: true})
 	require.NoError(t, err)
-	assert.Equal(t, metrics.MostAccurateWithin(metrics.EODifference, 0.05), r)
+	assert.Equal(t, selection.MostAccurateWithin(metrics.EODifference, 0.05), r)
 	r, err = Rule(RuleFlags{Criterion: "dp-ratio", Bound: 0.8, SetBound: true, MaxAccLoss: 1})
 	require.NoError(t, err)
-	assert.Equal(t, metrics.MostAccurateWithin(metrics.DPRatio, 0.8), r)
+	assert.Equal(t, selection.MostAccurateWithin(metrics.DPRatio, 0.8), r)
 	for _, c := range []struct {
 		f    RuleFlags
 		want string

@@ -89,7 +89,7 @@ var imports = map[string]string{
 	"features":    module + "/graph/features",
 	"sample":      module + "/graph/sample",
 	"layers":      module + "/layers",
-	"blas":        module + "/layers/blas",
+	"blas":        module + "/internal/blas",
 	"fairness":    module + "/layers/fairness",
 	"fairtrain":   module + "/layers/fairtrain",
 	"minibatch":   module + "/layers/minibatch",
@@ -98,6 +98,7 @@ var imports = map[string]string{
 	"postprocess": module + "/layers/postprocess",
 	"train":       module + "/layers/train",
 	"metrics":     module + "/metrics",
+	"selection":   module + "/metrics/selection",
 	"G":           "gorgonia.org/gorgonia",
 	"tensor":      "gorgonia.org/tensor",
 }
@@ -438,7 +439,7 @@ func TestHarness(t *testing.T) {
 		"",
 		"```go", // 16: broken: f is not defined
 		"rep, _ := metrics.Evaluate(nil, 2, ds.Labels, ds.Sens, nil, metrics.DefaultOptions())",
-		"check(modelio.Save(f, nil))",
+		"check(modelio.Save(f, nil, modelio.DefaultSaveConfig()))",
 		"```",
 		"",
 		"```go", // 21: declarations, not gofmt-formatted

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/spkern"
-	"github.com/fairmp/fairmp/layers/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
@@ -18,7 +18,7 @@ import (
 // → 32 → 32 → 1 for a binary task) reads the model's softmax output of
 // each training node with a known group and predicts the group s ∈ {0, 1}
 // through a sigmoid. Its loss is the mean binary cross-entropy
-// BCEWithLogits (stable logits form). The classifier's loss is
+// bceWithLogits (stable logits form). The classifier's loss is
 //
 //	CE − w_t · BCE(adversary(softmax(z)), s),
 //
@@ -194,7 +194,7 @@ func (a *adversary) build(z *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
-	bce, err := BCEWithLogits(logit, a.targets)
+	bce, err := bceWithLogits(logit, a.targets)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func (a *adversary) buildTrainer(c int) error {
 	if err != nil {
 		return fmt.Errorf("fairtrain: adversary: %w", err)
 	}
-	bce, err := BCEWithLogits(logit, a.targets)
+	bce, err := bceWithLogits(logit, a.targets)
 	if err != nil {
 		return err
 	}
@@ -459,7 +459,7 @@ func (a *advTerm) Loss(b *minibatch.Batch) (*G.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: adversary: %w", err)
 	}
-	bce, err := BCEWithLogits(logit, groups)
+	bce, err := bceWithLogits(logit, groups)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +507,7 @@ func (a *advTerm) train(epoch, k int) error {
 	if err != nil {
 		return fmt.Errorf("fairtrain: adversary: %w", err)
 	}
-	bce, err := BCEWithLogits(logit, a.groups)
+	bce, err := bceWithLogits(logit, a.groups)
 	if err != nil {
 		return err
 	}

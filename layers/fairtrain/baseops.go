@@ -54,15 +54,15 @@ func putF64[T float32 | float64](out []T, vals []float64) {
 }
 
 // ---------------------------------------------------------------------
-// BCEWithLogitsSoft
+// bceWithLogitsSoft
 
-// BCEWithLogitsSoft is BCEWithLogits against soft targets y_k ∈ [0, 1]
+// bceWithLogitsSoft is bceWithLogits against soft targets y_k ∈ [0, 1]
 // (PyTorch's binary_cross_entropy_with_logits with float targets, as
 // FairGNN's adversary is trained against the estimated group
 // probabilities): (1/m) Σ_k [softplus(a_k) − y_k a_k], gradient
 // (σ(a_k) − y_k)/m. It returns an error if a is not a float m × 1 matrix
 // with m = len(targets) > 0, or a target is outside [0, 1] or NaN.
-func BCEWithLogitsSoft(a *G.Node, targets []float64) (*G.Node, error) {
+func bceWithLogitsSoft(a *G.Node, targets []float64) (*G.Node, error) {
 	if a == nil {
 		return nil, fmt.Errorf("fairtrain: BCEWithLogitsSoft: nil node")
 	}
@@ -83,9 +83,9 @@ func BCEWithLogitsSoft(a *G.Node, targets []float64) (*G.Node, error) {
 }
 
 // ---------------------------------------------------------------------
-// Covariance
+// covariance
 
-// Covariance returns the scalar node |Cov(s, p)| = |(1/n) Σ_i (s_i − s̄)(p_i − p̄)|
+// covariance returns the scalar node |Cov(s, p)| = |(1/n) Σ_i (s_i − s̄)(p_i − p̄)|
 // over the n rows of the logits z, where p_i = softmax(z_i)[positive] is
 // the predicted probability of the positive class and s a fixed score per
 // row (FairGNN's covariance constraint, with s the sensitive attribute
@@ -95,7 +95,7 @@ func BCEWithLogitsSoft(a *G.Node, targets []float64) (*G.Node, error) {
 // sign(Cov)·(s_i − s̄)/n · p_i (e_positive − softmax(z_i)); 0 where Cov is
 // exactly 0. It returns an error if z is not a float n × c matrix (c ≥ 2),
 // len(s) ≠ n, positive is not a class, or a score is not finite.
-func Covariance(z *G.Node, s []float64, positive int) (*G.Node, error) {
+func covariance(z *G.Node, s []float64, positive int) (*G.Node, error) {
 	if z == nil {
 		return nil, fmt.Errorf("fairtrain: Covariance: nil logits node")
 	}
@@ -223,15 +223,15 @@ func covGradFwd[T float32 | float64](f *covOp, a opkit.Args[T]) error {
 }
 
 // ---------------------------------------------------------------------
-// NegCosine
+// negCosine
 
-// NegCosine returns the scalar node −(1/m) Σ_i cos(a_i, b_i), the mean
+// negCosine returns the scalar node −(1/m) Σ_i cos(a_i, b_i), the mean
 // negative cosine similarity between the rows of two m × k matrices
-// (NIFTY's similarity loss D; wrap b in StopGradient for NIFTY's
+// (NIFTY's similarity loss D; wrap b in stopGradient for NIFTY's
 // detached target). A row of norm below 1e-8 counts with norm 1e-8, as
 // PyTorch's cosine_similarity clamps it (eps 1e-8). It returns an error
 // for inputs that are not float matrices of one shape and dtype.
-func NegCosine(a, b *G.Node) (*G.Node, error) {
+func negCosine(a, b *G.Node) (*G.Node, error) {
 	if a == nil || b == nil {
 		return nil, fmt.Errorf("fairtrain: NegCosine: nil node")
 	}
@@ -303,7 +303,7 @@ func cosFwd[T float32 | float64](op cosOp, x opkit.Args[T]) error {
 	return nil
 }
 
-// cosGradOp is the gradient of NegCosine with respect to input wrt:
+// cosGradOp is the gradient of negCosine with respect to input wrt:
 // ∂cos/∂a = b/(‖a‖‖b‖) − cos·a/‖a‖² (with the clamped norms; the second
 // term vanishes where the norm is clamped).
 type cosGradOp struct {
@@ -348,12 +348,12 @@ func cosGradFwd[T float32 | float64](op cosGradOp, x opkit.Args[T]) error {
 }
 
 // ---------------------------------------------------------------------
-// StopGradient
+// stopGradient
 
-// StopGradient returns x unchanged in the forward pass and passes no
+// stopGradient returns x unchanged in the forward pass and passes no
 // gradient back (PyTorch's detach): a target that the loss reads but
 // must not move.
-func StopGradient(x *G.Node) (*G.Node, error) {
+func stopGradient(x *G.Node) (*G.Node, error) {
 	if x == nil || len(x.Shape()) != 2 || opkit.CheckFloat(x.Dtype()) != nil {
 		return nil, fmt.Errorf("fairtrain: StopGradient: input %s, want a float matrix", opkit.DescribeNode(x))
 	}

@@ -29,16 +29,16 @@ func TestBCEWithLogitsSoftHand(t *testing.T) {
 	want := (math.Log(2) + math.Log(4.0/3)) / 2
 	wantGrad := []float64{(0.5 - 0.5) / 2, (0.75 - 1) / 2}
 	for _, dt := range testutil.Dtypes {
-		v, gr := scalarGrad(t, dt, a, 2, 1, func(z *G.Node) (*G.Node, error) { return BCEWithLogitsSoft(z, y) })
+		v, gr := scalarGrad(t, dt, a, 2, 1, func(z *G.Node) (*G.Node, error) { return bceWithLogitsSoft(z, y) })
 		atol, rtol := testutil.Tol(dt)
 		assert.True(t, testutil.Close(v, want, atol, rtol), "%v: %v, want %v", dt, v, want)
 		testutil.AllClose(t, dt.String()+" gradient", gr, wantGrad, atol, rtol)
 	}
 	g := G.NewGraph()
 	z := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 1), G.WithName("z"))
-	_, err := BCEWithLogitsSoft(z, []float64{0.5, 1.5})
+	_, err := bceWithLogitsSoft(z, []float64{0.5, 1.5})
 	assert.ErrorContains(t, err, "target 1 is 1.5")
-	_, err = BCEWithLogitsSoft(z, []float64{0.5})
+	_, err = bceWithLogitsSoft(z, []float64{0.5})
 	assert.ErrorContains(t, err, "want a float 1 × 1 matrix")
 }
 
@@ -67,7 +67,7 @@ func TestCovarianceHand(t *testing.T) {
 	z := []float64{0, 0, 0, math.Log(3)}
 	s := []float64{0, 1}
 	for _, dt := range testutil.Dtypes {
-		v, gr := scalarGrad(t, dt, z, 2, 2, func(x *G.Node) (*G.Node, error) { return Covariance(x, s, 1) })
+		v, gr := scalarGrad(t, dt, z, 2, 2, func(x *G.Node) (*G.Node, error) { return covariance(x, s, 1) })
 		atol, rtol := testutil.Tol(dt)
 		assert.True(t, testutil.Close(v, 1.0/16, atol, rtol), "%v: %v", dt, v)
 		// ∂/∂p_i = (s_i − 1/2)/2; ∂p/∂z = p(1−p)·(−1, +1).
@@ -85,7 +85,7 @@ func TestCovarianceGradient(t *testing.T) {
 		want := naiveCov(zv, c, s, pos)
 		num := testutil.NumGrad(func() float64 { return naiveCov(zv, c, s, pos) }, zv, 1e-6)
 		for _, dt := range testutil.Dtypes {
-			v, gr := scalarGrad(t, dt, zv, n, c, func(z *G.Node) (*G.Node, error) { return Covariance(z, s, pos) })
+			v, gr := scalarGrad(t, dt, zv, n, c, func(z *G.Node) (*G.Node, error) { return covariance(z, s, pos) })
 			atol, rtol := testutil.Tol(dt)
 			assert.True(t, testutil.Close(v, want, atol, rtol), "%v: %v, want %v", dt, v, want)
 			testutil.AllClose(t, dt.String()+" gradient", gr, num, gradTol(dt), 1e-4)
@@ -93,11 +93,11 @@ func TestCovarianceGradient(t *testing.T) {
 	}
 	g := G.NewGraph()
 	z := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 2), G.WithName("z"))
-	_, err := Covariance(z, []float64{0}, 1)
+	_, err := covariance(z, []float64{0}, 1)
 	assert.ErrorContains(t, err, "1 scores for 2 rows")
-	_, err = Covariance(z, []float64{0, math.NaN()}, 1)
+	_, err = covariance(z, []float64{0, math.NaN()}, 1)
 	assert.ErrorContains(t, err, "score 1 is NaN")
-	_, err = Covariance(z, []float64{0, 1}, 2)
+	_, err = covariance(z, []float64{0, 1}, 2)
 	assert.ErrorContains(t, err, "positive class 2")
 }
 
@@ -132,7 +132,7 @@ func TestNegCosine(t *testing.T) {
 			g := G.NewGraph()
 			an := G.NewMatrix(g, dt, G.WithShape(tc.m, tc.k), G.WithName("a"), G.WithValue(testutil.Tensor(dt, tc.a, tc.m, tc.k)))
 			bn := G.NewMatrix(g, dt, G.WithShape(tc.m, tc.k), G.WithName("b"), G.WithValue(testutil.Tensor(dt, tc.b, tc.m, tc.k)))
-			out, err := NegCosine(an, bn)
+			out, err := negCosine(an, bn)
 			require.NoError(t, err)
 			var v G.Value
 			G.Read(out, &v)
@@ -156,7 +156,7 @@ func TestStopGradientAndPhaseSelect(t *testing.T) {
 		g := G.NewGraph()
 		a := G.NewMatrix(g, dt, G.WithShape(1, 2), G.WithName("a"), G.WithValue(testutil.Tensor(dt, []float64{1, 2}, 1, 2)))
 		b := G.NewMatrix(g, dt, G.WithShape(1, 2), G.WithName("b"), G.WithValue(testutil.Tensor(dt, []float64{3, 5}, 1, 2)))
-		sb, err := StopGradient(b)
+		sb, err := stopGradient(b)
 		require.NoError(t, err)
 		sel, err := phaseSelect(ph, a, sb)
 		require.NoError(t, err)

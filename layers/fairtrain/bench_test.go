@@ -42,7 +42,7 @@ func benchTerm(b *testing.B, f func(z *G.Node, sens, train []int) (*G.Node, erro
 }
 
 func BenchmarkDPGapBail(b *testing.B) {
-	benchTerm(b, func(z *G.Node, sens, train []int) (*G.Node, error) { return DPGap(z, sens, train, 1) })
+	benchTerm(b, func(z *G.Node, sens, train []int) (*G.Node, error) { return dpGap(z, sens, train, 1) })
 }
 
 func BenchmarkMixupSlopeBail(b *testing.B) {

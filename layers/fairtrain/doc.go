@@ -68,7 +68,7 @@
 // [REDRESSConfig] (Dong, Kang, Tong & Li, KDD 2021) is an in-training method for
 // individual fairness, which needs no sensitive attribute: each training
 // node's ranking of the others by output similarity should follow their
-// ranking by feature similarity ([RankingLoss], a LambdaRank-style loss
+// ranking by feature similarity (a LambdaRank-style loss
 // weighted by NDCG@k; [RankingNDCG] is the paper's measure). Judge it by
 // metrics.InFoRMBias (similar nodes, similar predictions), not by ΔDP.
 //
@@ -86,7 +86,7 @@
 // The in-training methods of the FMP paper's baselines:
 //
 //   - [RegularizerConfig]: CE + α·ΔDP in probability space over the training
-//     nodes (DPGap: max − min over groups of the mean P(y = 1); |m₀ − m₁|
+//     nodes (dpGap: max − min over groups of the mean P(y = 1); |m₀ − m₁|
 //     for two groups).
 //   - [AdversaryConfig]: CE − α·BCE of an adversary MLP that predicts the
 //     group from the softmax output; classifier pre-training, adversary
@@ -113,8 +113,10 @@
 //
 // # Ops
 //
-// [DPGap], [BCEWithLogits], [BCEWithLogitsSoft], [Covariance],
-// [NegCosine] and [StopGradient] are custom gorgonia ops (float32 and
+// The methods' terms (the ΔDP gap, binary cross-entropy on logits against
+// hard and soft targets, FairGNN's covariance, NIFTY's negative cosine and
+// its stop-gradient, REDRESS's ranking loss) are unexported custom gorgonia
+// ops (float32 and
 // float64, computed in float64 with max-subtraction or the stable softplus
 // form), checked against plain-Go implementations and by finite
 // differences.

@@ -335,7 +335,7 @@ func (a *fairAdversary) build(z *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("fairtrain: fairgnn: no representation of %d rows from the encoder", a.n)
 	}
 	a.dt = z.Dtype()
-	cov, err := Covariance(z, a.score, a.cfg.Positive)
+	cov, err := covariance(z, a.score, a.cfg.Positive)
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
@@ -352,7 +352,7 @@ func (a *fairAdversary) build(z *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
-	bce, err := BCEWithLogitsSoft(logit, a.score)
+	bce, err := bceWithLogitsSoft(logit, a.score)
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +392,7 @@ func (a *fairAdversary) buildTrainer() error {
 	if err != nil {
 		return fmt.Errorf("fairtrain: fairgnn: %w", err)
 	}
-	bce, err := BCEWithLogitsSoft(logit, a.score)
+	bce, err := bceWithLogitsSoft(logit, a.score)
 	if err != nil {
 		return err
 	}

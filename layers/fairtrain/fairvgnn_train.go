@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/opkit"
+	"github.com/fairmp/fairmp/internal/valauc"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 	G "gorgonia.org/gorgonia"
@@ -335,7 +336,7 @@ func (r *vgnnRun) buildDiscriminator(s fairness.Setup, known []int) (*vgnnPhase,
 		if err != nil {
 			return fail(err)
 		}
-		bce, err := BCEWithLogits(a, targets)
+		bce, err := bceWithLogits(a, targets)
 		if err != nil {
 			return nil, err
 		}
@@ -625,7 +626,7 @@ func (r *vgnnRun) epoch(e int) (st train.EpochStats, err error) {
 	if len(task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, task.Labels, task.Val, task.Classes)
 		if r.auc {
-			st.ValAUC, _ = train.ValAUC(z, task.Labels, task.Val, task.Classes)
+			st.ValAUC, _ = valauc.Of(z, task.Labels, task.Val, task.Classes)
 		}
 		if task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, task.Sens, task.Val, task.Classes)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/augment"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
@@ -245,13 +246,13 @@ func TestNIFTYLossByHand(t *testing.T) {
 		d := ds.NumFeatures
 		for v := range 2 {
 			if c.EdgeDrop[v] > 0 {
-				_, err := DropEdges(ds.Graph, c.EdgeDrop[v], rng)
+				_, err := augment.DropEdges(ds.Graph, c.EdgeDrop[v], rng)
 				require.NoError(t, err)
 			}
 		}
-		v1 := PerturbFeatures(x, d, 2, c.FeatureDrop[0], rng)
-		v2 := PerturbFeatures(x, d, 2, c.FeatureDrop[1], rng)
-		FlipFeature(v2, d, 2)
+		v1 := perturbFeatures(x, d, 2, c.FeatureDrop[0], rng)
+		v2 := perturbFeatures(x, d, 2, c.FeatureDrop[1], rng)
+		augment.FlipColumn(v2, d, 2)
 		body := bodyConfig(cfg, c.Hidden)
 		z1, h1 := evalEncoder(t, ds, body, v1)
 		z2, h2 := evalEncoder(t, ds, body, v2)

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/augment"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/fairness"
@@ -135,12 +136,12 @@ func (c NIFTYConfig) Validate() error {
 	return nil
 }
 
-// PerturbFeatures returns a copy of the n × d features x in which every
+// perturbFeatures returns a copy of the n × d features x in which every
 // column but skip (−1: none) is chosen with probability p, and one draw
 // of N(0, 1) is added to every entry of the chosen columns (NIFTY's
 // drop_feature, with one draw for all chosen columns as there). The
 // draws come from rng.
-func PerturbFeatures(x []float64, d, skip int, p float64, rng *rand.Rand) []float64 {
+func perturbFeatures(x []float64, d, skip int, p float64, rng *rand.Rand) []float64 {
 	out := append([]float64(nil), x...)
 	chosen := make([]bool, d)
 	for j := range chosen {
@@ -155,32 +156,6 @@ func PerturbFeatures(x []float64, d, skip int, p float64, rng *rand.Rand) []floa
 		}
 	}
 	return out
-}
-
-// FlipFeature flips column col of the n × d features x in place: 0
-// becomes 1 and 1 becomes 0; other values (an unknown group, −1) are left
-// as they are.
-func FlipFeature(x []float64, d, col int) {
-	for i := 0; i < len(x)/d; i++ {
-		switch x[i*d+col] {
-		case 0:
-			x[i*d+col] = 1
-		case 1:
-			x[i*d+col] = 0
-		}
-	}
-}
-
-// DropEdges returns gr without each of its undirected edges with
-// probability p, drawn from rng in the order of gr.Edges.
-func DropEdges(gr *graph.Graph, p float64, rng *rand.Rand) (*graph.Graph, error) {
-	var kept [][2]int
-	for _, e := range gr.Edges() {
-		if rng.Float64() >= p {
-			kept = append(kept, e)
-		}
-	}
-	return graph.FromEdges(gr.N(), kept)
 }
 
 // fit trains NIFTY (see Fit).
@@ -228,7 +203,7 @@ func (c NIFTYConfig) Fit(ctx context.Context, backbone layers.Config, s fairness
 		if s.Graph == nil {
 			return nil, fmt.Errorf("fairtrain: nifty: EdgeDrop[%d] = %v and Setup.Graph is nil: give the data graph, or set EdgeDrop to 0", v, c.EdgeDrop[v])
 		}
-		dg, err := DropEdges(s.Graph, c.EdgeDrop[v], nm.rng)
+		dg, err := augment.DropEdges(s.Graph, c.EdgeDrop[v], nm.rng)
 		if err != nil {
 			return nil, fmt.Errorf("fairtrain: nifty: dropping edges: %w", err)
 		}
@@ -334,11 +309,11 @@ func (m *niftyModel) extraLoss(_ *G.Node) (*G.Node, error) {
 	}
 	var d [2]*G.Node
 	for v := range 2 {
-		target, err := StopGradient(p[1-v])
+		target, err := stopGradient(p[1-v])
 		if err != nil {
 			return nil, err
 		}
-		if d[v], err = NegCosine(q[v], target); err != nil {
+		if d[v], err = negCosine(q[v], target); err != nil {
 			return nil, err
 		}
 	}
@@ -383,9 +358,9 @@ func selection(rows []int, n int) (*graph.Matrix, error) {
 // drawViews draws the next epoch's perturbed features into the views.
 func (m *niftyModel) drawViews() {
 	for v := range 2 {
-		x := PerturbFeatures(m.x, m.d, m.sensCol, m.cfg.FeatureDrop[v], m.rng)
+		x := perturbFeatures(m.x, m.d, m.sensCol, m.cfg.FeatureDrop[v], m.rng)
 		if v == 1 && m.sensCol >= 0 {
-			FlipFeature(x, m.d, m.sensCol)
+			augment.FlipColumn(x, m.d, m.sensCol)
 		}
 		dst := m.views[v].Value().(*tensor.Dense)
 		switch o := dst.Data().(type) {

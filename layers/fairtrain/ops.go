@@ -23,9 +23,9 @@ func scalarValue(dt tensor.Dtype, v float64) G.Value {
 }
 
 // ---------------------------------------------------------------------
-// DPGap
+// dpGap
 
-// DPGap returns the scalar node
+// dpGap returns the scalar node
 //
 //	max_g m_g − min_g m_g,   m_g = (1/|I_g|) Σ_{i ∈ I_g} softmax(z_i)[positive],
 //
@@ -40,11 +40,11 @@ func scalarValue(dt tensor.Dtype, v float64) G.Value {
 //
 // sens holds one group id (0..G−1, or −1 for unknown) per row of z; idx
 // lists the rows taken into account (a node listed twice counts twice).
-// DPGap returns an error if z is not a float matrix, len(sens) differs
+// dpGap returns an error if z is not a float matrix, len(sens) differs
 // from its row count, positive is not a class, an index is out of range,
 // a group id is below −1, or fewer than two groups have a member in idx
 // (groups must be numbered 0..G−1 without gaps).
-func DPGap(logits *G.Node, sens []int, idx []int, positive int) (*G.Node, error) {
+func dpGap(logits *G.Node, sens []int, idx []int, positive int) (*G.Node, error) {
 	if logits == nil {
 		return nil, fmt.Errorf("fairtrain: DPGap: nil logits node")
 	}
@@ -240,16 +240,16 @@ func dpGapGrad[T float32 | float64](f *dpGapOp, out, z []T, g float64) {
 }
 
 // ---------------------------------------------------------------------
-// BCEWithLogits
+// bceWithLogits
 
-// BCEWithLogits returns the scalar node (1/m) Σ_k [softplus(a_k) − y_k a_k],
+// bceWithLogits returns the scalar node (1/m) Σ_k [softplus(a_k) − y_k a_k],
 // the mean binary cross-entropy of σ(a) against the targets y ∈ {0, 1}
 // (PyTorch's binary_cross_entropy_with_logits), for an m × 1 node a of
 // logits. It is computed in the stable form max(a, 0) − y·a +
 // log(1 + e^−|a|), in float64 for both dtypes, so no logit overflows;
 // the gradient is (σ(a_k) − y_k)/m. It returns an error if a is not a
 // float m × 1 matrix with m = len(targets) > 0, or a target is not 0 or 1.
-func BCEWithLogits(a *G.Node, targets []int) (*G.Node, error) {
+func bceWithLogits(a *G.Node, targets []int) (*G.Node, error) {
 	if a == nil {
 		return nil, fmt.Errorf("fairtrain: BCEWithLogits: nil node")
 	}

@@ -78,7 +78,7 @@ func TestDPGap(t *testing.T) {
 		want := naiveGap(zv, c, sens, idx, pos)
 		num := testutil.NumGrad(func() float64 { return naiveGap(zv, c, sens, idx, pos) }, zv, 1e-6)
 		for _, dt := range testutil.Dtypes {
-			v, gr := scalarGrad(t, dt, zv, n, c, func(z *G.Node) (*G.Node, error) { return DPGap(z, sens, idx, pos) })
+			v, gr := scalarGrad(t, dt, zv, n, c, func(z *G.Node) (*G.Node, error) { return dpGap(z, sens, idx, pos) })
 			atol, rtol := testutil.Tol(dt)
 			if !testutil.Close(v, want, atol, rtol) {
 				t.Errorf("%v pos %d: gap %v, want %v", dt, pos, v, want)
@@ -98,7 +98,7 @@ func TestDPGap(t *testing.T) {
 	for i := range big {
 		big[i] = 1e4 * float64(i%3-1)
 	}
-	v, gr := scalarGrad(t, tensor.Float32, big, n, c, func(z *G.Node) (*G.Node, error) { return DPGap(z, sens, idx, 1) })
+	v, gr := scalarGrad(t, tensor.Float32, big, n, c, func(z *G.Node) (*G.Node, error) { return dpGap(z, sens, idx, 1) })
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		t.Errorf("gap of large logits = %v", v)
 	}
@@ -113,12 +113,12 @@ func TestDPGapErrors(t *testing.T) {
 	g := G.NewGraph()
 	z := G.NewMatrix(g, tensor.Float64, G.WithShape(4, 2), G.WithName("z"), G.WithInit(G.Zeroes()))
 	for name, f := range map[string]func() error{
-		"one group":   func() error { _, err := DPGap(z, []int{0, 0, 0, -1}, []int{0, 1, 2, 3}, 1); return err },
-		"gap in ids":  func() error { _, err := DPGap(z, []int{0, 2, 0, 2}, []int{0, 1, 2, 3}, 1); return err },
-		"sens length": func() error { _, err := DPGap(z, []int{0, 1}, []int{0, 1}, 1); return err },
-		"index":       func() error { _, err := DPGap(z, []int{0, 1, 0, 1}, []int{0, 4}, 1); return err },
-		"positive":    func() error { _, err := DPGap(z, []int{0, 1, 0, 1}, []int{0, 1}, 2); return err },
-		"sens value":  func() error { _, err := DPGap(z, []int{0, 1, -2, 1}, []int{0, 1, 2}, 1); return err },
+		"one group":   func() error { _, err := dpGap(z, []int{0, 0, 0, -1}, []int{0, 1, 2, 3}, 1); return err },
+		"gap in ids":  func() error { _, err := dpGap(z, []int{0, 2, 0, 2}, []int{0, 1, 2, 3}, 1); return err },
+		"sens length": func() error { _, err := dpGap(z, []int{0, 1}, []int{0, 1}, 1); return err },
+		"index":       func() error { _, err := dpGap(z, []int{0, 1, 0, 1}, []int{0, 4}, 1); return err },
+		"positive":    func() error { _, err := dpGap(z, []int{0, 1, 0, 1}, []int{0, 1}, 2); return err },
+		"sens value":  func() error { _, err := dpGap(z, []int{0, 1, -2, 1}, []int{0, 1, 2}, 1); return err },
 	} {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
@@ -150,7 +150,7 @@ func TestBCEWithLogits(t *testing.T) {
 	want := naiveBCE(av, y)
 	num := testutil.NumGrad(func() float64 { return naiveBCE(av, y) }, av, 1e-6)
 	for _, dt := range testutil.Dtypes {
-		v, gr := scalarGrad(t, dt, av, m, 1, func(a *G.Node) (*G.Node, error) { return BCEWithLogits(a, y) })
+		v, gr := scalarGrad(t, dt, av, m, 1, func(a *G.Node) (*G.Node, error) { return bceWithLogits(a, y) })
 		atol, rtol := testutil.Tol(dt)
 		if !testutil.Close(v, want, atol, rtol) {
 			t.Errorf("%v: BCE %v, want %v", dt, v, want)
@@ -158,16 +158,16 @@ func TestBCEWithLogits(t *testing.T) {
 		testutil.AllClose(t, dt.String()+" gradient", gr, num, 1e-6, 1e-4)
 	}
 	// Stable for logits where the naive form overflows: a = ±800.
-	v, gr := scalarGrad(t, tensor.Float64, []float64{800, -800}, 2, 1, func(a *G.Node) (*G.Node, error) { return BCEWithLogits(a, []int{0, 1}) })
+	v, gr := scalarGrad(t, tensor.Float64, []float64{800, -800}, 2, 1, func(a *G.Node) (*G.Node, error) { return bceWithLogits(a, []int{0, 1}) })
 	if !testutil.Close(v, 800, 1e-9, 1e-12) || !testutil.Close(gr[0], 0.5, 1e-12, 0) || !testutil.Close(gr[1], -0.5, 1e-12, 0) {
 		t.Errorf("BCE of ±800 with wrong targets: %v, gradient %v; want 800, [0.5 −0.5]", v, gr)
 	}
 	g := G.NewGraph()
 	a := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 1), G.WithName("a"), G.WithInit(G.Zeroes()))
-	if _, err := BCEWithLogits(a, []int{0, 2}); err == nil {
+	if _, err := bceWithLogits(a, []int{0, 2}); err == nil {
 		t.Errorf("target 2 accepted")
 	}
-	if _, err := BCEWithLogits(a, []int{0}); err == nil {
+	if _, err := bceWithLogits(a, []int{0}); err == nil {
 		t.Errorf("1 target for 2 rows accepted")
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// RankingLoss returns the scalar node of REDRESS's ranking loss (Dong,
+// rankingLoss returns the scalar node of REDRESS's ranking loss (Dong,
 // Kang, Tong & Li, "Individual Fairness for Graph Neural Networks: A
 // Ranking based Approach", KDD 2021, Eq. 8) of the n × c outputs z over
 // the m nodes listed in nodes:
@@ -53,7 +53,7 @@ import (
 // It returns an error if z is not a float32 or float64 n × c matrix, x is
 // not n × d with finite values, fewer than two nodes are given, a node is
 // out of range or repeated, k < 1 or σ is not positive and finite.
-func RankingLoss(z *G.Node, x []float64, d int, nodes []int, k int, sigma float64) (*G.Node, error) {
+func rankingLoss(z *G.Node, x []float64, d int, nodes []int, k int, sigma float64) (*G.Node, error) {
 	if z == nil {
 		return nil, fmt.Errorf("fairtrain: RankingLoss: nil outputs node")
 	}
@@ -190,7 +190,7 @@ func gain(s float64) float64 { return math.Exp2(s) - 1 }
 // w unit rows u most similar to row p (largest dot product first, ties
 // by the lower position), p excluded; len(near) ≤ m − 1. val is
 // scratch of len(near). The loop over the m rows is the cost of
-// RankingLoss: it is written out for w = 2 (binary tasks).
+// rankingLoss: it is written out for w = 2 (binary tasks).
 func topKRow(u []float64, w, p, m int, near []int, val []float64) {
 	k := len(near)
 	c := 0
@@ -441,7 +441,7 @@ func rankGradFwd[T float32 | float64](f *rankOp, a opkit.Args[T]) error {
 // al., KDD 2021, Section 4.2): the mean over the nodes listed in nodes of
 // NDCG@k of each node's top-k list by output similarity, graded by input
 // similarity. With ŝ, s, the gains 2^s − 1, the discounts and the ties as
-// in [RankingLoss], for each node i of nodes
+// in rankingLoss, for each node i of nodes
 //
 //	NDCG@k(i) = Σ_{r=1..k} (2^{s_{i,π(r)}} − 1)/log₂(1 + r) / IDCG_i,
 //
@@ -452,7 +452,7 @@ func rankGradFwd[T float32 | float64](f *rankOp, a opkit.Args[T]) error {
 // outputs (the logits, as the loss reads them), x the n × d features,
 // both row-major.
 //
-// It returns the errors of RankingLoss's inputs, and an error if z is not
+// It returns the errors of rankingLoss's inputs, and an error if z is not
 // n × c or no node has a positive IDCG.
 func RankingNDCG(z []float64, c int, x []float64, d int, nodes []int, k int) (float64, error) {
 	if c < 1 || len(z)%c != 0 {

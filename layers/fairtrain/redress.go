@@ -28,7 +28,7 @@ var (
 //
 //	CE + γ · L_rank,
 //
-// L_rank the LambdaRank-style loss of [RankingLoss] over the training
+// L_rank the LambdaRank-style loss of rankingLoss over the training
 // nodes, on the logits of the training forward pass (dropout on) and the
 // task's features: for each node, every pair of its top-k list by output
 // similarity is pulled toward the features' order by RankNet's pairwise
@@ -85,7 +85,7 @@ var (
 //
 // Cost: every epoch ranks each training node against all others,
 // O(m²·c) for m training nodes and c classes, in parallel (see
-// [RankingLoss]); IDCG is computed once, O(m²·d). On Bail's 9,438
+// rankingLoss); IDCG is computed once, O(m²·d). On Bail's 9,438
 // training nodes a GCN epoch (64 hidden, float64, 2 cores) takes 78 ms
 // with REDRESS against 30 ms without (BenchmarkREDRESSEpoch); on 100
 // training nodes the difference is not measurable.

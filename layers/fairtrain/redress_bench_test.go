@@ -24,7 +24,7 @@ func BenchmarkRankingLossBail(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	x := testutil.RandSlice(rng, n*d, -1, 1)
 	train := rng.Perm(n)[:n/2]
-	benchTerm(b, func(z *G.Node, _, _ []int) (*G.Node, error) { return RankingLoss(z, x, d, train, 10, 1) })
+	benchTerm(b, func(z *G.Node, _, _ []int) (*G.Node, error) { return rankingLoss(z, x, d, train, 10, 1) })
 }
 
 // BenchmarkREDRESSEpoch times one training epoch (forward, backward, Adam

@@ -125,20 +125,20 @@ func TestRankingLossByHand(t *testing.T) {
 	assert.InDelta(t, want, naiveRank(z, 2, x, 2, []int{0, 1, 2}, 2, 0.5), 1e-12, "naive implementation")
 	for _, dt := range testutil.Dtypes {
 		v, _ := scalarGrad(t, dt, z, 3, 2, func(zn *G.Node) (*G.Node, error) {
-			return RankingLoss(zn, x, 2, []int{0, 1, 2}, 2, 0.5)
+			return rankingLoss(zn, x, 2, []int{0, 1, 2}, 2, 0.5)
 		})
 		atol, rtol := testutil.Tol(dt)
 		assert.True(t, testutil.Close(v, want, atol, rtol), "%v: L = %v, want %v", dt, v, want)
 	}
 	// k = 1: one node per list, no pair, no loss.
 	v, gr := scalarGrad(t, tensor.Float64, z, 3, 2, func(zn *G.Node) (*G.Node, error) {
-		return RankingLoss(zn, x, 2, []int{0, 1, 2}, 1, 0.5)
+		return rankingLoss(zn, x, 2, []int{0, 1, 2}, 1, 0.5)
 	})
 	assert.Equal(t, 0.0, v)
 	assert.Equal(t, make([]float64, 6), gr)
 	// Node 1 left out: every list has one node.
 	v, _ = scalarGrad(t, tensor.Float64, z, 3, 2, func(zn *G.Node) (*G.Node, error) {
-		return RankingLoss(zn, x, 2, []int{2, 0}, 10, 0.5)
+		return rankingLoss(zn, x, 2, []int{2, 0}, 10, 0.5)
 	})
 	assert.Equal(t, 0.0, v)
 }
@@ -161,7 +161,7 @@ func TestRankingLossGradient(t *testing.T) {
 		num := testutil.NumGrad(f, zv, 1e-6)
 		for _, dt := range testutil.Dtypes {
 			v, gr := scalarGrad(t, dt, zv, n, c, func(z *G.Node) (*G.Node, error) {
-				return RankingLoss(z, x, d, nodes, 4, sigma)
+				return rankingLoss(z, x, d, nodes, 4, sigma)
 			})
 			atol, rtol := testutil.Tol(dt)
 			if !testutil.Close(v, want, atol, rtol) {
@@ -183,7 +183,7 @@ func TestRankingLossGradient(t *testing.T) {
 	want := naiveRank(zv, c, x, d, nodes, 4, 1)
 	for _, dt := range testutil.Dtypes {
 		v, _ := scalarGrad(t, dt, zv, n, c, func(z *G.Node) (*G.Node, error) {
-			return RankingLoss(z, x, d, nodes, 4, 1)
+			return rankingLoss(z, x, d, nodes, 4, 1)
 		})
 		atol, rtol := testutil.Tol(dt)
 		assert.True(t, testutil.Close(v, want, atol, rtol), "%v zero row: L = %v, want %v", dt, v, want)
@@ -195,17 +195,17 @@ func TestRankingLossErrors(t *testing.T) {
 	z := G.NewMatrix(g, tensor.Float64, G.WithShape(3, 2), G.WithName("z"), G.WithInit(G.Zeroes()))
 	x := []float64{1, 0, 0, 1, 1, 1}
 	for name, f := range map[string]func() error{
-		"one node": func() error { _, err := RankingLoss(z, x, 2, []int{1}, 2, 1); return err },
-		"repeated": func() error { _, err := RankingLoss(z, x, 2, []int{1, 1}, 2, 1); return err },
-		"range":    func() error { _, err := RankingLoss(z, x, 2, []int{0, 3}, 2, 1); return err },
-		"k":        func() error { _, err := RankingLoss(z, x, 2, []int{0, 1}, 0, 1); return err },
-		"sigma":    func() error { _, err := RankingLoss(z, x, 2, []int{0, 1}, 2, 0); return err },
-		"features": func() error { _, err := RankingLoss(z, x[:4], 2, []int{0, 1}, 2, 1); return err },
+		"one node": func() error { _, err := rankingLoss(z, x, 2, []int{1}, 2, 1); return err },
+		"repeated": func() error { _, err := rankingLoss(z, x, 2, []int{1, 1}, 2, 1); return err },
+		"range":    func() error { _, err := rankingLoss(z, x, 2, []int{0, 3}, 2, 1); return err },
+		"k":        func() error { _, err := rankingLoss(z, x, 2, []int{0, 1}, 0, 1); return err },
+		"sigma":    func() error { _, err := rankingLoss(z, x, 2, []int{0, 1}, 2, 0); return err },
+		"features": func() error { _, err := rankingLoss(z, x[:4], 2, []int{0, 1}, 2, 1); return err },
 		"not finite": func() error {
-			_, err := RankingLoss(z, []float64{1, 0, math.NaN(), 1, 1, 1}, 2, []int{0, 1}, 2, 1)
+			_, err := rankingLoss(z, []float64{1, 0, math.NaN(), 1, 1, 1}, 2, []int{0, 1}, 2, 1)
 			return err
 		},
-		"nil": func() error { _, err := RankingLoss(nil, x, 2, []int{0, 1}, 2, 1); return err },
+		"nil": func() error { _, err := rankingLoss(nil, x, 2, []int{0, 1}, 2, 1); return err },
 	} {
 		assert.Error(t, f(), name)
 	}

@@ -15,7 +15,7 @@ import (
 //	CE + α · (max_g m_g − min_g m_g),   m_g = mean over the training nodes
 //	                                          of group g of P(y = Positive),
 //
-// which is CE + α·|m₀ − m₁| for a binary attribute (DPGap on the training
+// which is CE + α·|m₀ − m₁| for a binary attribute (dpGap on the training
 // nodes; nodes whose group is unknown are left out). The probabilities are
 // those of the training forward pass (dropout on).
 type RegularizerConfig struct {
@@ -49,7 +49,7 @@ func (c RegularizerConfig) Validate() error {
 	return nil
 }
 
-// Apply adds α·DPGap over task.Train to tc's loss. It returns an error
+// Apply adds α·dpGap over task.Train to tc's loss. It returns an error
 // for an invalid configuration or task, a sens of the wrong length, or
 // fewer than two groups among the training nodes; a Positive that is not a
 // class is reported when the trainer builds the loss.
@@ -67,7 +67,7 @@ func (c RegularizerConfig) Apply(tc train.Config, task *train.Task, sens []int) 
 	sens = append([]int(nil), sens...)
 	train := append([]int(nil), task.Train...)
 	return withExtra(tc, func(z *G.Node) (*G.Node, error) {
-		gap, err := DPGap(z, sens, train, c.Positive)
+		gap, err := dpGap(z, sens, train, c.Positive)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func (c RegularizerConfig) Apply(tc train.Config, task *train.Task, sens []int) 
 }
 
 // MiniBatch returns the regulariser's per-batch term for minibatch.Fit
-// (Config.Method): on each batch, α·DPGap over the batch's targets (its
+// (Config.Method): on each batch, α·dpGap over the batch's targets (its
 // training nodes), with the groups of task.Sens. tc is returned
 // unchanged.
 //
@@ -126,7 +126,7 @@ func (r *regTerm) Loss(b *minibatch.Batch) (*G.Node, error) {
 			return nil, nil // a group is missing: no gap on this batch
 		}
 	}
-	gap, err := DPGap(b.Logits, sl, idx, r.cfg.Positive)
+	gap, err := dpGap(b.Logits, sl, idx, r.cfg.Positive)
 	if err != nil {
 		return nil, err
 	}

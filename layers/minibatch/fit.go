@@ -7,15 +7,16 @@ import (
 	"math"
 	"time"
 
+	"github.com/fairmp/fairmp/internal/valauc"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/graph/sample"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/train"
 )
@@ -130,7 +131,7 @@ type Config struct {
 // model.
 func DefaultConfig(model layers.Config) Config {
 	sc := sample.DefaultConfig()
-	if h, err := Hops(model); err == nil && h > 0 {
+	if h, err := hops(model); err == nil && h > 0 {
 		sc.Fanouts = make([]int, h)
 		for i := range sc.Fanouts {
 			sc.Fanouts[i] = 10
@@ -623,7 +624,7 @@ func evalLocal(z *tensor.Dense, labels, sens, idx []int, c int, withAUC bool) (a
 	}
 	acc, loss = opkit.EvalIdx(z, lab, local, c)
 	if withAUC {
-		auc, _ = train.ValAUC(z, lab, local, c)
+		auc, _ = valauc.Of(z, lab, local, c)
 	}
 	if sens != nil {
 		sl := make([]int, len(idx))

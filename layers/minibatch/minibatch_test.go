@@ -296,6 +296,6 @@ func TestConfigAndTaskErrors(t *testing.T) {
 }
 
 func TestNoBlocksKind(t *testing.T) {
-	_, err := Hops(flatkind.Config{Base: layers.DefaultBase("flat", 3, 2)})
+	_, err := hops(flatkind.Config{Base: layers.DefaultBase("flat", 3, 2)})
 	assert.ErrorContains(t, err, "flat-test models do not run on sampled blocks yet (those that do: appnp, gat, gcn, gin, jknet, mlp, sage, sgc)")
 }

@@ -83,11 +83,11 @@ func (s spec) build(g *G.ExprGraph, seed int64, phase *layers.Phase) (layers.Blo
 	return m.(layers.BlockModel), nil
 }
 
-// Hops returns the number of propagation steps of a model configuration
+// hops returns the number of propagation steps of a model configuration
 // (the number of fan-outs its sampler needs): Layers for GCN and JKNet,
 // K for SGC and APPNP, 2 for GAT, 0 for an MLP. It returns an error for an invalid
 // configuration or a kind that does not run on blocks.
-func Hops(model layers.Config) (int, error) {
+func hops(model layers.Config) (int, error) {
 	s, err := newSpec(model)
 	if err != nil {
 		return 0, fmt.Errorf("minibatch: %w", err)

@@ -9,7 +9,7 @@
 // # How
 //
 // The model is rebuilt, with its trained parameters, in a fresh gorgonia
-// graph on the perturbed inputs ([Predict]): through the registry of
+// graph on the perturbed inputs (predict): through the registry of
 // kinds (layers.KindOf; a wrapper such as fmp's is rebuilt on its rebuilt
 // backbone, with the sensitive attribute given), or through the model's
 // own Rebuild method (fairtrain.Encoder). Its decisions there are
@@ -42,6 +42,7 @@ import (
 	"math/rand"
 
 	"github.com/fairmp/fairmp/graph"
+	"github.com/fairmp/fairmp/internal/augment"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
@@ -70,10 +71,10 @@ type Input struct {
 	Classes int
 }
 
-// Rebuilder is a model that copies itself, with its parameters, into
+// rebuilder is a model that copies itself, with its parameters, into
 // another gorgonia graph on another data graph (fairtrain.Encoder is
 // one). Models of a declared kind need not implement it.
-type Rebuilder interface {
+type rebuilder interface {
 	Rebuild(g *G.ExprGraph, gr *graph.Graph, phase *layers.Phase) (layers.Model, error)
 }
 
@@ -110,12 +111,12 @@ func dtype(m layers.Model) tensor.Dtype {
 
 // rebuild copies m into g on gr with the attribute sens.
 func rebuild(m layers.Model, g *G.ExprGraph, gr *graph.Graph, sens []int) (layers.Model, error) {
-	if r, ok := m.(Rebuilder); ok {
+	if r, ok := m.(rebuilder); ok {
 		return r.Rebuild(g, gr, nil)
 	}
 	k, err := layers.KindOf(m)
 	if err != nil {
-		return nil, fmt.Errorf("perturb: the %T is neither of a declared kind nor a Rebuilder: %w", m, err)
+		return nil, fmt.Errorf("perturb: the %T is neither of a declared kind nor has a Rebuild method: %w", m, err)
 	}
 	if k.Wraps() {
 		w, ok := m.(layers.Wrapper)
@@ -150,16 +151,16 @@ func rebuild(m layers.Model, g *G.ExprGraph, gr *graph.Graph, sens []int) (layer
 	return out, nil
 }
 
-// Predict returns the n × Classes probabilities of in.Model, rebuilt with
+// predict returns the n × Classes probabilities of in.Model, rebuilt with
 // its parameters, on the given features, graph and sensitive attribute
 // (each of in's shape), in evaluation mode.
-func Predict(in Input, features []float64, gr *graph.Graph, sens []int) ([]float64, error) {
+func predict(in Input, features []float64, gr *graph.Graph, sens []int) ([]float64, error) {
 	n, err := in.check()
 	if err != nil {
 		return nil, err
 	}
 	if len(features) != len(in.Features) || len(sens) != n {
-		return nil, fmt.Errorf("perturb: Predict: %d features and %d sensitive values, want %d and %d", len(features), len(sens), len(in.Features), n)
+		return nil, fmt.Errorf("perturb: predict: %d features and %d sensitive values, want %d and %d", len(features), len(sens), len(in.Features), n)
 	}
 	g := G.NewGraph()
 	x, err := train.FeatureNode(g, dtype(in.Model), features, n, in.NumFeatures, "x")
@@ -178,11 +179,11 @@ func Predict(in Input, features []float64, gr *graph.Graph, sens []int) ([]float
 	return p.Probs, nil
 }
 
-// Flip returns copies of the features and the attribute with every known
+// flip returns copies of the features and the attribute with every known
 // group flipped (0 ↔ 1) in both: in the attribute, and in the feature
 // column col unless it is −1. Unknown groups (−1) stay unknown. It
 // returns an error for a group other than 0, 1 and −1.
-func Flip(features []float64, d, col int, sens []int) ([]float64, []int, error) {
+func flip(features []float64, d, col int, sens []int) ([]float64, []int, error) {
 	x := append([]float64(nil), features...)
 	s := make([]int, len(sens))
 	for i, v := range sens {
@@ -194,14 +195,9 @@ func Flip(features []float64, d, col int, sens []int) ([]float64, []int, error) 
 		default:
 			return nil, nil, fmt.Errorf("perturb: sensitive value %d of node %d, want 0, 1 or −1: flipping needs a binary attribute", v, i)
 		}
-		if col >= 0 {
-			switch x[i*d+col] {
-			case 0:
-				x[i*d+col] = 1
-			case 1:
-				x[i*d+col] = 0
-			}
-		}
+	}
+	if col >= 0 {
+		augment.FlipColumn(x, d, col)
 	}
 	return x, s, nil
 }
@@ -242,12 +238,12 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Perturb returns perturbed copies of the features and the graph: the
+// perturbInputs returns perturbed copies of the features and the graph: the
 // columns (all but skip) are chosen with probability NoiseFraction, every
 // entry of a chosen column gets its own N(0, NoiseStd²) draw, and each
 // undirected edge is dropped with probability EdgeDrop (gr nil: no
 // graph). The draws come from rand.NewSource(cfg.Seed), columns first.
-func Perturb(features []float64, d, skip int, gr *graph.Graph, cfg Config) ([]float64, *graph.Graph, error) {
+func perturbInputs(features []float64, d, skip int, gr *graph.Graph, cfg Config) ([]float64, *graph.Graph, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -267,13 +263,7 @@ func Perturb(features []float64, d, skip int, gr *graph.Graph, cfg Config) ([]fl
 	if gr == nil || cfg.EdgeDrop == 0 {
 		return x, gr, nil
 	}
-	var kept [][2]int
-	for _, e := range gr.Edges() {
-		if rng.Float64() >= cfg.EdgeDrop {
-			kept = append(kept, e)
-		}
-	}
-	g2, err := graph.FromEdges(gr.N(), kept)
+	g2, err := augment.DropEdges(gr, cfg.EdgeDrop, rng)
 	if err != nil {
 		return nil, nil, fmt.Errorf("perturb: dropping edges: %w", err)
 	}
@@ -303,23 +293,23 @@ func Evaluate(in Input, nodes []int, cfg Config, opt metrics.Options, bcfg metri
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
 	}
-	orig, err := Predict(in, in.Features, in.Graph, in.Sens)
+	orig, err := predict(in, in.Features, in.Graph, in.Sens)
 	if err != nil {
 		return Report{}, err
 	}
-	fx, fs, err := Flip(in.Features, in.NumFeatures, in.SensFeature, in.Sens)
+	fx, fs, err := flip(in.Features, in.NumFeatures, in.SensFeature, in.Sens)
 	if err != nil {
 		return Report{}, err
 	}
-	cf, err := Predict(in, fx, in.Graph, fs)
+	cf, err := predict(in, fx, in.Graph, fs)
 	if err != nil {
 		return Report{}, err
 	}
-	px, pg, err := Perturb(in.Features, in.NumFeatures, in.SensFeature, in.Graph, cfg)
+	px, pg, err := perturbInputs(in.Features, in.NumFeatures, in.SensFeature, in.Graph, cfg)
 	if err != nil {
 		return Report{}, err
 	}
-	noisy, err := Predict(in, px, pg, in.Sens)
+	noisy, err := predict(in, px, pg, in.Sens)
 	if err != nil {
 		return Report{}, err
 	}

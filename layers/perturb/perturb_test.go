@@ -102,7 +102,7 @@ func TestRebuildMatchesPredict(t *testing.T) {
 		want, err := train.Predict(m, task, nil)
 		require.NoError(t, err)
 		in := Input{Model: m, Graph: ds.Graph, Features: ds.Features, NumFeatures: ds.NumFeatures, Sens: ds.Sens, SensFeature: -1, Classes: 2}
-		got, err := Predict(in, ds.Features, ds.Graph, ds.Sens)
+		got, err := predict(in, ds.Features, ds.Graph, ds.Sens)
 		require.NoError(t, err)
 		testutil.AllClose(t, name, got, want.Probs, 1e-12, 1e-10)
 		r, err := Evaluate(in, ds.Split.Test, DefaultConfig(), metrics.DefaultOptions(), metrics.DefaultBootstrapConfig())
@@ -116,20 +116,20 @@ func TestRebuildMatchesPredict(t *testing.T) {
 	// the groups' roles in Δs and in the gap it corrects, and FMP's
 	// correction is symmetric in them: its output does not move.
 	in := Input{Model: fm, Graph: ds.Graph, Features: ds.Features, NumFeatures: ds.NumFeatures, Sens: ds.Sens, SensFeature: -1, Classes: 2}
-	orig, err := Predict(in, ds.Features, ds.Graph, ds.Sens)
+	orig, err := predict(in, ds.Features, ds.Graph, ds.Sens)
 	require.NoError(t, err)
-	_, fs, err := Flip(ds.Features, ds.NumFeatures, -1, ds.Sens)
+	_, fs, err := flip(ds.Features, ds.NumFeatures, -1, ds.Sens)
 	require.NoError(t, err)
-	flipped, err := Predict(in, ds.Features, ds.Graph, fs)
+	flipped, err := predict(in, ds.Features, ds.Graph, fs)
 	require.NoError(t, err)
 	testutil.AllClose(t, "fmp, every group flipped", flipped, orig, 1e-9, 1e-9)
 }
 
 func TestErrors(t *testing.T) {
-	_, _, err := Flip([]float64{0, 1}, 1, 0, []int{0, 2})
+	_, _, err := flip([]float64{0, 1}, 1, 0, []int{0, 2})
 	assert.ErrorContains(t, err, "binary attribute")
-	_, _, err = Perturb([]float64{0}, 1, -1, nil, Config{NoiseStd: -1})
+	_, _, err = perturbInputs([]float64{0}, 1, -1, nil, Config{NoiseStd: -1})
 	assert.ErrorContains(t, err, "NoiseStd")
-	_, err = Predict(Input{Model: nil}, nil, nil, nil)
+	_, err = predict(Input{Model: nil}, nil, nil, nil)
 	assert.ErrorContains(t, err, "nil Model")
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 // BenchmarkFitThresholds fits on 5,000 validation nodes in four groups
@@ -24,9 +25,9 @@ func BenchmarkFitThresholds(b *testing.B) {
 			for _, randomized := range []bool{false, true} {
 				cfg := DefaultThresholdsConfig()
 				cfg.Randomized = randomized
-				cfg.Rule = metrics.FairestWithin(c, 0.01)
+				cfg.Rule = selection.FairestWithin(c, 0.01)
 				if goal == "bound" {
-					cfg.Rule = metrics.MostAccurateWithin(c, 0.05)
+					cfg.Rule = selection.MostAccurateWithin(c, 0.05)
 					if c.IsRatio() {
 						cfg.Rule.Bound = 0.8
 					}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 // ParityNotReached is the code of a [ClassOffsets] diagnostic: the fitted
@@ -15,7 +17,7 @@ import (
 // and the message says why when the data say it (a class no offset can
 // select in a group, group sizes that admit no common rate, the accuracy
 // bound).
-const ParityNotReached metrics.DiagnosticCode = "parity-not-reached"
+const ParityNotReached diagnose.Code = "parity-not-reached"
 
 // ClassOffsetsConfig configures FitClassOffsets.
 type ClassOffsetsConfig struct {
@@ -25,9 +27,9 @@ type ClassOffsetsConfig struct {
 	// within Rule.MaxAccuracyLoss (a fraction: 0.01 is one point) of the
 	// model's own argmax decisions; MostAccurate the most accurate
 	// offsets whose criterion meets Rule.Bound. Default
-	// metrics.FairestWithin(metrics.DPDifference, 0.01): the c-class ΔDP
+	// selection.FairestWithin(metrics.DPDifference, 0.01): the c-class ΔDP
 	// within one accuracy point.
-	Rule metrics.Rule
+	Rule selection.Rule
 	// Candidates bounds the offsets tried in one move of one coordinate
 	// (≥ 3): every value that changes a validation decision when there
 	// are at most that many, evenly spaced ones among them otherwise.
@@ -41,7 +43,7 @@ type ClassOffsetsConfig struct {
 // DefaultClassOffsetsConfig returns the c-class ΔDP within one accuracy
 // point, 64 candidates a move and at most 25 sweeps.
 func DefaultClassOffsetsConfig() ClassOffsetsConfig {
-	return ClassOffsetsConfig{Rule: metrics.FairestWithin(metrics.DPDifference, 0.01), Candidates: 64, Sweeps: 25}
+	return ClassOffsetsConfig{Rule: selection.FairestWithin(metrics.DPDifference, 0.01), Candidates: 64, Sweeps: 25}
 }
 
 // Validate checks the fields.
@@ -74,22 +76,22 @@ type ClassOffsets struct {
 	// keep the argmax.
 	Offsets [][]float64 `json:"offsets"`
 	// Rule is the rule the offsets were fitted for.
-	Rule metrics.Rule `json:"rule"`
+	Rule selection.Rule `json:"rule"`
 	// Val is the fitted offsets' validation accuracy and c-class
 	// criterion value; Reference the same for zero offsets (the argmax).
-	Val, Reference metrics.Candidate `json:"-"`
+	Val, Reference selection.Candidate `json:"-"`
 	// Sweeps is the number of passes made; Converged whether the last
 	// improved nothing (false: Sweeps stopped the search).
 	Sweeps    int  `json:"sweeps"`
 	Converged bool `json:"converged"`
-	diags     []metrics.Diagnostic
+	diags     []diagnose.Diagnostic
 }
 
 // Diagnostics returns what a reader of the fit should know: a
 // ParityNotReached diagnostic when the rule's criterion is not at parity
 // on the validation nodes (a difference above 0, a ratio below 1), with
 // the reasons the data show; nil otherwise.
-func (o *ClassOffsets) Diagnostics() []metrics.Diagnostic { return o.diags }
+func (o *ClassOffsets) Diagnostics() []diagnose.Diagnostic { return o.diags }
 
 // Decide returns every node's class under the offsets, from probs (n × c
 // row-major, P(y = k) of node i at i·c + k) and sens (n groups; −1
@@ -174,7 +176,7 @@ func argmaxOffset(row, off []float64, skip int) int {
 // above them all; cfg.Candidates of them evenly spaced when there are
 // more), keeps the best by the rule, and stops after a sweep that
 // improves nothing or after cfg.Sweeps. "Best" is: admitted by the rule
-// ([metrics.Rule.Admits]) first; then, for Fairest, the fairer
+// ([selection.Rule.Admits]) first; then, for Fairest, the fairer
 // criterion, and on a tie the fairer sum over classes of the one-vs-rest
 // criteria (so that a move that closes one class's gap without changing
 // the worst class still counts), then the higher accuracy; for
@@ -193,7 +195,7 @@ func argmaxOffset(row, off []float64, skip int) int {
 // metrics.ErrNoPositives; with only nodes of it, for a false-positive
 // rate: metrics.ErrNoNegatives; the error names the class and the
 // group), or, for MostAccurate, no offsets meeting the bound
-// (metrics.ErrNoCandidate, with the reasons of Diagnostics).
+// (selection.ErrNoCandidate, with the reasons of Diagnostics).
 func FitClassOffsets(probs []float64, classes int, labels, sens, val []int, cfg ClassOffsetsConfig) (*ClassOffsets, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -209,7 +211,7 @@ func FitClassOffsets(probs []float64, classes int, labels, sens, val []int, cfg 
 	s.ref = ref.cand
 	o := &ClassOffsets{Classes: classes, Rule: cfg.Rule, Reference: ref.cand}
 	var cur state
-	if cfg.Rule.Goal == metrics.MostAccurate {
+	if cfg.Rule.Goal == selection.MostAccurate {
 		cur = s.mostAccurate(ref, o)
 	} else {
 		s.rule = cfg.Rule
@@ -231,7 +233,7 @@ func FitClassOffsets(probs []float64, classes int, labels, sens, val []int, cfg 
 			why = ": " + o.diags[0].Message
 		}
 		return nil, fmt.Errorf("postprocess: FitClassOffsets: %w: %s: the best offsets found over %d groups and %d classes reach %s %s at %.2f%% validation accuracy%s",
-			metrics.ErrNoCandidate, cfg.Rule, len(s.groups), classes, cfg.Rule.Criterion.Title(), fmtCand(cfg.Rule, cur.cand), 100*cur.cand.Accuracy, why)
+			selection.ErrNoCandidate, cfg.Rule, len(s.groups), classes, cfg.Rule.Criterion.Title(), fmtCand(cfg.Rule, cur.cand), 100*cur.cand.Accuracy, why)
 	}
 	return o, nil
 }
@@ -251,7 +253,7 @@ func (s *offsetSearch) mostAccurate(ref state, o *ClassOffsets) state {
 	for _, loss := range lossLadder {
 		s.reset()
 		o.Sweeps = 0
-		s.rule = metrics.FairestWithin(r.Criterion, loss)
+		s.rule = selection.FairestWithin(r.Criterion, loss)
 		cur = s.search(ref, o)
 		if r.Admits(cur.cand, s.ref) {
 			break
@@ -297,7 +299,7 @@ func (s *offsetSearch) search(cur state, o *ClassOffsets) state {
 	return cur
 }
 
-func fmtCand(r metrics.Rule, c metrics.Candidate) string {
+func fmtCand(r selection.Rule, c selection.Candidate) string {
 	if c.Undefined != nil {
 		return "undefined (" + c.Undefined.Error() + ")"
 	}
@@ -317,15 +319,15 @@ type offsetSearch struct {
 	groups [][]int
 	off    [][]float64
 	pred   []int
-	ref    metrics.Candidate
+	ref    selection.Candidate
 	// rule is the rule the search judges by: cfg.Rule, or a Fairest step
 	// towards a MostAccurate bound.
-	rule metrics.Rule
+	rule selection.Rule
 }
 
 // state is one set of decisions judged.
 type state struct {
-	cand metrics.Candidate
+	cand selection.Candidate
 	sum  float64 // the sum over classes of the one-vs-rest criterion
 }
 
@@ -428,7 +430,7 @@ func (s *offsetSearch) evaluate(pred []int) (state, error) {
 			correct++
 		}
 	}
-	st := state{cand: metrics.Candidate{Accuracy: float64(correct) / float64(len(pred))}}
+	st := state{cand: selection.Candidate{Accuracy: float64(correct) / float64(len(pred))}}
 	crit := s.cfg.Rule.Criterion
 	st.cand.Fairness, _, st.cand.Undefined = b.Criterion(crit)
 	if st.cand.Undefined == nil {
@@ -471,7 +473,7 @@ func (s *offsetSearch) better(a, b state) bool {
 		}
 		return false, true
 	}
-	if r.Goal == metrics.MostAccurate && aa {
+	if r.Goal == selection.MostAccurate && aa {
 		if math.Abs(a.cand.Accuracy-b.cand.Accuracy) > tie {
 			return a.cand.Accuracy > b.cand.Accuracy
 		}
@@ -567,7 +569,7 @@ func (s *offsetSearch) move(g, k int, cur state) (state, bool) {
 
 // diagnose says why the fitted offsets are not at parity, when they are
 // not.
-func (s *offsetSearch) diagnose(o *ClassOffsets, cur state) []metrics.Diagnostic {
+func (s *offsetSearch) diagnose(o *ClassOffsets, cur state) []diagnose.Diagnostic {
 	crit := s.cfg.Rule.Criterion
 	parity := 0.0
 	if crit.IsRatio() {
@@ -610,7 +612,7 @@ func (s *offsetSearch) diagnose(o *ClassOffsets, cur state) []metrics.Diagnostic
 			why = append(why, fmt.Sprintf("the groups have %s validation nodes: a rate common to every group is a multiple of 1/%d, so exact parity over %d classes leaves some class unselected", strings.Join(sizes, ", "), d, c))
 		}
 	}
-	if r := s.cfg.Rule; r.Goal == metrics.Fairest && cur.cand.Accuracy < s.ref.Accuracy-r.MaxAccuracyLoss+1/float64(len(s.lab)) {
+	if r := s.cfg.Rule; r.Goal == selection.Fairest && cur.cand.Accuracy < s.ref.Accuracy-r.MaxAccuracyLoss+1/float64(len(s.lab)) {
 		why = append(why, fmt.Sprintf("the accuracy bound binds: %.2f%% against the argmax's %.2f%% and a loss of at most %.4g points", 100*cur.cand.Accuracy, 100*s.ref.Accuracy, 100*r.MaxAccuracyLoss))
 	}
 	if !o.Converged {
@@ -619,7 +621,7 @@ func (s *offsetSearch) diagnose(o *ClassOffsets, cur state) []metrics.Diagnostic
 	if len(why) == 0 {
 		why = append(why, "the coordinate search found no single group-and-class move that improves it (a local optimum, or the discreteness of the validation nodes)")
 	}
-	return []metrics.Diagnostic{{
+	return []diagnose.Diagnostic{{
 		Code:    ParityNotReached,
 		Subject: "class-offsets",
 		Message: fmt.Sprintf("%s is %s on the validation nodes, not parity: %s", crit.Title(), fmtCand(s.cfg.Rule, cur.cand), strings.Join(why, "; ")),

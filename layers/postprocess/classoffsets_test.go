@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -137,7 +138,7 @@ func TestClassOffsetsReachParity(t *testing.T) {
 			}
 			val = append(val, 150, 151)
 			cfg := DefaultClassOffsetsConfig()
-			cfg.Rule = metrics.FairestWithin(metrics.DPDifference, 0.3)
+			cfg.Rule = selection.FairestWithin(metrics.DPDifference, 0.3)
 			o, err := FitClassOffsets(probs, c, labels, sens, val, cfg)
 			require.NoError(t, err, "c %d seed %d", c, seed)
 			assert.Greater(t, o.Reference.Fairness, 0.1, "c %d seed %d: the task is unfair to start with", c, seed)
@@ -182,7 +183,7 @@ func TestClassOffsetsMostAccurate(t *testing.T) {
 		}
 	}
 	cfg := DefaultClassOffsetsConfig()
-	cfg.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.05)
+	cfg.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0.05)
 	o, err := FitClassOffsets(probs, 4, labels, sens, val, cfg)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, o.Val.Fairness, 0.05)
@@ -226,7 +227,7 @@ func TestClassOffsetsZeroProbabilityClass(t *testing.T) {
 	assert.Contains(t, d[0].Message, "the accuracy bound binds")
 
 	cfg := DefaultClassOffsetsConfig()
-	cfg.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0)
+	cfg.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0)
 	o, err = FitClassOffsets(probs, 3, labels, sens, val, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, o.Val.Fairness)
@@ -255,7 +256,7 @@ func TestClassOffsetsUndefinedCriterion(t *testing.T) {
 	probs, labels, sens, val := handCase()
 	labels[7] = 1
 	cfg := DefaultClassOffsetsConfig()
-	cfg.Rule = metrics.FairestWithin(metrics.EODifference, 0.01)
+	cfg.Rule = selection.FairestWithin(metrics.EODifference, 0.01)
 	_, err := FitClassOffsets(probs, 3, labels, sens, val, cfg)
 	require.ErrorIs(t, err, metrics.ErrNoPositives)
 	assert.Contains(t, err.Error(), "group 1 has no validation node of class 2")

@@ -3,7 +3,7 @@
 // It is where fairlearn's users look for ThresholdOptimizer.
 //
 // [FitThresholds] chooses a decision rule per sensitive group (any number
-// of groups) on validation nodes, by the same [metrics.Rule] that chooses
+// of groups) on validation nodes, by the same [selection.Rule] that chooses
 // FMP's setting on its frontier (fmp.NewFrontier):
 //
 //   - the constraint is the rule's [metrics.Criterion]: demographic parity
@@ -27,7 +27,7 @@
 //	pred, err := train.Predict(model, task, nil)
 //	...
 //	cfg := postprocess.DefaultThresholdsConfig()
-//	cfg.Rule = metrics.MostAccurateWithin(metrics.EOddsDifference, 0.02)
+//	cfg.Rule = selection.MostAccurateWithin(metrics.EOddsDifference, 0.02)
 //	cfg.Randomized = true
 //	th, err := postprocess.FitThresholds(pred.Column(1), ds.Labels, ds.Sens, ds.Split.Val, cfg)
 //	...
@@ -38,7 +38,7 @@
 // Per-group thresholds do not extend to c classes: a decision is an
 // argmax, not a cut. [FitClassOffsets] adds an offset per group and class
 // to the log-probabilities, ŷ = argmax_k (log p_k + b_gk), chosen on
-// validation nodes by a metrics.Rule judged with the c-class criteria
+// validation nodes by a selection.Rule judged with the c-class criteria
 // (metrics.ClassBreakdown.Criterion: by default the c-class ΔDP, the
 // largest gap over classes between the groups' selection rates, within
 // one accuracy point of the argmax). Offsets of zero are the argmax. The
@@ -131,6 +131,6 @@
 // nodes of known label (G = 1 + the largest id anywhere in sens, as in
 // package metrics: the highest group missing is refused as a middle one), a
 // group without the positives or negatives its constraint's rate needs,
-// or no rule meeting the rule ([metrics.ErrNoCandidate]). Nothing panics
+// or no rule meeting the rule ([selection.ErrNoCandidate]). Nothing panics
 // on user input.
 package postprocess

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 // Objective is what FitThresholds maximises on the fitting nodes.
@@ -53,8 +54,8 @@ type ThresholdsConfig struct {
 	// Rule.Bound (fairlearn's tol, for a difference), Fairest finds the
 	// fairest criterion whose Objective is within Rule.MaxAccuracyLoss of
 	// the reference (every group at the threshold 0.5). Default
-	// metrics.DefaultRule().
-	Rule metrics.Rule
+	// selection.DefaultRule().
+	Rule selection.Rule
 	// Objective is what is maximised, and what Rule.MaxAccuracyLoss is
 	// measured in. Default Accuracy.
 	Objective Objective
@@ -73,10 +74,10 @@ type ThresholdsConfig struct {
 	Candidates int
 }
 
-// DefaultThresholdsConfig returns metrics.DefaultRule(), the Accuracy
+// DefaultThresholdsConfig returns selection.DefaultRule(), the Accuracy
 // objective, deterministic thresholds and 200 candidates per group.
 func DefaultThresholdsConfig() ThresholdsConfig {
-	return ThresholdsConfig{Rule: metrics.DefaultRule(), Objective: Accuracy, Candidates: 200}
+	return ThresholdsConfig{Rule: selection.DefaultRule(), Objective: Accuracy, Candidates: 200}
 }
 
 // Validate checks the fields.
@@ -132,13 +133,13 @@ type Thresholds struct {
 	// (−1) are decided with the threshold 0.5.
 	Groups []GroupThreshold `json:"groups"`
 	// Rule and Objective are those the thresholds were fitted for.
-	Rule      metrics.Rule `json:"rule"`
-	Objective Objective    `json:"objective"`
+	Rule      selection.Rule `json:"rule"`
+	Objective Objective      `json:"objective"`
 	// Val is the fitted rule's objective (as Accuracy) and criterion
 	// value on the validation nodes, in expectation for randomised
 	// thresholds; Reference the same for the threshold 0.5 in every
 	// group (its Undefined is set when its criterion has no value).
-	Val, Reference metrics.Candidate `json:"-"`
+	Val, Reference selection.Candidate `json:"-"`
 	// Tried is the number of candidate thresholds per group, summed.
 	Tried int `json:"tried"`
 }
@@ -247,7 +248,7 @@ func uniform(seed int64, i int) float64 {
 // metrics.ErrEmptyGroup), a group without the
 // positives or negatives the constraint's rate needs (metrics.ErrNoPositives,
 // metrics.ErrNoNegatives), a balanced accuracy without positives or
-// negatives, or no rule meeting cfg.Rule (metrics.ErrNoCandidate).
+// negatives, or no rule meeting cfg.Rule (selection.ErrNoCandidate).
 func FitThresholds(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) (*Thresholds, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -260,7 +261,7 @@ func FitThresholds(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) 
 	ref := pr.reference()
 	var sol *solution
 	switch rule.Goal {
-	case metrics.MostAccurate:
+	case selection.MostAccurate:
 		sol = pr.best(rule.Bound)
 	default:
 		sol, err = pr.fairest(ref.Accuracy - rule.MaxAccuracyLoss)
@@ -270,7 +271,7 @@ func FitThresholds(p1 []float64, labels, sens, val []int, cfg ThresholdsConfig) 
 	}
 	if sol == nil {
 		return nil, fmt.Errorf("postprocess: FitThresholds: %w: %s: no %s thresholds over %d groups meet it on the validation nodes",
-			metrics.ErrNoCandidate, rule, kind(cfg.Randomized), len(pr.groups))
+			selection.ErrNoCandidate, rule, kind(cfg.Randomized), len(pr.groups))
 	}
 	th := &Thresholds{Groups: sol.rules, Rule: rule, Objective: cfg.Objective, Reference: ref, Tried: pr.tried}
 	th.Val = pr.candidate(sol.rates, sol.obj)
@@ -505,7 +506,7 @@ func ratio(a, b int) float64 {
 
 // reference returns the objective and criterion of the threshold 0.5 in
 // every group.
-func (pr *problem) reference() metrics.Candidate {
+func (pr *problem) reference() selection.Candidate {
 	rates := make([][numRates]float64, len(pr.groups))
 	obj := pr.constObj
 	for g, gr := range pr.groups {
@@ -515,9 +516,9 @@ func (pr *problem) reference() metrics.Candidate {
 }
 
 // candidate returns the objective and the criterion of per-group rates.
-func (pr *problem) candidate(rates [][numRates]float64, obj float64) metrics.Candidate {
+func (pr *problem) candidate(rates [][numRates]float64, obj float64) selection.Candidate {
 	v, err := pr.crit.Of(rateFrames(rates))
-	return metrics.Candidate{Accuracy: obj, Fairness: v, Undefined: err}
+	return selection.Candidate{Accuracy: obj, Fairness: v, Undefined: err}
 }
 
 // rateFrames serves the groups' rates to metrics.Criterion.Of.
@@ -583,7 +584,7 @@ func (pr *problem) fairest(target float64) (*solution, error) {
 		if s = pr.best(0); pr.crit.IsRatio() && reaches(s) {
 			return s, nil
 		}
-		return nil, fmt.Errorf("%w: %s: no %s thresholds reach the reference's %s minus %.4g points with %s defined", metrics.ErrNoCandidate,
+		return nil, fmt.Errorf("%w: %s: no %s thresholds reach the reference's %s minus %.4g points with %s defined", selection.ErrNoCandidate,
 			pr.cfg.Rule, kind(pr.cfg.Randomized), pr.cfg.Objective, 100*pr.cfg.Rule.MaxAccuracyLoss, pr.crit.Title())
 	}
 	if t := pr.best(tight); reaches(t) {
@@ -921,7 +922,7 @@ func (pr *problem) bestRandomRate(bound float64) *solution {
 		anchors = append(anchors, bound)
 	}
 	var best *solution
-	var bestFair metrics.Candidate
+	var bestFair selection.Candidate
 	bestObj := math.Inf(-1)
 	for _, a := range uniqueSorted(anchors) {
 		if a < 0 || a > 1 || (pr.crit.IsRatio() && a <= 0 && bound > 0) {
@@ -947,7 +948,7 @@ const tieObj = 1e-12
 
 // fairer reports whether candidate c has a fairer criterion than d (an
 // undefined criterion is the least fair).
-func fairer(crit metrics.Criterion, c, d metrics.Candidate) bool {
+func fairer(crit metrics.Criterion, c, d selection.Candidate) bool {
 	if c.Undefined != nil {
 		return false
 	}

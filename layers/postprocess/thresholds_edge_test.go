@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -81,7 +82,7 @@ func TestFitThresholdsTiesFairer(t *testing.T) {
 			for _, randomized := range []bool{false, true} {
 				name := fmt.Sprintf("%s bound %v, randomised %v", c.Title(), bound, randomized)
 				cfg := DefaultThresholdsConfig()
-				cfg.Rule, cfg.Randomized = metrics.MostAccurateWithin(c, bound), randomized
+				cfg.Rule, cfg.Randomized = selection.MostAccurateWithin(c, bound), randomized
 				th, err := FitThresholds(p1, labels, sens, val, cfg)
 				if !assert.NoError(t, err, name) {
 					continue
@@ -117,11 +118,11 @@ func TestFitThresholdsRandomTiesProperty(t *testing.T) {
 			if c.IsRatio() {
 				bound = []float64{0.5, 0.7, 0.9}[trial%3]
 			}
-			var got [2]metrics.Candidate
+			var got [2]selection.Candidate
 			ok := true
 			for k, randomized := range []bool{false, true} {
 				cfg := DefaultThresholdsConfig()
-				cfg.Rule, cfg.Randomized = metrics.MostAccurateWithin(c, bound), randomized
+				cfg.Rule, cfg.Randomized = selection.MostAccurateWithin(c, bound), randomized
 				th, err := FitThresholds(p1, labels, sens, val, cfg)
 				if err != nil {
 					ok = false

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,8 +26,8 @@ func TestFitThresholds(t *testing.T) {
 	cfg := DefaultThresholdsConfig()
 	th, err := FitThresholds(p1, labels, sens, val, cfg)
 	require.NoError(t, err)
-	assert.Equal(t, metrics.Candidate{Accuracy: 5.0 / 8, Fairness: 0.75}, th.Reference)
-	assert.Equal(t, metrics.Candidate{Accuracy: 1, Fairness: 0}, th.Val)
+	assert.Equal(t, selection.Candidate{Accuracy: 5.0 / 8, Fairness: 0.75}, th.Reference)
+	assert.Equal(t, selection.Candidate{Accuracy: 1, Fairness: 0}, th.Val)
 	assert.InDeltaSlice(t, []float64{0.7, 0.225}, th.T(), 1e-15)
 	assert.Equal(t, GroupThreshold{T: th.T()[1]}, th.Groups[1], "deterministic")
 	assert.False(t, th.Randomized())
@@ -40,7 +41,7 @@ func TestFitThresholds(t *testing.T) {
 	assert.Equal(t, 1.0, r.Accuracy)
 	assert.Equal(t, 0.0, r.DemographicParity)
 	// Highest accuracy with ΔDP ≤ 0.3 is the same pair.
-	cfg.Rule = metrics.MostAccurateWithin(metrics.DPDifference, 0.3)
+	cfg.Rule = selection.MostAccurateWithin(metrics.DPDifference, 0.3)
 	th2, err := FitThresholds(p1, labels, sens, val, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, th.Val, th2.Val)
@@ -68,7 +69,7 @@ func TestFitThresholdsEqualizedOddsExact(t *testing.T) {
 	sens := []int{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}
 	val := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
 	cfg := DefaultThresholdsConfig()
-	cfg.Rule = metrics.MostAccurateWithin(metrics.EOddsDifference, 0)
+	cfg.Rule = selection.MostAccurateWithin(metrics.EOddsDifference, 0)
 	det, err := FitThresholds(p1, labels, sens, val, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 0.5, det.Val.Accuracy, "deterministic: only no one or everyone")
@@ -92,7 +93,7 @@ func TestFitThresholdsEqualizedOddsExact(t *testing.T) {
 	// Within one accuracy point: deterministic cuts cannot reach parity,
 	// randomised ones do.
 	cfg = DefaultThresholdsConfig()
-	cfg.Rule = metrics.FairestWithin(metrics.EOddsDifference, 0.01)
+	cfg.Rule = selection.FairestWithin(metrics.EOddsDifference, 0.01)
 	det, err = FitThresholds(p1, labels, sens, val, cfg)
 	require.NoError(t, err)
 	assert.Positive(t, det.Val.Fairness)
@@ -114,7 +115,7 @@ func TestFitThresholdsRerun(t *testing.T) {
 	for _, c := range metrics.Criteria() {
 		for _, randomized := range []bool{false, true} {
 			cfg := DefaultThresholdsConfig()
-			cfg.Rule, cfg.Randomized = metrics.FairestWithin(c, 0.02), randomized
+			cfg.Rule, cfg.Randomized = selection.FairestWithin(c, 0.02), randomized
 			a, err := FitThresholds(p1, labels, sens, val, cfg)
 			require.NoError(t, err)
 			b, err := FitThresholds(p1, labels, sens, val, cfg)
@@ -188,7 +189,7 @@ func TestFitThresholdsConstraintHolds(t *testing.T) {
 			if c.IsRatio() {
 				bound = 0.8
 			}
-			for _, rule := range []metrics.Rule{metrics.MostAccurateWithin(c, bound), metrics.FairestWithin(c, 0.02)} {
+			for _, rule := range []selection.Rule{selection.MostAccurateWithin(c, bound), selection.FairestWithin(c, 0.02)} {
 				for _, obj := range []Objective{Accuracy, BalancedAccuracy} {
 					var objs [2]float64
 					for k, randomized := range []bool{false, true} {
@@ -202,17 +203,17 @@ func TestFitThresholdsConstraintHolds(t *testing.T) {
 						require.NoError(t, err, name)
 						assert.InDelta(t, th.Val.Fairness, v, 1e-9, name)
 						assert.InDelta(t, th.Val.Accuracy, expectedObjective(t, th, obj, p1, labels, sens, val), 1e-9, name)
-						if rule.Goal == metrics.MostAccurate {
+						if rule.Goal == selection.MostAccurate {
 							assert.True(t, c.Meets(v, bound+sign(c)*1e-9), "%s: %s = %v, bound %v", name, c.Title(), v, bound)
 						} else {
 							assert.GreaterOrEqual(t, th.Val.Accuracy, th.Reference.Accuracy-0.02-1e-9, name)
 						}
 						objs[k] = th.Val.Accuracy
-						if rule.Goal == metrics.Fairest {
+						if rule.Goal == selection.Fairest {
 							objs[k] = v
 						}
 					}
-					if rule.Goal == metrics.MostAccurate {
+					if rule.Goal == selection.MostAccurate {
 						assert.GreaterOrEqual(t, objs[1], objs[0]-1e-9, "%d groups %s %v: randomised at least as accurate", groups, rule, obj)
 					} else {
 						assert.False(t, c.Better(objs[0], objs[1]-sign(c)*1e-9), "%d groups %s %v: randomised at least as fair", groups, rule, obj)
@@ -253,11 +254,11 @@ func TestFitThresholdsAgainstExhaustive(t *testing.T) {
 			if c.IsRatio() {
 				bounds = []float64{1, 0.8, 0.5}
 			}
-			var rules []metrics.Rule
+			var rules []selection.Rule
 			for _, b := range bounds {
-				rules = append(rules, metrics.MostAccurateWithin(c, b))
+				rules = append(rules, selection.MostAccurateWithin(c, b))
 			}
-			rules = append(rules, metrics.FairestWithin(c, 0.05), metrics.FairestWithin(c, 0.2))
+			rules = append(rules, selection.FairestWithin(c, 0.05), selection.FairestWithin(c, 0.2))
 			for _, rule := range rules {
 				for _, obj := range []Objective{Accuracy, BalancedAccuracy} {
 					name := fmt.Sprintf("trial %d (%d groups), %s, %v", trial, groups, rule, obj)
@@ -270,11 +271,11 @@ func TestFitThresholdsAgainstExhaustive(t *testing.T) {
 						continue // a group without the rate's denominator
 					}
 					if !ok {
-						assert.ErrorIs(t, err, metrics.ErrNoCandidate, name)
+						assert.ErrorIs(t, err, selection.ErrNoCandidate, name)
 						infeasible++
 						continue
 					}
-					if c.IsRatio() && rule.Goal == metrics.Fairest && want.Fairness == 0 && errors.Is(err, metrics.ErrNoCandidate) {
+					if c.IsRatio() && rule.Goal == selection.Fairest && want.Fairness == 0 && errors.Is(err, selection.ErrNoCandidate) {
 						skipped++
 						continue // the fairest ratio left is 0: documented as not searched for
 					}
@@ -287,7 +288,7 @@ func TestFitThresholdsAgainstExhaustive(t *testing.T) {
 					require.NoError(t, got.Undefined, name)
 					assert.InDelta(t, th.Val.Accuracy, got.Accuracy, 1e-12, name)
 					assert.InDelta(t, th.Val.Fairness, got.Fairness, 1e-12, name)
-					if rule.Goal == metrics.MostAccurate {
+					if rule.Goal == selection.MostAccurate {
 						assert.True(t, c.Meets(got.Fairness, rule.Bound), name)
 						assert.GreaterOrEqual(t, got.Accuracy, want.Accuracy-1e-12, name)
 					} else {
@@ -305,7 +306,7 @@ func TestFitThresholdsAgainstExhaustive(t *testing.T) {
 // exhaustive tries every combination of per-group thresholds (−1 and each
 // distinct probability of the group: every possible selection) and
 // returns the best under rule, measured from the decisions.
-func exhaustive(t *testing.T, p1 []float64, labels, sens, val []int, rule metrics.Rule, obj Objective) (metrics.Candidate, bool) {
+func exhaustive(t *testing.T, p1 []float64, labels, sens, val []int, rule selection.Rule, obj Objective) (selection.Candidate, bool) {
 	groups := 0
 	for _, i := range val {
 		groups = max(groups, sens[i]+1)
@@ -339,7 +340,7 @@ func exhaustive(t *testing.T, p1 []float64, labels, sens, val []int, rule metric
 		half[g] = 0.5
 	}
 	ref := measure(t, decide(half), labels, sens, val, rule.Criterion, obj)
-	var best metrics.Candidate
+	var best selection.Candidate
 	found := false
 	th := make([]float64, groups)
 	var walk func(g int)
@@ -361,7 +362,7 @@ func exhaustive(t *testing.T, p1 []float64, labels, sens, val []int, rule metric
 }
 
 // measure returns the objective and criterion of decisions d on val.
-func measure(t *testing.T, d, labels, sens, val []int, c metrics.Criterion, obj Objective) metrics.Candidate {
+func measure(t *testing.T, d, labels, sens, val []int, c metrics.Criterion, obj Objective) selection.Candidate {
 	t.Helper()
 	var pd, pl, ps []int
 	tp, tn, pos, neg, correct := 0, 0, 0, 0, 0
@@ -388,7 +389,7 @@ func measure(t *testing.T, d, labels, sens, val []int, c metrics.Criterion, obj 
 		o = 0.5*float64(tp)/float64(pos) + 0.5*float64(tn)/float64(neg)
 	}
 	v, err := c.Measure(pd, pl, ps)
-	return metrics.Candidate{Accuracy: o, Fairness: v, Undefined: err}
+	return selection.Candidate{Accuracy: o, Fairness: v, Undefined: err}
 }
 
 // expectedRates returns each group's expected selection rate, TPR and FPR
@@ -473,7 +474,7 @@ func TestFitThresholdsErrors(t *testing.T) {
 	p1 := []float64{0.9, 0.1, 0.6}
 	cfg := DefaultThresholdsConfig()
 	eo := cfg
-	eo.Rule = metrics.FairestWithin(metrics.EODifference, 0.01)
+	eo.Rule = selection.FairestWithin(metrics.EODifference, 0.01)
 	for name, c := range map[string]struct {
 		p1           []float64
 		labels, sens []int
@@ -489,8 +490,8 @@ func TestFitThresholdsErrors(t *testing.T) {
 		"one group":  {p1, []int{1, 0, 1}, []int{0, 0, 0}, []int{0, 1}, cfg, "want at least two"},
 		"positives":  {p1, []int{1, 0, 1}, []int{0, 1, 0}, []int{0, 1, 2}, eo, "group 1 has 1 validation nodes, none positive"},
 		"rule":       {p1, []int{1, 0, 1}, []int{0, 1, 0}, []int{0, 1}, ThresholdsConfig{Candidates: 10}, "Rule"},
-		"candidates": {p1, []int{1, 0, 1}, []int{0, 1, 0}, []int{0, 1}, ThresholdsConfig{Rule: metrics.DefaultRule()}, "Candidates"},
-		"objective":  {p1, []int{1, 0, 1}, []int{0, 1, 0}, []int{0, 1}, ThresholdsConfig{Rule: metrics.DefaultRule(), Candidates: 5, Objective: 9}, "Objective"},
+		"candidates": {p1, []int{1, 0, 1}, []int{0, 1, 0}, []int{0, 1}, ThresholdsConfig{Rule: selection.DefaultRule()}, "Candidates"},
+		"objective":  {p1, []int{1, 0, 1}, []int{0, 1, 0}, []int{0, 1}, ThresholdsConfig{Rule: selection.DefaultRule(), Candidates: 5, Objective: 9}, "Objective"},
 	} {
 		_, err := FitThresholds(c.p1, c.labels, c.sens, c.val, c.cfg)
 		assert.ErrorContains(t, err, c.want, name)

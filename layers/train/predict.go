@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/metrics"
 
 	"github.com/fairmp/fairmp/internal/opkit"

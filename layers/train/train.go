@@ -8,8 +8,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/fairmp/fairmp/internal/blas"
+	"github.com/fairmp/fairmp/internal/valauc"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 
 	"github.com/fairmp/fairmp/internal/opkit"
 	G "gorgonia.org/gorgonia"
@@ -512,7 +513,7 @@ func (t *Trainer) Evaluate(st *EpochStats) error {
 	if len(t.task.Val) > 0 {
 		st.ValAcc, st.ValLoss = opkit.EvalIdx(z, t.task.Labels, t.task.Val, t.task.Classes)
 		if t.auc {
-			st.ValAUC, _ = ValAUC(z, t.task.Labels, t.task.Val, t.task.Classes)
+			st.ValAUC, _ = valauc.Of(z, t.task.Labels, t.task.Val, t.task.Classes)
 		}
 		if t.task.Sens != nil {
 			st.ValDP = opkit.SelectionGap(z, t.task.Sens, t.task.Val, t.task.Classes)

@@ -46,10 +46,10 @@ import (
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/internal/protocol"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/fairness"
 	"github.com/fairmp/fairmp/layers/fairtrain"
 	"github.com/fairmp/fairmp/layers/perturb"
@@ -57,12 +57,14 @@ import (
 	"github.com/fairmp/fairmp/layers/preprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/diagnose"
+	"github.com/fairmp/fairmp/metrics/selection"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); errors.Is(err, flag.ErrHelp) {
 		return
 	} else if err != nil {
@@ -473,7 +475,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			}
 			fc := fmp.DefaultFrontierConfig()
 			fc.LambdaS = []float64{0, 1}
-			fc.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
+			fc.Rule = selection.Rule{MaxAccuracyLoss: 0.01}
 			f, err := fmp.NewFrontier(context.Background(), fm, plainTask, fc)
 			if err != nil {
 				return nil, fmt.Errorf("fmp: %w", err)
@@ -501,7 +503,7 @@ func runSeed(o *options, p *problem, seed int64, log io.Writer) ([]outcome, erro
 			}
 			p1 := pred.Column(1)
 			c := postprocess.DefaultThresholdsConfig()
-			c.Rule = metrics.Rule{MaxAccuracyLoss: 0.01}
+			c.Rule = selection.Rule{MaxAccuracyLoss: 0.01}
 			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
 			if err != nil {
 				return nil, fmt.Errorf("thresholds: %w", err)
@@ -611,23 +613,23 @@ func table(w io.Writer, o *options, p *problem, all [][]outcome) error {
 // trivialRuns lists, below a table, the runs whose result is trivially
 // true: accuracy at or below the majority-class rate, or (nearly) every
 // test node selected or none, whose ΔDP is then (nearly) 0 by
-// triviality (metrics.DiagnoseReport).
+// triviality (diagnose.Report).
 func trivialRuns(w io.Writer, o *options, all [][]outcome) error {
 	var lines []string
 	for k, name := range o.methods {
-		count := map[metrics.DiagnosticCode]int{}
+		count := map[diagnose.Code]int{}
 		for _, runs := range all {
-			ds, err := metrics.DiagnoseReport(runs[k].report, name, metrics.DefaultDiagnoseConfig())
+			ds, err := diagnose.Report(runs[k].report, nil, name, diagnose.DefaultConfig())
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			for _, d := range ds { // DiagnoseReport gives each of these once at most
-				if d.Code == metrics.BelowMajority || d.Code == metrics.TrivialSelection {
+				if d.Code == diagnose.BelowMajority || d.Code == diagnose.TrivialSelection {
 					count[d.Code]++
 				}
 			}
 		}
-		for _, c := range []metrics.DiagnosticCode{metrics.TrivialSelection, metrics.BelowMajority} {
+		for _, c := range []diagnose.Code{diagnose.TrivialSelection, diagnose.BelowMajority} {
 			if count[c] > 0 {
 				lines = append(lines, fmt.Sprintf("%s: %s in %d of %d runs", name, c, count[c], len(all)))
 			}
@@ -635,7 +637,7 @@ func trivialRuns(w io.Writer, o *options, all [][]outcome) error {
 	}
 	if len(lines) > 0 {
 		fmt.Fprintf(w, "\nWarning: trivially true results (%s: every test node selected or none, so ΔDP and ΔEO are near 0 by triviality; %s: no more accurate than predicting the larger class for every node): %s.\n",
-			metrics.TrivialSelection, metrics.BelowMajority, strings.Join(lines, "; "))
+			diagnose.TrivialSelection, diagnose.BelowMajority, strings.Join(lines, "; "))
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/blas"
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph"

@@ -35,14 +35,15 @@ import (
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "compare:", err)
@@ -151,7 +152,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	exp.PrintWarnings(stderr, ds)
-	rule := metrics.FairestWithin(metrics.DPDifference, o.maxLoss/100)
+	rule := selection.FairestWithin(metrics.DPDifference, o.maxLoss/100)
 	tc := exp.DefaultTrainOptions()
 	tc.Epochs, tc.Adam.LR, tc.Adam.WeightDecay = o.epochs, o.lr, o.wd
 	var all []runResult
@@ -182,7 +183,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // compareOne trains backbone b with seed and evaluates the three methods.
-func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions, rule metrics.Rule) ([]runResult, error) {
+func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions, rule selection.Rule) ([]runResult, error) {
 	p, err := exp.NewProblem(ds, exp.DefaultSpec(b).Dtype)
 	if err != nil {
 		return nil, err
@@ -248,7 +249,7 @@ func compareOne(ds *datasets.Dataset, b string, seed int64, tc exp.TrainOptions,
 	return rs, nil
 }
 
-func writeTable(w io.Writer, o *options, ds *datasets.Dataset, rule metrics.Rule, all []runResult) {
+func writeTable(w io.Writer, o *options, ds *datasets.Dataset, rule selection.Rule, all []runResult) {
 	fmt.Fprintf(w, "%s: %d nodes, %d edges, %d test nodes; %d seeds, %d epochs, Adam lr %g, weight decay %g; rule: %s\n\n",
 		o.dataset, ds.N(), ds.Graph.NumEdges(), len(ds.Split.Test), o.seeds, o.epochs, o.lr, o.wd, rule)
 	fmt.Fprintln(w, "| backbone | method | test accuracy % | ΔDP % | ΔEO % | 95% intervals: accuracy; ΔDP; ΔEO | settings chosen |")

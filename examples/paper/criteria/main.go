@@ -43,15 +43,16 @@ import (
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/cli"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "criteria:", err)
@@ -274,7 +275,7 @@ func runSeed(o *options, ds *datasets.Dataset, seed int64, tc exp.TrainOptions) 
 	fc := fmp.DefaultFrontierConfig()
 	// The frontier's own choice is not used (the reference setting always
 	// meets this rule, so the frontier never fails for want of one).
-	fc.LambdaS, fc.Rule, fc.Test = []float64{0, 1}, metrics.FairestWithin(metrics.DPDifference, 0.01), test
+	fc.LambdaS, fc.Rule, fc.Test = []float64{0, 1}, selection.FairestWithin(metrics.DPDifference, 0.01), test
 	f, err := fmp.NewFrontier(context.Background(), m, p.Task, fc)
 	if err != nil {
 		return nil, err
@@ -285,16 +286,16 @@ func runSeed(o *options, ds *datasets.Dataset, seed int64, tc exp.TrainOptions) 
 	}
 	p1 := pred.Column(1)
 	for _, c := range o.criteria {
-		rule := metrics.FairestWithin(c, loss)
+		rule := selection.FairestWithin(c, loss)
 		if err := add(c, "backbone", "", out.Probs); err != nil {
 			return nil, err
 		}
 		// FMP: the rule over the frontier's validation points.
-		cands := make([]metrics.Candidate, len(f.Points))
+		cands := make([]selection.Candidate, len(f.Points))
 		for k, pt := range f.Points {
 			cands[k] = rule.Candidate(pt.Val)
 		}
-		k, err := metrics.Choose(cands, rule.Candidate(f.Reference.Val), rule)
+		k, err := selection.Choose(cands, rule.Candidate(f.Reference.Val), rule)
 		if err != nil {
 			return nil, fmt.Errorf("FMP under %s: %w", c, err)
 		}

@@ -136,7 +136,7 @@ func runCost(o *options, stdout, progress io.Writer) error {
 	}
 	var scorers, frozen []namedScorer
 	var bfile bytes.Buffer
-	if err := modelio.SaveWith(&bfile, out.Model, modelio.DefaultSaveConfig()); err != nil {
+	if err := modelio.Save(&bfile, out.Model, modelio.DefaultSaveConfig()); err != nil {
 		return err
 	}
 	bs, err := score.Open(bytes.NewReader(bfile.Bytes()), score.DefaultConfig())
@@ -155,7 +155,7 @@ func runCost(o *options, stdout, progress io.Writer) error {
 			return err
 		}
 		var buf bytes.Buffer
-		if err := modelio.SaveWith(&buf, m, modelio.DefaultSaveConfig()); err != nil {
+		if err := modelio.Save(&buf, m, modelio.DefaultSaveConfig()); err != nil {
 			return err
 		}
 		fs, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())

@@ -46,7 +46,7 @@ func TestRecordedLambdaS0NeedsBackboneHopsOnly(t *testing.T) {
 	require.NoError(t, m.Record(xOld))
 	require.NotEmpty(t, m.Recorded().Duals)
 	var buf bytes.Buffer
-	require.NoError(t, modelio.SaveWith(&buf, m, modelio.DefaultSaveConfig()))
+	require.NoError(t, modelio.Save(&buf, m, modelio.DefaultSaveConfig()))
 	s, err := score.Open(bytes.NewReader(buf.Bytes()), score.DefaultConfig())
 	require.NoError(t, err)
 	x, err := features.NewDense(full.Features, full.N(), full.NumFeatures)

@@ -4,7 +4,7 @@
 // and its setting chosen on today's validation nodes (fmp.NewFrontier),
 // per-group thresholds are fitted on the same nodes
 // (postprocess.FitThresholds), and the models are saved as a deployment
-// would save them (modelio.SaveWith, with the validation baseline). Then
+// would save them (modelio.Save, with the validation baseline). Then
 // the other 20% arrive with all their edges, and each method scores them
 // from its model file (package fmp/score):
 //
@@ -23,7 +23,7 @@
 // With -methods (default all) every other method of the fairness
 // registry that trains a model runs too, on the same old graph and seed:
 // each is trained with fairness.Fit on the GCN, saved with
-// modelio.SaveWith and scored on the new nodes from its file (FairVGNN's
+// modelio.Save and scored on the new nodes from its file (FairVGNN's
 // file holds its folded encoder). EDITS' model cannot be saved to
 // process new nodes: the GCN trained on EDITS' output scores them on
 // their raw features and edges, which is what deploying it would do.
@@ -56,12 +56,12 @@ import (
 
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
 	"github.com/fairmp/fairmp/graph/datasets"
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/metrics"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "deploy:", err)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/fairmp/fairmp/metrics/selection"
 	"gorgonia.org/tensor"
 
 	"github.com/fairmp/fairmp/examples/paper/internal/exp"
@@ -157,7 +158,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 	fc := fmp.DefaultFrontierConfig()
 	fc.LambdaS = []float64{0, 1}
 	f, err := fmp.NewFrontier(context.Background(), m, p.Task, fc)
-	if errors.Is(err, metrics.ErrNoCandidate) && f != nil {
+	if errors.Is(err, selection.ErrNoCandidate) && f != nil {
 		fmt.Fprintf(logw, "  note: no FMP setting met the rule on validation; keeping λf = 0 (the backbone)\n")
 	} else if err != nil {
 		return nil, fmt.Errorf("FMP's frontier: %w", err)
@@ -205,7 +206,7 @@ func deployOne(full *datasets.Dataset, seed int64, so studyOptions, logw io.Writ
 			return nil, err
 		}
 		var buf bytes.Buffer
-		if err := modelio.SaveWith(&buf, model, modelio.SaveConfig{Features: &schema, Baseline: &bl}); err != nil {
+		if err := modelio.Save(&buf, model, modelio.SaveConfig{Features: &schema, Baseline: &bl}); err != nil {
 			return nil, err
 		}
 		return buf.Bytes(), nil

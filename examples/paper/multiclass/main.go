@@ -21,11 +21,12 @@ import (
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/graph/datasets"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -241,7 +242,7 @@ func oneGraph(o *options, c int, seed int64) ([]row, error) {
 	opt.AllowUndefined = true
 	bc := metrics.DefaultBootstrapConfig()
 	bc.Resamples, bc.Seed = o.resamples, seed
-	rule := metrics.FairestWithin(metrics.DPDifference, o.loss)
+	rule := selection.FairestWithin(metrics.DPDifference, o.loss)
 	test := ds.Split.Test
 	judge := func(method string, probs []float64) (row, error) {
 		r := row{classes: c, seed: seed, method: method}

@@ -24,11 +24,11 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/fairmp/fairmp/layers/blas"
+	"github.com/fairmp/fairmp/internal/blas"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "study:", err)

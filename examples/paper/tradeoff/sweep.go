@@ -27,6 +27,7 @@ import (
 	"github.com/fairmp/fairmp/layers/postprocess"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
+	"github.com/fairmp/fairmp/metrics/selection"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -426,7 +427,7 @@ func postProcess(o *options, ds *datasets.Dataset, j job, m layers.Model, task *
 		var pts []result
 		for _, loss := range o.postLosses {
 			c := postprocess.DefaultThresholdsConfig()
-			c.Rule = metrics.FairestWithin(metrics.DPDifference, loss/100)
+			c.Rule = selection.FairestWithin(metrics.DPDifference, loss/100)
 			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, c)
 			if err != nil {
 				return nil, fmt.Errorf("thresholds within %g points: %w", loss, err)

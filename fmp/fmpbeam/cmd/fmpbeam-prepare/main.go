@@ -40,17 +40,17 @@ import (
 	"github.com/fairmp/fairmp/fmp/modelio"
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/graph/features"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/internal/opkit"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/layers/minibatch"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/fairmp/fairmp/metrics"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	// Ctrl-C stops the training or the frontier at its next batch or
 	// setting.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -268,7 +268,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		var b bytes.Buffer
-		if err := modelio.Save(&b, model); err != nil {
+		if err := modelio.Save(&b, model, modelio.DefaultSaveConfig()); err != nil {
 			return err
 		}
 		return cli.ReplaceFile(filepath.Join(o.out, "model.fmp"), b.Bytes(), nil) // (-out is ours: ClaimDir)

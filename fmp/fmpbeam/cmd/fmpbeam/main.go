@@ -35,16 +35,17 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths on Dataflow
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"github.com/fairmp/fairmp/metrics/selection"
 
 	"github.com/fairmp/fairmp/fmp"
 	"github.com/fairmp/fairmp/fmp/fmpbeam"
+	"github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/cli"
-	"github.com/fairmp/fairmp/layers/blas"
 	"github.com/fairmp/fairmp/metrics"
 )
 
 func main() {
-	blas.Default() // fairmp's BLAS before any graph runs (see package layers/blas)
+	blas.Default() // fairmp's BLAS before any graph runs (see internal/blas)
 	o := define(flag.CommandLine)
 	flag.Parse()
 	o.set = visited(flag.CommandLine)
@@ -58,7 +59,7 @@ func main() {
 		if errors.As(err, &ue) {
 			os.Exit(2)
 		}
-		if errors.Is(err, metrics.ErrNoCandidate) {
+		if errors.Is(err, selection.ErrNoCandidate) {
 			os.Exit(3) // every output written, the reference kept
 		}
 		os.Exit(1)
@@ -368,7 +369,7 @@ func writeBytes(w io.Writer, info RunInfo) {
 
 // summary prints the metrics file's backbone and chosen setting. When
 // no setting met the rule it prints the reference it kept and returns an
-// error wrapping metrics.ErrNoCandidate (exit status 3: the outputs are
+// error wrapping selection.ErrNoCandidate (exit status 3: the outputs are
 // written).
 func summary(w io.Writer, out string) error {
 	path := strings.TrimSuffix(out, "/") + "/metrics.json"
@@ -400,7 +401,7 @@ func summary(w io.Writer, out string) error {
 	switch {
 	case res.Chosen < 0 && res.Reference != nil:
 		row(setting("FMP, the reference kept", *res.Reference.Config), *res.Reference)
-		return fmt.Errorf("no setting met the rule (%s) on the validation nodes: the reference (λf 0) was kept and written; loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion): %w", res.Rule, metrics.ErrNoCandidate)
+		return fmt.Errorf("no setting met the rule (%s) on the validation nodes: the reference (λf 0) was kept and written; loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion): %w", res.Rule, selection.ErrNoCandidate)
 	case len(res.Points) > 0:
 		how := "FMP"
 		if res.Rule != nil {

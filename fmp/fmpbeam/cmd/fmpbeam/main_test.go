@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/fairmp/fairmp/metrics/selection"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	G "gorgonia.org/gorgonia"
@@ -59,7 +60,7 @@ func testFiles(t *testing.T) (string, []string) {
 	require.NoError(t, err)
 	f, err := os.Create(filepath.Join(dir, "model.fmp"))
 	require.NoError(t, err)
-	require.NoError(t, modelio.SaveWith(f, m, modelio.SaveConfig{Untrained: true}))
+	require.NoError(t, modelio.Save(f, m, modelio.SaveConfig{Untrained: true}))
 	require.NoError(t, f.Close())
 
 	return dir, []string{"-model", dir + "/model.fmp", "-nodes", dir + "/nodes-*.txt", "-edges", dir + "/edges-*.txt",
@@ -112,7 +113,7 @@ func TestCommand(t *testing.T) {
 	// an error wrapping ErrNoCandidate (exit status 3).
 	out2 := t.TempDir()
 	text, err = runArgs(t, append(base, "-out", out2, "-frontier", "0,1,4", "-bound", "0")...)
-	assert.ErrorIs(t, err, metrics.ErrNoCandidate)
+	assert.ErrorIs(t, err, selection.ErrNoCandidate)
 	assert.ErrorContains(t, err, "loosen the rule")
 	assert.Contains(t, text, "| FMP, the reference kept (λs 1, λf 0, ")
 	for _, name := range []string{"metrics.json", "duals.json", "run.json", "predictions-00000-of-00002.txt"} {

@@ -1,16 +1,17 @@
-package metrics
+package diagnose
 
 import (
 	"math"
 	"testing"
 
+	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // codes returns the diagnostics' codes.
-func codes(ds []Diagnostic) []DiagnosticCode {
-	var out []DiagnosticCode
+func codes(ds []Diagnostic) []Code {
+	var out []Code
 	for _, d := range ds {
 		out = append(out, d.Code)
 	}
@@ -29,13 +30,13 @@ func TestDiagnoseConstantClassifier(t *testing.T) {
 		sens[i] = i % 2
 		p1[i] = 0.9 // everyone selected
 	}
-	rep, err := EvaluateBinary(p1, labels, sens, nil, DefaultOptions())
+	rep, err := metrics.EvaluateBinary(p1, labels, sens, nil, metrics.DefaultOptions())
 	require.NoError(t, err)
 	require.Equal(t, 0.7, rep.Accuracy)
 	require.Equal(t, 0.0, rep.DemographicParity)
-	ds, err := DiagnoseReport(rep, "thresholds", DefaultDiagnoseConfig())
+	ds, err := Report(rep, nil, "thresholds", DefaultConfig())
 	require.NoError(t, err)
-	assert.Equal(t, []DiagnosticCode{BelowMajority, TrivialSelection}, codes(ds))
+	assert.Equal(t, []Code{BelowMajority, TrivialSelection}, codes(ds))
 	assert.Contains(t, ds[0].Message, "not above the majority rate: accuracy 70.00% is at or below the 70.00% that predicting the more frequent class for every one of these 100 nodes scores")
 	assert.Contains(t, ds[1].Message, "selects every node (100.00% selected)")
 	assert.Equal(t, "thresholds", ds[0].Subject)
@@ -59,7 +60,7 @@ func TestDiagnoseNotAboveMajority(t *testing.T) {
 			p1[i] = 0.1 // 20 negatives right, 18 positives wrong
 		}
 	}
-	rep, err := EvaluateBinary(p1, labels, sens, nil, DefaultOptions())
+	rep, err := metrics.EvaluateBinary(p1, labels, sens, nil, metrics.DefaultOptions())
 	require.NoError(t, err)
 	require.InDelta(t, 0.704, rep.Accuracy, 1e-12)
 	major, ok := rep.MajorityRate()
@@ -74,27 +75,27 @@ func TestDiagnoseNotAboveMajority(t *testing.T) {
 		return nil
 	}
 
-	ds, err := DiagnoseReport(rep, "fmp", DefaultDiagnoseConfig())
+	ds, err := Report(rep, nil, "fmp", DefaultConfig())
 	require.NoError(t, err)
 	assert.Nil(t, below(ds), "70.40%% is above 70.00%%: %v", ds)
 
-	wide := Interval{Point: 0.704, Lo: 0.678, Hi: 0.729}
-	ds, err = DiagnoseReportWithin(rep, &wide, "fmp", DefaultDiagnoseConfig())
+	wide := metrics.Interval{Point: 0.704, Lo: 0.678, Hi: 0.729}
+	ds, err = Report(rep, &wide, "fmp", DefaultConfig())
 	require.NoError(t, err)
 	d := below(ds)
 	require.NotNil(t, d, "the interval reaches the majority rate")
 	assert.Equal(t, "not above the majority rate: accuracy 70.40%, interval [67.80%, 72.90%], is not shown to be above the 70.00% that predicting the more frequent class for every one of these 500 nodes scores", d.Message)
 
-	narrow := Interval{Point: 0.704, Lo: 0.701, Hi: 0.707}
-	ds, err = DiagnoseReportWithin(rep, &narrow, "fmp", DefaultDiagnoseConfig())
+	narrow := metrics.Interval{Point: 0.704, Lo: 0.701, Hi: 0.707}
+	ds, err = Report(rep, &narrow, "fmp", DefaultConfig())
 	require.NoError(t, err)
 	assert.Nil(t, below(ds), "an interval above the majority rate")
 
 	assert.True(t, NotAboveMajority(0.7, nil, 0.7), "at the rate")
 	assert.False(t, NotAboveMajority(0.7001, nil, 0.7))
-	assert.True(t, NotAboveMajority(0.75, &Interval{Point: 0.75, Lo: 0.7, Hi: 0.8}, 0.7), "the low end at the rate")
-	assert.False(t, NotAboveMajority(0.69, &Interval{Point: math.NaN()}, 0.6), "an undefined interval: the point decides")
-	_, ok = Report{Classes: 3, Overall: GroupStats{Count: 5}}.MajorityRate()
+	assert.True(t, NotAboveMajority(0.75, &metrics.Interval{Point: 0.75, Lo: 0.7, Hi: 0.8}, 0.7), "the low end at the rate")
+	assert.False(t, NotAboveMajority(0.69, &metrics.Interval{Point: math.NaN()}, 0.6), "an undefined interval: the point decides")
+	_, ok = metrics.Report{Classes: 3, Overall: metrics.GroupStats{Count: 5}}.MajorityRate()
 	assert.False(t, ok, "binary reports only")
 }
 
@@ -111,20 +112,20 @@ func TestDiagnoseReport(t *testing.T) {
 			p1[i] = 1 - p1[i] // 10% wrong
 		}
 	}
-	rep, err := EvaluateBinary(p1, labels, sens, nil, DefaultOptions())
+	rep, err := metrics.EvaluateBinary(p1, labels, sens, nil, metrics.DefaultOptions())
 	require.NoError(t, err)
-	ds, err := DiagnoseReport(rep, "fmp", DefaultDiagnoseConfig())
+	ds, err := Report(rep, nil, "fmp", DefaultConfig())
 	require.NoError(t, err)
 	assert.Empty(t, ds)
 
-	cfg := DefaultDiagnoseConfig()
+	cfg := DefaultConfig()
 	cfg.MinGroupCount = 101
-	ds, err = DiagnoseReport(rep, "fmp", cfg)
+	ds, err = Report(rep, nil, "fmp", cfg)
 	require.NoError(t, err)
-	assert.Equal(t, []DiagnosticCode{SmallGroup, SmallGroup}, codes(ds))
+	assert.Equal(t, []Code{SmallGroup, SmallGroup}, codes(ds))
 	assert.Contains(t, ds[0].Message, "group 0 has 100 evaluated nodes: one node moves its rates by 1.0 points")
 	cfg.GroupNames = []string{"urban", "rural"}
-	ds, err = DiagnoseReport(rep, "fmp", cfg)
+	ds, err = Report(rep, nil, "fmp", cfg)
 	require.NoError(t, err)
 	assert.Contains(t, ds[1].Message, `group "rural" has 100 evaluated nodes`)
 	assert.Equal(t, "1 evaluated node", plural(1, "evaluated node"))
@@ -136,17 +137,17 @@ func TestDiagnoseReport(t *testing.T) {
 		}
 		p1[i] = 0.1
 	}
-	rep, err = EvaluateBinary(p1, labels, sens, nil, DefaultOptions())
+	rep, err = metrics.EvaluateBinary(p1, labels, sens, nil, metrics.DefaultOptions())
 	require.NoError(t, err)
-	ds, err = DiagnoseReport(rep, "backbone", DefaultDiagnoseConfig())
+	ds, err = Report(rep, nil, "backbone", DefaultConfig())
 	require.NoError(t, err)
-	assert.Equal(t, []DiagnosticCode{BelowMajority, TrivialSelection, ImbalancedLabel}, codes(ds))
+	assert.Equal(t, []Code{BelowMajority, TrivialSelection, ImbalancedLabel}, codes(ds))
 	assert.Contains(t, ds[1].Message, "selects no node")
 
-	bad := DefaultDiagnoseConfig()
+	bad := DefaultConfig()
 	bad.TrivialRate = 0.7
-	_, err = DiagnoseReport(rep, "x", bad)
-	assert.ErrorIs(t, err, ErrValue)
+	_, err = Report(rep, nil, "x", bad)
+	assert.ErrorIs(t, err, metrics.ErrValue)
 }
 
 // A feature equal to the group (or its negation, or nearly) is a leak;
@@ -162,14 +163,14 @@ func TestDiagnoseFeatures(t *testing.T) {
 		x[3*i+2] = float64(i % 7)         // unrelated
 	}
 	sens[3] = -1 // unknown: left out
-	ds, err := DiagnoseFeatures(x, 3, []string{"gender", "g2", "age"}, sens, DefaultDiagnoseConfig())
+	ds, err := Features(x, 3, []string{"gender", "g2", "age"}, sens, DefaultConfig())
 	require.NoError(t, err)
 	require.Len(t, ds, 2)
 	assert.Equal(t, SensitiveLeak, ds[0].Code)
 	assert.Contains(t, ds[0].Message, `feature "g2" is (nearly) the sensitive attribute: correlation -1.000`)
 	assert.Contains(t, ds[1].Message, `feature "gender" is (nearly) the sensitive attribute: correlation 1.000`)
-	_, err = DiagnoseFeatures(x, 4, nil, sens, DefaultDiagnoseConfig())
-	assert.ErrorIs(t, err, ErrLength)
+	_, err = Features(x, 4, nil, sens, DefaultConfig())
+	assert.ErrorIs(t, err, metrics.ErrLength)
 
 	// Three groups: the indicator of each group is tried.
 	for i := 0; i < n; i++ {
@@ -179,8 +180,35 @@ func TestDiagnoseFeatures(t *testing.T) {
 			x[3*i] = 1
 		}
 	}
-	ds, err = DiagnoseFeatures(x, 3, nil, sens, DefaultDiagnoseConfig())
+	ds, err = Features(x, 3, nil, sens, DefaultConfig())
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
 	assert.Contains(t, ds[0].Message, "feature column 0 is (nearly) the sensitive attribute: correlation 1.000 with membership of group 2")
+}
+
+// TestDiagnoseUndefined: each undefined metric of a report is one
+// UndefinedMetric diagnostic naming the metric and the group by its name.
+func TestDiagnoseUndefined(t *testing.T) {
+	// metrics' undefinedCase: group 1 has no negative node, so no ΔEOdds.
+	p, labels, sens := []float64{0.9, 0.2, 0.8, 0.3}, []int{1, 0, 1, 1}, []int{0, 0, 1, 1}
+	opt := metrics.DefaultOptions()
+	opt.AllowUndefined = true
+	r, err := metrics.EvaluateBinary(p, labels, sens, nil, opt)
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.GroupNames = []string{"north", "south"}
+	ds, err := Report(r, nil, "fmp", cfg)
+	require.NoError(t, err)
+	var found []Diagnostic
+	for _, d := range ds {
+		if d.Code == UndefinedMetric {
+			found = append(found, d)
+		}
+	}
+	require.Len(t, found, 1)
+	assert.Equal(t, "fmp", found[0].Subject)
+	assert.Contains(t, found[0].Message, "ΔEOdds is undefined")
+	assert.Contains(t, found[0].Message, `group "south"`)
+	assert.NotContains(t, found[0].Message, "group 1")
+	assert.Contains(t, found[0].Advice, "n/a")
 }

@@ -1,4 +1,7 @@
-package train
+// Package valauc computes the validation AUC that fairmp's training loops
+// (layers/train, layers/minibatch, layers/fairtrain's FairVGNN) select
+// epochs by, from a model's logits.
+package valauc
 
 import (
 	"math"
@@ -7,7 +10,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// ValAUC returns the ROC AUC of the n × c logits z on the nodes idx
+// Of returns the ROC AUC of the n × c logits z on the nodes idx
 // (metrics.AUC: ties count one half). Two classes: the AUC of class 1's
 // score. More: the macro one-vs-rest AUC, the mean over the classes k of
 // the AUC of class k's score against the other classes (sklearn's
@@ -16,8 +19,8 @@ import (
 // P(k) does without rounding to 0 or 1 (for two classes, z_1 − z_0).
 //
 // The AUC is undefined when a class has no node in idx (or every node):
-// ValAUC then returns 0 and ok false.
-func ValAUC(z *tensor.Dense, labels, idx []int, c int) (auc float64, ok bool) {
+// Of then returns 0 and ok false.
+func Of(z *tensor.Dense, labels, idx []int, c int) (auc float64, ok bool) {
 	present := make([]int, c)
 	for _, i := range idx {
 		if y := labels[i]; y >= 0 && y < c {

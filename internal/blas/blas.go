@@ -1,5 +1,7 @@
 // Package blas chooses the BLAS that gorgonia and tensor use for dense
-// matrix products, and names it.
+// matrix products, and names it. It is internal: fairmp's training and
+// prediction entry points and its commands call it; a program chooses
+// another BLAS with gorgonia.Use, which fairmp keeps.
 //
 // Importing it changes nothing: gorgonia's process-wide BLAS stays what
 // the program set, gonum's pure-Go BLAS until then. Choosing is a call, in

@@ -5,8 +5,8 @@ package blas_test
 import (
 	"testing"
 
+	fb "github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/fastblas"
-	fb "github.com/fairmp/fairmp/layers/blas"
 	G "gorgonia.org/gorgonia"
 )
 

@@ -5,7 +5,7 @@ package blas_test
 import (
 	"testing"
 
-	fb "github.com/fairmp/fairmp/layers/blas"
+	fb "github.com/fairmp/fairmp/internal/blas"
 	"gonum.org/v1/netlib/blas/netlib"
 	G "gorgonia.org/gorgonia"
 )

@@ -4,8 +4,8 @@ import (
 	"math/rand"
 	"testing"
 
+	fb "github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/testutil"
-	fb "github.com/fairmp/fairmp/layers/blas"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"

@@ -1,13 +1,28 @@
-package metrics
+// Package selection chooses one of several candidates (FMP's settings on
+// a frontier, per-group thresholds, class offsets) by their validation
+// accuracy and a fairness criterion of package metrics: a [Rule] says how,
+// [Choose] applies it. (Choosing a training epoch is layers/train's
+// Config.Select, a different thing.)
+//
+// Every function returns an error wrapping metrics.ErrValue for an
+// invalid rule or value, metrics.ErrEmpty for no candidate, and
+// [ErrNoCandidate] when none meets the rule; none panics.
+package selection
 
 import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/fairmp/fairmp/metrics"
 )
 
 // ErrNoCandidate is returned by Choose when no candidate meets the rule.
-var ErrNoCandidate = errors.New("metrics: no candidate meets the rule")
+var ErrNoCandidate = errors.New("selection: no candidate meets the rule")
+
+// boundSlack absorbs the rounding of accuracies computed from counts, as
+// metrics' bounds do (metrics.Criterion.Meets).
+const boundSlack = 1e-12
 
 // Goal says what a [Rule] optimises.
 type Goal int
@@ -36,7 +51,7 @@ func (g Goal) String() string {
 
 // Rule says how to choose one of several candidates (FMP settings on a
 // frontier, per-group thresholds) from their validation accuracy and a
-// fairness [Criterion]:
+// fairness [metrics.Criterion]:
 //
 //   - Goal Fairest: the fairest criterion value within MaxAccuracyLoss of
 //     the reference's accuracy (the model without debiasing), for example
@@ -53,7 +68,7 @@ type Rule struct {
 	Goal Goal `json:"goal"`
 	// Criterion is the fairness criterion judged (the zero value is ΔDP,
 	// DPDifference).
-	Criterion Criterion `json:"criterion"`
+	Criterion metrics.Criterion `json:"criterion"`
 	// MaxAccuracyLoss, for Goal Fairest, is the accuracy the choice may
 	// lose against the reference, a fraction in (0, 0.5): 0.01 is one
 	// accuracy point, as every rate of this package is a fraction (the
@@ -77,21 +92,21 @@ const maxAccuracyLoss = 0.5
 // DefaultRule returns the rule the examples use: the lowest validation
 // ΔDP within one point of accuracy of the reference (the model without
 // debiasing).
-func DefaultRule() Rule { return FairestWithin(DPDifference, 0.01) }
+func DefaultRule() Rule { return FairestWithin(metrics.DPDifference, 0.01) }
 
 // FairestWithin returns the rule choosing the fairest value of c within
 // maxAccuracyLoss of the reference's accuracy: a fraction, 0.01 for one
 // accuracy point. Validate refuses 0.5 and more, with the fraction meant
 // if the value was in points (FairestWithin(c, 1): "did you mean 0.01
 // (1 point)?").
-func FairestWithin(c Criterion, maxAccuracyLoss float64) Rule {
+func FairestWithin(c metrics.Criterion, maxAccuracyLoss float64) Rule {
 	return Rule{Goal: Fairest, Criterion: c, MaxAccuracyLoss: maxAccuracyLoss}
 }
 
 // MostAccurateWithin returns the rule choosing the highest accuracy whose
 // value of c meets bound (at most bound for a difference, at least bound
 // for a ratio).
-func MostAccurateWithin(c Criterion, bound float64) Rule {
+func MostAccurateWithin(c metrics.Criterion, bound float64) Rule {
 	return Rule{Goal: MostAccurate, Criterion: c, Bound: bound}
 }
 
@@ -111,26 +126,26 @@ func (r Rule) Validate() error {
 			if l == 1 {
 				unit = "point"
 			}
-			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v is a fraction of accuracy (%.4g accuracy points): did you mean %.4g (%v %s)? want a fraction in (0, %v)", ErrValue, l, 100*l, l/100, l, unit, maxAccuracyLoss)
+			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v is a fraction of accuracy (%.4g accuracy points): did you mean %.4g (%v %s)? want a fraction in (0, %v)", metrics.ErrValue, l, 100*l, l/100, l, unit, maxAccuracyLoss)
 		}
 		if !(r.MaxAccuracyLoss > 0 && r.MaxAccuracyLoss < maxAccuracyLoss) {
-			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v, want a fraction in (0, %v) for the goal %s (0.01 is one accuracy point)", ErrValue, r.MaxAccuracyLoss, maxAccuracyLoss, r.Goal)
+			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v, want a fraction in (0, %v) for the goal %s (0.01 is one accuracy point)", metrics.ErrValue, r.MaxAccuracyLoss, maxAccuracyLoss, r.Goal)
 		}
 		if r.Bound != 0 {
-			return fmt.Errorf("%w: Rule.Bound = %v is for the goal %s; the goal is %s", ErrValue, r.Bound, MostAccurate, r.Goal)
+			return fmt.Errorf("%w: Rule.Bound = %v is for the goal %s; the goal is %s", metrics.ErrValue, r.Bound, MostAccurate, r.Goal)
 		}
 	case MostAccurate:
 		if r.Criterion.IsRatio() && !(r.Bound > 0 && r.Bound <= 1) {
-			return fmt.Errorf("%w: Rule.Bound = %v, want the smallest allowed %s in (0, 1]", ErrValue, r.Bound, r.Criterion.Title())
+			return fmt.Errorf("%w: Rule.Bound = %v, want the smallest allowed %s in (0, 1]", metrics.ErrValue, r.Bound, r.Criterion.Title())
 		}
 		if !r.Criterion.IsRatio() && !(r.Bound >= 0 && r.Bound <= 1) {
-			return fmt.Errorf("%w: Rule.Bound = %v, want the largest allowed %s, a fraction in [0, 1]", ErrValue, r.Bound, r.Criterion.Title())
+			return fmt.Errorf("%w: Rule.Bound = %v, want the largest allowed %s, a fraction in [0, 1]", metrics.ErrValue, r.Bound, r.Criterion.Title())
 		}
 		if r.MaxAccuracyLoss != 0 {
-			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v is for the goal %s; the goal is %s", ErrValue, r.MaxAccuracyLoss, Fairest, r.Goal)
+			return fmt.Errorf("%w: Rule.MaxAccuracyLoss = %v is for the goal %s; the goal is %s", metrics.ErrValue, r.MaxAccuracyLoss, Fairest, r.Goal)
 		}
 	default:
-		return fmt.Errorf("%w: Rule.Goal = %v, want %s or %s", ErrValue, r.Goal, Fairest, MostAccurate)
+		return fmt.Errorf("%w: Rule.Goal = %v, want %s or %s", metrics.ErrValue, r.Goal, Fairest, MostAccurate)
 	}
 	return nil
 }
@@ -184,17 +199,17 @@ type Candidate struct {
 
 // Candidate returns rep's accuracy and its value of the rule's criterion
 // (Undefined set when it has none).
-func (r Rule) Candidate(rep Report) Candidate {
+func (r Rule) Candidate(rep metrics.Report) Candidate {
 	v, err := r.Criterion.Of(rep)
 	return Candidate{Accuracy: rep.Accuracy, Fairness: v, Undefined: err}
 }
 
 // ClassCandidate returns rep's accuracy and its value of the rule's
-// criterion for c classes ([ClassReport.Of]: the worst class's
+// criterion for c classes ([metrics.ClassReport.Of]: the worst class's
 // one-vs-rest value), Undefined set when it has none. It is how a
 // chooser over c-class candidates (fmp's frontier, the class offsets of
 // layers/postprocess) judges them with the rule.
-func (r Rule) ClassCandidate(rep ClassReport) Candidate {
+func (r Rule) ClassCandidate(rep metrics.ClassReport) Candidate {
 	v, err := rep.Of(r.Criterion)
 	return Candidate{Accuracy: rep.Accuracy, Fairness: v, Undefined: err}
 }
@@ -235,16 +250,16 @@ func Choose(cands []Candidate, ref Candidate, r Rule) (int, error) {
 		return -1, err
 	}
 	if len(cands) == 0 {
-		return -1, fmt.Errorf("%w: no candidates", ErrEmpty)
+		return -1, fmt.Errorf("%w: no candidates", metrics.ErrEmpty)
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	if r.Goal == Fairest && !finite(ref.Accuracy) {
-		return -1, fmt.Errorf("%w: the reference has accuracy %v", ErrValue, ref.Accuracy)
+		return -1, fmt.Errorf("%w: the reference has accuracy %v", metrics.ErrValue, ref.Accuracy)
 	}
 	best, undefined := -1, 0
 	for i, c := range cands {
 		if !finite(c.Accuracy) || (c.Undefined == nil && !finite(c.Fairness)) {
-			return -1, fmt.Errorf("%w: candidate %d has accuracy %v, %s %v", ErrValue, i, c.Accuracy, r.Criterion.Title(), c.Fairness)
+			return -1, fmt.Errorf("%w: candidate %d has accuracy %v, %s %v", metrics.ErrValue, i, c.Accuracy, r.Criterion.Title(), c.Fairness)
 		}
 		if c.Undefined != nil {
 			undefined++
@@ -266,7 +281,7 @@ func Choose(cands []Candidate, ref Candidate, r Rule) (int, error) {
 // MarshalText encodes the goal as its String.
 func (g Goal) MarshalText() ([]byte, error) {
 	if g != Fairest && g != MostAccurate {
-		return nil, fmt.Errorf("%w: Goal(%d)", ErrValue, int(g))
+		return nil, fmt.Errorf("%w: Goal(%d)", metrics.ErrValue, int(g))
 	}
 	return []byte(g.String()), nil
 }
@@ -279,5 +294,5 @@ func (g *Goal) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: goal %q, want %s or %s", ErrValue, b, Fairest, MostAccurate)
+	return fmt.Errorf("%w: goal %q, want %s or %s", metrics.ErrValue, b, Fairest, MostAccurate)
 }

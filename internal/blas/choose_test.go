@@ -6,8 +6,8 @@ import (
 	"os/exec"
 	"testing"
 
+	fb "github.com/fairmp/fairmp/internal/blas"
 	"github.com/fairmp/fairmp/internal/fastblas"
-	fb "github.com/fairmp/fairmp/layers/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
 )
@@ -45,7 +45,7 @@ func scenario(s string) error {
 	switch s {
 	case "import":
 		_, ok := G.WhichBLAS().(gonum.Implementation)
-		return want("importing layers/blas must leave gorgonia's default (gonum)", ok && fb.Name() == "gonum")
+		return want("importing internal/blas must leave gorgonia's default (gonum)", ok && fb.Name() == "gonum")
 	case "default":
 		fb.Default()
 		return want("Default with nothing chosen must install "+defaultName(), isDefault(G.WhichBLAS()) && fb.Name() == defaultName())
@@ -91,7 +91,7 @@ func runScenario(t *testing.T, s string) {
 	}
 }
 
-// TestImportLeavesGorgoniaAlone checks that importing layers/blas (this
+// TestImportLeavesGorgoniaAlone checks that importing internal/blas (this
 // test binary imports nothing else of fairmp's that calls Default) leaves
 // gorgonia's BLAS at gonum's.
 func TestImportLeavesGorgoniaAlone(t *testing.T) { runScenario(t, "import") }

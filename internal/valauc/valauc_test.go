@@ -1,4 +1,4 @@
-package train
+package valauc
 
 import (
 	"math"
@@ -29,7 +29,7 @@ func logitsOf(dt tensor.Dtype, n, c int, v []float64) *tensor.Dense {
 func TestValAUCBinaryHand(t *testing.T) {
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 		z := logitsOf(dt, 6, 2, []float64{9, -9, 0, 0.125, 1, 1.25, 0, 0.375, 0.25, 1, -0.5, 0.25})
-		got, ok := ValAUC(z, []int{1, 0, 1, 0, 1, 0}, []int{1, 2, 3, 4, 5}, 2)
+		got, ok := Of(z, []int{1, 0, 1, 0, 1, 0}, []int{1, 2, 3, 4, 5}, 2)
 		require.True(t, ok)
 		assert.InDelta(t, 3.5/6, got, 1e-12, "%v", dt)
 	}
@@ -74,7 +74,7 @@ func TestValAUCMacroOvR(t *testing.T) {
 		require.NoError(t, err)
 		want += a / float64(c)
 	}
-	got, ok := ValAUC(logitsOf(tensor.Float64, n, c, v), labels, idx, c)
+	got, ok := Of(logitsOf(tensor.Float64, n, c, v), labels, idx, c)
 	require.True(t, ok)
 	assert.InDelta(t, want, got, 1e-12)
 	assert.Greater(t, got, 0.6, "the true class's logit is raised")
@@ -84,8 +84,8 @@ func TestValAUCMacroOvR(t *testing.T) {
 // them) has no ROC curve.
 func TestValAUCUndefined(t *testing.T) {
 	z := logitsOf(tensor.Float64, 3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
-	_, ok := ValAUC(z, []int{0, 1, 1}, []int{0, 1, 2}, 3)
+	_, ok := Of(z, []int{0, 1, 1}, []int{0, 1, 2}, 3)
 	assert.False(t, ok, "no node of class 2")
-	_, ok = ValAUC(z, []int{1, 1, 0}, []int{0, 1}, 2)
+	_, ok = Of(z, []int{1, 1, 0}, []int{0, 1}, 2)
 	assert.False(t, ok, "every node of class 1")
 }

@@ -1,4 +1,14 @@
-package metrics
+// Package diagnose says what a reader of a result should know before
+// reading its numbers: an accuracy not above the majority-class rate, a
+// trivial selection, small groups, a rare class, an undefined metric
+// ([Report], on a metrics.Report) and a feature that is (nearly) the
+// sensitive attribute ([Features]). Each [Diagnostic] has a [Code] for
+// callers that branch on it, a message with the numbers and advice.
+//
+// Every function returns an error (wrapping metrics.ErrValue or
+// metrics.ErrLength) for an invalid configuration or inputs of the wrong
+// length; none panics.
+package diagnose
 
 import (
 	"fmt"
@@ -7,11 +17,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fairmp/fairmp/metrics"
 )
 
-// DiagnosticCode names what a Diagnostic is about, for callers that
+// Code names what a Diagnostic is about, for callers that
 // branch on it.
-type DiagnosticCode string
+type Code string
 
 // The diagnostics a careful analyst would give before anyone reads a
 // table's numbers.
@@ -19,36 +31,36 @@ const (
 	// BelowMajority: the accuracy is not above the majority-class rate
 	// (predicting the more frequent class for every evaluated node): at
 	// or below it, or, given the accuracy's interval
-	// ([DiagnoseReportWithin]), with an interval whose low end is at or
+	// ([Report]), with an interval whose low end is at or
 	// below it. A constant prediction then scores as much, as far as
 	// these nodes can tell.
-	BelowMajority DiagnosticCode = "below-majority"
+	BelowMajority Code = "below-majority"
 	// TrivialSelection: (nearly) every node selected, or none: the
 	// demographic-parity gap is (nearly) 0 by triviality, not fairness.
-	TrivialSelection DiagnosticCode = "trivial-selection"
+	TrivialSelection Code = "trivial-selection"
 	// SmallGroup: a sensitive group with few evaluated nodes: its rates,
 	// and every gap involving it, are uncertain by several points.
-	SmallGroup DiagnosticCode = "small-group"
+	SmallGroup Code = "small-group"
 	// ImbalancedLabel: one class is rare among the evaluated nodes:
 	// accuracy is then mostly the majority class's.
-	ImbalancedLabel DiagnosticCode = "imbalanced-label"
+	ImbalancedLabel Code = "imbalanced-label"
 	// SensitiveLeak: a feature is (nearly) the sensitive attribute: a
 	// model reads the attribute through it.
-	SensitiveLeak DiagnosticCode = "sensitive-leak"
+	SensitiveLeak Code = "sensitive-leak"
 	// RuleNotMet: no setting met the selection rule; the reference was
 	// kept.
-	RuleNotMet DiagnosticCode = "rule-not-met"
+	RuleNotMet Code = "rule-not-met"
 	// UndefinedMetric: a metric is undefined on the evaluated nodes (a
 	// group without positive nodes has no true-positive rate, so no ΔEO);
 	// it is reported as undefined (NaN, JSON null, "n/a"), not as a
 	// number.
-	UndefinedMetric DiagnosticCode = "undefined-metric"
+	UndefinedMetric Code = "undefined-metric"
 )
 
 // Diagnostic is one thing a result's reader should know, with what to
 // try.
 type Diagnostic struct {
-	Code DiagnosticCode `json:"code"`
+	Code Code `json:"code"`
 	// Subject names what it is about: a method ("backbone", "fmp"), a
 	// split, or "data".
 	Subject string `json:"subject"`
@@ -62,8 +74,8 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s [%s]: %s; %s", d.Subject, d.Code, d.Message, d.Advice)
 }
 
-// DiagnoseConfig holds the thresholds of the diagnostics.
-type DiagnoseConfig struct {
+// Config holds the thresholds of the diagnostics.
+type Config struct {
 	// TrivialRate: a selection rate at most this, or at least 1 minus
 	// this, overall, is TrivialSelection. Default 0.01.
 	TrivialRate float64
@@ -82,7 +94,7 @@ type DiagnoseConfig struct {
 }
 
 // group names group g in a message.
-func (c DiagnoseConfig) group(g int) string {
+func (c Config) group(g int) string {
 	if g >= 0 && g < len(c.GroupNames) {
 		return fmt.Sprintf("group %q", c.GroupNames[g])
 	}
@@ -91,7 +103,7 @@ func (c DiagnoseConfig) group(g int) string {
 
 // nameGroups replaces "group <g>" in a metrics error's reason by the
 // group's name, when GroupNames names it.
-func (c DiagnoseConfig) nameGroups(reason string) string {
+func (c Config) nameGroups(reason string) string {
 	if len(c.GroupNames) == 0 {
 		return reason
 	}
@@ -107,52 +119,24 @@ func (c DiagnoseConfig) nameGroups(reason string) string {
 // groupRef matches a group named by its id in a message.
 var groupRef = regexp.MustCompile(`group [0-9]+`)
 
-// metricTitle is the title of a Report metric named by its JSON name.
-func metricTitle(metric string) string {
-	for k, n := range reportJSONNames {
-		if n == metric {
-			return reportCriteria[k].Title()
-		}
-	}
-	switch metric {
-	case "f1":
-		return "F1"
-	case "auc":
-		return "AUC"
-	}
-	return metric
-}
-
-// DefaultDiagnoseConfig returns the defaults above.
-func DefaultDiagnoseConfig() DiagnoseConfig {
-	return DiagnoseConfig{TrivialRate: 0.01, MinGroupCount: 30, MinClassRate: 0.1, LeakCorrelation: 0.95}
+// DefaultConfig returns the defaults above.
+func DefaultConfig() Config {
+	return Config{TrivialRate: 0.01, MinGroupCount: 30, MinClassRate: 0.1, LeakCorrelation: 0.95}
 }
 
 // Validate checks the fields' ranges.
-func (c DiagnoseConfig) Validate() error {
+func (c Config) Validate() error {
 	switch {
 	case !(c.TrivialRate >= 0 && c.TrivialRate < 0.5):
-		return fmt.Errorf("%w: DiagnoseConfig.TrivialRate = %v, want in [0, 0.5)", ErrValue, c.TrivialRate)
+		return fmt.Errorf("%w: Config.TrivialRate = %v, want in [0, 0.5)", metrics.ErrValue, c.TrivialRate)
 	case c.MinGroupCount < 0:
-		return fmt.Errorf("%w: DiagnoseConfig.MinGroupCount = %d, want ≥ 0", ErrValue, c.MinGroupCount)
+		return fmt.Errorf("%w: Config.MinGroupCount = %d, want ≥ 0", metrics.ErrValue, c.MinGroupCount)
 	case !(c.MinClassRate >= 0 && c.MinClassRate < 0.5):
-		return fmt.Errorf("%w: DiagnoseConfig.MinClassRate = %v, want in [0, 0.5)", ErrValue, c.MinClassRate)
+		return fmt.Errorf("%w: Config.MinClassRate = %v, want in [0, 0.5)", metrics.ErrValue, c.MinClassRate)
 	case !(c.LeakCorrelation > 0 && c.LeakCorrelation <= 1):
-		return fmt.Errorf("%w: DiagnoseConfig.LeakCorrelation = %v, want in (0, 1]", ErrValue, c.LeakCorrelation)
+		return fmt.Errorf("%w: Config.LeakCorrelation = %v, want in (0, 1]", metrics.ErrValue, c.LeakCorrelation)
 	}
 	return nil
-}
-
-// MajorityRate returns the accuracy of predicting the more frequent
-// class for every evaluated node of a binary report, and false for a
-// report of more classes or without evaluated nodes.
-func (r Report) MajorityRate() (float64, bool) {
-	o := r.Overall
-	if r.Classes != 2 || o.Count == 0 {
-		return 0, false
-	}
-	pos := float64(o.Positives) / float64(o.Count)
-	return math.Max(pos, 1-pos), true
 }
 
 // NotAboveMajority is the one rule of BelowMajority: the accuracy is not
@@ -160,30 +144,26 @@ func (r Report) MajorityRate() (float64, bool) {
 // of the accuracy's interval acc (then the nodes do not show the model
 // to beat a constant prediction), or, without an interval (acc nil),
 // when the accuracy itself is at or below major.
-func NotAboveMajority(accuracy float64, acc *Interval, major float64) bool {
+func NotAboveMajority(accuracy float64, acc *metrics.Interval, major float64) bool {
 	if acc != nil && !acc.Undefined() {
 		return acc.Lo <= major
 	}
 	return accuracy <= major
 }
 
-// DiagnoseReport returns the diagnostics of one evaluation (a binary
-// task's Report) of the method named subject: BelowMajority (the
-// accuracy at or below the majority-class rate, [Report.MajorityRate]),
-// TrivialSelection, SmallGroup and ImbalancedLabel. A report of more than
-// two classes gets SmallGroup only. It is [DiagnoseReportWithin] without
-// an interval.
-func DiagnoseReport(rep Report, subject string, cfg DiagnoseConfig) ([]Diagnostic, error) {
-	return DiagnoseReportWithin(rep, nil, subject, cfg)
-}
-
-// DiagnoseReportWithin is DiagnoseReport given acc, the interval of the
-// report's accuracy on the same nodes (Bootstrap's Intervals.Accuracy;
-// nil: none): BelowMajority is then reported when the interval's low end
-// is at or below the majority-class rate ([NotAboveMajority]): the
-// accuracy is not shown to be above it, which a point a little above it
-// (70.40% against 70.00% on 500 nodes) is not either.
-func DiagnoseReportWithin(rep Report, acc *Interval, subject string, cfg DiagnoseConfig) ([]Diagnostic, error) {
+// Report returns the diagnostics of one evaluation (a binary task's
+// metrics.Report) of the method named subject: BelowMajority (the
+// accuracy at or below the majority-class rate, metrics.Report.MajorityRate),
+// TrivialSelection, SmallGroup, ImbalancedLabel and UndefinedMetric. A
+// report of more than two classes gets SmallGroup and UndefinedMetric only.
+//
+// acc, if not nil, is the interval of the report's accuracy on the same
+// nodes (metrics.Bootstrap's Intervals.Accuracy): BelowMajority is then
+// reported when the interval's low end is at or below the majority-class
+// rate ([NotAboveMajority]): the accuracy is not shown to be above it,
+// which a point a little above it (70.40% against 70.00% on 500 nodes) is
+// not either.
+func Report(rep metrics.Report, acc *metrics.Interval, subject string, cfg Config) ([]Diagnostic, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -222,7 +202,7 @@ func DiagnoseReportWithin(rep Report, acc *Interval, subject string, cfg Diagnos
 	}
 	for _, u := range rep.Undefined {
 		out = append(out, Diagnostic{Code: UndefinedMetric, Subject: subject,
-			Message: fmt.Sprintf("%s is undefined on these nodes: %s", metricTitle(u.Metric), cfg.nameGroups(u.Reason)),
+			Message: fmt.Sprintf("%s is undefined on these nodes: %s", u.Title(), cfg.nameGroups(u.Reason)),
 			Advice:  "it is reported as n/a, not as a number: to measure it, give every group nodes of both classes among the evaluated nodes (a split drawn within each group and class does), or merge small groups"})
 	}
 	for _, g := range rep.Groups {
@@ -235,16 +215,16 @@ func DiagnoseReportWithin(rep Report, acc *Interval, subject string, cfg Diagnos
 	return out, nil
 }
 
-// DiagnoseFeatures returns a SensitiveLeak diagnostic for each feature
+// Features returns a SensitiveLeak diagnostic for each feature
 // column (features n × d, row-major, named by names) whose absolute
 // Pearson correlation with the indicator of some group of sens (−1:
 // unknown, left out) is at least cfg.LeakCorrelation.
-func DiagnoseFeatures(features []float64, d int, names []string, sens []int, cfg DiagnoseConfig) ([]Diagnostic, error) {
+func Features(features []float64, d int, names []string, sens []int, cfg Config) ([]Diagnostic, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if d <= 0 || len(features) != d*len(sens) || (names != nil && len(names) != d) {
-		return nil, fmt.Errorf("%w: DiagnoseFeatures: %d values, %d columns, %d names for %d nodes", ErrLength, len(features), d, len(names), len(sens))
+		return nil, fmt.Errorf("%w: diagnose.Features: %d values, %d columns, %d names for %d nodes", metrics.ErrLength, len(features), d, len(names), len(sens))
 	}
 	groups := 0
 	for _, s := range sens {
