@@ -8,9 +8,7 @@ package layers
 
 import (
 	"fmt"
-	"hash"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -128,109 +126,61 @@ func maxAgg(a *graph.Matrix, x *G.Node) (*G.Node, error) {
 	if err := checkSpMM(a, x); err != nil {
 		return nil, fmt.Errorf("layers: max aggregation: %w", err)
 	}
-	return G.ApplyOp(&maxAggOp{a: a}, x)
+	return opkit.Apply(maxAggSpec, a, x)
 }
 
-// maxAggOp is maxRows as a gorgonia op; its gradient is maxAggGradOp of
-// the input and the output's gradient.
-type maxAggOp struct {
-	opkit.Pure
-	a *graph.Matrix
+// maxAggSpec is maxRows over the rows of its parameter as a gorgonia op;
+// its gradient is maxAggGradSpec of the input and the output's gradient.
+var maxAggSpec = &opkit.Spec[*graph.Matrix]{
+	ID:   "fairmp.MaxAgg",
+	Name: func(a *graph.Matrix) string { return fmt.Sprintf("MaxAgg(A#%d)", a.ID()) },
+	Sig:  func(*graph.Matrix) opkit.Sig { return opkit.Mats(1) },
+	Shape: func(a *graph.Matrix, in []tensor.Shape) (tensor.Shape, error) {
+		rows, cols := a.Dims()
+		if in[0][0] != cols {
+			return nil, fmt.Errorf("input of %d rows, want %d", in[0][0], cols)
+		}
+		return tensor.Shape{rows, in[0][1]}, nil
+	},
+	Hash: func(a *graph.Matrix, h opkit.Hasher) { h.U64(a.ID()) },
+	F32:  maxAggFwd[float32],
+	F64:  maxAggFwd[float64],
+	Grad: func(op *opkit.Op[*graph.Matrix], inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+		dx, err := opkit.Apply(maxAggGradSpec, op.P, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dx}, nil
+	},
+	Keep: true,
 }
 
-var _ G.SDOp = (*maxAggOp)(nil)
-
-func (op *maxAggOp) Arity() int                { return 1 }
-func (op *maxAggOp) Type() hm.Type             { return opkit.FnType(1) }
-func (op *maxAggOp) DiffWRT(inputs int) []bool { return []bool{true} }
-func (op *maxAggOp) String() string            { return fmt.Sprintf("MaxAgg(A#%d)", op.a.ID()) }
-func (op *maxAggOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.MaxAgg")
-	opkit.WriteU64(h, op.a.ID())
-}
-func (op *maxAggOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *maxAggOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.InputShapes(in, 1, op.String())
-	if err != nil {
-		return nil, err
-	}
-	rows, _ := op.a.Dims()
-	return tensor.Shape{rows, s[0][1]}, nil
+func maxAggFwd[T float32 | float64](a *graph.Matrix, x opkit.Args[T]) error {
+	maxRows(a, x.Out, x.In[0], x.Shape[0][1])
+	return nil
 }
 
-func (op *maxAggOp) Do(inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(op, 1, inputs)
-	if err != nil {
-		return nil, err
-	}
-	rows, cols := op.a.Dims()
-	if sh[0][0] != cols {
-		return nil, fmt.Errorf("%v: input of %d rows, want %d", op, sh[0][0], cols)
-	}
-	c := sh[0][1]
-	out := opkit.Alloc(in[0].Dtype(), rows, c)
-	switch x := in[0].Data().(type) {
-	case []float64:
-		maxRows(op.a, out.Data().([]float64), x, c)
-	case []float32:
-		maxRows(op.a, out.Data().([]float32), x, c)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, in[0].Dtype())
-	}
-	return out, nil
+// maxAggGradSpec is maxRowsGrad: from x and dy, the gradient with
+// respect to x of maxAggSpec.
+var maxAggGradSpec = &opkit.Spec[*graph.Matrix]{
+	ID:   "fairmp.MaxAggGrad",
+	Name: func(a *graph.Matrix) string { return fmt.Sprintf("MaxAggGrad(A#%d)", a.ID()) },
+	Sig:  func(*graph.Matrix) opkit.Sig { return opkit.Mats(2) },
+	Shape: func(a *graph.Matrix, in []tensor.Shape) (tensor.Shape, error) {
+		rows, cols := a.Dims()
+		if in[0][0] != cols || in[1][0] != rows || in[0][1] != in[1][1] {
+			return nil, fmt.Errorf("input %v and gradient %v, want %d and %d rows of equal width", in[0], in[1], cols, rows)
+		}
+		return in[0], nil
+	},
+	Hash: func(a *graph.Matrix, h opkit.Hasher) { h.U64(a.ID()) },
+	F32:  maxAggGradFwd[float32],
+	F64:  maxAggGradFwd[float64],
+	Keep: true,
 }
 
-func (op *maxAggOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(&maxAggGradOp{a: op.a}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx}, nil
-}
-
-// maxAggGradOp is maxRowsGrad: from x and dy, the gradient with respect
-// to x of maxAggOp.
-type maxAggGradOp struct {
-	opkit.Pure
-	a *graph.Matrix
-}
-
-func (op *maxAggGradOp) Arity() int    { return 2 }
-func (op *maxAggGradOp) Type() hm.Type { return opkit.FnType(2) }
-func (op *maxAggGradOp) String() string {
-	return fmt.Sprintf("MaxAggGrad(A#%d)", op.a.ID())
-}
-func (op *maxAggGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "fairmp.MaxAggGrad")
-	opkit.WriteU64(h, op.a.ID())
-}
-func (op *maxAggGradOp) Hashcode() uint32 { return opkit.Hash32(op.WriteHash) }
-func (op *maxAggGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.InputShapes(in, 2, op.String())
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
-
-func (op *maxAggGradOp) Do(inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(op, 2, inputs)
-	if err != nil {
-		return nil, err
-	}
-	rows, cols := op.a.Dims()
-	if sh[0][0] != cols || sh[1][0] != rows || sh[0][1] != sh[1][1] || in[0].Dtype() != in[1].Dtype() {
-		return nil, fmt.Errorf("%v: input %v and gradient %v, want %d and %d rows of equal width and dtype", op, sh[0], sh[1], cols, rows)
-	}
-	c := sh[0][1]
-	out := opkit.Alloc(in[0].Dtype(), cols, c)
-	switch x := in[0].Data().(type) {
-	case []float64:
-		maxRowsGrad(op.a, out.Data().([]float64), x, in[1].Data().([]float64), c)
-	case []float32:
-		maxRowsGrad(op.a, out.Data().([]float32), x, in[1].Data().([]float32), c)
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, in[0].Dtype())
-	}
-	return out, nil
+func maxAggGradFwd[T float32 | float64](a *graph.Matrix, x opkit.Args[T]) error {
+	clear(x.Out) // maxRowsGrad adds; a kept output holds the last run's
+	maxRowsGrad(a, x.Out, x.In[0], x.In[1], x.Shape[0][1])
+	return nil
 }

@@ -9,9 +9,7 @@ package layers
 
 import (
 	"fmt"
-	"hash"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -81,100 +79,64 @@ func scale(x, s *G.Node) (*G.Node, error) {
 	if x.Dims() != 2 || s.Dtype() != x.Dtype() {
 		return nil, fmt.Errorf("layers: Scale: %s by %s, want a matrix and a 1 × 1 coefficient of its dtype", opkit.DescribeNode(x), opkit.DescribeNode(s))
 	}
-	return G.ApplyOp(scaleOp{}, x, s)
+	return opkit.Apply(scaleSpec, struct{}{}, x, s)
 }
 
-// scaleOp is s·x (inputs x, then s).
-type scaleOp struct{ opkit.Pure }
-
-var _ G.SDOp = scaleOp{}
-
-func (scaleOp) Arity() int                { return 2 }
-func (scaleOp) Type() hm.Type             { return opkit.FnType(2) }
-func (scaleOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
-func (scaleOp) String() string            { return "Scale" }
-func (scaleOp) WriteHash(h hash.Hash)     { fmt.Fprint(h, "fairmp.Scale") }
-func (op scaleOp) Hashcode() uint32       { return opkit.Hash32(op.WriteHash) }
-func (op scaleOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.InputShapes(in, 2, op.String())
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
+// scaleSpec is s·x (inputs x, then s).
+var scaleSpec = &opkit.Spec[struct{}]{
+	ID:   "fairmp.Scale",
+	Name: func(struct{}) string { return "Scale" },
+	Sig:  func(struct{}) opkit.Sig { return opkit.Mats(2) },
+	Shape: func(_ struct{}, in []tensor.Shape) (tensor.Shape, error) {
+		if in[1][0] != 1 || in[1][1] != 1 {
+			return nil, fmt.Errorf("coefficient %v for a %v input, want 1 × 1", in[1], in[0])
+		}
+		return in[0], nil
+	},
+	F32: scaleFwd[float32],
+	F64: scaleFwd[float64],
+	Grad: func(op *opkit.Op[struct{}], inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+		dx, err := op.Apply(struct{}{}, grad, inputs[1])
+		if err != nil {
+			return nil, err
+		}
+		ds, err := opkit.Apply(dotAllSpec, struct{}{}, inputs[0], grad)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dx, ds}, nil
+	},
+	Keep: true,
 }
 
-func (op scaleOp) Do(inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(op, 2, inputs)
-	if err != nil {
-		return nil, err
+func scaleFwd[T float32 | float64](_ struct{}, a opkit.Args[T]) error {
+	s := a.In[1][0]
+	for k, v := range a.In[0] {
+		a.Out[k] = s * v
 	}
-	if sh[1] != [2]int{1, 1} || in[0].Dtype() != in[1].Dtype() {
-		return nil, fmt.Errorf("%v: coefficient %v %v for a %v input, want 1 × 1 of its dtype", op, sh[1], in[1].Dtype(), in[0].Dtype())
-	}
-	out := opkit.Alloc(in[0].Dtype(), sh[0][0], sh[0][1])
-	switch x := in[0].Data().(type) {
-	case []float64:
-		scaleInto(out.Data().([]float64), x, in[1].Data().([]float64)[0])
-	case []float32:
-		scaleInto(out.Data().([]float32), x, in[1].Data().([]float32)[0])
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, in[0].Dtype())
-	}
-	return out, nil
+	return nil
 }
 
-func scaleInto[T float32 | float64](out, x []T, s T) {
-	for k, v := range x {
-		out[k] = s * v
-	}
+// dotAllSpec is the 1 × 1 Σ a ⊙ b of two matrices of one shape:
+// scaleSpec's gradient with respect to its coefficient.
+var dotAllSpec = &opkit.Spec[struct{}]{
+	ID:   "fairmp.DotAll",
+	Name: func(struct{}) string { return "DotAll" },
+	Sig:  func(struct{}) opkit.Sig { return opkit.Mats(2) },
+	Shape: func(_ struct{}, in []tensor.Shape) (tensor.Shape, error) {
+		if !in[0].Eq(in[1]) {
+			return nil, fmt.Errorf("inputs %v and %v, want one shape", in[0], in[1])
+		}
+		return tensor.Shape{1, 1}, nil
+	},
+	F32:  dotAllFwd[float32],
+	F64:  dotAllFwd[float64],
+	Keep: true,
 }
 
-func (scaleOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(scaleOp{}, grad, inputs[1])
-	if err != nil {
-		return nil, err
-	}
-	ds, err := G.ApplyOp(dotAllOp{}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx, ds}, nil
-}
-
-// dotAllOp is the 1 × 1 Σ a ⊙ b of two matrices of one shape: scaleOp's
-// gradient with respect to its coefficient.
-type dotAllOp struct{ opkit.Pure }
-
-func (dotAllOp) Arity() int            { return 2 }
-func (dotAllOp) Type() hm.Type         { return opkit.FnType(2) }
-func (dotAllOp) String() string        { return "DotAll" }
-func (dotAllOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "fairmp.DotAll") }
-func (op dotAllOp) Hashcode() uint32   { return opkit.Hash32(op.WriteHash) }
-func (op dotAllOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if _, err := opkit.InputShapes(in, 2, op.String()); err != nil {
-		return nil, err
-	}
-	return tensor.Shape{1, 1}, nil
-}
-
-func (op dotAllOp) Do(inputs ...G.Value) (G.Value, error) {
-	in, sh, err := opkit.DenseInputs(op, 2, inputs)
-	if err != nil {
-		return nil, err
-	}
-	if sh[0] != sh[1] || in[0].Dtype() != in[1].Dtype() {
-		return nil, fmt.Errorf("%v: inputs %v %v and %v %v, want one shape and dtype", op, sh[0], in[0].Dtype(), sh[1], in[1].Dtype())
-	}
-	out := opkit.Alloc(in[0].Dtype(), 1, 1)
-	switch a := in[0].Data().(type) {
-	case []float64:
-		out.Data().([]float64)[0] = dotAll(a, in[1].Data().([]float64))
-	case []float32:
-		out.Data().([]float32)[0] = dotAll(a, in[1].Data().([]float32))
-	default:
-		return nil, fmt.Errorf("%v: dtype %v, want float32 or float64", op, in[0].Dtype())
-	}
-	return out, nil
+func dotAllFwd[T float32 | float64](_ struct{}, a opkit.Args[T]) error {
+	a.Out[0] = dotAll(a.In[0], a.In[1])
+	return nil
 }
 
 // dotAll returns Σ a ⊙ b, summed in float64.
