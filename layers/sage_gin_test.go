@@ -212,3 +212,40 @@ func TestAggrHandComputed(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxAggAndScaleGradRunTwice: maxAggSpec's and scaleSpec's outputs
+// and gradients, by hand, on the path 0 – 1 – 2 and the isolated node 3,
+// on a first run and again on a second run of the same machine (the ops
+// keep their outputs between runs; maxAggGradSpec's output, which it
+// adds into, must start from 0 on every run).
+func TestMaxAggAndScaleGradRunTwice(t *testing.T) {
+	a, err := graph.NewMatrixCSR(4, 4, []int{0, 1, 3, 4, 4}, []int32{1, 0, 2, 1}, []float64{1, 1, 1, 1})
+	require.NoError(t, err)
+	x := []float64{1, -2, 3, 4, -5, 6, 7, 8} // 4 × 2
+	for _, dt := range testutil.Dtypes {
+		g := G.NewGraph()
+		xn := G.NewMatrix(g, dt, G.WithShape(4, 2), G.WithName("x"), G.WithValue(testutil.Tensor(dt, x, 4, 2)))
+		sn := G.NewMatrix(g, dt, G.WithShape(1, 1), G.WithName("s"), G.WithValue(testutil.Tensor(dt, []float64{0.5}, 1, 1)))
+		m, err := maxAgg(a, xn)
+		require.NoError(t, err)
+		y, err := scale(m, sn)
+		require.NoError(t, err)
+		cost, err := G.Sum(y)
+		require.NoError(t, err)
+		grads, err := G.Grad(cost, xn, sn)
+		require.NoError(t, err)
+		tm := G.NewTapeMachine(g)
+		for run := 0; run < 2; run++ {
+			tm.Reset()
+			require.NoError(t, tm.RunAll(), "%v run %d", dt, run)
+			// max over rows: (3,4), max((1,-2),(-5,6)) = (1,6), (3,4), 0.
+			assert.Equal(t, []float64{3, 4, 1, 6, 3, 4, 0, 0}, testutil.ToF64(m.Value()), "%v run %d: max", dt, run)
+			assert.Equal(t, []float64{1.5, 2, 0.5, 3, 1.5, 2, 0, 0}, testutil.ToF64(y.Value()), "%v run %d: scaled", dt, run)
+			// d/dx: 0.5 to each row's arg max (row 1: x0 in column 0, x2 in column 1).
+			assert.Equal(t, []float64{0.5, 0, 1, 1, 0, 0.5, 0, 0}, testutil.ToF64(grads[0].Value()), "%v run %d: d/dx", dt, run)
+			// d/ds = Σ max = 3+4+1+6+3+4.
+			assert.Equal(t, []float64{21}, testutil.ToF64(grads[1].Value()), "%v run %d: d/ds", dt, run)
+		}
+		require.NoError(t, tm.Close())
+	}
+}
