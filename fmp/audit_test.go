@@ -80,7 +80,7 @@ func TestAuditReport(t *testing.T) {
 	}
 }
 
-// TestForwardAuditOutputIsForward: ForwardAudit's Output is the same
+// TestforwardAuditOutputIsForward: ForwardAudit's Output is the same
 // value Forward gives, and Report refuses to run before the graph ran.
 func TestForwardAuditOutputIsForward(t *testing.T) {
 	rng := rand.New(rand.NewSource(22))

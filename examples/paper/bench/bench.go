@@ -137,7 +137,7 @@ type Result struct {
 //	-lambda-s -lambda-f   FMP's λs and λf (default 5, 100; Paper scaling)
 //	-json      print the Result as JSON
 //	-trainer   also time train.Fit's full epoch (step + evaluation;
-//	           fmp-default: fmp.FitTwoStage's, the recommended way)
+//	           fmp-default: fmp.Model.FitTwoStage's, the recommended way)
 //	-cpuprofile -memprofile   pprof files (CPU: the timed epochs only;
 //	           with -trainer, train.Fit's timed epochs, evaluation included)
 //
@@ -647,7 +647,7 @@ func timeTrainer(o options, d *data, res *Result) error {
 	task := &train.Task{Graph: g, X: x, Labels: d.labels, Train: d.train, Classes: 2, Phase: phase}
 	last = time.Now()
 	if fm, ok := m.(*fmp.Model); ok && o.model == "fmp-default" {
-		// The recommended way (fmp.FitTwoStage): the backbone trained
+		// The recommended way (fmp.Model.FitTwoStage): the backbone trained
 		// through propagation alone, λf = 0.
 		_, err = fm.FitTwoStage(context.Background(), task, cfg)
 	} else {
