@@ -2,7 +2,6 @@ package fmp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -320,14 +319,15 @@ type Saved struct {
 // graph's duals.
 var ErrNotRecorded = errors.New("the FMP model's duals are not recorded: call Model.Record with the features on the trained model, with the setting chosen, before saving it")
 
-// MarshalJSON encodes s for a model file, refusing (ErrNotRecorded) a
-// Saved without duals: saving a model is where they are needed.
-func (s Saved) MarshalJSON() ([]byte, error) {
-	if s.Recorded == nil {
-		return nil, fmt.Errorf("fmp: saving: %w", ErrNotRecorded)
+// SaveCheck returns an error wrapping ErrNotRecorded when the model's
+// duals are not recorded: modelio.Save calls it and refuses the model,
+// since saving is where the duals are needed. Copying the model's
+// configuration (Config, a rebuild) needs no duals and is not refused.
+func (m *Model) SaveCheck() error {
+	if m.recorded == nil {
+		return fmt.Errorf("fmp: saving: %w", ErrNotRecorded)
 	}
-	type plain Saved // without this method
-	return json.Marshal(plain(s))
+	return nil
 }
 
 // Validate checks both parts, and that the duals were recorded with the

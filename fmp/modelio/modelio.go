@@ -192,6 +192,11 @@ func Save(w io.Writer, m layers.Model, cfg SaveConfig) error {
 	if m == nil {
 		return fmt.Errorf("modelio: Save: nil model")
 	}
+	if c, ok := m.(saveChecker); ok {
+		if err := c.SaveCheck(); err != nil {
+			return fmt.Errorf("modelio: Save: %w", err)
+		}
+	}
 	h, err := describe(m)
 	if err != nil {
 		return fmt.Errorf("modelio: Save: %w", err)
@@ -364,3 +369,7 @@ func firstNonFinite(data any) (int, float64, bool) {
 	}
 	return 0, 0, false
 }
+
+// saveChecker is a model that can refuse to be saved in its present
+// state: an FMP model whose duals are not recorded (fmp.ErrNotRecorded).
+type saveChecker interface{ SaveCheck() error }
