@@ -83,7 +83,7 @@ func TestRegistered(t *testing.T) {
 
 func TestFitEveryMethodEveryBackbone(t *testing.T) {
 	ds := biased(t, 120)
-	for _, kind := range []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet"} {
+	for _, kind := range []string{"mlp", "gcn", "sgc", "appnp", "gat", "jknet", "sage", "gin"} {
 		for _, m := range ownMethods() {
 			s, cfg := setupFor(t, ds, kind, tensor.Float64, 2, false)
 			s.SensFeature = -1
@@ -100,7 +100,7 @@ func TestFitEveryMethodEveryBackbone(t *testing.T) {
 			if _, ok := m.(FairVGNNConfig); ok {
 				m = quickVGNN()
 			}
-			if _, ok := m.(RawlsGCNConfig); ok && (kind == "mlp" || kind == "gat") {
+			if _, ok := m.(RawlsGCNConfig); ok && (kind == "mlp" || kind == "gat" || kind == "sage") {
 				_, err := fairness.Fit(context.Background(), m, cfg, s, tc) // nothing to rescale: refused
 				assert.ErrorContains(t, err, "rawlsgcn: the "+kind+" backbone", kind)
 				continue

@@ -103,7 +103,8 @@ func (c RawlsGCNConfig) Validate() error {
 // outside Fit (in mini-batches, say). It returns an error for an invalid
 // c, a backbone that does not propagate (an MLP), and one whose
 // propagation cannot be set by its "propagation" key (GAT, whose
-// attention weighs the edges itself).
+// attention weighs the edges itself) or whose aggregation ignores the
+// matrix's weights (SAGE's mean or max).
 func (c RawlsGCNConfig) Backbone(backbone layers.Config) (layers.Config, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("fairtrain: rawlsgcn: %w", err)
@@ -124,6 +125,9 @@ func (c RawlsGCNConfig) Backbone(backbone layers.Config) (layers.Config, error) 
 	}
 	if !ok {
 		return nil, fmt.Errorf("fairtrain: rawlsgcn: the %s backbone does not propagate, want a backbone with a propagation matrix to rescale (gcn, sgc, appnp, jknet)", k.Name())
+	}
+	if sc, ok := backbone.(layers.SAGEConfig); ok {
+		return nil, fmt.Errorf("fairtrain: rawlsgcn: the sage backbone's %s aggregation reads which neighbours its matrix holds, not their weights: a doubly stochastic matrix would change nothing; want gcn, sgc, appnp, jknet or gin", sc.Aggr)
 	}
 	p.DoublyStochastic, p.Sinkhorn = true, c.Sinkhorn
 	out, err := k.Override(backbone, map[string]any{"propagation": p})

@@ -91,6 +91,8 @@ func TestRawlsGCNErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "the mlp backbone does not propagate")
 	_, err = c.Backbone(layers.DefaultGATConfig(3, 2))
 	assert.ErrorContains(t, err, "the gat backbone's propagation cannot be made doubly stochastic")
+	_, err = c.Backbone(layers.DefaultSAGEConfig(3, 2))
+	assert.ErrorContains(t, err, "the sage backbone's mean aggregation reads which neighbours its matrix holds")
 	_, err = c.Backbone(nil)
 	assert.ErrorContains(t, err, "nil backbone")
 	out, err := c.WithWeight(0).(RawlsGCNConfig).Backbone(layers.DefaultMLPConfig(3, 2))
