@@ -67,7 +67,7 @@ func TestRunText(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-model", "gin"},
+		{"-model", "gcnii"},
 		{"-dtype", "float16"},
 		{"-nodes", "2"},
 		{"-edges", "-1"},
