@@ -22,7 +22,6 @@ import (
 	"github.com/fairmp/fairmp/graph/features"
 	"github.com/fairmp/fairmp/internal/cli"
 	"github.com/fairmp/fairmp/layers"
-	"github.com/fairmp/fairmp/metrics/selection"
 )
 
 func TestMain(m *testing.M) {
