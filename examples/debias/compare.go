@@ -217,13 +217,8 @@ func compareSeed(o *options, ds *datasets.Dataset, seed int64, stderr io.Writer)
 			r.prop = pp.Probs
 		case name == compareThresholds:
 			n := ds.N()
-			p1 := make([]float64, n)
-			for i := range p1 {
-				p1[i] = pred.Probs[2*i+1]
-			}
-			thc := postprocess.DefaultThresholdsConfig()
-			thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
-			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
+			p1 := classOne(pred.Probs, n)
+			th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, o.thresholdsConfig())
 			if errors.Is(err, selection.ErrNoCandidate) {
 				return nil, badInput("-compare thresholds, seed %d: no per-group thresholds met the rule (%s) on the validation nodes: loosen the rule (a larger -max-acc-loss, a looser -bound, another -criterion), or add -randomize", seed, o.rule)
 			}
@@ -357,22 +352,14 @@ func writeCompare(w io.Writer, o *options, ds *datasets.Dataset, all [][]compare
 	}
 }
 
-// meanStd writes fractions as "mean ± std" in percent (population std),
-// "n/a" when a value is undefined.
+// meanStd writes fractions as "mean ± std" in percent (population std,
+// metrics.MeanStd), "n/a" when a value is undefined.
 func meanStd(xs []float64) string {
-	m := 0.0
-	for _, x := range xs {
-		if math.IsNaN(x) {
-			return "n/a"
-		}
-		m += x
+	st, err := metrics.MeanStd(xs)
+	if err != nil {
+		return "n/a"
 	}
-	m /= float64(len(xs))
-	s := 0.0
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	return fmt.Sprintf("%.2f ± %.2f", 100*m, 100*math.Sqrt(s/float64(len(xs))))
+	return fmt.Sprintf("%.2f ± %.2f", metrics.Percent(st.Mean), metrics.Percent(st.Std))
 }
 
 // compareRunsHeader begins compare_runs.csv.

@@ -779,13 +779,8 @@ func (r *result) finish(o *options, probs []float64) error {
 			r.methods = append(r.methods, &method{Name: "offsets", probs: probs, decision: d, thresholded: true, Setting: offsetSetting(off)})
 		}
 	} else {
-		p1 := make([]float64, n)
-		for i := range p1 {
-			p1[i] = probs[2*i+1]
-		}
-		thc := postprocess.DefaultThresholdsConfig()
-		thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
-		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, thc)
+		p1 := classOne(probs, n)
+		th, err := postprocess.FitThresholds(p1, ds.Labels, ds.Sens, ds.Split.Val, o.thresholdsConfig())
 		if errors.Is(err, selection.ErrNoCandidate) {
 			r.thNote = fmt.Sprintf("per-group thresholds: %v", err)
 			r.ruleDiagnostics = append(r.ruleDiagnostics, diagnose.Diagnostic{Code: diagnose.RuleNotMet, Subject: "thresholds",
@@ -866,8 +861,7 @@ func (me *method) evaluate(ds *datasets.Dataset, crit metrics.Criterion) error {
 	// A metric undefined on these nodes (ΔEO where a group has no
 	// positive node) is reported as undefined (n/a, null) with a
 	// warning, never a reason to stop.
-	opt := metrics.DefaultOptions()
-	opt.AllowUndefined = true
+	opt := allowUndefined()
 	for _, part := range []struct {
 		idx []int
 		dst **metrics.Report
@@ -1222,4 +1216,22 @@ func argmax(p []float64) int {
 		}
 	}
 	return k
+}
+
+// classOne returns class 1's column of n × 2 probabilities: the scores
+// the per-group thresholds are fitted on and applied to.
+func classOne(probs []float64, n int) []float64 {
+	p1 := make([]float64, n)
+	for i := range p1 {
+		p1[i] = probs[2*i+1]
+	}
+	return p1
+}
+
+// thresholdsConfig is the per-group thresholds' configuration the flags
+// give (-criterion and its rule, -randomize, -objective).
+func (o *options) thresholdsConfig() postprocess.ThresholdsConfig {
+	thc := postprocess.DefaultThresholdsConfig()
+	thc.Rule, thc.Randomized, thc.Objective = o.rule, o.randomize, o.objective
+	return thc
 }
