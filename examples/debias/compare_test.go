@@ -9,20 +9,12 @@ import (
 
 	"github.com/fairmp/fairmp/graph/datasets"
 	"github.com/fairmp/fairmp/internal/paired"
+	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// probsOf returns n × 2 probabilities from P(y = 1).
-func probsOf(p1 []float64) []float64 {
-	out := make([]float64, 0, 2*len(p1))
-	for _, p := range p1 {
-		out = append(out, 1-p, p)
-	}
-	return out
-}
 
 // Three seeds by hand. Groups 0 (nodes 0–3) and 1 (nodes 4–7), two
 // positives in each, the 8 nodes repeated 10 times (so that every
@@ -47,7 +39,7 @@ func TestCompareThreeSeedsByHand(t *testing.T) {
 		miss1 = append(miss1, .9, .8, .3, .2, .6, .4, .45, .1)
 		hit1 = append(hit1, .9, .8, .3, .2, .6, .7, .45, .1)
 	}
-	miss, hit := probsOf(miss1), probsOf(hit1)
+	miss, hit := testutil.BinaryProbs(miss1), testutil.BinaryProbs(hit1)
 	o := &options{compare: []string{"better", "same"}}
 	var all [][]compareRun
 	for s, better := range [][]float64{hit, hit, miss} {
@@ -86,8 +78,8 @@ func TestCompareThreeSeedsByHand(t *testing.T) {
 func TestCompareRowsDecomposeFMP(t *testing.T) {
 	ds := &datasets.Dataset{Name: "toy", Labels: []int{1, 1, 0, 0, 1, 1, 0, 0}, Sens: []int{0, 0, 0, 0, 1, 1, 1, 1},
 		Split: datasets.Split{Test: []int{0, 1, 2, 3, 4, 5, 6, 7}}}
-	miss := probsOf([]float64{.9, .8, .3, .2, .6, .4, .45, .1})
-	hit := probsOf([]float64{.9, .8, .3, .2, .6, .7, .45, .1})
+	miss := testutil.BinaryProbs([]float64{.9, .8, .3, .2, .6, .4, .45, .1})
+	hit := testutil.BinaryProbs([]float64{.9, .8, .3, .2, .6, .7, .45, .1})
 	o := &options{compare: []string{compareFMP}}
 	all := [][]compareRun{{{method: compareBackbone, probs: miss}, {method: compareFMP, probs: hit, prop: miss}}}
 	rows, err := compareRows(o, ds, all)

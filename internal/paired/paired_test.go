@@ -7,19 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// probsOf returns n × 2 probabilities from P(y = 1).
-func probsOf(p1 []float64) []float64 {
-	out := make([]float64, 0, 2*len(p1))
-	for _, p := range p1 {
-		out = append(out, 1-p, p)
-	}
-	return out
-}
 
 // The toy case by hand. Groups 0 (nodes 0–3) and 1 (nodes 4–7), two
 // positives in each. The backbone misses node 5 (a positive of group 1
@@ -33,8 +25,8 @@ func TestPairedDiffsHandComputed(t *testing.T) {
 	labels := []int{1, 1, 0, 0, 1, 1, 0, 0}
 	sens := []int{0, 0, 0, 0, 1, 1, 1, 1}
 	test := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	back := probsOf([]float64{.9, .8, .3, .2, .6, .4, .45, .1})
-	meth := probsOf([]float64{.9, .8, .3, .2, .6, .7, .45, .1})
+	back := testutil.BinaryProbs([]float64{.9, .8, .3, .2, .6, .4, .45, .1})
+	meth := testutil.BinaryProbs([]float64{.9, .8, .3, .2, .6, .7, .45, .1})
 	runs := [][]float64{back, meth, back, back}
 	ivs, err := Diffs(runs, []Pairing{{A: []int{1}, B: []int{0}}, {A: []int{1, 3}, B: []int{0, 2}}}, 2, labels, sens, test, metrics.DefaultBootstrapConfig())
 	require.NoError(t, err)
@@ -79,7 +71,7 @@ func TestMeasureIsEvaluate(t *testing.T) {
 		}
 		s, err := newTestSample(labels, sens, test)
 		require.NoError(t, err)
-		run := s.score(probsOf(p1), metrics.DefaultOptions())
+		run := s.score(testutil.BinaryProbs(p1), metrics.DefaultOptions())
 		w := make([]int, len(s.nodes))
 		for k := range w {
 			w[k] = 1
@@ -100,7 +92,7 @@ func TestMeasureIsEvaluate(t *testing.T) {
 				assert.InDelta(t, v, m.v[k], 1e-12, "trial %d %s %s", trial, what, Titles[k])
 			}
 		}
-		check(w, probsOf(p1), labels, sens, test, "unit weights")
+		check(w, testutil.BinaryProbs(p1), labels, sens, test, "unit weights")
 		// A stratified resample's weights, written out as a new data set.
 		clear(w)
 		for _, m := range s.members {
@@ -115,7 +107,7 @@ func TestMeasureIsEvaluate(t *testing.T) {
 				el, es, ep = append(el, labels[i]), append(es, sens[i]), append(ep, p1[i])
 			}
 		}
-		check(w, probsOf(ep), el, es, nil, "resample")
+		check(w, testutil.BinaryProbs(ep), el, es, nil, "resample")
 	}
 }
 
@@ -136,7 +128,7 @@ func TestPairedDiffsResolvedOnlyWhereTheIntervalExcludesZero(t *testing.T) {
 	for i := range test {
 		test[i] = i
 	}
-	runs := [][]float64{probsOf(back), probsOf(forced), probsOf(back)}
+	runs := [][]float64{testutil.BinaryProbs(back), testutil.BinaryProbs(forced), testutil.BinaryProbs(back)}
 	ivs, err := Diffs(runs, []Pairing{{A: []int{1}, B: []int{0}}, {A: []int{2}, B: []int{0}}}, 2, labels, sens, test, metrics.DefaultBootstrapConfig())
 	require.NoError(t, err)
 	forcedRow, same := Row{Method: "forced", Diff: ivs[0]}, Row{Method: "same", Diff: ivs[1]}
@@ -169,8 +161,8 @@ func TestDiffsThreeSeedsByHand(t *testing.T) {
 	labels := []int{1, 1, 0, 0, 1, 1, 0, 0}
 	sens := []int{0, 0, 0, 0, 1, 1, 1, 1}
 	test := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	miss := probsOf([]float64{.9, .8, .3, .2, .6, .4, .45, .1}) // node 5 missed
-	hit := probsOf([]float64{.9, .8, .3, .2, .6, .7, .45, .1})  // every node right
+	miss := testutil.BinaryProbs([]float64{.9, .8, .3, .2, .6, .4, .45, .1}) // node 5 missed
+	hit := testutil.BinaryProbs([]float64{.9, .8, .3, .2, .6, .7, .45, .1})  // every node right
 	// runs: backbone 1, 2, 3, then method 1, 2, 3.
 	runs := [][]float64{miss, miss, hit, hit, miss, miss}
 	ivs, err := Diffs(runs, []Pairing{{A: []int{3, 4, 5}, B: []int{0, 1, 2}}, {A: []int{3, 4, 5}, B: []int{2, 0, 1}}}, 2, labels, sens, test, metrics.DefaultBootstrapConfig())

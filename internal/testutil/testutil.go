@@ -203,3 +203,13 @@ func SkipUnlessGoldenKernels(t testing.TB) {
 		t.Skipf("golden numbers recorded with the amd64 assembly kernels; here: %s on %s, sparse kernels in assembly %v", blas.Name(), runtime.GOARCH, spkern.Enabled())
 	}
 }
+
+// BinaryProbs returns n × 2 probabilities, row i (1 − p1[i], p1[i]),
+// from the probabilities of class 1.
+func BinaryProbs(p1 []float64) []float64 {
+	out := make([]float64, 0, 2*len(p1))
+	for _, p := range p1 {
+		out = append(out, 1-p, p)
+	}
+	return out
+}

@@ -9,19 +9,11 @@ import (
 
 	"github.com/fairmp/fairmp/internal/paired"
 	"github.com/fairmp/fairmp/internal/protocol"
+	"github.com/fairmp/fairmp/internal/testutil"
 	"github.com/fairmp/fairmp/layers/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// probsOf returns n × 2 probabilities from P(y = 1).
-func probsOf(p1 []float64) []float64 {
-	out := make([]float64, 0, 2*len(p1))
-	for _, p := range p1 {
-		out = append(out, 1-p, p)
-	}
-	return out
-}
 
 // The regulariser at weight 0 trains exactly as the plain backbone
 // (fairtrain.RegularizerConfig's doc): its effect is 0 on every measure,
@@ -73,7 +65,7 @@ func TestEffectsWithoutPropagationRun(t *testing.T) {
 	for i := range p1 {
 		p1[i] = 0.2 + 0.6*float64(p.ds.Labels[i])
 	}
-	pr := probsOf(p1)
+	pr := testutil.BinaryProbs(p1)
 	o := &options{methods: []string{"plain", "fmp"}, st: protocol.Settings{Backbone: "gcn"}, seeds: 1}
 	rows, note, err := effects(o, p, [][]outcome{{{method: "plain", probs: pr}, {method: "fmp", probs: pr}}})
 	require.NoError(t, err)
